@@ -1,0 +1,313 @@
+"""Every project and memory store under a config home, with real paths.
+
+A transcript folder is keyed by a session's cwd; a store by the canonical git root. This
+module joins the two: each transcript folder is mapped to the store its sessions used
+(through git when the cwd still exists, through the transcripts' own evidence when it does
+not), and each store gets the real path it is keyed by (from a transcript `cwd`, or by
+walking the filesystem when every transcript has been swept).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui.claude import paths, transcripts
+from tui.claude.gitroot import canonical_project_root
+from tui.claude.lock import read_lock
+from tui.claude.pathfinder import DirectoryLister, paths_for_folder
+from tui.claude.settings import MemoryLocation, resolve_memory_location
+
+
+@dataclass(frozen=True)
+class TranscriptFolder:
+    """One folder of `projects/` seen as a place sessions ran."""
+
+    name: str
+    path: Path
+    session_mtimes: tuple[float, ...]
+    cwds: tuple[str, ...]  # distinct cwds, newest session first
+    store: Path | None
+    mapped_by: str  # "git", "evidence", "worktree-state" or "unmapped"
+    role: str  # "main", "subdirectory", "worktree", "deleted", "other"
+    note: str = ""
+
+    @property
+    def sessions(self) -> int:
+        return len(self.session_mtimes)
+
+
+@dataclass(frozen=True)
+class Project:
+    """A store plus the transcript folders whose sessions used it (or an unmapped folder)."""
+
+    name: str
+    store: Path | None
+    store_exists: bool
+    key_path: str | None
+    paths: tuple[str, ...]
+    transcript_folders: tuple[TranscriptFolder, ...]
+    memories: int
+    stranded: bool
+    stranded_reason: str
+    resting: bool
+    last_consolidated: float | None
+    note: str = ""
+
+    @property
+    def transcript_dirs(self) -> tuple[Path, ...]:
+        return tuple(folder.path for folder in self.transcript_folders)
+
+    @property
+    def sessions(self) -> int:
+        return sum(folder.sessions for folder in self.transcript_folders)
+
+    def sessions_since(self, when: float | None) -> int:
+        return sum(
+            1
+            for folder in self.transcript_folders
+            for mtime in folder.session_mtimes
+            if when is None or mtime > when
+        )
+
+
+@dataclass
+class Inventory:
+    home: Path
+    projects: list[Project] = field(default_factory=list)
+
+    def find(self, name: str) -> Project | None:
+        for project in self.projects:
+            if project.name == name or (project.store and str(project.store) == name):
+                return project
+        return None
+
+
+def count_memories(memory_dir: Path) -> int:
+    try:
+        with os.scandir(memory_dir) as entries:
+            return sum(
+                1 for e in entries if e.name.endswith(".md") and e.name != paths.INDEX_NAME
+            )
+    except OSError:
+        return 0
+
+
+class _Scanner:
+    def __init__(self, home: Path, env: Mapping[str, str], settings_file: Path | None):
+        self.home = home
+        self.projects_dir = paths.projects_dir(home)
+        self.env = env
+        self.settings_file = settings_file
+        self.lister = DirectoryLister()
+        self._locations: dict[str, MemoryLocation] = {}
+
+    def location(self, cwd: str) -> MemoryLocation:
+        cached = self._locations.get(cwd)
+        if cached is None:
+            cached = resolve_memory_location(
+                cwd, home=self.home, env=self.env, settings_file=self.settings_file
+            )
+            self._locations[cwd] = cached
+        return cached
+
+    def local_store(self, store: str) -> Path:
+        """A memory dir named in a transcript, moved to this config home when it matches."""
+        folder = Path(store).parent.name
+        candidate = self.projects_dir / folder / paths.MEMORY_DIR_NAME
+        return candidate if (self.projects_dir / folder).is_dir() else Path(store)
+
+    def transcript_folder(self, entry_name: str, files: list[Path]) -> TranscriptFolder:
+        dated = []
+        for file in files:
+            try:
+                dated.append((file.stat().st_mtime, file))
+            except OSError:
+                continue
+        dated.sort(reverse=True)
+        cwds: list[str] = []
+        for _, file in dated:
+            cwd = transcripts.first_cwd(file)
+            if cwd and cwd not in cwds:
+                cwds.append(cwd)
+        folder_path = self.projects_dir / entry_name
+        mtimes = tuple(m for m, _ in dated)
+
+        for cwd in cwds:
+            if os.path.isdir(cwd):
+                location = self.location(cwd)
+                root = str(location.project_root)
+                real_cwd = paths.normalize_path(cwd)
+                role = "main" if real_cwd == root else (
+                    "subdirectory" if real_cwd.startswith(root.rstrip("/") + "/") else "worktree"
+                )
+                return TranscriptFolder(
+                    entry_name, folder_path, mtimes, tuple(cwds), location.memory_dir, "git", role
+                )
+
+        evidence = transcripts.MemoryEvidence()
+        for _, file in dated:
+            found = transcripts.memory_evidence(file)
+            evidence.stores |= found.stores
+            evidence.original_cwds |= found.original_cwds
+        if evidence.stores:
+            counts = Counter(self.local_store(s) for s in evidence.stores)
+            store = counts.most_common(1)[0][0]
+            return TranscriptFolder(
+                entry_name, folder_path, mtimes, tuple(cwds), store, "evidence", "deleted",
+                note="its cwd is gone; mapped by the memory files its sessions wrote",
+            )
+        for original in sorted(evidence.original_cwds):
+            if os.path.isdir(original):
+                location = self.location(original)
+                return TranscriptFolder(
+                    entry_name, folder_path, mtimes, tuple(cwds), location.memory_dir,
+                    "worktree-state", "deleted",
+                    note=f"its worktree is gone; mapped through the worktree's origin {original}",
+                )
+        if cwds:
+            note = f"its sessions ran in {cwds[0]}, which no longer exists, and no transcript records a memory write"
+        else:
+            note = "no transcript record names a working directory"
+        return TranscriptFolder(
+            entry_name, folder_path, mtimes, tuple(cwds), None, "unmapped",
+            "deleted" if cwds else "other", note=note,
+        )
+
+    def key_path(self, name: str, memory_dir: Path, folders: list[TranscriptFolder],
+                 own: TranscriptFolder | None) -> tuple[str | None, bool, str, bool]:
+        """(key path, stranded, why, resting) for a store folder under projects/."""
+        for folder in folders:
+            if folder.mapped_by != "git":
+                continue
+            for cwd in folder.cwds:
+                if os.path.isdir(cwd):
+                    root = str(self.location(cwd).project_root)
+                    if paths.folder_matches(name, paths.sanitize(root)):
+                        return root, False, "", False
+        candidates: list[str] = []
+        if own is not None:
+            candidates = [c for c in own.cwds if paths.folder_matches(name, paths.sanitize(c))]
+        resting = False
+        if not candidates:
+            candidates = paths_for_folder(name, lister=self.lister)
+            resting = bool(candidates)
+        if not candidates:
+            return (None, True,
+                    "no path on this machine has this folder name, so no session will load it",
+                    False)
+        key = candidates[0]
+        if not os.path.isdir(key):
+            return key, True, f"{key} no longer exists, so no session will load this store", False
+        root = str(canonical_project_root(paths.normalize_path(key)))
+        if root != paths.normalize_path(key):
+            return (key, True,
+                    f"it is keyed by {key}, but sessions there use the store of {root}", resting)
+        return key, False, "", resting
+
+    def store_state(self, name: str) -> tuple[str | None, bool, str, bool]:
+        """(key path, stranded, why, resting) for one store folder, without a full scan."""
+        memory_dir = self.projects_dir / name / paths.MEMORY_DIR_NAME
+        files = transcripts.session_files(self.projects_dir / name)
+        own = self.transcript_folder(name, files) if files else None
+        mapped = [own] if own is not None and own.store == memory_dir else []
+        return self.key_path(name, memory_dir, mapped, own)
+
+    def scan(self) -> Inventory:
+        inventory = Inventory(self.home)
+        try:
+            entries = sorted(os.scandir(self.projects_dir), key=lambda e: e.name)
+        except OSError:
+            return inventory
+        folders: dict[str, TranscriptFolder] = {}
+        store_names: list[str] = []
+        for entry in entries:
+            try:
+                if not entry.is_dir():
+                    continue
+            except OSError:
+                continue
+            files = transcripts.session_files(Path(entry.path))
+            if files:
+                folders[entry.name] = self.transcript_folder(entry.name, files)
+            if (Path(entry.path) / paths.MEMORY_DIR_NAME).is_dir():
+                store_names.append(entry.name)
+
+        by_store: dict[Path, list[TranscriptFolder]] = {}
+        for folder in folders.values():
+            if folder.store is not None:
+                by_store.setdefault(folder.store, []).append(folder)
+
+        seen_stores: set[Path] = set()
+        for name in store_names:
+            memory_dir = self.projects_dir / name / paths.MEMORY_DIR_NAME
+            seen_stores.add(memory_dir)
+            mapped = by_store.get(memory_dir, [])
+            key, stranded, why, resting = self.key_path(name, memory_dir, mapped, folders.get(name))
+            inventory.projects.append(
+                self.project(name, memory_dir, key, mapped, stranded, why, resting)
+            )
+        for store, mapped in sorted(by_store.items()):
+            if store in seen_stores:
+                continue
+            name = store.parent.name if store.parent.parent == self.projects_dir else str(store)
+            git_roots = [self.location(c).project_root for f in mapped for c in f.cwds
+                         if f.mapped_by == "git" and os.path.isdir(c)]
+            key = str(git_roots[0]) if git_roots else None
+            inventory.projects.append(self.project(name, store, key, mapped, False, "", False))
+        for folder in folders.values():
+            if folder.store is None:
+                inventory.projects.append(
+                    Project(
+                        folder.name, None, False, None, folder.cwds, (folder,), 0, False, "",
+                        False, None, note=folder.note,
+                    )
+                )
+        return inventory
+
+    def project(self, name: str, store: Path, key: str | None, mapped: list[TranscriptFolder],
+                stranded: bool, why: str, resting: bool) -> Project:
+        exists = store.is_dir()
+        seen_paths: list[str] = []
+        for folder in mapped:
+            for cwd in folder.cwds:
+                if cwd not in seen_paths:
+                    seen_paths.append(cwd)
+        if key and key not in seen_paths:
+            seen_paths.insert(0, key)
+        lock = read_lock(store) if exists else None
+        return Project(
+            name=name,
+            store=store,
+            store_exists=exists,
+            key_path=key,
+            paths=tuple(seen_paths),
+            transcript_folders=tuple(sorted(mapped, key=lambda f: f.name)),
+            memories=count_memories(store) if exists else 0,
+            stranded=stranded,
+            stranded_reason=why,
+            resting=resting,
+            last_consolidated=lock.mtime if lock and lock.exists else None,
+        )
+
+
+def discover(
+    home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    settings_file: Path | None = None,
+) -> Inventory:
+    """Scan a config home (default: `$CLAUDE_CONFIG_DIR` or `~/.claude`)."""
+    env = os.environ if env is None else env
+    home = paths.config_home(env) if home is None else home
+    return _Scanner(home, env, settings_file).scan()
+
+
+def store_state(
+    name: str, home: Path, env: Mapping[str, str] | None = None
+) -> tuple[str | None, bool, str, bool]:
+    """(key path, stranded, why, resting) for the store folder `name` under `home`."""
+    env = os.environ if env is None else env
+    return _Scanner(home, env, None).store_state(name)

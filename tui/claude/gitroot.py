@@ -1,0 +1,75 @@
+"""The canonical git root Claude Code keys memory by.
+
+Worktrees share the main checkout's store; submodules keep their own; a worktree whose
+back-links do not check out is treated as its own root, exactly as Claude Code does.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def find_git_root(start: str | os.PathLike[str]) -> Path | None:
+    """The nearest directory at or above `start` holding a `.git` directory or file."""
+    current = Path(start)
+    while True:
+        if os.path.lexists(current / ".git"):
+            return current
+        if current.parent == current:
+            return None
+        current = current.parent
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _gitdir_pointer(dot_git: Path) -> Path | None:
+    """The directory a `.git` *file* points at (`gitdir: <path>`), resolved."""
+    text = _read_text(dot_git)
+    if text is None or not text.startswith("gitdir:"):
+        return None
+    target = text[len("gitdir:") :].strip()
+    if not target:
+        return None
+    return Path(os.path.realpath(dot_git.parent / target))
+
+
+def canonical_root_of(git_root: Path) -> Path:
+    """Map a checkout to the checkout whose store it shares."""
+    dot_git = git_root / ".git"
+    if not dot_git.is_file():
+        return git_root
+    worktree_git_dir = _gitdir_pointer(dot_git)
+    if worktree_git_dir is None:
+        return git_root
+    commondir_text = _read_text(worktree_git_dir / "commondir")
+    if commondir_text is None:
+        return git_root  # a submodule: no commondir, its own root
+    common_dir = Path(os.path.realpath(worktree_git_dir / commondir_text.strip()))
+    if Path(os.path.realpath(worktree_git_dir.parent)) != common_dir / "worktrees":
+        return git_root
+    back_link = _read_text(worktree_git_dir / "gitdir")
+    if back_link is None:
+        return git_root
+    back_target = Path(os.path.realpath(worktree_git_dir / back_link.strip()))
+    if back_target != Path(os.path.realpath(dot_git)):
+        return git_root
+    if common_dir.name == ".git":
+        return common_dir.parent
+    return common_dir  # a bare repository's worktree
+
+
+def canonical_project_root(cwd: str | os.PathLike[str]) -> Path:
+    """The path whose sanitized name keys the memory store for a session started in `cwd`.
+
+    `cwd` must already be a realpath; outside git it is its own root.
+    """
+    git_root = find_git_root(cwd)
+    if git_root is None:
+        return Path(cwd)
+    return canonical_root_of(git_root)

@@ -1,0 +1,118 @@
+"""Where Claude Code keeps things, and how it names project folders.
+
+Folder names are a lossy encoding of a path: we only ever encode, never decode.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+MAX_FOLDER_NAME = 200
+MEMORY_DIR_NAME = "memory"
+INDEX_NAME = "MEMORY.md"
+LOCK_NAME = ".consolidate-lock"
+
+_PROJECT_DIR_NAME_OVERRIDE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def config_home(env: Mapping[str, str] | None = None) -> Path:
+    """`$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
+    env = os.environ if env is None else env
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    return Path.home() / ".claude"
+
+
+def projects_dir(home: Path) -> Path:
+    return home / "projects"
+
+
+def _is_ascii_alnum(char: str) -> bool:
+    return char.isascii() and char.isalnum()
+
+
+def _utf16_units(char: str) -> int:
+    return 2 if ord(char) > 0xFFFF else 1
+
+
+def path_hash(text: str) -> str:
+    """A base-36 suffix for over-long names.
+
+    Claude Code's own hash depends on its runtime and cannot be reproduced, so folders
+    longer than the cap are matched by prefix (see `folder_matches`); this hash only
+    makes the names we create ourselves (demo, benchmarks) distinct and realistic.
+    """
+    value = 0
+    for unit in text.encode("utf-16-le"):
+        value = (value * 31 + unit) & 0xFFFFFFFF
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        value, rest = divmod(value, 36)
+        out = digits[rest] + out
+        if not value:
+            return out
+
+
+def encode_path(path: str) -> str:
+    """The sanitized form before the length cap."""
+    return "".join(char if _is_ascii_alnum(char) else "-" * _utf16_units(char) for char in path)
+
+
+def sanitize(path: str) -> str:
+    """Claude Code's folder name for a path.
+
+    Every UTF-16 code unit that is not [A-Za-z0-9] becomes '-' (so an emoji, two code
+    units, becomes '--'); runs are kept. Past 200 characters: the first 200, '-', a hash.
+    """
+    name = encode_path(path)
+    if len(name) <= MAX_FOLDER_NAME:
+        return name
+    return f"{name[:MAX_FOLDER_NAME]}-{path_hash(path)}"
+
+
+def normalize_path(path: str | os.PathLike[str]) -> str:
+    """The realpath, NFC-normalised: the form Claude Code sanitizes."""
+    return unicodedata.normalize("NFC", os.path.realpath(os.fspath(path)))
+
+
+def folder_matches(folder: str, sanitized: str) -> bool:
+    """Does an on-disk folder name belong to this sanitized name?
+
+    Names over the cap carry a hash we cannot compute, so they match by prefix.
+    """
+    if len(sanitized) <= MAX_FOLDER_NAME:
+        return folder == sanitized
+    prefix = sanitized[: MAX_FOLDER_NAME + 1]
+    return folder.startswith(prefix)
+
+
+def find_folder(names: Iterable[str], sanitized: str) -> str | None:
+    """The existing folder for a sanitized name; an exact match wins over a prefix match."""
+    names = list(names)
+    if sanitized in names:
+        return sanitized
+    for name in names:
+        if folder_matches(name, sanitized):
+            return name
+    return None
+
+
+def project_dir_name_override(env: Mapping[str, str]) -> str | None:
+    """`CLAUDE_CODE_PROJECT_DIR_NAME`, honoured only beside `CLAUDE_CONFIG_DIR`."""
+    name = env.get("CLAUDE_CODE_PROJECT_DIR_NAME")
+    if name and env.get("CLAUDE_CONFIG_DIR") and _PROJECT_DIR_NAME_OVERRIDE.fullmatch(name):
+        return name
+    return None
+
+
+def utf16_len(text: str) -> int:
+    """Length as JavaScript counts it."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2

@@ -1,0 +1,169 @@
+"""Which memory directory a project uses, resolved in Claude Code's order.
+
+1. `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE` (used as is);
+2. `autoMemoryDirectory` from managed settings, the `--settings` file, the project's
+   `.claude/settings.local.json`, then the user's `settings.json` (`~/` expanded);
+3. `<CLAUDE_CODE_REMOTE_MEMORY_DIR or config home>/projects/<sanitized root>/memory/`.
+
+A value in the checked-in `.claude/settings.json` is never followed: it is reported.
+Settings files are only ever read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.claude import paths
+from tui.claude.gitroot import canonical_project_root
+
+SETTING_KEY = "autoMemoryDirectory"
+
+LINUX_MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
+MACOS_MANAGED_SETTINGS = Path("/Library/Application Support/ClaudeCode/managed-settings.json")
+
+
+def managed_settings_path() -> Path:
+    return MACOS_MANAGED_SETTINGS if sys.platform == "darwin" else LINUX_MANAGED_SETTINGS
+
+
+@dataclass(frozen=True)
+class SettingValue:
+    value: str
+    source: Path
+
+
+@dataclass(frozen=True)
+class MemoryLocation:
+    """Where a project's memory lives and why."""
+
+    memory_dir: Path
+    source: str  # "env", "managed", "flag", "local", "user", "default"
+    project_root: Path
+    setting_file: Path | None = None
+    rejected: tuple[str, ...] = ()  # candidate values refused by validation, with reasons
+    untrusted: SettingValue | None = None  # a value in the checked-in project settings
+
+
+_DRIVE_ROOT = re.compile(r"^[A-Za-z]:[\\/]?$")
+
+
+def rejection_reason(candidate: str) -> str | None:
+    """Why Claude Code would refuse this memory path, or None when it is acceptable."""
+    if "\0" in candidate:
+        return "contains a NUL byte"
+    if candidate in {"~", "~/", "~/.", "~/.."}:
+        return "is the home directory itself"
+    if candidate.startswith(("\\\\", "//")):
+        return "is a UNC path"
+    if _DRIVE_ROOT.match(candidate):
+        return "is a bare drive root"
+    expanded = candidate
+    if candidate.startswith("~/"):
+        expanded = str(Path.home()) + candidate[1:]
+    if not (os.path.isabs(expanded) or re.match(r"^[A-Za-z]:[\\/]", expanded)):
+        return "is relative"
+    if len(expanded) < 3:
+        return "is shorter than 3 characters"
+    return None
+
+
+def read_setting(path: Path) -> str | None:
+    """`autoMemoryDirectory` from a settings file; absent, unreadable or malformed -> None."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    value = data.get(SETTING_KEY)
+    return value if isinstance(value, str) and value else None
+
+
+def _expand_home(value: str) -> str:
+    if value.startswith("~/"):
+        return str(Path.home()) + value[1:]
+    return value
+
+
+def default_memory_dir(project_root: Path, home: Path, env: Mapping[str, str]) -> Path:
+    base = Path(env["CLAUDE_CODE_REMOTE_MEMORY_DIR"]) if env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR") else home
+    folder = paths.project_dir_name_override(env) or paths.sanitize(str(project_root))
+    projects = paths.projects_dir(base)
+    if len(folder) > paths.MAX_FOLDER_NAME:
+        try:
+            existing = paths.find_folder(os.listdir(projects), folder)
+        except OSError:
+            existing = None
+        folder = existing or folder
+    return projects / folder / paths.MEMORY_DIR_NAME
+
+
+def resolve_memory_location(
+    cwd: str | os.PathLike[str],
+    *,
+    home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    settings_file: Path | None = None,
+    managed_file: Path | None = None,
+) -> MemoryLocation:
+    """Resolve the store a session started in `cwd` reads and writes."""
+    env = os.environ if env is None else env
+    home = paths.config_home(env) if home is None else home
+    project_root = canonical_project_root(paths.normalize_path(cwd))
+    untrusted_value = read_setting(project_root / ".claude" / "settings.json")
+    untrusted = (
+        SettingValue(untrusted_value, project_root / ".claude" / "settings.json")
+        if untrusted_value
+        else None
+    )
+
+    override = env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
+    if override:
+        return MemoryLocation(Path(override), "env", project_root, untrusted=untrusted)
+
+    rejected: list[str] = []
+    candidates = [
+        ("managed", managed_file or managed_settings_path()),
+        ("flag", settings_file),
+        ("local", project_root / ".claude" / "settings.local.json"),
+        ("user", home / "settings.json"),
+    ]
+    for source, file in candidates:
+        if file is None:
+            continue
+        value = read_setting(file)
+        if value is None:
+            continue
+        reason = rejection_reason(value)
+        if reason:
+            rejected.append(f"{SETTING_KEY} {value!r} in {file} {reason}")
+            continue
+        return MemoryLocation(
+            Path(_expand_home(value)), source, project_root, file, tuple(rejected), untrusted
+        )
+    return MemoryLocation(
+        default_memory_dir(project_root, home, env),
+        "default",
+        project_root,
+        rejected=tuple(rejected),
+        untrusted=untrusted,
+    )
+
+
+def auto_memory_enabled(env: Mapping[str, str], user_settings: Path) -> bool:
+    """Whether Claude Code writes auto-memory at all (env wins over the setting)."""
+    flag = env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
+    if flag is not None and flag != "":
+        return flag.strip().lower() in {"0", "false"}
+    try:
+        data = json.loads(user_settings.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    value = data.get("autoMemoryEnabled") if isinstance(data, dict) else None
+    return value is not False

@@ -1,0 +1,89 @@
+"""Turn what a user types (a memory dir, a project path, a folder name) into a store."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.claude import paths
+from tui.claude.discovery import store_state
+from tui.claude.settings import SettingValue, resolve_memory_location
+
+
+class TargetError(Exception):
+    """A target that names no store; the message is one sentence for the user."""
+
+
+@dataclass(frozen=True)
+class Target:
+    memory_dir: Path
+    how: str  # "memory dir", "project path", "folder name"
+    project_path: str | None = None
+    source: str = "default"  # where the memory dir came from (settings source)
+    stranded_reason: str | None = None
+    untrusted: SettingValue | None = None
+    rejected: tuple[str, ...] = ()
+
+
+def _folder_of(memory_dir: Path, home: Path) -> str | None:
+    projects = paths.projects_dir(home)
+    try:
+        if memory_dir.parent.parent.resolve() == projects.resolve():
+            return memory_dir.parent.name
+    except OSError:
+        return None
+    return None
+
+
+def _with_state(target: Target, home: Path, env: Mapping[str, str]) -> Target:
+    folder = _folder_of(target.memory_dir, home)
+    if folder is None:
+        return target
+    key, stranded, why, _ = store_state(folder, home, env)
+    return Target(
+        target.memory_dir, target.how, target.project_path or key, target.source,
+        why if stranded else None, target.untrusted, target.rejected,
+    )
+
+
+def resolve_target(
+    target: str | None,
+    *,
+    home: Path,
+    env: Mapping[str, str] | None = None,
+    settings_file: Path | None = None,
+) -> Target:
+    env = os.environ if env is None else env
+    projects = paths.projects_dir(home)
+    if target is None:
+        target = os.getcwd()
+
+    candidate = Path(target).expanduser()
+    if candidate.is_dir() and (
+        candidate.name == paths.MEMORY_DIR_NAME or (candidate / paths.INDEX_NAME).is_file()
+    ):
+        return _with_state(Target(candidate.absolute(), "memory dir"), home, env)
+
+    if candidate.is_dir():
+        location = resolve_memory_location(
+            candidate, home=home, env=env, settings_file=settings_file
+        )
+        return Target(
+            location.memory_dir, "project path", str(location.project_root), location.source,
+            untrusted=location.untrusted, rejected=location.rejected,
+        )
+
+    if os.sep not in target and "/" not in target:
+        try:
+            names = os.listdir(projects)
+        except OSError:
+            names = []
+        folder = paths.find_folder(names, target)
+        if folder:
+            return _with_state(
+                Target(projects / folder / paths.MEMORY_DIR_NAME, "folder name"), home, env
+            )
+        raise TargetError(f"No project folder named {target!r} under {projects}.")
+    raise TargetError(f"{target} is not a memory directory, a project path or a folder name.")

@@ -1,0 +1,196 @@
+"""`memtui`: the command line. Every command is a thin shell over the core.
+
+Exit codes: 0 fine, 1 audit found errors, 2 bad usage or unreadable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tui.claude import paths
+
+
+class UsageError(Exception):
+    """One sentence for the user; exit 2."""
+
+
+def _home(args: argparse.Namespace) -> Path:
+    if args.config_dir:
+        return Path(args.config_dir).expanduser()
+    return paths.config_home()
+
+
+def _env(args: argparse.Namespace) -> dict[str, str]:
+    env = dict(os.environ)
+    if args.config_dir:
+        env["CLAUDE_CONFIG_DIR"] = str(_home(args))
+    return env
+
+
+def _print_json(data: object) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def cmd_projects(args: argparse.Namespace) -> int:
+    from tui.claude.discovery import discover
+    from tui.render import project_rows
+
+    home = _home(args)
+    if not paths.projects_dir(home).is_dir():
+        raise UsageError(
+            f"No Claude Code projects folder at {paths.projects_dir(home)}; "
+            "set CLAUDE_CONFIG_DIR or run `memtui demo` to try memtui on demo data."
+        )
+    inventory = discover(home, _env(args), args.settings)
+    if args.json:
+        _print_json([project_to_json(p) for p in inventory.projects])
+    else:
+        from tui.render import print_projects
+
+        print_projects(project_rows(inventory.projects), home)
+    return 0
+
+
+def project_to_json(project) -> dict:
+    return {
+        "name": project.name,
+        "store": str(project.store) if project.store else None,
+        "store_exists": project.store_exists,
+        "key_path": project.key_path,
+        "paths": list(project.paths),
+        "transcript_dirs": [str(d) for d in project.transcript_dirs],
+        "transcript_folders": [
+            {
+                "path": str(f.path),
+                "cwd": f.cwds[0] if f.cwds else None,
+                "role": f.role,
+                "mapped_by": f.mapped_by,
+                "sessions": f.sessions,
+                "note": f.note or None,
+            }
+            for f in project.transcript_folders
+        ],
+        "sessions": project.sessions,
+        "memories": project.memories,
+        "stranded": project.stranded,
+        "stranded_reason": project.stranded_reason or None,
+        "resting": project.resting,
+        "last_consolidated": project.last_consolidated,
+        "note": project.note or None,
+    }
+
+
+def _load_target(args: argparse.Namespace):
+    from tui.claude.targets import TargetError, resolve_target
+    from tui.memory.store import load_store
+
+    try:
+        target = resolve_target(
+            args.target, home=_home(args), env=_env(args), settings_file=args.settings
+        )
+    except TargetError as error:
+        raise UsageError(str(error)) from None
+    if not target.memory_dir.is_dir():
+        where = f" for {target.project_path}" if target.project_path else ""
+        raise UsageError(f"There is no memory directory{where} yet (looked at {target.memory_dir}).")
+    return target, load_store(target.memory_dir)
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from tui.memory.audit import audit_store
+    from tui.memory.report import AuditReport
+
+    target, store = _load_target(args)
+    untrusted = (target.untrusted.value, target.untrusted.source) if target.untrusted else None
+    findings = audit_store(
+        store, stranded_reason=target.stranded_reason, untrusted_setting=untrusted
+    )
+    report = AuditReport(store, tuple(findings))
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        from tui.render import print_audit
+
+        print_audit(report, target)
+    return 1 if report.errors else 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    _, store = _load_target(args)
+    if not store.index.exists:
+        raise UsageError(f"{store.path / paths.INDEX_NAME} does not exist.")
+    text = store.index.model_text if args.loaded else (store.index_text or "")
+    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from tui.demo import build_demo
+
+    where = Path(args.dir).expanduser() if args.dir else None
+    demo = build_demo(where)
+    print(f"Demo config home built at {demo.home}")
+    print(f"Try it:  CLAUDE_CONFIG_DIR={demo.home} memtui projects")
+    print(f"         memtui --config-dir {demo.home} audit {demo.audit_example}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memtui", description="See, repair and curate Claude Code's auto-memory."
+    )
+    parser.add_argument(
+        "--config-dir", metavar="DIR",
+        help="Claude Code config home (default: $CLAUDE_CONFIG_DIR or ~/.claude)",
+    )
+    parser.add_argument(
+        "--settings", metavar="FILE", type=Path,
+        help="a settings file, as passed to `claude --settings`",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    projects = commands.add_parser("projects", help="every project and memory store")
+    projects.add_argument("--json", action="store_true", help="machine-readable output")
+    projects.set_defaults(run=cmd_projects)
+
+    audit = commands.add_parser("audit", help="findings for one store (exit 1 on errors)")
+    audit.add_argument("target", nargs="?", help="memory dir, project path or folder name")
+    audit.add_argument("--json", action="store_true", help="machine-readable output")
+    audit.set_defaults(run=cmd_audit)
+
+    index = commands.add_parser("index", help="print MEMORY.md")
+    index.add_argument("target", nargs="?", help="memory dir, project path or folder name")
+    index.add_argument("--loaded", action="store_true",
+                       help="print exactly what Claude loads, warning included")
+    index.set_defaults(run=cmd_index)
+
+    demo = commands.add_parser("demo", help="build a realistic demo config home")
+    demo.add_argument("dir", nargs="?", help="where to build it (default: a temp dir)")
+    demo.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0) and 2
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"memtui: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0

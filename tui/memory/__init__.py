@@ -1,0 +1,1 @@
+"""The store model: frontmatter, the index and its loaded cut, findings."""

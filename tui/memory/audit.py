@@ -1,0 +1,237 @@
+"""Findings: everything about a store that Claude Code will get wrong or not see.
+
+Severity rules:
+- error: the model cannot see a memory it should (unindexed, beyond_cut,
+  index_over_limit, stranded_store), an index line over 200 chars, or a file Claude Code
+  cannot read or parse (unreadable, bad_frontmatter), or a path leaving the store
+  (outside_store).
+- warning: wasted or misleading context that still loads (dangling, long_index_line over
+  150, duplicate, relative_date), metadata the selector relies on (missing_frontmatter,
+  missing_description, unknown_type), recall limits (beyond_recall_scan), and a checked-in
+  setting that tries to move memory (untrusted_setting).
+- info: prompt guidance Claude Code does not enforce (missing_why, missing_how_to_apply).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from tui.memory import dates
+from tui.memory.frontmatter import MEMORY_TYPES
+from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES
+from tui.memory.store import RECALL_SCAN_LIMIT, Memory, Store
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    severity: str
+    file: str | None
+    line: int | None
+    message: str
+    target: str | None = None  # dangling / outside_store: the link target
+    other: str | None = None  # duplicate: the other file
+    score: float | None = None  # duplicate: similarity 0-100
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None or k in ("file", "line")}
+
+
+@dataclass(frozen=True)
+class MemoryStatus:
+    file: str
+    indexed: bool
+    visible: bool
+    index_line: int | None
+
+
+def memory_statuses(store: Store) -> dict[str, MemoryStatus]:
+    lines: dict[str, int] = {}
+    visible: set[str] = set()
+    for link in store.index.links:
+        if link.file is None:
+            continue
+        lines.setdefault(link.file, link.line)
+        if link.visible:
+            visible.add(link.file)
+    return {
+        m.file: MemoryStatus(m.file, m.file in lines, m.file in visible, lines.get(m.file))
+        for m in store.memories
+    }
+
+
+def _index_findings(store: Store) -> Iterable[Finding]:
+    index = store.index
+    if store.index_error:
+        yield Finding("unreadable", "error", "MEMORY.md", None, store.index_error)
+    if index.cut:
+        limits = []
+        if index.cut in ("lines", "both"):
+            limits.append(f"{index.lines} lines (limit {MAX_LINES})")
+        if index.cut in ("chars", "both"):
+            limits.append(f"{index.chars:,} characters (limit {MAX_CHARS:,})")
+        hidden = sum(1 for link in index.links if not link.visible)
+        yield Finding(
+            "index_over_limit", "error", "MEMORY.md", index.loaded_lines + 1,
+            f"MEMORY.md has {' and '.join(limits)}; Claude loads only the first "
+            f"{index.loaded_lines} lines, so {hidden} link(s) after that are invisible",
+        )
+    for line in index.raw_lines:
+        if line.state == "stripped" or line.width <= LINE_WARN:
+            continue
+        severity = "error" if line.width > LINE_ERROR else "warning"
+        limit = LINE_ERROR if severity == "error" else LINE_WARN
+        yield Finding(
+            "long_index_line", severity, "MEMORY.md", line.number,
+            f"index line is {line.width} characters (keep it under {limit}); "
+            "move the detail into the memory file",
+        )
+    store_root = os.path.realpath(store.path)
+    for link in index.links:
+        if link.file is None:
+            yield Finding(
+                "outside_store", "error", "MEMORY.md", link.line,
+                f"link to {link.target} points outside the memory directory",
+                target=link.target,
+            )
+            continue
+        target = store.path / link.file
+        real = os.path.realpath(target)
+        if os.path.lexists(target) and not real.startswith(store_root + os.sep):
+            yield Finding(
+                "outside_store", "error", "MEMORY.md", link.line,
+                f"link to {link.target} resolves outside the memory directory ({real})",
+                target=link.target,
+            )
+        elif not os.path.exists(target):
+            yield Finding(
+                "dangling", "warning", "MEMORY.md", link.line,
+                f"link to {link.target} points at a file that does not exist",
+                target=link.target,
+            )
+
+
+_WHY = re.compile(r"\*{0,2}why\*{0,2}\s*:", re.IGNORECASE)
+_HOW = re.compile(r"\*{0,2}how to apply\*{0,2}\s*:", re.IGNORECASE)
+
+
+def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool) -> Iterable[Finding]:
+    file = memory.file
+    if memory.outside_target:
+        yield Finding(
+            "outside_store", "error", file, None,
+            f"{file} is a symlink to {memory.outside_target}, outside the memory directory",
+            target=memory.outside_target,
+        )
+    if memory.error:
+        yield Finding("unreadable", "error", file, None, f"{file}: {memory.error}")
+        return
+    if memory.non_utf8:
+        yield Finding(
+            "unreadable", "error", file, None,
+            f"{file} is not valid UTF-8; Claude Code reads it with replacement characters",
+        )
+    if not status.indexed:
+        yield Finding(
+            "unindexed", "error", file, None,
+            f"{file} has no line in MEMORY.md, so Claude never sees it at start",
+        )
+    elif not status.visible:
+        yield Finding(
+            "beyond_cut", "error", file, status.index_line,
+            f"{file} is indexed only past the loaded cut (MEMORY.md line {status.index_line})",
+        )
+    if not in_recall:
+        yield Finding(
+            "beyond_recall_scan", "warning", file, None,
+            f"{file} is not among the {RECALL_SCAN_LIMIT} newest files the recall scanner reads",
+        )
+    fm = memory.frontmatter
+    if not fm.present:
+        hint = " (it starts with a byte-order mark, which hides the frontmatter)" if (
+            memory.has_bom and memory.text.lstrip("\ufeff").startswith("---")
+        ) else ""
+        yield Finding(
+            "missing_frontmatter", "warning", file, 1,
+            f"{file} has no frontmatter: no name, description or type{hint}",
+        )
+    elif fm.error:
+        yield Finding(
+            "bad_frontmatter", "error", file, 1,
+            f"{file}: frontmatter is not valid YAML even after quoting ({fm.error})",
+        )
+    else:
+        kind = fm.type
+        if kind is not None and kind not in MEMORY_TYPES:
+            yield Finding(
+                "unknown_type", "warning", file, 1,
+                f"{file}: type {kind!r} is not one of {', '.join(MEMORY_TYPES)}",
+            )
+        if not (fm.description or "").strip():
+            yield Finding(
+                "missing_description", "warning", file, 1,
+                f"{file} has no description; the recall selector sees only descriptions",
+            )
+        if kind in ("feedback", "project"):
+            if not _WHY.search(fm.body):
+                yield Finding("missing_why", "info", file, None,
+                              f"{file}: a {kind} memory should say **Why:**")
+            if not _HOW.search(fm.body):
+                yield Finding("missing_how_to_apply", "info", file, None,
+                              f"{file}: a {kind} memory should say **How to apply:**")
+    for line, phrase in dates.relative_dates(memory.text):
+        yield Finding(
+            "relative_date", "warning", file, line,
+            f"{file} says {phrase!r}; write an absolute date, it will be read later",
+        )
+
+
+def audit_store(
+    store: Store,
+    *,
+    stranded_reason: str | None = None,
+    untrusted_setting: tuple[str, Path] | None = None,
+    duplicates: bool = True,
+) -> list[Finding]:
+    findings: list[Finding] = []
+    if stranded_reason:
+        findings.append(Finding(
+            "stranded_store", "error", None, None,
+            f"stranded store: {stranded_reason}",
+        ))
+    if untrusted_setting:
+        value, source = untrusted_setting
+        findings.append(Finding(
+            "untrusted_setting", "warning", str(source), None,
+            f"the checked-in {source} sets autoMemoryDirectory to {value!r}; "
+            "memtui does not follow it (a repository must not choose where memory goes)",
+            target=value,
+        ))
+    findings.extend(_index_findings(store))
+    statuses = memory_statuses(store)
+    for memory in store.memories:
+        findings.extend(
+            _memory_findings(memory, statuses[memory.file], memory.file in store.recall_scan)
+        )
+    if duplicates:
+        from tui.memory.similarity import near_duplicates
+
+        for first, second, score in near_duplicates(store.memories):
+            findings.append(Finding(
+                "duplicate", "warning", first.file, None,
+                f"{first.file} and {second.file} look like the same memory ({score:.0f}% similar)",
+                other=second.file, score=round(score, 1),
+            ))
+    return findings
+
+
+def worst_severity(findings: Iterable[Finding]) -> str | None:
+    ranks = {s: i for i, s in enumerate(SEVERITIES)}
+    worst = min((ranks[f.severity] for f in findings), default=None)
+    return None if worst is None else SEVERITIES[worst]

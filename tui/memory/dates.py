@@ -1,0 +1,37 @@
+"""Relative dates in memory text ("yesterday", "next Thursday", "上周"): they rot on save."""
+
+from __future__ import annotations
+
+import re
+
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_UNITS = "week|month|year|quarter|sprint|weekend|night|" + _WEEKDAYS
+_ENGLISH = re.compile(
+    rf"\b(?:yesterday|today|tonight|tomorrow|the day (?:before|after) (?:yesterday|tomorrow)"
+    rf"|(?:last|next|this|coming) (?:{_UNITS})"
+    r"|(?:\d+|a|an|one|two|three|few|couple of) (?:days?|weeks?|months?|years?) ago"
+    r"|earlier (?:today|this week)|in (?:\d+|a|two|three) (?:days?|weeks?|months?))\b",
+    re.IGNORECASE,
+)
+_CHINESE = re.compile(
+    r"(?:大?前天|昨天|今天|明天|大?后天|昨晚|今晚|明晚"
+    r"|[上下本这]个?(?:周|星期|礼拜)[一二三四五六日天]?|[上下本这]个?月|去年|今年|明年"
+    r"|\d+\s*天[前后])"
+)
+_CODE = re.compile(r"`[^`\n]*`")
+
+
+def relative_dates(text: str) -> list[tuple[int, str]]:
+    """(line number, phrase) for each relative date, outside code spans and fences."""
+    found: list[tuple[int, str]] = []
+    in_fence = False
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        plain = _CODE.sub(" ", line)
+        for pattern in (_ENGLISH, _CHINESE):
+            found.extend((number, match.group(0)) for match in pattern.finditer(plain))
+    return found

@@ -1,0 +1,246 @@
+"""MEMORY.md: its links, and exactly the part of it Claude Code loads.
+
+The loaded cut: strip a leading frontmatter block and HTML comments, trim, keep the first
+200 lines, then cut at the last newline before 25,000 UTF-16 units, then append a warning
+naming the limit that fired. Limits are measured on the trimmed text, before any cut.
+"""
+
+from __future__ import annotations
+
+import bisect
+import posixpath
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from tui.claude.paths import utf16_len
+from tui.memory.frontmatter import BLOCK
+
+MAX_LINES = 200
+MAX_CHARS = 25_000
+LINE_WARN = 150
+LINE_ERROR = 200
+
+_COMMENT = re.compile(r"<!--[\s\S]*?-->")
+_LINK = re.compile(
+    r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"  # title, one level of nested brackets allowed
+    r"\(\s*(<[^>\n]*>|[^()\s]+(?:\([^()\s]*\)[^()\s]*)*)"  # target, balanced parentheses
+    r"(?:\s+\"[^\"\n]*\")?\s*\)"
+)
+_WIKI_LINK = re.compile(r"\[\[([^\[\]\n|]+)(?:\|[^\[\]\n]*)?\]\]")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+# JavaScript's String.prototype.trim() whitespace set.
+_JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def format_size(units: int) -> str:
+    """Claude Code's size text: KB with one decimal, a trailing `.0` dropped."""
+    if units < 1024:
+        return f"{units} bytes"
+    kb = units / 1024
+    if kb < 1024:
+        return f"{kb:.1f}".removesuffix(".0") + "KB"
+    return f"{kb / 1024:.1f}".removesuffix(".0") + "MB"
+
+
+def warning_text(lines: int, chars: int, cut: str) -> str:
+    if cut == "lines":
+        reason = f"{lines} lines (limit: {MAX_LINES})"
+    elif cut == "chars":
+        reason = f"{format_size(chars)} (limit: {format_size(MAX_CHARS)}) — index entries are too long"
+    else:
+        reason = f"{lines} lines and {format_size(chars)}"
+    return (
+        f"> WARNING: MEMORY.md is {reason}. Only part of it was loaded. "
+        "Keep index entries to one line under ~200 chars; move detail into topic files."
+    )
+
+
+@dataclass(frozen=True)
+class IndexLink:
+    line: int  # 1-based line in MEMORY.md
+    title: str
+    target: str  # as written
+    file: str | None  # store-relative path; None when it leaves the store
+    visible: bool  # inside the loaded cut
+
+
+@dataclass(frozen=True)
+class IndexLine:
+    number: int  # 1-based
+    text: str
+    state: str  # "loaded", "cut" (past the cut), "stripped" (frontmatter/comment/blank edge)
+    width: int  # UTF-16 units
+
+
+@dataclass(frozen=True)
+class LoadedIndex:
+    exists: bool
+    lines: int  # after stripping and trimming, as Claude Code counts
+    chars: int  # UTF-16 units, after stripping and trimming
+    loaded: str  # what the model sees, without the warning
+    loaded_lines: int
+    loaded_chars: int
+    cut: str | None  # None, "lines", "chars" or "both"
+    warning: str | None
+    links: tuple[IndexLink, ...]
+    raw_lines: tuple[IndexLine, ...]
+
+    @property
+    def model_text(self) -> str:
+        """Exactly what lands in the model's context."""
+        if self.warning:
+            return f"{self.loaded}\n\n{self.warning}"
+        return self.loaded
+
+
+def _kept_segments(raw: str) -> list[tuple[int, int]]:
+    """Raw spans left after removing a leading frontmatter block and HTML comments."""
+    start = 0
+    match = BLOCK.match(raw)
+    if match:
+        start = match.end()
+    segments = []
+    position = start
+    for comment in _COMMENT.finditer(raw, start):
+        if comment.start() > position:
+            segments.append((position, comment.start()))
+        position = comment.end()
+    if position < len(raw):
+        segments.append((position, len(raw)))
+    return segments
+
+
+def _utf16_prefix_chars(text: str, units: int) -> tuple[int, bool]:
+    """How many characters fit in `units` UTF-16 units; True if a pair was split."""
+    if text.isascii():
+        return min(units, len(text)), False
+    used = 0
+    for index, char in enumerate(text):
+        width = 2 if ord(char) > 0xFFFF else 1
+        if used + width > units:
+            return index, used < units
+        used += width
+    return len(text), False
+
+
+def compute_cut(stripped: str) -> tuple[str, str | None, int, int]:
+    """(loaded text, cut kind, lines, chars) for already stripped, trimmed text."""
+    lines = stripped.count("\n") + 1
+    chars = utf16_len(stripped)
+    over_lines = lines > MAX_LINES
+    over_chars = chars > MAX_CHARS
+    text = stripped
+    if over_lines:
+        text = "\n".join(stripped.split("\n", MAX_LINES)[:MAX_LINES])
+    if utf16_len(text) > MAX_CHARS:
+        limit, _ = _utf16_prefix_chars(text, MAX_CHARS)
+        # lastIndexOf("\n", 25000) may find a newline sitting exactly at unit 25,000.
+        newline = text.rfind("\n", 0, limit + 1)
+        text = text[:newline] if newline > 0 else text[:limit]
+    cut = "both" if over_lines and over_chars else "lines" if over_lines else (
+        "chars" if over_chars else None
+    )
+    return text, cut, lines, chars
+
+
+def _normalise_target(target: str) -> str | None:
+    """A link target as a store-relative path; None if it points outside the store."""
+    target = target.strip()
+    if target.startswith("<") and target.endswith(">"):
+        target = target[1:-1]
+    target = unquote(target.split("#", 1)[0])
+    if not target or target.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", target):
+        return None
+    normal = posixpath.normpath(target.replace("\\", "/"))
+    if normal == ".." or normal.startswith("../"):
+        return None
+    return normal
+
+
+def is_external(target: str) -> bool:
+    return bool(_SCHEME.match(target.strip().lstrip("<"))) or target.startswith("#")
+
+
+def parse_index(raw: str | None) -> LoadedIndex:
+    if raw is None:
+        return LoadedIndex(False, 0, 0, "", 0, 0, None, None, (), ())
+    segments = _kept_segments(raw)
+    joined = "".join(raw[a:b] for a, b in segments)
+    stripped = joined.strip(_JS_WHITESPACE)
+    lead = len(joined) - len(joined.lstrip(_JS_WHITESPACE))
+    loaded, cut, lines, chars = compute_cut(stripped)
+    visible_end = lead + len(loaded)  # offsets within `joined`
+
+    # Map the visible window of `joined` back to raw offsets.
+    visible: list[tuple[int, int]] = []
+    offset = 0
+    for a, b in segments:
+        length = b - a
+        lo, hi = max(offset, lead), min(offset + length, visible_end)
+        if lo < hi:
+            visible.append((a + lo - offset, a + hi - offset))
+        offset += length
+    starts = [a for a, _ in visible]
+
+    def is_visible(position: int) -> bool:
+        slot = bisect.bisect_right(starts, position) - 1
+        return slot >= 0 and visible[slot][0] <= position < visible[slot][1]
+
+    cut_at = _raw_position(segments, visible_end)
+    links: list[IndexLink] = []
+    raw_lines: list[IndexLine] = []
+    position = 0
+    for number, text in enumerate(raw.split("\n"), start=1):
+        line_text = text.rstrip("\r")
+        # A line is judged by its first visible character, a blank line by its newline.
+        probe = next(
+            (position + i for i, c in enumerate(line_text) if c not in _JS_WHITESPACE),
+            position + len(text),
+        )
+        if is_visible(probe):
+            state = "loaded"
+        elif probe >= cut_at and _in_segments(segments, probe) and line_text.strip():
+            state = "cut"
+        else:
+            state = "stripped"
+        raw_lines.append(IndexLine(number, line_text, state, utf16_len(line_text)))
+        for match in _LINK.finditer(line_text):
+            if is_external(match.group(2)):
+                continue
+            links.append(
+                IndexLink(number, match.group(1), match.group(2),
+                          _normalise_target(match.group(2)),
+                          is_visible(position + match.end() - 1))
+            )
+        for match in _WIKI_LINK.finditer(line_text):
+            name = match.group(1).strip()
+            target = name if name.endswith(".md") else f"{name}.md"
+            links.append(
+                IndexLink(number, name, target, _normalise_target(target),
+                          is_visible(position + match.end() - 1))
+            )
+        position += len(text) + 1
+
+    warning = warning_text(lines, chars, cut) if cut else None
+    return LoadedIndex(
+        True, lines, chars, loaded, loaded.count("\n") + 1 if loaded else 0,
+        utf16_len(loaded), cut, warning, tuple(links), tuple(raw_lines),
+    )
+
+
+def _in_segments(segments: list[tuple[int, int]], position: int) -> bool:
+    return any(a <= position < b for a, b in segments)
+
+
+def _raw_position(segments: list[tuple[int, int]], joined_offset: int) -> int:
+    """The raw offset of a position in the joined (stripped) text."""
+    offset = 0
+    for a, b in segments:
+        if joined_offset < offset + (b - a):
+            return a + joined_offset - offset
+        offset += b - a
+    return segments[-1][1] if segments else 0
