@@ -141,6 +141,26 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_app(args: argparse.Namespace) -> int:
+    from tui.app import run_app
+
+    home = _home(args)
+    env = _env(args)
+    env["CLAUDE_CONFIG_DIR"] = str(home)
+    run_app(home, env, args.settings)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from textual_serve.server import Server
+
+    command = f"{sys.executable} -m tui"
+    if args.config_dir:
+        command += f" --config-dir {_home(args)}"
+    Server(command, host=args.host, port=args.port, title="memtui").serve()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memtui", description="See, repair and curate Claude Code's auto-memory."
@@ -173,6 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="build a realistic demo config home")
     demo.add_argument("dir", nargs="?", help="where to build it (default: a temp dir)")
     demo.set_defaults(run=cmd_demo)
+    serve = commands.add_parser("serve", help="the app in a browser (textual-serve)")
+    serve.add_argument("--host", default="localhost")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(run=cmd_serve)
     return parser
 
 
@@ -183,8 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0) and 2
     if args.command is None:
-        parser.print_help()
-        return 0
+        args.run = cmd_app
     try:
         return args.run(args)
     except UsageError as error:

@@ -1,0 +1,32 @@
+"""memtui's own places on disk (never inside a memory store).
+
+XDG base directories, each overridable for tests and unusual setups with
+`MEMTUI_DATA_DIR`, `MEMTUI_STATE_DIR` and `MEMTUI_CACHE_DIR`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _place(override: str, xdg: str, fallback: str) -> Path:
+    if os.environ.get(override):
+        return Path(os.environ[override]).expanduser()
+    base = os.environ.get(xdg) or str(Path.home() / fallback)
+    return Path(base) / "memtui"
+
+
+def data_dir() -> Path:
+    """Backups, archive, journal: what must outlive the app."""
+    return _place("MEMTUI_DATA_DIR", "XDG_DATA_HOME", ".local/share")
+
+
+def state_dir() -> Path:
+    """Cursors and other small state."""
+    return _place("MEMTUI_STATE_DIR", "XDG_STATE_HOME", ".local/state")
+
+
+def cache_dir() -> Path:
+    """Throw-away caches."""
+    return _place("MEMTUI_CACHE_DIR", "XDG_CACHE_HOME", ".cache")
