@@ -134,7 +134,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from tui.demo import build_demo
 
     where = Path(args.dir).expanduser() if args.dir else None
-    demo = build_demo(where)
+    try:
+        demo = build_demo(where)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     print(f"Demo config home built at {demo.home}")
     print(f"Try it:  CLAUDE_CONFIG_DIR={demo.home} memtui projects")
     print(f"         memtui --config-dir {demo.home} audit {demo.audit_example}")
@@ -193,6 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="build a realistic demo config home")
     demo.add_argument("dir", nargs="?", help="where to build it (default: a temp dir)")
     demo.set_defaults(run=cmd_demo)
+    from tui.cli_history import add_history_commands
+
+    add_history_commands(commands)
+
     serve = commands.add_parser("serve", help="the app in a browser (textual-serve)")
     serve.add_argument("--host", default="localhost")
     serve.add_argument("--port", type=int, default=8000)

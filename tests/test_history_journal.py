@@ -1,0 +1,122 @@
+"""The journal: snapshots outside the store, recreated when missing or broken; the watcher."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+
+import pytest
+
+from tests.conftest import memory_text, write_memory
+from tui.history.journal import Journal
+from tui.history.watch import watch
+
+
+@pytest.fixture(autouse=True)
+def memtui_dirs(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def store(claude_home, tmp_path):
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "user_role.md", memory_text(name="role", type="user"))
+    write_memory(store, "MEMORY.md", "- [role](user_role.md) — who I am\n")
+    return store
+
+
+def test_snapshot_commits_only_changes_and_stays_outside_the_store(store, tmp_path):
+    journal = Journal(store)
+
+    first = journal.snapshot("first look")
+    unchanged = journal.snapshot("nothing new")
+    write_memory(store, "user_role.md", memory_text(name="role", type="user", body="Data engineer.\n"))
+    second = journal.snapshot("edited")
+
+    assert first and second and unchanged is None
+    assert journal.path.is_relative_to(tmp_path / "data")
+    assert sorted(p.name for p in store.iterdir()) == ["MEMORY.md", "user_role.md"]
+    assert journal.read(first, "user_role.md") != journal.read(second, "user_role.md")
+    assert journal.read(second, "user_role.md") == (store / "user_role.md").read_bytes()
+
+
+@pytest.mark.parametrize("damage", ["delete .git", "garbage HEAD", "lose objects"])
+def test_a_broken_or_missing_journal_is_started_again_and_the_store_kept(store, damage):
+    journal = Journal(store)
+    journal.snapshot("first look")
+    before = {p.name: p.read_bytes() for p in store.iterdir()}
+    if damage == "delete .git":
+        shutil.rmtree(journal.path)
+    elif damage == "garbage HEAD":
+        (journal.path / "HEAD").write_bytes(b"\x00\xffnot a ref\n")
+    else:
+        shutil.rmtree(journal.path / "objects")
+
+    again = Journal(store)
+    rev = again.snapshot("after repair")
+
+    assert rev is not None
+    assert {p.name: p.read_bytes() for p in store.iterdir()} == before
+    assert again.read(rev, "user_role.md") == before["user_role.md"]
+    if damage != "delete .git":
+        assert again.recreated_from is not None and again.recreated_from.exists()
+
+
+def _wait_for(condition, timeout: float = 3.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_the_watcher_commits_changes_made_while_it_runs_even_after_the_store_is_recreated(store):
+    stop = threading.Event()
+    notes: list[str] = []
+    thread = threading.Thread(
+        target=watch, args=([store], stop, lambda event: notes.append(event.note)),
+        kwargs={"interval": 0.05}, daemon=True,
+    )
+    thread.start()
+    try:
+        assert _wait_for(lambda: notes)  # started, first snapshot taken
+        write_memory(store, "feedback_tests.md", memory_text(body="Run them all.\n"))
+        journal = Journal(store)
+        assert _wait_for(lambda: "feedback_tests.md" in journal.tree(journal.head()))
+
+        shutil.rmtree(store)
+        assert _wait_for(lambda: any("deleted" in note for note in notes))
+        store.mkdir()
+        write_memory(store, "project_launch.md", memory_text(body="Launch on 2026-04-01.\n"))
+        assert _wait_for(lambda: "project_launch.md" in journal.tree(journal.head()))
+    finally:
+        stop.set()
+        thread.join(timeout=3)
+    assert not thread.is_alive()
+    # the version from before the deletion is still in the journal
+    first = journal.log()[-1][0]
+    assert "user_role.md" in journal.tree(first)
+
+
+def test_a_snapshot_that_drops_the_previous_writers_lines_is_a_lost_update(store):
+    from tui.history.overwrites import lost_updates_in_journal
+
+    journal = Journal(store)
+    base = "Run the whole suite.\n"
+    write_memory(store, "feedback_tests.md", base)
+    journal.snapshot("seen", source="watch", trailers={"Session": "s-base"})
+    write_memory(store, "feedback_tests.md", base + "- Use the staging database.\n")
+    journal.snapshot("seen", source="watch", trailers={"Session": "s-a", "Cwd": "/wt-a"})
+    write_memory(store, "feedback_tests.md", base + "- Never mock the clock.\n")
+    journal.snapshot("seen", source="watch", trailers={"Session": "s-b", "Cwd": "/wt-b"})
+    write_memory(store, "feedback_tests.md", base + "- Never mock the clock.\n- And the network.\n")
+    journal.snapshot("seen", source="watch", trailers={"Session": "s-b", "Cwd": "/wt-b"})
+
+    [lost] = lost_updates_in_journal(journal)
+
+    assert (lost.file, lost.session, lost.previous_session, lost.previous_cwd) == (
+        "feedback_tests.md", "s-b", "s-a", "/wt-a")
+    assert lost.lost_lines == ("- Use the staging database.",)

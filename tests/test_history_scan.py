@@ -1,0 +1,128 @@
+"""Scanning transcripts for a store's events: subagents, growing files, the cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tests.conftest import write_jsonl
+from tui.history import scan_cache
+from tui.history.scan_cache import ScanCache
+from tui.history.writes_log import scan_events, transcript_files
+
+
+@pytest.fixture(autouse=True)
+def memtui_dirs(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def saved(session: str, *paths: str) -> dict:
+    return {"type": "system", "subtype": "memory_saved", "sessionId": session, "cwd": "/w",
+            "timestamp": "2026-03-01T09:00:00.000Z", "writtenPaths": list(paths)}
+
+
+def write_result(session: str, path: str, content: str, stamp: str) -> dict:
+    return {"type": "user", "sessionId": session, "cwd": "/w", "gitBranch": "main",
+            "timestamp": stamp, "message": {"role": "user", "content": []},
+            "toolUseResult": {"type": "create", "filePath": path, "content": content,
+                              "structuredPatch": [], "originalFile": None}}
+
+
+@pytest.fixture
+def store(claude_home):
+    return claude_home.store(folder="-w")
+
+
+def test_subagent_and_old_style_agent_transcripts_are_read(claude_home, store):
+    folder = claude_home.folder("-w")
+    write_jsonl(folder / "s1.jsonl", [saved("s1", str(store / "a.md"))])
+    (folder / "s1" / "subagents").mkdir(parents=True)
+    write_jsonl(folder / "s1" / "subagents" / "agent-x.jsonl", [saved("s1", str(store / "b.md"))])
+    write_jsonl(folder / "agent-y.jsonl", [saved("s0", str(store / "c.md"))])
+
+    events = scan_events(store, transcript_files([folder]))
+
+    assert sorted(e.file for e in events) == ["a.md", "b.md", "c.md"]
+
+
+def test_other_stores_and_unrelated_lines_are_ignored(claude_home, store):
+    other = claude_home.store(folder="-other")
+    folder = claude_home.folder("-w")
+    write_jsonl(folder / "s.jsonl", [
+        saved("s", str(other / "a.md")), b"{not json " + str(store).encode() + b"/x.md\n",
+        {"type": "user", "message": {"content": "look at " + str(store)}},
+    ])
+
+    assert scan_events(store, transcript_files([folder])) == []
+
+
+def test_a_growing_transcript_is_read_only_from_where_the_last_scan_stopped(claude_home, store, monkeypatch):
+    folder = claude_home.folder("-w")
+    transcript = folder / "s.jsonl"
+    first = json.dumps(write_result("s", str(store / "a.md"), "one\n", "2026-03-01T09:00:00.000Z"))
+    second = json.dumps(write_result("s", str(store / "a.md"), "two\n", "2026-03-01T09:01:00.000Z"))
+    transcript.write_text(first + "\n" + second[:40])  # the second line is half written
+    starts: list[int] = []
+    real_scan = scan_cache.matching_lines
+
+    def spy(path, needle, start, on_line):
+        starts.append(start)
+        return real_scan(path, needle, start, on_line)
+
+    monkeypatch.setattr(scan_cache, "matching_lines", spy)
+    with ScanCache() as cache:
+        assert [e.content for e in scan_events(store, [transcript], cache)] == ["one\n"]
+        with open(transcript, "a") as handle:
+            handle.write(second[40:] + "\n")
+        assert [e.content for e in scan_events(store, [transcript], cache)] == ["one\n", "two\n"]
+        assert [e.content for e in scan_events(store, [transcript], cache)] == ["one\n", "two\n"]
+
+    assert starts == [0, len(first) + 1]  # the third scan did not open the file
+
+
+def test_a_replaced_transcript_is_read_again_from_the_start(claude_home, store):
+    folder = claude_home.folder("-w")
+    transcript = folder / "s.jsonl"
+    write_jsonl(transcript, [write_result("s", str(store / "a.md"), "old\n", "2026-03-01T09:00:00.000Z")])
+    with ScanCache() as cache:
+        scan_events(store, [transcript], cache)
+        write_jsonl(transcript, [write_result("s", str(store / "b.md"), "new and longer\n",
+                                              "2026-03-01T09:00:00.000Z")])
+        os.utime(transcript, (1, 1))
+        assert [e.file for e in scan_events(store, [transcript], cache)] == ["b.md"]
+
+
+def test_watch_stops_cleanly_on_ctrl_c(claude_home, store, tmp_path):
+    script = textwrap.dedent("""
+        import argparse, sys
+        from tui import cli
+        from tui.cli_history import add_history_commands
+        parser = cli.build_parser()
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        if "watch" not in commands.choices:
+            add_history_commands(commands)
+        cli.build_parser = lambda: parser
+        sys.exit(cli.main(sys.argv[1:]))
+    """)
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, "--config-dir", str(claude_home.home), "watch", str(store),
+         "--interval", "0.05"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+    )
+    try:
+        started = process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=5)
+    finally:
+        process.kill()
+    assert str(store) in started
+    assert process.returncode == 0
+    assert out.strip().splitlines()[-1].startswith("memtui: stopped watching")
+    assert err == ""

@@ -1,0 +1,273 @@
+"""Write history from transcripts: lost updates between worktrees, merge, backfill.
+
+Transcripts are built in the record shapes Claude Code 2.1.x writes (as in
+../shared/data/claude-transcripts/spotter: assistant `tool_use` records followed by user
+records whose `toolUseResult` holds the structured result).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ClaudeHome, add_worktree, make_repo, memory_text, real, write_jsonl
+from tui.claude import paths
+from tui.cli_history import add_history_commands
+
+START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def memtui_dirs(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("MEMTUI_STATE_DIR", str(tmp_path / "state"))
+
+
+def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
+    """`memtui ARGS` through the real CLI when it has the history commands, else our parser."""
+    import argparse
+
+    from tui import cli
+
+    parser = cli.build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if "overwrites" not in commands.choices:
+        add_history_commands(commands)
+        original = cli.build_parser
+        cli.build_parser = lambda: parser
+        try:
+            code = cli.main(argv)
+        finally:
+            cli.build_parser = original
+    else:
+        code = cli.main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+class Session:
+    """One Claude Code session writing its transcript, with a clock of its own."""
+
+    def __init__(self, claude: ClaudeHome, cwd: Path, branch: str, start: datetime):
+        self.claude = claude
+        self.id = str(uuid.uuid4())
+        self.cwd = str(cwd)
+        self.branch = branch
+        self.clock = start
+        self.records: list[dict] = []
+        self.parent: str | None = None
+
+    def _record(self, kind: str, **fields) -> dict:
+        self.clock += timedelta(seconds=1)
+        record = {
+            "parentUuid": self.parent, "isSidechain": False, "userType": "external",
+            "cwd": self.cwd, "sessionId": self.id, "version": "2.1.39",
+            "gitBranch": self.branch, "type": kind, "uuid": str(uuid.uuid4()),
+            "timestamp": self.clock.strftime("%Y-%m-%dT%H:%M:%S.") + "000Z", **fields,
+        }
+        self.parent = record["uuid"]
+        self.records.append(record)
+        return record
+
+    def _tool(self, name: str, tool_input: dict, result: dict, text: str) -> None:
+        tool_id = f"toolu_{uuid.uuid4().hex[:24]}"
+        self._record("assistant", message={
+            "model": "claude-opus-4-6", "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message",
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}],
+            "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1},
+        })
+        self._record("user", message={"role": "user", "content": [
+            {"tool_use_id": tool_id, "type": "tool_result", "content": text}
+        ]}, toolUseResult=result)
+
+    def read(self, path: Path, content: str) -> None:
+        lines = content.count("\n") + (not content.endswith("\n"))
+        self._tool("Read", {"file_path": str(path)}, {"type": "text", "file": {
+            "filePath": str(path), "content": content, "numLines": lines, "startLine": 1,
+            "totalLines": lines,
+        }}, content)
+
+    def write(self, path: Path, content: str, original: str | None) -> None:
+        path.write_text(content, encoding="utf-8")
+        self._tool("Write", {"file_path": str(path), "content": content}, {
+            "type": "update" if original is not None else "create", "filePath": str(path),
+            "content": content, "structuredPatch": [], "originalFile": original,
+        }, f"The file {path} has been updated successfully.")
+
+    def edit(self, path: Path, old: str, new: str) -> None:
+        original = path.read_text(encoding="utf-8")
+        path.write_text(original.replace(old, new, 1), encoding="utf-8")
+        self._tool("Edit", {"file_path": str(path), "old_string": old, "new_string": new,
+                            "replace_all": False}, {
+            "filePath": str(path), "oldString": old, "newString": new, "originalFile": original,
+            "structuredPatch": [], "userModified": False, "replaceAll": False,
+        }, f"The file {path} has been updated successfully.")
+
+    def save(self) -> Path:
+        folder = self.claude.folder(paths.sanitize(self.cwd))
+        path = folder / f"{self.id}.jsonl"
+        snapshot = {"type": "file-history-snapshot", "messageId": "m", "snapshot": {},
+                    "isSnapshotUpdate": False}
+        write_jsonl(path, [snapshot, *self.records])
+        return path
+
+
+@pytest.fixture
+def worktrees(tmp_path, claude_home):
+    """A repository with two linked worktrees, and the one store they all share."""
+    repo = make_repo(tmp_path / "shop")
+    tree_a = add_worktree(repo, tmp_path / "shop-wt-a", "feature-a")
+    tree_b = add_worktree(repo, tmp_path / "shop-wt-b", "feature-b")
+    store = claude_home.store(real(tmp_path / "shop"))
+    return claude_home, real(tree_a), real(tree_b), store
+
+
+BASE = memory_text(body="Run the whole suite.\n**Why:** it caught bugs.\n")
+A_LINE = "- Use the staging database for payment tests."
+B_LINE = "- Never mock the clock in billing tests."
+
+
+def blind_overwrite(worktrees):
+    """Sessions in two worktrees read one memory; A writes, then B overwrites it blindly."""
+    claude, tree_a, tree_b, store = worktrees
+    memory = store / "feedback_testing.md"
+    memory.write_text(BASE, encoding="utf-8")
+    a = Session(claude, tree_a, "feature-a", START)
+    b = Session(claude, tree_b, "feature-b", START + timedelta(seconds=30))
+    a.read(memory, BASE)
+    b.read(memory, BASE)
+    a.clock = START + timedelta(minutes=5)
+    version_a = BASE + A_LINE + "\n"
+    a.write(memory, version_a, BASE)
+    b.clock = START + timedelta(minutes=10)
+    b.write(memory, BASE + B_LINE + "\n", version_a)
+    a.save()
+    b.save()
+    return a, b, memory
+
+
+def test_blind_overwrite_in_another_worktree_is_a_lost_update(worktrees, capsys):
+    claude, tree_a, tree_b, store = worktrees
+    a, b, memory = blind_overwrite(worktrees)
+
+    code, out, _ = run_cli(["--config-dir", str(claude.home), "overwrites", str(store), "--json"], capsys)
+
+    assert code == 0
+    [lost] = json.loads(out)
+    assert lost["file"] == "feedback_testing.md"
+    assert (lost["session"], lost["cwd"]) == (b.id, str(tree_b))
+    assert (lost["previous_session"], lost["previous_cwd"]) == (a.id, str(tree_a))
+    assert lost["time"] == "2026-03-01T09:10:02.000Z"
+    assert lost["lost_lines"] == [A_LINE]
+
+
+def test_merge_restores_the_lost_lines_and_keeps_the_overwriters(worktrees, capsys):
+    claude, _, _, store = worktrees
+    _, _, memory = blind_overwrite(worktrees)
+
+    code, out, err = run_cli(["--config-dir", str(claude.home), "merge", str(memory)], capsys)
+
+    assert (code, err) == (0, "")
+    text = memory.read_text(encoding="utf-8")
+    assert A_LINE in text and B_LINE in text
+    assert text.startswith(BASE)
+    assert "Merged" in out
+    # and the journal remembers the file before and after the merge
+    code, out, _ = run_cli(["--config-dir", str(claude.home), "history", str(memory), "--json"], capsys)
+    sources = [v["source"] for v in json.loads(out)]
+    assert sources[:2] == ["memtui", "external"]
+
+
+def test_merge_with_overlapping_changes_shows_the_conflict_and_writes_nothing(worktrees, capsys):
+    claude, tree_a, tree_b, store = worktrees
+    memory = store / "feedback_testing.md"
+    memory.write_text(BASE, encoding="utf-8")
+    a = Session(claude, tree_a, "feature-a", START)
+    b = Session(claude, tree_b, "feature-b", START)
+    a.read(memory, BASE)
+    b.read(memory, BASE)
+    version_a = BASE.replace("Run the whole suite.", "Run the suite in parallel.")
+    a.write(memory, version_a, BASE)
+    b.write(memory, BASE.replace("Run the whole suite.", "Run only the fast tests."), version_a)
+    a.save()
+    b.save()
+    before = memory.read_bytes()
+
+    code, out, _ = run_cli(["--config-dir", str(claude.home), "merge", str(memory)], capsys)
+
+    assert code == 1
+    assert "Run the suite in parallel." in out and "Run only the fast tests." in out
+    assert memory.read_bytes() == before
+
+
+def test_edit_after_read_that_does_not_touch_the_other_change_is_not_flagged(worktrees, capsys):
+    claude, tree_a, tree_b, store = worktrees
+    memory = store / "feedback_testing.md"
+    memory.write_text(BASE, encoding="utf-8")
+    a = Session(claude, tree_a, "feature-a", START)
+    b = Session(claude, tree_b, "feature-b", START)
+    a.read(memory, BASE)
+    b.read(memory, BASE)
+    a.write(memory, BASE + A_LINE + "\n", BASE)
+    b.edit(memory, "it caught bugs.", "it caught three release bugs.")
+    a.save()
+    b.save()
+    assert A_LINE in memory.read_text(encoding="utf-8")
+
+    code, out, _ = run_cli(["--config-dir", str(claude.home), "overwrites", str(store), "--json"], capsys)
+
+    assert (code, json.loads(out)) == (0, [])
+
+
+def test_backfill_rebuilds_versions_with_their_sessions_and_twice_changes_nothing(worktrees, capsys):
+    claude, tree_a, tree_b, store = worktrees
+    a, b, memory = blind_overwrite(worktrees)
+    argv = ["--config-dir", str(claude.home), "history", "backfill", str(store), "--json"]
+
+    code, out, _ = run_cli(argv, capsys)
+    first = json.loads(out)
+    code_again, out_again, _ = run_cli(argv, capsys)
+    second = json.loads(out_again)
+
+    assert (code, code_again) == (0, 0)
+    assert first["new_commits"] == 3 and second["new_commits"] == 0 and not second["rebuilt"]
+    code, out, _ = run_cli(["--config-dir", str(claude.home), "history", str(memory), "--json"], capsys)
+    backfilled = [v for v in json.loads(out) if v["source"] == "backfill"]
+    assert [(v["session"], v["cwd"]) for v in backfilled] == [
+        (b.id, str(tree_b)), (a.id, str(tree_a)), (None, None),
+    ]
+    assert backfilled[0]["time"] == datetime(2026, 3, 1, 9, 10, 2, tzinfo=UTC).timestamp()
+
+
+def test_restore_puts_a_backfilled_version_back(worktrees, capsys):
+    claude, _, _, store = worktrees
+    _, _, memory = blind_overwrite(worktrees)
+    run_cli(["--config-dir", str(claude.home), "history", "backfill", str(store)], capsys)
+    _, out, _ = run_cli(["--config-dir", str(claude.home), "history", str(memory), "--json"], capsys)
+    written_by_a = next(v for v in json.loads(out) if "Write" in v["message"]
+                        and v["git_branch"] == "feature-a")
+
+    code, out, _ = run_cli(["--config-dir", str(claude.home), "restore", str(memory),
+                            "--version", written_by_a["rev"][:12]], capsys)
+
+    assert code == 0
+    assert memory.read_text(encoding="utf-8") == BASE + A_LINE + "\n"
+
+
+def test_restore_of_an_unknown_version_is_one_sentence(worktrees, capsys):
+    claude, _, _, store = worktrees
+    memory = store / "feedback_testing.md"
+    memory.write_text(BASE, encoding="utf-8")
+
+    code, _, err = run_cli(["--config-dir", str(claude.home), "restore", str(memory),
+                            "--version", "deadbeef"], capsys)
+
+    assert code == 2
+    assert err.count("\n") == 1 and "no version 'deadbeef'" in err
+    assert memory.read_text(encoding="utf-8") == BASE

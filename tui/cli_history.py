@@ -1,0 +1,319 @@
+"""The history commands of `memtui`: watch, history, restore, merge, overwrites.
+
+    memtui watch [TARGET | --all]            commit every change of the store(s) to the journal
+    memtui history backfill [TARGET]         rebuild file histories from the transcripts
+    memtui history FILE [--json]             every version of one memory file
+    memtui restore FILE --version REV        put a version back (through the safe write)
+    memtui merge FILE [--dry-run]            restore the lines a lost update dropped
+    memtui overwrites [TARGET] [--json]      every lost update of a store
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from tui.claude import paths
+
+TARGET_HELP = "memory dir, project path or folder name (default: the current directory)"
+
+
+def _fail(message: str) -> Exception:
+    from tui.cli import UsageError
+
+    return UsageError(message)
+
+
+def _home(args: argparse.Namespace) -> Path:
+    return Path(args.config_dir).expanduser() if args.config_dir else paths.config_home()
+
+
+def _env(args: argparse.Namespace) -> dict[str, str]:
+    env = dict(os.environ)
+    env["CLAUDE_CONFIG_DIR"] = str(_home(args))
+    return env
+
+
+def _print_json(data: object) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def _store(args: argparse.Namespace, target: str | None) -> Path:
+    from tui.claude.targets import TargetError, resolve_target
+
+    try:
+        return resolve_target(
+            target, home=_home(args), env=_env(args), settings_file=args.settings
+        ).memory_dir
+    except TargetError as error:
+        raise _fail(str(error)) from None
+
+
+def _file_in_store(name: str) -> tuple[Path, str]:
+    """(store, store-relative path) for a memory file given as a path."""
+    path = Path(name).expanduser().absolute()
+    for parent in path.parents:
+        if parent.name == paths.MEMORY_DIR_NAME or (parent / paths.INDEX_NAME).is_file():
+            if not parent.is_dir():
+                break
+            return parent, path.relative_to(parent).as_posix()
+    raise _fail(f"{name} is not inside a memory directory; give the path of a memory file.")
+
+
+def _local(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
+
+
+def _short(session: str | None) -> str:
+    return session[:8] if session else "-"
+
+
+# --- watch --------------------------------------------------------------------------------
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    import threading
+
+    from tui.history.watch import transcript_attributor, watch
+
+    if args.all and args.target:
+        raise _fail("Give a TARGET or --all, not both.")
+    if args.all:
+        from tui.claude.discovery import discover
+
+        inventory = discover(_home(args), _env(args), args.settings)
+        stores = [p.store for p in inventory.projects if p.store is not None and p.store_exists]
+        if not stores:
+            raise _fail(f"No memory store under {paths.projects_dir(_home(args))} to watch.")
+    else:
+        stores = [_store(args, args.target)]
+    stop = threading.Event()
+    commits = 0
+
+    def report(event) -> None:
+        nonlocal commits
+        commits += event.rev is not None
+        print(event.note, flush=True)
+
+    attribute = transcript_attributor(_home(args), _env(args))
+    try:
+        watch(stores, stop, report, interval=args.interval, attribute=attribute)
+    except KeyboardInterrupt:
+        stop.set()
+        print(f"memtui: stopped watching; {commits} snapshot(s) committed.")
+    return 0
+
+
+# --- history ------------------------------------------------------------------------------
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    if args.file == "backfill":
+        return _backfill(args)
+    if args.target is not None:
+        raise _fail("`memtui history FILE` takes one file; did you mean `history backfill TARGET`?")
+    from tui.history.journal import Journal
+
+    store, file = _file_in_store(args.file)
+    journal = Journal(store)
+    journal.snapshot("changes found by memtui history", source="external")
+    versions = journal.versions(file)
+    if args.json:
+        _print_json([
+            {"rev": v.rev, "branch": v.ref, "time": v.time, "source": v.source,
+             "session": v.session or None, "cwd": v.cwd or None, "git_branch": v.branch or None,
+             "message": v.subject, "exists": v.blob is not None}
+            for v in versions
+        ])
+        return 0
+    if not versions:
+        print(f"No version of {file} in the journal; `memtui history backfill {store}` "
+              "rebuilds older ones from the transcripts.")
+        return 0
+    for v in versions:
+        state = "" if v.blob else "  (deleted)"
+        print(f"{v.rev[:10]}  {_local(v.time)}  {v.source or '-':9} {_short(v.session):8}  "
+              f"{v.cwd or '-'}  {v.subject}{state}")
+    return 0
+
+
+def _backfill(args: argparse.Namespace) -> int:
+    from tui.history.backfill import backfill
+    from tui.history.journal import Journal
+    from tui.history.writes_log import store_events
+
+    store = _store(args, args.target)
+    events = store_events(store, _home(args), _env(args))
+    journal = Journal(store)
+    result = backfill(journal, events)
+    files = len({e.file for e in events if e.kind != "saved"})
+    if args.json:
+        _print_json({"store": str(store), "journal": str(journal.path), "versions": result.planned,
+                     "new_commits": result.written, "rebuilt": result.rebuilt, "files": files})
+        return 0
+    if not result.written:
+        print(f"Journal already holds all {result.planned} versions the transcripts record.")
+    else:
+        print(f"Backfilled {result.planned} versions of {files} file(s) from the transcripts "
+              f"({result.written} new commits) into {journal.path}.")
+    return 0
+
+
+# --- restore and merge --------------------------------------------------------------------
+
+
+def _apply(store: Path, file: str, before: bytes | None, after: bytes, label: str) -> int:
+    """Journal snapshot -> safe write -> journal snapshot; 1 with one sentence when refused."""
+    from tui.history.journal import Journal
+    from tui.memory.writes import FileChange, WriteRefused, apply_changes
+
+    journal = Journal(store)
+    journal.snapshot(f"before {label}", source="external")
+    try:
+        apply_changes(store, [FileChange(file, before, after)], label)
+    except WriteRefused as error:
+        print(f"memtui: {error}", file=sys.stderr)
+        return 1
+    journal.snapshot(label, source="memtui")
+    return 0
+
+
+def _current(store: Path, file: str) -> bytes | None:
+    from tui.memory.writes import WriteRefused, read_bytes
+
+    try:
+        return read_bytes(store, file)
+    except WriteRefused as error:
+        raise _fail(str(error)) from None
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from tui.history.journal import Journal, JournalError
+
+    store, file = _file_in_store(args.file)
+    journal = Journal(store)
+    try:
+        rev = journal.resolve(args.version)
+    except JournalError as error:
+        raise _fail(str(error)) from None
+    wanted = journal.read(rev, file)
+    if wanted is None:
+        raise _fail(f"{file} does not exist in version {args.version}; nothing to restore.")
+    current = _current(store, file)
+    if current == wanted:
+        print(f"{file} is already at version {rev[:10]}.")
+        return 0
+    status = _apply(store, file, current, wanted, f"restore {file} to version {rev[:10]}")
+    if status == 0:
+        print(f"Restored {file} to version {rev[:10]}.")
+    return status
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from tui.history.merge import merge3
+    from tui.history.overwrites import lost_updates_in_events
+    from tui.history.writes_log import store_events
+
+    store, file = _file_in_store(args.file)
+    lost = [u for u in lost_updates_in_events(store_events(store, _home(args), _env(args)))
+            if u.file == file]
+    if not lost:
+        print(f"No lost update of {file} found in the transcripts; nothing to merge.")
+        return 0
+    update = lost[-1]
+    current_bytes = _current(store, file)
+    current = (current_bytes or b"").decode("utf-8", errors="replace")
+    result = merge3(update.base or "", current, update.lost_version)
+    if result.conflicts:
+        print(f"{len(result.conflicts)} conflict(s) between {file} now and the version lost on "
+              f"{update.time}; nothing was written:")
+        for conflict in result.conflicts:
+            for label, lines in (("base", conflict.base), ("now", conflict.ours),
+                                 ("lost", conflict.theirs)):
+                print(f"--- {label}")
+                sys.stdout.writelines(line if line.endswith("\n") else line + "\n" for line in lines)
+        return 1
+    if result.text == current:
+        print(f"Every line lost on {update.time} is already back in {file}.")
+        return 0
+    sys.stdout.writelines(difflib.unified_diff(
+        current.splitlines(keepends=True), result.text.splitlines(keepends=True),
+        f"{file} (now)", f"{file} (merged)",
+    ))
+    if args.dry_run:
+        return 0
+    label = f"merge lines of {file} lost on {update.time}"
+    status = _apply(store, file, current_bytes, result.text.encode("utf-8"), label)
+    if status == 0:
+        print(f"Merged the lost lines back into {file}.")
+    return status
+
+
+# --- overwrites ---------------------------------------------------------------------------
+
+
+def cmd_overwrites(args: argparse.Namespace) -> int:
+    from tui.history.journal import Journal, journal_dir
+    from tui.history.overwrites import lost_updates_in_events, lost_updates_in_journal
+    from tui.history.writes_log import store_events
+
+    store = _store(args, args.target)
+    found = lost_updates_in_events(store_events(store, _home(args), _env(args)))
+    if journal_dir(store).exists():
+        found += lost_updates_in_journal(Journal(store))
+    if args.json:
+        _print_json([update.to_json() for update in found])
+        return 0
+    if not found:
+        print(f"No lost updates found for {store}.")
+        return 0
+    for update in found:
+        previous = (f"session {_short(update.previous_session)} in {update.previous_cwd}"
+                    if update.previous_session else "an untracked writer (extraction, dream or a person)")
+        print(f"{update.time}  {update.file}: session {_short(update.session)} in {update.cwd} "
+              f"overwrote {previous}; {len(update.lost_lines)} line(s) lost:")
+        for line in update.lost_lines:
+            print(f"    {line}")
+    return 0
+
+
+def add_history_commands(commands) -> None:
+    """Add the history subcommands to `memtui`'s argparse subparsers."""
+    watch = commands.add_parser("watch", help="commit every change of a store to its journal")
+    watch.add_argument("target", nargs="?", help=TARGET_HELP)
+    watch.add_argument("--all", action="store_true", help="watch every store")
+    watch.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",
+                       help="how often to look (default: 1)")
+    watch.set_defaults(run=cmd_watch)
+
+    history = commands.add_parser(
+        "history", help="versions of a memory file; `history backfill` rebuilds them",
+        description="`memtui history FILE` lists versions; "
+                    "`memtui history backfill [TARGET]` rebuilds them from transcripts.",
+    )
+    history.add_argument("file", metavar="FILE|backfill", help="a memory file, or `backfill`")
+    history.add_argument("target", nargs="?", help=f"for backfill: {TARGET_HELP}")
+    history.add_argument("--json", action="store_true", help="machine-readable output")
+    history.set_defaults(run=cmd_history)
+
+    restore = commands.add_parser("restore", help="put back a version of a memory file")
+    restore.add_argument("file", metavar="FILE")
+    restore.add_argument("--version", required=True, metavar="REV",
+                         help="a revision listed by `memtui history FILE`")
+    restore.set_defaults(run=cmd_restore)
+
+    merge = commands.add_parser("merge", help="merge back the lines a lost update dropped")
+    merge.add_argument("file", metavar="FILE")
+    merge.add_argument("--dry-run", action="store_true", help="show the merge, write nothing")
+    merge.set_defaults(run=cmd_merge)
+
+    overwrites = commands.add_parser("overwrites", help="lost updates of a store")
+    overwrites.add_argument("target", nargs="?", help=TARGET_HELP)
+    overwrites.add_argument("--json", action="store_true", help="machine-readable output")
+    overwrites.set_defaults(run=cmd_overwrites)

@@ -1,0 +1,1 @@
+"""History of memory stores: a git journal, write history from transcripts, lost updates."""

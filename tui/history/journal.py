@@ -1,0 +1,318 @@
+"""The journal: a bare git repository per store, outside it, holding every version seen.
+
+`<data dir>/journal/<store key>/` is a bare repository (no work tree, so nothing is ever
+checked out, least of all over the store). Commits are written with `git fast-import`,
+each holding the whole store as it was, with the time it was seen and trailers saying who
+or what changed it:
+
+    Memtui-Source: memtui | external | backfill | watch
+    Session: <id>     Cwd: <path>     Branch: <git branch>
+
+`main` holds snapshots of the store as memtui found it; `backfill` holds the history
+rebuilt from transcripts (see `backfill.py`). A journal that is missing or broken is moved
+aside and started again: the store itself is never touched here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui import xdg
+from tui.claude.paths import LOCK_NAME
+
+MAIN = "main"
+BACKFILL = "backfill"
+SOURCE = "Memtui-Source"
+# Our own temp files and Claude Code's lock are not memories; their churn is noise.
+_SKIPPED_SUFFIXES = (".memtui-tmp",)
+
+
+class JournalError(Exception):
+    """The journal could not be written; the message is one sentence for the user."""
+
+
+@dataclass(frozen=True)
+class Version:
+    """One commit that touched a file."""
+
+    rev: str
+    ref: str  # "main" or "backfill"
+    time: float
+    subject: str
+    trailers: Mapping[str, str]
+    blob: str | None  # None: the file is absent in this version
+
+    @property
+    def source(self) -> str:
+        return self.trailers.get(SOURCE, "")
+
+    @property
+    def session(self) -> str:
+        return self.trailers.get("Session", "")
+
+    @property
+    def cwd(self) -> str:
+        return self.trailers.get("Cwd", "")
+
+    @property
+    def branch(self) -> str:
+        return self.trailers.get("Branch", "")
+
+
+def journal_dir(store: Path) -> Path:
+    from tui.memory.writes import store_key
+
+    return xdg.data_dir() / "journal" / store_key(store)
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives these bytes, computed without asking git."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def read_store(store: Path) -> dict[str, bytes] | None:
+    """Every regular file of the store by relative path; None when the store is missing."""
+    if not store.is_dir():
+        return None
+    files: dict[str, bytes] = {}
+    for folder, dirs, names in os.walk(store):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".git"))
+        for name in names:
+            if name == LOCK_NAME or name.endswith(_SKIPPED_SUFFIXES):
+                continue
+            path = Path(folder, name)
+            if path.is_symlink() or not path.is_file():
+                continue
+            try:
+                files[path.relative_to(store).as_posix()] = path.read_bytes()
+            except OSError:
+                continue  # vanished or unreadable between listing and reading
+    return files
+
+
+def message_with_trailers(subject: str, trailers: Mapping[str, str | None]) -> str:
+    lines = [f"{key}: {' '.join(str(value).split())}" for key, value in trailers.items() if value]
+    return subject.strip() + ("\n\n" + "\n".join(lines) if lines else "") + "\n"
+
+
+def parse_trailers(message: str) -> tuple[str, dict[str, str]]:
+    subject, _, rest = message.strip().partition("\n")
+    trailers: dict[str, str] = {}
+    last_paragraph = rest.strip().split("\n\n")[-1] if rest.strip() else ""
+    for line in last_paragraph.splitlines():
+        key, sep, value = line.partition(": ")
+        if sep and key and " " not in key:
+            trailers[key] = value
+    return subject, trailers
+
+
+def _quote_path(path: str) -> str:
+    if path.startswith('"') or "\n" in path:
+        escaped = path.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        return f'"{escaped}"'
+    return path
+
+
+def _identity() -> str:
+    name = os.environ.get("GIT_COMMITTER_NAME") or "memtui"
+    email = os.environ.get("GIT_COMMITTER_EMAIL") or "memtui@localhost"
+    return f"{name} <{email}>"
+
+
+@dataclass(frozen=True)
+class Commit:
+    """A commit to write: the whole tree, or (with `partial`) only these files changed."""
+
+    message: str
+    when: float
+    files: Mapping[str, bytes | None]
+    partial: bool = False
+
+
+class Journal:
+    """The journal of one store."""
+
+    def __init__(self, store: Path, path: Path | None = None):
+        self.store = Path(store)
+        self.path = path or journal_dir(self.store)
+        self.recreated_from: Path | None = None
+        self.repo = self._open()
+
+    # --- opening, checking, recreating --------------------------------------------------
+
+    def _open(self):
+        import git
+
+        if self.path.exists():
+            try:
+                repo = git.Repo(self.path)
+                self._check(repo)
+                return repo
+            except (git.GitError, ValueError, OSError):
+                self._move_aside()
+        self.path.mkdir(parents=True, exist_ok=True)
+        repo = git.Repo.init(self.path, bare=True, initial_branch=MAIN)
+        (self.path / "memtui-store").write_text(f"{self.store}\n", encoding="utf-8")
+        return repo
+
+    def _check(self, repo) -> None:
+        """Raise when git cannot read the repository or any of its branches."""
+        if not repo.bare:
+            raise ValueError("not a bare repository")
+        refs = repo.git.for_each_ref("--format=%(refname)", "refs/heads").split()
+        repo.git.symbolic_ref("HEAD")
+        for ref in refs:
+            repo.git.rev_parse("--verify", "--quiet", f"{ref}^{{tree}}")
+
+    def _move_aside(self) -> None:
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        broken = self.path.with_name(f"{self.path.name}.broken-{stamp}")
+        count = 1
+        while broken.exists():
+            count += 1
+            broken = self.path.with_name(f"{self.path.name}.broken-{stamp}-{count}")
+        os.replace(self.path, broken)
+        self.recreated_from = broken
+
+    # --- reading --------------------------------------------------------------------------
+
+    def head(self, ref: str = MAIN) -> str | None:
+        import git
+
+        try:
+            return self.repo.git.rev_parse("--verify", "--quiet", f"refs/heads/{ref}^{{commit}}")
+        except git.GitCommandError:
+            return None
+
+    def tree(self, rev: str | None) -> dict[str, str]:
+        """Blob ids by path at a revision ({} for none)."""
+        if rev is None:
+            return {}
+        listing = self.repo.git.ls_tree("-r", "-z", "--full-tree", rev, strip_newline_in_stdout=False)
+        entries: dict[str, str] = {}
+        for entry in listing.split("\0"):
+            if not entry:
+                continue
+            meta, _, path = entry.partition("\t")
+            entries[path] = meta.split()[2]
+        return entries
+
+    def read(self, rev: str, file: str) -> bytes | None:
+        """The bytes of `file` at `rev`; None when absent there."""
+        commit = self.repo.commit(rev)
+        try:
+            return commit.tree[file].data_stream.read()
+        except KeyError:
+            return None
+
+    def resolve(self, rev: str) -> str:
+        """A full commit id for a (possibly short) revision; JournalError if there is none."""
+        import git
+
+        try:
+            return self.repo.git.rev_parse("--verify", "--quiet", f"{rev}^{{commit}}")
+        except git.GitCommandError:
+            raise JournalError(f"The journal of {self.store} has no version {rev!r}.") from None
+
+    def log(self, ref: str = MAIN, paths: Iterable[str] = ()) -> list[tuple[str, float, str]]:
+        """(rev, time, message) of a branch, newest first; [] for a branch not yet made."""
+        if self.head(ref) is None:
+            return []
+        out = self.repo.git.log(
+            f"refs/heads/{ref}", "--format=%H%x1f%ct%x1f%B%x1e", "--", *paths
+        )
+        commits = []
+        for chunk in out.split("\x1e"):
+            if chunk.strip():
+                rev, stamp, message = chunk.strip("\n").split("\x1f", 2)
+                commits.append((rev, float(stamp), message))
+        return commits
+
+    def versions(self, file: str) -> list[Version]:
+        """Every commit on either branch that touched `file`, newest first."""
+        found: list[Version] = []
+        for ref in (MAIN, BACKFILL):
+            for rev, stamp, message in self.log(ref, [file]):
+                subject, trailers = parse_trailers(message)
+                blob = self.tree(rev).get(file)
+                found.append(Version(rev, ref, stamp, subject, trailers, blob))
+        found.sort(key=lambda v: (v.time, v.ref == MAIN), reverse=True)
+        return found
+
+    # --- writing --------------------------------------------------------------------------
+
+    def write(self, ref: str, commits: Iterable[Commit], *, parent: str | None, force: bool = False) -> str | None:
+        """Append commits to `ref` on top of `parent` (None: a new root). Returns the new head."""
+        identity = _identity()
+        stream: list[bytes] = [f"reset refs/heads/{ref}\n".encode()]
+        if parent:
+            stream.append(f"from {parent}\n\n".encode())
+        wrote = False
+        for commit in commits:
+            wrote = True
+            message = commit.message.encode("utf-8", "surrogateescape")
+            stamp = f"{int(commit.when)} +0000"
+            stream.append(
+                f"commit refs/heads/{ref}\nauthor {identity} {stamp}\n"
+                f"committer {identity} {stamp}\ndata {len(message)}\n".encode()
+                + message + b"\n"
+            )
+            if not commit.partial:
+                stream.append(b"deleteall\n")
+            for path, data in sorted(commit.files.items()):
+                quoted = _quote_path(path).encode("utf-8", "surrogateescape")
+                if data is None:
+                    stream.append(b"D " + quoted + b"\n")
+                else:
+                    stream.append(b"M 100644 inline " + quoted + b"\n")
+                    stream.append(b"data %d\n" % len(data) + data + b"\n")
+            stream.append(b"\n")
+        if not wrote:
+            return self.head(ref)
+        args = ["git", "fast-import", "--quiet", "--done"]
+        if force:
+            args.append("--force")
+        stream.append(b"done\n")
+        env = {**os.environ, "GIT_DIR": str(self.path)}
+        result = subprocess.run(args, input=b"".join(stream), env=env, capture_output=True)
+        if result.returncode != 0:
+            reason = result.stderr.decode(errors="replace").strip().splitlines()
+            raise JournalError(
+                f"Writing the journal at {self.path} failed ({reason[-1] if reason else 'git error'})."
+            )
+        return self.head(ref)
+
+    def unsnapshotted(self) -> list[str]:
+        """Files whose bytes differ from the last snapshot (added, changed or removed)."""
+        files = read_store(self.store) or {}
+        tree = self.tree(self.head(MAIN))
+        changed = {path for path, data in files.items() if tree.get(path) != blob_id(data)}
+        return sorted(changed | (tree.keys() - files.keys()))
+
+    def snapshot(self, message: str, *, source: str = "memtui", trailers: Mapping[str, str | None] | None = None,
+                 when: float | None = None) -> str | None:
+        """Commit the store as it is now, if it differs from the last snapshot.
+
+        Returns the new commit id, or None when nothing changed or the store is missing.
+        """
+        files = read_store(self.store)
+        if files is None:
+            return None
+        parent = self.head(MAIN)
+        if {path: blob_id(data) for path, data in files.items()} == self.tree(parent):
+            return None
+        full = message_with_trailers(message, {SOURCE: source, **(trailers or {})})
+        commit = Commit(full, time.time() if when is None else when, files)
+        return self.write(MAIN, [commit], parent=parent)
+
+
+def changed_files(journal: Journal, older: str | None, newer: str) -> list[str]:
+    """Paths whose bytes differ between two revisions (older None: everything in newer)."""
+    before, after = journal.tree(older), journal.tree(newer)
+    return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))

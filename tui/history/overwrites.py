@@ -1,0 +1,154 @@
+"""Lost updates: writes that replaced content their session had never seen.
+
+From transcripts: a Write or Edit by session S whose `originalFile` (what was on disk just
+before) is not the last version S itself read or wrote means someone changed the file
+under S. The lines of that unseen version which S's result dropped, and which S had not
+seen either, are the lost lines; no lost lines (an Edit that did not touch the other
+change) means nothing was lost. The earlier writer is the latest other session whose
+write produced exactly `originalFile`, else the latest other session that saved the file
+without recording content (extraction, dream), else an untracked writer.
+
+From the journal: between three snapshots a -> b -> c of one file, c dropped lines that b
+had added while adding lines of its own, and c was not written by b's session: c was
+most likely written from a copy older than b.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from tui.history.writes_log import MemoryEvent
+
+
+@dataclass(frozen=True)
+class LostUpdate:
+    file: str
+    session: str | None
+    cwd: str | None
+    time: str  # of the write that lost content, ISO-8601
+    previous_session: str | None  # None: an untracked writer
+    previous_cwd: str | None
+    previous_time: str | None
+    lost_lines: tuple[str, ...]
+    base: str | None  # what the losing writer had last seen
+    lost_version: str  # the version it overwrote
+    written: str | None  # what it wrote
+    found_in: str  # "transcripts" or "journal"
+    branch: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "file": self.file,
+            "session": self.session,
+            "cwd": self.cwd,
+            "branch": self.branch,
+            "time": self.time,
+            "previous_session": self.previous_session,
+            "previous_cwd": self.previous_cwd,
+            "previous_time": self.previous_time,
+            "lost_lines": list(self.lost_lines),
+            "found_in": self.found_in,
+        }
+
+
+def missing_lines(source: str, *without: str | None) -> tuple[str, ...]:
+    """Non-blank lines of `source`, in order, found in none of `without`."""
+    present: set[str] = set()
+    for text in without:
+        present.update((text or "").splitlines())
+    return tuple(line for line in source.splitlines() if line.strip() and line not in present)
+
+
+def _previous_writer(history: Sequence[MemoryEvent], event: MemoryEvent,
+                     seen_at: float) -> MemoryEvent | None:
+    others = [e for e in history if e.session != event.session]
+    for candidate in reversed(others):
+        if candidate.content is not None and candidate.content == event.original:
+            return candidate
+    for candidate in reversed(others):
+        if candidate.kind == "saved" and candidate.when >= seen_at:
+            return candidate
+    return None
+
+
+def lost_updates_in_events(events: Iterable[MemoryEvent]) -> list[LostUpdate]:
+    """Every lost update the transcripts show, oldest first."""
+    seen: dict[tuple[str, str], tuple[str, float]] = {}  # (session, file) -> (content, time)
+    changes: dict[str, list[MemoryEvent]] = {}
+    found: list[LostUpdate] = []
+    for event in events:
+        key = (event.session, event.file)
+        if event.kind == "read":
+            if event.content is not None:
+                seen[key] = (event.content, event.when)
+            continue
+        mine = seen.get(key)
+        if (
+            event.kind in {"write", "edit"}
+            and mine is not None
+            and event.original is not None
+            and event.content is not None
+            and event.original != mine[0]
+        ):
+            lost = missing_lines(event.original, event.content, mine[0])
+            if lost:
+                previous = _previous_writer(changes.get(event.file, []), event, mine[1])
+                found.append(LostUpdate(
+                    file=event.file, session=event.session or None, cwd=event.cwd or None,
+                    time=event.time,
+                    previous_session=previous.session if previous else None,
+                    previous_cwd=previous.cwd if previous else None,
+                    previous_time=previous.time if previous else None,
+                    lost_lines=lost, base=mine[0], lost_version=event.original,
+                    written=event.content, found_in="transcripts", branch=event.branch or None,
+                ))
+        if event.content is not None:
+            seen[key] = (event.content, event.when)
+        changes.setdefault(event.file, []).append(event)
+    return found
+
+
+def lost_updates_in_journal(journal) -> list[LostUpdate]:
+    """Lost updates between consecutive snapshots on the journal's main branch."""
+    from tui.history.journal import MAIN, parse_trailers
+
+    commits = list(reversed(journal.log(MAIN)))
+    found: list[LostUpdate] = []
+    histories: dict[str, list[tuple[str | None, float, dict[str, str]]]] = {}
+    for rev, stamp, message in commits:
+        _, trailers = parse_trailers(message)
+        for file, blob in journal.tree(rev).items():
+            history = histories.setdefault(file, [])
+            if not history or history[-1][0] != blob:
+                history.append((blob, stamp, {**trailers, "rev": rev}))
+    for file, history in histories.items():
+        for (a, _, a_info), (_, b_time, b_info), (_, c_time, c_info) in zip(
+            history, history[1:], history[2:], strict=False
+        ):
+            if b_info.get("Session") and b_info.get("Session") == c_info.get("Session"):
+                continue
+            older = _text(journal, a_info["rev"], file) if a else ""
+            middle = _text(journal, b_info["rev"], file)
+            newer = _text(journal, c_info["rev"], file)
+            lost = missing_lines(middle, older, newer)
+            if lost and missing_lines(newer, middle):
+                found.append(LostUpdate(
+                    file=file, session=c_info.get("Session"), cwd=c_info.get("Cwd"),
+                    time=_iso(c_time), previous_session=b_info.get("Session"),
+                    previous_cwd=b_info.get("Cwd"), previous_time=_iso(b_time),
+                    lost_lines=lost, base=older, lost_version=middle, written=newer,
+                    found_in="journal",
+                ))
+    found.sort(key=lambda lost: lost.time)
+    return found
+
+
+def _text(journal, rev: str, file: str) -> str:
+    data = journal.read(rev, file)
+    return data.decode("utf-8", errors="replace") if data is not None else ""
+
+
+def _iso(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")

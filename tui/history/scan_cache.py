@@ -1,0 +1,162 @@
+"""Finding the lines of big transcript files that mention a needle, once per byte.
+
+Files are read in blocks and searched with `bytes.find` (the same work `grep -F` does);
+only the lines holding the needle are handed on. What a file yielded is kept in an SQLite
+cache under the XDG cache dir, keyed by (path, needle) and checked against (size, mtime):
+an unchanged file is not opened again, a grown file is read only from the end of its last
+complete line, and a file that shrank or was replaced is read again from the start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from tui import xdg
+
+BLOCK = 1 << 20
+ANCHOR = 256  # bytes before the resume point, kept to notice a file replaced by another
+SCHEMA_VERSION = 3
+
+LineParser = Callable[[bytes, int, str], list[dict]]  # (line, offset, file path)
+
+
+def matching_lines(path: Path, needle: bytes, start: int, on_line: Callable[[bytes, int], None]) -> int:
+    """Call `on_line(line, offset)` for each complete line from `start` holding `needle`.
+
+    Returns the offset just past the last complete line, where the next scan resumes; a
+    half-written last line is left for then. Memory use is one block plus the longest line.
+    """
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        done = start
+        pending = b""
+        while True:
+            block = handle.read(BLOCK)
+            if not block:
+                return done
+            data = pending + block if pending else block
+            complete = data.rfind(b"\n") + 1
+            found = data.find(needle, 0, complete)
+            while found != -1:
+                line_start = data.rfind(b"\n", 0, found) + 1
+                line_end = data.find(b"\n", found)
+                on_line(data[line_start:line_end], done + line_start)
+                found = data.find(needle, line_end + 1, complete)
+            done += complete
+            pending = data[complete:]
+
+
+class ScanCache:
+    """Per-file parse results for one needle, reused while a file is unchanged."""
+
+    def __init__(self, path: Path | None = None):
+        self.path = path or xdg.cache_dir() / "transcript-scan.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, timeout=30)
+        try:
+            self._prepare()
+        except sqlite3.DatabaseError:
+            # A cache is throw-away: a damaged one is replaced, never repaired.
+            self.db.close()
+            self.path.unlink(missing_ok=True)
+            self.db = sqlite3.connect(self.path, timeout=30)
+            self._prepare()
+
+    def _prepare(self) -> None:
+        self.db.execute("PRAGMA journal_mode=WAL")
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            self.db.executescript(
+                "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS items;"
+                f"PRAGMA user_version={SCHEMA_VERSION};"
+            )
+        self.db.executescript(
+            """
+            CREATE TABLE IF NOT EXISTS files(
+                path TEXT, needle BLOB, size INTEGER, mtime_ns INTEGER, done INTEGER,
+                anchor BLOB, PRIMARY KEY(path, needle));
+            CREATE TABLE IF NOT EXISTS items(
+                path TEXT, needle BLOB, offset INTEGER, data TEXT);  -- one row per scan pass
+            CREATE INDEX IF NOT EXISTS items_by_file ON items(path, needle);
+            """
+        )
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> ScanCache:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def scan(self, files: Iterable[Path], needle: bytes, parse: LineParser) -> dict[str, list[dict]]:
+        """Items per file path: `parse(line, offset, path)` over every line holding `needle`."""
+        known = {
+            row[0]: row[1:]
+            for row in self.db.execute(
+                "SELECT path, size, mtime_ns, done, anchor FROM files WHERE needle=?", (needle,)
+            )
+        }
+        results: dict[str, list[dict]] = {}
+        for file in files:
+            key = str(file)
+            try:
+                info = os.stat(file)
+            except OSError:
+                continue
+            cached = known.get(key)
+            if cached and cached[0] == info.st_size and cached[1] == info.st_mtime_ns:
+                results[key] = self._items(key, needle)
+                continue
+            start = 0
+            if cached and info.st_size >= cached[2] and _anchor(file, cached[2]) == cached[3]:
+                start = cached[2]
+            results[key] = self._rescan(file, needle, parse, start, info)
+        self.db.commit()
+        return results
+
+    def _items(self, key: str, needle: bytes) -> list[dict]:
+        rows = self.db.execute(
+            "SELECT data FROM items WHERE path=? AND needle=? ORDER BY offset", (key, needle)
+        )
+        return [item for (data,) in rows for item in json.loads(data)]
+
+    def _rescan(self, file: Path, needle: bytes, parse: LineParser, start: int,
+                info: os.stat_result) -> list[dict]:
+        key = str(file)
+        if start == 0:
+            self.db.execute("DELETE FROM items WHERE path=? AND needle=?", (key, needle))
+        fresh: list[dict] = []
+
+        def on_line(line: bytes, offset: int) -> None:
+            fresh.extend(parse(line, offset, key))
+
+        try:
+            done = matching_lines(file, needle, start, on_line)
+        except OSError:
+            return self._items(key, needle) if start else []
+        if fresh:
+            self.db.execute(
+                "INSERT INTO items(path, needle, offset, data) VALUES (?, ?, ?, ?)",
+                (key, needle, start, json.dumps(fresh)),
+            )
+        self.db.execute(
+            "INSERT OR REPLACE INTO files(path, needle, size, mtime_ns, done, anchor) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (key, needle, info.st_size, info.st_mtime_ns, done, _anchor(file, done)),
+        )
+        return self._items(key, needle) if start else fresh
+
+
+def _anchor(file: Path, done: int) -> bytes:
+    try:
+        with open(file, "rb") as handle:
+            handle.seek(max(0, done - ANCHOR))
+            return handle.read(min(done, ANCHOR))
+    except OSError:
+        return b""

@@ -1,0 +1,148 @@
+"""Watching stores and committing every change to their journals.
+
+Polling a store costs one `os.scandir` walk of a few hundred entries, and it keeps working
+when the store is deleted and made again (an OS watch would die with the directory). A
+change is committed once the store has stayed the same for one more poll, so a burst of
+writes becomes one commit. Each commit names the sessions whose transcripts wrote the
+changed files since the last commit, when any did.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.history.journal import Journal, JournalError, changed_files
+
+Signature = tuple[tuple[str, int, int], ...] | None
+
+
+def signature(store: Path) -> Signature:
+    """(path, size, mtime) of every file; None when the store is missing."""
+    if not store.is_dir():
+        return None
+    entries: list[tuple[str, int, int]] = []
+    for folder, dirs, names in os.walk(store):
+        dirs.sort()
+        for name in names:
+            try:
+                info = os.stat(os.path.join(folder, name), follow_symlinks=False)
+            except OSError:
+                continue
+            entries.append((os.path.join(folder, name), info.st_size, info.st_mtime_ns))
+    return tuple(sorted(entries))
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    store: Path
+    rev: str | None
+    note: str  # one line for the user
+
+
+Attributor = Callable[[Path, list[str], float], Mapping[str, str | None]]
+
+
+class StoreWatcher:
+    """One store: its journal, its last signature, a pending change."""
+
+    def __init__(self, store: Path, attribute: Attributor | None = None):
+        self.store = store
+        self.attribute = attribute
+        self.journal = Journal(store)
+        self.seen: Signature = None
+        self.pending: Signature = None
+        self.last_commit = time.time()
+
+    def start(self) -> WatchEvent:
+        self.seen = signature(self.store)
+        rev = self._commit("changes found when watching started")
+        note = "missing, waiting for it" if self.seen is None else (
+            "snapshot taken" if rev else "journal up to date"
+        )
+        return WatchEvent(self.store, rev, f"{self.store}: {note}")
+
+    def poll(self) -> WatchEvent | None:
+        now = signature(self.store)
+        if now == self.seen:
+            self.pending = None
+            return None
+        if now != self.pending:  # still changing: wait for it to settle
+            self.pending = now
+            return None
+        self.seen, self.pending = now, None
+        if now is None:
+            return WatchEvent(self.store, None, f"{self.store}: store deleted, waiting for it")
+        before = self.journal.head()
+        rev = self._commit("change seen by memtui watch")
+        if rev is None:
+            return None
+        files = changed_files(self.journal, before, rev)
+        return WatchEvent(self.store, rev, f"{self.store}: committed {rev[:8]} ({', '.join(files)})")
+
+    def _commit(self, message: str) -> str | None:
+        import git
+
+        try:
+            return self._snapshot(message)
+        except (JournalError, git.GitError, OSError):
+            # The journal went away or broke under us: start it again and retry once.
+            self.journal = Journal(self.store)
+            return self._snapshot(message)
+
+    def _snapshot(self, message: str) -> str | None:
+        trailers: Mapping[str, str | None] = {}
+        if self.attribute is not None and self.journal.head() is not None:
+            changed = self.journal.unsnapshotted()
+            if changed:
+                trailers = self.attribute(self.store, changed, self.last_commit)
+        rev = self.journal.snapshot(message, source="watch", trailers=trailers)
+        if rev:
+            self.last_commit = time.time()
+        return rev
+
+
+def transcript_attributor(home: Path | None, env: Mapping[str, str] | None) -> Attributor:
+    """Name the sessions whose transcripts changed these files since a time."""
+    from tui.history.scan_cache import ScanCache
+    from tui.history.writes_log import scan_events, store_transcript_folders, transcript_files
+
+    folders: dict[Path, list[Path]] = {}
+    caches: list[ScanCache] = []  # made in the watching thread: SQLite objects stay in theirs
+
+    def attribute(store: Path, files: list[str], since: float) -> Mapping[str, str | None]:
+        if store not in folders:
+            folders[store] = store_transcript_folders(store, home, env)
+        if not caches:
+            caches.append(ScanCache())
+        events = scan_events(store, transcript_files(folders[store]), caches[0])
+        # A transcript's clock and ours differ by the time a tool result takes to land.
+        writers = [e for e in events if e.changes_file and e.file in files and e.when >= since - 5]
+        if not writers:
+            return {}
+        last = writers[-1]
+        others = sorted({e.session for e in writers} - {last.session})
+        return {"Session": last.session, "Cwd": last.cwd, "Branch": last.branch,
+                "Other-Sessions": ", ".join(others) or None}
+
+    return attribute
+
+
+def watch(stores: Sequence[Path], stop: threading.Event, report: Callable[[WatchEvent], None],
+          *, interval: float = 1.0, attribute: Attributor | None = None) -> int:
+    """Poll until `stop` is set; returns how many commits were made after the start."""
+    watchers = [StoreWatcher(Path(store), attribute) for store in stores]
+    for watcher in watchers:
+        report(watcher.start())
+    commits = 0
+    while not stop.wait(interval):
+        for watcher in watchers:
+            event = watcher.poll()
+            if event is not None:
+                commits += event.rev is not None
+                report(event)
+    return commits

@@ -1,0 +1,207 @@
+"""What the transcripts say happened to a store's files: reads, writes, edits, saves.
+
+Every transcript folder mapped to the store is read (main checkout, subdirectories,
+worktrees, deleted worktrees, and the subagent files under `<sessionId>/subagents/`).
+Only lines holding the store's path are decoded (see `scan_cache`). A tool's structured
+result carries everything needed, so results are read, not the tool calls:
+- Write: `{type: create|update, filePath, content, originalFile}`;
+- Edit / MultiEdit: `{filePath, originalFile, oldString/newString | edits}`: the new
+  content is the edit applied to `originalFile` (what was on disk just before);
+- Read: `{type: text, file: {filePath, content, startLine, numLines, totalLines}}`;
+- `memory_saved` system records: paths only (extraction and dream leave no content).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from tui.claude import paths, transcripts
+from tui.history.scan_cache import ScanCache
+
+
+@dataclass(frozen=True)
+class MemoryEvent:
+    """One thing a session did to one file of the store."""
+
+    kind: str  # "write", "edit", "read" or "saved"
+    file: str  # store-relative
+    session: str
+    cwd: str
+    branch: str
+    time: str  # ISO-8601 as recorded
+    content: str | None  # the file after a write/edit, or as read; None when unknown
+    original: str | None  # what was on disk just before a write/edit (None: created)
+    transcript: str
+    offset: int  # byte offset of the record in its transcript
+
+    @property
+    def when(self) -> float:
+        return parse_time(self.time)
+
+    @property
+    def changes_file(self) -> bool:
+        return self.kind in {"write", "edit", "saved"}
+
+
+def parse_time(text: str) -> float:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except (ValueError, AttributeError):
+        return 0.0
+
+
+class StoreMatcher:
+    """Recognises paths of one store's files, whichever config home wrote them."""
+
+    def __init__(self, store: Path):
+        store = Path(os.path.abspath(store))
+        if store.name == paths.MEMORY_DIR_NAME and store.parent.parent.name == "projects":
+            folder = store.parent.name
+            self.needle = f"projects/{folder}/memory/".encode()
+            self._pattern = re.compile(
+                rf"[/\\]projects[/\\]{re.escape(folder)}[/\\]memory[/\\](.+)$"
+            )
+        else:
+            self.needle = (str(store).rstrip("/") + "/").encode()
+            self._pattern = re.compile(rf"^{re.escape(str(store).rstrip('/'))}[/\\](.+)$")
+
+    def relative(self, file_path: object) -> str | None:
+        if not isinstance(file_path, str):
+            return None
+        match = self._pattern.search(file_path)
+        return match.group(1).replace("\\", "/") if match else None
+
+
+def apply_edits(original: str, edits: Iterable[Mapping]) -> str | None:
+    """The file after Edit/MultiEdit replacements; None when an old string is not there."""
+    text = original
+    for edit in edits:
+        old = edit.get("old_string", edit.get("oldString"))
+        new = edit.get("new_string", edit.get("newString"))
+        if not isinstance(old, str) or not isinstance(new, str):
+            return None
+        if old == "":  # creating a file with Edit
+            if text:
+                return None
+            text = new
+            continue
+        if old not in text:
+            return None
+        replace_all = edit.get("replace_all", edit.get("replaceAll")) is True
+        text = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    return text
+
+
+def _result_event(result: dict, matcher: StoreMatcher) -> tuple[str, str, str | None, str | None] | None:
+    """(kind, file, content, original) from a structured tool result, if it is about the store."""
+    if result.get("type") == "text" and isinstance(result.get("file"), dict):
+        read = result["file"]
+        file = matcher.relative(read.get("filePath"))
+        content = read.get("content")
+        if file is None or not isinstance(content, str):
+            return None
+        whole = read.get("startLine", 1) in (0, 1) and (
+            read.get("totalLines") is None or read.get("numLines") == read.get("totalLines")
+        )
+        return "read", file, content if whole else None, None
+    file = matcher.relative(result.get("filePath"))
+    if file is None:
+        return None
+    original = result.get("originalFile")
+    original = original if isinstance(original, str) else None
+    if result.get("type") in {"create", "update"}:
+        content = result.get("content")
+        return "write", file, content if isinstance(content, str) else None, original
+    if "edits" in result or "oldString" in result:
+        edits = result.get("edits") if "edits" in result else [result]
+        content = apply_edits(original, edits) if original is not None and isinstance(edits, list) else None
+        return "edit", file, content, original
+    return None
+
+
+def parse_line(line: bytes, offset: int, matcher: StoreMatcher, transcript: str) -> list[dict]:
+    """The events one transcript line records about the store, as cacheable dicts."""
+    record = transcripts.decode(line)
+    if record is None:
+        return []
+    base = {
+        "session": str(record.get("sessionId") or ""),
+        "cwd": str(record.get("cwd") or ""),
+        "branch": str(record.get("gitBranch") or ""),
+        "time": str(record.get("timestamp") or ""),
+        "transcript": transcript,
+        "offset": offset,
+    }
+    found: list[dict] = []
+    if record.get("type") == "system" and record.get("subtype") == "memory_saved":
+        written = record.get("writtenPaths")
+        for path in written if isinstance(written, list) else []:
+            file = matcher.relative(path)
+            if file:
+                found.append({**base, "kind": "saved", "file": file, "content": None, "original": None})
+    elif record.get("type") == "user" and isinstance(record.get("toolUseResult"), dict):
+        event = _result_event(record["toolUseResult"], matcher)
+        if event:
+            kind, file, content, original = event
+            found.append({**base, "kind": kind, "file": file, "content": content, "original": original})
+    return found
+
+
+def transcript_files(folders: Iterable[Path]) -> list[Path]:
+    """Every transcript in these folders: sessions, old-style and new-style subagents."""
+    files: list[Path] = []
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.endswith(".jsonl"):
+                files.append(Path(entry.path))
+            elif entry.is_dir(follow_symlinks=False):
+                subagents = Path(entry.path) / "subagents"
+                if subagents.is_dir():
+                    files.extend(sorted(subagents.glob("*.jsonl")))
+    return sorted(files)
+
+
+def store_transcript_folders(store: Path, home: Path | None = None,
+                             env: Mapping[str, str] | None = None) -> list[Path]:
+    """The transcript folders discovery maps to `store`."""
+    from tui.claude.discovery import discover
+
+    wanted = os.path.realpath(store)
+    folders: list[Path] = []
+    for project in discover(home, env).projects:
+        if project.store is not None and os.path.realpath(project.store) == wanted:
+            folders.extend(project.transcript_dirs)
+    return folders
+
+
+def scan_events(store: Path, files: Iterable[Path], cache: ScanCache | None = None) -> list[MemoryEvent]:
+    """Every event about `store` in these transcripts, oldest first."""
+    matcher = StoreMatcher(store)
+    owned = cache is None
+    cache = cache or ScanCache()
+    try:
+        by_file = cache.scan(
+            files, matcher.needle,
+            lambda line, offset, path: parse_line(line, offset, matcher, path),
+        )
+    finally:
+        if owned:
+            cache.close()
+    events = [MemoryEvent(**item) for items in by_file.values() for item in items]
+    events.sort(key=lambda e: (e.when, e.transcript, e.offset))
+    return events
+
+
+def store_events(store: Path, home: Path | None = None, env: Mapping[str, str] | None = None,
+                 cache: ScanCache | None = None) -> list[MemoryEvent]:
+    """Every event about `store` in the transcripts of every folder mapped to it."""
+    return scan_events(store, transcript_files(store_transcript_folders(store, home, env)), cache)
