@@ -207,10 +207,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def take_folder_name(args: argparse.Namespace, extras: list[str]) -> None:
+    """Folder names start with '-' (`-home-me-repo`), which argparse reads as an option."""
+    if getattr(args, "target", "absent") is None and len(extras) == 1:
+        token = extras[0]
+        if token.startswith("-") and not token.startswith("--") and len(token) > 2:
+            args.target = extras.pop()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        take_folder_name(args, extras)
+        if extras:
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
     except SystemExit as exit_:
         return int(exit_.code or 0) and 2
     if args.command is None:

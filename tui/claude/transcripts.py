@@ -113,7 +113,10 @@ def written_paths(record: dict) -> list[str]:
                         found.append(file_path)
     elif kind == "user":
         result = record.get("toolUseResult")
-        if isinstance(result, dict) and result.get("type") in {"create", "update"}:
+        # Write results say `type: create|update`; Edit/MultiEdit results have no type.
+        if isinstance(result, dict) and (
+            result.get("type") in {"create", "update"} or "structuredPatch" in result
+        ):
             file_path = result.get("filePath")
             if isinstance(file_path, str):
                 found.append(file_path)

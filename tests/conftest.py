@@ -1,0 +1,309 @@
+"""Shared fixtures: a throw-away config home, a git identity, and builders for memory files,
+indexes and transcripts in the shapes Claude Code writes them."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tui.claude import paths
+
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Memtui Tests",
+    "GIT_AUTHOR_EMAIL": "tests@memtui.invalid",
+    "GIT_COMMITTER_NAME": "Memtui Tests",
+    "GIT_COMMITTER_EMAIL": "tests@memtui.invalid",
+}
+_CLAUDE_ENV = (
+    "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+    "CLAUDE_CODE_REMOTE_MEMORY_DIR",
+    "CLAUDE_CODE_PROJECT_DIR_NAME",
+    "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory, monkeypatch):
+    """No test sees the user's config home, memory overrides or git identity."""
+    for name in _CLAUDE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("no-config-home")))
+    for name, value in GIT_IDENTITY.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+
+
+@pytest.fixture
+def git_env() -> dict[str, str]:
+    """An environment for git subprocesses with a committer identity and no user config."""
+    env = dict(os.environ)
+    env.update(GIT_IDENTITY)
+    return env
+
+
+def real(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.realpath(path))
+
+
+# --- memory files -------------------------------------------------------------------------
+
+
+def memory_text(
+    name: str = "testing",
+    description: str = "how we test",
+    type: str | None = "feedback",
+    body: str = "Run the whole suite.\n**Why:** it caught bugs.\n**How to apply:** always.\n",
+    form: str = "flat",
+) -> str:
+    """A memory file in one of the three forms Claude Code leaves on disk."""
+    if form == "none":
+        return body
+    if form == "flat":
+        head = f"name: {name}\ndescription: {description}\n"
+        if type is not None:
+            head += f"type: {type}\n"
+    else:
+        head = f"name: {name}\ndescription: {description}\nmetadata:\n"
+        if type is not None:
+            head += f"  type: {type}\n"
+        head += (
+            "  node_type: memory\n"
+            f"  originSessionId: {uuid.UUID(int=1)}\n"
+            "  modified: 2026-01-02T03:04:05.000Z\n"
+        )
+    return f"---\n{head}---\n\n{body}"
+
+
+def index_line(file: str, title: str | None = None, hook: str = "a memory") -> str:
+    return f"- [{title or file.removesuffix('.md')}]({file}) — {hook}"
+
+
+# --- transcripts --------------------------------------------------------------------------
+
+
+def user_record(cwd: str | None, text: str = "hello", **extra) -> dict:
+    record = {
+        "type": "user",
+        "uuid": str(uuid.uuid4()),
+        "parentUuid": None,
+        "isSidechain": False,
+        "sessionId": str(uuid.uuid4()),
+        "version": "2.1.88",
+        "timestamp": "2026-01-02T03:04:05.000Z",
+        "message": {"role": "user", "content": text},
+    }
+    if cwd is not None:
+        record["cwd"] = cwd
+    record.update(extra)
+    return record
+
+
+def tool_use_record(cwd: str, tool: str, file_path: str) -> dict:
+    tool_input: dict = {"file_path": file_path}
+    if tool == "Write":
+        tool_input["content"] = "x"
+    elif tool == "Edit":
+        tool_input.update(old_string="a", new_string="b")
+    elif tool == "MultiEdit":
+        tool_input["edits"] = [{"old_string": "a", "new_string": "b"}]
+    return {
+        "type": "assistant",
+        "uuid": str(uuid.uuid4()),
+        "cwd": cwd,
+        "message": {
+            "id": "msg_1",
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": tool, "input": tool_input}],
+        },
+    }
+
+
+def write_result_record(cwd: str, file_path: str) -> dict:
+    """The user record carrying a Write tool's structured result."""
+    return user_record(
+        cwd,
+        toolUseResult={
+            "type": "create",
+            "filePath": file_path,
+            "content": "x",
+            "structuredPatch": [],
+            "originalFile": None,
+        },
+    )
+
+
+def edit_result_record(cwd: str, file_path: str) -> dict:
+    """The user record carrying an Edit tool's structured result (it has no `type`)."""
+    return user_record(
+        cwd,
+        toolUseResult={
+            "filePath": file_path,
+            "oldString": "a",
+            "newString": "b",
+            "originalFile": "a",
+            "structuredPatch": [],
+            "userModified": False,
+            "replaceAll": False,
+        },
+    )
+
+
+def memory_saved_record(written: list[str]) -> dict:
+    return {
+        "type": "system",
+        "subtype": "memory_saved",
+        "uuid": str(uuid.uuid4()),
+        "writtenPaths": written,
+    }
+
+
+def worktree_state_record(original_cwd: str, worktree_path: str) -> dict:
+    return {
+        "type": "worktree-state",
+        "worktreeSession": {
+            "originalCwd": original_cwd,
+            "worktreePath": worktree_path,
+            "worktreeName": Path(worktree_path).name,
+            "worktreeBranch": "wt",
+        },
+    }
+
+
+SNAPSHOT_RECORD = {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}}
+
+
+@dataclass
+class ClaudeHome:
+    """A config home in a tmp dir, with builders for the folders Claude Code leaves there."""
+
+    home: Path
+
+    @property
+    def projects(self) -> Path:
+        return paths.projects_dir(self.home)
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"CLAUDE_CONFIG_DIR": str(self.home)}
+
+    def folder(self, name: str) -> Path:
+        folder = self.projects / name
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def store(self, project_path: str | os.PathLike[str] | None = None, *, folder: str | None = None) -> Path:
+        """The memory dir keyed by a project path (sanitized) or by an explicit folder name."""
+        name = folder or paths.sanitize(str(project_path))
+        memory = self.folder(name) / paths.MEMORY_DIR_NAME
+        memory.mkdir(exist_ok=True)
+        return memory
+
+    def transcript(
+        self,
+        folder_name: str,
+        records: Iterable[dict | bytes | str],
+        *,
+        session_id: str | None = None,
+        mtime: float | None = None,
+    ) -> Path:
+        """A session file; dicts become JSON lines, bytes/str are written as they are."""
+        folder = self.folder(folder_name)
+        path = folder / f"{session_id or uuid.uuid4()}.jsonl"
+        write_jsonl(path, records)
+        if mtime is not None:
+            os.utime(path, (mtime, mtime))
+        return path
+
+    def session(self, cwd: str | os.PathLike[str], *extra: dict, mtime: float | None = None) -> Path:
+        """A transcript of a session started in `cwd`, in the folder Claude Code would use."""
+        cwd = str(cwd)
+        records = [SNAPSHOT_RECORD, user_record(cwd), *extra]
+        return self.transcript(paths.sanitize(cwd), records, mtime=mtime)
+
+
+def write_jsonl(path: Path, records: Iterable[dict | bytes | str]) -> None:
+    chunks = []
+    for record in records:
+        if isinstance(record, dict):
+            chunks.append(json.dumps(record).encode() + b"\n")
+        elif isinstance(record, str):
+            chunks.append(record.encode())
+        else:
+            chunks.append(record)
+    path.write_bytes(b"".join(chunks))
+
+
+def write_memory(store: Path, file: str, text: str | bytes, mtime: float | None = None) -> Path:
+    path = store / file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def write_index(store: Path, lines: Iterable[str] | str) -> Path:
+    text = lines if isinstance(lines, str) else "\n".join(lines) + "\n"
+    path = store / paths.INDEX_NAME
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def make_home(tmp_path):
+    """A factory for fresh config homes under this test's tmp dir."""
+    count = 0
+
+    def make() -> ClaudeHome:
+        nonlocal count
+        count += 1
+        home = tmp_path / f"claude-home-{count}"
+        home.mkdir()
+        (home / "projects").mkdir()
+        return ClaudeHome(home)
+
+    return make
+
+
+@pytest.fixture
+def claude_home(make_home) -> ClaudeHome:
+    return make_home()
+
+
+@pytest.fixture
+def fake_home(tmp_path, monkeypatch) -> Path:
+    """The user's home directory (`~`) pointed at a tmp dir."""
+    home = tmp_path / "user-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+# --- git ----------------------------------------------------------------------------------
+
+
+def make_repo(path: Path):
+    """A real git repository with one commit."""
+    import git
+
+    path.mkdir(parents=True, exist_ok=True)
+    repo = git.Repo.init(path, initial_branch="main")
+    (path / "README.md").write_text("hello\n")
+    repo.index.add(["README.md"])
+    repo.index.commit("initial")
+    return repo
+
+
+def add_worktree(repo, path: Path, branch: str) -> Path:
+    repo.git.worktree("add", "-b", branch, str(path))
+    return path

@@ -1,0 +1,152 @@
+"""The `memtui` command line: JSON shapes, exit codes, one-sentence errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import index_line, make_repo, memory_text, real, write_index, write_memory
+
+from tui import cli
+
+PROJECT_KEYS = {"name", "store", "paths", "transcript_dirs", "sessions", "memories", "stranded",
+                "last_consolidated"}
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def project(tmp_path, claude_home):
+    make_repo(tmp_path / "repo")
+    repo = real(tmp_path / "repo")
+    store = claude_home.store(repo)
+    write_memory(store, "testing.md", memory_text())
+    write_index(store, [index_line("testing.md", "Testing")])
+    claude_home.session(repo)
+    return repo, store
+
+
+def test_cli_projects_json_object_keys(project, claude_home, capsys):
+    repo, store = project
+    code, out, _ = run(capsys, "--config-dir", str(claude_home.home), "projects", "--json")
+    projects = json.loads(out)
+    assert code == 0
+    assert len(projects) == 1
+    entry = projects[0]
+    assert PROJECT_KEYS <= entry.keys()
+    assert entry["store"] == str(store)
+    assert entry["paths"] == [str(repo)]
+    assert entry["transcript_dirs"] == [str(store.parent)]
+    assert (entry["sessions"], entry["memories"], entry["stranded"]) == (1, 1, False)
+    assert entry["last_consolidated"] is None
+
+
+def test_cli_projects_reads_claude_config_dir_env(project, claude_home, capsys, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude_home.home))
+    code, out, _ = run(capsys, "projects", "--json")
+    assert code == 0 and len(json.loads(out)) == 1
+
+
+def test_cli_audit_json_shape(project, claude_home, capsys):
+    repo, store = project
+    code, out, _ = run(capsys, "--config-dir", str(claude_home.home), "audit", str(repo), "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert report["store"] == str(store)
+    assert {"lines", "chars", "loaded_lines", "loaded_chars", "cut", "warning"} <= report["index"].keys()
+    assert report["index"]["lines"] == 1 and report["index"]["cut"] is None
+    (memory,) = report["memories"]
+    assert {"file", "name", "type", "description", "indexed", "visible"} <= memory.keys()
+    assert (memory["file"], memory["name"], memory["type"]) == ("testing.md", "testing", "feedback")
+    assert (memory["description"], memory["indexed"], memory["visible"]) == ("how we test", True, True)
+    assert report["findings"] == []
+
+
+def test_cli_audit_targets_memory_dir_and_folder_name(project, claude_home, capsys):
+    _, store = project
+    # Folder names start with "-", so they come after "--" on the command line.
+    for target in (["--json", str(store)], ["--json", "--", store.parent.name]):
+        code, out, _ = run(capsys, "--config-dir", str(claude_home.home), "audit", *target)
+        assert code == 0 and json.loads(out)["store"] == str(store)
+
+
+def test_cli_audit_exit_1_when_errors(project, claude_home, capsys):
+    repo, store = project
+    write_memory(store, "orphan.md", memory_text("orphan", "never indexed", "user", "x\n"))
+    code, out, _ = run(capsys, "--config-dir", str(claude_home.home), "audit", str(repo), "--json")
+    assert code == 1
+    assert [f["kind"] for f in json.loads(out)["findings"]] == ["unindexed"]
+
+
+def test_cli_audit_exit_0_with_only_warnings(project, claude_home, capsys):
+    repo, store = project
+    write_index(store, [index_line("testing.md"), "- [Gone](gone.md) — g"])
+    code, out, _ = run(capsys, "--config-dir", str(claude_home.home), "audit", str(repo))
+    assert code == 0
+    assert "gone.md" in out
+
+
+def assert_one_sentence(err: str) -> None:
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memtui: ")
+
+
+def test_cli_exit_2_for_unknown_target(claude_home, capsys):
+    code, out, err = run(capsys, "--config-dir", str(claude_home.home), "audit", "no-such-folder")
+    assert code == 2 and out == ""
+    assert_one_sentence(err)
+
+
+def test_cli_exit_2_for_project_without_memory_dir(tmp_path, claude_home, capsys):
+    (tmp_path / "fresh").mkdir()
+    code, _, err = run(capsys, "--config-dir", str(claude_home.home), "audit", str(tmp_path / "fresh"))
+    assert code == 2
+    assert_one_sentence(err)
+
+
+def test_cli_exit_2_for_missing_config_home(tmp_path, capsys):
+    code, _, err = run(capsys, "--config-dir", str(tmp_path / "absent"), "projects")
+    assert code == 2
+    assert_one_sentence(err)
+
+
+def test_cli_exit_2_for_index_without_memory_md(claude_home, capsys):
+    store = claude_home.store(folder="-p")
+    code, _, err = run(capsys, "--config-dir", str(claude_home.home), "index", str(store))
+    assert code == 2
+    assert_one_sentence(err)
+
+
+def test_cli_exit_2_for_bad_usage(capsys):
+    code, _, err = run(capsys, "audit", "--no-such-flag")
+    assert code == 2
+    assert "Traceback" not in err and "--no-such-flag" in err
+
+
+def test_cli_help_exits_0(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "audit" in out
+
+
+def test_python_dash_m_tui_help_in_a_subprocess():
+    result = subprocess.run([sys.executable, "-m", "tui", "--help"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0
+    assert "usage: memtui" in result.stdout
+    assert result.stderr == ""
+
+
+def test_cli_error_in_a_subprocess_has_no_traceback(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "tui", "--config-dir", str(tmp_path / "absent"), "projects"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 2
+    assert_one_sentence(result.stderr)

@@ -1,0 +1,136 @@
+"""Reading transcripts defensively (reference §8) and the memory evidence they carry."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import (
+    SNAPSHOT_RECORD,
+    edit_result_record,
+    memory_saved_record,
+    tool_use_record,
+    user_record,
+    worktree_state_record,
+    write_jsonl,
+    write_result_record,
+)
+
+from tui.claude import transcripts
+
+STORE = "/home/u/.claude/projects/-home-u-repo/memory"
+
+
+def test_first_cwd_skips_a_first_line_without_cwd(tmp_path):
+    path = tmp_path / "s.jsonl"
+    write_jsonl(path, [SNAPSHOT_RECORD, user_record("/home/u/repo"), user_record("/other")])
+    assert transcripts.first_cwd(path) == "/home/u/repo"
+
+
+def test_first_cwd_survives_a_half_written_last_line(tmp_path):
+    path = tmp_path / "s.jsonl"
+    half = json.dumps(user_record("/late"))[:40]
+    write_jsonl(path, [SNAPSHOT_RECORD, user_record("/home/u/repo"), half])
+    assert transcripts.first_cwd(path) == "/home/u/repo"
+    write_jsonl(path, [SNAPSHOT_RECORD, json.dumps(user_record("/only"))[:-5]])
+    assert transcripts.first_cwd(path) is None
+
+
+def test_first_cwd_skips_non_utf8_blank_and_non_object_lines(tmp_path):
+    path = tmp_path / "s.jsonl"
+    write_jsonl(path, [
+        b'\xff\xfe{"cwd": \x80\x81}\n',
+        b"\n",
+        b"   \n",
+        b'["cwd", "/not/an/object"]\n',
+        b'"cwd"\n',
+        user_record("/home/u/repo"),
+    ])
+    assert transcripts.first_cwd(path) == "/home/u/repo"
+
+
+def test_first_cwd_ignores_empty_and_non_string_cwd(tmp_path):
+    path = tmp_path / "s.jsonl"
+    write_jsonl(path, [user_record(""), {**user_record(None), "cwd": 42}, user_record("/real")])
+    assert transcripts.first_cwd(path) == "/real"
+
+
+def test_first_cwd_of_missing_or_empty_file_is_none(tmp_path):
+    assert transcripts.first_cwd(tmp_path / "missing.jsonl") is None
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    assert transcripts.first_cwd(tmp_path / "empty.jsonl") is None
+
+
+def test_session_files_are_top_level_jsonl_not_agents(tmp_path):
+    (tmp_path / "11111111-1111-1111-1111-111111111111.jsonl").write_text("")
+    (tmp_path / "agent-abc.jsonl").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "x.jsonl").write_text("")
+    names = sorted(p.name for p in transcripts.session_files(tmp_path))
+    assert names == ["11111111-1111-1111-1111-111111111111.jsonl"]
+
+
+@pytest.mark.parametrize("tool", ["Write", "Edit", "MultiEdit"])
+def test_memory_evidence_from_tool_use_file_path(tmp_path, tool):
+    path = tmp_path / "s.jsonl"
+    write_jsonl(path, [tool_use_record("/gone", tool, f"{STORE}/feedback_testing.md")])
+    assert transcripts.memory_evidence(path).stores == {STORE}
+
+
+def test_memory_evidence_ignores_reads_and_writes_outside_a_memory_dir(tmp_path):
+    path = tmp_path / "s.jsonl"
+    write_jsonl(path, [
+        tool_use_record("/gone", "Read", f"{STORE}/a.md"),
+        tool_use_record("/gone", "Write", "/home/u/repo/memory.py"),
+        tool_use_record("/gone", "Write", "/home/u/repo/memory/notes.md"),
+    ])
+    assert transcripts.memory_evidence(path).stores == set()
+
+
+def test_memory_evidence_from_write_tool_result_file_path(tmp_path):
+    path = tmp_path / "s.jsonl"
+    write_jsonl(path, [write_result_record("/gone", f"{STORE}/user_role.md")])
+    assert transcripts.memory_evidence(path).stores == {STORE}
+
+
+def test_memory_evidence_from_edit_tool_result_file_path(tmp_path):
+    # Edit results carry `filePath` and `structuredPatch` but no `type` field.
+    path = tmp_path / "s.jsonl"
+    write_jsonl(path, [edit_result_record("/gone", f"{STORE}/user_role.md")])
+    assert transcripts.memory_evidence(path).stores == {STORE}
+
+
+def test_memory_evidence_from_memory_saved_written_paths(tmp_path):
+    path = tmp_path / "s.jsonl"
+    other = "/home/u/.claude/projects/-elsewhere/memory"
+    write_jsonl(path, [memory_saved_record([f"{STORE}/a.md", f"{other}/logs/2026/01/x.md", 7])])
+    assert transcripts.memory_evidence(path).stores == {STORE, other}
+
+
+def test_memory_evidence_from_worktree_state_original_cwd(tmp_path):
+    path = tmp_path / "s.jsonl"
+    write_jsonl(path, [worktree_state_record("/home/u/repo", "/home/u/repo/.worktrees/x")])
+    evidence = transcripts.memory_evidence(path)
+    assert evidence.original_cwds == {"/home/u/repo"}
+    assert evidence.stores == set()
+
+
+def test_memory_evidence_windows_paths(tmp_path):
+    path = tmp_path / "s.jsonl"
+    store = "C:\\Users\\me\\.claude\\projects\\C--Users-me-proj\\memory"
+    write_jsonl(path, [tool_use_record("C:\\gone", "Write", store + "\\a.md")])
+    assert transcripts.memory_evidence(path).stores == {store}
+
+
+def test_memory_evidence_survives_malformed_lines(tmp_path):
+    path = tmp_path / "s.jsonl"
+    write_jsonl(path, [
+        b'{"type":"system","subtype":"memory_saved","writtenPaths":\n',
+        b'\xffmemory\xfe\n',
+        b'{"type":"assistant","message":"memory"}\n',
+        b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Write","input":"memory"}]}}\n',
+        b'{"type":"worktree-state","worktreeSession":"memory"}\n',
+        memory_saved_record([f"{STORE}/ok.md"]),
+    ])
+    assert transcripts.memory_evidence(path).stores == {STORE}
