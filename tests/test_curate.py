@@ -1,0 +1,292 @@
+"""Curation plans: relink, remove dangling, shorten, archive, delete, move; applied and undone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import index_line as entry
+from conftest import memory_text, write_index, write_memory
+
+from tui.claude.paths import utf16_len
+from tui.memory import curate
+from tui.memory.audit import memory_statuses
+from tui.memory.index import parse_index
+from tui.memory.store import load_store
+from tui.memory.writes import (
+    ConflictError,
+    apply_changes,
+    list_archived,
+    undo_last,
+)
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch) -> Path:
+    data = tmp_path / "memtui-data"
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(data))
+    return data
+
+
+@pytest.fixture
+def store(claude_home) -> Path:
+    return claude_home.store(folder="-home-me-proj")
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file()}
+
+
+def add_memories(store: Path, *files: str) -> None:
+    for file in files:
+        stem = file.removesuffix(".md")
+        write_memory(store, file, memory_text(name=stem, description=f"about {stem}"))
+
+
+def visible(store: Path, file: str) -> bool:
+    return memory_statuses(load_store(store))[file].visible
+
+
+def apply(store: Path, plan: curate.Plan) -> None:
+    apply_changes(store, plan.changes, plan.label)
+
+
+def full_index(store: Path, count: int) -> list[str]:
+    files = [f"m{number:03}.md" for number in range(1, count + 1)]
+    add_memories(store, *files)
+    return [entry(file) for file in files]
+
+
+# --- index lines --------------------------------------------------------------------------
+
+
+def memory(store: Path, file: str, name: str, description: str):
+    write_memory(store, file, memory_text(name=name, description=description))
+    return load_store(store).memory(file)
+
+
+def test_index_line_humanises_a_slug_and_uses_the_description(store):
+    line = curate.index_line(memory(store, "feedback_testing.md", "testing-policy",
+                                    "run the full suite before a push"))
+    assert line == "- [Testing policy](feedback_testing.md) — run the full suite before a push"
+
+
+def test_index_line_stays_under_150_utf16_units_and_marks_the_cut(store):
+    line = curate.index_line(memory(store, "user notes.md", "User notes", "🚀" * 200))
+    assert utf16_len(line) < 150
+    assert line.endswith("…")
+    assert "(user%20notes.md)" in line
+    (link,) = parse_index(line).links
+    assert link.file == "user notes.md"
+
+
+# --- relink -------------------------------------------------------------------------------
+
+
+def test_relink_puts_an_orphan_inside_the_cut_after_the_last_entry(store):
+    add_memories(store, "a.md", "orphan.md")
+    write_index(store, ["# Memory", entry("a.md"), "", "## Notes", "Keep it short."])
+    original = snapshot(store)
+
+    plan = curate.plan_relink(load_store(store), ["orphan.md"])
+    assert plan.pushed_out == () and plan.options == ()
+    assert snapshot(store) == original  # planning writes nothing
+    apply(store, plan)
+
+    lines = (store / "MEMORY.md").read_text().splitlines()
+    assert lines == ["# Memory", entry("a.md"), curate.index_line(load_store(store).memory(
+        "orphan.md")), "", "## Notes", "Keep it short."]
+    assert visible(store, "orphan.md")
+    undo_last(store)
+    assert snapshot(store) == original
+
+
+def test_relink_into_an_index_without_entries_goes_below_the_heading(store):
+    add_memories(store, "orphan.md")
+    write_index(store, "---\nnote: x\n---\n# Memory\n\nSome prose.\n")
+
+    apply(store, curate.plan_relink(load_store(store), ["orphan.md"]))
+    text = (store / "MEMORY.md").read_text()
+    assert text.startswith("---\nnote: x\n---\n# Memory\n- [Orphan](orphan.md)")
+    assert text.endswith("\n\nSome prose.\n")
+    assert visible(store, "orphan.md")
+
+
+def test_relink_creates_a_missing_index(store):
+    add_memories(store, "orphan.md")
+    plan = curate.plan_relink(load_store(store), ["orphan.md"])
+    assert plan.changes[0].before is None
+    apply(store, plan)
+    assert (store / "MEMORY.md").read_text() == "- [Orphan](orphan.md) — about orphan\n"
+
+
+def test_relink_into_a_full_index_reports_what_it_would_push_out(store):
+    write_index(store, full_index(store, 200))
+    add_memories(store, "orphan.md")
+    original = snapshot(store)
+
+    plan = curate.plan_relink(load_store(store), ["orphan.md"])
+
+    assert plan.pushed_out == ("m200.md",)
+    assert curate.MOVE_OUT in plan.options
+    assert any("m200.md" in sentence for sentence in plan.summary)
+    assert snapshot(store) == original
+    planned = parse_index(plan.changes[0].after.decode())
+    assert {link.file for link in planned.links if link.visible} >= {"orphan.md", "m199.md"}
+
+
+def test_relink_moves_an_entry_from_past_the_cut_up(store):
+    lines = full_index(store, 205)
+    write_index(store, lines)
+    assert not visible(store, "m203.md")
+
+    plan = curate.plan_relink(load_store(store), ["m203.md"])
+    assert any("line 203" in sentence for sentence in plan.summary)
+    apply(store, plan)
+
+    new_lines = (store / "MEMORY.md").read_text().splitlines()
+    assert visible(store, "m203.md")
+    assert sorted(new_lines) == sorted(lines)  # moved as written, nothing added or lost
+    assert new_lines.count(entry("m203.md")) == 1
+    assert plan.pushed_out == ("m200.md",)
+
+
+def test_relink_keeps_crlf_and_a_missing_final_newline(store):
+    add_memories(store, "a.md", "orphan.md")
+    (store / "MEMORY.md").write_bytes(f"# Memory\r\n{entry('a.md')}".encode())
+
+    apply(store, curate.plan_relink(load_store(store), ["orphan.md"]))
+    data = (store / "MEMORY.md").read_bytes()
+    assert data.startswith(f"# Memory\r\n{entry('a.md')}\r\n- [Orphan](orphan.md)".encode())
+    assert not data.endswith(b"\n") and b"\n" not in data.replace(b"\r\n", b"")
+
+
+# --- remove dangling, shorten ----------------------------------------------------------------
+
+
+def test_remove_dangling_drops_only_lines_whose_links_are_all_missing(store):
+    add_memories(store, "a.md")
+    write_index(store, "<!-- was: [gone](gone.md) -->\r\n# Memory\r\n" + "\r\n".join([
+        entry("a.md"), entry("gone.md"), "- [a](a.md) and [gone](gone.md)",
+        "- [site](https://example.com) and [gone](gone.md)",
+    ]) + "\r\n")
+
+    plan = curate.plan_remove_dangling(load_store(store))
+    apply(store, plan)
+
+    assert (store / "MEMORY.md").read_bytes() == ("<!-- was: [gone](gone.md) -->\r\n# Memory\r\n" + "\r\n".join([
+        entry("a.md"), "- [a](a.md) and [gone](gone.md)",
+        "- [site](https://example.com) and [gone](gone.md)",
+    ]) + "\r\n").encode()
+    assert plan.label == "remove 1 dangling index line"
+
+
+def test_remove_dangling_can_be_limited_to_chosen_lines(store):
+    write_index(store, [entry("gone.md"), entry("lost.md")])
+    apply(store, curate.plan_remove_dangling(load_store(store), lines=[2]))
+    assert (store / "MEMORY.md").read_text() == entry("gone.md") + "\n"
+
+
+def test_shorten_keeps_the_cut_detail_in_the_memory_file(store):
+    add_memories(store, "a.md")
+    detail = "the long story of why we test, " * 6
+    write_index(store, ["# Memory", f"- [A](a.md) — {detail.strip()}"])
+    memory_before = (store / "a.md").read_bytes()
+    original = snapshot(store)
+
+    apply(store, curate.plan_shorten_lines(load_store(store)))
+
+    index_lines = (store / "MEMORY.md").read_text().splitlines()
+    assert index_lines == ["# Memory", "- [A](a.md) — about a"]
+    memory_after = (store / "a.md").read_bytes()
+    assert memory_after.startswith(memory_before)
+    assert memory_after.endswith(f"\n## Index note\n\n{detail.strip()}\n".encode())
+    undo_last(store)
+    assert snapshot(store) == original
+
+
+def test_shorten_does_not_repeat_detail_the_file_already_holds(store):
+    detail = "a detail that is already written down in the memory body itself " * 3
+    write_memory(store, "a.md", memory_text(name="a", description="about a",
+                                            body=detail.strip() + "\n"))
+    write_index(store, [f"- [A](a.md) — {detail.strip()}"])
+
+    plan = curate.plan_shorten_lines(load_store(store))
+    assert [change.file for change in plan.changes] == ["MEMORY.md"]
+
+
+# --- archive, delete, move ---------------------------------------------------------------
+
+
+def test_archive_then_undo_restores_file_and_index_byte_for_byte(store):
+    add_memories(store, "a.md", "old.md")
+    write_index(store, ["# Memory", entry("a.md"), entry("old.md"), "<!-- end -->"])
+    original = snapshot(store)
+
+    plan = curate.plan_archive(load_store(store), ["old.md"])
+    apply(store, plan)
+
+    assert not (store / "old.md").exists()
+    assert (store / "MEMORY.md").read_text() == f"# Memory\n{entry('a.md')}\n<!-- end -->\n"
+    (archived,) = list_archived(store)
+    assert archived.read_bytes() == original["old.md"]
+    undo_last(store)
+    assert snapshot(store) == original
+
+
+def test_bulk_delete_then_undo(store):
+    add_memories(store, "a.md", "b.md", "c.md")
+    write_index(store, [entry("a.md"), entry("b.md"), entry("c.md")])
+    original = snapshot(store)
+
+    plan = curate.plan_delete(load_store(store), ["a.md", "c.md"])
+    assert plan.label == "delete 2 memories"
+    apply(store, plan)
+    assert sorted(snapshot(store)) == ["MEMORY.md", "b.md"]
+    assert (store / "MEMORY.md").read_text() == entry("b.md") + "\n"
+    assert list_archived(store) == []
+
+    undo_last(store)
+    assert snapshot(store) == original
+
+
+def test_a_file_changed_between_plan_and_apply_is_a_conflict(store):
+    add_memories(store, "a.md", "b.md")
+    write_index(store, [entry("a.md"), entry("b.md")])
+    plan = curate.plan_delete(load_store(store), ["b.md"])
+    (store / "MEMORY.md").write_text(entry("a.md") + "\n" + entry("b.md") + "\n- new line\n")
+    changed = snapshot(store)
+
+    with pytest.raises(ConflictError) as raised:
+        apply(store, plan)
+    assert raised.value.file == "MEMORY.md"
+    assert snapshot(store) == changed
+
+
+def test_move_entry_past_the_cut_says_so_and_brings_the_next_one_in(store):
+    lines = full_index(store, 201)
+    write_index(store, lines)
+
+    plan = curate.plan_move_entry(load_store(store), "m005.md", 999)
+    assert plan.pushed_out == ()  # the user asked for this one
+    assert any("m005.md will then be past the loaded cut" in s for s in plan.summary)
+    apply(store, plan)
+
+    new_lines = (store / "MEMORY.md").read_text().splitlines()
+    assert new_lines[-1] == entry("m005.md") and len(new_lines) == 201
+    assert visible(store, "m201.md") and not visible(store, "m005.md")
+
+
+def test_move_entry_to_the_top_keeps_frontmatter_and_comments(store):
+    add_memories(store, "a.md", "b.md")
+    write_index(store, "---\nx: 1\n---\n<!-- hi -->\n" + entry("a.md") + "\n" + entry("b.md"))
+
+    apply(store, curate.plan_move_entry(load_store(store), "b.md", 1))
+    assert (store / "MEMORY.md").read_text() == (
+        "---\nx: 1\n---\n" + entry("b.md") + "\n<!-- hi -->\n" + entry("a.md")
+    )
+
+
+def test_a_plan_for_an_unknown_memory_is_refused_in_one_sentence(store):
+    with pytest.raises(curate.WriteRefused, match="not a memory in this store"):
+        curate.plan_relink(load_store(store), ["nope.md"])

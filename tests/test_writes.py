@@ -1,0 +1,272 @@
+"""Safe writes: conflict checks, the consolidate lock, atomic replace, backups, undo."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+from conftest import memory_text, write_index, write_memory
+
+from tui.claude.paths import LOCK_NAME
+from tui.memory import writes
+from tui.memory.writes import (
+    ConflictError,
+    FileChange,
+    StoreLocked,
+    WriteRefused,
+    apply_changes,
+    archive_dir,
+    history,
+    list_archived,
+    read_bytes,
+    restore_change,
+    undo_last,
+)
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch) -> Path:
+    data = tmp_path / "memtui-data"
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(data))
+    return data
+
+
+@pytest.fixture
+def store(claude_home) -> Path:
+    memory = claude_home.store(folder="-home-me-proj")
+    write_index(memory, ["# Memory", "- [Testing](feedback_testing.md) — how we test"])
+    write_memory(memory, "feedback_testing.md", memory_text())
+    return memory
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*")) if path.is_file()
+    }
+
+
+def test_apply_writes_backs_up_logs_and_undo_restores_bytes(store, data_dir):
+    original = snapshot(store)
+    (store / "MEMORY.md").chmod(0o640)
+    new_index = original["MEMORY.md"] + b"- [Role](user_role.md) \xe2\x80\x94 who I am\n"
+    record = apply_changes(store, [
+        FileChange("MEMORY.md", original["MEMORY.md"], new_index),
+        FileChange("user_role.md", None, b"---\nname: role\n---\nbody\n"),
+    ], "add role")
+
+    assert (store / "MEMORY.md").read_bytes() == new_index
+    assert stat.S_IMODE((store / "MEMORY.md").stat().st_mode) == 0o640
+    assert (store / "user_role.md").read_bytes() == b"---\nname: role\n---\nbody\n"
+    backup = data_dir / "backups" / "-home-me-proj" / record.id / "MEMORY.md"
+    assert backup.read_bytes() == original["MEMORY.md"]
+    assert "changed MEMORY.md" in record.summary() and "created user_role.md" in record.summary()
+
+    undo = undo_last(store)
+    assert undo is not None and undo.undoes == record.id
+    assert snapshot(store) == {**original}
+    assert stat.S_IMODE((store / "MEMORY.md").stat().st_mode) == 0o640
+    newest, oldest = history(store)
+    assert newest.label == "undo add role" and oldest.undone
+    assert oldest.summary().endswith("(undone)")
+
+
+def test_undo_walks_back_one_change_at_a_time(store):
+    first = read_bytes(store, "feedback_testing.md")
+    apply_changes(store, [FileChange("feedback_testing.md", first, b"second\n")], "edit 1")
+    apply_changes(store, [FileChange("feedback_testing.md", b"second\n", b"third\n")], "edit 2")
+
+    undo_last(store)
+    assert read_bytes(store, "feedback_testing.md") == b"second\n"
+    undo_last(store)
+    assert read_bytes(store, "feedback_testing.md") == first
+    assert undo_last(store) is None
+    assert [r.label for r in history(store)] == [
+        "undo edit 1", "undo edit 2", "edit 2", "edit 1",
+    ]
+
+
+def test_conflict_refuses_everything_and_carries_both_versions(store):
+    original = snapshot(store)
+    changes = [
+        FileChange("user_new.md", None, b"new\n"),
+        FileChange("feedback_testing.md", b"what we read earlier\n", b"ours\n"),
+    ]
+    with pytest.raises(ConflictError) as raised:
+        apply_changes(store, changes, "edit")
+
+    assert raised.value.file == "feedback_testing.md"
+    assert raised.value.expected == b"what we read earlier\n"
+    assert raised.value.actual == original["feedback_testing.md"]
+    assert snapshot(store) == original
+    assert history(store) == []
+
+
+def test_undo_refuses_when_the_file_changed_since(store):
+    before = read_bytes(store, "feedback_testing.md")
+    apply_changes(store, [FileChange("feedback_testing.md", before, b"ours\n")], "edit")
+    (store / "feedback_testing.md").write_bytes(b"Claude wrote this meanwhile\n")
+
+    with pytest.raises(ConflictError):
+        undo_last(store)
+    assert read_bytes(store, "feedback_testing.md") == b"Claude wrote this meanwhile\n"
+
+
+def test_a_live_consolidate_lock_refuses_and_names_the_pid(store):
+    (store / LOCK_NAME).write_text(str(os.getpid()))
+    before = read_bytes(store, "feedback_testing.md")
+
+    with pytest.raises(StoreLocked) as raised:
+        apply_changes(store, [FileChange("feedback_testing.md", before, b"x\n")], "edit")
+    assert str(os.getpid()) in str(raised.value)
+    assert read_bytes(store, "feedback_testing.md") == before
+
+    stale = time.time() - 2 * 60 * 60
+    os.utime(store / LOCK_NAME, (stale, stale))
+    apply_changes(store, [FileChange("feedback_testing.md", before, b"x\n")], "edit")
+    assert read_bytes(store, "feedback_testing.md") == b"x\n"
+
+
+@pytest.mark.parametrize("file", ["../escape.md", "/tmp/absolute.md", "sub/../../x.md",
+                                  "notes.txt", LOCK_NAME])
+def test_targets_outside_the_store_or_not_markdown_are_refused(store, file):
+    with pytest.raises(WriteRefused):
+        apply_changes(store, [FileChange(file, None, b"x\n")], "sneaky")
+    assert not (store.parent / "escape.md").exists()
+
+
+def test_a_symlink_out_of_the_store_is_refused(store, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_bytes(b"private\n")
+    (store / "linked.md").symlink_to(outside)
+    (store / "linked_dir").symlink_to(tmp_path, target_is_directory=True)
+
+    with pytest.raises(WriteRefused):
+        apply_changes(store, [FileChange("linked.md", b"private\n", b"gone\n")], "edit")
+    with pytest.raises(WriteRefused):
+        apply_changes(store, [FileChange("linked_dir/new.md", None, b"x\n")], "edit")
+    assert outside.read_bytes() == b"private\n"
+    assert not (tmp_path / "new.md").exists()
+
+
+def test_a_failed_write_half_way_leaves_every_file_as_it_was(store, monkeypatch):
+    """All-or-nothing: the file already replaced is put back, no temp file remains."""
+    original = snapshot(store)
+    real_replace = os.replace
+    calls = []
+
+    def failing_replace(source, destination):
+        if Path(destination).parent == store:
+            calls.append(destination)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real_replace(source, destination)
+
+    monkeypatch.setattr(writes.os, "replace", failing_replace)
+    with pytest.raises(WriteRefused, match="Writing MEMORY.md failed.*nothing was changed"):
+        apply_changes(store, [
+            FileChange("feedback_testing.md", original["feedback_testing.md"], b"one\n"),
+            FileChange("MEMORY.md", original["MEMORY.md"], b"two\n"),
+        ], "edit")
+
+    assert len(calls) == 3  # feedback_testing.md, MEMORY.md (failed), the rollback
+    assert snapshot(store) == original
+    assert not [p for p in store.iterdir() if "memtui-tmp" in p.name]
+    assert history(store) == []
+
+
+def test_a_torn_last_log_line_is_skipped(store, data_dir):
+    before = read_bytes(store, "feedback_testing.md")
+    apply_changes(store, [FileChange("feedback_testing.md", before, b"x\n")], "edit")
+    log = data_dir / "backups" / "-home-me-proj" / "log.jsonl"
+    with open(log, "a") as out:
+        out.write('{"id": "cut-sh')
+
+    assert [r.label for r in history(store)] == ["edit"]
+    assert undo_last(store) is not None
+    assert read_bytes(store, "feedback_testing.md") == before
+    assert json.loads(log.read_text().splitlines()[-1])["undoes"] is not None
+
+
+def test_undoing_a_delete_brings_back_the_old_mtime(store):
+    old = time.time() - 30 * 86400
+    os.utime(store / "feedback_testing.md", (old, old))
+    before = read_bytes(store, "feedback_testing.md")
+    apply_changes(store, [FileChange("feedback_testing.md", before, None)], "delete 1 memory")
+    assert not (store / "feedback_testing.md").exists()
+
+    undo_last(store)
+    assert read_bytes(store, "feedback_testing.md") == before
+    assert (store / "feedback_testing.md").stat().st_mtime == pytest.approx(old, abs=1)
+
+
+def test_archiving_keeps_every_version_and_restores_under_the_old_name(store):
+    first = read_bytes(store, "feedback_testing.md")
+    apply_changes(store, [FileChange("feedback_testing.md", first, None)], "archive 1 memory")
+    write_memory(store, "feedback_testing.md", "a newer memory\n")
+    apply_changes(store, [FileChange("feedback_testing.md", b"a newer memory\n", None)],
+                  "archive 1 memory")
+
+    archived = list_archived(store)
+    assert sorted(path.read_bytes() for path in archived) == sorted([first, b"a newer memory\n"])
+    assert all(path.is_relative_to(archive_dir(store)) for path in archived)
+    stamped = next(path for path in archived if path.name != "feedback_testing.md")
+    change = restore_change(store, stamped)
+    assert change == FileChange("feedback_testing.md", None, b"a newer memory\n", change.mtime)
+
+    apply_changes(store, [change], "restore feedback_testing.md")
+    assert read_bytes(store, "feedback_testing.md") == b"a newer memory\n"
+
+
+def test_an_empty_change_is_refused_and_not_logged(store):
+    with pytest.raises(WriteRefused, match="nothing to change"):
+        apply_changes(store, [], "nothing")
+    assert history(store) == []
+
+
+def test_a_plain_delete_is_not_archived(store):
+    before = read_bytes(store, "feedback_testing.md")
+    apply_changes(store, [FileChange("feedback_testing.md", before, None)], "delete 1 memory")
+    assert list_archived(store) == []
+
+
+def test_stores_outside_a_projects_folder_get_a_hashed_key(tmp_path, data_dir):
+    elsewhere = tmp_path / "custom-memory"
+    elsewhere.mkdir()
+    record = apply_changes(elsewhere, [FileChange("a.md", None, b"a\n")], "create")
+
+    assert writes.store_key(elsewhere).startswith("path-")
+    log = data_dir / "backups" / writes.store_key(elsewhere) / "log.jsonl"
+    assert json.loads(log.read_text())["id"] == record.id
+
+
+def test_when_even_the_rollback_fails_the_partial_change_can_be_undone(store, monkeypatch):
+    original = snapshot(store)
+    real_replace = os.replace
+    into_store = []
+
+    def failing_replace(source, destination):
+        if Path(destination).parent == store:
+            into_store.append(destination)
+            if len(into_store) >= 2:
+                raise OSError(5, "Input/output error")
+        return real_replace(source, destination)
+
+    monkeypatch.setattr(writes.os, "replace", failing_replace)
+    with pytest.raises(WriteRefused, match="use undo"):
+        apply_changes(store, [
+            FileChange("feedback_testing.md", original["feedback_testing.md"], b"one\n"),
+            FileChange("MEMORY.md", original["MEMORY.md"], b"two\n"),
+        ], "edit")
+    monkeypatch.setattr(writes.os, "replace", real_replace)
+
+    assert read_bytes(store, "feedback_testing.md") == b"one\n"
+    (interrupted,) = history(store)
+    assert interrupted.label == "edit (interrupted)"
+    assert [c.file for c in interrupted.changes] == ["feedback_testing.md"]
+    undo_last(store)
+    assert snapshot(store) == original

@@ -1,0 +1,421 @@
+"""Curation plans: what a repair would change, as FileChanges. Nothing here writes.
+
+The UI shows a plan's summary, then hands its changes to `writes.apply_changes`. Plans
+read MEMORY.md and the files they touch from disk when they are made, so applying a plan
+after someone else changed one of those files raises `ConflictError`.
+
+The index is edited line by line: every line a plan does not touch (headings, comments,
+frontmatter) keeps its bytes, its line ending (CRLF stays CRLF) and the trailing newline.
+A plan that would push existing entries past the loaded cut still holds its changes, but
+lists those entries in `pushed_out` and the plans that would make room in `options`: the
+UI asks before applying it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from tui.claude.paths import INDEX_NAME, utf16_len
+from tui.memory.frontmatter import BLOCK
+from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, parse_index
+from tui.memory.store import Memory, Store
+from tui.memory.writes import FileChange, WriteRefused, archive_dir, read_bytes
+
+REMOVE_DANGLING = "remove dangling"
+SHORTEN_LINES = "shorten long lines"
+MOVE_OUT = "move an entry out"
+INDEX_NOTE = "## Index note"
+
+_SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
+_HOOK_SEPARATORS = " \t—–-:|"
+
+
+@dataclass(frozen=True)
+class Plan:
+    label: str
+    changes: tuple[FileChange, ...]
+    summary: list[str]  # what will change, one sentence each
+    pushed_out: tuple[str, ...] = ()  # entries this plan would leave past the loaded cut
+    options: tuple[str, ...] = ()  # other plans that would make room
+
+    @property
+    def empty(self) -> bool:
+        return not self.changes
+
+
+# --- index lines --------------------------------------------------------------------------
+
+
+def _clip(text: str, units: int) -> str:
+    """`text` within `units` UTF-16 units, ending in "…" when it had to be cut."""
+    if utf16_len(text) <= units:
+        return text
+    if units < 1:
+        return ""
+    out, used = [], 0
+    for char in text:
+        width = 2 if ord(char) > 0xFFFF else 1
+        if used + width > units - 1:
+            break
+        out.append(char)
+        used += width
+    return "".join(out).rstrip() + "…"
+
+
+def title_of(memory: Memory) -> str:
+    """The memory's name for an index line; a slug like `testing-policy` is humanised."""
+    name = " ".join((memory.frontmatter.name or "").split())
+    if not name:
+        name = memory.file.rsplit("/", 1)[-1].removesuffix(".md")
+    if _SLUG.fullmatch(name):
+        name = re.sub(r"[-_]", " ", name)
+        name = name[:1].upper() + name[1:]
+    return name.replace("[", "").replace("]", "")
+
+
+def _link_target(file: str) -> str:
+    return file.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+
+
+def index_line(memory: Memory, limit: int = LINE_WARN) -> str:
+    """`- [Title](file.md) — hook`, under `limit` UTF-16 units."""
+    target = _link_target(memory.file)
+    room = limit - 1
+    title = _clip(title_of(memory), room - utf16_len(f"- []({target})"))
+    head = f"- [{title}]({target})"
+    hook = " ".join(memory.description.split())
+    separator = " — "
+    hook_room = room - utf16_len(head) - utf16_len(separator)
+    if not hook or hook_room < 2:
+        return head
+    return f"{head}{separator}{_clip(hook, hook_room)}"
+
+
+# --- the index as editable lines -----------------------------------------------------------
+
+
+@dataclass
+class _Index:
+    before: bytes | None
+    text: str
+    lines: list[tuple[str, str]]  # (content, line ending) pairs that join back to `text`
+    eol: str  # the ending new lines get
+    trailing: bool  # end the file with a line ending
+
+    @property
+    def parsed(self) -> LoadedIndex:
+        return parse_index(self.text)
+
+    def joined(self, lines: list[tuple[str, str]]) -> str:
+        last = len(lines) - 1
+        out = []
+        for number, (content, ending) in enumerate(lines):
+            if number < last:
+                ending = ending or self.eol
+            else:
+                ending = (ending or self.eol) if self.trailing else ""
+            out.append(content + ending)
+        return "".join(out)
+
+
+def _split(text: str) -> list[tuple[str, str]]:
+    parts = text.split("\n")
+    lines = []
+    for number, part in enumerate(parts):
+        if number == len(parts) - 1:
+            if part:
+                lines.append((part, ""))
+        elif part.endswith("\r"):
+            lines.append((part[:-1], "\r\n"))
+        else:
+            lines.append((part, "\n"))
+    return lines
+
+
+def _decode(file: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise WriteRefused(
+            f"{file} is not valid UTF-8; fix it by hand before curating it."
+        ) from None
+
+
+def _read_index(store: Store) -> _Index:
+    data = read_bytes(store.path, INDEX_NAME)
+    text = "" if data is None else _decode(INDEX_NAME, data)
+    crlf = text.count("\r\n")
+    eol = "\r\n" if crlf > text.count("\n") - crlf else "\n"
+    return _Index(data, text, _split(text), eol, text == "" or text.endswith("\n"))
+
+
+def _memory(store: Store, file: str) -> Memory:
+    memory = store.memory(file)
+    if memory is None:
+        raise WriteRefused(f"{file} is not a memory in this store.")
+    return memory
+
+
+def _entry_links(index: LoadedIndex) -> list[IndexLink]:
+    """Links on index lines proper: not inside frontmatter or an HTML comment."""
+    return [link for link in index.links if index.raw_lines[link.line - 1].state != "stripped"]
+
+
+def _links_by_line(index: LoadedIndex) -> dict[int, list[IndexLink]]:
+    lines: dict[int, list[IndexLink]] = {}
+    for link in _entry_links(index):
+        lines.setdefault(link.line, []).append(link)
+    return lines
+
+
+def _visible_files(index: LoadedIndex) -> set[str]:
+    return {link.file for link in index.links if link.visible and link.file}
+
+
+def _is_dangling(store: Store, file: str | None) -> bool:
+    return file is not None and not os.path.exists(store.path / file)
+
+
+def _room_options(store: Store, index: LoadedIndex) -> tuple[str, ...]:
+    options = []
+    if any(_is_dangling(store, link.file) for link in _entry_links(index)):
+        options.append(REMOVE_DANGLING)
+    if any(line.state != "stripped" and line.width > LINE_WARN for line in index.raw_lines):
+        options.append(SHORTEN_LINES)
+    options.append(MOVE_OUT)
+    return tuple(options)
+
+
+def _finish(
+    store: Store, index: _Index, lines: list[tuple[str, str]], label: str, summary: list[str],
+    *, other_changes: Sequence[FileChange] = (), must_show: Sequence[str] = (),
+    may_hide: Iterable[str] = (),
+) -> Plan:
+    """A plan from the edited index lines, with what it pushes past the cut."""
+    new_text = index.joined(lines)
+    after = parse_index(new_text)
+    still_linked = {link.file for link in after.links if link.file}
+    pushed = sorted(
+        (_visible_files(index.parsed) & still_linked) - _visible_files(after) - set(may_hide)
+    )
+    pushed += [file for file in must_show if file not in _visible_files(after)]
+    if pushed:
+        summary = [*summary,
+                   f"This would leave {', '.join(pushed)} past the loaded cut, "
+                   "where Claude does not see them."]
+    changes = list(other_changes)
+    if new_text != index.text:
+        changes.append(FileChange(INDEX_NAME, index.before, new_text.encode("utf-8")))
+    options = _room_options(store, after) if pushed else ()
+    return Plan(label, tuple(changes), summary, tuple(pushed), options)
+
+
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {plural or word + 's'}"
+
+
+# --- plans --------------------------------------------------------------------------------
+
+
+def _top(index: LoadedIndex, count: int) -> int:
+    """Where entries go when none is loaded: below frontmatter, comments and headings."""
+    position = 0
+    for line in index.raw_lines:
+        if line.state != "stripped" and not line.text.startswith("#"):
+            break
+        position = line.number
+    return min(position, count)
+
+
+def plan_relink(store: Store, files: Sequence[str]) -> Plan:
+    """Put unindexed memories, and those indexed only past the cut, inside the loaded cut."""
+    index = _read_index(store)
+    parsed = index.parsed
+    visible = _visible_files(parsed)
+    lines = list(index.lines)
+    moving: list[str] = []
+    summary: list[str] = []
+    remove: set[int] = set()
+    relinked: list[str] = []
+    for file in dict.fromkeys(files):
+        memory = _memory(store, file)
+        if file in visible:
+            summary.append(f"{file} is already visible in the loaded index; nothing to do.")
+            continue
+        past_cut = next((link.line for link in _entry_links(parsed) if link.file == file), None)
+        if past_cut is not None and past_cut not in remove:
+            remove.add(past_cut)
+            moving.append(index.lines[past_cut - 1][0])
+            summary.append(f"Move the index line for {file} up from line {past_cut}.")
+        elif past_cut is None:
+            moving.append(index_line(memory))
+            summary.append(f"Add an index line for {file}.")
+        relinked.append(file)
+    lines = [line for number, line in enumerate(lines, start=1) if number not in remove]
+    if not moving:
+        return Plan("relink", (), summary)
+
+    kept = parse_index(index.joined(lines))
+    loaded_links = [link.line for link in kept.links if link.visible]
+    position = max(loaded_links) if loaded_links else _top(kept, len(lines))
+    block = [(text, index.eol) for text in moving]
+    # Entries inserted right after the last loaded line would land past the cut: walk up.
+    for _ in range(len(lines) + 1):
+        candidate = lines[:position] + block + lines[position:]
+        result = parse_index(index.joined(candidate))
+        hidden = [file for file in relinked if file not in _visible_files(result)]
+        last_loaded = max((line.number for line in result.raw_lines if line.state == "loaded"),
+                          default=0)
+        if not hidden or position == 0:
+            break
+        position = max(0, min(position - 1, last_loaded - len(block)))
+    return _finish(store, index, candidate, f"relink {_plural(len(relinked), 'memory', 'memories')}",
+                   summary, must_show=relinked)
+
+
+def plan_remove_dangling(store: Store, lines: Iterable[int] | None = None) -> Plan:
+    """Drop index lines whose only links point at files that do not exist."""
+    index = _read_index(store)
+    wanted = None if lines is None else set(lines)
+    drop: list[int] = []
+    summary: list[str] = []
+    for number, links in sorted(_links_by_line(index.parsed).items()):
+        if wanted is not None and number not in wanted:
+            continue
+        text = index.lines[number - 1][0]
+        if all(_is_dangling(store, link.file) for link in links) and "://" not in text:
+            drop.append(number)
+            targets = ", ".join(link.target for link in links)
+            summary.append(f"Remove index line {number}, which links the missing {targets}.")
+    kept = [line for number, line in enumerate(index.lines, start=1) if number not in drop]
+    label = f"remove {_plural(len(drop), 'dangling index line')}"
+    return _finish(store, index, kept, label, summary)
+
+
+def _link_end(text: str, target: str) -> int:
+    """Where the markdown link to `target` ends on an index line (0 if not found)."""
+    match = re.search(r"\]\(\s*" + re.escape(target) + r"[^)]*\)", text)
+    return match.end() if match else 0
+
+
+def _append_note(text: str, detail: str) -> str:
+    crlf = text.count("\r\n")
+    eol = "\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n"
+    if text and not text.endswith("\n"):
+        text += eol
+    headings = [line.strip() for line in text.splitlines() if line.startswith("## ")]
+    if headings and headings[-1] == INDEX_NOTE:
+        return f"{text}{eol}{detail}{eol}"
+    return f"{text}{eol}{INDEX_NOTE}{eol}{eol}{detail}{eol}"
+
+
+def _contains(text: str, detail: str) -> bool:
+    return " ".join(detail.split()) in " ".join(text.split())
+
+
+def plan_shorten_lines(store: Store, limit: int = LINE_WARN) -> Plan:
+    """Rewrite index lines over `limit`; their detail moves into the memory file."""
+    index = _read_index(store)
+    lines = list(index.lines)
+    notes: dict[str, tuple[bytes, str]] = {}  # file -> (bytes before, new text)
+    summary: list[str] = []
+    links = _links_by_line(index.parsed)
+    for line in index.parsed.raw_lines:
+        if line.state == "stripped" or line.width <= limit:
+            continue
+        link = next((link for link in links.get(line.number, [])
+                     if link.file and store.memory(link.file)), None)
+        if link is None:
+            summary.append(f"Index line {line.number} links no memory file; left as it is.")
+            continue
+        memory = _memory(store, link.file)
+        short = index_line(memory, limit)
+        detail = line.text[_link_end(line.text, link.target):].strip(_HOOK_SEPARATORS)
+        if link.file not in notes:
+            data = read_bytes(store.path, link.file)
+            if data is None:
+                continue
+            notes[link.file] = (data, _decode(link.file, data))
+        before, text = notes[link.file]
+        if detail and not _contains(text, detail):
+            notes[link.file] = (before, _append_note(text, detail))
+            summary.append(f"Shorten index line {line.number} and keep its detail in "
+                           f"{link.file} under \"{INDEX_NOTE}\".")
+        else:
+            summary.append(f"Shorten index line {line.number}; {link.file} already holds "
+                           "its detail.")
+        lines[line.number - 1] = (short, lines[line.number - 1][1])
+    changes = [FileChange(file, before, text.encode("utf-8"))
+               for file, (before, text) in notes.items() if text.encode("utf-8") != before]
+    shortened = sum(1 for old, new in zip(index.lines, lines, strict=True) if old != new)
+    label = f"shorten {_plural(shortened, 'index line')}"
+    return _finish(store, index, lines, label, summary, other_changes=changes)
+
+
+def _plan_removal(store: Store, files: Sequence[str], verb: str) -> Plan:
+    index = _read_index(store)
+    removed = set(files)
+    changes: list[FileChange] = []
+    summary: list[str] = []
+    for file in files:
+        _memory(store, file)
+        data = read_bytes(store.path, file)
+        if data is None:
+            raise WriteRefused(f"{file} no longer exists.")
+        changes.append(FileChange(file, data, None))
+        if verb == "archive":
+            summary.append(f"Move {file} to the archive ({archive_dir(store.path)}).")
+        else:
+            summary.append(f"Delete {file} (a backup is kept, so undo brings it back).")
+    drop: set[int] = set()
+    for number, links in _links_by_line(index.parsed).items():
+        linked = {link.file for link in links}
+        if linked & removed:
+            if linked <= removed:
+                drop.add(number)
+                summary.append(f"Remove index line {number}.")
+            else:
+                summary.append(f"Index line {number} also links other files; it is kept, "
+                               "edit it by hand.")
+    kept = [line for number, line in enumerate(index.lines, start=1) if number not in drop]
+    label = f"{verb} {_plural(len(files), 'memory', 'memories')}"
+    return _finish(store, index, kept, label, summary, other_changes=changes)
+
+
+def plan_archive(store: Store, files: Sequence[str]) -> Plan:
+    """Remove memories and their index lines, keeping a copy in the archive.
+
+    The label starts with "archive", which makes `apply_changes` copy the files there.
+    """
+    return _plan_removal(store, files, "archive")
+
+
+def plan_delete(store: Store, files: Sequence[str]) -> Plan:
+    """Remove memories and their index lines (the backups still allow an undo)."""
+    return _plan_removal(store, files, "delete")
+
+
+def plan_move_entry(store: Store, file: str, position: int) -> Plan:
+    """Move the index line of `file` so that it becomes line `position` (1-based).
+
+    A position inside the leading frontmatter block means the first line after it.
+    """
+    index = _read_index(store)
+    origin = next((link.line for link in _entry_links(index.parsed) if link.file == file), None)
+    if origin is None:
+        raise WriteRefused(f"{file} has no line in MEMORY.md to move.")
+    lines = list(index.lines)
+    content, _ = lines.pop(origin - 1)
+    frontmatter = BLOCK.match(index.text)
+    first = frontmatter.group(0).count("\n") + 1 if frontmatter else 1
+    at = min(max(position, first), len(lines) + 1)
+    lines.insert(at - 1, (content, index.eol))
+    summary = [f"Move the index line for {file} from line {origin} to line {at}."]
+    if file not in _visible_files(parse_index(index.joined(lines))):
+        summary.append(f"{file} will then be past the loaded cut, where Claude does not see it.")
+    return _finish(store, index, lines, f"move index line for {file}", summary,
+                   may_hide=[file])
+
