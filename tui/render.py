@@ -62,13 +62,14 @@ def project_rows(projects: list[Project]) -> list[ProjectRow]:
 
 def print_projects(rows: list[ProjectRow], home: Path) -> None:
     console = Console()
-    table = Table(title=f"Claude Code projects in {condense(str(home))}", title_justify="left")
-    table.add_column("project")
-    table.add_column("memories", justify="right")
-    table.add_column("sessions", justify="right")
-    table.add_column("folders", justify="right")
-    table.add_column("consolidated")
-    table.add_column("status")
+    table = Table(title=f"Claude Code projects in {condense(str(home))}", title_justify="left",
+                  box=None, header_style="bold", pad_edge=False)
+    table.add_column("project", overflow="fold", ratio=1)
+    table.add_column("memories", justify="right", no_wrap=True)
+    table.add_column("sessions", justify="right", no_wrap=True)
+    table.add_column("folders", justify="right", no_wrap=True)
+    table.add_column("dreamt", no_wrap=True)
+    table.add_column("status", no_wrap=True)
     for row in rows:
         project = row.project
         style = {"stranded": "bold red", "unmapped": "yellow", "resting": "cyan"}.get(row.status, "")
@@ -81,10 +82,10 @@ def print_projects(rows: list[ProjectRow], home: Path) -> None:
             Text(row.status, style=style),
         )
     console.print(table)
-    notes = [r for r in rows if r.project.stranded_reason or r.project.note]
-    for row in notes:
+    for row in rows:
         reason = row.project.stranded_reason or row.project.note
-        console.print(Text(f"{row.path}: {reason}", style="dim"))
+        if reason:
+            console.print(Text(f"{row.status}: {reason}", style="dim"))
 
 
 def print_audit(report, target) -> None:
@@ -102,17 +103,18 @@ def print_audit(report, target) -> None:
     if not report.findings:
         console.print(Text("No findings: Claude sees every memory.", style="green"))
         return
-    table = Table(show_header=True, header_style="bold")
-    table.add_column("severity")
-    table.add_column("kind")
-    table.add_column("where")
-    table.add_column("message", overflow="fold")
-    for finding in report.findings:
-        where = finding.file or ""
-        if finding.line:
-            where += f":{finding.line}"
-        table.add_row(
-            Text(finding.severity, style=SEVERITY_STYLE[finding.severity]),
-            finding.kind, where, finding.message,
-        )
-    console.print(table)
+    ranks = {severity: rank for rank, severity in enumerate(SEVERITY_STYLE)}
+    ordered = sorted(report.findings, key=lambda f: (ranks[f.severity], f.kind, f.file or ""))
+    counts: dict[str, int] = {}
+    for finding in ordered:
+        counts[finding.kind] = counts.get(finding.kind, 0) + 1
+    console.print(", ".join(f"{count} {kind}" for kind, count in counts.items()), style="dim")
+    for finding in ordered:
+        line = Text()
+        line.append(f"{finding.severity:<8}", style=SEVERITY_STYLE[finding.severity])
+        line.append(f"{finding.kind}  ", style="bold")
+        line.append(finding.message)
+        # beyond_cut's line is the MEMORY.md line, which its message already names.
+        if finding.line and finding.file and finding.kind != "beyond_cut":
+            line.append(f"  ({finding.file}:{finding.line})", style="dim")
+        console.print(line)
