@@ -200,6 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_history_commands(commands)
 
+    from tui.cli_runs import add_run_commands
+
+    add_run_commands(commands)
+
     serve = commands.add_parser("serve", help="the app in a browser (textual-serve)")
     serve.add_argument("--host", default="localhost")
     serve.add_argument("--port", type=int, default=8000)

@@ -30,3 +30,8 @@ def state_dir() -> Path:
 def cache_dir() -> Path:
     """Throw-away caches."""
     return _place("MEMTUI_CACHE_DIR", "XDG_CACHE_HOME", ".cache")
+
+
+def config_dir() -> Path:
+    """The optional `config.toml` (API settings for runs)."""
+    return _place("MEMTUI_CONFIG_DIR", "XDG_CONFIG_HOME", ".config")

@@ -1,0 +1,166 @@
+"""The consolidate lock as Claude Code uses it, and applying a change set to a live store."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import index_line, memory_text, write_index, write_memory
+
+from tui.agents.changeset import undo_changeset
+from tui.agents.dream import compute_gates, run_dream
+from tui.agents.result import FAILED, SUCCEEDED, conclude
+from tui.claude.lock import acquire_lock, read_lock, release_lock, rollback_lock
+from tui.claude.paths import LOCK_NAME
+from tui.cli import build_parser
+from tui.cli_runs import add_run_commands
+
+
+@pytest.fixture(autouse=True)
+def memtui_dirs(tmp_path, monkeypatch):
+    for name in ("DATA", "STATE", "CACHE", "CONFIG"):
+        monkeypatch.setenv(f"MEMTUI_{name}_DIR", str(tmp_path / f"memtui-{name.lower()}"))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+
+
+@pytest.fixture
+def store(claude_home, tmp_path):
+    store = claude_home.store(tmp_path / "project")
+    for name in ("alpha", "beta", "gamma"):
+        write_memory(store, f"{name}.md", memory_text(name, f"{name} rules", "feedback",
+                                                      f"{name} happened yesterday.\n"),
+                     mtime=time.time() - 86400 * 3)
+    write_index(store, [index_line("alpha.md"), index_line("missing.md")])
+    return store
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_live_holder_younger_than_an_hour_is_refused(store):
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        (store / LOCK_NAME).write_text(str(holder.pid))
+        result = run_dream(store, engine="offline")
+        assert result.status == FAILED and str(holder.pid) in result.error
+        assert (store / LOCK_NAME).read_text() == str(holder.pid)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_dead_holder_or_an_old_lock_is_reclaimed(store):
+    lock = store / LOCK_NAME
+    lock.write_text(str(_dead_pid()))
+    lease = acquire_lock(store)
+    assert read_lock(store).pid == os.getpid()
+    rollback_lock(lease)
+    lock.write_text(str(os.getppid()))  # alive, but two hours old
+    os.utime(lock, (time.time() - 7200,) * 2)
+    lease = acquire_lock(store)
+    assert lease.previous.pid == os.getppid() and read_lock(store).pid == os.getpid()
+
+
+def test_rollback_restores_the_previous_mtime_or_removes_a_new_lock(store):
+    lock = store / LOCK_NAME
+    lease = acquire_lock(store)
+    rollback_lock(lease)
+    assert not lock.exists()
+    lock.write_text("")
+    os.utime(lock, (1_500_000_000, 1_500_000_000))
+    lease = acquire_lock(store)
+    rollback_lock(lease)
+    assert lock.read_text() == "" and lock.stat().st_mtime == 1_500_000_000
+
+
+def test_success_leaves_the_mtime_at_the_start_time(store):
+    lease = acquire_lock(store)
+    time.sleep(0.02)
+    release_lock(lease)
+    state = read_lock(store)
+    assert state.mtime == lease.started and not state.held()
+
+
+def test_gates_count_sessions_in_the_cwd_folder_and_across_the_store(claude_home, store, tmp_path):
+    lock = store / LOCK_NAME
+    lock.write_text("")
+    os.utime(lock, (time.time() - 30 * 3600,) * 2)
+    main_folder, worktree = claude_home.folder("-main"), claude_home.folder("-wt")
+    for folder, count in ((main_folder, 2), (worktree, 3)):
+        for _ in range(count):
+            claude_home.transcript(folder.name, [{"type": "user"}])
+    claude_home.transcript("-main", [{"type": "user"}], mtime=time.time() - 40 * 3600)
+    (main_folder / "not-a-uuid.jsonl").write_text("{}\n")
+    gates = compute_gates(store, [main_folder, worktree], main_folder)
+    assert round(gates.hours_since) == 30
+    assert gates.sessions_cwd == 2 and gates.sessions_all == 5
+
+
+def test_a_file_changed_during_review_is_refused_and_the_rest_applied(store):
+    result = run_dream(store, engine="offline")
+    assert result.status == SUCCEEDED
+    changed = {d.file for d in result.changeset.files}
+    assert {"alpha.md", "beta.md", "MEMORY.md"} <= changed
+    before = {f: (store / f).read_bytes() for f in changed}
+    (store / "beta.md").write_text("edited by another session\n")  # after staging
+
+    outcome = conclude(result, apply=True)
+    assert [file for file, _ in outcome.refused] == ["beta.md"]
+    assert "changed on disk" in outcome.refused[0][1]
+    assert "beta.md" not in outcome.applied and "alpha.md" in outcome.applied
+    assert (store / "beta.md").read_text() == "edited by another session\n"
+    assert "yesterday" not in (store / "alpha.md").read_text()
+
+    assert undo_changeset(store)
+    for file in changed - {"beta.md"}:
+        assert (store / file).read_bytes() == before[file]
+
+
+def _parser_main(argv):
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command")
+    if "dream" not in commands.choices:
+        add_run_commands(commands)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+def test_cli_without_yes_and_without_a_tty_shows_the_change_set_only(store, claude_home, capsys):
+    before = {p.name: p.read_bytes() for p in store.iterdir()}
+    code = _parser_main(["--config-dir", str(claude_home.home), "dream", str(store)])
+    out = capsys.readouterr()
+    assert code == 0
+    assert "=== modified: alpha.md" in out.out and "--yes" in out.out
+    assert "▸ Orient" in out.err
+    assert {p.name: p.read_bytes() for p in store.iterdir()} == before
+
+
+def test_cli_json_with_yes_applies_and_reports_phases_and_tokens(store, claude_home, capsys):
+    code = _parser_main(["--config-dir", str(claude_home.home), "dream", str(store),
+                         "--yes", "--json", "--engine", "offline"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert [p["name"] for p in data["phases"]] == ["Orient", "Gather", "Consolidate",
+                                                   "Prune and index"]
+    assert data["tokens"] == {"input": 0, "output": 0}
+    assert set(data["applied"]) == {f["file"] for f in data["changeset"]["files"]}
+    assert "yesterday" not in (store / "gamma.md").read_text()
+
+
+def test_cli_unknown_target_and_missing_key_are_one_sentence(store, claude_home, capsys):
+    from tui.cli import UsageError
+
+    with pytest.raises(UsageError, match="No project folder"):
+        _parser_main(["--config-dir", str(claude_home.home), "dream", "no-such-folder"])
+    code = _parser_main(["--config-dir", str(claude_home.home), "dream", str(store),
+                         "--engine", "anthropic"])
+    assert code == 1
+    assert "No API key" in capsys.readouterr().out

@@ -1,0 +1,199 @@
+"""The offline engine: a dream on a big, overgrown store and extraction of instructions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import random
+import re
+
+import pytest
+from conftest import memory_saved_record, memory_text, user_record, write_index, write_memory
+
+from tui.agents.dream import run_dream
+from tui.agents.extract import run_extract
+from tui.agents.result import SKIPPED, SUCCEEDED, conclude
+from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
+from tui.memory.store import load_store
+
+TOPICS = ["deploy", "testing", "database", "frontend", "auth", "billing", "search", "queue",
+          "cache", "logging", "metrics", "email", "mobile", "payments", "exports", "imports",
+          "reports", "alerts", "backups", "docs", "i18n", "pdf", "uploads"]
+WORDS = ["".join(random.Random(seed).choices("abcdefghijklmnopqrstuvwxyz", k=7))
+         for seed in range(400)]
+TYPES = ["user", "feedback", "project", "reference"]
+
+
+@pytest.fixture(autouse=True)
+def memtui_dirs(tmp_path, monkeypatch):
+    for name in ("DATA", "STATE", "CACHE", "CONFIG"):
+        monkeypatch.setenv(f"MEMTUI_{name}_DIR", str(tmp_path / f"memtui-{name.lower()}"))
+
+
+def body_lines(store) -> list[str]:
+    lines = []
+    for memory in load_store(store).memories:
+        lines.extend(line.strip() for line in memory.body.splitlines() if line.strip())
+    return lines
+
+
+@pytest.fixture
+def big_store(claude_home, tmp_path):
+    """240 memories, 12 pairs of near-duplicates, a 500-line index with long and dangling
+    lines, and a few relative dates."""
+    store = claude_home.store(tmp_path / "project")
+    base = dt.datetime(2026, 3, 10, 12).timestamp()
+    index = []
+    for number in range(240):
+        topic = TOPICS[number % len(TOPICS)]
+        file = f"{TYPES[number % 4]}_{topic}_{number}.md"
+        words = " ".join(random.Random(number).sample(WORDS, 8))
+        body = (f"Fact {number}: {words}.\n"
+                f"**Why:** {' '.join(reversed(words.split()))} on the {topic} side.\n"
+                f"**How to apply:** check port {8000 + number} first.\n")
+        write_memory(store, file, memory_text(file[:-3], f"{topic} fact {number}",
+                                              TYPES[number % 4], body),
+                     mtime=base + number * 60)
+        hook = f"{topic} detail {number} " + "with a very long explanation " * 6
+        index.append(f"- [{topic} {number}]({file}) — {hook}")
+    for pair in range(12):  # near-duplicates, one line apart
+        file = f"project_dup_{pair}.md"
+        words = random.Random(1000 + pair).sample(WORDS, 6)
+        body = (f"The release train {words[0]} leaves every Tuesday at ten from {words[1]}.\n"
+                f"**Why:** QA needs a stable build for {words[2]} and {words[3]}.\n"
+                f"**How to apply:** merge before Monday night into {words[4]} {words[5]}.\n")
+        write_memory(store, file, memory_text(f"dup{pair}", f"release train {pair}", "project",
+                                              body), mtime=base)
+        write_memory(store, f"project_dup_{pair}_again.md",
+                     memory_text(f"dup{pair}b", f"release train {pair}", "project",
+                                 body + f"Also: hotfixes for train {pair} skip the queue.\n"),
+                     mtime=base)
+        index.append(f"- [dup {pair}]({file}) — release train {pair}")
+    write_memory(store, "project_dated.md", memory_text(
+        "dated", "the freeze", "project", "We froze the schema yesterday.\n"),
+        mtime=dt.datetime(2026, 3, 10, 12).timestamp())
+    index += [f"- [gone {n}](gone_{n}.md) — deleted long ago" for n in range(30)]
+    index += ["# Old notes"] + [f"- note line {n}" for n in range(200)]
+    write_index(store, index)
+    return store
+
+
+def test_offline_dream_fits_the_index_and_loses_no_fact(big_store):
+    original_lines = body_lines(big_store)
+    hooks = [line.split(") — ", 1)[1] for line in (big_store / "MEMORY.md").read_text().splitlines()
+             if ") — " in line and "gone_" not in line]
+    assert parse_index((big_store / "MEMORY.md").read_text()).cut == "both"
+
+    result = run_dream(big_store, engine="offline")
+    assert result.status == SUCCEEDED, result.error
+    assert [p.status for p in result.phases] == ["done"] * 4
+    outcome = conclude(result, apply=True)
+    assert not outcome.refused
+
+    store = load_store(big_store)
+    index = parse_index(store.index_text)
+    assert index.cut is None and index.lines <= MAX_LINES and index.chars <= MAX_CHARS
+    assert all(len(line) <= 150 for line in store.index_text.splitlines())
+    files = {m.file for m in store.memories}
+    assert all(link.file in files for link in index.links), "no dangling link is left"
+    assert len(index.links) > 150
+    notes = (big_store / "index_notes.md").read_text()
+    assert all(f"- note line {n}\n" in notes for n in range(200))
+
+    everything = "\n".join(m.path.read_text() for m in store.memories)
+    expected = [line.replace("yesterday", "2026-03-09") for line in original_lines]
+    missing = [line for line in expected if line not in everything]
+    assert missing == []
+    assert "yesterday" not in everything
+    kept_anywhere = everything + store.index_text
+    assert [hook for hook in hooks if hook.strip() not in kept_anywhere] == []
+
+    archived = {d.file for d in result.changeset.files if d.kind == "archived"}
+    assert archived == {f"project_dup_{n}_again.md" for n in range(12)}
+    unfit_note = next(n for n in result.changeset.notes if "do not fit" in n)
+    indexed = {link.file for link in index.links}
+    not_indexed = files - indexed
+    assert not_indexed and all(file in unfit_note for file in not_indexed)
+    dangling_note = next(n for n in result.changeset.notes if "missing files" in n)
+    assert "gone_0.md" in dangling_note
+
+
+def test_offline_dream_keeps_the_user_and_feedback_memories_first(big_store):
+    result = run_dream(big_store, engine="offline")
+    conclude(result, apply=True)
+    store = load_store(big_store)
+    indexed = {link.file for link in store.index.links}
+    for memory in store.memories:
+        if memory.type in ("user", "feedback"):
+            assert memory.file in indexed
+
+
+def test_daily_log_dates_use_the_logs_own_date(claude_home, tmp_path):
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "logs/2026/02/2026-02-03.md", "- 10:00 deploy failed yesterday\n")
+    result = run_dream(store, engine="offline")
+    conclude(result, apply=True)
+    assert (store / "logs/2026/02/2026-02-03.md").read_text() == "- 10:00 deploy failed 2026-02-02\n"
+
+
+def test_dates_count_from_the_frontmatter_modified_date_when_there_is_one(claude_home, tmp_path):
+    store = claude_home.store(tmp_path / "project")
+    text = memory_text("freeze", "the freeze", "project", "The freeze starts tomorrow.\n",
+                       form="nested")  # modified: 2026-01-02
+    write_memory(store, "project_freeze.md", text, mtime=dt.datetime(2026, 5, 5).timestamp())
+    conclude(run_dream(store, engine="offline"), apply=True)
+    assert "The freeze starts 2026-01-03." in (store / "project_freeze.md").read_text()
+
+
+def _session(claude_home, tmp_path, *records):
+    cwd = tmp_path / "project"
+    cwd.mkdir(exist_ok=True)
+    return claude_home.session(cwd, *records)
+
+
+def test_offline_extract_turns_instructions_into_memories(claude_home, tmp_path):
+    store = claude_home.store(tmp_path / "project")
+    cwd = str(tmp_path / "project")
+    transcript = _session(
+        claude_home, tmp_path,
+        user_record(cwd, "Please fix the build."),
+        user_record(cwd, "Never push to main directly because CI deploys from it."),
+        user_record(cwd, "以后统一用 pnpm 安装依赖，因为锁文件是 pnpm 的。"),
+        user_record(cwd, "What time is it?"),
+    )
+    result = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                         engine="offline")
+    assert result.status == SUCCEEDED, result.error
+    created = {d.file: d.after.decode() for d in result.changeset.files
+               if d.kind == "created" and d.file != "MEMORY.md"}
+    assert len(created) == 2
+    english = next(t for t in created.values() if "Never push" in t)
+    assert "type: feedback" in english
+    assert "**Why:** CI deploys from it" in english and "**How to apply:**" in english
+    chinese = next(t for t in created.values() if "pnpm" in t)
+    assert "**Why:** 锁文件是 pnpm 的" in chinese
+    index = next(d for d in result.changeset.files if d.file == "MEMORY.md").after.decode()
+    assert all(f"({file})" in index for file in created)
+
+    conclude(result, apply=True)
+    again = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                        engine="offline")
+    assert again.changeset.empty  # the cursor moved past what was applied
+    assert os.path.exists(store / next(iter(created)))
+
+
+def test_extract_skips_a_range_where_the_agent_wrote_memory_unless_forced(claude_home, tmp_path):
+    store = claude_home.store(tmp_path / "project")
+    cwd = str(tmp_path / "project")
+    transcript = _session(claude_home, tmp_path,
+                          user_record(cwd, "Always write tests first."),
+                          memory_saved_record([str(store / "feedback_tests.md")]))
+    skipped = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                          engine="offline")
+    assert skipped.status == SKIPPED and "feedback_tests.md" in skipped.error
+    assert "--force" in skipped.error
+    forced = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                         engine="offline", force=True)
+    assert forced.status == SUCCEEDED
+    assert any(re.search("Always write tests first", (d.after or b"").decode())
+               for d in forced.changeset.files)

@@ -1,0 +1,45 @@
+"""The sandbox a model works in: a staging copy and bounded tools."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tui.agents.staging import GREP_MATCHES, GREP_SNIPPET, Staging, Toolbox
+from tui.claude.paths import LOCK_NAME
+
+
+def test_staging_keeps_mtimes_and_leaves_the_lock_out(claude_home, tmp_path):
+    store = claude_home.store(tmp_path / "project")
+    (store / "a.md").write_text("a\n")
+    os.utime(store / "a.md", (1_600_000_000, 1_600_000_000))
+    (store / LOCK_NAME).write_text("1")
+    staging = Staging.create(store)
+    try:
+        assert (staging.root / "a.md").stat().st_mtime == 1_600_000_000
+        assert not (staging.root / LOCK_NAME).exists()
+    finally:
+        staging.discard()
+    assert not staging.root.exists()
+
+
+def test_grep_output_is_bounded_and_delete_is_recorded(claude_home, tmp_path):
+    store = claude_home.store(tmp_path / "project")
+    (store / "old.md").write_text("old\n")
+    folder = claude_home.folder("-project")
+    records = [{"type": "user", "message": {"content": "deploy " + "x" * 5000}}] * 100
+    (folder / "s.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    staging = Staging.create(store)
+    log: list[tuple[str, str]] = []
+    tools = Toolbox(staging, [folder], lambda kind, text: log.append((kind, text)))
+    try:
+        found = tools.call("grep_transcripts", {"pattern": "deploy"}).text.splitlines()
+        assert len(found) == GREP_MATCHES + 1 and found[-1] == "[more matches not shown]"
+        assert all(len(line) <= GREP_SNIPPET + 20 for line in found)
+
+        assert not tools.call("delete_file", {"path": "old.md"}).is_error
+        assert staging.deleted == {"old.md"} and (store / "old.md").exists()
+        refused = tools.call("delete_file", {"path": "MEMORY.md"})
+        assert refused.is_error and tools.refusals and log[-1][0] == "refused"
+    finally:
+        staging.discard()

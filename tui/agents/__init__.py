@@ -1,0 +1,1 @@
+"""Runs: memory extraction and dream consolidation, their engines and sandboxed tools."""

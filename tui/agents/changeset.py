@@ -1,0 +1,157 @@
+"""The result of a run: what it would change, shown as diffs, applied on confirmation.
+
+Applying checks every target against the live file: one that changed since it was staged
+is refused and shown, the rest are applied together as one undoable record.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.claude.paths import INDEX_NAME
+from tui.memory.index import LoadedIndex, parse_index
+
+CREATED, MODIFIED, ARCHIVED = "created", "modified", "archived"
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    file: str
+    kind: str  # created, modified, archived
+    before: bytes | None
+    after: bytes | None
+    diff: str
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "kind": self.kind, "diff": self.diff}
+
+
+@dataclass(frozen=True)
+class ChangeSet:
+    store: Path
+    label: str
+    files: tuple[FileDiff, ...]
+    index_before: LoadedIndex
+    index_after: LoadedIndex
+    notes: tuple[str, ...] = ()  # what the run could not do (entries that do not fit, …)
+
+    @property
+    def empty(self) -> bool:
+        return not self.files
+
+    def counts(self) -> dict[str, int]:
+        return {kind: sum(1 for f in self.files if f.kind == kind)
+                for kind in (CREATED, MODIFIED, ARCHIVED)}
+
+    def to_json(self) -> dict:
+        return {
+            "store": str(self.store),
+            "label": self.label,
+            "counts": self.counts(),
+            "files": [f.to_json() for f in self.files],
+            "index_before": _index_json(self.index_before),
+            "index_after": _index_json(self.index_after),
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    applied: tuple[str, ...]
+    refused: tuple[tuple[str, str], ...]  # (file, one-sentence reason)
+    record_ids: tuple[str, ...]
+
+
+def _index_json(index: LoadedIndex) -> dict:
+    return {"exists": index.exists, "lines": index.lines, "chars": index.chars,
+            "loaded_lines": index.loaded_lines, "cut": index.cut}
+
+
+def _text(data: bytes | None) -> list[str]:
+    if data is None:
+        return []
+    return data.decode("utf-8", errors="replace").splitlines(keepends=True)
+
+
+def unified(file: str, before: bytes | None, after: bytes | None) -> str:
+    old = f"a/{file}" if before is not None else "/dev/null"
+    new = f"b/{file}" if after is not None else "/dev/null"
+    return "".join(difflib.unified_diff(_text(before), _text(after), old, new))
+
+
+def build_changeset(originals: dict[str, bytes], staged: dict[str, bytes],
+                    deleted: Iterable[str], store: Path, label: str,
+                    notes: Iterable[str] = ()) -> ChangeSet:
+    """Compare the store as staged (`originals`) with the staging copy after the run."""
+    files: list[FileDiff] = []
+    gone = set(deleted)
+    for name in sorted(set(originals) | set(staged)):
+        before, after = originals.get(name), staged.get(name)
+        if name in gone and before is not None and after is None:
+            files.append(FileDiff(name, ARCHIVED, before, None, unified(name, before, None)))
+        elif before is None and after is not None:
+            files.append(FileDiff(name, CREATED, None, after, unified(name, None, after)))
+        elif before is not None and after is not None and before != after:
+            files.append(FileDiff(name, MODIFIED, before, after, unified(name, before, after)))
+    # The index first, then by kind: the order a reviewer reads best.
+    files.sort(key=lambda f: (f.file != INDEX_NAME, (CREATED, MODIFIED, ARCHIVED).index(f.kind),
+                              f.file))
+    return ChangeSet(
+        store, label, tuple(files),
+        parse_index(_decoded(originals.get(INDEX_NAME))),
+        parse_index(_decoded(staged.get(INDEX_NAME, originals.get(INDEX_NAME)))),
+        tuple(notes),
+    )
+
+
+def _decoded(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def apply_changeset(changeset: ChangeSet, only: Iterable[str] | None = None) -> ApplyResult:
+    """Apply the chosen files (all by default). A file whose live bytes are no longer what
+    was staged is refused; the others go in as one record (`undo_changeset` reverts it)."""
+    from tui.memory import writes
+
+    chosen = set(only) if only is not None else None
+    pending = [f for f in changeset.files if chosen is None or f.file in chosen]
+    refused: list[tuple[str, str]] = []
+    while pending:
+        ready = []
+        for diff in pending:
+            try:
+                live = writes.read_bytes(changeset.store, diff.file)
+            except writes.WriteRefused as error:
+                refused.append((diff.file, str(error)))
+                continue
+            if live != diff.before:
+                refused.append((diff.file, f"{diff.file} changed on disk since the run "
+                                           "staged it; it was left as it is."))
+            else:
+                ready.append(diff)
+        if not ready:
+            break
+        changes = [writes.FileChange(d.file, d.before, d.after) for d in ready]
+        try:
+            record = writes.apply_changes(changeset.store, changes, changeset.label, archive=True)
+        except writes.ConflictError as error:
+            # Changed between our check and the write: refuse that one, retry the rest.
+            refused.append((error.file, str(error)))
+            pending = [d for d in ready if d.file != error.file]
+            continue
+        except writes.WriteRefused as error:
+            refused.extend((d.file, str(error)) for d in ready)
+            break
+        return ApplyResult(tuple(d.file for d in ready), tuple(refused), (record.id,))
+    return ApplyResult((), tuple(refused), ())
+
+
+def undo_changeset(store: Path) -> str | None:
+    """Undo the newest applied record of this store; its label, or None if nothing to undo."""
+    from tui.memory import writes
+
+    record = writes.undo_last(store)
+    return None if record is None else record.label

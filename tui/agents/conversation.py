@@ -1,0 +1,96 @@
+"""A session's messages as extraction reads them, and our per-session cursor.
+
+The cursor is the uuid of the last message an extraction covered, kept in memtui's state
+dir with the transcript's path: the transcript on disk is append-only, so a compaction in
+Claude Code cannot move it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui import xdg
+from tui.claude import transcripts
+
+
+@dataclass(frozen=True)
+class Message:
+    uuid: str
+    role: str  # "user" or "assistant"
+    text: str
+    timestamp: str
+    wrote: tuple[str, ...] = ()  # file paths this record says were written
+
+
+def _text_of(content) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content
+                         if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def read_messages(transcript: Path) -> list[Message]:
+    """User and assistant messages in file order, main chain only (no sidechains)."""
+    messages: list[Message] = []
+    for record in transcripts.iter_records(transcript):
+        kind = record.get("type")
+        uuid = record.get("uuid")
+        if not isinstance(uuid, str) or record.get("isSidechain"):
+            continue
+        wrote = tuple(transcripts.written_paths(record))
+        if kind not in ("user", "assistant"):
+            if wrote:
+                messages.append(Message(uuid, "system", "", str(record.get("timestamp", "")),
+                                        wrote))
+            continue
+        message = record.get("message")
+        text = _text_of(message.get("content")) if isinstance(message, dict) else ""
+        if record.get("isCompactSummary") or record.get("isMeta"):
+            text = ""
+        messages.append(Message(uuid, kind, text, str(record.get("timestamp", "")), wrote))
+    return messages
+
+
+def cursor_file(session_id: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", session_id)
+    return xdg.state_dir() / "cursors" / f"{safe}.json"
+
+
+def read_cursor(session_id: str) -> str | None:
+    try:
+        data = json.loads(cursor_file(session_id).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    uuid = data.get("uuid") if isinstance(data, dict) else None
+    return uuid if isinstance(uuid, str) else None
+
+
+def save_cursor(session_id: str, transcript: Path, uuid: str) -> None:
+    path = cursor_file(session_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_suffix(".tmp")
+    temp.write_text(json.dumps({"transcript": str(transcript), "uuid": uuid}), encoding="utf-8")
+    os.replace(temp, path)
+
+
+def after_cursor(messages: list[Message], cursor: str | None) -> tuple[list[Message], bool]:
+    """The messages after the cursor, and False when the cursor was not found (all are new)."""
+    if cursor is None:
+        return messages, True
+    for position, message in enumerate(messages):
+        if message.uuid == cursor:
+            return messages[position + 1:], True
+    return messages, False
+
+
+def render(messages: list[Message], limit: int = 60_000) -> str:
+    """The conversation as plain text for a prompt, newest part kept when too long."""
+    parts = [f"[{m.role}] {m.text.strip()}" for m in messages if m.text.strip()]
+    text = "\n\n".join(parts)
+    return text if len(text) <= limit else "[… earlier messages cut …]\n" + text[-limit:]

@@ -1,0 +1,247 @@
+"""A dream: consolidating one store in four real phases, on a staging copy, under the lock.
+
+Orient, Gather, Consolidate, Prune and index each have their own status, time, tokens and
+tool calls. The lock follows Claude Code's rules; a failed or cancelled run rolls it back
+so it never counts as a consolidation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.agents import offline, prompts
+from tui.agents.changeset import build_changeset
+from tui.agents.client import ClientConfig, EngineError, ModelClient
+from tui.agents.events import CANCELLED, FAILED, Listener, Progress, RunCancelled
+from tui.agents.indexfit import LINE_LIMIT
+from tui.agents.loop import add_user, check, run_turns
+from tui.agents.result import CANCELLED as RUN_CANCELLED
+from tui.agents.result import FAILED as RUN_FAILED
+from tui.agents.result import SUCCEEDED, RunResult
+from tui.agents.staging import Staging, Toolbox
+from tui.claude import transcripts
+from tui.claude.lock import LockBusy, acquire_lock, read_lock, rollback_lock
+from tui.claude.paths import INDEX_NAME, utf16_len
+from tui.memory.audit import audit_store
+from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
+from tui.memory.store import load_store
+
+PHASES = ("Orient", "Gather", "Consolidate", "Prune and index")
+PHASE_TURNS = 12
+MIN_HOURS, MIN_SESSIONS = 24, 5
+
+
+@dataclass(frozen=True)
+class Gates:
+    """Claude Code's automatic-dream gates, shown (a manual run does not enforce them)."""
+
+    hours_since: float | None  # None: never consolidated
+    sessions_cwd: int | None  # as Claude Code counts: the cwd's transcript folder only
+    sessions_all: int  # every transcript folder of the store
+
+    def to_json(self) -> dict:
+        return {"hours_since": None if self.hours_since is None else round(self.hours_since, 1),
+                "sessions_cwd": self.sessions_cwd, "sessions_all": self.sessions_all,
+                "min_hours": MIN_HOURS, "min_sessions": MIN_SESSIONS}
+
+
+def _sessions_since(folder: Path, since: float | None) -> int:
+    count = 0
+    for file in transcripts.session_files(folder):
+        if not transcripts.UUID_NAME.match(file.name):
+            continue
+        try:
+            if since is None or file.stat().st_mtime > since:
+                count += 1
+        except OSError:
+            continue
+    return count
+
+
+def compute_gates(store: Path, transcript_dirs: Sequence[Path], cwd_folder: Path | None,
+                  now: float | None = None) -> Gates:
+    lock = read_lock(store)
+    since = lock.mtime if lock.exists else None
+    now = time.time() if now is None else now
+    return Gates(
+        None if since is None else (now - since) / 3600,
+        None if cwd_folder is None else _sessions_since(cwd_folder, since),
+        sum(_sessions_since(folder, since) for folder in set(transcript_dirs)),
+    )
+
+
+def _logs_since(staging: Staging, since: float | None) -> list[str]:
+    found = []
+    for relative in staging.markdown():
+        if not relative.startswith(("logs/", "sessions/")):
+            continue
+        if since is None or (staging.root / relative).stat().st_mtime > since:
+            found.append(relative)
+    return found
+
+
+def _facts(staging: Staging) -> str:
+    store = load_store(staging.root)
+    index = store.index
+    findings = audit_store(store)
+    lines = [
+        f"- {len(store.memories)} memory files; MEMORY.md has {index.lines} lines and "
+        f"{index.chars} characters" + (f" (cut by {index.cut})" if index.cut else ""),
+    ]
+    lines += [f"- {f.message}" for f in findings[:30]]
+    if len(findings) > 30:
+        lines.append(f"- … and {len(findings) - 30} more findings")
+    return "\n".join(lines)
+
+
+def index_over_limits(staging: Staging) -> tuple[int, int] | None:
+    """(lines, chars) when the staged MEMORY.md breaks a limit, else None."""
+    path = staging.root / INDEX_NAME
+    if not path.exists():
+        return None
+    text = path.read_text(encoding="utf-8", errors="replace")
+    index = parse_index(text)
+    too_wide = any(utf16_len(line) > LINE_LIMIT for line in text.splitlines())
+    if index.lines > MAX_LINES or index.chars > MAX_CHARS or too_wide:
+        return index.lines, index.chars
+    return None
+
+
+def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
+              transcript_dirs: Sequence[Path] = (), cwd_folder: Path | None = None,
+              listener: Listener | None = None, cancel: threading.Event | None = None) -> RunResult:
+    cancel = cancel or threading.Event()
+    progress = Progress(PHASES, listener)
+    gates = compute_gates(store, transcript_dirs, cwd_folder)
+    result = RunResult("dream", engine, RUN_FAILED, progress.snapshot(), (),
+                       gates=gates.to_json())
+    try:
+        client = None
+        if engine == "anthropic":
+            client = ModelClient(config or ClientConfig(), cancel=cancel,
+                                 on_retry=lambda text: progress.say("retry", text))
+        lease = acquire_lock(store)
+    except (EngineError, LockBusy) as error:
+        result.error = str(error)
+        return result
+
+    staging = Staging.create(store)
+    toolbox = Toolbox(staging, transcript_dirs, progress.say)
+    notes: list[str] = []
+    try:
+        if client is None:
+            _offline_phases(staging, progress, cancel, lease.previous.mtime, notes)
+        else:
+            _model_phases(client, staging, toolbox, progress, cancel, lease.previous.mtime, notes)
+        label = f"dream {dt.datetime.now():%Y-%m-%d %H:%M} ({engine})"
+        staged = {name: (staging.root / name).read_bytes() for name in staging.markdown()}
+        result.changeset = build_changeset(staging.originals, staged, staging.deleted, store,
+                                           label, notes)
+        result.status, result.lease = SUCCEEDED, lease
+    except RunCancelled:
+        progress.fail_running(CANCELLED)
+        progress.say("info", "cancelled; the lock was rolled back and nothing was applied")
+        result.status, result.error = RUN_CANCELLED, "The run was cancelled; nothing was applied."
+        rollback_lock(lease)
+    except EngineError as error:
+        progress.fail_running(FAILED)
+        progress.say("error", str(error))
+        result.error = str(error)
+        rollback_lock(lease)
+    except BaseException:
+        rollback_lock(lease)
+        raise
+    finally:
+        staging.discard()
+    result.phases, result.log = progress.snapshot(), tuple(progress.log)
+    result.tokens_in, result.tokens_out = progress.tokens
+    result.refusals, result.notes = tuple(toolbox.refusals), notes
+    return result
+
+
+def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Event,
+                    since: float | None, notes: list[str]) -> None:
+    say = progress.say
+    progress.start("Orient")
+    for line in _facts(staging).splitlines()[:12]:
+        say("info", line.removeprefix("- "))
+    progress.finish()
+
+    check(cancel)
+    progress.start("Gather")
+    logs = _logs_since(staging, since)
+    say("info", f"{len(logs)} daily log(s) since the last consolidation"
+        + (": " + ", ".join(logs[:10]) if logs else ""))
+    if logs:
+        notes.append(f"{len(logs)} daily log(s) need a model to distill them: "
+                     "run with --engine anthropic.")
+    progress.finish()
+
+    check(cancel)
+    progress.start("Consolidate")
+    renamed = offline.merge_duplicates(staging, say)
+    check(cancel)
+    replaced = offline.fix_dates(staging, say)
+    progress.finish(note=f"{len(renamed)} merged, {replaced} date(s) made absolute")
+
+    check(cancel)
+    progress.start("Prune and index")
+    rebuild = offline.prune_index(staging, renamed, say)
+    notes.extend(rebuild.notes())
+    progress.finish(note=f"{len(rebuild.added)} added, {len(rebuild.dangling)} dangling dropped, "
+                         f"{len(rebuild.unfit)} without room")
+
+
+def _model_phases(client: ModelClient, staging: Staging, toolbox: Toolbox, progress: Progress,
+                  cancel: threading.Event, since: float | None, notes: list[str]) -> None:
+    system = prompts.dream_system(dt.date.today().isoformat())
+    messages: list[dict] = []
+    logs = _logs_since(staging, since)
+    instructions = {
+        "Orient": prompts.ORIENT.format(facts=_facts(staging)),
+        "Gather": prompts.GATHER.format(logs="\n".join(f"- {log}" for log in logs) or "- none"),
+        "Consolidate": prompts.CONSOLIDATE,
+        "Prune and index": prompts.PRUNE,
+    }
+    for name in PHASES:
+        check(cancel)
+        progress.start(name)
+        add_user(messages, [{"type": "text", "text": instructions[name]}])
+        outcome = run_turns(client, system, messages, toolbox, progress, cancel, PHASE_TURNS)
+        note = ""
+        if not outcome.finished:
+            note = f"turn budget of {PHASE_TURNS} used up"
+            notes.append(f"{name}: the model used all {PHASE_TURNS} turns without finishing.")
+        if name == "Prune and index":
+            note = _enforce_index(client, system, messages, staging, toolbox, progress, cancel,
+                                  notes) or note
+        progress.finish(note=note)
+
+
+def _enforce_index(client, system, messages, staging, toolbox, progress, cancel,
+                   notes: list[str]) -> str:
+    over = index_over_limits(staging)
+    if over is None:
+        return ""
+    progress.say("info", f"MEMORY.md is still {over[0]} lines / {over[1]} chars: one corrective turn")
+    add_user(messages, [{"type": "text",
+                         "text": prompts.CORRECT_INDEX.format(lines=over[0], chars=over[1])}])
+    run_turns(client, system, messages, toolbox, progress, cancel, 2)
+    if index_over_limits(staging) is None:
+        return "index fixed after one corrective turn"
+    rebuild = offline.prune_index(staging, {}, progress.say)
+    notes.extend(rebuild.notes())
+    notes.append("The model left MEMORY.md over its limits; memtui pruned it deterministically.")
+    return "index pruned deterministically"
+
+
+def cwd_transcript_folder(home: Path, cwd: str | None = None) -> Path:
+    from tui.claude import paths
+
+    return paths.projects_dir(home) / paths.sanitize(paths.normalize_path(cwd or os.getcwd()))

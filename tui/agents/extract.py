@@ -1,0 +1,192 @@
+"""`memtui extract SESSION`: what a session taught, turned into memories.
+
+Reads the messages after our cursor, skips (with the reason) when the session's own agent
+already wrote memory in that range, gives the model at most five turns, and reports the
+topics left when the budget runs out instead of dropping them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from tui.agents import offline, prompts
+from tui.agents.changeset import build_changeset
+from tui.agents.client import ClientConfig, EngineError, ModelClient
+from tui.agents.conversation import Message, after_cursor, read_cursor, read_messages, render
+from tui.agents.events import CANCELLED, FAILED, Listener, Progress, RunCancelled
+from tui.agents.indexfit import entry_line
+from tui.agents.loop import check, run_turns
+from tui.agents.result import CANCELLED as RUN_CANCELLED
+from tui.agents.result import FAILED as RUN_FAILED
+from tui.agents.result import SKIPPED, SUCCEEDED, RunResult
+from tui.agents.staging import Staging, Toolbox, ToolResult
+from tui.claude import paths
+from tui.claude.paths import INDEX_NAME
+from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
+
+PHASES = ("Read", "Extract", "Index")
+MAX_TURNS = 5
+
+
+def find_transcript(session_id: str, home: Path) -> Path:
+    projects = paths.projects_dir(home)
+    name = f"{session_id.removesuffix('.jsonl')}.jsonl"
+    try:
+        folders = sorted(os.scandir(projects), key=lambda e: e.name)
+    except OSError:
+        folders = []
+    for folder in folders:
+        candidate = Path(folder.path) / name
+        if candidate.is_file():
+            return candidate
+    raise EngineError(f"No session {session_id} under {projects}.")
+
+
+def store_of(transcript: Path, home: Path, env: Mapping[str, str],
+             settings_file: Path | None) -> tuple[Path, tuple[Path, ...]]:
+    """The memory store a session used, and every transcript folder of that store."""
+    from tui.claude.discovery import discover
+
+    for project in discover(home, env, settings_file).projects:
+        if project.store is not None and transcript.parent in project.transcript_dirs:
+            return project.store, project.transcript_dirs
+    raise EngineError(f"Cannot tell which memory store session {transcript.stem} used.")
+
+
+def _wrote_memory(messages: list[Message], store: Path) -> list[str]:
+    root = os.path.realpath(store)
+    return [p for m in messages for p in m.wrote
+            if os.path.realpath(p).startswith(root + os.sep)]
+
+
+def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
+                settings_file: Path | None = None, engine: str,
+                config: ClientConfig | None = None, force: bool = False,
+                listener: Listener | None = None,
+                cancel: threading.Event | None = None) -> RunResult:
+    cancel = cancel or threading.Event()
+    progress = Progress(PHASES, listener)
+    result = RunResult("extract", engine, RUN_FAILED, progress.snapshot(), ())
+    try:
+        client = None
+        if engine == "anthropic":
+            client = ModelClient(config or ClientConfig(), cancel=cancel,
+                                 on_retry=lambda text: progress.say("retry", text))
+        transcript = find_transcript(session_id, home)
+        store, transcript_dirs = store_of(transcript, home, env, settings_file)
+    except EngineError as error:
+        result.error = str(error)
+        return result
+
+    progress.start("Read")
+    messages, found = after_cursor(read_messages(transcript), read_cursor(session_id))
+    if not found:
+        progress.say("info", "the cursor is not in the transcript any more; reading all of it")
+    progress.say("info", f"{len(messages)} message(s) since the last extraction")
+    written = _wrote_memory(messages, store)
+    if written and not force:
+        progress.finish(note="skipped")
+        result.status = SKIPPED
+        result.error = (f"The session already wrote memory itself in this range "
+                        f"({', '.join(sorted({Path(p).name for p in written}))}); "
+                        "use --force to extract anyway.")
+        result.phases, result.log = progress.snapshot(), tuple(progress.log)
+        return result
+    progress.finish()
+    last_uuid = messages[-1].uuid if messages else None
+
+    staging = Staging.create(store)
+    toolbox = Toolbox(staging, transcript_dirs, progress.say)
+    topics_left: list[str] = []
+    try:
+        check(cancel)
+        progress.start("Extract")
+        if client is None:
+            candidates = offline.find_instructions(messages)
+            offline.write_candidates(staging, candidates, progress.say)
+        else:
+            topics_left = _model_extract(client, staging, toolbox, messages, progress, cancel)
+        progress.finish(note=f"topics left: {len(topics_left)}" if topics_left else "")
+        check(cancel)
+        progress.start("Index")
+        notes = _index_new_files(staging, progress)
+        progress.finish()
+        label = f"extract {session_id[:8]} {dt.datetime.now():%Y-%m-%d %H:%M} ({engine})"
+        staged = {name: (staging.root / name).read_bytes() for name in staging.markdown()}
+        if topics_left:
+            notes.append("The turn budget ran out with topics left: " + "; ".join(topics_left)
+                         + ". Run extract again for a second pass on them.")
+        result.changeset = build_changeset(staging.originals, staged, staging.deleted, store,
+                                           label, notes)
+        result.status = SUCCEEDED
+        if last_uuid:
+            result.cursor = (session_id, transcript, last_uuid)
+    except RunCancelled:
+        progress.fail_running(CANCELLED)
+        result.status, result.error = RUN_CANCELLED, "The run was cancelled; nothing was applied."
+    except EngineError as error:
+        progress.fail_running(FAILED)
+        progress.say("error", str(error))
+        result.error = str(error)
+    finally:
+        staging.discard()
+    result.phases, result.log = progress.snapshot(), tuple(progress.log)
+    result.tokens_in, result.tokens_out = progress.tokens
+    result.refusals, result.topics_left = tuple(toolbox.refusals), tuple(topics_left)
+    return result
+
+
+def _model_extract(client: ModelClient, staging: Staging, toolbox: Toolbox,
+                   messages: list[Message], progress: Progress,
+                   cancel: threading.Event) -> list[str]:
+    """Run the model; the planned topics no write covered when the budget ran out."""
+    planned: list[str] = []
+
+    def plan_topics(arguments: dict) -> ToolResult:
+        topics = arguments.get("topics")
+        if isinstance(topics, list):
+            planned.extend(str(t).strip() for t in topics if str(t).strip())
+        return ToolResult(f"{len(planned)} topic(s) noted.")
+
+    plan = ({"name": "plan_topics", "description":
+             "Declare every topic worth saving before writing anything.",
+             "input_schema": {"type": "object", "properties": {
+                 "topics": {"type": "array", "items": {"type": "string"}}},
+                 "required": ["topics"]}}, plan_topics)
+    manifest = "\n".join(f"- [{m.type or '?'}] {m.file}: {m.description}"
+                         for m in offline.memory_infos(staging)) or "(none yet)"
+    prompt = prompts.EXTRACT.format(manifest=manifest, conversation=render(messages))
+    conversation = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
+    system = prompts.extract_system(dt.date.today().isoformat(), MAX_TURNS)
+    outcome = run_turns(client, system, conversation, toolbox, progress, cancel, MAX_TURNS,
+                        {"plan_topics": plan})
+    if outcome.finished:
+        return []
+    left = [t for t in planned if t not in toolbox.topics_done]
+    progress.say("info", f"the {MAX_TURNS}-turn budget ran out"
+                 + (f" with {len(left)} topic(s) left: " + "; ".join(left) if left else ""))
+    return left or ["(the model did not say which topics were left)"]
+
+
+def _index_new_files(staging: Staging, progress: Progress) -> list[str]:
+    """Give each new memory an index line at the end, as Claude Code appends them."""
+    index_path = staging.root / INDEX_NAME
+    text = index_path.read_text(encoding="utf-8") if index_path.exists() else ""
+    linked = {link.file for link in parse_index(text).links}
+    new = [info for info in offline.memory_infos(staging)
+           if info.file not in staging.originals and info.file not in linked]
+    if not new:
+        return []
+    lines = [entry_line(info) for info in sorted(new, key=lambda info: info.file)]
+    updated = (text.rstrip("\n") + "\n" if text.strip() else "") + "\n".join(lines) + "\n"
+    index_path.write_text(updated, encoding="utf-8")
+    for info in new:
+        progress.say("info", f"index: added a line for {info.file}")
+    after = parse_index(updated)
+    if after.lines > MAX_LINES or after.chars > MAX_CHARS:
+        return ["MEMORY.md is now past its loaded cut; run `memtui dream` to fit it."]
+    return []

@@ -1,0 +1,184 @@
+"""Rebuilding MEMORY.md so that all of it loads: the deterministic index repair.
+
+Kept: every line that links an existing memory (merged files relinked to their keeper),
+headings and notes while there is room. Dropped: lines pointing at missing files
+(reported). Added: a line for each memory no line reaches. Lines over 150 characters are
+shortened, their full text moved into the topic file. When everything cannot fit in 200
+lines and 25,000 characters, memories are kept by type (user, feedback, project,
+reference) and then newest first; the rest are reported, never deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tui.claude.paths import utf16_len
+from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
+
+LINE_LIMIT = 150
+NOTES_NAME = "index_notes"
+TYPE_ORDER = ("user", "feedback", "project", "reference")
+
+
+@dataclass(frozen=True)
+class MemoryInfo:
+    file: str
+    title: str
+    description: str
+    type: str | None
+    mtime: float
+    text: str  # the whole file, to know whether a detail is already in it
+
+
+@dataclass
+class IndexRebuild:
+    text: str
+    dangling: list[str] = field(default_factory=list)  # dropped lines
+    added: list[str] = field(default_factory=list)  # files that got a line
+    shortened: list[str] = field(default_factory=list)  # files whose line was shortened
+    unfit: list[str] = field(default_factory=list)  # files left out for lack of room
+    details: dict[str, list[str]] = field(default_factory=dict)  # file -> text to append
+    notes_file: MemoryInfo | None = None  # index notes moved out to make room
+
+    def notes(self) -> list[str]:
+        notes = []
+        if self.dangling:
+            notes.append(f"Dropped {len(self.dangling)} index line(s) pointing at missing files: "
+                         + "; ".join(self.dangling))
+        if self.unfit:
+            notes.append(
+                f"{len(self.unfit)} memories do not fit in the 200-line / 25,000-character "
+                "index and stay unindexed (their files are kept): " + ", ".join(self.unfit)
+            )
+        return notes
+
+
+@dataclass
+class _Entry:
+    file: str | None  # None: a heading, blank or note line
+    line: str
+    order: int
+
+
+def _shorten(line: str, limit: int = LINE_LIMIT) -> str:
+    if utf16_len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:—-") + "…"
+
+
+def entry_line(memory: MemoryInfo) -> str:
+    hook = " ".join((memory.description or memory.type or "memory").split())
+    return _shorten(f"- [{memory.title}]({memory.file}) — {hook}")
+
+
+def notes_memory(lines: Sequence[str]) -> MemoryInfo:
+    body = "\n".join(line.rstrip() for line in lines)
+    description = "Notes that used to sit in MEMORY.md, moved here to make room"
+    text = (f"---\nname: {NOTES_NAME}\ndescription: {description}\ntype: reference\n---\n\n"
+            f"{body}\n")
+    return MemoryInfo(f"{NOTES_NAME}.md", "Index notes", description, "reference", 0.0, text)
+
+
+def _priority(memory: MemoryInfo) -> tuple[int, float]:
+    rank = TYPE_ORDER.index(memory.type) if memory.type in TYPE_ORDER else len(TYPE_ORDER)
+    return rank, -memory.mtime
+
+
+def _size(lines: Sequence[str]) -> tuple[int, int]:
+    text = "\n".join(lines).strip()
+    return (text.count("\n") + 1 if text else 0), utf16_len(text)
+
+
+def _fits(lines: Sequence[str]) -> bool:
+    count, chars = _size(lines)
+    return count <= MAX_LINES and chars <= MAX_CHARS
+
+
+def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
+                  renamed: Mapping[str, str] | None = None) -> IndexRebuild:
+    renamed = renamed or {}
+    by_file = {m.file: m for m in memories}
+    result = IndexRebuild("")
+    loaded = parse_index(index_text)
+    links_by_line: dict[int, list[str | None]] = {}
+    for link in loaded.links:
+        links_by_line.setdefault(link.line, []).append(link.file)
+
+    entries: list[_Entry] = []
+    seen: set[str] = set()
+    for raw in loaded.raw_lines:
+        files = links_by_line.get(raw.number)
+        if not files:
+            entries.append(_Entry(None, raw.text, raw.number))
+            continue
+        target = next((renamed.get(f, f) for f in files if f and renamed.get(f, f) in by_file),
+                      None)
+        if target is None:
+            result.dangling.append(raw.text.strip())
+            continue
+        if target in seen:
+            _move_detail(result, by_file[target], raw.text)
+            continue
+        seen.add(target)
+        line = raw.text.replace(f"]({files[0]})", f"]({target})", 1) if files[0] != target \
+            else raw.text
+        if utf16_len(line) > LINE_LIMIT:
+            _move_detail(result, by_file[target], line)
+            result.shortened.append(target)
+            line = _shorten(line)
+        entries.append(_Entry(target, line, raw.number))
+    for memory in sorted(memories, key=lambda m: m.file):
+        if memory.file not in seen:
+            entries.append(_Entry(memory.file, entry_line(memory), len(entries) + 10**6))
+            result.added.append(memory.file)
+
+    entries = _fit(entries, by_file, result)
+    result.text = "\n".join(e.line for e in entries).strip() + "\n"
+    return result
+
+
+def _move_detail(result: IndexRebuild, memory: MemoryInfo, line: str) -> None:
+    """Keep an index line's words in the topic file when they are not there already."""
+    hook = line.split(")", 1)[-1].strip(" —-–:")
+    if hook and hook not in memory.text and hook not in memory.description:
+        result.details.setdefault(memory.file, []).append(hook)
+
+
+def _fit(entries: list[_Entry], by_file: Mapping[str, MemoryInfo],
+         result: IndexRebuild) -> list[_Entry]:
+    if _fits([e.line for e in entries]):
+        return entries
+    # Layout goes first (blank lines, then headings); memories are ranked after that.
+    entries = [e for e in entries if e.file is not None or e.line.strip()]
+    if _fits([e.line for e in entries]):
+        return entries
+    entries = [e for e in entries if e.file is not None or not e.line.lstrip().startswith("#")]
+    if _fits([e.line for e in entries]):
+        return entries
+    notes = [e.line for e in entries if e.file is None]
+    entries = [e for e in entries if e.file is not None]
+    if notes:
+        # Notes that sat in the index move to a topic file of their own, never dropped.
+        result.notes_file = notes_memory(notes)
+        info = result.notes_file
+        by_file = {**by_file, info.file: info}
+        entries.insert(0, _Entry(info.file, entry_line(info), -1))
+        result.added.append(info.file)
+    ranked = sorted(entries, key=lambda e: _priority(by_file[e.file]))
+    kept: list[_Entry] = []
+    lines, chars = 0, 0
+    for entry in ranked:
+        width = utf16_len(entry.line) + (1 if lines else 0)
+        if lines + 1 <= MAX_LINES and chars + width <= MAX_CHARS:
+            kept.append(entry)
+            lines, chars = lines + 1, chars + width
+        else:
+            result.unfit.append(entry.file)
+            _move_detail(result, by_file[entry.file], entry.line)
+    kept.sort(key=lambda e: e.order)
+    return kept

@@ -1,0 +1,277 @@
+"""The offline engine: deterministic steps on a staging copy, no network.
+
+Dream: merge near-duplicate memories (every line of each kept), turn relative dates into
+absolute ones, rebuild the index within its limits. Extraction: explicit instructions the
+user typed become candidate feedback or project memories.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.agents.absdates import absolutize
+from tui.agents.conversation import Message
+from tui.agents.indexfit import IndexRebuild, MemoryInfo, rebuild_index
+from tui.agents.staging import Staging
+from tui.claude.paths import INDEX_NAME
+from tui.memory import frontmatter
+from tui.memory.similarity import near_duplicates
+from tui.memory.store import load_store
+
+Log = Callable[[str, str], None]
+_LOG_DATE = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def memory_infos(staging: Staging) -> list[MemoryInfo]:
+    infos = []
+    for path in sorted(staging.root.glob("*.md")):
+        if path.name == INDEX_NAME or path.is_symlink() or not path.is_file():
+            continue
+        text = _read(path)
+        fm = frontmatter.parse(text)
+        infos.append(MemoryInfo(path.name, fm.name or path.stem, fm.description or "",
+                                fm.type, path.stat().st_mtime, text))
+    return infos
+
+
+# --- merging ------------------------------------------------------------------------------
+
+
+def merge_duplicates(staging: Staging, log: Log) -> dict[str, str]:
+    """Fold each group of near-duplicates into one file; {merged-away file: keeper}."""
+    store = load_store(staging.root)
+    memories = [m for m in store.memories if not m.outside_target and not m.path.is_symlink()]
+    parent = {m.file: m.file for m in memories}
+
+    def root(file: str) -> str:
+        while parent[file] != file:
+            parent[file] = parent[parent[file]]
+            file = parent[file]
+        return file
+
+    for first, second, _ in near_duplicates(memories):
+        parent[root(second.file)] = root(first.file)
+    groups: dict[str, list] = {}
+    for memory in memories:
+        groups.setdefault(root(memory.file), []).append(memory)
+
+    visible = {link.file for link in store.index.links if link.visible}
+    indexed = {link.file for link in store.index.links}
+    renamed: dict[str, str] = {}
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda m: (m.file not in visible, m.file not in indexed, -len(m.body), m.file))
+        keeper, others = group[0], group[1:]
+        text = keeper.text
+        for other in others:
+            text = _union(text, other)
+            (staging.root / other.file).unlink()
+            staging.deleted.add(other.file)
+            renamed[other.file] = keeper.file
+        (staging.root / keeper.file).write_text(text, encoding="utf-8")
+        log("info", f"merged {', '.join(o.file for o in others)} into {keeper.file}")
+    return renamed
+
+
+def _union(text: str, other) -> str:
+    """`text` plus every line of `other` it does not already hold (nothing is dropped)."""
+    have = {line.strip() for line in text.splitlines() if line.strip()}
+    extra = [line for line in other.body.splitlines() if line.strip() and line.strip() not in have]
+    if other.description and other.description.strip() not in text:
+        extra.insert(0, other.description.strip())
+    if not extra:
+        return text
+    return text.rstrip("\n") + f"\n\n(merged from {other.file})\n" + "\n".join(extra) + "\n"
+
+
+# --- dates --------------------------------------------------------------------------------
+
+
+def reference_date(relative: str, mtime: float, text: str = "") -> dt.date:
+    """The day a text was written: a daily log's own date, else the `modified` date newer
+    Claude Code builds put in the frontmatter, else the file's mtime."""
+    match = _LOG_DATE.search(relative)
+    if match:
+        try:
+            return dt.date(*map(int, match.groups()))
+        except ValueError:
+            pass
+    modified = frontmatter.parse(text).text("modified") or ""
+    try:
+        return dt.date.fromisoformat(modified[:10])
+    except ValueError:
+        return dt.date.fromtimestamp(mtime)
+
+
+def fix_dates(staging: Staging, log: Log) -> int:
+    """Relative dates made absolute in every memory and daily log; how many replaced."""
+    replaced = 0
+    for relative in staging.markdown():
+        if relative == INDEX_NAME:
+            continue
+        path = staging.root / relative
+        text = _read(path)
+        new, changes = absolutize(text, reference_date(relative, path.stat().st_mtime, text))
+        if changes:
+            path.write_text(new, encoding="utf-8")
+            replaced += len(changes)
+            pairs = ", ".join(f"{old!r} → {new!r}" for old, new in changes)
+            log("info", f"{relative}: {pairs}")
+    return replaced
+
+
+# --- index --------------------------------------------------------------------------------
+
+
+def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexRebuild:
+    """Rewrite MEMORY.md within the limits; detail from long lines goes to the topic file."""
+    index_path = staging.root / INDEX_NAME
+    index_text = _read(index_path) if index_path.exists() else None
+    rebuild = rebuild_index(index_text, memory_infos(staging), renamed)
+    if rebuild.notes_file is not None:
+        path = staging.root / rebuild.notes_file.file
+        text = rebuild.notes_file.text
+        if path.exists():  # a second move appends to the first
+            text = _read(path).rstrip("\n") + "\n" + text.split("---\n\n", 1)[1]
+        path.write_text(text, encoding="utf-8")
+    for file, details in rebuild.details.items():
+        path = staging.root / file
+        text = _read(path).rstrip("\n")
+        path.write_text(text + "\n\nFrom the index: " + "\n".join(details) + "\n",
+                        encoding="utf-8")
+    if rebuild.text != (index_text or ""):
+        index_path.write_text(rebuild.text, encoding="utf-8")
+    for file in rebuild.added:
+        log("info", f"index: added a line for {file}")
+    for line in rebuild.dangling:
+        log("info", f"index: dropped a line pointing at a missing file: {line}")
+    for file in rebuild.unfit:
+        log("info", f"index: no room for {file} (the file is kept)")
+    return rebuild
+
+
+# --- extraction ---------------------------------------------------------------------------
+
+_ENGLISH = re.compile(
+    r"\b(?:remember|always|never|don't|do not|stop using)\b"
+    r"|\buse\s+\S+(?:\s+\S+)?\s+(?:not|instead of|rather than)\s+\S+",
+    re.IGNORECASE,
+)
+_CHINESE = re.compile(r"记住|不要|别|统一用|以后")
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s*|\n+")
+_BECAUSE = re.compile(r"\b(?:because|since|so that|as)\b\s+(.+)|(?:因为|由于)(.+)", re.IGNORECASE)
+_FACT = re.compile(r"^\s*(?:please\s+)?(?:remember|记住)\b[,:：，\s]*(?:that\s+)?", re.IGNORECASE)
+_IMPERATIVE = re.compile(
+    r"\b(?:always|never|don't|do not|use|run|avoid|stop)\b|不要|别|统一用", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    type: str  # "feedback" or "project"
+    rule: str
+    why: str
+    how: str
+    uuid: str  # the user message it came from
+
+
+def find_instructions(messages: Sequence[Message]) -> list[Candidate]:
+    candidates: list[Candidate] = []
+    last_assistant = ""
+    for message in messages:
+        if message.role == "assistant" and message.text.strip():
+            last_assistant = message.text.strip()
+            continue
+        if message.role != "user" or not message.text.strip():
+            continue
+        sentences = [s.strip() for s in _SENTENCE.split(message.text) if s and s.strip()]
+        for position, sentence in enumerate(sentences):
+            if sentence.endswith(("?", "？")) or not 6 <= len(sentence) <= 300:
+                continue
+            if not (_ENGLISH.search(sentence) or _CHINESE.search(sentence)):
+                continue
+            rest = sentences[position + 1:position + 2]
+            candidates.append(_candidate(sentence, rest, last_assistant, message))
+    return candidates
+
+
+def _candidate(sentence: str, following: list[str], context: str, message: Message) -> Candidate:
+    is_fact = bool(_FACT.match(sentence)) and not _IMPERATIVE.search(_FACT.sub("", sentence))
+    rule = _FACT.sub("", sentence).strip() if is_fact else sentence
+    rule = rule[:1].upper() + rule[1:]
+    why_match = _BECAUSE.search(sentence) or next(
+        (m for s in following if (m := _BECAUSE.search(s))), None)
+    day = message.timestamp[:10] or "the session"
+    if why_match:
+        why = (why_match.group(1) or why_match.group(2)).strip().rstrip(".。")
+    elif context:
+        why = f"the user said this on {day} after the assistant wrote: “{_clip(context, 140)}”"
+    else:
+        why = f"the user asked for it explicitly on {day}"
+    how = (f"treat it as a fact about the project when planning work (as of {day})" if is_fact
+           else "follow it whenever the situation comes up again, without being reminded")
+    return Candidate("project" if is_fact else "feedback", rule, why, how, message.uuid)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_STOPWORDS = {"always", "never", "dont", "do", "not", "please", "the", "a", "an", "to", "use",
+              "remember", "that", "we", "you", "our", "for", "in", "of", "and", "is", "it"}
+
+
+def _slug(candidate: Candidate) -> str:
+    words = [w for w in re.findall(r"[a-z0-9]+", candidate.rule.lower()) if w not in _STOPWORDS]
+    if words:
+        return "_".join(words[:4])
+    return hashlib.sha1(candidate.rule.encode("utf-8")).hexdigest()[:8]
+
+
+def candidate_text(candidate: Candidate, name: str) -> str:
+    return (
+        f"---\nname: {name}\ndescription: {_yaml_line(_clip(candidate.rule, 120))}\n"
+        f"type: {candidate.type}\n---\n\n{candidate.rule}\n\n"
+        f"**Why:** {candidate.why}\n**How to apply:** {candidate.how}\n"
+    )
+
+
+def _yaml_line(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log) -> list[str]:
+    """Write each candidate not already remembered; the files written."""
+    from rapidfuzz import fuzz
+
+    known = [(info.file, info.text) for info in memory_infos(staging)]
+    written: list[str] = []
+    for candidate in candidates:
+        twin = next((file for file, text in known
+                     if fuzz.partial_ratio(candidate.rule.lower(), text.lower()) >= 90), None)
+        if twin:
+            log("info", f"already remembered in {twin}: {_clip(candidate.rule, 80)}")
+            continue
+        name = f"{candidate.type}_{_slug(candidate)}"
+        file = f"{name}.md"
+        count = 2
+        while (staging.root / file).exists():
+            file = f"{name}_{count}.md"
+            count += 1
+        text = candidate_text(candidate, file.removesuffix(".md"))
+        (staging.root / file).write_text(text, encoding="utf-8")
+        known.append((file, text))
+        written.append(file)
+        log("info", f"new {candidate.type} memory {file}: {_clip(candidate.rule, 80)}")
+    return written

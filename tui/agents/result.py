@@ -1,0 +1,72 @@
+"""What a finished run hands back, and how it is concluded (applied or thrown away)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui.agents.changeset import ApplyResult, ChangeSet, apply_changeset
+from tui.agents.events import LogLine, Phase
+from tui.claude.lock import LockLease, release_lock, rollback_lock
+
+SUCCEEDED, FAILED, CANCELLED, SKIPPED = "succeeded", "failed", "cancelled", "skipped"
+
+
+@dataclass
+class RunResult:
+    kind: str  # "dream" or "extract"
+    engine: str
+    status: str
+    phases: tuple[Phase, ...]
+    log: tuple[LogLine, ...]
+    changeset: ChangeSet | None = None
+    error: str | None = None  # one sentence when failed or skipped
+    tokens_in: int = 0
+    tokens_out: int = 0
+    refusals: tuple[str, ...] = ()
+    topics_left: tuple[str, ...] = ()
+    gates: dict | None = None
+    lease: LockLease | None = None  # a dream holds the lock until concluded
+    cursor: tuple[str, Path, str] | None = None  # (session id, transcript, last uuid)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "engine": self.engine,
+            "status": self.status,
+            "error": self.error,
+            "phases": [p.to_json() for p in self.phases],
+            "tokens": {"input": self.tokens_in, "output": self.tokens_out},
+            "gates": self.gates,
+            "refused": list(self.refusals),
+            "topics_left": list(self.topics_left),
+            "changeset": self.changeset.to_json() if self.changeset else None,
+        }
+
+
+def conclude(result: RunResult, apply: bool, only: set[str] | None = None) -> ApplyResult | None:
+    """Apply the change set (or not) and settle the lock and the cursor.
+
+    A dream counts as a consolidation only when something of it was applied, or when it
+    had nothing to change; otherwise the lock goes back to how it was.
+    """
+    outcome = None
+    if apply and result.changeset is not None and not result.changeset.empty:
+        if result.lease is not None:
+            release_lock(result.lease)  # our own live PID would block the write
+        outcome = apply_changeset(result.changeset, only)
+        if result.lease is not None and not outcome.applied:
+            rollback_lock(result.lease)
+    elif result.lease is not None:
+        if apply and result.changeset is not None and result.changeset.empty:
+            release_lock(result.lease)
+        else:
+            rollback_lock(result.lease)
+    result.lease = None
+    settled = apply and (outcome is None or outcome.applied)
+    if settled and result.cursor is not None:
+        from tui.agents.conversation import save_cursor
+
+        save_cursor(*result.cursor)
+    return outcome

@@ -1,0 +1,296 @@
+"""A staging copy of a store and the only tools a model may use on it.
+
+The model never touches the live store: it reads and writes a temporary copy (mtimes
+kept) through these tools. Paths are store-relative; absolute paths, `..`, links that
+leave the copy, non-`.md` targets and the consolidate lock are refused, and every refusal
+is told to the model and written to the run log. There is no shell.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui.claude import transcripts
+from tui.claude.paths import INDEX_NAME, LOCK_NAME
+
+READ_LIMIT = 40_000  # characters returned by one read
+GREP_MATCHES = 20
+GREP_SNIPPET = 240
+GREP_FILES = 200
+
+
+class PathRefused(Exception):
+    """A path the model may not use; the message goes back to the model."""
+
+
+@dataclass
+class Staging:
+    """A temporary copy of `store`; `deleted` records files the model removed."""
+
+    store: Path
+    root: Path
+    originals: dict[str, bytes] = field(default_factory=dict)  # every .md as staged
+    deleted: set[str] = field(default_factory=set)
+
+    @classmethod
+    def create(cls, store: Path) -> Staging:
+        parent = Path(tempfile.mkdtemp(prefix="memtui-run-"))
+        root = parent / "memory"
+        if store.is_dir():
+            shutil.copytree(store, root, symlinks=True, copy_function=shutil.copy2,
+                            ignore=shutil.ignore_patterns(LOCK_NAME))
+        else:
+            root.mkdir()
+        staging = cls(store, root)
+        staging.originals = {name: (root / name).read_bytes() for name in staging.markdown()}
+        return staging
+
+    def markdown(self) -> list[str]:
+        """Every regular .md file in the copy, store-relative (links are not ours to change)."""
+        found = []
+        for folder, _dirs, files in os.walk(self.root):
+            for file in files:
+                path = Path(folder) / file
+                if file.endswith(".md") and not path.is_symlink():
+                    found.append(self.relative(path))
+        return sorted(found)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.root.parent, ignore_errors=True)
+
+    def resolve(self, relative: str, *, writing: bool) -> Path:
+        """The staging path for a store-relative name, or PathRefused saying why not."""
+        if not isinstance(relative, str) or not relative.strip():
+            raise PathRefused("a store-relative file name is required")
+        name = relative.strip().replace("\\", "/")
+        if "\0" in name:
+            raise PathRefused(f"{relative!r} contains a NUL byte")
+        if name.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", name):
+            raise PathRefused(f"{relative} is an absolute path; use a path relative to the store")
+        parts = [p for p in name.split("/") if p not in ("", ".")]
+        if ".." in parts:
+            raise PathRefused(f"{relative} leaves the store (`..` is not allowed)")
+        if not parts:
+            raise PathRefused(f"{relative} names the store itself, not a file")
+        if parts[-1] == LOCK_NAME:
+            raise PathRefused(f"{LOCK_NAME} belongs to the consolidation lock and is not a memory")
+        path = self.root.joinpath(*parts)
+        real_root = os.path.realpath(self.root)
+        if not os.path.realpath(path).startswith(real_root + os.sep):
+            raise PathRefused(f"{relative} is a link that leaves the store")
+        if writing:
+            if not parts[-1].endswith(".md"):
+                raise PathRefused(f"{relative} is not a .md file; only memory files can be written")
+            current = self.root
+            for part in parts:
+                current = current / part
+                if current.is_symlink():
+                    raise PathRefused(f"{relative} is a symlink; memtui does not write through links")
+        return path
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    text: str
+    is_error: bool = False
+
+
+ToolHandler = Callable[[dict], ToolResult]
+
+
+def _schema(properties: dict, required: Sequence[str]) -> dict:
+    return {"type": "object", "properties": properties, "required": list(required)}
+
+
+_PATH = {"type": "string", "description": "path relative to the memory directory"}
+
+
+class Toolbox:
+    """The sandboxed tools; `log(kind, text)` receives tool calls and refusals."""
+
+    def __init__(self, staging: Staging, transcript_dirs: Sequence[Path],
+                 log: Callable[[str, str], None]):
+        self.staging = staging
+        self.transcript_dirs = tuple(transcript_dirs)
+        self.log = log
+        self.refusals: list[str] = []
+        self.written: set[str] = set()
+        self.topics_done: set[str] = set()
+        self._handlers: dict[str, ToolHandler] = {
+            "list_files": self.list_files,
+            "read_file": self.read_file,
+            "grep_transcripts": self.grep_transcripts,
+            "write_file": self.write_file,
+            "edit_file": self.edit_file,
+            "delete_file": self.delete_file,
+        }
+
+    @staticmethod
+    def definitions() -> list[dict]:
+        topic = {"type": "string", "description": "the topic this write covers (optional)"}
+        return [
+            {"name": "list_files", "description":
+                "List the memory directory: memory files, MEMORY.md and daily logs, with sizes "
+                "and modification dates.", "input_schema": _schema({}, [])},
+            {"name": "read_file", "description": "Read one file of the memory directory.",
+             "input_schema": _schema({"path": _PATH}, ["path"])},
+            {"name": "grep_transcripts", "description":
+                "Search the project's session transcripts for a narrow regular expression. "
+                f"Returns at most {GREP_MATCHES} short snippets; never reads a transcript whole.",
+             "input_schema": _schema({"pattern": {"type": "string"}}, ["pattern"])},
+            {"name": "write_file", "description":
+                "Create or replace a .md file in the memory directory (MEMORY.md included).",
+             "input_schema": _schema({"path": _PATH, "content": {"type": "string"},
+                                      "topic": topic}, ["path", "content"])},
+            {"name": "edit_file", "description":
+                "Replace one exact occurrence of old_text with new_text in a .md file.",
+             "input_schema": _schema({"path": _PATH, "old_text": {"type": "string"},
+                                      "new_text": {"type": "string"}, "topic": topic},
+                                     ["path", "old_text", "new_text"])},
+            {"name": "delete_file", "description":
+                "Remove a memory file (it is archived, never destroyed).",
+             "input_schema": _schema({"path": _PATH}, ["path"])},
+        ]
+
+    def call(self, name: str, arguments: dict) -> ToolResult:
+        handler = self._handlers.get(name)
+        if handler is None:
+            return self._refuse(f"{name}: there is no such tool")
+        if not isinstance(arguments, dict):
+            arguments = {}
+        self.log("tool", f"{name} {_brief(arguments)}")
+        try:
+            return handler(arguments)
+        except PathRefused as refusal:
+            return self._refuse(f"{name}: {refusal}")
+        except OSError as error:
+            return ToolResult(f"{name} failed: {error.strerror or error}", is_error=True)
+
+    def _refuse(self, text: str) -> ToolResult:
+        self.refusals.append(text)
+        self.log("refused", text)
+        return ToolResult(f"Refused: {text}.", is_error=True)
+
+    def list_files(self, _: dict) -> ToolResult:
+        rows = []
+        for folder, _dirs, files in sorted(os.walk(self.staging.root)):
+            for file in sorted(files):
+                path = Path(folder) / file
+                if file == LOCK_NAME:
+                    continue
+                stat = path.lstat()
+                rows.append(f"{self.staging.relative(path)}\t{stat.st_size} bytes\t"
+                            f"{_date(stat.st_mtime)}")
+        return ToolResult("\n".join(rows) or "(the memory directory is empty)")
+
+    def read_file(self, arguments: dict) -> ToolResult:
+        path = self.staging.resolve(arguments.get("path", ""), writing=False)
+        if not path.is_file():
+            return ToolResult(f"{arguments.get('path')} does not exist", is_error=True)
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if len(text) > READ_LIMIT:
+            text = text[:READ_LIMIT] + f"\n[… {len(text) - READ_LIMIT} more characters not shown]"
+        return ToolResult(text)
+
+    def write_file(self, arguments: dict) -> ToolResult:
+        relative = arguments.get("path", "")
+        path = self.staging.resolve(relative, writing=True)
+        content = arguments.get("content")
+        if not isinstance(content, str):
+            return ToolResult("write_file needs a string `content`", is_error=True)
+        existed = path.exists()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+        self._wrote(path, arguments)
+        return ToolResult(f"{'Replaced' if existed else 'Created'} {self.staging.relative(path)}")
+
+    def edit_file(self, arguments: dict) -> ToolResult:
+        path = self.staging.resolve(arguments.get("path", ""), writing=True)
+        old, new = arguments.get("old_text"), arguments.get("new_text")
+        if not path.is_file():
+            return ToolResult(f"{arguments.get('path')} does not exist", is_error=True)
+        if not isinstance(old, str) or not isinstance(new, str) or not old:
+            return ToolResult("edit_file needs non-empty old_text and a new_text", is_error=True)
+        text = path.read_text(encoding="utf-8")
+        count = text.count(old)
+        if count != 1:
+            return ToolResult(f"old_text occurs {count} times; it must occur exactly once",
+                              is_error=True)
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        self._wrote(path, arguments)
+        return ToolResult(f"Edited {self.staging.relative(path)}")
+
+    def delete_file(self, arguments: dict) -> ToolResult:
+        path = self.staging.resolve(arguments.get("path", ""), writing=True)
+        relative = self.staging.relative(path)
+        if relative == INDEX_NAME:
+            raise PathRefused("MEMORY.md cannot be deleted; rewrite it instead")
+        if not path.is_file():
+            return ToolResult(f"{relative} does not exist", is_error=True)
+        path.unlink()
+        self.staging.deleted.add(relative)
+        return ToolResult(f"Removed {relative} (it will be archived, not destroyed)")
+
+    def _wrote(self, path: Path, arguments: dict) -> None:
+        relative = self.staging.relative(path)
+        self.written.add(relative)
+        self.staging.deleted.discard(relative)
+        if isinstance(arguments.get("topic"), str):
+            self.topics_done.add(arguments["topic"].strip())
+
+    def grep_transcripts(self, arguments: dict) -> ToolResult:
+        pattern = arguments.get("pattern")
+        if not isinstance(pattern, str) or len(pattern.strip()) < 3:
+            return ToolResult("grep_transcripts needs a pattern of at least 3 characters",
+                              is_error=True)
+        try:
+            regex = re.compile(pattern, re.IGNORECASE)
+        except re.error:
+            regex = re.compile(re.escape(pattern), re.IGNORECASE)
+        snippets: list[str] = []
+        files = sorted(
+            (f for folder in self.transcript_dirs for f in transcripts.session_files(folder)),
+            key=_mtime, reverse=True,
+        )[:GREP_FILES]
+        for file in files:
+            for line in transcripts.iter_lines(file):
+                text = line.decode("utf-8", errors="replace")
+                match = regex.search(text)
+                if not match:
+                    continue
+                start = max(0, match.start() - GREP_SNIPPET // 2)
+                snippet = text[start:start + GREP_SNIPPET].replace("\n", " ")
+                snippets.append(f"{file.stem[:8]}: …{snippet}…")
+                if len(snippets) >= GREP_MATCHES:
+                    return ToolResult("\n".join(snippets) + "\n[more matches not shown]")
+        return ToolResult("\n".join(snippets) or "no matches")
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _date(mtime: float) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(mtime).strftime("%Y-%m-%d %H:%M")
+
+
+def _brief(arguments: dict) -> str:
+    shown = {k: (v if not isinstance(v, str) or len(v) < 60 else v[:57] + "…")
+             for k, v in arguments.items() if k != "content"}
+    if "content" in arguments:
+        shown["content"] = f"{len(str(arguments['content']))} chars"
+    return ", ".join(f"{k}={v!r}" for k, v in shown.items())

@@ -1,0 +1,218 @@
+"""`memtui dream` and `memtui extract`: runs from the command line.
+
+Progress goes to stderr phase by phase; the change set and summary to stdout. Without
+`--yes` and without a terminal to ask on, the change set is shown and not applied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+ENGINES = ("anthropic", "offline")
+
+
+def add_run_commands(commands) -> None:
+    dream = commands.add_parser("dream", help="consolidate a store (preview, apply, undo)")
+    dream.add_argument("target", nargs="?", help="memory dir, project path or folder name")
+    _run_flags(dream)
+    dream.add_argument("--dry-run", action="store_true", help="show the change set only")
+    dream.set_defaults(run=cmd_dream)
+
+    extract = commands.add_parser("extract", help="turn a session into memories")
+    extract.add_argument("session", help="the session id (its transcript's file name)")
+    _run_flags(extract)
+    extract.add_argument("--force", action="store_true",
+                         help="extract even if the session already wrote memory itself")
+    extract.set_defaults(run=cmd_extract)
+
+
+def _run_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--engine", choices=ENGINES,
+                        help="default: anthropic when an API key is configured, else offline")
+    parser.add_argument("--yes", action="store_true", help="apply without asking")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _home_env(args: argparse.Namespace) -> tuple[Path, dict[str, str]]:
+    from tui.claude import paths
+
+    env = dict(os.environ)
+    if args.config_dir:
+        env["CLAUDE_CONFIG_DIR"] = str(Path(args.config_dir).expanduser())
+    return paths.config_home(env), env
+
+
+def _engine(args: argparse.Namespace, env: dict[str, str]):
+    from tui.agents.client import EngineError, load_config
+    from tui.cli import UsageError
+
+    try:
+        config = load_config(env)
+    except EngineError as error:
+        raise UsageError(str(error)) from None
+    engine = args.engine or ("anthropic" if config.has_credentials else "offline")
+    return engine, config
+
+
+class _Printer:
+    """Phase lines as they happen (stderr, so stdout stays the result)."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+
+    def __call__(self, event) -> None:
+        from tui.agents.events import PhaseChanged
+
+        if self.quiet:
+            return
+        if isinstance(event, PhaseChanged):
+            phase = event.phase
+            if phase.status == "running" and not (phase.tokens_in or phase.tool_calls):
+                print(f"▸ {phase.name} …", file=sys.stderr)
+            elif phase.status in ("done", "failed", "cancelled"):
+                tokens = f", {phase.tokens_in}/{phase.tokens_out} tokens" if phase.tokens_in else ""
+                calls = f", {phase.tool_calls} tool calls" if phase.tool_calls else ""
+                note = f" — {phase.note}" if phase.note else ""
+                print(f"  {phase.status} in {phase.elapsed:.1f} s{tokens}{calls}{note}",
+                      file=sys.stderr)
+        elif event.kind in ("tool", "refused", "retry", "error"):
+            print(f"    {event.kind}: {event.text}", file=sys.stderr)
+
+
+def _run(args: argparse.Namespace, start) -> int:
+    from tui.agents.result import SKIPPED, SUCCEEDED, conclude
+
+    # Ctrl-C raises inside the run, which rolls the lock back before it propagates.
+    result = start(threading.Event())
+    dry_run = getattr(args, "dry_run", False)
+    interactive = sys.stdin.isatty() and sys.stdout.isatty() and not args.json
+    # Nothing to change is a finished run: it counts (lock time, cursor) unless a dry run.
+    apply = bool(result.changeset and result.changeset.empty and not dry_run)
+    if result.status == SUCCEEDED and result.changeset and not result.changeset.empty \
+            and not dry_run:
+        if args.yes:
+            apply = True
+        elif interactive:
+            _print_changeset(result)
+            apply = input("Apply these changes? [y/N] ").strip().lower() in ("y", "yes")
+    outcome = conclude(result, apply) if result.status == SUCCEEDED else None
+
+    if args.json:
+        data = result.to_json()
+        data["applied"] = list(outcome.applied) if outcome else []
+        data["apply_refused"] = ([{"file": f, "reason": r} for f, r in outcome.refused]
+                                 if outcome else [])
+        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        if not apply and not (interactive and result.changeset and not result.changeset.empty):
+            _print_changeset(result)
+        _print_summary(result, outcome, apply, dry_run)
+    if result.status == SKIPPED:
+        return 0
+    if result.status != SUCCEEDED:
+        return 1
+    return 1 if outcome and outcome.refused else 0
+
+
+def _print_changeset(result) -> None:
+    changeset = result.changeset
+    if changeset is None:
+        return
+    for diff in changeset.files:
+        print(f"=== {diff.kind}: {diff.file}")
+        print(diff.diff, end="" if diff.diff.endswith("\n") or not diff.diff else "\n")
+
+
+def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
+    out = sys.stdout
+    if result.error:
+        print(f"{result.kind}: {result.error}", file=out)
+    if result.gates:
+        gates = result.gates
+        hours = "never" if gates["hours_since"] is None else f"{gates['hours_since']} h ago"
+        cwd = "-" if gates["sessions_cwd"] is None else gates["sessions_cwd"]
+        print(f"Last consolidated: {hours}; sessions since: {cwd} in this folder, "
+              f"{gates['sessions_all']} across the store (automatic dreams wait for "
+              f"{gates['min_hours']} h and {gates['min_sessions']} sessions)", file=out)
+    print(f"Engine: {result.engine}; tokens in/out: {result.tokens_in}/{result.tokens_out}",
+          file=out)
+    for refusal in result.refusals:
+        print(f"Refused: {refusal}", file=out)
+    for topic in result.topics_left:
+        print(f"Topic left for a second pass: {topic}", file=out)
+    changeset = result.changeset
+    if changeset is None:
+        return
+    for note in changeset.notes:
+        print(f"Note: {note}", file=out)
+    counts = changeset.counts()
+    print(f"Change set: {counts['created']} created, {counts['modified']} modified, "
+          f"{counts['archived']} archived; index {changeset.index_before.lines} → "
+          f"{changeset.index_after.lines} lines", file=out)
+    if changeset.empty:
+        print("Nothing to change.", file=out)
+    elif outcome is not None:
+        print(f"Applied {len(outcome.applied)} file(s); undo with the store's undo.", file=out)
+        for file, reason in outcome.refused:
+            print(f"Refused {file}: {reason}", file=out)
+    elif dry_run:
+        print("Dry run: nothing was applied.", file=out)
+    elif not applied:
+        print("Not applied: run again with --yes to apply.", file=out)
+
+
+def cmd_dream(args: argparse.Namespace) -> int:
+    from tui.agents.dream import cwd_transcript_folder, run_dream
+    from tui.claude.targets import TargetError, resolve_target
+    from tui.cli import UsageError
+
+    home, env = _home_env(args)
+    try:
+        target = resolve_target(args.target, home=home, env=env, settings_file=args.settings)
+    except TargetError as error:
+        raise UsageError(str(error)) from None
+    if not target.memory_dir.is_dir():
+        raise UsageError(f"There is no memory directory at {target.memory_dir} yet.")
+    engine, config = _engine(args, env)
+    transcript_dirs = _transcript_dirs(target.memory_dir, home, env, args.settings)
+    if not args.json:
+        print(f"Dreaming over {target.memory_dir} with the {engine} engine", file=sys.stderr)
+
+    def start(cancel):
+        return run_dream(target.memory_dir, engine=engine, config=config,
+                         transcript_dirs=transcript_dirs,
+                         cwd_folder=cwd_transcript_folder(home, target.project_path),
+                         listener=_Printer(args.json), cancel=cancel)
+
+    return _run(args, start)
+
+
+def _transcript_dirs(store: Path, home: Path, env, settings) -> tuple[Path, ...]:
+    from tui.claude.discovery import discover
+
+    for project in discover(home, env, settings).projects:
+        if project.store is not None and os.path.realpath(project.store) == os.path.realpath(store):
+            return project.transcript_dirs
+    return ()
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    from tui.agents.extract import run_extract
+
+    home, env = _home_env(args)
+    engine, config = _engine(args, env)
+    if not args.json:
+        print(f"Extracting session {args.session} with the {engine} engine", file=sys.stderr)
+
+    def start(cancel):
+        return run_extract(args.session, home=home, env=env, settings_file=args.settings,
+                           engine=engine, config=config, force=args.force,
+                           listener=_Printer(args.json), cancel=cancel)
+
+    return _run(args, start)
