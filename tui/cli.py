@@ -102,10 +102,36 @@ def _load_target(args: argparse.Namespace):
     return target, load_store(target.memory_dir)
 
 
+def cmd_audit_all(args: argparse.Namespace) -> int:
+    from tui.claude.discovery import discover
+    from tui.memory.bulk import audit_many
+
+    home = _home(args)
+    inventory = discover(home, _env(args), args.settings)
+    stores = [(p.store, p.stranded_reason or None) for p in inventory.projects if p.store_exists]
+    audits = audit_many(stores)
+    if args.json:
+        _print_json([
+            {"store": str(a.store), "memories": a.memories, "errors": a.errors,
+             "findings": [f.to_json() for f in a.findings]}
+            for a in audits
+        ])
+    else:
+        from tui.render import print_audit_summary
+
+        labels = {p.store: p.key_path or str(p.store) for p in inventory.projects if p.store}
+        print_audit_summary(audits, labels)
+    return 1 if any(a.errors for a in audits) else 0
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     from tui.memory.audit import audit_store
     from tui.memory.report import AuditReport
 
+    if args.all:
+        if args.target:
+            raise UsageError("Give either a TARGET or --all, not both.")
+        return cmd_audit_all(args)
     target, store = _load_target(args)
     untrusted = (target.untrusted.value, target.untrusted.source) if target.untrusted else None
     findings = audit_store(
@@ -185,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit = commands.add_parser("audit", help="findings for one store (exit 1 on errors)")
     audit.add_argument("target", nargs="?", help="memory dir, project path or folder name")
     audit.add_argument("--json", action="store_true", help="machine-readable output")
+    audit.add_argument("--all", action="store_true", help="every store under the config home")
     audit.set_defaults(run=cmd_audit)
 
     index = commands.add_parser("index", help="print MEMORY.md")

@@ -118,3 +118,20 @@ def print_audit(report, target) -> None:
         if finding.line and finding.file and finding.kind != "beyond_cut":
             line.append(f"  ({finding.file}:{finding.line})", style="dim")
         console.print(line)
+
+
+def print_audit_summary(audits, labels: dict[Path, str]) -> None:
+    console = Console()
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    table.add_column("project", overflow="fold", ratio=1)
+    table.add_column("memories", justify="right", no_wrap=True)
+    table.add_column("errors", justify="right", no_wrap=True)
+    table.add_column("warnings", justify="right", no_wrap=True)
+    for audit in audits:
+        warnings = sum(1 for f in audit.findings if f.severity == "warning")
+        table.add_row(
+            condense(labels.get(audit.store, str(audit.store))), str(audit.memories),
+            Text(str(audit.errors), style="bold red" if audit.errors else "green"),
+            str(warnings),
+        )
+    console.print(table)

@@ -93,7 +93,10 @@ def _index_findings(store: Store) -> Iterable[Finding]:
             "move the detail into the memory file",
         )
     store_root = os.path.realpath(store.path)
+    plain_entries = _plain_entries(store.path)
     for link in index.links:
+        if link.file in plain_entries:
+            continue  # an existing entry of the store itself: inside, not dangling
         if link.file is None:
             yield Finding(
                 "outside_store", "error", "MEMORY.md", link.line,
@@ -115,6 +118,15 @@ def _index_findings(store: Store) -> Iterable[Finding]:
                 f"link to {link.target} points at a file that does not exist",
                 target=link.target,
             )
+
+
+def _plain_entries(folder: Path) -> frozenset[str]:
+    """Names directly in `folder` that are not symlinks (they resolve inside it)."""
+    try:
+        with os.scandir(folder) as entries:
+            return frozenset(e.name for e in entries if not e.is_symlink())
+    except OSError:
+        return frozenset()
 
 
 _WHY = re.compile(r"\*{0,2}why\*{0,2}\s*:", re.IGNORECASE)

@@ -21,17 +21,31 @@ _CHINESE = re.compile(
 _CODE = re.compile(r"`[^`\n]*`")
 
 
+# Every phrase above contains one of these; a line with none needs no regex.
+_KEYWORDS = (
+    "day", "night", "tomorrow", "week", "month", "year", "quarter", "sprint",
+    "天", "周", "星期", "礼拜", "月", "年", "晚",
+)
+
+
+def _hinted(text: str) -> bool:
+    lowered = text.lower()
+    return any(keyword in lowered for keyword in _KEYWORDS)
+
+
 def relative_dates(text: str) -> list[tuple[int, str]]:
     """(line number, phrase) for each relative date, outside code spans and fences."""
+    if not _hinted(text):
+        return []
     found: list[tuple[int, str]] = []
     in_fence = False
     for number, line in enumerate(text.split("\n"), start=1):
         if line.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
             continue
-        if in_fence:
+        if in_fence or not _hinted(line):
             continue
-        plain = _CODE.sub(" ", line)
+        plain = _CODE.sub(" ", line) if "`" in line else line
         for pattern in (_ENGLISH, _CHINESE):
             found.extend((number, match.group(0)) for match in pattern.finditer(plain))
     return found

@@ -90,6 +90,51 @@ def _load(block: str) -> Any:
     return yaml.load(block, Loader=_Loader)  # noqa: S506 - a safe loader
 
 
+# The common case, parsed without YAML: `key: value` lines and one level of two-space
+# indented `key: value` lines under a bare `key:`. A value qualifies only where YAML would
+# read the same plain string: ASCII starting with a letter, no `:` or `#`, no trailing space,
+# not a YAML 1.1 boolean or null; or a UUID; or an ISO timestamp (we load timestamps as
+# text). Anything else, a key included, goes to YAML.
+_PLAIN = r'[A-Za-z](?:[ !"$-9;-~]*[!"$-9;-~])?'
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_ISO_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z"
+_SIMPLE_LINE = re.compile(
+    rf"(  )?([A-Za-z_][A-Za-z0-9_]*):(?: ({_PLAIN}|{_UUID}|{_ISO_TIME})| ?)"
+)
+_YAML_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n"})
+
+
+def _simple_mapping(block: str) -> dict[str, Any] | None:
+    """The mapping YAML would build for a block of the simple shape, else None."""
+    lines = block.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    data: dict[str, Any] = {}
+    nested: dict[str, str] | None = None  # the mapping under the last bare `key:`
+    for line in lines:
+        match = _SIMPLE_LINE.fullmatch(line)
+        if match is None:
+            return None
+        indent, key, value = match.groups()
+        if key.lower() in _YAML_WORDS or (value is not None and value.lower() in _YAML_WORDS):
+            return None
+        if indent:
+            if nested is None or value is None:
+                return None
+            nested[key] = value
+            continue
+        if nested is not None and not nested:
+            return None  # a bare `key:` with nothing under it is null in YAML
+        if value is None:
+            nested = data[key] = {}
+        else:
+            nested = None
+            data[key] = value
+    if not data or (nested is not None and not nested):
+        return None
+    return data
+
+
 def parse(text: str) -> Frontmatter:
     match = BLOCK.match(text)
     if not match:
@@ -98,6 +143,10 @@ def parse(text: str) -> Frontmatter:
     body = text[match.end() :]
     block_lines = text[: match.end()].count("\n")
     retried = False
+    simple = _simple_mapping(block)
+    if simple is not None:
+        form = "nested" if "metadata" in simple else "flat"
+        return Frontmatter(simple, body, form, True, None, False, block_lines)
     try:
         data = _load(block)
     except yaml.YAMLError:

@@ -1,14 +1,24 @@
-"""Near-duplicate memories, found with rapidfuzz over what a reader would compare."""
+"""Near-duplicate memories, found with rapidfuzz over what a reader would compare.
+
+Two memories are near-duplicates when their word sets overlap (Jaccard >= 0.8) and
+rapidfuzz's `token_sort_ratio` of their texts reaches the cutoff (90). The word-set
+condition lets us find candidates with prefix filtering (each text indexed by its rarest
+words: two sets with Jaccard >= t must share one of them), so a store of thousands of
+memories is not scored pair by pair; the fuzzy score then decides.
+"""
 
 from __future__ import annotations
 
+import math
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from rapidfuzz import fuzz, process, utils
+from rapidfuzz import fuzz, utils
 
 from tui.memory.store import Memory
 
 DUPLICATE_SCORE = 90.0
+WORD_OVERLAP = 0.8
 _MIN_TEXT = 24
 
 
@@ -17,21 +27,46 @@ def comparable_text(memory: Memory) -> str:
     return utils.default_process(f"{memory.description} {body}")
 
 
+def jaccard(first: frozenset[str], second: frozenset[str]) -> float:
+    shared = len(first & second)
+    return shared / (len(first) + len(second) - shared)
+
+
 def near_duplicates(
     memories: Sequence[Memory], cutoff: float = DUPLICATE_SCORE
 ) -> list[tuple[Memory, Memory, float]]:
     """Pairs (earlier file, later file, score) at or above `cutoff`, best first."""
     candidates = [m for m in memories if not m.error]
     texts = [comparable_text(m) for m in candidates]
-    keep = [i for i, t in enumerate(texts) if len(t) >= _MIN_TEXT]
-    if len(keep) < 2:
-        return []
-    pairs: list[tuple[Memory, Memory, float]] = []
-    for position, i in enumerate(keep[:-1]):
-        later = [texts[j] for j in keep[position + 1 :]]
-        for _, score, offset in process.extract(
-            texts[i], later, scorer=fuzz.token_sort_ratio, score_cutoff=cutoff, limit=None
-        ):
-            pairs.append((candidates[i], candidates[keep[position + 1 + offset]], float(score)))
-    pairs.sort(key=lambda p: -p[2])
-    return pairs
+    keep = [i for i, text in enumerate(texts) if len(text) >= _MIN_TEXT]
+    words = {i: frozenset(texts[i].split()) for i in keep}
+    # token_sort_ratio is ratio() over the words sorted and joined by single spaces.
+    sorted_text = {i: " ".join(sorted(texts[i].split())) for i in keep}
+    frequency = Counter(word for i in keep for word in words[i])
+
+    # Word sets as bit masks: intersecting two ints is far cheaper than two frozensets.
+    bit = {word: 1 << position for position, word in enumerate(frequency)}
+    masks = {i: sum(bit[word] for word in words[i]) for i in keep}
+    sizes = {i: len(words[i]) for i in keep}
+
+    postings: dict[str, list[int]] = defaultdict(list)
+    scored: list[tuple[float, int, int]] = []
+    for i in sorted(keep, key=lambda i: (sizes[i], i)):
+        rarest_first = sorted(words[i], key=lambda word: (frequency[word], word))
+        prefix = rarest_first[: len(rarest_first) - math.ceil(WORD_OVERLAP * len(rarest_first)) + 1]
+        seen: set[int] = set()
+        for word in prefix:
+            seen.update(postings[word])
+            postings[word].append(i)
+        smallest = WORD_OVERLAP * sizes[i]
+        for j in seen:
+            if sizes[j] < smallest:
+                continue
+            shared = (masks[i] & masks[j]).bit_count()
+            if shared < WORD_OVERLAP * (sizes[i] + sizes[j] - shared):
+                continue
+            score = fuzz.ratio(sorted_text[i], sorted_text[j], score_cutoff=cutoff)
+            if score:
+                scored.append((-float(score), min(i, j), max(i, j)))
+    scored.sort()
+    return [(candidates[i], candidates[j], -negative) for negative, i, j in scored]

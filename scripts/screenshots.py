@@ -1,0 +1,120 @@
+"""Save pictures of the real app on the demo data: `screenshots/<screen>.svg` and `.png`.
+
+    python scripts/screenshots.py [--out screenshots]
+
+The demo is built with a fixed clock under a temporary HOME, so paths read `~/code/...`
+and the pictures only change when the app does. PNGs need Debian's `chromium` (and
+`fonts-firacode`, `fonts-symbola` for the glyphs); without it only SVGs are written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SIZE = (140, 42)
+DEMO_NOW = 1_795_000_000.0  # 2026-11-18, the demo's fixed "now"
+
+
+async def capture(out: Path, home: Path) -> list[Path]:
+    from tui.app.app import MemtuiApp
+
+    app = MemtuiApp(home, {"CLAUDE_CONFIG_DIR": str(home)}, now=DEMO_NOW)
+    saved: list[Path] = []
+
+    async def settle(pilot) -> None:
+        """Wait for scans and writes; the store's disk watcher runs until the screen closes."""
+        for _ in range(2):
+            busy = [w for w in app.workers if w.group != "watch" and w.is_running]
+            if busy:
+                await asyncio.gather(*(w.wait() for w in busy), return_exceptions=True)
+            await pilot.pause(0.2)
+
+    def shot(name: str) -> None:
+        saved.append(Path(app.save_screenshot(filename=f"{name}.svg", path=str(out))))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shot("projects")
+        table = app.screen.query_one("DataTable")
+        webapp = next(i for i, key in enumerate(table.rows) if "webapp" in str(key.value)
+                      and "worktrees" not in str(key.value))
+        table.move_cursor(row=webapp)
+        await pilot.press("enter")
+        await settle(pilot)
+        shot("store")
+        await pilot.press("2")
+        await settle(pilot)
+        shot("index")
+        await pilot.press("3")
+        await settle(pilot)
+        shot("findings")
+        await pilot.press("4")
+        await settle(pilot)
+        await pilot.click("#recall-query")
+        await pilot.press(*"how do we run the tests")
+        await settle(pilot)
+        shot("recall")
+        await pilot.press("1")
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        shot("relink")
+        await pilot.press("escape")
+        await pilot.press("f1")
+        await settle(pilot)
+        shot("help")
+    return saved
+
+
+def to_png(svg: Path) -> Path | None:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        return None
+    view_box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg.read_text(encoding="utf-8"))
+    width, height = (math.ceil(float(v)) for v in view_box.groups())
+    png = svg.with_suffix(".png")
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run(
+            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={profile}", "--hide-scrollbars",
+             f"--window-size={width},{height}", f"--screenshot={png}", svg.as_uri()],
+            capture_output=True, check=False, timeout=60,
+        )
+    return png if png.exists() else None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "screenshots")
+    args = parser.parse_args()
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+
+    with tempfile.TemporaryDirectory(prefix="memtui-shots-") as temp:
+        fake_home = Path(temp) / "home"
+        fake_home.mkdir()
+        os.environ["HOME"] = str(fake_home)
+        for variable in ("MEMTUI_DATA_DIR", "MEMTUI_STATE_DIR", "MEMTUI_CACHE_DIR"):
+            os.environ[variable] = str(Path(temp) / variable.lower())
+        from tui.demo import build_demo
+
+        demo = build_demo(fake_home / "demo", now=DEMO_NOW)
+        svgs = asyncio.run(capture(out, demo.home))
+    for svg in svgs:
+        png = to_png(svg)
+        print(f"{svg.name}: {'PNG too' if png else 'SVG only (no chromium)'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

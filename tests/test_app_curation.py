@@ -1,0 +1,245 @@
+"""Curation from the store screen: each action writes the expected bytes, undo restores them."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+
+import pytest
+from app_home import build_app_home
+from textual.widgets import DataTable, Static
+
+from tui.app.app import MemtuiApp
+from tui.app.screens.confirm import ConfirmScreen
+from tui.app.screens.store import StoreScreen
+from tui.claude.discovery import discover
+from tui.memory.index import parse_index
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    """Backups and the change log go to a tmp dir, never the user's data home."""
+    place = tmp_path / "memtui-data"
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(place))
+    return place
+
+
+@pytest.fixture
+def fixture(claude_home, tmp_path, data_dir):
+    return build_app_home(claude_home, tmp_path)
+
+
+def snapshot(store) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(store.iterdir()) if p.is_file()}
+
+
+async def settle(app, pilot) -> None:
+    await pilot.pause()
+    busy = [w for w in app.workers if w.group != "watch"]
+    if busy:  # an empty list would mean "every worker", the disk watcher included
+        await app.workers.wait_for_complete(busy)
+    await pilot.pause()
+
+
+async def open_store(app, fixture, pilot) -> StoreScreen:
+    project = discover(fixture.home, fixture.env).projects[0]
+    screen = StoreScreen(project)
+    app.push_screen(screen)
+    await settle(app, pilot)
+    return screen
+
+
+def highlight(screen: StoreScreen, name: str) -> None:
+    table = screen.query_one("#memory-table", DataTable)
+    row = next(i for i in range(table.row_count) if str(table.get_row_at(i)[2]) == name)
+    table.move_cursor(row=row)
+
+
+def names(screen: StoreScreen) -> list[str]:
+    table = screen.query_one("#memory-table", DataTable)
+    return [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
+
+
+async def confirm(app, pilot) -> str:
+    """Accept the confirmation on screen and return what it listed."""
+    await pilot.pause()
+    assert isinstance(app.screen, ConfirmScreen)
+    listed = " ".join(str(s.content) for s in app.screen.query(Static))
+    await pilot.press("y")
+    await settle(app, pilot)
+    return listed
+
+
+async def undo(app, pilot) -> None:
+    await pilot.press("u")
+    await settle(app, pilot)
+
+
+async def test_relink_puts_the_orphan_inside_the_cut_and_undo_restores(fixture):
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        highlight(screen, "payments")
+        await pilot.press("r")
+        listed = await confirm(app, pilot)
+        assert "project_orphan.md" in listed
+        index = parse_index((fixture.store / "MEMORY.md").read_text())
+        assert any(link.file == "project_orphan.md" and link.visible for link in index.links)
+        assert "payments" in names(screen)
+        assert screen.rows and next(r for r in screen.rows if r.file == "project_orphan.md").status == "ok"
+        await undo(app, pilot)
+        assert snapshot(fixture.store) == before
+
+
+async def test_remove_dangling_drops_the_line(fixture):
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        await pilot.press("d")
+        await confirm(app, pilot)
+        text = (fixture.store / "MEMORY.md").read_text()
+        assert "gone.md" not in text
+        assert before["MEMORY.md"].decode().replace(
+            "- [Gone](gone.md) — a memory deleted by hand\n", "") == text
+        assert "gone.md" not in names(screen)
+        await undo(app, pilot)
+        assert snapshot(fixture.store) == before
+
+
+async def test_archive_and_delete_marked_memories(fixture):
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        highlight(screen, "testing")
+        await pilot.press("a")
+        await confirm(app, pilot)
+        assert not (fixture.store / "feedback_testing.md").exists()
+        assert "feedback_testing.md" not in (fixture.store / "MEMORY.md").read_text()
+        await undo(app, pilot)
+        assert snapshot(fixture.store) == before
+
+        highlight(screen, "dashboards")
+        await pilot.press("space")
+        highlight(screen, "user role")
+        await pilot.press("space")
+        await pilot.press("D")
+        listed = await confirm(app, pilot)
+        assert "reference_dashboards.md" in listed and "user_role.md" in listed
+        assert not (fixture.store / "reference_dashboards.md").exists()
+        assert not (fixture.store / "user_role.md").exists()
+        assert (fixture.store / "feedback_testing.md").exists()
+        await undo(app, pilot)
+        assert snapshot(fixture.store) == before
+
+
+async def test_cancel_writes_nothing(fixture):
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        highlight(screen, "testing")
+        await pilot.press("D")
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen
+        assert snapshot(fixture.store) == before
+
+
+async def test_edit_in_editor_saves_and_undo_restores(fixture, tmp_path, monkeypatch):
+    editor = tmp_path / "editor.sh"
+    editor.write_text("#!/bin/sh\nprintf 'Added in the editor.\\n' >> \"$1\"\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        highlight(screen, "user role")
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert (fixture.store / "user_role.md").read_bytes() == (
+            before["user_role.md"] + b"Added in the editor.\n"
+        )
+        await undo(app, pilot)
+        assert snapshot(fixture.store) == before
+
+
+async def test_edit_conflict_keeps_both_versions(fixture, tmp_path, monkeypatch):
+    editor = tmp_path / "editor.sh"
+    target = fixture.store / "user_role.md"
+    # The "editor" edits its copy while Claude Code rewrites the real file meanwhile.
+    editor.write_text(
+        "#!/bin/sh\nprintf 'mine\\n' >> \"$1\"\n"
+        f"printf 'written by Claude meanwhile\\n' >> '{target}'\n"
+    )
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        highlight(screen, "user role")
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert target.read_bytes().endswith(b"written by Claude meanwhile\n")
+        assert b"mine" not in target.read_bytes()
+        messages = [n.message for n in app._notifications]
+        assert any("kept at" in m for m in messages)
+
+
+async def test_held_lock_makes_the_store_read_only(fixture):
+    (fixture.store / ".consolidate-lock").write_text(str(os.getpid()))
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        banner = screen.query_one("#lock-banner", Static)
+        assert banner.display and "Read-only" in str(banner.content)
+        highlight(screen, "payments")
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.screen is screen  # no confirmation offered
+        assert any("read-only" in n.message for n in app._notifications)
+        assert snapshot(fixture.store) == before
+
+
+async def test_live_refresh_shows_a_memory_claude_just_wrote(fixture):
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        (fixture.store / "user_editor.md").write_text(
+            "---\nname: editor\ndescription: the user edits in helix\ntype: user\n---\n\nHelix.\n"
+        )
+        for _ in range(30):
+            await pilot.pause(0.1)
+            if "editor" in names(screen):
+                break
+        assert "editor" in names(screen)
+
+
+async def test_live_refresh_waits_for_an_open_confirmation(fixture):
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        highlight(screen, "testing")
+        await pilot.press("a")
+        await pilot.pause()
+        (fixture.store / "user_editor.md").write_text("---\nname: editor\n---\n\nHelix.\n")
+        for _ in range(30):
+            await pilot.pause(0.1)
+            if any("changed on disk" in n.message for n in app._notifications):
+                break
+        assert any("changed on disk" in n.message for n in app._notifications)
+        assert "editor" not in names(screen)  # nothing reloaded under the dialog
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert "editor" in names(screen)
+
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="editor scripts need a POSIX shell")

@@ -1,0 +1,132 @@
+"""The projects screen: what a user sees after `memtui` opens on a config home."""
+
+from __future__ import annotations
+
+import tempfile
+
+from app_home import build_app_home
+from textual.widgets import DataTable, Input, Static
+
+from tui.app.app import MemtuiApp
+
+
+async def settle(app, pilot) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def cell_texts(table: DataTable) -> list[list[str]]:
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_projects_row_shows_store_health(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#projects", DataTable)
+        rows = cell_texts(table)
+        assert len(rows) == 1
+        path, memories, index, orphans, *_ = rows[0]
+        assert path.endswith("work/shop")
+        assert memories == "5"
+        assert index.startswith("201/200")  # the line limit fired
+        assert orphans == "2"  # unindexed + beyond the cut
+
+
+async def test_first_frame_comes_before_the_scan(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        status = app.screen.query_one("#scan-status", Static)
+        assert "Looking for" in str(status.render())
+        await settle(app, pilot)
+        assert "1 projects" in str(status.render())
+
+
+async def test_filter_narrows_rows(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    other = tmp_path / "elsewhere" / "garden"
+    other.mkdir(parents=True)
+    claude_home.session(other)
+    claude_home.store(other)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#projects", DataTable)
+        assert table.row_count == 2
+        await pilot.press("slash", *"garden")
+        assert app.screen.query_one("#project-filter", Input).has_focus
+        rows = cell_texts(table)
+        assert len(rows) == 1 and rows[0][0].endswith("elsewhere/garden")
+        await pilot.press("escape")
+        assert table.row_count == 2
+
+
+async def test_sort_key_cycles(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    other = tmp_path / "aaa-first"
+    other.mkdir()
+    claude_home.session(other)
+    claude_home.store(other)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#projects", DataTable)
+        assert cell_texts(table)[0][0].endswith("aaa-first")  # by path
+        await pilot.press("s")  # by memories, most first
+        assert cell_texts(table)[0][0].endswith("work/shop")
+
+
+async def test_empty_home_says_where_it_looked(claude_home):
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        text = str(app.screen.query_one("#empty", Static).render())
+        assert "No Claude Code projects" in text
+        assert str(claude_home.home.name) in text
+        assert "Press d" in text
+
+
+async def test_enter_opens_the_store(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "StoreScreen"
+
+
+async def test_demo_key_builds_the_demo_and_opens_it(claude_home, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the demo's temp dir stays here
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("d")
+        for _ in range(100):
+            await settle(app, pilot)
+            if app.home != claude_home.home and app.screen.query("#projects"):
+                table = app.screen.query_one("#projects", DataTable)
+                if table.row_count:
+                    break
+        assert app.home.is_relative_to(tmp_path)
+        assert app.screen.query_one("#projects", DataTable).row_count > 0
+        assert app.screen.query_one("#empty").has_class("hidden")
+
+
+async def test_f1_shows_the_keys_and_palette_has_namespaced_commands(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f1")
+        assert app.screen.query("HelpPanel")
+        await pilot.press("f1")
+        assert not app.screen.query("HelpPanel")
+        await pilot.press("ctrl+p")
+        await pilot.press(*"toggle dark")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.theme == "textual-light"

@@ -1,0 +1,142 @@
+"""The store screen: memories with their status, filter, preview, index view, findings, recall."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from app_home import build_app_home
+from rich.console import Console
+from textual.widgets import DataTable, Input, Markdown, Static, TabbedContent
+
+from tui.app.app import MemtuiApp
+from tui.app.screens.store import StoreScreen
+from tui.claude.discovery import discover
+from tui.memory.index import MAX_LINES
+
+
+async def settle(app, pilot) -> None:
+    """Wait for the load and write workers (the disk watcher never completes)."""
+    await pilot.pause()
+    busy = [w for w in app.workers if w.group != "watch"]
+    if busy:  # an empty list would mean "every worker", the watcher included
+        await app.workers.wait_for_complete(busy)
+    await pilot.pause()
+
+
+@pytest.fixture
+def store_app(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    project = discover(fixture.home, fixture.env).projects[0]
+    return fixture, MemtuiApp(fixture.home, fixture.env), project
+
+
+def statuses(table: DataTable) -> dict[str, str]:
+    return {str(table.get_row_at(i)[2]): str(table.get_row_at(i)[3]) for i in range(table.row_count)}
+
+
+def text_of(screen, selector: str) -> str:
+    """What a Static shows, as plain text at the width of the screen."""
+    console = Console(width=116, file=io.StringIO(), color_system=None)
+    console.print(screen.query_one(selector, Static).content)
+    return console.file.getvalue()
+
+
+async def test_memory_table_statuses(store_app):
+    _, app, project = store_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        table = app.screen.query_one("#memory-table", DataTable)
+        assert statuses(table) == {
+            "dashboards": "ok",
+            "testing": "ok",
+            "user role": "ok",
+            "launch": "beyond cut",
+            "payments": "unindexed",
+            "gone.md": "dangling",
+        }
+
+
+async def test_filter_narrows_rows_by_body(store_app):
+    _, app, project = store_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        table = app.screen.query_one("#memory-table", DataTable)
+        assert table.row_count == 6
+        await pilot.press("slash", *"stripe client")  # only in the payments body
+        assert app.screen.query_one("#memory-filter", Input).has_focus
+        assert [str(table.get_row_at(i)[2]) for i in range(table.row_count)] == ["payments"]
+        await pilot.press("escape")
+        assert table.row_count == 6
+
+
+async def test_preview_renders_body_and_toggles_raw(store_app):
+    _, app, project = store_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        screen = app.screen
+        table = screen.query_one("#memory-table", DataTable)
+        row = next(i for i in range(table.row_count) if str(table.get_row_at(i)[2]) == "user role")
+        table.move_cursor(row=row)
+        await pilot.pause()
+        markdown = screen.query_one("#preview-markdown", Markdown)
+        assert "Prefers Go and Postgres." in markdown.source
+        assert markdown.display and not screen.query_one("#preview-raw").display
+        await pilot.press("v")
+        assert "type: user" in text_of(screen, "#preview-raw")
+        assert screen.query_one("#preview-raw").display and not markdown.display
+
+
+async def test_index_view_shows_cut_rule_and_warning(store_app):
+    _, app, project = store_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        await pilot.press("2")
+        screen = app.screen
+        assert screen.query_one("#store-tabs", TabbedContent).active == "index"
+        rendered = text_of(screen, "#index-text")
+        lines = rendered.splitlines()
+        rule = next(i for i, line in enumerate(lines) if "Claude's cut" in line)
+        assert "Launch" in lines[rule + 1]  # the entry past the 200th line sits under the rule
+        assert f"{MAX_LINES + 1} lines (limit: {MAX_LINES})" in rendered
+        assert "Only part of it was loaded" in rendered
+
+
+async def test_findings_grouped_with_fix_keys(store_app):
+    _, app, project = store_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        await pilot.press("3")
+        text = text_of(app.screen, "#findings-text")
+        assert "unindexed (1, error)" in text and "fix: r relink" in text
+        assert "dangling (1, warning)" in text and "d remove dangling" in text
+        assert "project_orphan.md" in text
+
+
+async def test_recall_ranks_the_matching_memory_first(store_app):
+    _, app, project = store_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        await pilot.press("4")
+        assert app.screen.query_one("#recall-query", Input).has_focus
+        await pilot.press(*"how is checkout latency dashboard")
+        text = text_of(app.screen, "#recall-results")
+        first = next(line for line in text.splitlines() if ".md" in line)
+        assert "reference_dashboards.md" in first
+        assert "every memory is among" in text_of(app.screen, "#recall-never").lower()
+
+
+async def test_escape_returns_to_projects(store_app):
+    _, app, project = store_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        await pilot.press("escape")
+        assert type(app.screen).__name__ == "ProjectsScreen"

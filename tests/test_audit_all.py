@@ -1,0 +1,44 @@
+"""`memtui audit --all`: every store of a config home audited at once, spread over cores."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tui.cli import main
+from tui.demo import build_demo
+from tui.memory.bulk import audit_many
+
+NOW = 1_764_460_800.0
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+        return build_demo(tmp_path_factory.mktemp("demo") / "demo", now=NOW)
+
+
+def test_audit_all_reports_every_store_and_fails_on_errors(demo, capsys):
+    code = main(["--config-dir", str(demo.home), "audit", "--all", "--json"])
+    report = {entry["store"].split("/projects/")[1]: entry for entry in json.loads(capsys.readouterr().out)}
+    assert code == 1
+    webapp = next(entry for name, entry in report.items() if name.endswith("code-webapp/memory"))
+    assert webapp["memories"] == 230 and webapp["errors"] > 0
+    stranded = next(e for n, e in report.items() if "feature-auth" in n)
+    assert [f["kind"] for f in stranded["findings"]] == ["stranded_store"]
+    healthy = next(e for n, e in report.items() if n.endswith("cli-tool/memory"))
+    assert healthy["errors"] == 0
+
+
+def test_audit_all_refuses_a_target_too(demo, capsys):
+    assert main(["--config-dir", str(demo.home), "audit", "--all", "somewhere"]) == 2
+    assert "either a TARGET or --all" in capsys.readouterr().err
+
+
+def test_worker_processes_give_the_same_findings_as_one_process(demo):
+    stores = [(p / "memory", None) for p in (demo.home / "projects").iterdir()
+              if (p / "memory").is_dir()]
+    assert audit_many(stores, workers=2) == audit_many(stores, workers=1)

@@ -1,0 +1,93 @@
+"""The frontmatter fast path reads exactly what YAML reads, or leaves the block to YAML."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from tui.memory import frontmatter
+from tui.memory.frontmatter import _load, _simple_mapping, parse
+
+KEYS = st.sampled_from(
+    ["name", "description", "type", "node_type", "originSessionId", "modified", "priority",
+     "_private", "yes", "No", "on", "null", "True"]
+) | st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True)
+
+# Values YAML does not read as the plain string they look like, or cannot read at all.
+NOT_PLAIN_VALUES = [
+    "true", "False", "yes", "NO", "on", "Off", "null", "Null", "~", "", "12", "-3", "0x1f",
+    "1.5", ".inf", ".NaN", "1e3", "2026-03-01", "190:20:30", "a: b", "see this #ops", "'quoted'",
+    '"double"', "[list", "{map", "*alias", "&anchor", "!tag", "|", ">", "%x", "@at", "`tick",
+    "- item", "? key", "trailing ", "café", "=", "<<",
+]
+NOT_PLAIN = st.sampled_from(NOT_PLAIN_VALUES)
+PLAIN = st.text(alphabet=string.ascii_letters + string.digits + " -_.,/()'\"!?@&*%=+;", min_size=1,
+                max_size=30)
+UUID = st.uuids().map(str)
+TIMESTAMP = st.datetimes().map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.000Z"))
+VALUES = NOT_PLAIN | PLAIN | UUID | TIMESTAMP
+
+
+@st.composite
+def blocks(draw) -> str:
+    lines = []
+    for _ in range(draw(st.integers(1, 6))):
+        key = draw(KEYS)
+        if draw(st.booleans()):
+            lines.append(f"{key}: {draw(VALUES)}")
+        else:
+            lines.append(f"{key}:{draw(st.sampled_from(['', ' ']))}")
+            for _ in range(draw(st.integers(0, 4))):
+                lines.append(f"  {draw(KEYS)}: {draw(VALUES)}")
+    return "\n".join(lines) + "\n"
+
+
+def _yaml_mapping(block: str):
+    data = _load(block)
+    return {str(k): v for k, v in data.items()} if isinstance(data, dict) else data
+
+
+@settings(max_examples=600, deadline=None)
+@given(blocks())
+@example("name: x\nmetadata:\n  type: user\n  modified: 2026-03-01T10:00:00.000Z\n")
+@example("metadata: \n  originSessionId: 0b0e3b6a-1c1b-4d3e-9f00-123456789abc\n")
+def test_fast_path_equals_yaml(block):
+    fast = _simple_mapping(block)
+    if fast is None:
+        return
+    assert fast == _yaml_mapping(block)
+    assert [type(v) for v in fast.values()] == [type(v) for v in _yaml_mapping(block).values()]
+
+
+@pytest.mark.parametrize("value", NOT_PLAIN_VALUES)
+def test_values_yaml_reads_differently_go_to_yaml(value):
+    assert _simple_mapping(f"name: x\ndescription: {value}\n") is None
+    assert _simple_mapping(f"metadata:\n  type: {value}\n") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(blocks(), st.text(max_size=40))
+def test_parse_with_fast_path_equals_parse_through_yaml(block, body):
+    text = f"---\n{block}---\n{body}"
+    fast = parse(text)
+    original = frontmatter._simple_mapping
+    frontmatter._simple_mapping = lambda _block: None
+    try:
+        slow = parse(text)
+    finally:
+        frontmatter._simple_mapping = original
+    assert fast == slow
+
+
+@pytest.mark.parametrize("block", [
+    "name: user_role\ndescription: Senior Go engineer, new to React\ntype: user\n",
+    "name: testing-policy\ndescription: Run the real database in tests\nmetadata: \n"
+    "  type: feedback\n  node_type: memory\n"
+    "  originSessionId: 0b0e3b6a-1c1b-4d3e-9f00-123456789abc\n"
+    "  modified: 2026-03-01T10:00:00.000Z\n",
+])
+def test_the_two_common_forms_take_the_fast_path(block):
+    assert _simple_mapping(block) == _yaml_mapping(block)

@@ -1,0 +1,51 @@
+"""The offline recall matcher sees what Claude's selector sees: type and description only."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import memory_text, write_memory
+
+from tui.memory.recall import manifest_line, never_recalled, rank
+from tui.memory.store import RECALL_SCAN_LIMIT, load_store
+
+MTIME = 1_767_225_600.0  # 2026-01-01T00:00:00.000Z
+
+
+def test_manifest_line_has_the_selector_shape(tmp_path):
+    write_memory(tmp_path, "feedback_testing.md",
+                 memory_text("testing", "integration tests hit a real database", "feedback"),
+                 mtime=MTIME)
+    store = load_store(tmp_path)
+    assert manifest_line(store.memories[0]) == (
+        "- [feedback] feedback_testing.md (2026-01-01T00:00:00.000Z): "
+        "integration tests hit a real database"
+    )
+
+
+def test_rank_uses_descriptions_not_bodies(tmp_path):
+    write_memory(tmp_path, "reference_grafana.md",
+                 memory_text("grafana", "grafana dashboards for checkout latency", "reference"))
+    write_memory(tmp_path, "project_hidden.md",
+                 memory_text("misc", "notes from a meeting", "project",
+                             "checkout latency checkout latency dashboards\n"))
+    write_memory(tmp_path, "user_role.md",
+                 memory_text("role", "the user is a backend engineer", "user"))
+    store = load_store(tmp_path)
+    ranked = rank(store, "where are the checkout latency dashboards?")
+    assert [match.file for match in ranked] == ["reference_grafana.md"]
+    assert rank(store, "what does the user do as an engineer")[0].file == "user_role.md"
+    assert rank(store, "kubernetes helm charts") == []
+
+
+def test_files_outside_the_newest_200_are_never_recalled(tmp_path):
+    for number in range(RECALL_SCAN_LIMIT + 2):
+        write_memory(tmp_path, f"m{number:03}.md",
+                     memory_text(f"m{number}", f"memory number {number} about caching", "project"),
+                     mtime=MTIME + number)
+    os.utime(tmp_path / "m000.md", (MTIME - 10, MTIME - 10))
+    store = load_store(tmp_path)
+    assert [m.file for m in never_recalled(store)] == ["m000.md", "m001.md"]
+    picked = rank(store, "caching", limit=500)
+    assert "m000.md" not in {match.file for match in picked}
+    assert len(rank(store, "caching")) == 5

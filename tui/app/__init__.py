@@ -1,0 +1,13 @@
+"""The Textual app. Importing this package stays light: Textual loads in `run_app`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def run_app(home: Path, env: Mapping[str, str], settings_file: Path | None) -> None:
+    """Open the app on a config home and block until the user quits."""
+    from tui.app.app import MemtuiApp
+
+    MemtuiApp(home, dict(env), settings_file).run()

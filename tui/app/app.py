@@ -1,0 +1,57 @@
+"""MemtuiApp: the application shell (config home, theme, help, command palette)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from tui.app.commands import MemtuiCommands
+from tui.app.screens.projects import ProjectsScreen
+
+
+class MemtuiApp(App[None]):
+    TITLE = "memtui"
+    SUB_TITLE = "Claude Code auto-memory"
+    CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {MemtuiCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "toggle_help", "Help", id="app.help"),
+        Binding("question_mark", "toggle_help", "Help", show=False, id="app.help_alt"),
+        Binding("ctrl+t", "change_theme", "Theme", show=False, id="app.theme"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(
+        self,
+        home: Path,
+        env: dict[str, str],
+        settings_file: Path | None = None,
+        *,
+        now: float | None = None,
+    ) -> None:
+        super().__init__()
+        self.home = home
+        self.env = env
+        self.settings_file = settings_file
+        self.now = now  # a fixed clock for ages, so snapshots do not drift
+
+    def on_mount(self) -> None:
+        self.push_screen(ProjectsScreen())
+
+    def open_home(self, home: Path) -> None:
+        """Switch to another config home (the demo) and rescan it."""
+        self.home = home
+        self.env = {**self.env, "CLAUDE_CONFIG_DIR": str(home)}
+        self.switch_screen(ProjectsScreen())
+
+    def action_toggle_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def action_toggle_dark(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"

@@ -1,0 +1,108 @@
+"""The app's side of curation: plan, apply, undo and edit through the core write API.
+
+Every write goes through `tui.memory.writes.apply_changes`, which checks content hashes,
+replaces files atomically and keeps what undo needs. These functions turn its refusals
+into one sentence for a notification.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+Outcome = tuple[str, str]  # (what to tell the user, notification severity)
+PlanMaker = Callable[[object, object], object]
+
+
+def make_plan(maker: PlanMaker, store):
+    """The plan `maker(curate, store)` returns, or one sentence saying why there is none."""
+    try:
+        from tui.memory import curate
+    except ImportError:
+        return "Curation is not available in this build (tui.memory.curate is missing)."
+    from tui.memory.writes import WriteRefused
+
+    try:
+        return maker(curate, store)
+    except (WriteRefused, ValueError, OSError) as error:
+        return str(error)
+
+
+def option_plan(option: str) -> PlanMaker | None:
+    """The plan a "make room" option names; None for moving an entry, which needs a pick."""
+    from tui.memory import curate
+
+    makers: dict[str, PlanMaker] = {
+        curate.REMOVE_DANGLING: lambda curate, store: curate.plan_remove_dangling(store),
+        curate.SHORTEN_LINES: lambda curate, store: curate.plan_shorten_lines(store),
+    }
+    return makers.get(option)
+
+
+def apply_plan(store_path: Path, plan) -> Outcome:
+    from tui.memory import writes
+
+    try:
+        record = writes.apply_changes(store_path, plan.changes, plan.label)
+    except writes.WriteRefused as refused:
+        return str(refused), "error"
+    count = len(getattr(record, "changes", plan.changes))
+    return f"{plan.label}: {count} file(s) changed. Press u to undo.", "information"
+
+
+def undo(store_path: Path) -> Outcome:
+    from tui.memory import writes
+
+    try:
+        record = writes.undo_last(store_path)
+    except writes.WriteRefused as refused:
+        return str(refused), "error"
+    if record is None:
+        return "Nothing to undo.", "warning"
+    return f"Undid: {getattr(record, 'label', 'the last change')}.", "information"
+
+
+def editor_command() -> list[str]:
+    return (os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi").split()
+
+
+def edit(app, store_path: Path, file: str) -> Outcome | None:
+    """Edit a copy of `file` in $EDITOR (app suspended), then write it back if unchanged meanwhile.
+
+    Editing a copy means Claude Code never sees a half-saved file, and the write-back goes
+    through the conflict check: if the file changed on disk during the edit, the user's
+    version is kept next to the copy and nothing is overwritten.
+    """
+    from tui.memory import writes
+
+    original = store_path / file
+    try:
+        before = original.read_bytes()
+    except OSError as error:
+        return f"{file} cannot be read ({error.strerror or error}).", "error"
+    workdir = Path(tempfile.mkdtemp(prefix="memtui-edit-"))
+    copy = workdir / Path(file).name
+    copy.write_bytes(before)
+    command = [*editor_command(), str(copy)]
+    try:
+        if app.is_headless:  # no terminal to hand over (tests): the editor is a script
+            code = subprocess.call(command)
+        else:
+            with app.suspend():
+                code = subprocess.call(command)
+    except OSError as error:
+        return f"Could not start {command[0]} ({error.strerror or error}); set $EDITOR.", "error"
+    after = copy.read_bytes()
+    if code != 0 or after == before:
+        shutil.rmtree(workdir, ignore_errors=True)
+        return None if code == 0 else (f"{command[0]} exited with {code}; nothing saved.", "warning")
+    try:
+        writes.apply_changes(store_path, [writes.FileChange(file, before, after)], f"edit {file}")
+    except writes.WriteRefused as refused:
+        return f"{refused} Your version is kept at {copy}.", "error"
+    shutil.rmtree(workdir, ignore_errors=True)
+    return f"Saved {file}. Press u to undo.", "information"

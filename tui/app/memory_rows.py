@@ -1,0 +1,104 @@
+"""The store table's rows, computed once per load and filtered by rapidfuzz per keystroke."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process, utils
+from rich.text import Text
+
+from tui.memory.audit import Finding, MemoryStatus
+from tui.memory.store import Store
+
+TYPE_STYLES = {
+    "user": "bold magenta",
+    "feedback": "bold yellow",
+    "project": "bold green",
+    "reference": "bold cyan",
+}
+STATUS_STYLES = {
+    "ok": "green",
+    "unindexed": "bold red",
+    "beyond cut": "bold red",
+    "dangling": "yellow",
+    "lint": "yellow",
+}
+ORPHAN_STATUSES = ("unindexed", "beyond cut")
+HAYSTACK_CHARS = 2_000  # enough body to find a memory by, bounded for speed
+FILTER_CUTOFF = 75
+HEAD_CHARS = 200  # fuzzy matching looks at name, description and the start of the body
+FUZZY_LIMIT = 200
+# Findings that are about the index or recall order, not a flaw in the memory itself.
+NOT_LINT = {"unindexed", "beyond_cut", "beyond_recall_scan", "missing_why", "missing_how_to_apply"}
+
+
+@dataclass(frozen=True)
+class MemoryRow:
+    key: str  # the memory's file, or "dangling:<target>" for an index line with no file
+    file: str | None
+    status: str
+    cells: tuple[object, ...]
+    haystack: str
+
+
+def type_badge(kind: str | None) -> Text:
+    if not kind:
+        return Text("—", style="dim")
+    return Text(kind, style=TYPE_STYLES.get(kind, "italic"))
+
+
+def human_size(size: int) -> str:
+    return f"{size} B" if size < 1024 else f"{size / 1024:.1f} KB"
+
+
+def build_rows(store: Store, findings: list[Finding], statuses: dict[str, MemoryStatus]) -> list[MemoryRow]:
+    linted = {f.file for f in findings if f.file and f.kind not in NOT_LINT}
+    rows = []
+    for memory in store.memories:
+        status = statuses[memory.file]
+        if not status.indexed:
+            label = "unindexed"
+        elif not status.visible:
+            label = "beyond cut"
+        elif memory.file in linted:
+            label = "lint"
+        else:
+            label = "ok"
+        modified = time.strftime("%Y-%m-%d %H:%M", time.localtime(memory.mtime))
+        cells = (
+            "",
+            type_badge(memory.type),
+            Text(memory.name),
+            Text(label, style=STATUS_STYLES[label]),
+            Text(memory.description),
+            modified,
+            human_size(memory.size),
+        )
+        text = f"{memory.name} {memory.description} {memory.body[:HAYSTACK_CHARS]}"
+        rows.append(MemoryRow(memory.file, memory.file, label, cells, utils.default_process(text)))
+    for finding in findings:
+        if finding.kind != "dangling":
+            continue
+        target = finding.target or "?"
+        cells = ("", type_badge(None), Text(target), Text("dangling", style=STATUS_STYLES["dangling"]),
+                 Text(f"MEMORY.md line {finding.line} links a missing file"), "", "")
+        rows.append(MemoryRow(f"dangling:{finding.line}:{target}", None, "dangling", cells,
+                              utils.default_process(target)))
+    return rows
+
+
+def filter_rows(rows: list[MemoryRow], query: str) -> list[MemoryRow]:
+    """Rows holding every word of `query`; if none does, the closest fuzzy matches."""
+    wanted = utils.default_process(query)
+    if not wanted:
+        return rows
+    words = wanted.split()
+    exact = [row for row in rows if all(word in row.haystack for word in words)]
+    if exact:
+        return exact
+    matches = process.extract(
+        wanted, [row.haystack[:HEAD_CHARS] for row in rows], scorer=fuzz.WRatio,
+        score_cutoff=FILTER_CUTOFF, limit=FUZZY_LIMIT,
+    )
+    return [rows[index] for _, _, index in matches]

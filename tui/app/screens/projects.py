@@ -1,0 +1,277 @@
+"""The projects screen: one row per store, found by a discovery worker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rapidfuzz import fuzz, process, utils
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Static
+from textual.worker import Worker, WorkerState
+
+from tui.app.commands import PaletteCommand
+from tui.app.messages import DemoBuilt, ProjectsScanned
+from tui.app.summaries import StoreSummary, summarize
+from tui.claude.discovery import Project, discover
+from tui.memory.index import MAX_CHARS, MAX_LINES
+from tui.render import age, condense
+
+COLUMNS = (
+    ("project", "path"),
+    ("memories", "memories"),
+    ("index", "index"),
+    ("orphans", "orphans"),
+    ("folders", "folders"),
+    ("stranded", "stranded"),
+    ("consolidated", "consolidated"),
+    ("since", "since"),
+)
+SORTS = ("path", "memories", "index", "orphans", "since", "consolidated")
+MEMORY_OVERRIDES = (
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_CODE_REMOTE_MEMORY_DIR",
+    "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+)
+FILTER_CUTOFF = 60
+
+
+@dataclass(frozen=True)
+class ProjectRow:
+    key: str
+    project: Project
+    cells: tuple[object, ...]
+    sort_values: dict[str, object]
+    haystack: str
+
+
+def index_gauge(summary: StoreSummary | None) -> Text:
+    """`lines/200 · chars/25,000`, the limit nearer to firing in bold, red when it fired."""
+    if summary is None or not summary.index.exists:
+        return Text("no index", style="dim")
+    index = summary.index
+    lines = Text(f"{index.lines}/{MAX_LINES}")
+    chars = Text(f"{index.chars:,}/{MAX_CHARS:,}")
+    binding = lines if summary.binding_limit == "lines" else chars
+    binding.stylize("bold red" if index.cut else "bold")
+    return Text.assemble(lines, " · ", chars)
+
+
+def folders_cell(project: Project) -> str:
+    worktrees = sum(1 for f in project.transcript_folders if f.role == "worktree")
+    count = str(len(project.transcript_folders))
+    return f"{count} ({worktrees} wt)" if worktrees else count
+
+
+def project_row(project: Project, summary: StoreSummary | None, now: float | None) -> ProjectRow:
+    path = condense(project.key_path or (project.paths[0] if project.paths else project.name))
+    since = project.sessions_since(project.last_consolidated)
+    orphans = summary.orphans if summary else 0
+    fill = summary.index.lines / MAX_LINES if summary else 0.0
+    if summary:
+        fill = max(fill, summary.index.chars / MAX_CHARS)
+    if project.store is None:
+        stranded = Text("no store", style="dim")
+    elif project.stranded:
+        stranded = Text("stranded", style="bold red")
+    else:
+        stranded = Text("")
+    cells = (
+        Text(path),
+        str(project.memories) if project.store else "-",
+        index_gauge(summary),
+        Text(str(orphans), style="bold red") if orphans else Text("0", style="dim"),
+        folders_cell(project),
+        stranded,
+        age(project.last_consolidated, now),
+        str(since),
+    )
+    sort_values = {
+        "path": path.lower(),
+        "memories": -project.memories,
+        "index": -fill,
+        "orphans": -orphans,
+        "since": -since,
+        "consolidated": -(project.last_consolidated or 0.0),
+    }
+    key = str(project.store) if project.store else f"folder:{project.name}"
+    return ProjectRow(key, project, cells, sort_values, utils.default_process(f"{path} {project.name}"))
+
+
+class ProjectsScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "start_filter", "Filter", id="projects.filter"),
+        Binding("s", "cycle_sort", "Sort", id="projects.sort"),
+        Binding("f5", "rescan", "Rescan", id="projects.rescan"),
+        Binding("d", "build_demo", "Demo", id="projects.demo"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="projects.clear_filter"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[ProjectRow] = []
+        self.sort_key = "path"
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield Static("Looking for Claude Code projects…", id="scan-status")
+        yield ProgressBar(id="scan-progress", show_eta=False)
+        yield Input(placeholder="filter projects (fuzzy)", id="project-filter", classes="hidden")
+        yield DataTable(id="projects", cursor_type="row", zebra_stripes=True)
+        yield Static(id="empty", classes="hidden")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#projects", DataTable)
+        for label, key in COLUMNS:
+            table.add_column(label, key=key)
+        self.scan()
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        return [
+            PaletteCommand("projects: rescan", "Look for projects again", self.action_rescan),
+            PaletteCommand("projects: cycle sort", "Sort by the next column",
+                           self.action_cycle_sort),
+            PaletteCommand("projects: build demo", "Build a demo config home and open it",
+                           self.action_build_demo),
+        ]
+
+    # --- scanning -------------------------------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="scan")
+    def scan(self) -> None:
+        app = self.app
+        inventory = discover(app.home, app.env, app.settings_file)
+        stores = [p.store for p in inventory.projects if p.store and p.store_exists]
+        progress = self.query_one("#scan-progress", ProgressBar)
+        app.call_from_thread(progress.update, total=len(stores) or 1, progress=0)
+        summaries = {}
+        for store in stores:
+            summaries[store] = summarize(store)
+            app.call_from_thread(progress.advance, 1)
+        self.post_message(ProjectsScanned(inventory, summaries))
+
+    def on_projects_scanned(self, message: ProjectsScanned) -> None:
+        now = self.app.now
+        self.rows = [
+            project_row(p, message.summaries.get(p.store) if p.store else None, now)
+            for p in message.inventory.projects
+        ]
+        self.query_one("#scan-progress").add_class("hidden")
+        self.query_one("#scan-status", Static).update(
+            f"{len(self.rows)} projects in {condense(str(self.app.home))}"
+        )
+        empty = self.query_one("#empty", Static)
+        empty.set_class(bool(self.rows), "hidden")
+        if not self.rows:
+            empty.update(Text(self.empty_text()))
+        self.refresh_table()
+        self.query_one("#projects").focus()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.query_one("#scan-progress").add_class("hidden")
+            self.notify(f"Could not finish: {event.worker.error}", severity="error")
+
+    def empty_text(self) -> str:
+        app = self.app
+        lines = [
+            "No Claude Code projects here.",
+            "",
+            f"Looked in {condense(str(app.home))}/projects (the config home).",
+        ]
+        overrides = [f"{name}={app.env[name]}" for name in MEMORY_OVERRIDES if app.env.get(name)]
+        if overrides:
+            lines.append("Overrides in effect: " + ", ".join(overrides))
+        if app.settings_file:
+            lines.append(f"Settings file: {app.settings_file}")
+        lines += ["", "Press d to build a demo config home and explore it."]
+        return "\n".join(lines)
+
+    # --- table ----------------------------------------------------------------------------
+
+    def visible_rows(self) -> list[ProjectRow]:
+        query = self.query_one("#project-filter", Input).value.strip()
+        rows = self.rows
+        if query:
+            matches = process.extract(
+                utils.default_process(query), [r.haystack for r in rows],
+                scorer=fuzz.partial_ratio, score_cutoff=FILTER_CUTOFF, limit=None,
+            )
+            rows = [rows[i] for _, _, i in sorted(matches, key=lambda m: (-m[1], m[2]))]
+            return rows
+        return sorted(rows, key=lambda r: (r.sort_values[self.sort_key], r.sort_values["path"]))
+
+    def refresh_table(self) -> None:
+        table = self.query_one("#projects", DataTable)
+        table.clear()
+        for row in self.visible_rows():
+            table.add_row(*row.cells, key=row.key)
+        self.sub_title = f"sorted by {self.sort_key}"
+
+    @on(Input.Changed, "#project-filter")
+    def filter_changed(self) -> None:
+        self.refresh_table()
+
+    @on(Input.Submitted, "#project-filter")
+    def filter_done(self) -> None:
+        self.query_one("#projects").focus()
+
+    @on(DataTable.HeaderSelected, "#projects")
+    def sort_by_header(self, event: DataTable.HeaderSelected) -> None:
+        if event.column_key.value in SORTS:
+            self.sort_key = event.column_key.value
+            self.refresh_table()
+
+    @on(DataTable.RowSelected, "#projects")
+    def open_project(self, event: DataTable.RowSelected) -> None:
+        row = next((r for r in self.rows if r.key == event.row_key.value), None)
+        if row is None:
+            return
+        project = row.project
+        if project.store is None or not project.store_exists:
+            reason = project.note or "its sessions never wrote a memory"
+            self.notify(f"{row.cells[0]} has no memory store: {reason}.", severity="warning")
+            return
+        from tui.app.screens.store import StoreScreen
+
+        self.app.push_screen(StoreScreen(project))
+
+    # --- actions --------------------------------------------------------------------------
+
+    def action_start_filter(self) -> None:
+        field = self.query_one("#project-filter", Input)
+        field.remove_class("hidden")
+        field.focus()
+
+    def action_clear_filter(self) -> None:
+        field = self.query_one("#project-filter", Input)
+        field.value = ""
+        field.add_class("hidden")
+        self.query_one("#projects").focus()
+
+    def action_cycle_sort(self) -> None:
+        self.sort_key = SORTS[(SORTS.index(self.sort_key) + 1) % len(SORTS)]
+        self.refresh_table()
+
+    def action_rescan(self) -> None:
+        self.query_one("#scan-progress").remove_class("hidden")
+        self.scan()
+
+    def action_build_demo(self) -> None:
+        self.notify("Building the demo config home…")
+        self.build_demo()
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="demo")
+    def build_demo(self) -> None:
+        from tui.demo import build_demo
+
+        self.post_message(DemoBuilt(build_demo().home))
+
+    def on_demo_built(self, message: DemoBuilt) -> None:
+        self.app.open_home(Path(message.home))

@@ -1,0 +1,454 @@
+"""The store screen: memories, the index as Claude loads it, findings, recall preview."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import (
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    LoadingIndicator,
+    Markdown,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from tui.app import curation
+from tui.app.commands import PaletteCommand
+from tui.app.disk import signature
+from tui.app.memory_rows import ORPHAN_STATUSES, MemoryRow, build_rows, filter_rows
+from tui.app.messages import ChangeApplied, StoreChangedOnDisk, StoreLoaded
+from tui.app.widgets.findings import FindingsView
+from tui.app.widgets.index_view import IndexView
+from tui.app.widgets.recall import RecallView
+from tui.claude.discovery import Project
+from tui.memory.audit import audit_store, memory_statuses
+from tui.memory.store import Store, load_store
+from tui.render import condense
+
+# (key, width): narrow enough that name and status stay in view beside the preview.
+COLUMNS = (
+    ("mark", 1), ("type", 9), ("name", 26), ("status", 10),
+    ("description", 40), ("modified", 16), ("size", 8),
+)
+POLL_SECONDS = 1.0
+DUPLICATE_SCAN_LIMIT = 1_000
+# A DataTable measures every row it gets: add a screenful now and the rest in small chunks.
+FIRST_ROWS = 100
+ROW_CHUNK = 100
+
+
+class StoreScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="store.back"),
+        Binding("slash", "start_filter", "Filter", id="store.filter"),
+        Binding("1", "show_tab('memories')", "Memories", show=False, id="store.tab_memories"),
+        Binding("2", "show_tab('index')", "Index", id="store.tab_index"),
+        Binding("3", "show_tab('findings')", "Findings", id="store.tab_findings"),
+        Binding("4", "show_tab('recall')", "Recall", id="store.tab_recall"),
+        Binding("v", "toggle_raw", "Raw", id="store.raw"),
+        Binding("space", "mark", "Mark", id="store.mark"),
+        Binding("r", "relink", "Relink", id="store.relink"),
+        Binding("d", "remove_dangling", "Dangling", id="store.remove_dangling"),
+        Binding("S", "shorten", "Shorten", id="store.shorten"),
+        Binding("a", "archive", "Archive", id="store.archive"),
+        Binding("D", "delete", "Delete", id="store.delete"),
+        Binding("e", "edit", "Edit", id="store.edit"),
+        Binding("m", "move_out", "Move out", show=False, id="store.move_out"),
+        Binding("u", "undo", "Undo", id="store.undo"),
+    ]
+
+    def __init__(self, project: Project) -> None:
+        super().__init__()
+        assert project.store is not None
+        self.project = project
+        self.path = project.store
+        self.store: Store | None = None
+        self.rows: list[MemoryRow] = []
+        self.marked: set[str] = set()
+        self.raw = False
+        self.busy = False  # a confirmation, an edit or a write is in progress
+        self.reload_pending = False
+        self.table_generation = 0
+        self.disk_signature = signature(self.path)
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield Static(id="lock-banner", classes="hidden")
+        yield LoadingIndicator(id="store-loading")
+        with TabbedContent(initial="memories", id="store-tabs"):
+            with TabPane("Memories", id="memories"):
+                yield Input(placeholder="filter name, description, body (fuzzy)",
+                            id="memory-filter")
+                with Horizontal():
+                    yield DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
+                    with Vertical(id="preview"):
+                        yield Static(id="preview-title")
+                        with VerticalScroll(id="preview-scroll"):
+                            yield Markdown(id="preview-markdown")
+                            yield Static(id="preview-raw", classes="hidden")
+            with TabPane("Index", id="index"):
+                yield IndexView(id="index-view")
+            with TabPane("Findings", id="findings"):
+                yield FindingsView(id="findings-view")
+            with TabPane("Recall", id="recall"):
+                yield RecallView(id="recall-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = condense(self.project.key_path or str(self.path))
+        self.sub_title = str(condense(str(self.path)))
+        table = self.query_one("#memory-table", DataTable)
+        for column, width in COLUMNS:
+            table.add_column("" if column == "mark" else column, key=column, width=width)
+        self.load()
+        self.watch_disk()
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        return [
+            PaletteCommand("store: relink orphans", "Give orphans an index line inside the cut",
+                           self.action_relink),
+            PaletteCommand("store: remove dangling links", "Drop index lines to missing files",
+                           self.action_remove_dangling),
+            PaletteCommand("store: shorten long index lines", "Move detail to topic files",
+                           self.action_shorten),
+            PaletteCommand("store: undo last change", "Restore the files of the last change",
+                           self.action_undo),
+            PaletteCommand("memory: move entry out", "Move its index line past the cut",
+                           self.action_move_out),
+            PaletteCommand("memory: archive", "Archive the marked or selected memories",
+                           self.action_archive),
+            PaletteCommand("memory: delete", "Delete the marked or selected memories",
+                           self.action_delete),
+            PaletteCommand("memory: edit", "Edit the selected memory in $EDITOR",
+                           self.action_edit),
+            PaletteCommand("memory: toggle raw preview", "Show the file with its frontmatter",
+                           self.action_toggle_raw),
+            PaletteCommand("view: index", "MEMORY.md as Claude loads it",
+                           lambda: self.action_show_tab("index")),
+            PaletteCommand("view: findings", "Every finding of this store",
+                           lambda: self.action_show_tab("findings")),
+            PaletteCommand("view: recall preview", "Which memories a question would recall",
+                           lambda: self.action_show_tab("recall")),
+        ]
+
+    # --- loading --------------------------------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="load")
+    def load(self) -> None:
+        before = signature(self.path)
+        store = load_store(self.path)
+        reason = self.project.stranded_reason or None
+        statuses = memory_statuses(store)
+        findings = audit_store(store, stranded_reason=reason, duplicates=False)
+        self.post_message(StoreLoaded(store, findings, statuses, before))
+        # Comparing every pair is quadratic: show the table first, duplicates when found.
+        if len(store.memories) <= DUPLICATE_SCAN_LIMIT:
+            findings = audit_store(store, stranded_reason=reason)
+            if not get_current_worker().is_cancelled:
+                self.post_message(StoreLoaded(store, findings, statuses, before))
+
+    def on_store_loaded(self, message: StoreLoaded) -> None:
+        self.store = message.store
+        self.disk_signature = message.signature
+        self.rows = build_rows(message.store, message.findings, message.statuses)
+        known = {row.key for row in self.rows}
+        self.marked &= known
+        self.query_one("#store-loading").add_class("hidden")
+        self.refresh_table()
+        self.query_one("#index-view", IndexView).show(message.store.index)
+        skipped = len(message.store.memories) > DUPLICATE_SCAN_LIMIT
+        self.query_one("#findings-view", FindingsView).show(message.findings, skipped)
+        self.query_one("#recall-view", RecallView).show(message.store)
+        self.show_lock(message.store)
+        if self.focused is None:
+            self.query_one("#memory-table").focus()
+
+    def show_lock(self, store: Store) -> None:
+        banner = self.query_one("#lock-banner", Static)
+        held = store.lock.held()
+        banner.set_class(not held, "hidden")
+        if held:
+            banner.update(
+                f"Read-only: a consolidation (PID {store.lock.pid}) holds the lock; "
+                "curation is disabled until it finishes."
+            )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.query_one("#store-loading").add_class("hidden")
+            self.busy = False
+            self.notify(str(event.worker.error), severity="error", title="memtui")
+
+    # --- live refresh ---------------------------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, group="watch")
+    def watch_disk(self) -> None:
+        worker = get_current_worker()
+        while not worker.cancelled_event.wait(POLL_SECONDS):
+            current = signature(self.path)
+            if current != self.disk_signature:
+                self.post_message(StoreChangedOnDisk(current))
+
+    def on_store_changed_on_disk(self, message: StoreChangedOnDisk) -> None:
+        if message.signature == self.disk_signature:
+            return
+        self.disk_signature = message.signature
+        if self.busy:
+            if not self.reload_pending:
+                self.notify("Store changed on disk; it will reload when you are done.",
+                            severity="warning")
+            self.reload_pending = True
+            return
+        self.load()
+
+    def done_busy(self) -> None:
+        self.busy = False
+        if self.reload_pending:
+            self.reload_pending = False
+            self.load()
+
+    # --- table and preview ----------------------------------------------------------------
+
+    def refresh_table(self) -> None:
+        table = self.query_one("#memory-table", DataTable)
+        query = self.query_one("#memory-filter", Input).value
+        cursor_key = self.highlighted_key()
+        self.table_generation += 1
+        table.clear()
+        rows = filter_rows(self.rows, query)
+        self.add_rows(rows[:FIRST_ROWS])
+        if cursor_key and cursor_key in table.rows:
+            table.move_cursor(row=table.get_row_index(cursor_key))
+        self.show_preview()
+        if len(rows) > FIRST_ROWS:
+            self.append_later(rows[FIRST_ROWS:], self.table_generation)
+
+    def add_rows(self, rows: list[MemoryRow]) -> None:
+        table = self.query_one("#memory-table", DataTable)
+        for row in rows:
+            cells = ("●", *row.cells[1:]) if row.key in self.marked else row.cells
+            table.add_row(*cells, key=row.key)
+
+    def append_later(self, rows: list[MemoryRow], generation: int) -> None:
+        """Add the rest of a long table in chunks between frames, unless it was rebuilt."""
+
+        def append() -> None:
+            if generation != self.table_generation:
+                return
+            self.add_rows(rows[:ROW_CHUNK])
+            if len(rows) > ROW_CHUNK:
+                self.append_later(rows[ROW_CHUNK:], generation)
+
+        self.set_timer(0.02, append)
+
+    def highlighted_key(self) -> str | None:
+        table = self.query_one("#memory-table", DataTable)
+        if not table.row_count:
+            return None
+        try:
+            return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        except Exception:  # the cursor points past the rows after a clear
+            return None
+
+    def highlighted_row(self) -> MemoryRow | None:
+        key = self.highlighted_key()
+        return next((row for row in self.rows if row.key == key), None)
+
+    @on(Input.Changed, "#memory-filter")
+    def filter_changed(self) -> None:
+        self.refresh_table()
+
+    @on(Input.Submitted, "#memory-filter")
+    def filter_done(self) -> None:
+        self.query_one("#memory-table").focus()
+
+    @on(DataTable.RowHighlighted, "#memory-table")
+    def row_highlighted(self) -> None:
+        self.show_preview()
+
+    def show_preview(self) -> None:
+        row = self.highlighted_row()
+        title = self.query_one("#preview-title", Static)
+        markdown = self.query_one("#preview-markdown", Markdown)
+        raw = self.query_one("#preview-raw", Static)
+        memory = self.store.memory(row.file) if (self.store and row and row.file) else None
+        if row is None:
+            title.update("")
+            markdown.update("")
+            raw.update("")
+            return
+        if memory is None:
+            title.update(Text(str(row.cells[2]), style="bold yellow"))
+            markdown.update(f"{row.cells[4]}. Press **d** to remove dangling lines.")
+            raw.update("")
+            return
+        title.update(Text.assemble((memory.file, "bold"), "  ", (memory.description, "italic")))
+        if memory.error:
+            markdown.update(f"*{memory.file} {memory.error}.*")
+        else:
+            markdown.update(memory.body)
+        raw.update(Text(memory.text))
+        markdown.set_class(self.raw, "hidden")
+        raw.set_class(not self.raw, "hidden")
+
+    # --- simple actions -------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        field = self.query_one("#memory-filter", Input)
+        if field.has_focus and field.value:
+            field.value = ""
+            self.query_one("#memory-table").focus()
+            return
+        self.app.pop_screen()
+
+    def action_start_filter(self) -> None:
+        self.action_show_tab("memories")
+        self.query_one("#memory-filter", Input).focus()
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one("#store-tabs", TabbedContent).active = tab
+        focus = {"memories": "#memory-table", "index": "#index-view",
+                 "findings": "#findings-view", "recall": "#recall-query"}[tab]
+        self.query_one(focus).focus()
+
+    def action_toggle_raw(self) -> None:
+        self.raw = not self.raw
+        self.show_preview()
+
+    def action_mark(self) -> None:
+        row = self.highlighted_row()
+        if row is None:
+            return
+        self.marked.symmetric_difference_update({row.key})
+        table = self.query_one("#memory-table", DataTable)
+        table.update_cell(row.key, "mark", "●" if row.key in self.marked else "")
+        table.action_cursor_down()
+
+    # --- curation -------------------------------------------------------------------------
+
+    def selected_files(self) -> list[str]:
+        """The marked memories, else the highlighted one."""
+        marked = [row.file for row in self.rows if row.key in self.marked and row.file]
+        if marked:
+            return marked
+        row = self.highlighted_row()
+        return [row.file] if row and row.file else []
+
+    def writable(self) -> bool:
+        if self.store is None:
+            return False
+        if self.store.lock.held():
+            self.notify("The store is read-only while a consolidation holds its lock.",
+                        severity="warning")
+            return False
+        return True
+
+    def action_relink(self) -> None:
+        if not self.writable():
+            return
+        orphans = {row.file for row in self.rows if row.status in ORPHAN_STATUSES}
+        files = [f for f in self.selected_files() if f in orphans] or sorted(orphans)
+        if not files:
+            self.notify("No orphans: every memory is linked inside the cut.")
+            return
+        self.propose(lambda curate, store: curate.plan_relink(store, files))
+
+    def action_remove_dangling(self) -> None:
+        if self.writable():
+            self.propose(lambda curate, store: curate.plan_remove_dangling(store))
+
+    def action_shorten(self) -> None:
+        if self.writable():
+            self.propose(lambda curate, store: curate.plan_shorten_lines(store))
+
+    def action_move_out(self) -> None:
+        """Move the highlighted memory's index line to the end, past the cut, to make room."""
+        row = self.highlighted_row()
+        if not self.writable() or row is None or row.file is None or self.store is None:
+            return
+        end = len(self.store.index.raw_lines) + 1
+        self.propose(lambda curate, store: curate.plan_move_entry(store, row.file, end))
+
+    def action_archive(self) -> None:
+        if self.writable() and (files := self.needs_selection()):
+            self.propose(lambda curate, store: curate.plan_archive(store, files))
+
+    def action_delete(self) -> None:
+        if self.writable() and (files := self.needs_selection()):
+            self.propose(lambda curate, store: curate.plan_delete(store, files))
+
+    def needs_selection(self) -> list[str]:
+        files = self.selected_files()
+        if not files:
+            self.notify("Select or mark a memory first.", severity="warning")
+        return files
+
+    def propose(self, make_plan) -> None:
+        """Plan a change, confirm it with the user, then apply it in a worker."""
+        plan = curation.make_plan(make_plan, self.store)
+        if isinstance(plan, str):
+            self.notify(plan, severity="warning")
+            return
+        if not plan.changes:
+            self.notify(" ".join(plan.summary) or "Nothing to change.")
+            return
+        from tui.app.screens.confirm import APPLY, ConfirmScreen
+
+        def decided(choice: str | None) -> None:
+            if choice == APPLY:
+                self.apply(plan)
+                return
+            self.done_busy()
+            if choice is not None:
+                follow_up = curation.option_plan(choice)
+                if follow_up is None:
+                    self.notify("Highlight the entry to move past the cut and press m; "
+                                "then relink again.")
+                else:
+                    self.propose(follow_up)
+
+        self.busy = True
+        self.app.push_screen(ConfirmScreen(plan), decided)
+
+    @work(thread=True, exit_on_error=False, group="write")
+    def apply(self, plan) -> None:
+        self.busy = True
+        self.post_message(ChangeApplied(*curation.apply_plan(self.path, plan)))
+
+    def on_change_applied(self, message: ChangeApplied) -> None:
+        self.notify(message.text, severity=message.severity)
+        self.marked.clear()
+        self.busy = False
+        self.reload_pending = False
+        self.load()
+
+    def action_undo(self) -> None:
+        if self.writable():
+            self.busy = True
+            self.undo()
+
+    @work(thread=True, exit_on_error=False, group="write")
+    def undo(self) -> None:
+        self.post_message(ChangeApplied(*curation.undo(self.path)))
+
+    def action_edit(self) -> None:
+        row = self.highlighted_row()
+        if not self.writable() or row is None or row.file is None:
+            return
+        self.busy = True
+        result = curation.edit(self.app, self.path, row.file)
+        if result is None:
+            self.done_busy()
+        else:
+            self.post_message(ChangeApplied(*result))

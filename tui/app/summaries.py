@@ -1,0 +1,36 @@
+"""What the projects table shows for each store, read cheaply (index and file names only)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.claude.paths import INDEX_NAME
+from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex, parse_index
+
+
+@dataclass(frozen=True)
+class StoreSummary:
+    index: LoadedIndex
+    orphans: int  # memory files the loaded cut does not link
+
+    @property
+    def binding_limit(self) -> str:
+        """Which index limit is nearer to firing: "lines" or "chars"."""
+        return "lines" if self.index.lines / MAX_LINES >= self.index.chars / MAX_CHARS else "chars"
+
+
+def summarize(store: Path) -> StoreSummary:
+    try:
+        raw = (store / INDEX_NAME).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        raw = None
+    index = parse_index(raw)
+    visible = {link.file for link in index.links if link.visible and link.file}
+    try:
+        with os.scandir(store) as entries:
+            files = [e.name for e in entries if e.name.endswith(".md") and e.name != INDEX_NAME]
+    except OSError:
+        files = []
+    return StoreSummary(index, sum(1 for name in files if name not in visible))
