@@ -6,50 +6,27 @@ Exit codes: 0 fine, 1 audit found errors, 2 bad usage or unreadable input.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from tui.claude import paths
-
-
-class UsageError(Exception):
-    """One sentence for the user; exit 2."""
-
-
-def _home(args: argparse.Namespace) -> Path:
-    if args.config_dir:
-        return Path(args.config_dir).expanduser()
-    return paths.config_home()
-
-
-def _env(args: argparse.Namespace) -> dict[str, str]:
-    env = dict(os.environ)
-    if args.config_dir:
-        env["CLAUDE_CONFIG_DIR"] = str(_home(args))
-    return env
-
-
-def _print_json(data: object) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+from tui.cli_support import UsageError, config_home_of, env_of, print_json, resolve_store
 
 
 def cmd_projects(args: argparse.Namespace) -> int:
     from tui.claude.discovery import discover
     from tui.render import project_rows
 
-    home = _home(args)
+    home = config_home_of(args)
     if not paths.projects_dir(home).is_dir():
         raise UsageError(
             f"No Claude Code projects folder at {paths.projects_dir(home)}; "
             "set CLAUDE_CONFIG_DIR or run `memtui demo` to try memtui on demo data."
         )
-    inventory = discover(home, _env(args), args.settings)
+    inventory = discover(home, env_of(args), args.settings)
     if args.json:
-        _print_json([project_to_json(p) for p in inventory.projects])
+        print_json([project_to_json(p) for p in inventory.projects])
     else:
         from tui.render import print_projects
 
@@ -87,15 +64,9 @@ def project_to_json(project) -> dict:
 
 
 def _load_target(args: argparse.Namespace):
-    from tui.claude.targets import TargetError, resolve_target
     from tui.memory.store import load_store
 
-    try:
-        target = resolve_target(
-            args.target, home=_home(args), env=_env(args), settings_file=args.settings
-        )
-    except TargetError as error:
-        raise UsageError(str(error)) from None
+    target = resolve_store(args, args.target)
     if not target.memory_dir.is_dir():
         where = f" for {target.project_path}" if target.project_path else ""
         raise UsageError(f"There is no memory directory{where} yet (looked at {target.memory_dir}).")
@@ -106,12 +77,12 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
     from tui.claude.discovery import discover
     from tui.memory.bulk import audit_many
 
-    home = _home(args)
-    inventory = discover(home, _env(args), args.settings)
+    home = config_home_of(args)
+    inventory = discover(home, env_of(args), args.settings)
     stores = [(p.store, p.stranded_reason or None) for p in inventory.projects if p.store_exists]
     audits = audit_many(stores)
     if args.json:
-        _print_json([
+        print_json([
             {"store": str(a.store), "memories": a.memories, "errors": a.errors,
              "findings": [f.to_json() for f in a.findings]}
             for a in audits
@@ -139,7 +110,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     )
     report = AuditReport(store, tuple(findings))
     if args.json:
-        _print_json(report.to_json())
+        print_json(report.to_json())
     else:
         from tui.render import print_audit
 
@@ -164,6 +135,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         demo = build_demo(where)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    if sys.stdout.isatty() and not args.no_open:
+        from tui.app import run_app
+
+        run_app(demo.home, {**env_of(args), "CLAUDE_CONFIG_DIR": str(demo.home)}, None)
+    # After the app, so the way back to the demo stays on screen once the user quits.
     print(f"Demo config home built at {demo.home}")
     print(f"Try it:  CLAUDE_CONFIG_DIR={demo.home} memtui projects")
     print(f"         memtui --config-dir {demo.home} audit {demo.audit_example}")
@@ -173,10 +149,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_app(args: argparse.Namespace) -> int:
     from tui.app import run_app
 
-    home = _home(args)
-    env = _env(args)
-    env["CLAUDE_CONFIG_DIR"] = str(home)
-    run_app(home, env, args.settings)
+    run_app(config_home_of(args), env_of(args), args.settings)
     return 0
 
 
@@ -185,7 +158,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     command = f"{sys.executable} -m tui"
     if args.config_dir:
-        command += f" --config-dir {_home(args)}"
+        command += f" --config-dir {config_home_of(args)}"
     Server(command, host=args.host, port=args.port, title="memtui").serve()
     return 0
 
@@ -220,8 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="print exactly what Claude loads, warning included")
     index.set_defaults(run=cmd_index)
 
-    demo = commands.add_parser("demo", help="build a realistic demo config home")
+    demo = commands.add_parser("demo", help="build a realistic demo config home and open it")
     demo.add_argument("dir", nargs="?", help="where to build it (default: a temp dir)")
+    demo.add_argument("--no-open", action="store_true",
+                      help="only build it; do not open the app on it")
     demo.set_defaults(run=cmd_demo)
     from tui.cli_history import add_history_commands
 

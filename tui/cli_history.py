@@ -12,47 +12,18 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
-import os
 import sys
 import time
 from pathlib import Path
 
 from tui.claude import paths
+from tui.cli_support import UsageError, config_home_of, env_of, print_json, resolve_store
 
 TARGET_HELP = "memory dir, project path or folder name (default: the current directory)"
 
 
-def _fail(message: str) -> Exception:
-    from tui.cli import UsageError
-
-    return UsageError(message)
-
-
-def _home(args: argparse.Namespace) -> Path:
-    return Path(args.config_dir).expanduser() if args.config_dir else paths.config_home()
-
-
-def _env(args: argparse.Namespace) -> dict[str, str]:
-    env = dict(os.environ)
-    env["CLAUDE_CONFIG_DIR"] = str(_home(args))
-    return env
-
-
-def _print_json(data: object) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
-
-
 def _store(args: argparse.Namespace, target: str | None) -> Path:
-    from tui.claude.targets import TargetError, resolve_target
-
-    try:
-        return resolve_target(
-            target, home=_home(args), env=_env(args), settings_file=args.settings
-        ).memory_dir
-    except TargetError as error:
-        raise _fail(str(error)) from None
+    return resolve_store(args, target).memory_dir
 
 
 def _file_in_store(name: str) -> tuple[Path, str]:
@@ -63,7 +34,7 @@ def _file_in_store(name: str) -> tuple[Path, str]:
             if not parent.is_dir():
                 break
             return parent, path.relative_to(parent).as_posix()
-    raise _fail(f"{name} is not inside a memory directory; give the path of a memory file.")
+    raise UsageError(f"{name} is not inside a memory directory; give the path of a memory file.")
 
 
 def _local(stamp: float) -> str:
@@ -83,14 +54,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from tui.history.watch import transcript_attributor, watch
 
     if args.all and args.target:
-        raise _fail("Give a TARGET or --all, not both.")
+        raise UsageError("Give a TARGET or --all, not both.")
     if args.all:
         from tui.claude.discovery import discover
 
-        inventory = discover(_home(args), _env(args), args.settings)
+        inventory = discover(config_home_of(args), env_of(args), args.settings)
         stores = [p.store for p in inventory.projects if p.store is not None and p.store_exists]
         if not stores:
-            raise _fail(f"No memory store under {paths.projects_dir(_home(args))} to watch.")
+            raise UsageError(f"No memory store under {paths.projects_dir(config_home_of(args))} to watch.")
     else:
         stores = [_store(args, args.target)]
     stop = threading.Event()
@@ -101,7 +72,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         commits += event.rev is not None
         print(event.note, flush=True)
 
-    attribute = transcript_attributor(_home(args), _env(args))
+    attribute = transcript_attributor(config_home_of(args), env_of(args))
     try:
         watch(stores, stop, report, interval=args.interval, attribute=attribute)
     except KeyboardInterrupt:
@@ -117,7 +88,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.file == "backfill":
         return _backfill(args)
     if args.target is not None:
-        raise _fail("`memtui history FILE` takes one file; did you mean `history backfill TARGET`?")
+        raise UsageError("`memtui history FILE` takes one file; did you mean `history backfill TARGET`?")
     from tui.history.journal import Journal
 
     store, file = _file_in_store(args.file)
@@ -125,7 +96,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     journal.snapshot("changes found by memtui history", source="external")
     versions = journal.versions(file)
     if args.json:
-        _print_json([
+        print_json([
             {"rev": v.rev, "branch": v.ref, "time": v.time, "source": v.source,
              "session": v.session or None, "cwd": v.cwd or None, "git_branch": v.branch or None,
              "message": v.subject, "exists": v.blob is not None}
@@ -149,12 +120,12 @@ def _backfill(args: argparse.Namespace) -> int:
     from tui.history.writes_log import store_events
 
     store = _store(args, args.target)
-    events = store_events(store, _home(args), _env(args))
+    events = store_events(store, config_home_of(args), env_of(args))
     journal = Journal(store)
     result = backfill(journal, events)
     files = len({e.file for e in events if e.kind != "saved"})
     if args.json:
-        _print_json({"store": str(store), "journal": str(journal.path), "versions": result.planned,
+        print_json({"store": str(store), "journal": str(journal.path), "versions": result.planned,
                      "new_commits": result.written, "rebuilt": result.rebuilt, "files": files})
         return 0
     if not result.written:
@@ -190,7 +161,7 @@ def _current(store: Path, file: str) -> bytes | None:
     try:
         return read_bytes(store, file)
     except WriteRefused as error:
-        raise _fail(str(error)) from None
+        raise UsageError(str(error)) from None
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
@@ -201,10 +172,10 @@ def cmd_restore(args: argparse.Namespace) -> int:
     try:
         rev = journal.resolve(args.version)
     except JournalError as error:
-        raise _fail(str(error)) from None
+        raise UsageError(str(error)) from None
     wanted = journal.read(rev, file)
     if wanted is None:
-        raise _fail(f"{file} does not exist in version {args.version}; nothing to restore.")
+        raise UsageError(f"{file} does not exist in version {args.version}; nothing to restore.")
     current = _current(store, file)
     if current == wanted:
         print(f"{file} is already at version {rev[:10]}.")
@@ -221,7 +192,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from tui.history.writes_log import store_events
 
     store, file = _file_in_store(args.file)
-    lost = [u for u in lost_updates_in_events(store_events(store, _home(args), _env(args)))
+    lost = [u for u in lost_updates_in_events(store_events(store, config_home_of(args), env_of(args)))
             if u.file == file]
     if not lost:
         print(f"No lost update of {file} found in the transcripts; nothing to merge.")
@@ -264,11 +235,11 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
     from tui.history.writes_log import store_events
 
     store = _store(args, args.target)
-    found = lost_updates_in_events(store_events(store, _home(args), _env(args)))
+    found = lost_updates_in_events(store_events(store, config_home_of(args), env_of(args)))
     if journal_dir(store).exists():
         found += lost_updates_in_journal(Journal(store))
     if args.json:
-        _print_json([update.to_json() for update in found])
+        print_json([update.to_json() for update in found])
         return 0
     if not found:
         print(f"No lost updates found for {store}.")

@@ -13,6 +13,8 @@ import sys
 import threading
 from pathlib import Path
 
+from tui.cli_support import UsageError, config_home_of, env_of, resolve_store
+
 ENGINES = ("anthropic", "offline")
 
 
@@ -39,17 +41,11 @@ def _run_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _home_env(args: argparse.Namespace) -> tuple[Path, dict[str, str]]:
-    from tui.claude import paths
-
-    env = dict(os.environ)
-    if args.config_dir:
-        env["CLAUDE_CONFIG_DIR"] = str(Path(args.config_dir).expanduser())
-    return paths.config_home(env), env
+    return config_home_of(args), env_of(args)
 
 
 def _engine(args: argparse.Namespace, env: dict[str, str]):
     from tui.agents.client import EngineError, load_config
-    from tui.cli import UsageError
 
     try:
         config = load_config(env)
@@ -169,14 +165,8 @@ def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
 
 def cmd_dream(args: argparse.Namespace) -> int:
     from tui.agents.dream import cwd_transcript_folder, run_dream
-    from tui.claude.targets import TargetError, resolve_target
-    from tui.cli import UsageError
-
     home, env = _home_env(args)
-    try:
-        target = resolve_target(args.target, home=home, env=env, settings_file=args.settings)
-    except TargetError as error:
-        raise UsageError(str(error)) from None
+    target = resolve_store(args, args.target)
     if not target.memory_dir.is_dir():
         raise UsageError(f"There is no memory directory at {target.memory_dir} yet.")
     engine, config = _engine(args, env)
