@@ -28,24 +28,33 @@ _KEYWORDS = (
 )
 
 
-def _hinted(text: str) -> bool:
+def _hinted_lines(text: str) -> set[int]:
+    """0-based numbers of the lines holding a keyword, found by plain substring search."""
     lowered = text.lower()
-    return any(keyword in lowered for keyword in _KEYWORDS)
+    starts: list[int] = []
+    for keyword in _KEYWORDS:
+        position = lowered.find(keyword)
+        while position != -1:
+            starts.append(position)
+            position = lowered.find(keyword, position + 1)
+    return {lowered.count("\n", 0, position) for position in starts}
 
 
 def relative_dates(text: str) -> list[tuple[int, str]]:
     """(line number, phrase) for each relative date, outside code spans and fences."""
-    if not _hinted(text):
+    hinted = _hinted_lines(text)
+    if not hinted:
         return []
     found: list[tuple[int, str]] = []
     in_fence = False
-    for number, line in enumerate(text.split("\n"), start=1):
+    for index, line in enumerate(text.split("\n")):
         if line.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
             continue
-        if in_fence or not _hinted(line):
+        if in_fence or index not in hinted:
             continue
         plain = _CODE.sub(" ", line) if "`" in line else line
-        for pattern in (_ENGLISH, _CHINESE):
-            found.extend((number, match.group(0)) for match in pattern.finditer(plain))
+        patterns = (_ENGLISH,) if plain.isascii() else (_ENGLISH, _CHINESE)
+        for pattern in patterns:
+            found.extend((index + 1, match.group(0)) for match in pattern.finditer(plain))
     return found

@@ -39,20 +39,26 @@ def near_duplicates(
     candidates = [m for m in memories if not m.error]
     texts = [comparable_text(m) for m in candidates]
     keep = [i for i, text in enumerate(texts) if len(text) >= _MIN_TEXT]
+    if len(keep) < 2:
+        return []
     words = {i: frozenset(texts[i].split()) for i in keep}
-    # token_sort_ratio is ratio() over the words sorted and joined by single spaces.
-    sorted_text = {i: " ".join(sorted(texts[i].split())) for i in keep}
     frequency = Counter(word for i in keep for word in words[i])
+    rank = {word: n for n, word in enumerate(sorted(frequency, key=lambda w: (frequency[w], w)))}
+    masks: dict[int, int] = {}  # word sets as bit masks, built only for candidates
 
-    # Word sets as bit masks: intersecting two ints is far cheaper than two frozensets.
-    bit = {word: 1 << position for position, word in enumerate(frequency)}
-    masks = {i: sum(bit[word] for word in words[i]) for i in keep}
+    def mask(i: int) -> int:
+        if i not in masks:
+            masks[i] = sum(1 << rank[word] for word in words[i])
+        return masks[i]
+
+    def sorted_words(i: int) -> str:
+        return " ".join(sorted(texts[i].split()))
+
     sizes = {i: len(words[i]) for i in keep}
-
     postings: dict[str, list[int]] = defaultdict(list)
     scored: list[tuple[float, int, int]] = []
     for i in sorted(keep, key=lambda i: (sizes[i], i)):
-        rarest_first = sorted(words[i], key=lambda word: (frequency[word], word))
+        rarest_first = sorted(words[i], key=rank.__getitem__)
         prefix = rarest_first[: len(rarest_first) - math.ceil(WORD_OVERLAP * len(rarest_first)) + 1]
         seen: set[int] = set()
         for word in prefix:
@@ -62,10 +68,11 @@ def near_duplicates(
         for j in seen:
             if sizes[j] < smallest:
                 continue
-            shared = (masks[i] & masks[j]).bit_count()
+            shared = (mask(i) & mask(j)).bit_count()
             if shared < WORD_OVERLAP * (sizes[i] + sizes[j] - shared):
                 continue
-            score = fuzz.ratio(sorted_text[i], sorted_text[j], score_cutoff=cutoff)
+            # token_sort_ratio: ratio() over the words sorted and joined by single spaces.
+            score = fuzz.ratio(sorted_words(i), sorted_words(j), score_cutoff=cutoff)
             if score:
                 scored.append((-float(score), min(i, j), max(i, j)))
     scored.sort()
