@@ -38,6 +38,10 @@ def isolated_env(tmp_path_factory, monkeypatch):
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    # memtui's own journal, backups and scan cache never land in the user's XDG dirs.
+    places = tmp_path_factory.mktemp("memtui-dirs")
+    for name in ("MEMTUI_DATA_DIR", "MEMTUI_CACHE_DIR", "MEMTUI_STATE_DIR"):
+        monkeypatch.setenv(name, str(places / name.removeprefix("MEMTUI_").lower()))
 
 
 @pytest.fixture

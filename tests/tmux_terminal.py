@@ -1,48 +1,71 @@
-"""Drive a program in a real terminal: tmux, send-keys, capture-pane."""
+"""Drive a program in a real terminal: tmux, send-keys, capture-pane.
+
+Each terminal runs on its own tmux server (a private socket, no user config) with a clean
+environment, so neither the user's tmux sessions nor their shell variables leak into a test.
+"""
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
 import time
 import uuid
 
+EXIT_MARK = "[exited with status "
+# What a terminal program needs from the outside world; everything else comes from `env`.
+PASSED_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ")
+
 
 class TmuxTerminal:
     def __init__(self, command: str, env: dict[str, str], size: tuple[int, int] = (120, 40)):
-        self.session = f"memtui-{uuid.uuid4().hex[:8]}"
-        exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+        self.socket = f"memtui-test-{uuid.uuid4().hex[:8]}"
+        base = {name: os.environ[name] for name in PASSED_THROUGH if name in os.environ}
+        base.setdefault("LANG", "C.UTF-8")
+        base.update(COLORTERM="truecolor", TERM="xterm-256color")
+        exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in {**base, **env}.items())
         width, height = size
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height),
-             f"env {exports} COLORTERM=truecolor TERM=xterm-256color {command}; sleep 30"],
-            check=True,
-        )
+        # The pane outlives the program so its last screen and exit status can be read.
+        script = f'env -i {exports} {command}; echo "{EXIT_MARK}$?]"; sleep 60'
+        self._tmux("new-session", "-d", "-x", str(width), "-y", str(height), script, check=True)
+
+    def __enter__(self) -> TmuxTerminal:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     @staticmethod
     def available() -> bool:
         return shutil.which("tmux") is not None
 
-    def screen(self) -> str:
-        result = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.session],
-            capture_output=True, text=True, check=False,
+    def _tmux(self, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
+        env = {key: value for key, value in os.environ.items() if key != "TMUX"}
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "-f", os.devnull, *args],
+            capture_output=True, text=True, check=check, env=env,
         )
-        return result.stdout
 
-    def wait_for(self, text: str, timeout: float = 20.0) -> str:
-        """Poll the screen until `text` appears; fail with the last screen."""
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p").stdout
+
+    def wait_for(self, *texts: str, timeout: float = 10.0) -> str:
+        """Poll the screen until every one of `texts` is on it; fail with the last screen.
+
+        Wait for everything a check needs at once: a capture can catch a frame half drawn.
+        """
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
             screen = self.screen()
-            if text in screen:
+            if all(text in screen for text in texts):
                 return screen
             time.sleep(0.1)
-        raise AssertionError(f"{text!r} never appeared on screen:\n{screen}")
+        missing = [text for text in texts if text not in screen]
+        raise AssertionError(f"{missing} never appeared on screen:\n{screen}")
 
-    def wait_until_gone(self, text: str, timeout: float = 20.0) -> str:
+    def wait_until_gone(self, text: str, timeout: float = 10.0) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
@@ -52,14 +75,18 @@ class TmuxTerminal:
             time.sleep(0.1)
         raise AssertionError(f"{text!r} is still on screen:\n{screen}")
 
+    def wait_for_exit(self, timeout: float = 10.0) -> int:
+        """The program's exit status, once it has ended."""
+        screen = self.wait_for(EXIT_MARK, timeout=timeout)
+        return int(screen.split(EXIT_MARK, 1)[1].split("]", 1)[0])
+
     def press(self, *keys: str) -> None:
         for key in keys:
-            subprocess.run(["tmux", "send-keys", "-t", self.session, key], check=True)
+            self._tmux("send-keys", key, check=True)
             time.sleep(0.05)
 
     def type(self, text: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.session, "-l", text], check=True)
+        self._tmux("send-keys", "-l", text, check=True)
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.session],
-                       capture_output=True, check=False)
+        self._tmux("kill-server")

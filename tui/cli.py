@@ -154,12 +154,24 @@ def cmd_app(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    import shlex
+    import socket
+
     from textual_serve.server import Server
 
-    command = f"{sys.executable} -m tui"
+    with socket.socket() as probe:
+        try:
+            probe.bind((args.host, args.port))
+        except OSError as error:
+            raise UsageError(
+                f"Cannot serve on {args.host}:{args.port} ({error.strerror}); try --port."
+            ) from None
+    command = [sys.executable, "-m", "tui"]
     if args.config_dir:
-        command += f" --config-dir {config_home_of(args)}"
-    Server(command, host=args.host, port=args.port, title="memtui").serve()
+        command += ["--config-dir", str(config_home_of(args))]
+    if args.settings:
+        command += ["--settings", str(args.settings)]
+    Server(shlex.join(command), host=args.host, port=args.port, title="memtui").serve()
     return 0
 
 

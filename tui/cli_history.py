@@ -141,17 +141,14 @@ def _backfill(args: argparse.Namespace) -> int:
 
 def _apply(store: Path, file: str, before: bytes | None, after: bytes, label: str) -> int:
     """Journal snapshot -> safe write -> journal snapshot; 1 with one sentence when refused."""
-    from tui.history.journal import Journal
-    from tui.memory.writes import FileChange, WriteRefused, apply_changes
+    from tui.history.recovery import write_journalled
+    from tui.memory.writes import WriteRefused
 
-    journal = Journal(store)
-    journal.snapshot(f"before {label}", source="external")
     try:
-        apply_changes(store, [FileChange(file, before, after)], label)
+        write_journalled(store, file, before, after, label)
     except WriteRefused as error:
         print(f"memtui: {error}", file=sys.stderr)
         return 1
-    journal.snapshot(label, source="memtui")
     return 0
 
 
@@ -187,8 +184,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from tui.history.merge import merge3
     from tui.history.overwrites import lost_updates_in_events
+    from tui.history.recovery import merge_back
     from tui.history.writes_log import store_events
 
     store, file = _file_in_store(args.file)
@@ -200,7 +197,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     update = lost[-1]
     current_bytes = _current(store, file)
     current = (current_bytes or b"").decode("utf-8", errors="replace")
-    result = merge3(update.base or "", current, update.lost_version)
+    result = merge_back(update, current)
     if result.conflicts:
         print(f"{len(result.conflicts)} conflict(s) between {file} now and the version lost on "
               f"{update.time}; nothing was written:")
@@ -230,14 +227,11 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_overwrites(args: argparse.Namespace) -> int:
-    from tui.history.journal import Journal, journal_dir
-    from tui.history.overwrites import lost_updates_in_events, lost_updates_in_journal
+    from tui.history.recovery import all_lost_updates
     from tui.history.writes_log import store_events
 
     store = _store(args, args.target)
-    found = lost_updates_in_events(store_events(store, config_home_of(args), env_of(args)))
-    if journal_dir(store).exists():
-        found += lost_updates_in_journal(Journal(store))
+    found = all_lost_updates(store, store_events(store, config_home_of(args), env_of(args)))
     if args.json:
         print_json([update.to_json() for update in found])
         return 0

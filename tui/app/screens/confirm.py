@@ -33,6 +33,9 @@ class ConfirmScreen(ModalScreen[str | None]):
             yield Static(Text(plan.label), id="confirm-title")
             with VerticalScroll(id="confirm-summary"):
                 yield Static(Text("\n".join(f"• {line}" for line in plan.summary)))
+                preview = getattr(plan, "preview", None)  # a renderable, e.g. a diff
+                if preview is not None:
+                    yield Static(preview, id="confirm-preview")
                 if plan.pushed_out:
                     pushed = "\n".join(f"  {entry}" for entry in plan.pushed_out)
                     yield Static(

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState
@@ -27,18 +28,24 @@ COLUMNS = (
     ("memories", "memories"),
     ("index", "index"),
     ("orphans", "orphans"),
+    ("lost", "lost"),
     ("folders", "folders"),
     ("stranded", "stranded"),
     ("consolidated", "consolidated"),
     ("since", "since"),
 )
-SORTS = ("path", "memories", "index", "orphans", "since", "consolidated")
+SORTS = ("path", "memories", "index", "orphans", "lost", "since", "consolidated")
 MEMORY_OVERRIDES = (
     "CLAUDE_CONFIG_DIR",
     "CLAUDE_CODE_REMOTE_MEMORY_DIR",
     "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
 )
 FILTER_CUTOFF = 60
+
+
+@dataclass
+class LostUpdatesCounted(Message):
+    counts: dict[Path, int]  # per store; -1 where counting failed
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,19 @@ def folders_cell(project: Project) -> str:
     return f"{count} ({worktrees} wt)" if worktrees else count
 
 
-def project_row(project: Project, summary: StoreSummary | None, now: float | None) -> ProjectRow:
+def lost_cell(project: Project, lost: int | None) -> Text:
+    """Lost updates of the store: "…" while they are being counted, "?" when counting failed."""
+    if project.store is None or not project.store_exists:
+        return Text("-", style="dim")
+    if lost is None:
+        return Text("…", style="dim")
+    if lost < 0:
+        return Text("?", style="dim")
+    return Text(str(lost), style="bold red") if lost else Text("0", style="dim")
+
+
+def project_row(project: Project, summary: StoreSummary | None, now: float | None,
+                lost: int | None = None) -> ProjectRow:
     path = condense(project.key_path or (project.paths[0] if project.paths else project.name))
     since = project.sessions_since(project.last_consolidated)
     orphans = summary.orphans if summary else 0
@@ -86,6 +105,7 @@ def project_row(project: Project, summary: StoreSummary | None, now: float | Non
         str(project.memories) if project.store else "-",
         index_gauge(summary),
         Text(str(orphans), style="bold red") if orphans else Text("0", style="dim"),
+        lost_cell(project, lost),
         folders_cell(project),
         stranded,
         age(project.last_consolidated, now),
@@ -96,6 +116,7 @@ def project_row(project: Project, summary: StoreSummary | None, now: float | Non
         "memories": -project.memories,
         "index": -fill,
         "orphans": -orphans,
+        "lost": -(lost or 0),
         "since": -since,
         "consolidated": -(project.last_consolidated or 0.0),
     }
@@ -116,6 +137,8 @@ class ProjectsScreen(Screen[None]):
         super().__init__()
         self.rows: list[ProjectRow] = []
         self.sort_key = "path"
+        self.scanned: ProjectsScanned | None = None
+        self.lost_counts: dict[Path, int] = {}
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -155,13 +178,15 @@ class ProjectsScreen(Screen[None]):
             summaries[store] = summarize(store)
             app.call_from_thread(progress.advance, 1)
         self.post_message(ProjectsScanned(inventory, summaries))
+        # After the table is up: the first count of a big history reads every transcript.
+        from tui.history.recovery import lost_update_counts
+
+        self.post_message(LostUpdatesCounted(lost_update_counts(inventory.projects)))
 
     def on_projects_scanned(self, message: ProjectsScanned) -> None:
-        now = self.app.now
-        self.rows = [
-            project_row(p, message.summaries.get(p.store) if p.store else None, now)
-            for p in message.inventory.projects
-        ]
+        self.scanned = message
+        self.lost_counts = {}
+        self.rows = self.build_rows()
         self.query_one("#scan-progress").add_class("hidden")
         self.query_one("#scan-status", Static).update(
             f"{len(self.rows)} projects in {condense(str(self.app.home))}"
@@ -172,6 +197,24 @@ class ProjectsScreen(Screen[None]):
             empty.update(Text(self.empty_text()))
         self.refresh_table()
         self.query_one("#projects").focus()
+
+    def build_rows(self) -> list[ProjectRow]:
+        message = self.scanned
+        if message is None:
+            return []
+        return [
+            project_row(p, message.summaries.get(p.store) if p.store else None, self.app.now,
+                        self.lost_counts.get(p.store) if p.store else None)
+            for p in message.inventory.projects
+        ]
+
+    def on_lost_updates_counted(self, message: LostUpdatesCounted) -> None:
+        table = self.query_one("#projects", DataTable)
+        row = table.cursor_row
+        self.lost_counts = message.counts
+        self.rows = self.build_rows()
+        self.refresh_table()
+        table.move_cursor(row=row)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:

@@ -1,0 +1,205 @@
+"""History in the app: lost updates merged back from the overwrites screen, file history.
+
+Transcripts come from the builders of test_history_transcripts (Claude Code 2.1.x record
+shapes): two sessions in two worktrees of one repository share one memory store.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+import pytest
+from rich.console import Console
+from textual.widgets import DataTable, Static
+
+from tests.conftest import add_worktree, make_repo, memory_text, real
+from tests.test_history_transcripts import A_LINE, B_LINE, BASE, START, Session
+from tui.app.app import MemtuiApp
+from tui.app.screens.confirm import ConfirmScreen
+from tui.app.screens.history import HistoryScreen
+from tui.app.screens.overwrites import OverwritesScreen
+from tui.app.screens.store import StoreScreen
+from tui.claude.discovery import discover
+from tui.history.journal import Journal
+from tui.memory import writes
+
+
+@pytest.fixture(autouse=True)
+def memtui_dirs(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "cache"))
+
+
+async def settle(app, pilot) -> None:
+    """Wait for every worker but the store screen's disk watcher, which never completes."""
+    for _ in range(3):  # a worker may start another (prepare -> confirm -> write)
+        await pilot.pause()
+        busy = [w for w in app.workers if w.group != "watch"]
+        if busy:
+            await app.workers.wait_for_complete(busy)
+    await pilot.pause()
+
+
+def shown(widget: Static) -> str:
+    console = Console(width=200, file=io.StringIO(), color_system=None)
+    console.print(widget.content)
+    return console.file.getvalue()
+
+
+def rows(table: DataTable) -> list[list[str]]:
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def project_of(claude, store):
+    return next(p for p in discover(claude.home, claude.env).projects if p.store == store)
+
+
+async def open_store(app, pilot, project) -> StoreScreen:
+    app.push_screen(StoreScreen(project))
+    await settle(app, pilot)
+    assert isinstance(app.screen, StoreScreen)
+    return app.screen
+
+
+@pytest.fixture
+def overwritten(tmp_path, claude_home):
+    """Session B in worktree b blindly overwrote the line session A in worktree a added."""
+    repo = make_repo(tmp_path / "shop")
+    tree_a = real(add_worktree(repo, tmp_path / "shop-wt-a", "feature-a"))
+    tree_b = real(add_worktree(repo, tmp_path / "shop-wt-b", "feature-b"))
+    store = claude_home.store(real(tmp_path / "shop"))
+    memory = store / "feedback_testing.md"
+    memory.write_text(BASE, encoding="utf-8")
+    a = Session(claude_home, tree_a, "feature-a", START)
+    b = Session(claude_home, tree_b, "feature-b", START + timedelta(seconds=30))
+    a.read(memory, BASE)
+    b.read(memory, BASE)
+    a.clock = START + timedelta(minutes=5)
+    a.write(memory, BASE + A_LINE + "\n", BASE)
+    b.clock = START + timedelta(minutes=10)
+    b.write(memory, BASE + B_LINE + "\n", BASE + A_LINE + "\n")
+    a.save()
+    b.save()
+    (store / "MEMORY.md").write_text("- [testing](feedback_testing.md) — how we test\n",
+                                     encoding="utf-8")
+    return claude_home, store, memory, tree_a, tree_b
+
+
+async def test_overwrites_screen_merges_the_lost_line_back_and_undo_restores(overwritten):
+    claude, store, memory, tree_a, tree_b = overwritten
+    before_merge = memory.read_bytes()
+    app = MemtuiApp(claude.home, claude.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, project_of(claude, store))
+        await pilot.press("o")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, OverwritesScreen)
+        [row] = rows(screen.query_one("#overwrites", DataTable))
+        assert row[0] == "lost" and row[2] == "feedback_testing.md" and row[3] == "1"
+        assert tree_b.name in row[4] and tree_a.name in row[5]
+        assert A_LINE in shown(screen.query_one("#overwrite-text", Static))
+
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        preview = shown(app.screen.query_one("#confirm-preview", Static))
+        assert f"+{A_LINE}" in preview
+        assert memory.read_bytes() == before_merge  # nothing written before the yes
+        await pilot.press("y")
+        await settle(app, pilot)
+
+        merged = memory.read_text(encoding="utf-8")
+        assert A_LINE in merged and B_LINE in merged and merged.startswith(BASE)
+        assert app.screen is screen
+        assert rows(screen.query_one("#overwrites", DataTable))[0][0] == "back"
+
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, StoreScreen)
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert memory.read_bytes() == before_merge
+
+
+async def test_merge_with_a_conflict_writes_nothing_and_shows_both_sides(tmp_path, claude_home):
+    repo = make_repo(tmp_path / "shop")
+    tree_a = real(add_worktree(repo, tmp_path / "shop-wt-a", "feature-a"))
+    tree_b = real(add_worktree(repo, tmp_path / "shop-wt-b", "feature-b"))
+    store = claude_home.store(real(tmp_path / "shop"))
+    memory = store / "feedback_testing.md"
+    memory.write_text(BASE, encoding="utf-8")
+    a = Session(claude_home, tree_a, "feature-a", START)
+    b = Session(claude_home, tree_b, "feature-b", START)
+    a.read(memory, BASE)
+    b.read(memory, BASE)
+    version_a = BASE.replace("Run the whole suite.", "Run the suite in parallel.")
+    a.write(memory, version_a, BASE)
+    b.write(memory, BASE.replace("Run the whole suite.", "Run only the fast tests."), version_a)
+    a.save()
+    b.save()
+    before = memory.read_bytes()
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(OverwritesScreen(project_of(claude_home, store)))
+        await settle(app, pilot)
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert isinstance(app.screen, OverwritesScreen)  # no confirmation to say yes to
+        detail = shown(app.screen.query_one("#overwrite-text", Static))
+        assert "Run the suite in parallel." in detail and "Run only the fast tests." in detail
+    assert memory.read_bytes() == before
+
+
+@pytest.fixture
+def two_versions(tmp_path, claude_home):
+    """A memory whose journal holds an older and a newer version."""
+    project_dir = tmp_path / "garden"
+    project_dir.mkdir()
+    claude_home.session(project_dir)
+    store = claude_home.store(project_dir)
+    memory = store / "feedback_watering.md"
+    old = memory_text(name="watering", body="Water the tomatoes at dawn.\n")
+    new = memory_text(name="watering", body="Water the tomatoes at dusk.\n")
+    (store / "MEMORY.md").write_text("- [watering](feedback_watering.md) — when to water\n",
+                                     encoding="utf-8")
+    memory.write_text(old, encoding="utf-8")
+    journal = Journal(store)
+    journal.snapshot("first version", when=1_750_000_000)
+    memory.write_text(new, encoding="utf-8")
+    journal.snapshot("second version", when=1_750_003_600)
+    return claude_home, store, memory, old, new
+
+
+async def test_history_lists_versions_diffs_them_and_restores_the_old_one(two_versions):
+    claude, store, memory, old, new = two_versions
+    app = MemtuiApp(claude.home, claude.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, project_of(claude, store))
+        await pilot.press("h")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        table = screen.query_one("#versions", DataTable)
+        assert [row[5] for row in rows(table)] == ["second version", "first version"]
+
+        unified = shown(screen.query_one("#diff-body", Static))
+        assert "-Water the tomatoes at dawn." in unified
+        assert "+Water the tomatoes at dusk." in unified
+        await pilot.press("s")
+        side_by_side = shown(screen.query_one("#diff-body", Static))
+        line = next(text for text in side_by_side.splitlines() if "dawn" in text)
+        assert "dusk" in line  # the old and the new line face each other
+
+        await pilot.press("down", "r")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "+Water the tomatoes at dawn." in shown(app.screen.query_one("#confirm-preview", Static))
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert memory.read_text(encoding="utf-8") == old
+        assert len(rows(table)) == 3  # the restore is a version of its own
+
+    assert writes.undo_last(store) is not None
+    assert memory.read_text(encoding="utf-8") == new

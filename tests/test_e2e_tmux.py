@@ -1,0 +1,107 @@
+"""End to end in a real terminal: the installed `memtui` in tmux, driven by keys, checked on disk."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import GIT_IDENTITY, index_line, memory_text, real, write_index, write_memory
+from tmux_terminal import TmuxTerminal
+
+from tui.claude import paths
+from tui.memory.index import parse_index
+
+pytestmark = pytest.mark.skipif(not TmuxTerminal.available(), reason="tmux is not installed")
+
+MEMTUI = Path(sys.executable).parent / "memtui"
+ORPHAN = "project_orphan.md"
+
+
+@pytest.fixture
+def terminal_env(tmp_path, claude_home) -> dict[str, str]:
+    """Everything memtui reads or writes points into this test's tmp dir."""
+    assert MEMTUI.is_file(), f"memtui is not installed next to {sys.executable}"
+    user_home = tmp_path / "user-home"
+    user_home.mkdir()
+    env = {
+        "HOME": str(user_home),
+        "CLAUDE_CONFIG_DIR": str(claude_home.home),
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        **GIT_IDENTITY,
+    }
+    for place in ("DATA", "STATE", "CACHE", "CONFIG"):
+        env[f"MEMTUI_{place}_DIR"] = str(tmp_path / "memtui" / place.lower())
+    return env
+
+
+@pytest.fixture
+def store_with_orphan(tmp_path, claude_home) -> Path:
+    """One project whose store has two indexed memories and, between them, one orphan."""
+    project = tmp_path / "work" / "shop"
+    project.mkdir(parents=True)
+    claude_home.session(real(project))
+    store = claude_home.store(real(project))
+    assert store == claude_home.home / "projects" / paths.sanitize(str(real(project))) / "memory"
+    write_memory(store, "feedback_testing.md",
+                 memory_text("testing", "integration tests hit a real database"))
+    write_memory(store, ORPHAN, memory_text("payments", "payments move to stripe", "project"))
+    write_memory(store, "user_role.md",
+                 memory_text("user role", "the user is a backend engineer", "user"))
+    write_index(store, [
+        index_line("feedback_testing.md", "Testing", "real database"),
+        index_line("user_role.md", "User role", "backend engineer"),
+    ])
+    return store
+
+
+def visible_files(store: Path) -> set[str]:
+    index = parse_index((store / paths.INDEX_NAME).read_text(encoding="utf-8"))
+    return {link.file for link in index.links if link.visible}
+
+
+def test_relinking_an_orphan_from_the_store_screen_writes_the_index(
+    store_with_orphan, terminal_env
+):
+    assert ORPHAN not in visible_files(store_with_orphan)
+    with TmuxTerminal(shlex.quote(str(MEMTUI)), terminal_env) as terminal:
+        terminal.wait_for("1 projects in", timeout=15)  # a cold start compiles Textual
+        terminal.press("Enter")
+        # The first row's preview, and the orphan's status in the table.
+        screen = terminal.wait_for("feedback_testing.md", "unindexed")
+        assert ORPHAN not in screen
+        terminal.press("Down")
+        terminal.wait_for(ORPHAN)
+        terminal.press("r")
+        terminal.wait_for("Apply (y)", f"Add an index line for {ORPHAN}")
+        terminal.press("y")
+        terminal.wait_for("file(s) changed")
+        terminal.wait_until_gone("unindexed")
+        terminal.press("q")
+        assert terminal.wait_for_exit() == 0
+
+    assert visible_files(store_with_orphan) == {"feedback_testing.md", ORPHAN, "user_role.md"}
+
+
+def test_demo_opens_the_app_on_the_demo_projects(tmp_path, terminal_env):
+    demo = tmp_path / "demo"
+    command = f"{shlex.quote(str(MEMTUI))} demo {shlex.quote(str(demo))}"
+    with TmuxTerminal(command, terminal_env) as terminal:
+        terminal.wait_for("projects in", "webapp", "cli-tool", "café notes", timeout=15)
+        terminal.press("q")
+        assert terminal.wait_for_exit() == 0
+        assert f"Demo config home built at {demo / 'claude'}" in terminal.screen()
+
+
+def test_demo_with_no_open_only_builds_it(tmp_path, terminal_env):
+    demo = tmp_path / "demo"
+    command = f"{shlex.quote(str(MEMTUI))} demo --no-open {shlex.quote(str(demo))}"
+    with TmuxTerminal(command, terminal_env) as terminal:
+        assert terminal.wait_for_exit(timeout=15) == 0
+        screen = terminal.screen()
+    assert f"Demo config home built at {demo / 'claude'}" in screen
+    assert "projects in" not in screen
+    assert (demo / "claude" / "projects").is_dir()

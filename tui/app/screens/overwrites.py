@@ -1,0 +1,282 @@
+"""Lost updates of one store: who overwrote whom, the lines lost, and merging them back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import Worker, WorkerState
+
+from tui.app import curation
+from tui.app.messages import ChangeApplied
+from tui.app.screens.history import (
+    FileWritePlan,
+    confirm_and_write,
+    local_time,
+    short_session,
+    text_of,
+    write_plan,
+)
+from tui.app.widgets.diff_view import render_diff
+from tui.claude.discovery import Project
+from tui.render import condense
+
+COLUMNS = (("state", 5), ("time", 19), ("file", 26), ("lines", 5), ("by", 30), ("overwrote", 30))
+
+
+@dataclass
+class LostUpdatesFound(Message):
+    updates: list  # tui.history.overwrites.LostUpdate, oldest first
+    current: dict[str, str | None]  # file -> its text now (None: absent or unreadable)
+
+
+@dataclass
+class MergeConflicts(Message):
+    index: int
+    conflicts: tuple  # tui.history.merge.Conflict
+
+
+def writer(session: str | None, cwd: str | None) -> str:
+    if not session:
+        return "an untracked writer"
+    return f"{short_session(session)} in {condense(cwd) if cwd else '?'}"
+
+
+def when(iso: str | None) -> str:
+    from tui.history.writes_log import parse_time
+
+    stamp = parse_time(iso or "")
+    return local_time(stamp) if stamp else (iso or "?")
+
+
+def lines_back(update, current: str | None) -> bool:
+    """Every lost line is in the file again."""
+    present = set((current or "").splitlines())
+    return all(line in present for line in update.lost_lines)
+
+
+class OverwritesScreen(Screen[None]):
+    DEFAULT_CSS = """
+    OverwritesScreen #overwrites-status { padding: 0 1; color: $text-muted; }
+    OverwritesScreen #overwrites-body { height: 1fr; }
+    OverwritesScreen #overwrites { width: 3fr; height: 1fr; }
+    OverwritesScreen #overwrite-detail {
+        width: 2fr; border-left: solid $primary-background; padding: 0 1;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="overwrites.back"),
+        Binding("m", "merge", "Merge back", tooltip="Merge the lost lines into the file (asks first)",
+                id="overwrites.merge"),
+        Binding("h", "history", "History", tooltip="Every version of this file",
+                id="overwrites.history"),
+        Binding("u", "undo", "Undo", tooltip="Undo memtui's last change to this store",
+                id="overwrites.undo"),
+        Binding("f5", "reload", "Rescan", id="overwrites.rescan"),
+    ]
+
+    def __init__(self, project: Project) -> None:
+        super().__init__()
+        assert project.store is not None
+        self.project = project
+        self.store = project.store
+        self.updates: list = []
+        self.current: dict[str, str | None] = {}
+        self.conflicts: dict[int, tuple] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield Static("Reading the transcripts…", id="overwrites-status")
+        with Horizontal(id="overwrites-body"):
+            yield DataTable(id="overwrites", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="overwrite-detail"):
+                yield Static(id="overwrite-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"Lost updates of {condense(self.project.key_path or str(self.store))}"
+        self.sub_title = str(condense(str(self.store)))
+        table = self.query_one("#overwrites", DataTable)
+        for column, width in COLUMNS:
+            table.add_column(column, key=column, width=width)
+        self.load()
+
+    def palette_commands(self):
+        from tui.app.commands import PaletteCommand
+
+        return [
+            PaletteCommand("overwrites: merge lost lines back", "Merge the highlighted lost update",
+                           self.action_merge),
+            PaletteCommand("overwrites: file history", "Every version of the highlighted file",
+                           self.action_history),
+        ]
+
+    # --- loading --------------------------------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="overwrites")
+    def load(self) -> None:
+        from tui.history.recovery import all_lost_updates
+        from tui.history.writes_log import scan_events, transcript_files
+        from tui.memory.writes import WriteRefused, read_bytes
+
+        events = scan_events(self.store, transcript_files(self.project.transcript_dirs))
+        updates = all_lost_updates(self.store, events)
+        current: dict[str, str | None] = {}
+        for file in {update.file for update in updates}:
+            try:
+                data = read_bytes(self.store, file)
+            except WriteRefused:
+                data = None
+            current[file] = None if data is None else text_of(data)
+        self.post_message(LostUpdatesFound(updates, current))
+
+    def on_lost_updates_found(self, message: LostUpdatesFound) -> None:
+        self.updates = message.updates
+        self.current = message.current
+        self.conflicts = {}
+        table = self.query_one("#overwrites", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for number, update in enumerate(self.updates):
+            back = lines_back(update, self.current.get(update.file))
+            table.add_row(
+                Text("back", style="green") if back else Text("lost", style="bold red"),
+                when(update.time),
+                update.file,
+                str(len(update.lost_lines)),
+                writer(update.session, update.cwd),
+                writer(update.previous_session, update.previous_cwd),
+                key=str(number),
+            )
+        status = self.query_one("#overwrites-status", Static)
+        if self.updates:
+            table.move_cursor(row=min(row, len(self.updates) - 1))
+            status.update(f"{len(self.updates)} lost update(s): a write that replaced content "
+                          "its session had not seen. m merges the lost lines back.")
+        else:
+            status.update("No lost updates: no session overwrote a change it had not seen.")
+        self.show_detail()
+        table.focus()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.query_one("#overwrites-status", Static).update(
+                f"Could not finish: {event.worker.error}")
+            self.notify(str(event.worker.error), severity="error", title="memtui")
+
+    # --- detail ---------------------------------------------------------------------------
+
+    def highlighted(self) -> int | None:
+        table = self.query_one("#overwrites", DataTable)
+        return table.cursor_row if self.updates and table.row_count else None
+
+    @on(DataTable.RowHighlighted, "#overwrites")
+    def row_highlighted(self) -> None:
+        self.show_detail()
+
+    def show_detail(self) -> None:
+        detail = self.query_one("#overwrite-text", Static)
+        number = self.highlighted()
+        if number is None:
+            detail.update("")
+            return
+        update = self.updates[number]
+        branch = f" ({update.branch})" if update.branch else ""
+        text = Text.assemble(
+            (update.file, "bold"), "\n",
+            f"Written {when(update.time)} by session {writer(update.session, update.cwd)}{branch},\n",
+            f"over the version of {writer(update.previous_session, update.previous_cwd)}"
+            f" ({when(update.previous_time)}), found in the {update.found_in}.\n\n",
+            (f"{len(update.lost_lines)} line(s) lost:\n", "bold"),
+        )
+        for line in update.lost_lines:
+            text.append(f"- {line}\n", style="red")
+        if lines_back(update, self.current.get(update.file)):
+            text.append("\nEvery one of these lines is in the file again.\n", style="green")
+        else:
+            text.append("\nPress m to merge them back (you see the result first).\n", style="dim")
+        for conflict in self.conflicts.get(number, ()):
+            text.append("\nConflict, nothing was written:\n", style="bold yellow")
+            for label, lines in (("now", conflict.ours), ("lost", conflict.theirs)):
+                text.append(f"{label}:\n", style="bold")
+                text.append("".join(line if line.endswith("\n") else line + "\n" for line in lines))
+        detail.update(text)
+
+    # --- actions --------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_reload(self) -> None:
+        self.load()
+
+    def action_history(self) -> None:
+        number = self.highlighted()
+        if number is not None:
+            from tui.app.screens.history import HistoryScreen
+
+            self.app.push_screen(HistoryScreen(self.project, self.updates[number].file))
+
+    def action_merge(self) -> None:
+        number = self.highlighted()
+        if number is not None:
+            self.prepare_merge(number)
+
+    @work(thread=True, exit_on_error=False, group="overwrites-write")
+    def prepare_merge(self, number: int) -> None:
+        from tui.history.recovery import merge_back
+        from tui.memory.writes import WriteRefused, read_bytes
+
+        update = self.updates[number]
+        try:
+            current = read_bytes(self.store, update.file)
+        except WriteRefused as refused:
+            self.post_message(ChangeApplied(str(refused), "error"))
+            return
+        now = text_of(current)
+        result = merge_back(update, now)
+        if result.conflicts:
+            self.post_message(MergeConflicts(number, result.conflicts))
+            return
+        if result.text == now:
+            self.post_message(ChangeApplied(f"Every line lost on {when(update.time)} is already "
+                                            f"back in {update.file}."))
+            return
+        plan = FileWritePlan(
+            f"merge lines of {update.file} lost on {update.time}", update.file, current,
+            result.text.encode("utf-8"),
+            summary=[f"{len(update.lost_lines)} lost line(s) go back into {update.file}; "
+                     "what is there now is kept."],
+            preview=render_diff(now, result.text, f"{update.file} (now)", f"{update.file} (merged)"),
+        )
+        self.app.call_from_thread(confirm_and_write, self, plan, self.write)
+
+    def on_merge_conflicts(self, message: MergeConflicts) -> None:
+        self.conflicts[message.index] = message.conflicts
+        self.notify(f"{len(message.conflicts)} conflict(s) between the file now and the lost "
+                    "version; nothing was written. See them on the right.", severity="warning")
+        self.show_detail()
+
+    @work(thread=True, exit_on_error=False, group="overwrites-write")
+    def write(self, plan: FileWritePlan) -> None:
+        self.post_message(ChangeApplied(*write_plan(self.store, plan)))
+
+    def action_undo(self) -> None:
+        self.undo()
+
+    @work(thread=True, exit_on_error=False, group="overwrites-write")
+    def undo(self) -> None:
+        self.post_message(ChangeApplied(*curation.undo(self.store)))
+
+    def on_change_applied(self, message: ChangeApplied) -> None:
+        self.notify(message.text, severity=message.severity)
+        if message.severity != "error":
+            self.load()

@@ -1,0 +1,220 @@
+"""The Review screen: a finished run's change set, file by file; accept, reject, apply, undo."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import Worker, WorkerState
+
+from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex
+
+KIND_STYLES = {"created": "green", "modified": "yellow", "archived": "red"}
+
+
+@dataclass
+class Applied(Message):
+    outcome: object  # the core's ApplyResult, or None when nothing was applied
+
+
+@dataclass
+class Undone(Message):
+    text: str
+    severity: str
+
+
+def index_summary(label: str, index: LoadedIndex) -> Text:
+    if not index.exists:
+        return Text.assemble((f"{label}: ", "bold"), ("no MEMORY.md", "yellow"))
+    cut = (Text(f"cut by {index.cut}: Claude loads only {index.loaded_lines} lines", "bold red")
+           if index.cut else Text("within the limits: Claude loads all of it", "green"))
+    return Text.assemble((f"{label}: ", "bold"),
+                         f"{index.lines}/{MAX_LINES} lines, {index.chars:,}/{MAX_CHARS:,} chars — ",
+                         cut)
+
+
+def diff_text(diff: str) -> Text:
+    text = Text()
+    for line in diff.splitlines():
+        style = ("bold" if line.startswith(("---", "+++")) else "green" if line.startswith("+")
+                 else "red" if line.startswith("-") else "cyan" if line.startswith("@@") else "")
+        text.append(line + "\n", style=style)
+    return text
+
+
+class ReviewScreen(Screen[None]):
+    DEFAULT_CSS = """
+    #review-summary { padding: 0 1; height: auto; max-height: 12; }
+    #review-body { height: 1fr; }
+    #review-files { width: 2fr; height: 1fr; }
+    #review-diff-scroll { width: 3fr; border-left: solid $primary-background; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "toggle", "Accept/reject", id="review.toggle"),
+        Binding("a", "apply", "Apply", id="review.apply"),
+        Binding("u", "undo", "Undo run", id="review.undo"),
+        Binding("escape", "back", "Back", id="review.back"),
+    ]
+
+    def __init__(self, result) -> None:
+        super().__init__()
+        self.result = result
+        self.changeset = result.changeset
+        self.accepted = {diff.file for diff in self.changeset.files}
+        self.outcome = None  # the ApplyResult once applied
+        self.working = False
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield Static(id="review-summary")
+        with Horizontal(id="review-body"):
+            yield DataTable(id="review-files", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="review-diff-scroll"):
+                yield Static(id="review-diff")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"review: {self.changeset.label}"
+        self.sub_title = str(self.changeset.store)
+        table = self.query_one("#review-files", DataTable)
+        table.add_column("", key="choice", width=8)
+        table.add_column("change", key="kind", width=9)
+        table.add_column("file", key="file")
+        for diff in self.changeset.files:
+            table.add_row(self.choice(diff.file), Text(diff.kind, style=KIND_STYLES[diff.kind]),
+                          diff.file, key=diff.file)
+        self.show_summary()
+        self.show_diff()
+        table.focus()
+
+    def choice(self, file: str) -> Text:
+        if self.outcome is not None:
+            if file in self.outcome.applied:
+                return Text("applied", style="green")
+            if any(file == refused for refused, _ in self.outcome.refused):
+                return Text("refused", style="bold red")
+            return Text("rejected", style="dim")
+        return Text("accept", style="green") if file in self.accepted else Text("reject", style="red")
+
+    def show_summary(self) -> None:
+        changeset = self.changeset
+        counts = changeset.counts()
+        lines = [
+            Text.assemble(("Change set: ", "bold"), f"{counts['created']} created, "
+                          f"{counts['modified']} modified, {counts['archived']} archived; "
+                          f"{len(self.accepted)} of {len(changeset.files)} accepted"),
+            index_summary("Index before", changeset.index_before),
+            index_summary("Index after ", changeset.index_after),
+            *(Text(f"Note: {note}", style="yellow") for note in changeset.notes),
+            *(Text(f"Refused during the run: {r}", style="red") for r in self.result.refusals),
+        ]
+        if self.outcome is not None:
+            lines.append(Text(f"Applied {len(self.outcome.applied)} file(s); press u to undo.",
+                              style="bold green"))
+            lines.extend(Text(f"Refused {file}: {reason}", style="bold red")
+                         for file, reason in self.outcome.refused)
+        else:
+            lines.append(Text("space accepts or rejects the highlighted file; a applies; "
+                              "esc leaves without applying.", style="dim"))
+        self.query_one("#review-summary", Static).update(Text("\n").join(lines))
+
+    def highlighted(self) -> str | None:
+        table = self.query_one("#review-files", DataTable)
+        if not table.row_count:
+            return None
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+
+    @on(DataTable.RowHighlighted, "#review-files")
+    def show_diff(self) -> None:
+        file = self.highlighted()
+        diff = next((d for d in self.changeset.files if d.file == file), None)
+        self.query_one("#review-diff", Static).update(
+            diff_text(diff.diff) if diff else Text("No changes.", style="dim"))
+
+    def action_toggle(self) -> None:
+        file = self.highlighted()
+        if file is None or self.outcome is not None:
+            return
+        self.accepted.symmetric_difference_update({file})
+        table = self.query_one("#review-files", DataTable)
+        table.update_cell(file, "choice", self.choice(file))
+        table.action_cursor_down()
+        self.show_summary()
+
+    def action_apply(self) -> None:
+        if self.outcome is not None or self.working:
+            return
+        if not self.accepted:
+            self.notify("Every file is rejected: nothing to apply (esc leaves).",
+                        severity="warning")
+            return
+        self.working = True
+        self.apply()
+
+    @work(thread=True, exit_on_error=False, group="review")
+    def apply(self) -> None:
+        from tui.agents.result import conclude
+
+        self.post_message(Applied(conclude(self.result, apply=True, only=set(self.accepted))))
+
+    def on_applied(self, message: Applied) -> None:
+        self.working = False
+        self.outcome = message.outcome
+        table = self.query_one("#review-files", DataTable)
+        for diff in self.changeset.files:
+            table.update_cell(diff.file, "choice", self.choice(diff.file))
+        self.show_summary()
+        outcome = self.outcome
+        refused = f", {len(outcome.refused)} refused" if outcome and outcome.refused else ""
+        self.notify(f"Applied {len(outcome.applied) if outcome else 0} file(s){refused}. "
+                    "Press u to undo.", severity="warning" if refused else "information")
+
+    def action_undo(self) -> None:
+        if self.outcome is None or not self.outcome.applied or self.working:
+            return
+        self.working = True
+        self.undo()
+
+    @work(thread=True, exit_on_error=False, group="review")
+    def undo(self) -> None:
+        from tui.agents.changeset import undo_changeset
+        from tui.memory.writes import WriteRefused
+
+        try:
+            label = undo_changeset(self.changeset.store)
+        except WriteRefused as refused:
+            self.post_message(Undone(str(refused), "error"))
+            return
+        self.post_message(Undone(f"Undid: {label}." if label else "Nothing to undo.",
+                                 "information" if label else "warning"))
+
+    def on_undone(self, message: Undone) -> None:
+        self.working = False
+        self.notify(message.text, severity=message.severity)
+        if message.severity == "information":
+            self.outcome = None
+            self.app.pop_screen()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.working = False
+            self.notify(str(event.worker.error), severity="error", title="memtui")
+
+    def on_unmount(self) -> None:
+        """Leaving without applying: the dream's lock goes back to how it was."""
+        from tui.agents.result import conclude
+
+        if self.result.lease is not None:
+            conclude(self.result, apply=False)
+
+    def action_back(self) -> None:
+        if not self.working:
+            self.app.pop_screen()

@@ -1,0 +1,260 @@
+"""The Run screen: a dream or an extraction at work, phase by phase, cancellable."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, RichLog, Static
+from textual.worker import Worker, WorkerState
+
+from tui.agents.events import (
+    CANCELLED,
+    DONE,
+    FAILED,
+    PENDING,
+    RUNNING,
+    LogLine,
+    Phase,
+    PhaseChanged,
+)
+from tui.app.runs import Engine, Starter, estimated_cost
+
+PHASE_COLUMNS = ("phase", "status", "elapsed", "tokens in", "tokens out", "tool calls", "note")
+STATUS_STYLES = {PENDING: "dim", RUNNING: "bold yellow", DONE: "green", FAILED: "bold red",
+                 CANCELLED: "magenta"}
+LOG_STYLES = {"tool": "cyan", "model": "", "refused": "bold red", "retry": "yellow",
+              "error": "bold red", "info": "dim"}
+TICK_SECONDS = 0.5
+NOTE_WIDTH = 48
+
+
+def installed_name(kind: str, store) -> str:
+    """The name a run in the background is kept under, so its store can show it again."""
+    return f"{kind}:{store}"
+
+
+@dataclass
+class RunEvent(Message):
+    """A phase change or a log line, posted from the run's thread."""
+
+    event: PhaseChanged | LogLine
+
+
+@dataclass
+class RunFinished(Message):
+    result: object  # the core's RunResult
+
+
+class RunScreen(Screen[None]):
+    DEFAULT_CSS = """
+    #run-engine, #run-totals { padding: 0 1; height: auto; }
+    #run-phases { height: auto; max-height: 8; margin: 1 0; }
+    #run-log { height: 1fr; border: round $primary-background; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "cancel_run", "Cancel run", id="run.cancel"),
+        Binding("escape", "cancel_or_back", "Cancel / back", id="run.back"),
+        Binding("enter", "review", "Review", id="run.review", priority=True),
+        Binding("b", "background", "Background", id="run.background"),
+    ]
+
+    def __init__(self, kind: str, subject: str, engine: Engine, start: Starter,
+                 phase_names: tuple[str, ...], store) -> None:
+        super().__init__()
+        self.install_name = installed_name(kind, store)
+        self.kind = kind
+        self.subject = subject
+        self.engine = engine
+        self.start = start
+        self.phases = {name: Phase(name) for name in phase_names}
+        self.running_since: float | None = None  # when the running phase started
+        self.cancel = threading.Event()
+        self.result = None
+        self.finished = False
+        self.handed_over = False  # the Review screen concludes the run
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield Static(id="run-engine")
+        yield DataTable(id="run-phases", cursor_type="none", zebra_stripes=True)
+        yield Static(id="run-totals")
+        yield RichLog(id="run-log", wrap=True, markup=False, highlight=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"{self.kind}: {self.subject}"
+        self.sub_title = "running"
+        self.query_one("#run-engine", Static).update(
+            Text.assemble(("Engine: ", "bold"), self.engine.describe()))
+        table = self.query_one("#run-phases", DataTable)
+        for column in PHASE_COLUMNS:
+            # The note arrives when a phase ends: give it room up front.
+            table.add_column(column, key=column, width=NOTE_WIDTH if column == "note" else None)
+        for phase in self.phases.values():
+            table.add_row(*self.cells(phase), key=phase.name)
+        self.show_totals()
+        self.set_interval(TICK_SECONDS, self.tick)
+        self.run_worker(self.execute, thread=True, exit_on_error=False, group="run")
+
+    # --- the run's thread -----------------------------------------------------------------
+
+    def execute(self) -> None:
+        result = self.start(lambda event: self.post_message(RunEvent(event)), self.cancel)
+        self.post_message(RunFinished(result))
+
+    # --- events from the run --------------------------------------------------------------
+
+    def on_run_event(self, message: RunEvent) -> None:
+        event = message.event
+        if isinstance(event, PhaseChanged):
+            self.show_phase(event.phase)
+        else:
+            self.log_line(event)
+
+    def show_phase(self, phase: Phase) -> None:
+        previous = self.phases.get(phase.name)
+        if phase.status == RUNNING and (previous is None or previous.status != RUNNING):
+            self.running_since = time.monotonic()
+        self.phases[phase.name] = phase
+        table = self.query_one("#run-phases", DataTable)
+        for column, value in zip(PHASE_COLUMNS, self.cells(phase), strict=True):
+            table.update_cell(phase.name, column, value)
+        self.show_totals()
+
+    def cells(self, phase: Phase, elapsed: float | None = None) -> tuple:
+        seconds = phase.elapsed if elapsed is None else elapsed
+        return (
+            Text(phase.name, style="bold"),
+            Text(phase.status, style=STATUS_STYLES.get(phase.status, "")),
+            "" if phase.status == PENDING else f"{seconds:.1f} s",
+            str(phase.tokens_in), str(phase.tokens_out), str(phase.tool_calls),
+            phase.note,
+        )
+
+    def log_line(self, line: LogLine) -> None:
+        self.query_one("#run-log", RichLog).write(Text.assemble(
+            (f"{line.phase:<16}", "dim"), (f"{line.kind:<8}", "bold"),
+            (line.text, LOG_STYLES.get(line.kind, ""))))
+
+    def tick(self) -> None:
+        """Keep the running phase's elapsed time moving between events."""
+        if self.running_since is None or self.finished:
+            return
+        running = next((p for p in self.phases.values() if p.status == RUNNING), None)
+        if running is not None:
+            elapsed = time.monotonic() - self.running_since
+            self.query_one("#run-phases", DataTable).update_cell(
+                running.name, "elapsed", f"{elapsed:.1f} s")
+
+    def show_totals(self) -> None:
+        tokens_in = sum(p.tokens_in for p in self.phases.values())
+        tokens_out = sum(p.tokens_out for p in self.phases.values())
+        model = self.engine.model
+        cost = None if model is None else estimated_cost(model, tokens_in, tokens_out)
+        if model is None:
+            price = "none (the offline engine makes no API calls)"
+        elif cost is None:
+            price = f"unknown (no list price for {model})"
+        else:
+            price = f"≈ ${cost:.4f} at list prices"
+        self.query_one("#run-totals", Static).update(Text.assemble(
+            ("Tokens in/out: ", "bold"), f"{tokens_in:,} / {tokens_out:,}   ",
+            ("Estimated cost: ", "bold"), price))
+
+    def on_run_finished(self, message: RunFinished) -> None:
+        from tui.agents.result import SUCCEEDED
+
+        result = self.result = message.result
+        self.finished = True
+        for phase in result.phases:
+            self.show_phase(phase)
+        self.sub_title = result.status
+        if result.status == SUCCEEDED and result.changeset is not None:
+            counts = result.changeset.counts()
+            changes = sum(counts.values())
+            where = "press enter" if self.is_current else "open its store and press ctrl+d"
+            text = (f"{self.kind} of {self.subject} finished: {changes} file(s) to review, "
+                    f"{where}." if changes else
+                    f"{self.kind} of {self.subject} finished: nothing to change.")
+            self.app.notify(text, title="memtui")
+            self.log_line(LogLine("", "info", f"{changes} file(s) to review: press enter"
+                                  if changes else "nothing to change: esc goes back"))
+        else:
+            reason = result.error or "no change set"
+            text = f"{self.kind} of {self.subject} {result.status}: {reason}"
+            self.app.notify(text, title="memtui",
+                            severity="warning" if result.status == "cancelled" else "error")
+            self.log_line(LogLine("", "error", f"{result.status}: {reason}"))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.finished = True
+            self.sub_title = "failed"
+            self.notify(f"{self.kind} failed: {event.worker.error}", severity="error",
+                        title="memtui")
+
+    # --- keys -----------------------------------------------------------------------------
+
+    def action_cancel_run(self) -> None:
+        if not self.finished and not self.cancel.is_set():
+            self.cancel.set()
+            self.log_line(LogLine("", "info", "cancelling after the current step …"))
+
+    def action_cancel_or_back(self) -> None:
+        if not self.finished:
+            self.action_cancel_run()
+        else:
+            self.leave()
+
+    def action_background(self) -> None:
+        """Back to the store while the run goes on; a notification says when it is done."""
+        if self.finished:
+            return
+        if not self.app.is_screen_installed(self):
+            self.app.install_screen(self, self.install_name)
+        self.app.pop_screen()
+        self.app.notify(f"The {self.kind} goes on in the background; ctrl+d on its store "
+                        "shows it again.", title="memtui")
+
+    def action_review(self) -> None:
+        from tui.agents.result import SUCCEEDED
+
+        result = self.result
+        if result is None or result.status != SUCCEEDED or result.changeset is None:
+            return
+        if result.changeset.empty:
+            self.leave()
+            return
+        from tui.app.screens.review import ReviewScreen
+
+        self.handed_over = True
+        self.app.switch_screen(ReviewScreen(result))
+        self.app.uninstall_screen(self)
+
+    def on_unmount(self) -> None:
+        """Closed mid-run (the app quits) or with an unreviewed dream: let the lock go back."""
+        from tui.agents.result import conclude
+
+        self.cancel.set()
+        if self.result is not None and self.result.lease is not None and not self.handed_over:
+            conclude(self.result, apply=False)
+
+    def leave(self) -> None:
+        """Back to the store; an unreviewed dream lets go of the lock as it was."""
+        from tui.agents.result import SUCCEEDED, conclude
+
+        result = self.result
+        if result is not None and result.status == SUCCEEDED:
+            # Nothing to change counts as a finished consolidation; an unreviewed change set
+            # does not.
+            conclude(result, apply=result.changeset is not None and result.changeset.empty)
+        self.app.pop_screen()
+        self.app.uninstall_screen(self)

@@ -1,0 +1,71 @@
+"""Getting lost content back: every lost update of a store, and the journalled write.
+
+The CLI and the app both go through here, so a restore or a merge is the same change
+whichever one the user started: journal snapshot -> safe write (`apply_changes`, hash
+checked and undoable) -> journal snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from tui.history.merge import MergeResult, merge3
+from tui.history.overwrites import LostUpdate, lost_updates_in_events, lost_updates_in_journal
+from tui.history.writes_log import MemoryEvent
+
+
+def all_lost_updates(store: Path, events: Iterable[MemoryEvent]) -> list[LostUpdate]:
+    """Lost updates the transcripts show, then those between journal snapshots (if any)."""
+    from tui.history.journal import Journal, journal_dir
+
+    found = lost_updates_in_events(events)
+    if journal_dir(store).exists():  # opening a journal would create one: only read it
+        found += lost_updates_in_journal(Journal(store))
+    return found
+
+
+def merge_back(update: LostUpdate, current: str) -> MergeResult:
+    """The file as it is now with the lines `update` dropped merged back in."""
+    return merge3(update.base or "", current, update.lost_version)
+
+
+def write_journalled(store: Path, file: str, before: bytes | None, after: bytes, label: str):
+    """Write one file through the safe write, with the journal holding before and after.
+
+    Returns the undo record; raises `WriteRefused` (one sentence) having written nothing.
+    """
+    from tui.history.journal import Journal
+    from tui.memory.writes import FileChange, apply_changes
+
+    journal = Journal(store)
+    journal.snapshot(f"before {label}", source="external")
+    record = apply_changes(store, [FileChange(file, before, after)], label)
+    journal.snapshot(label, source="memtui")
+    return record
+
+
+def lost_update_counts(projects) -> dict[Path, int]:
+    """Lost updates per existing store of these discovery projects; -1 where counting failed.
+
+    One scan cache serves every store, so a second count only reads what transcripts grew.
+    """
+    import sqlite3
+
+    from tui.history.journal import JournalError
+    from tui.history.scan_cache import ScanCache
+    from tui.history.writes_log import scan_events, transcript_files
+
+    folders: dict[Path, list[Path]] = {}
+    for project in projects:
+        if project.store is not None and project.store_exists:
+            folders.setdefault(project.store, []).extend(project.transcript_dirs)
+    counts: dict[Path, int] = {}
+    with ScanCache() as cache:
+        for store, dirs in folders.items():
+            try:
+                events = scan_events(store, transcript_files(dirs), cache)
+                counts[store] = len(all_lost_updates(store, events))
+            except (OSError, sqlite3.Error, JournalError):
+                counts[store] = -1
+    return counts
