@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import (
     DataTable,
     Footer,
@@ -44,8 +45,10 @@ COLUMNS = (
 POLL_SECONDS = 1.0
 DUPLICATE_SCAN_LIMIT = 10_000  # the check takes about 1.3 s at 5,000 memories, in the worker
 # A DataTable measures every row it gets: add a screenful now and the rest in small chunks.
-FIRST_ROWS = 100
-ROW_CHUNK = 100
+FIRST_ROWS = 50  # a screenful: what a keystroke must show at once
+ROW_CHUNK = 200
+TYPING_PAUSE = 0.3  # the rest of the rows wait until typing pauses, so keys never queue
+CHUNK_DELAY = 0.05
 
 
 class StoreScreen(Screen[None]):
@@ -73,6 +76,8 @@ class StoreScreen(Screen[None]):
         Binding("o", "overwrites", "Lost updates", tooltip="Writes that overwrote unseen changes",
                 id="store.overwrites"),
         Binding("ctrl+d", "dream", "Dream", id="store.dream"),
+        Binding("x", "extract", "Extract", tooltip="Turn what a session taught into memories",
+                id="store.extract"),
     ]
 
     def __init__(self, project: Project) -> None:
@@ -87,6 +92,7 @@ class StoreScreen(Screen[None]):
         self.busy = False  # a confirmation, an edit or a write is in progress
         self.reload_pending = False
         self.table_generation = 0
+        self.preview_timer: Timer | None = None
         self.disk_signature = signature(self.path)
 
     def compose(self) -> ComposeResult:
@@ -137,6 +143,8 @@ class StoreScreen(Screen[None]):
                            self.action_history),
             PaletteCommand("store: dream", "Consolidate this store: run, review, apply",
                            self.action_dream),
+            PaletteCommand("store: extract", "Memories from a session: pick, run, review, apply",
+                           self.action_extract),
             PaletteCommand("memory: move entry out", "Move its index line past the cut",
                            self.action_move_out),
             PaletteCommand("memory: archive", "Archive the marked or selected memories",
@@ -243,9 +251,9 @@ class StoreScreen(Screen[None]):
         self.add_rows(rows[:FIRST_ROWS])
         if cursor_key and cursor_key in table.rows:
             table.move_cursor(row=table.get_row_index(cursor_key))
-        self.show_preview()
+        self.preview_soon()
         if len(rows) > FIRST_ROWS:
-            self.append_later(rows[FIRST_ROWS:], self.table_generation)
+            self.append_later(rows[FIRST_ROWS:], self.table_generation, TYPING_PAUSE)
 
     def add_rows(self, rows: list[MemoryRow]) -> None:
         table = self.query_one("#memory-table", DataTable)
@@ -253,7 +261,9 @@ class StoreScreen(Screen[None]):
             cells = ("●", *row.cells[1:]) if row.key in self.marked else row.cells
             table.add_row(*cells, key=row.key)
 
-    def append_later(self, rows: list[MemoryRow], generation: int) -> None:
+    def append_later(
+        self, rows: list[MemoryRow], generation: int, delay: float = CHUNK_DELAY
+    ) -> None:
         """Add the rest of a long table in chunks between frames, unless it was rebuilt."""
 
         def append() -> None:
@@ -263,7 +273,7 @@ class StoreScreen(Screen[None]):
             if len(rows) > ROW_CHUNK:
                 self.append_later(rows[ROW_CHUNK:], generation)
 
-        self.set_timer(0.02, append)
+        self.set_timer(delay, append)
 
     def highlighted_key(self) -> str | None:
         table = self.query_one("#memory-table", DataTable)
@@ -290,7 +300,14 @@ class StoreScreen(Screen[None]):
     def row_highlighted(self) -> None:
         self.show_preview()
 
+    def preview_soon(self) -> None:
+        """Render the preview once typing pauses: Markdown is the slowest part of a keystroke."""
+        if self.preview_timer is not None:
+            self.preview_timer.stop()
+        self.preview_timer = self.set_timer(TYPING_PAUSE / 3, self.show_preview)
+
     def show_preview(self) -> None:
+        self.preview_timer = None
         row = self.highlighted_row()
         title = self.query_one("#preview-title", Static)
         markdown = self.query_one("#preview-markdown", Markdown)
@@ -468,6 +485,33 @@ class StoreScreen(Screen[None]):
         start = dream_starter(self.project, self.app.home, engine)
         self.app.push_screen(RunScreen("dream", str(self.title), engine, start, PHASES,
                                        self.path))
+
+    def action_extract(self) -> None:
+        """Pick a session, extract what it taught on a staging copy, then review the change set."""
+        from tui.app.screens.run import installed_name
+        from tui.app.screens.sessions import SessionPicker
+
+        running = installed_name("extract", self.path)
+        if self.app.is_screen_installed(running):  # an extraction sent to the background
+            self.app.push_screen(running)
+        elif self.writable():
+            self.app.push_screen(SessionPicker(self.project), self.start_extract)
+
+    def start_extract(self, session_id: str | None) -> None:
+        from tui.agents.extract import PHASES
+        from tui.app.runs import extract_starter, pick_engine
+        from tui.app.screens.run import RunScreen
+
+        if session_id is None:
+            return
+        engine = pick_engine(self.app.env)
+        if isinstance(engine, str):
+            self.notify(engine, severity="error")
+            return
+        self.app.push_screen(RunScreen(
+            "extract", f"session {session_id[:8]} of {self.title}", engine,
+            extract_starter(session_id, self.app, engine), PHASES, self.path,
+            force=extract_starter(session_id, self.app, engine, force=True)))
 
     def action_history(self) -> None:
         row = self.highlighted_row()
