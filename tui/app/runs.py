@@ -1,11 +1,13 @@
-"""The app's side of runs: which engine, how a dream of an open store starts, what it costs.
+"""The app's side of runs: which engine, how a dream or an extraction starts, what it costs.
 
-The run itself is the core's (`tui.agents.dream.run_dream`); this only wires the
-store screen's project into it, the way `memtui dream` does for a target.
+The runs themselves are the core's (`tui.agents.dream`, `tui.agents.extract`); this only
+wires the store screen's project into them, the way `memtui dream` and `memtui extract` do,
+and lists the sessions an extraction can read.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -62,3 +64,57 @@ def dream_starter(project, home: Path, engine: Engine) -> Starter:
                          listener=listener, cancel=cancel)
 
     return start
+
+
+def extract_starter(session_id: str, app, engine: Engine, force: bool = False) -> Starter:
+    from tui.agents.extract import run_extract
+
+    def start(listener, cancel: threading.Event):
+        return run_extract(session_id, home=app.home, env=app.env,
+                           settings_file=app.settings_file, engine=engine.name,
+                           config=engine.config, force=force, listener=listener,
+                           cancel=cancel)
+
+    return start
+
+
+@dataclass(frozen=True)
+class Session:
+    """A session of the project as the extraction picker lists it."""
+
+    session_id: str
+    modified: float
+    cwd: str
+    role: str  # the transcript folder's role: "main", "worktree", "subdirectory", ...
+    new_messages: int  # the messages after memtui's cursor
+    cursor: str  # "none" (never extracted), "found" or "lost" (compacted away: all are new)
+
+    @property
+    def news(self) -> str:
+        if self.cursor == "none":
+            return f"{self.new_messages} (never extracted)"
+        if self.cursor == "lost":
+            return f"{self.new_messages} (cursor lost: all)"
+        return str(self.new_messages) if self.new_messages else "none"
+
+
+def project_sessions(project) -> list[Session]:
+    """The project's sessions, newest first, with what an extraction would read in each."""
+    from tui.agents.conversation import after_cursor, read_cursor, read_messages
+    from tui.claude.transcripts import first_cwd, session_files
+
+    sessions = []
+    for folder in project.transcript_folders:
+        for transcript in session_files(folder.path):
+            try:
+                modified = os.stat(transcript).st_mtime
+            except OSError:
+                continue  # deleted since it was listed
+            cursor = read_cursor(transcript.stem)
+            new, found = after_cursor(read_messages(transcript), cursor)
+            sessions.append(Session(
+                transcript.stem, modified, first_cwd(transcript) or "(no cwd recorded)",
+                folder.role, sum(1 for m in new if m.text.strip()),
+                "none" if cursor is None else "found" if found else "lost"))
+    sessions.sort(key=lambda s: -s.modified)
+    return sessions

@@ -64,16 +64,20 @@ class RunScreen(Screen[None]):
         Binding("escape", "cancel_or_back", "Cancel / back", id="run.back"),
         Binding("enter", "review", "Review", id="run.review", priority=True),
         Binding("b", "background", "Background", id="run.background"),
+        Binding("f", "force", "Extract anyway", id="run.force"),
     ]
 
     def __init__(self, kind: str, subject: str, engine: Engine, start: Starter,
-                 phase_names: tuple[str, ...], store) -> None:
+                 phase_names: tuple[str, ...], store, force: Starter | None = None) -> None:
+        """`force` starts the run again past a skip (an extraction whose session already
+        wrote memory itself)."""
         super().__init__()
         self.install_name = installed_name(kind, store)
         self.kind = kind
         self.subject = subject
         self.engine = engine
         self.start = start
+        self.force = force
         self.phases = {name: Phase(name) for name in phase_names}
         self.running_since: float | None = None  # when the running phase started
         self.cancel = threading.Event()
@@ -103,6 +107,16 @@ class RunScreen(Screen[None]):
         self.show_totals()
         self.set_interval(TICK_SECONDS, self.tick)
         self.run_worker(self.execute, thread=True, exit_on_error=False, group="run")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.can_force if action == "force" else True
+
+    @property
+    def can_force(self) -> bool:
+        from tui.agents.result import SKIPPED
+
+        return self.force is not None and self.result is not None and \
+            self.result.status == SKIPPED
 
     # --- the run's thread -----------------------------------------------------------------
 
@@ -189,10 +203,13 @@ class RunScreen(Screen[None]):
                                   if changes else "nothing to change: esc goes back"))
         else:
             reason = result.error or "no change set"
+            if self.can_force:  # the core words the skip for the command line
+                reason = reason.replace("use --force", "press f")
             text = f"{self.kind} of {self.subject} {result.status}: {reason}"
-            self.app.notify(text, title="memtui",
-                            severity="warning" if result.status == "cancelled" else "error")
+            self.app.notify(text, title="memtui", severity="warning"
+                            if result.status in ("cancelled", "skipped") else "error")
             self.log_line(LogLine("", "error", f"{result.status}: {reason}"))
+        self.refresh_bindings()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
@@ -213,6 +230,20 @@ class RunScreen(Screen[None]):
             self.action_cancel_run()
         else:
             self.leave()
+
+    def action_force(self) -> None:
+        """Run again, past the skip."""
+        if not self.can_force:
+            return
+        self.start, self.force = self.force, None
+        self.result, self.finished, self.running_since = None, False, None
+        self.cancel = threading.Event()
+        for name in self.phases:
+            self.show_phase(Phase(name))
+        self.sub_title = "running"
+        self.log_line(LogLine("", "info", f"{self.kind} anyway …"))
+        self.refresh_bindings()
+        self.run_worker(self.execute, thread=True, exit_on_error=False, group="run")
 
     def action_background(self) -> None:
         """Back to the store while the run goes on; a notification says when it is done."""

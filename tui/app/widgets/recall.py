@@ -1,28 +1,70 @@
-"""Recall preview: what the offline matcher would pick for a question, and who never can be."""
+"""Recall preview: what the offline matcher and the model would pick for a question, and who
+never can be."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import on
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Input, Static
 
-from tui.memory.recall import never_recalled, rank
+from tui.memory.recall import manifest_line, never_recalled, rank
 from tui.memory.store import RECALL_SCAN_LIMIT, Store
 
 
+@dataclass
+class ModelPicked(Message):
+    """The model's answer for a query: the files it picked, or why there are none."""
+
+    query: str
+    files: list[str]
+    error: str | None = None
+
+
 class RecallView(Vertical):
+    DEFAULT_CSS = """
+    RecallView #recall-columns { height: auto; }
+    RecallView #recall-results, RecallView #recall-model { width: 1fr; padding-right: 2; }
+    """
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.store: Store | None = None
+        self.model_config = None  # the core's ClientConfig once a key is configured
+        self.model_query = ""  # the question the model column answers (or is asked)
 
     def compose(self):
         yield Input(placeholder="what would you ask Claude?", id="recall-query")
         with VerticalScroll():
-            yield Static(id="recall-results")
+            with Horizontal(id="recall-columns"):
+                yield Static(id="recall-results")
+                yield Static(id="recall-model")
             yield Static(id="recall-never")
+
+    def on_mount(self) -> None:
+        from tui.agents.client import EngineError, load_config
+
+        try:
+            config = load_config(self.app.env)
+        except EngineError as error:
+            self.show_model(Text(f"Model column: {error}", style="yellow"))
+            return
+        if config.has_credentials:
+            self.model_config = config
+            self.show_model(Text(f"Press enter to ask {config.model} which memories it "
+                                 "would recall.", style="dim"))
+        else:
+            self.show_model(Text("The model column needs ANTHROPIC_API_KEY (or "
+                                 "ANTHROPIC_AUTH_TOKEN) to ask the model.", style="dim"))
+
+    def show_model(self, content) -> None:
+        self.query_one("#recall-model", Static).update(content)
 
     def show(self, store: Store) -> None:
         self.store = store
@@ -59,4 +101,38 @@ class RecallView(Vertical):
         table.add_column("manifest line the selector reads")
         for match in matches:
             table.add_row(f"{match.score:.0f}", Text(match.manifest_line))
-        results.update(Group(Text("Top picks (at most 5):", style="bold"), table))
+        results.update(Group(Text("Offline matcher, top picks (at most 5):", style="bold"),
+                             table))
+
+    @on(Input.Submitted, "#recall-query")
+    def ask_model(self, event: Input.Submitted) -> None:
+        query = event.value.strip()
+        if self.model_config is None or self.store is None or not query:
+            return
+        self.model_query = query
+        self.show_model(Text(f"Asking {self.model_config.model} …", style="dim"))
+        self.run_worker(partial(self.model_picks, self.store, query, self.model_config),
+                        thread=True, exclusive=True, group="recall-model", exit_on_error=False)
+
+    def model_picks(self, store: Store, query: str, config) -> None:
+        from tui.agents.client import EngineError
+        from tui.agents.recall import ask_model
+
+        try:
+            self.post_message(ModelPicked(query, ask_model(store, query, config)))
+        except EngineError as error:
+            self.post_message(ModelPicked(query, [], str(error)))
+
+    def on_model_picked(self, message: ModelPicked) -> None:
+        if message.query != self.model_query or self.store is None:
+            return  # a newer question is on its way
+        title = Text.assemble((f"Model {self.model_config.model}", "bold"),
+                              f" for “{message.query}”:")
+        if message.error:
+            self.show_model(Group(title, Text(message.error, style="bold red")))
+        elif not message.files:
+            self.show_model(Group(title, Text("it would recall nothing.", style="yellow")))
+        else:
+            lines = [Text(manifest_line(memory)) for file in message.files
+                     if (memory := self.store.memory(file)) is not None]
+            self.show_model(Group(title, *lines))

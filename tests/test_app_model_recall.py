@@ -1,0 +1,120 @@
+"""Recall with the model in the recall tab, against the fake Messages API."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from app_home import build_app_home
+from fake_anthropic import FakeAnthropic, failure, reply, text, tool
+from rich.console import Console
+from test_app_runs import open_store, until
+from textual.widgets import Static
+
+from tui.app.app import MemtuiApp
+from tui.claude.discovery import discover
+
+
+@pytest.fixture(autouse=True)
+def memtui_dirs(tmp_path, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    for name in ("DATA", "STATE", "CACHE", "CONFIG"):
+        monkeypatch.setenv(f"MEMTUI_{name}_DIR", str(tmp_path / f"memtui-{name.lower()}"))
+
+
+@pytest.fixture
+def fake():
+    with FakeAnthropic() as server:
+        yield server
+
+
+def recall_app(claude_home, tmp_path, extra_env: dict[str, str]):
+    fixture = build_app_home(claude_home, tmp_path)
+    env = {**fixture.env, **extra_env}
+    project = discover(fixture.home, env).projects[0]
+    return MemtuiApp(fixture.home, env), project
+
+
+def shown(app, selector: str) -> str:
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(app.screen.query_one(selector, Static).content)
+    return console.export_text()
+
+
+def model_column(app) -> str:
+    return shown(app, "#recall-model")
+
+
+async def ask(app, pilot, project, question: str) -> None:
+    await open_store(app, pilot, project)
+    await pilot.press("4")
+    app.screen.query_one("#recall-query").value = question
+    await pilot.press("enter")
+
+
+async def test_the_model_column_shows_the_models_picks_from_descriptions_only(
+        claude_home, tmp_path, fake):
+    fake.queue(reply(tool("pick_memories",
+                          files=["reference_dashboards.md", "no_such_file.md"])))
+    app, project = recall_app(claude_home, tmp_path, {"ANTHROPIC_API_KEY": "test-key",
+                                                      "ANTHROPIC_BASE_URL": fake.url})
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ask(app, pilot, project, "where is the checkout latency graph?")
+        await until(pilot, lambda: "for “where is" in model_column(app))
+        column = model_column(app)
+        assert "reference_dashboards.md" in column
+        assert "grafana dashboards for checkout latency" in column
+        assert "no_such_file.md" not in column  # a name outside the store is dropped
+        offline = shown(app, "#recall-results")
+        assert "reference_dashboards.md" in offline  # the offline matcher stays beside it
+
+    sent = json.dumps(fake.requests[0]["body"])
+    assert "grafana dashboards for checkout latency" in sent  # a description
+    assert "[reference]" in sent  # and its type
+    assert "grafana.internal/d/checkout" not in sent  # never a body
+    assert "Prefers Go and Postgres" not in sent
+
+
+async def test_a_reply_in_plain_json_is_understood_too(claude_home, tmp_path, fake):
+    fake.queue(reply(text('Here you go: {"files": ["user_role.md"]}')))
+    app, project = recall_app(claude_home, tmp_path, {"ANTHROPIC_API_KEY": "test-key",
+                                                      "ANTHROPIC_BASE_URL": fake.url})
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ask(app, pilot, project, "what languages does the user like?")
+        await until(pilot, lambda: "for “what" in model_column(app))
+        assert "user_role.md" in model_column(app)
+
+
+async def test_a_rejected_key_is_one_sentence_in_the_model_column(claude_home, tmp_path, fake):
+    app, project = recall_app(claude_home, tmp_path, {"ANTHROPIC_API_KEY": "wrong-key",
+                                                      "ANTHROPIC_BASE_URL": fake.url})
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ask(app, pilot, project, "how do we test?")
+        await until(pilot, lambda: "(401)" in model_column(app))
+        column = model_column(app)
+        assert "The API rejected the key (401)" in column
+        assert "Traceback" not in column
+    assert len(fake.requests) == 1
+
+
+async def test_a_model_error_is_not_mistaken_for_picks(claude_home, tmp_path, fake):
+    fake.queue(failure(404, "not_found_error"))
+    app, project = recall_app(claude_home, tmp_path, {"ANTHROPIC_API_KEY": "test-key",
+                                                      "ANTHROPIC_BASE_URL": fake.url,
+                                                      "ANTHROPIC_MODEL": "claude-nope"})
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ask(app, pilot, project, "how do we test?")
+        await until(pilot, lambda: "claude-nope" in model_column(app)
+                    and "not found" in model_column(app))
+
+
+async def test_without_a_key_the_tab_says_what_the_model_column_needs(claude_home, tmp_path):
+    app, project = recall_app(claude_home, tmp_path, {})
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ask(app, pilot, project, "how do we test?")
+        await pilot.pause(0.1)
+        assert "needs ANTHROPIC_API_KEY" in model_column(app)
+        offline = shown(app, "#recall-results")
+        assert "feedback_testing.md" in offline
