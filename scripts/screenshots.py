@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 SIZE = (140, 42)
@@ -63,6 +64,7 @@ async def capture(out: Path, home: Path) -> list[Path]:
         await pilot.press(*"how do we run the tests")
         await settle(pilot)
         shot("recall")
+        await pilot.press("escape")  # leave the query so 1-4 switch tabs again
         await pilot.press("1")
         await settle(pilot)
         await pilot.press("r")
@@ -72,6 +74,16 @@ async def capture(out: Path, home: Path) -> list[Path]:
         await pilot.press("f1")
         await settle(pilot)
         shot("help")
+        await pilot.press("f1")
+        await pilot.press("ctrl+d")
+        run = app.screen
+        while not getattr(run, "finished", True):
+            await pilot.pause(0.1)
+        await settle(pilot)
+        shot("dream")
+        await pilot.press("enter")
+        await settle(pilot)
+        shot("review")
     return saved
 
 
@@ -100,16 +112,25 @@ def main() -> int:
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
 
-    with tempfile.TemporaryDirectory(prefix="memtui-shots-") as temp:
-        fake_home = Path(temp) / "home"
-        fake_home.mkdir()
+    # A fixed place, so the store folder names in the pictures do not change between runs.
+    temp = Path(tempfile.gettempdir()) / "memtui-screens"
+    shutil.rmtree(temp, ignore_errors=True)
+    try:
+        fake_home = temp / "home"
+        fake_home.mkdir(parents=True)
         os.environ["HOME"] = str(fake_home)
         for variable in ("MEMTUI_DATA_DIR", "MEMTUI_STATE_DIR", "MEMTUI_CACHE_DIR"):
-            os.environ[variable] = str(Path(temp) / variable.lower())
+            os.environ[variable] = str(temp / variable.lower())
+        os.environ["TZ"] = "UTC"
+        time.tzset()
+        for variable in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+            os.environ.pop(variable, None)  # the offline engine: no network, same pictures
         from tui.demo import build_demo
 
         demo = build_demo(fake_home / "demo", now=DEMO_NOW)
         svgs = asyncio.run(capture(out, demo.home))
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
     for svg in svgs:
         png = to_png(svg)
         print(f"{svg.name}: {'PNG too' if png else 'SVG only (no chromium)'}")
