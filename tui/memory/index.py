@@ -197,10 +197,8 @@ def parse_index(raw: str | None) -> LoadedIndex:
     for number, text in enumerate(raw.split("\n"), start=1):
         line_text = text.rstrip("\r")
         # A line is judged by its first visible character, a blank line by its newline.
-        probe = next(
-            (position + i for i, c in enumerate(line_text) if c not in _JS_WHITESPACE),
-            position + len(text),
-        )
+        indent = len(line_text) - len(line_text.lstrip(_JS_WHITESPACE))
+        probe = position + indent if indent < len(line_text) else position + len(text)
         if is_visible(probe):
             state = "loaded"
         elif probe >= cut_at and _in_segments(segments, probe) and line_text.strip():
