@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import threading
 from pathlib import Path
@@ -30,6 +31,10 @@ def add_run_commands(commands) -> None:
     _run_flags(extract)
     extract.add_argument("--force", action="store_true",
                          help="extract even if the session already wrote memory itself")
+    extract.add_argument("--topic", action="append", default=[], metavar="TOPIC",
+                         help="a focused pass: save only this topic (repeatable)")
+    extract.add_argument("--topics", metavar="'A;B'",
+                         help="a focused pass on these topics, separated by semicolons")
     extract.set_defaults(run=cmd_extract)
 
 
@@ -81,6 +86,12 @@ class _Printer:
 
 
 def _run(args: argparse.Namespace, start) -> int:
+    return _run_once(args, start)[0]
+
+
+def _run_once(args: argparse.Namespace, start) -> tuple[int, object, bool]:
+    """Run, show, and apply when told to: the exit code, the result, and whether it counts
+    (applied, or nothing to change)."""
     from tui.agents.result import SKIPPED, SUCCEEDED, conclude
 
     # Ctrl-C raises inside the run, which rolls the lock back before it propagates.
@@ -110,10 +121,11 @@ def _run(args: argparse.Namespace, start) -> int:
             _print_changeset(result)
         _print_summary(result, outcome, apply, dry_run)
     if result.status == SKIPPED:
-        return 0
+        return 0, result, False
     if result.status != SUCCEEDED:
-        return 1
-    return 1 if outcome and outcome.refused else 0
+        return 1, result, False
+    counted = apply and (outcome is None or bool(outcome.applied))
+    return (1 if outcome and outcome.refused else 0), result, counted
 
 
 def _print_changeset(result) -> None:
@@ -193,16 +205,41 @@ def _transcript_dirs(store: Path, home: Path, env, settings) -> tuple[Path, ...]
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    from tui.agents.extract import run_extract
+    from tui.agents.extract import run_extract, second_pass_topics
 
     home, env = _home_env(args)
     engine, config = _engine(args, env)
     if not args.json:
         print(f"Extracting session {args.session} with the {engine} engine", file=sys.stderr)
 
-    def start(cancel):
-        return run_extract(args.session, home=home, env=env, settings_file=args.settings,
-                           engine=engine, config=config, force=args.force,
-                           listener=_Printer(args.json), cancel=cancel)
+    focus = _focus(args)
+    while True:
+        def start(cancel, focus=focus):
+            return run_extract(args.session, home=home, env=env, settings_file=args.settings,
+                               engine=engine, config=config, force=args.force,
+                               listener=_Printer(args.json), cancel=cancel, focus=focus)
 
-    return _run(args, start)
+        code, result, counted = _run_once(args, start)
+        if not (counted and result.topics_left) or args.json:
+            return code
+        focus = second_pass_topics(result.topics_left)
+        interactive = sys.stdin.isatty() and sys.stdout.isatty() and not args.yes
+        what = f"{len(focus)} topic(s)" if focus else "the same messages"
+        if not (interactive and input(f"Run a second pass on {what} now? [y/N] ")
+                .strip().lower() in ("y", "yes")):
+            print("Second pass: " + _second_pass_command(args, focus))
+            return code
+        print(f"Second pass on {what} with the {engine} engine", file=sys.stderr)
+
+
+def _focus(args: argparse.Namespace) -> tuple[str, ...]:
+    topics = [*args.topic, *(args.topics or "").split(";")]
+    return tuple(t.strip() for t in topics if t.strip())
+
+
+def _second_pass_command(args: argparse.Namespace, focus: tuple[str, ...]) -> str:
+    words = ["memtui", "extract", args.session, *(["--force"] if args.force else []),
+             *(["--engine", args.engine] if args.engine else [])]
+    for topic in focus:
+        words += ["--topic", topic]
+    return shlex.join(words)

@@ -62,21 +62,49 @@ def cursor_file(session_id: str) -> Path:
     return xdg.state_dir() / "cursors" / f"{safe}.json"
 
 
-def read_cursor(session_id: str) -> str | None:
+def _cursor_data(session_id: str) -> dict:
     try:
         data = json.loads(cursor_file(session_id).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    uuid = data.get("uuid") if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_cursor(session_id: str) -> str | None:
+    uuid = _cursor_data(session_id).get("uuid")
     return uuid if isinstance(uuid, str) else None
 
 
-def save_cursor(session_id: str, transcript: Path, uuid: str) -> None:
+def read_pending_end(session_id: str) -> str | None:
+    """The last message of a range whose topics were not all extracted, if any."""
+    until = _cursor_data(session_id).get("until")
+    return until if isinstance(until, str) else None
+
+
+def save_cursor(session_id: str, transcript: Path, uuid: str | None,
+                until: str | None = None) -> None:
+    """Move the cursor to `uuid`; `until` marks a range still owed a second pass."""
     path = cursor_file(session_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_suffix(".tmp")
-    temp.write_text(json.dumps({"transcript": str(transcript), "uuid": uuid}), encoding="utf-8")
+    data = {"transcript": str(transcript), "uuid": uuid}
+    if until:
+        data["until"] = until
+    temp.write_text(json.dumps(data), encoding="utf-8")
     os.replace(temp, path)
+
+
+def mark_pending(session_id: str, transcript: Path, until: str) -> None:
+    """Keep the cursor where it is, and remember where the unfinished range ends."""
+    save_cursor(session_id, transcript, read_cursor(session_id), until)
+
+
+def up_to(messages: list[Message], until: str | None) -> list[Message]:
+    """The messages up to and including `until` (all of them when it is not there)."""
+    for position, message in enumerate(messages):
+        if message.uuid == until:
+            return messages[: position + 1]
+    return messages
 
 
 def after_cursor(messages: list[Message], cursor: str | None) -> tuple[list[Message], bool]:

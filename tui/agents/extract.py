@@ -2,7 +2,8 @@
 
 Reads the messages after our cursor, skips (with the reason) when the session's own agent
 already wrote memory in that range, gives the model at most five turns, and reports the
-topics left when the budget runs out instead of dropping them.
+topics left when the budget runs out instead of dropping them: the cursor then stays put,
+so a second pass focused on those topics reads the same messages.
 """
 
 from __future__ import annotations
@@ -10,13 +11,21 @@ from __future__ import annotations
 import datetime as dt
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tui.agents import offline, prompts
 from tui.agents.changeset import build_changeset
 from tui.agents.client import ClientConfig, EngineError, ModelClient
-from tui.agents.conversation import Message, after_cursor, read_cursor, read_messages, render
+from tui.agents.conversation import (
+    Message,
+    after_cursor,
+    read_cursor,
+    read_messages,
+    read_pending_end,
+    render,
+    up_to,
+)
 from tui.agents.events import CANCELLED, FAILED, Listener, Progress, RunCancelled
 from tui.agents.indexfit import entry_line
 from tui.agents.loop import check, run_turns
@@ -30,6 +39,7 @@ from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
 
 PHASES = ("Read", "Extract", "Index")
 MAX_TURNS = 5
+UNNAMED_TOPICS = "(the model did not say which topics were left)"
 
 
 def find_transcript(session_id: str, home: Path) -> Path:
@@ -67,7 +77,10 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
                 settings_file: Path | None = None, engine: str,
                 config: ClientConfig | None = None, force: bool = False,
                 listener: Listener | None = None,
-                cancel: threading.Event | None = None) -> RunResult:
+                cancel: threading.Event | None = None,
+                focus: Sequence[str] = ()) -> RunResult:
+    """Extract the messages after the cursor; with `focus`, only those topics of them."""
+    focus = tuple(t.strip() for t in focus if t.strip())
     cancel = cancel or threading.Event()
     progress = Progress(PHASES, listener)
     result = RunResult("extract", engine, RUN_FAILED, progress.snapshot(), ())
@@ -84,6 +97,8 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
 
     progress.start("Read")
     messages, found = after_cursor(read_messages(transcript), read_cursor(session_id))
+    if focus:  # a second pass covers the unfinished range only, not what came after it
+        messages = up_to(messages, read_pending_end(session_id))
     if not found:
         progress.say("info", "the cursor is not in the transcript any more; reading all of it")
     progress.say("info", f"{len(messages)} message(s) since the last extraction")
@@ -106,10 +121,14 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
         check(cancel)
         progress.start("Extract")
         if client is None:
+            if focus:
+                progress.say("info", "the offline engine has no topics to focus on; "
+                             "it reads every instruction")
             candidates = offline.find_instructions(messages)
             offline.write_candidates(staging, candidates, progress.say)
         else:
-            topics_left = _model_extract(client, staging, toolbox, messages, progress, cancel)
+            topics_left = _model_extract(client, staging, toolbox, messages, progress, cancel,
+                                         focus)
         progress.finish(note=f"topics left: {len(topics_left)}" if topics_left else "")
         check(cancel)
         progress.start("Index")
@@ -118,13 +137,18 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
         label = f"extract {session_id[:8]} {dt.datetime.now():%Y-%m-%d %H:%M} ({engine})"
         staged = {name: (staging.root / name).read_bytes() for name in staging.markdown()}
         if topics_left:
+            # Advancing the cursor now would lose these topics: the next run would start
+            # after the messages that hold them.
             notes.append("The turn budget ran out with topics left: " + "; ".join(topics_left)
-                         + ". Run extract again for a second pass on them.")
+                         + ". The cursor stays where it was, so a second pass reads the same "
+                         "messages for those topics.")
         result.changeset = build_changeset(staging.originals, staged, staging.deleted, store,
                                            label, notes)
         result.status = SUCCEEDED
-        if last_uuid:
+        if last_uuid and not topics_left:
             result.cursor = (session_id, transcript, last_uuid)
+        elif last_uuid:
+            result.pending = (session_id, transcript, last_uuid)
     except RunCancelled:
         progress.fail_running(CANCELLED)
         result.status, result.error = RUN_CANCELLED, "The run was cancelled; nothing was applied."
@@ -142,14 +166,15 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
 
 def _model_extract(client: ModelClient, staging: Staging, toolbox: Toolbox,
                    messages: list[Message], progress: Progress,
-                   cancel: threading.Event) -> list[str]:
+                   cancel: threading.Event, focus: tuple[str, ...]) -> list[str]:
     """Run the model; the planned topics no write covered when the budget ran out."""
-    planned: list[str] = []
+    planned: list[str] = list(focus)
 
     def plan_topics(arguments: dict) -> ToolResult:
         topics = arguments.get("topics")
         if isinstance(topics, list):
-            planned.extend(str(t).strip() for t in topics if str(t).strip())
+            named = (str(t).strip() for t in topics)
+            planned.extend(t for t in named if t and t not in planned)
         return ToolResult(f"{len(planned)} topic(s) noted.")
 
     plan = ({"name": "plan_topics", "description":
@@ -160,6 +185,8 @@ def _model_extract(client: ModelClient, staging: Staging, toolbox: Toolbox,
     manifest = "\n".join(f"- [{m.type or '?'}] {m.file}: {m.description}"
                          for m in offline.memory_infos(staging)) or "(none yet)"
     prompt = prompts.EXTRACT.format(manifest=manifest, conversation=render(messages))
+    if focus:
+        prompt += prompts.EXTRACT_FOCUS.format(topics="\n".join(f"- {t}" for t in focus))
     conversation = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
     system = prompts.extract_system(dt.date.today().isoformat(), MAX_TURNS)
     outcome = run_turns(client, system, conversation, toolbox, progress, cancel, MAX_TURNS,
@@ -169,7 +196,12 @@ def _model_extract(client: ModelClient, staging: Staging, toolbox: Toolbox,
     left = [t for t in planned if t not in toolbox.topics_done]
     progress.say("info", f"the {MAX_TURNS}-turn budget ran out"
                  + (f" with {len(left)} topic(s) left: " + "; ".join(left) if left else ""))
-    return left or ["(the model did not say which topics were left)"]
+    return left or [UNNAMED_TOPICS]
+
+
+def second_pass_topics(topics_left: Sequence[str]) -> tuple[str, ...]:
+    """The topics a second pass focuses on; none (read everything again) when unnamed."""
+    return tuple(t for t in topics_left if t != UNNAMED_TOPICS)
 
 
 def _index_new_files(staging: Staging, progress: Progress) -> list[str]:

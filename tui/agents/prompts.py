@@ -87,3 +87,10 @@ Existing memory files (type, file, description):
 
 The conversation since the last extraction:
 {conversation}"""
+
+EXTRACT_FOCUS = """
+
+This pass is focused: save only the topics below from the conversation above (typically \
+the ones an earlier pass ran out of turns for), name each write with its topic exactly as \
+listed, and leave everything else in the conversation alone. Plan only these topics:
+{topics}"""

@@ -28,6 +28,7 @@ class RunResult:
     gates: dict | None = None
     lease: LockLease | None = None  # a dream holds the lock until concluded
     cursor: tuple[str, Path, str] | None = None  # (session id, transcript, last uuid)
+    pending: tuple[str, Path, str] | None = None  # a range left with topics: its last uuid
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -69,4 +70,8 @@ def conclude(result: RunResult, apply: bool, only: set[str] | None = None) -> Ap
         from tui.agents.conversation import save_cursor
 
         save_cursor(*result.cursor)
+    elif settled and result.pending is not None:
+        from tui.agents.conversation import mark_pending
+
+        mark_pending(*result.pending)
     return outcome

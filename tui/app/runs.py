@@ -66,14 +66,15 @@ def dream_starter(project, home: Path, engine: Engine) -> Starter:
     return start
 
 
-def extract_starter(session_id: str, app, engine: Engine, force: bool = False) -> Starter:
+def extract_starter(session_id: str, app, engine: Engine, force: bool = False,
+                    focus: tuple[str, ...] = ()) -> Starter:
     from tui.agents.extract import run_extract
 
     def start(listener, cancel: threading.Event):
         return run_extract(session_id, home=app.home, env=app.env,
                            settings_file=app.settings_file, engine=engine.name,
                            config=engine.config, force=force, listener=listener,
-                           cancel=cancel)
+                           cancel=cancel, focus=focus)
 
     return start
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -65,12 +66,15 @@ class RunScreen(Screen[None]):
         Binding("enter", "review", "Review", id="run.review", priority=True),
         Binding("b", "background", "Background", id="run.background"),
         Binding("f", "force", "Extract anyway", id="run.force"),
+        Binding("p", "second_pass", "Second pass", id="run.second_pass"),
     ]
 
     def __init__(self, kind: str, subject: str, engine: Engine, start: Starter,
-                 phase_names: tuple[str, ...], store, force: Starter | None = None) -> None:
+                 phase_names: tuple[str, ...], store, force: Starter | None = None,
+                 second_pass: Callable[[tuple[str, ...], bool], Starter] | None = None) -> None:
         """`force` starts the run again past a skip (an extraction whose session already
-        wrote memory itself)."""
+        wrote memory itself); `second_pass(topics, forced)` starts an extraction focused on
+        the topics a pass left when its turn budget ran out."""
         super().__init__()
         self.install_name = installed_name(kind, store)
         self.kind = kind
@@ -78,6 +82,9 @@ class RunScreen(Screen[None]):
         self.engine = engine
         self.start = start
         self.force = force
+        self.second_pass = second_pass
+        self.forced = False
+        self.review = None  # the Review screen of a pass that left topics, kept to come back
         self.phases = {name: Phase(name) for name in phase_names}
         self.running_since: float | None = None  # when the running phase started
         self.cancel = threading.Event()
@@ -109,7 +116,11 @@ class RunScreen(Screen[None]):
         self.run_worker(self.execute, thread=True, exit_on_error=False, group="run")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.can_force if action == "force" else True
+        if action == "force":
+            return self.can_force
+        if action == "second_pass":
+            return self.can_second_pass
+        return True
 
     @property
     def can_force(self) -> bool:
@@ -117,6 +128,26 @@ class RunScreen(Screen[None]):
 
         return self.force is not None and self.result is not None and \
             self.result.status == SKIPPED
+
+    @property
+    def topics_left(self) -> tuple[str, ...]:
+        from tui.agents.result import SUCCEEDED
+
+        result = self.result
+        return result.topics_left if result is not None and result.status == SUCCEEDED else ()
+
+    @property
+    def settled(self) -> bool:
+        """The pass's change set is applied (or empty): a second pass then loses nothing."""
+        changeset = self.result.changeset if self.result is not None else None
+        if changeset is not None and changeset.empty:
+            return True
+        outcome = self.review.outcome if self.review is not None else None
+        return outcome is not None and bool(outcome.applied)
+
+    @property
+    def can_second_pass(self) -> bool:
+        return self.second_pass is not None and bool(self.topics_left) and self.settled
 
     # --- the run's thread -----------------------------------------------------------------
 
@@ -201,6 +232,10 @@ class RunScreen(Screen[None]):
             self.app.notify(text, title="memtui")
             self.log_line(LogLine("", "info", f"{changes} file(s) to review: press enter"
                                   if changes else "nothing to change: esc goes back"))
+            if self.topics_left and self.second_pass is not None:
+                then = "then " if changes else ""
+                self.log_line(LogLine("", "info", f"{len(self.topics_left)} topic(s) left: "
+                                      f"{then}press p for a second pass on them"))
         else:
             reason = result.error or "no change set"
             if self.can_force:  # the core words the skip for the command line
@@ -235,15 +270,39 @@ class RunScreen(Screen[None]):
         """Run again, past the skip."""
         if not self.can_force:
             return
-        self.start, self.force = self.force, None
-        self.result, self.finished, self.running_since = None, False, None
+        self.forced = True
+        self.restart(self.force, f"{self.kind} anyway …")
+        self.force = None
+
+    def action_second_pass(self) -> None:
+        """Extract again from the same messages, focused on the topics left."""
+        if not self.can_second_pass:
+            return
+        from tui.agents.extract import second_pass_topics
+
+        topics = second_pass_topics(self.topics_left)
+        self.restart(self.second_pass(topics, self.forced),
+                     "second pass on: " + ("; ".join(topics) or "the same messages"))
+
+    def restart(self, start: Starter, announcement: str) -> None:
+        self.start = start
+        self.result, self.review, self.finished, self.running_since = None, None, False, None
         self.cancel = threading.Event()
         for name in self.phases:
             self.show_phase(Phase(name))
         self.sub_title = "running"
-        self.log_line(LogLine("", "info", f"{self.kind} anyway …"))
+        self.log_line(LogLine("", "info", announcement))
         self.refresh_bindings()
         self.run_worker(self.execute, thread=True, exit_on_error=False, group="run")
+
+    def on_screen_resume(self) -> None:
+        """Back from reviewing a pass that left topics: say whether a second pass is open."""
+        if self.review is None:
+            return
+        if self.can_second_pass:
+            self.log_line(LogLine("", "info", "applied: press p for a second pass on "
+                                  f"{len(self.topics_left)} topic(s)"))
+        self.refresh_bindings()
 
     def action_background(self) -> None:
         """Back to the store while the run goes on; a notification says when it is done."""
@@ -266,6 +325,11 @@ class RunScreen(Screen[None]):
             return
         from tui.app.screens.review import ReviewScreen
 
+        if self.topics_left and self.second_pass is not None:
+            if not self.settled:  # keep this screen under the review to come back for p
+                self.review = ReviewScreen(result)
+                self.app.push_screen(self.review)
+            return
         self.handed_over = True
         self.app.switch_screen(ReviewScreen(result))
         self.app.uninstall_screen(self)

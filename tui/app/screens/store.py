@@ -511,7 +511,9 @@ class StoreScreen(Screen[None]):
         self.app.push_screen(RunScreen(
             "extract", f"session {session_id[:8]} of {self.title}", engine,
             extract_starter(session_id, self.app, engine), PHASES, self.path,
-            force=extract_starter(session_id, self.app, engine, force=True)))
+            force=extract_starter(session_id, self.app, engine, force=True),
+            second_pass=lambda topics, forced: extract_starter(
+                session_id, self.app, engine, force=forced, focus=topics)))
 
     def action_history(self) -> None:
         row = self.highlighted_row()
