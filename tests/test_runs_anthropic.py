@@ -97,9 +97,7 @@ def test_full_dream_runs_every_phase_and_applies_then_undoes_byte_for_byte(fake,
     from tui.agents.changeset import undo_changeset
 
     assert undo_changeset(store)
-    after_undo = snapshot(store)
-    after_undo.pop(LOCK_NAME)
-    assert after_undo == before
+    assert snapshot(store) == before  # the lock too: it did not exist before the dream
 
 
 def test_auth_header_and_bearer_token_are_both_accepted(fake, store):

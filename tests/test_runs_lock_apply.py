@@ -124,6 +124,28 @@ def test_a_file_changed_during_review_is_refused_and_the_rest_applied(store):
         assert (store / file).read_bytes() == before[file]
 
 
+def test_undoing_a_dream_puts_the_lock_back_so_it_does_not_count_as_consolidated(store):
+    lock = store / ".consolidate-lock"
+    lock.write_text("")
+    three_days_ago = time.time() - 3 * 86400
+    os.utime(lock, (three_days_ago, three_days_ago))
+    result = run_dream(store, engine="offline")
+    conclude(result, apply=True)
+    assert lock.stat().st_mtime > three_days_ago  # the dream counts as a consolidation
+
+    assert undo_changeset(store)
+    assert lock.stat().st_mtime == three_days_ago and lock.read_text() == ""
+
+
+def test_undoing_a_first_dream_removes_the_lock_it_created(store):
+    lock = store / ".consolidate-lock"
+    lock.unlink(missing_ok=True)
+    conclude(run_dream(store, engine="offline"), apply=True)
+    assert lock.exists()
+    assert undo_changeset(store)
+    assert not lock.exists()
+
+
 def _parser_main(argv):
     parser = build_parser()
     commands = next(a for a in parser._actions if a.dest == "command")

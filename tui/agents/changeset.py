@@ -7,10 +7,13 @@ is refused and shown, the rest are applied together as one undoable record.
 from __future__ import annotations
 
 import difflib
+import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.claude.lock import LockState, read_lock
 from tui.claude.paths import INDEX_NAME
 from tui.memory.index import LoadedIndex, parse_index
 
@@ -149,9 +152,50 @@ def apply_changeset(changeset: ChangeSet, only: Iterable[str] | None = None) -> 
     return ApplyResult((), tuple(refused), ())
 
 
+def _lock_notes(record_id: str) -> Path:
+    from tui import xdg
+
+    return xdg.state_dir() / "lock-before" / f"{record_id}.json"
+
+
+def remember_lock_before(record_ids: Iterable[str], previous: LockState) -> None:
+    """Keep the lock as it was before a dream, so undoing the dream undoes "consolidated"."""
+    for record_id in record_ids:
+        path = _lock_notes(record_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"exists": previous.exists, "mtime": previous.mtime}),
+                        encoding="utf-8")
+
+
+def _restore_lock(store: Path, record_id: str | None) -> None:
+    if record_id is None:
+        return
+    notes = _lock_notes(record_id)
+    try:
+        before = json.loads(notes.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # not a dream, or applied before memtui kept lock notes
+    lock = read_lock(store)
+    if lock.held():
+        return  # a live dream owns it now: leave it alone
+    if not before.get("exists"):
+        lock.path.unlink(missing_ok=True)
+    elif isinstance(before.get("mtime"), (int, float)):
+        lock.path.write_text("", encoding="utf-8")
+        os.utime(lock.path, (before["mtime"], before["mtime"]))
+    notes.unlink(missing_ok=True)
+
+
 def undo_changeset(store: Path) -> str | None:
-    """Undo the newest applied record of this store; its label, or None if nothing to undo."""
+    """Undo the newest applied record of this store; its label, or None if nothing to undo.
+
+    Undoing a dream also puts the `.consolidate-lock` back as it was, so Claude Code does
+    not count the undone dream as a consolidation.
+    """
     from tui.memory import writes
 
     record = writes.undo_last(store)
-    return None if record is None else record.label
+    if record is None:
+        return None
+    _restore_lock(store, record.undoes)
+    return record.label

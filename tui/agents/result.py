@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.agents.changeset import ApplyResult, ChangeSet, apply_changeset
+from tui.agents.changeset import (
+    ApplyResult,
+    ChangeSet,
+    apply_changeset,
+    remember_lock_before,
+)
 from tui.agents.events import LogLine, Phase
 from tui.claude.lock import LockLease, release_lock, rollback_lock
 
@@ -59,6 +64,8 @@ def conclude(result: RunResult, apply: bool, only: set[str] | None = None) -> Ap
         outcome = apply_changeset(result.changeset, only)
         if result.lease is not None and not outcome.applied:
             rollback_lock(result.lease)
+        elif result.lease is not None:
+            remember_lock_before(outcome.record_ids, result.lease.previous)
     elif result.lease is not None:
         if apply and result.changeset is not None and result.changeset.empty:
             release_lock(result.lease)
