@@ -117,6 +117,7 @@ def _decoded(data: bytes | None) -> str | None:
 def apply_changeset(changeset: ChangeSet, only: Iterable[str] | None = None) -> ApplyResult:
     """Apply the chosen files (all by default). A file whose live bytes are no longer what
     was staged is refused; the others go in as one record (`undo_changeset` reverts it)."""
+    from tui.history.recovery import apply_journalled
     from tui.memory import writes
 
     chosen = set(only) if only is not None else None
@@ -139,7 +140,7 @@ def apply_changeset(changeset: ChangeSet, only: Iterable[str] | None = None) -> 
             break
         changes = [writes.FileChange(d.file, d.before, d.after) for d in ready]
         try:
-            record = writes.apply_changes(changeset.store, changes, changeset.label, archive=True)
+            record = apply_journalled(changeset.store, changes, changeset.label, archive=True)
         except writes.ConflictError as error:
             # Changed between our check and the write: refuse that one, retry the rest.
             refused.append((error.file, str(error)))
@@ -192,9 +193,9 @@ def undo_changeset(store: Path) -> str | None:
     Undoing a dream also puts the `.consolidate-lock` back as it was, so Claude Code does
     not count the undone dream as a consolidation.
     """
-    from tui.memory import writes
+    from tui.history.recovery import undo_journalled
 
-    record = writes.undo_last(store)
+    record = undo_journalled(store)
     if record is None:
         return None
     _restore_lock(store, record.undoes)

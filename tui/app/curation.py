@@ -44,10 +44,11 @@ def option_plan(option: str) -> PlanMaker | None:
 
 
 def apply_plan(store_path: Path, plan) -> Outcome:
+    from tui.history.recovery import apply_journalled
     from tui.memory import writes
 
     try:
-        record = writes.apply_changes(store_path, plan.changes, plan.label)
+        record = apply_journalled(store_path, plan.changes, plan.label)
     except writes.WriteRefused as refused:
         return str(refused), "error"
     count = len(getattr(record, "changes", plan.changes))
@@ -55,10 +56,11 @@ def apply_plan(store_path: Path, plan) -> Outcome:
 
 
 def undo(store_path: Path) -> Outcome:
+    from tui.history.recovery import undo_journalled
     from tui.memory import writes
 
     try:
-        record = writes.undo_last(store_path)
+        record = undo_journalled(store_path)
     except writes.WriteRefused as refused:
         return str(refused), "error"
     if record is None:
@@ -77,6 +79,7 @@ def edit(app, store_path: Path, file: str) -> Outcome | None:
     through the conflict check: if the file changed on disk during the edit, the user's
     version is kept next to the copy and nothing is overwritten.
     """
+    from tui.history.recovery import apply_journalled
     from tui.memory import writes
 
     original = store_path / file
@@ -101,7 +104,7 @@ def edit(app, store_path: Path, file: str) -> Outcome | None:
         shutil.rmtree(workdir, ignore_errors=True)
         return None if code == 0 else (f"{command[0]} exited with {code}; nothing saved.", "warning")
     try:
-        writes.apply_changes(store_path, [writes.FileChange(file, before, after)], f"edit {file}")
+        apply_journalled(store_path, [writes.FileChange(file, before, after)], f"edit {file}")
     except writes.WriteRefused as refused:
         return f"{refused} Your version is kept at {copy}.", "error"
     shutil.rmtree(workdir, ignore_errors=True)

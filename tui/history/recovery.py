@@ -30,19 +30,48 @@ def merge_back(update: LostUpdate, current: str) -> MergeResult:
     return merge3(update.base or "", current, update.lost_version)
 
 
-def write_journalled(store: Path, file: str, before: bytes | None, after: bytes, label: str):
-    """Write one file through the safe write, with the journal holding before and after.
+def _snapshot(store: Path, message: str, source: str) -> None:
+    """Commit the store to its journal; a journal that cannot be written never blocks a
+    write (the safe write keeps its own backups), so its error is dropped here."""
+    from tui.history.journal import Journal, JournalError
 
-    Returns the undo record; raises `WriteRefused` (one sentence) having written nothing.
+    try:
+        Journal(store).snapshot(message, source=source)
+    except (JournalError, OSError):
+        pass
+
+
+def apply_journalled(store: Path, changes, label: str, **options):
+    """Every memtui change to a store: journal snapshot -> safe write -> journal snapshot.
+
+    The first snapshot catches whatever Claude Code wrote since the last one, so the
+    journal tells its writes from ours. Returns the undo record; raises `WriteRefused`
+    (one sentence) having written nothing.
     """
-    from tui.history.journal import Journal
-    from tui.memory.writes import FileChange, apply_changes
+    from tui.memory.writes import apply_changes
 
-    journal = Journal(store)
-    journal.snapshot(f"before {label}", source="external")
-    record = apply_changes(store, [FileChange(file, before, after)], label)
-    journal.snapshot(label, source="memtui")
+    _snapshot(store, f"before {label}", "external")
+    record = apply_changes(store, changes, label, **options)
+    _snapshot(store, label, "memtui")
     return record
+
+
+def undo_journalled(store: Path):
+    """Undo memtui's newest change to the store, journalled like any other change."""
+    from tui.memory.writes import undo_last
+
+    _snapshot(store, "before undo", "external")
+    record = undo_last(store)
+    if record is not None:
+        _snapshot(store, record.label, "memtui")
+    return record
+
+
+def write_journalled(store: Path, file: str, before: bytes | None, after: bytes, label: str):
+    """Write one file through the safe write, with the journal holding before and after."""
+    from tui.memory.writes import FileChange
+
+    return apply_journalled(store, [FileChange(file, before, after)], label)
 
 
 def lost_update_counts(projects) -> dict[Path, int]:

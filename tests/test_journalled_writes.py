@@ -1,0 +1,33 @@
+"""Every memtui change to a store lands in its journal: what Claude Code wrote before it,
+memtui's change, and memtui's undo, each as its own commit."""
+
+from __future__ import annotations
+
+from conftest import memory_text
+
+from tui.app.curation import apply_plan, undo
+from tui.history.journal import Journal
+from tui.memory import curate
+from tui.memory.store import load_store
+
+
+def test_a_relink_and_its_undo_are_journal_commits_after_claude_codes_own_write(
+        claude_home, tmp_path):
+    store = claude_home.store(tmp_path / "project")
+    (store / "MEMORY.md").write_text("- [Testing](testing.md) — how we test\n")
+    (store / "testing.md").write_text(memory_text())
+    (store / "orphan.md").write_text(memory_text("orphan", "never indexed"))  # Claude Code's
+
+    plan = curate.plan_relink(load_store(store), ["orphan.md"])
+    message, severity = apply_plan(store, plan)
+    assert severity == "information", message
+    history = [v.subject for v in Journal(store).versions("MEMORY.md")]
+    assert history[0] == plan.label  # newest first: our relink
+    external = Journal(store).versions("orphan.md")
+    assert [v.source for v in external] == ["external"]  # the orphan, as Claude Code left it
+
+    message, severity = undo(store)
+    assert severity == "information", message
+    newest = Journal(store).versions("MEMORY.md")[0]
+    assert newest.subject == f"undo {plan.label}" and newest.source == "memtui"
+    assert "orphan.md" not in (store / "MEMORY.md").read_text()
