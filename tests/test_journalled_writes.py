@@ -31,3 +31,26 @@ def test_a_relink_and_its_undo_are_journal_commits_after_claude_codes_own_write(
     newest = Journal(store).versions("MEMORY.md")[0]
     assert newest.subject == f"undo {plan.label}" and newest.source == "memtui"
     assert "orphan.md" not in (store / "MEMORY.md").read_text()
+
+
+async def test_opening_a_store_in_the_app_journals_what_claude_code_wrote(claude_home, tmp_path):
+    from tui.app.app import MemtuiApp
+    from tui.app.screens.store import StoreScreen
+    from tui.claude.discovery import discover
+
+    project_dir = tmp_path / "project"
+    project_dir.mkdir()
+    store = claude_home.store(project_dir)
+    (store / "MEMORY.md").write_text("- [Testing](testing.md) — how we test\n")
+    (store / "testing.md").write_text(memory_text())
+    project = next(p for p in discover(claude_home.home, claude_home.env).projects
+                   if p.store == store)
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(StoreScreen(project))
+        for _ in range(100):
+            if Journal(store).versions("testing.md"):
+                break
+            await pilot.pause(0.05)
+    versions = Journal(store).versions("testing.md")
+    assert [v.source for v in versions] == ["external"]

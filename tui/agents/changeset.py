@@ -168,7 +168,8 @@ def remember_lock_before(record_ids: Iterable[str], previous: LockState) -> None
                         encoding="utf-8")
 
 
-def _restore_lock(store: Path, record_id: str | None) -> None:
+def restore_lock_after_undo(store: Path, record_id: str | None) -> None:
+    """If the undone record was a dream, put the lock back as it was before it."""
     if record_id is None:
         return
     notes = _lock_notes(record_id)
@@ -198,5 +199,5 @@ def undo_changeset(store: Path) -> str | None:
     record = undo_journalled(store)
     if record is None:
         return None
-    _restore_lock(store, record.undoes)
+    restore_lock_after_undo(store, record.undoes)
     return record.label

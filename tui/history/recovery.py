@@ -30,6 +30,12 @@ def merge_back(update: LostUpdate, current: str) -> MergeResult:
     return merge3(update.base or "", current, update.lost_version)
 
 
+def record_external(store: Path) -> None:
+    """Journal whatever changed in the store since the last snapshot (Claude Code's writes,
+    found when the app opens or reloads a store). Nothing is committed when nothing changed."""
+    _snapshot(store, "changes found by memtui", "external")
+
+
 def _snapshot(store: Path, message: str, source: str) -> None:
     """Commit the store to its journal; a journal that cannot be written never blocks a
     write (the safe write keeps its own backups), so its error is dropped here."""

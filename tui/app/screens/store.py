@@ -178,6 +178,9 @@ class StoreScreen(Screen[None]):
             findings = audit_store(store, stranded_reason=reason)
             if not get_current_worker().is_cancelled:
                 self.post_message(StoreLoaded(store, findings, statuses, before))
+        from tui.history.recovery import record_external
+
+        record_external(self.path)  # after the view: the journal never delays what users see
 
     def on_store_loaded(self, message: StoreLoaded) -> None:
         self.store = message.store
