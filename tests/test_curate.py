@@ -21,13 +21,6 @@ from tui.memory.writes import (
 )
 
 
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch) -> Path:
-    data = tmp_path / "memtui-data"
-    monkeypatch.setenv("MEMTUI_DATA_DIR", str(data))
-    return data
-
-
 @pytest.fixture
 def store(claude_home) -> Path:
     return claude_home.store(folder="-home-me-proj")

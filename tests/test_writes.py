@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import memory_text, write_index, write_memory
 
+from tui import xdg
 from tui.claude.paths import LOCK_NAME
 from tui.memory import writes
 from tui.memory.writes import (
@@ -28,11 +29,9 @@ from tui.memory.writes import (
 )
 
 
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch) -> Path:
-    data = tmp_path / "memtui-data"
-    monkeypatch.setenv("MEMTUI_DATA_DIR", str(data))
-    return data
+@pytest.fixture
+def data_dir() -> Path:
+    return xdg.data_dir()  # conftest points it at a fresh temp dir for every test
 
 
 @pytest.fixture
