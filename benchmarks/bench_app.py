@@ -80,9 +80,7 @@ def empty_app():
 
 async def settle(app, pilot) -> None:
     await pilot.pause()
-    busy = [w for w in app.workers if w.group != "watch"]  # the disk watcher never ends
-    if busy:
-        await app.workers.wait_for_complete(busy)
+    await app.settled()
     await pilot.pause()
 
 

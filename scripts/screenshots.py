@@ -32,12 +32,9 @@ async def capture(out: Path, home: Path) -> list[Path]:
     saved: list[Path] = []
 
     async def settle(pilot) -> None:
-        """Wait for scans and writes; the store's disk watcher runs until the screen closes."""
         for _ in range(2):
-            busy = [w for w in app.workers if w.group != "watch" and w.is_running]
-            if busy:
-                await asyncio.gather(*(w.wait() for w in busy), return_exceptions=True)
             await pilot.pause(0.2)
+            await app.settled()
 
     def shot(name: str) -> None:
         saved.append(Path(app.save_screenshot(filename=f"{name}.svg", path=str(out))))

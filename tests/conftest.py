@@ -311,3 +311,20 @@ def make_repo(path: Path):
 def add_worktree(repo, path: Path, branch: str) -> Path:
     repo.git.worktree("add", "-b", branch, str(path))
     return path
+
+
+async def settle(app, pilot) -> None:
+    """Let the app process its messages and finish its workers (the disk watcher aside).
+
+    A few rounds, because one worker's message may start the next (prepare, confirm, write).
+    """
+    for _ in range(3):
+        await pilot.pause()
+        await app.settled()
+    await pilot.pause()
+
+
+def snapshot(folder: Path, recursive: bool = False) -> dict[str, bytes]:
+    """Every file's bytes, by path relative to `folder`."""
+    files = folder.rglob("*") if recursive else folder.iterdir()
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(files) if p.is_file()}

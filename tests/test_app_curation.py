@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from app_home import build_app_home
+from conftest import settle, snapshot
 from textual.widgets import DataTable, Static
 
 from tui.app.app import MemtuiApp
@@ -28,18 +29,6 @@ def data_dir(tmp_path, monkeypatch):
 @pytest.fixture
 def fixture(claude_home, tmp_path, data_dir):
     return build_app_home(claude_home, tmp_path)
-
-
-def snapshot(store) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(store.iterdir()) if p.is_file()}
-
-
-async def settle(app, pilot) -> None:
-    await pilot.pause()
-    busy = [w for w in app.workers if w.group != "watch"]
-    if busy:  # an empty list would mean "every worker", the disk watcher included
-        await app.workers.wait_for_complete(busy)
-    await pilot.pause()
 
 
 async def open_store(app, fixture, pilot) -> StoreScreen:

@@ -10,6 +10,7 @@ import io
 from datetime import timedelta
 
 import pytest
+from conftest import settle
 from rich.console import Console
 from textual.widgets import DataTable, Static
 
@@ -29,16 +30,6 @@ from tui.memory import writes
 def memtui_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "cache"))
-
-
-async def settle(app, pilot) -> None:
-    """Wait for every worker but the store screen's disk watcher, which never completes."""
-    for _ in range(3):  # a worker may start another (prepare -> confirm -> write)
-        await pilot.pause()
-        busy = [w for w in app.workers if w.group != "watch"]
-        if busy:
-            await app.workers.wait_for_complete(busy)
-    await pilot.pause()
 
 
 def shown(widget: Static) -> str:

@@ -5,14 +5,10 @@ from __future__ import annotations
 import tempfile
 
 from app_home import build_app_home
+from conftest import settle
 from textual.widgets import DataTable, Input, Static
 
 from tui.app.app import MemtuiApp
-
-
-async def settle(app, pilot) -> None:
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def cell_texts(table: DataTable) -> list[list[str]]:

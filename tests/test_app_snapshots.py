@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import settle
 from textual.widgets import DataTable, TabbedContent
 
 from tui.app.app import MemtuiApp
@@ -41,27 +42,18 @@ def app(monkeypatch):
     time.tzset()
 
 
-async def settle(pilot) -> None:
-    """Wait for scans and loads; the store screen's disk watcher never completes."""
-    await pilot.pause()
-    busy = [w for w in pilot.app.workers if w.group != "watch"]
-    if busy:
-        await pilot.app.workers.wait_for_complete(busy)
-    await pilot.pause()
-
-
 async def open_webapp(pilot) -> None:
     """From the projects screen, open the demo's big store (past the cut, with orphans)."""
-    await settle(pilot)
+    await settle(pilot.app, pilot)
     table = pilot.app.screen.query_one("#projects", DataTable)
     paths = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
     table.move_cursor(row=paths.index("~/code/webapp"))
     await pilot.press("enter")
-    await settle(pilot)
+    await settle(pilot.app, pilot)
 
 
 def test_projects_screen(snap_compare, app):
-    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+    assert snap_compare(app, terminal_size=SIZE, run_before=lambda pilot: settle(app, pilot))
 
 
 def test_store_memories_tab(snap_compare, app):

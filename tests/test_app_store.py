@@ -6,6 +6,7 @@ import io
 
 import pytest
 from app_home import build_app_home
+from conftest import settle
 from rich.console import Console
 from textual.widgets import DataTable, Input, Markdown, Static, TabbedContent
 
@@ -13,15 +14,6 @@ from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
 from tui.claude.discovery import discover
 from tui.memory.index import MAX_LINES
-
-
-async def settle(app, pilot) -> None:
-    """Wait for the load and write workers (the disk watcher never completes)."""
-    await pilot.pause()
-    busy = [w for w in app.workers if w.group != "watch"]
-    if busy:  # an empty list would mean "every worker", the watcher included
-        await app.workers.wait_for_complete(busy)
-    await pilot.pause()
 
 
 @pytest.fixture

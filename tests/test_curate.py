@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from conftest import index_line as entry
-from conftest import memory_text, write_index, write_memory
+from conftest import memory_text, snapshot, write_index, write_memory
 
 from tui.claude.paths import utf16_len
 from tui.memory import curate
@@ -24,10 +24,6 @@ from tui.memory.writes import (
 @pytest.fixture
 def store(claude_home) -> Path:
     return claude_home.store(folder="-home-me-proj")
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {path.name: path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file()}
 
 
 def add_memories(store: Path, *files: str) -> None:

@@ -7,7 +7,7 @@ import threading
 from dataclasses import replace
 
 import pytest
-from conftest import index_line, memory_text, write_index, write_memory
+from conftest import index_line, memory_text, snapshot, write_index, write_memory
 from fake_anthropic import FakeAnthropic, Scripted, failure, reply, text, tool
 
 from tui.agents.client import ClientConfig
@@ -45,11 +45,6 @@ def store(claude_home, tmp_path):
     return store
 
 
-def snapshot(folder):
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 MERGED = memory_text("deploy", "how we deploy", "project",
                      "Deploys go out on Fridays, never on holidays.\n")
 
@@ -71,7 +66,7 @@ def full_dream_script(fake) -> None:
 @pytest.mark.parametrize("stream", [True, False])
 def test_full_dream_runs_every_phase_and_applies_then_undoes_byte_for_byte(fake, store, stream):
     full_dream_script(fake)
-    before = snapshot(store)
+    before = snapshot(store, recursive=True)
     result = run_dream(store, engine="anthropic", config=config(fake, stream=stream))
 
     assert result.status == SUCCEEDED, result.error
@@ -81,7 +76,7 @@ def test_full_dream_runs_every_phase_and_applies_then_undoes_byte_for_byte(fake,
     kinds = {d.file: d.kind for d in result.changeset.files}
     assert kinds == {"MEMORY.md": "modified", "deploy.md": "modified",
                      "deploy_copy.md": "archived"}
-    held = snapshot(store)
+    held = snapshot(store, recursive=True)
     assert held.pop(LOCK_NAME) == str(os.getpid()).encode()  # held while under review
     assert held == before  # nothing is written before apply
     started = result.lease.started
@@ -97,7 +92,7 @@ def test_full_dream_runs_every_phase_and_applies_then_undoes_byte_for_byte(fake,
     from tui.agents.changeset import undo_changeset
 
     assert undo_changeset(store)
-    assert snapshot(store) == before  # the lock too: it did not exist before the dream
+    assert snapshot(store, recursive=True) == before  # the lock too: it did not exist before the dream
 
 
 def test_auth_header_and_bearer_token_are_both_accepted(fake, store):
@@ -109,12 +104,12 @@ def test_auth_header_and_bearer_token_are_both_accepted(fake, store):
 
 
 def test_rejected_key_is_one_sentence_and_leaves_store_and_lock_untouched(fake, store):
-    before = snapshot(store)
+    before = snapshot(store, recursive=True)
     result = run_dream(store, engine="anthropic", config=config(fake, api_key="wrong"))
     assert result.status == FAILED
     assert result.error.startswith("The API rejected the key (401)")
     assert result.phases[0].status == "failed"
-    assert snapshot(store) == before  # the lock did not exist and was removed again
+    assert snapshot(store, recursive=True) == before  # the lock did not exist and was removed again
 
 
 def test_base_url_ending_in_v1_names_the_fix(fake, store):
@@ -171,8 +166,8 @@ def test_escaping_writes_are_refused_and_nothing_outside_staging_changes(fake, s
         reply(text("done")),
         reply(text("nothing")), reply(text("nothing")), reply(text("nothing")),
     )
-    before_outside = snapshot(tmp_path / "outside")
-    before_store = snapshot(store)
+    before_outside = snapshot(tmp_path / "outside", recursive=True)
+    before_store = snapshot(store, recursive=True)
     result = run_dream(store, engine="anthropic", config=config(fake))
 
     assert result.status == SUCCEEDED, result.error
@@ -181,11 +176,11 @@ def test_escaping_writes_are_refused_and_nothing_outside_staging_changes(fake, s
     assert len(refused_log) == 5
     tool_results = fake.requests[1]["body"]["messages"][-1]["content"]
     assert all(block.get("is_error") for block in tool_results)
-    assert snapshot(outside) == before_outside
+    assert snapshot(outside, recursive=True) == before_outside
     assert not (tmp_path / "x.md").exists() and not (store.parent.parent / "x.md").exists()
     assert result.changeset.empty
     conclude(result, apply=True)
-    after = snapshot(store)
+    after = snapshot(store, recursive=True)
     assert after.pop(LOCK_NAME) == b""
     assert after == before_store
 
@@ -197,13 +192,13 @@ def test_cancel_mid_phase_rolls_the_lock_back_and_applies_nothing(fake, store):
     cancel = threading.Event()
     fake.on_request = lambda number: cancel.set() if number == 3 else None
     full_dream_script(fake)
-    before = snapshot(store)
+    before = snapshot(store, recursive=True)
     result = run_dream(store, engine="anthropic", config=config(fake), cancel=cancel)
 
     assert result.status == CANCELLED
     statuses = [p.status for p in result.phases]
     assert statuses == ["done", "cancelled", "pending", "pending"]
-    assert snapshot(store) == before
+    assert snapshot(store, recursive=True) == before
     assert lock.stat().st_mtime == 1_000_000 and lock.read_text() == ""
 
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import memory_text, write_index, write_memory
+from conftest import memory_text, snapshot, write_index, write_memory
 
 from tui import xdg
 from tui.claude.paths import LOCK_NAME
@@ -42,15 +42,8 @@ def store(claude_home) -> Path:
     return memory
 
 
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {
-        path.relative_to(folder).as_posix(): path.read_bytes()
-        for path in sorted(folder.rglob("*")) if path.is_file()
-    }
-
-
 def test_apply_writes_backs_up_logs_and_undo_restores_bytes(store, data_dir):
-    original = snapshot(store)
+    original = snapshot(store, recursive=True)
     (store / "MEMORY.md").chmod(0o640)
     new_index = original["MEMORY.md"] + b"- [Role](user_role.md) \xe2\x80\x94 who I am\n"
     record = apply_changes(store, [
@@ -67,7 +60,7 @@ def test_apply_writes_backs_up_logs_and_undo_restores_bytes(store, data_dir):
 
     undo = undo_last(store)
     assert undo is not None and undo.undoes == record.id
-    assert snapshot(store) == {**original}
+    assert snapshot(store, recursive=True) == {**original}
     assert stat.S_IMODE((store / "MEMORY.md").stat().st_mode) == 0o640
     newest, oldest = history(store)
     assert newest.label == "undo add role" and oldest.undone
@@ -90,7 +83,7 @@ def test_undo_walks_back_one_change_at_a_time(store):
 
 
 def test_conflict_refuses_everything_and_carries_both_versions(store):
-    original = snapshot(store)
+    original = snapshot(store, recursive=True)
     changes = [
         FileChange("user_new.md", None, b"new\n"),
         FileChange("feedback_testing.md", b"what we read earlier\n", b"ours\n"),
@@ -101,7 +94,7 @@ def test_conflict_refuses_everything_and_carries_both_versions(store):
     assert raised.value.file == "feedback_testing.md"
     assert raised.value.expected == b"what we read earlier\n"
     assert raised.value.actual == original["feedback_testing.md"]
-    assert snapshot(store) == original
+    assert snapshot(store, recursive=True) == original
     assert history(store) == []
 
 
@@ -154,7 +147,7 @@ def test_a_symlink_out_of_the_store_is_refused(store, tmp_path):
 
 def test_a_failed_write_half_way_leaves_every_file_as_it_was(store, monkeypatch):
     """All-or-nothing: the file already replaced is put back, no temp file remains."""
-    original = snapshot(store)
+    original = snapshot(store, recursive=True)
     real_replace = os.replace
     calls = []
 
@@ -173,7 +166,7 @@ def test_a_failed_write_half_way_leaves_every_file_as_it_was(store, monkeypatch)
         ], "edit")
 
     assert len(calls) == 3  # feedback_testing.md, MEMORY.md (failed), the rollback
-    assert snapshot(store) == original
+    assert snapshot(store, recursive=True) == original
     assert not [p for p in store.iterdir() if "memtui-tmp" in p.name]
     assert history(store) == []
 
@@ -244,7 +237,7 @@ def test_stores_outside_a_projects_folder_get_a_hashed_key(tmp_path, data_dir):
 
 
 def test_when_even_the_rollback_fails_the_partial_change_can_be_undone(store, monkeypatch):
-    original = snapshot(store)
+    original = snapshot(store, recursive=True)
     real_replace = os.replace
     into_store = []
 
@@ -268,4 +261,4 @@ def test_when_even_the_rollback_fails_the_partial_change_can_be_undone(store, mo
     assert interrupted.label == "edit (interrupted)"
     assert [c.file for c in interrupted.changes] == ["feedback_testing.md"]
     undo_last(store)
-    assert snapshot(store) == original
+    assert snapshot(store, recursive=True) == original

@@ -47,6 +47,17 @@ class MemtuiApp(App[None]):
         self.env = {**self.env, "CLAUDE_CONFIG_DIR": str(home)}
         self.switch_screen(ProjectsScreen())
 
+    async def settled(self) -> None:
+        """Wait until every worker has finished, except disk watchers, which never do.
+
+        Workers may start others (scan, then summaries; prepare, then write), so this
+        waits until a pass finds nothing running.
+        """
+        from tui.app.screens.store import WATCH_GROUP
+
+        while busy := [w for w in self.workers if w.group != WATCH_GROUP and not w.is_finished]:
+            await self.workers.wait_for_complete(busy)
+
     def action_toggle_help(self) -> None:
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()

@@ -45,6 +45,7 @@ COLUMNS = (
 POLL_SECONDS = 1.0
 DUPLICATE_SCAN_LIMIT = 10_000  # the check takes about 1.3 s at 5,000 memories, in the worker
 # A DataTable measures every row it gets: add a screenful now and the rest in small chunks.
+WATCH_GROUP = "watch"  # the disk watcher: runs as long as the screen
 FIRST_ROWS = 50  # a screenful: what a keystroke must show at once
 ROW_CHUNK = 200
 TYPING_PAUSE = 0.3  # the rest of the rows wait until typing pauses, so keys never queue
@@ -216,7 +217,7 @@ class StoreScreen(Screen[None]):
 
     # --- live refresh ---------------------------------------------------------------------
 
-    @work(thread=True, exit_on_error=False, group="watch")
+    @work(thread=True, exit_on_error=False, group=WATCH_GROUP)
     def watch_disk(self) -> None:
         worker = get_current_worker()
         while not worker.cancelled_event.wait(POLL_SECONDS):
