@@ -232,15 +232,22 @@ def audit_store(
             _memory_findings(memory, statuses[memory.file], memory.file in store.recall_scan)
         )
     if duplicates:
-        from tui.memory.similarity import near_duplicates
-
-        for first, second, score in near_duplicates(store.memories):
-            findings.append(Finding(
-                "duplicate", "warning", first.file, None,
-                f"{first.file} and {second.file} look like the same memory ({score:.0f}% similar)",
-                other=second.file, score=round(score, 1),
-            ))
+        findings.extend(duplicate_findings(store))
     return findings
+
+
+def duplicate_findings(store: Store) -> list[Finding]:
+    """The `duplicate` findings alone: the costly part of an audit, so it can come later."""
+    from tui.memory.similarity import near_duplicates
+
+    return [
+        Finding(
+            "duplicate", "warning", first.file, None,
+            f"{first.file} and {second.file} look like the same memory ({score:.0f}% similar)",
+            other=second.file, score=round(score, 1),
+        )
+        for first, second, score in near_duplicates(store.memories)
+    ]
 
 
 def worst_severity(findings: Iterable[Finding]) -> str | None:

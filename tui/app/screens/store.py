@@ -33,7 +33,7 @@ from tui.app.widgets.findings import FindingsView
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.recall import RecallView
 from tui.claude.discovery import Project
-from tui.memory.audit import audit_store, memory_statuses
+from tui.memory.audit import audit_store, duplicate_findings, memory_statuses
 from tui.memory.store import Store, load_store
 from tui.render import condense
 
@@ -174,9 +174,9 @@ class StoreScreen(Screen[None]):
         statuses = memory_statuses(store)
         findings = audit_store(store, stranded_reason=reason, duplicates=False)
         self.post_message(StoreLoaded(store, findings, statuses, before))
-        # Comparing every pair is quadratic: show the table first, duplicates when found.
+        # Duplicates are the slow part: show the table first, add them when found.
         if len(store.memories) <= DUPLICATE_SCAN_LIMIT:
-            findings = audit_store(store, stranded_reason=reason)
+            findings = findings + duplicate_findings(store)
             if not get_current_worker().is_cancelled:
                 self.post_message(StoreLoaded(store, findings, statuses, before))
         from tui.history.recovery import record_external
