@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz, process
@@ -16,7 +14,7 @@ WORDS = ["deploy", "on", "fridays", "never", "the", "cache", "é", "API", "v2", 
 
 
 def _memory(number: int, text: str) -> Memory:
-    return Memory(f"m{number}.md", Path(f"m{number}.md"), text, frontmatter.parse(text), 0.0, 0)
+    return Memory(f"m{number}.md", f"m{number}.md", text, frontmatter.parse(text), 0.0, 0)
 
 
 def _all_pairs(memories, cutoff):
@@ -46,3 +44,42 @@ def test_same_pairs_scores_and_order_as_all_pairs(texts, cutoff):
     texts = texts + [t + " ok" for t in texts[:3]]
     memories = [_memory(n, f"---\ndescription: note\n---\n{t}\n") for n, t in enumerate(texts)]
     assert near_duplicates(memories, cutoff) == _all_pairs(memories, cutoff)
+
+
+# Long texts over a wide vocabulary: word sets of dozens, where a pair must meet in several
+# of its rarest words, and edited copies that stay just above or fall just below Jaccard 0.8.
+VOCABULARY = [f"w{n}" for n in range(120)]
+long_bodies = st.lists(st.sampled_from(VOCABULARY), min_size=20, max_size=70, unique=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(long_bodies, min_size=2, max_size=10),
+    st.lists(st.tuples(st.integers(0, 9), st.integers(0, 20), st.integers(0, 119)), max_size=12),
+)
+def test_same_pairs_as_all_pairs_for_long_edited_texts(originals, edits):
+    texts = [list(words) for words in originals]
+    for source, percent, seed in edits:  # a copy with up to a fifth of its words replaced
+        copy = list(originals[source % len(originals)])
+        changes = len(copy) * percent // 100
+        for n in range(changes):
+            copy[(seed + 7 * n) % len(copy)] = VOCABULARY[(seed + 13 * n) % len(VOCABULARY)]
+        texts.append(copy)
+    memories = [
+        _memory(n, f"---\ndescription: note\n---\n{' '.join(words)}\n")
+        for n, words in enumerate(texts)
+    ]
+    assert near_duplicates(memories, 80.0) == _all_pairs(memories, 80.0)
+
+
+def test_memory_extended_by_a_quarter_of_rare_words_is_a_duplicate_at_jaccard_0_8():
+    # The tightest case for prefix filtering: every word the longer text adds is rarer than
+    # every shared word, and the overlap is exactly 80% of it.
+    shared = [f"common{n:02}" for n in range(32)]
+    extra = [f"added{n}" for n in range(8)]
+    memories = [
+        _memory(0, f"---\ndescription: note\n---\n{' '.join(shared)}\n"),
+        _memory(1, f"---\ndescription: note\n---\n{' '.join(shared + extra)}\n"),
+    ]
+    assert [(a.file, b.file) for a, b, _ in near_duplicates(memories, 70.0)] == [("m0.md", "m1.md")]
+    assert near_duplicates(memories, 70.0) == _all_pairs(memories, 70.0)

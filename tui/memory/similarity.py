@@ -3,7 +3,7 @@
 Two memories are near-duplicates when their word sets overlap (Jaccard >= 0.8) and
 rapidfuzz's `token_sort_ratio` of their texts reaches the cutoff (90). The word-set
 condition lets us find candidates with prefix filtering (each text indexed by its rarest
-words: two sets with Jaccard >= t must share one of them), so a store of thousands of
+words: two sets with Jaccard >= t must share several of them), so a store of thousands of
 memories is not scored pair by pair; the fuzzy score then decides.
 """
 
@@ -12,13 +12,18 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from fractions import Fraction
+from itertools import chain
 
 from rapidfuzz import fuzz, utils
 
 from tui.memory.store import Memory
 
 DUPLICATE_SCORE = 90.0
-WORD_OVERLAP = 0.8
+WORD_OVERLAP = Fraction(4, 5)
+# Sets sharing m >= k words share their k rarest common words, and each of those lies within
+# the set's (size - m + k) rarest: so a match must hit k times in those longer prefixes.
+_PREFIX_HITS = 3
 _MIN_TEXT = 24
 
 
@@ -42,34 +47,29 @@ def near_duplicates(
     if len(keep) < 2:
         return []
     words = {i: frozenset(texts[i].split()) for i in keep}
-    frequency = Counter(word for i in keep for word in words[i])
+    frequency = Counter(chain.from_iterable(words.values()))
     rank = {word: n for n, word in enumerate(sorted(frequency, key=lambda w: (frequency[w], w)))}
-    masks: dict[int, int] = {}  # word sets as bit masks, built only for candidates
-
-    def mask(i: int) -> int:
-        if i not in masks:
-            masks[i] = sum(1 << rank[word] for word in words[i])
-        return masks[i]
 
     def sorted_words(i: int) -> str:
         return " ".join(sorted(texts[i].split()))
 
-    sizes = {i: len(words[i]) for i in keep}
+    least_shared = {size: math.ceil(WORD_OVERLAP * size) for size in set(map(len, words.values()))}
     postings: dict[str, list[int]] = defaultdict(list)
     scored: list[tuple[float, int, int]] = []
-    for i in sorted(keep, key=lambda i: (sizes[i], i)):
-        rarest_first = sorted(words[i], key=rank.__getitem__)
-        prefix = rarest_first[: len(rarest_first) - math.ceil(WORD_OVERLAP * len(rarest_first)) + 1]
-        seen: set[int] = set()
+    for i in sorted(keep, key=lambda i: (len(words[i]), i)):
+        size = len(words[i])
+        overlap = least_shared[size]  # the fewest shared words any match can have
+        prefix = sorted(words[i], key=rank.__getitem__)[: size - overlap + _PREFIX_HITS]
+        hits = Counter(chain.from_iterable(map(postings.__getitem__, prefix)))
         for word in prefix:
-            seen.update(postings[word])
             postings[word].append(i)
-        smallest = WORD_OVERLAP * sizes[i]
-        for j in seen:
-            if sizes[j] < smallest:
+        needed = min(_PREFIX_HITS, overlap)
+        for j in [j for j, count in hits.items() if count >= needed]:
+            other = len(words[j])
+            if other < overlap:  # too small for Jaccard >= t with this set
                 continue
-            shared = (mask(i) & mask(j)).bit_count()
-            if shared < WORD_OVERLAP * (sizes[i] + sizes[j] - shared):
+            shared = len(words[i] & words[j])
+            if shared < WORD_OVERLAP * (size + other - shared):
                 continue
             # token_sort_ratio: ratio() over the words sorted and joined by single spaces.
             score = fuzz.ratio(sorted_words(i), sorted_words(j), score_cutoff=cutoff)
