@@ -165,11 +165,11 @@ def parse(text: str) -> Frontmatter:
     return Frontmatter(data, body, form, True, None, retried, block_lines)
 
 
-def read_head(path, max_lines: int = HEAD_LINES) -> bytes:
-    """The first `max_lines` lines of a file, without reading the rest."""
+def read_head(source, max_lines: int = HEAD_LINES) -> bytes:
+    """The first `max_lines` lines of a file (a path, or an open descriptor left open)."""
     chunks: list[bytes] = []
     newlines = 0
-    with open(path, "rb") as handle:
+    with open(source, "rb", closefd=not isinstance(source, int)) as handle:
         while newlines < max_lines:
             chunk = handle.read(8192)
             if not chunk:

@@ -7,6 +7,7 @@ values with an `error`, never exceptions.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +24,7 @@ FULL_READ_LIMIT = 1 << 20  # a memory file bigger than this is read only this fa
 @dataclass(frozen=True)
 class Memory:
     file: str  # store-relative path, e.g. "feedback_testing.md"
-    path: Path
+    location: str  # its full path; `path` makes the Path only when asked (20,000 add up)
     text: str  # the whole file, or only its first 30 lines when read for frontmatter
     frontmatter: Frontmatter
     mtime: float
@@ -32,6 +33,10 @@ class Memory:
     non_utf8: bool = False
     has_bom: bool = False
     outside_target: str | None = None  # a symlink resolving outside the store
+
+    @property
+    def path(self) -> Path:
+        return Path(self.location)
 
     @property
     def name(self) -> str:
@@ -65,18 +70,34 @@ class Store:
         return next((m for m in self.memories if m.file == file), None)
 
 
-def _read(path: Path, head_only: bool) -> tuple[bytes | None, str | None]:
+def _read(path: str, head_only: bool) -> tuple[bytes, os.stat_result]:
+    """The file's bytes (all of them up to the limit, or its head) and its stat."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
+        status = os.fstat(descriptor)
+        if stat.S_ISDIR(status.st_mode):
+            raise IsADirectoryError(path)
         if head_only:
-            return frontmatter.read_head(path), None
-        with open(path, "rb") as handle:
-            return handle.read(FULL_READ_LIMIT), None
-    except FileNotFoundError:
-        return None, "it is a broken symlink or vanished while reading"
-    except IsADirectoryError:
-        return None, "it is a directory"
-    except OSError as error:
-        return None, f"it cannot be read ({error.strerror or error})"
+            return frontmatter.read_head(descriptor), status
+        chunks = []
+        remaining = FULL_READ_LIMIT
+        while remaining > 0:
+            chunk = os.read(descriptor, min(remaining, max(status.st_size + 1, 8192)))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks), status
+    finally:
+        os.close(descriptor)
+
+
+def _why_unreadable(error: OSError) -> str:
+    if isinstance(error, FileNotFoundError):
+        return "it is a broken symlink or vanished while reading"
+    if isinstance(error, IsADirectoryError):
+        return "it is a directory"
+    return f"it cannot be read ({error.strerror or error})"
 
 
 def _decode(data: bytes) -> tuple[str, bool]:
@@ -86,33 +107,38 @@ def _decode(data: bytes) -> tuple[str, bool]:
         return data.decode("utf-8", errors="replace"), True
 
 
-def read_memory(store_dir: Path, entry: os.DirEntry[str], head_only: bool) -> Memory:
-    path = Path(entry.path)
+def _read_memory(
+    store_dir: Path, entry: os.DirEntry[str], head_only: bool
+) -> tuple[Memory, float | None]:
+    """The memory, and its mtime as the recall scanner sees it (None: it cannot be statted)."""
     outside = None
-    try:
-        stat = entry.stat()
-        mtime, size = stat.st_mtime, stat.st_size
-    except OSError:
-        mtime, size = 0.0, 0
     if entry.is_symlink():
-        real = os.path.realpath(path)
+        real = os.path.realpath(entry.path)
         if not real.startswith(os.path.realpath(store_dir) + os.sep):
             outside = real
-    data, error = _read(path, head_only)
-    if data is None:
-        return Memory(entry.name, path, "", Frontmatter(), mtime, size, error=error,
-                      outside_target=outside)
+    try:
+        data, status = _read(entry.path, head_only)
+    except OSError as error:
+        try:
+            status = entry.stat()
+            mtime, size, scanned = status.st_mtime, status.st_size, status.st_mtime
+        except OSError:
+            mtime, size, scanned = 0.0, 0, None
+        memory = Memory(entry.name, entry.path, "", Frontmatter(), mtime, size,
+                        error=_why_unreadable(error), outside_target=outside)
+        return memory, scanned
     text, non_utf8 = _decode(data)
-    return Memory(
-        entry.name, path, text, frontmatter.parse(text), mtime, size,
+    memory = Memory(
+        entry.name, entry.path, text, frontmatter.parse(text), status.st_mtime, status.st_size,
         non_utf8=non_utf8, has_bom=text.startswith("\ufeff"), outside_target=outside,
     )
+    return memory, status.st_mtime
 
 
-def recall_scan_files(store_dir: Path) -> tuple[frozenset[str], int]:
-    """The 200 newest `.md` files (recursively, indexes excluded) and how many exist."""
+def _nested_markdown(folder: str, prefix: str) -> list[tuple[float, str]]:
+    """(mtime, relative path) of every `.md` below a subfolder, indexes excluded."""
     dated: list[tuple[float, str]] = []
-    stack = [(store_dir, "")]
+    stack = [(folder, prefix)]
     while stack:
         folder, prefix = stack.pop()
         try:
@@ -122,13 +148,18 @@ def recall_scan_files(store_dir: Path) -> tuple[frozenset[str], int]:
         for entry in entries:
             try:
                 if entry.is_dir():
-                    stack.append((Path(entry.path), f"{prefix}{entry.name}/"))
+                    stack.append((entry.path, f"{prefix}{entry.name}/"))
                 elif entry.name.endswith(".md") and entry.name != INDEX_NAME:
                     dated.append((entry.stat().st_mtime, prefix + entry.name))
             except OSError:
                 continue
+    return dated
+
+
+def _recall_scan(dated: list[tuple[float, str]]) -> frozenset[str]:
+    """The 200 newest `.md` files: what the relevance scanner reads."""
     dated.sort(key=lambda item: (-item[0], item[1]))
-    return frozenset(name for _, name in dated[:RECALL_SCAN_LIMIT]), len(dated)
+    return frozenset(name for _, name in dated[:RECALL_SCAN_LIMIT])
 
 
 def load_store(store_dir: Path, head_only: bool = False) -> Store:
@@ -147,21 +178,25 @@ def load_store(store_dir: Path, head_only: bool = False) -> Store:
         index_error = f"MEMORY.md cannot be read ({error.strerror or error})"
 
     memories: list[Memory] = []
+    dated: list[tuple[float, str]] = []  # every .md the recall scanner considers
     try:
         entries = sorted(os.scandir(store_dir), key=lambda e: e.name)
     except OSError:
         entries = []
     for entry in entries:
-        if not entry.name.endswith(".md") or entry.name == INDEX_NAME:
-            continue
         try:
             if entry.is_dir():
+                dated.extend(_nested_markdown(entry.path, f"{entry.name}/"))
                 continue
         except OSError:
             pass
-        memories.append(read_memory(store_dir, entry, head_only))
-    recall, markdown_files = recall_scan_files(store_dir)
+        if not entry.name.endswith(".md") or entry.name == INDEX_NAME:
+            continue
+        memory, scanned = _read_memory(store_dir, entry, head_only)
+        memories.append(memory)
+        if scanned is not None:
+            dated.append((scanned, entry.name))
     return Store(
         store_dir, index_text, parse_index(index_text), index_error, tuple(memories),
-        recall, markdown_files, read_lock(store_dir),
+        _recall_scan(dated), len(dated), read_lock(store_dir),
     )
