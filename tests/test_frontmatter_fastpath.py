@@ -18,9 +18,11 @@ KEYS = st.sampled_from(
 
 # Values YAML does not read as the plain string they look like, or cannot read at all.
 NOT_PLAIN_VALUES = [
-    "true", "False", "yes", "NO", "on", "Off", "null", "Null", "~", "", "12", "-3", "0x1f",
-    "1.5", ".inf", ".NaN", "1e3", "2026-03-01", "190:20:30", "a: b", "see this #ops", "'quoted'",
-    '"double"', "[list", "{map", "*alias", "&anchor", "!tag", "|", ">", "%x", "@at", "`tick",
+    "true", "False", "yes", "NO", "on", "Off", "null", "Null", "~", "", "-3", "+4", "012", "00",
+    "1_000", "0x1f", "1.5", ".inf", ".NaN", "1e3", "2026-03-01", "190:20:30", "a: b",
+    "see this #ops", r'"escaped \" quote"', r'"back\slash"', "'it''s'", '"a" b', "'a' b",
+    '"line\u2028break"', '"next\x85line"', '"unclosed', "[list", "{map", "*alias", "&anchor",
+    "!tag", "|", ">", "%x", "@at", "`tick",
     "- item", "? key", "trailing ", "café", "=", "<<",
 ]
 NOT_PLAIN = st.sampled_from(NOT_PLAIN_VALUES)
@@ -28,7 +30,11 @@ PLAIN = st.text(alphabet=string.ascii_letters + string.digits + " -_.,/()'\"!?@&
                 max_size=30)
 UUID = st.uuids().map(str)
 TIMESTAMP = st.datetimes().map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.000Z"))
-VALUES = NOT_PLAIN | PLAIN | UUID | TIMESTAMP
+INTEGER = st.integers(0, 10**18).map(str)
+QUOTED = st.builds(
+    lambda quote, text: f"{quote}{text}{quote}", st.sampled_from(["'", '"']), st.text(max_size=20)
+)
+VALUES = NOT_PLAIN | PLAIN | UUID | TIMESTAMP | INTEGER | QUOTED
 
 
 @st.composite

@@ -92,14 +92,21 @@ def _load(block: str) -> Any:
 
 # The common case, parsed without YAML: `key: value` lines and one level of two-space
 # indented `key: value` lines under a bare `key:`. A value qualifies only where YAML would
-# read the same plain string: ASCII starting with a letter, no `:` or `#`, no trailing space,
-# not a YAML 1.1 boolean or null; or a UUID; or an ISO timestamp (we load timestamps as
-# text). Anything else, a key included, goes to YAML.
+# read it the same: a plain string (ASCII starting with a letter, no `:` or `#`, no trailing
+# space, not a YAML 1.1 boolean or null), a UUID, an ISO timestamp (we load timestamps as
+# text), a decimal integer without a leading zero, or a quoted string without escapes or
+# line breaks. Anything else, a key included, goes to YAML.
 _PLAIN = r'[A-Za-z](?:[ !"$-9;-~]*[!"$-9;-~])?'
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _ISO_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z"
+_INTEGER = r"0|[1-9][0-9]{0,17}"
+# Printable characters that are not YAML line breaks, as YAML reads them inside quotes.
+_UNICODE = r"\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+_DOUBLE_QUOTED = rf'"([\t !#-\[\]-~{_UNICODE}]*)"'  # no `"`, no `\`
+_SINGLE_QUOTED = rf"'([\t -&(-~{_UNICODE}]*)'"  # no `'`
 _SIMPLE_LINE = re.compile(
-    rf"(  )?([A-Za-z_][A-Za-z0-9_]*):(?: ({_PLAIN}|{_UUID}|{_ISO_TIME})| ?)"
+    rf"(  )?([A-Za-z_][A-Za-z0-9_]*):"
+    rf"(?: (?:({_PLAIN}|{_UUID}|{_ISO_TIME})|({_INTEGER})|{_DOUBLE_QUOTED}|{_SINGLE_QUOTED})| ?)"
 )
 _YAML_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n"})
 
@@ -110,14 +117,19 @@ def _simple_mapping(block: str) -> dict[str, Any] | None:
     if lines[-1] == "":
         lines.pop()
     data: dict[str, Any] = {}
-    nested: dict[str, str] | None = None  # the mapping under the last bare `key:`
+    nested: dict[str, Any] | None = None  # the mapping under the last bare `key:`
     for line in lines:
         match = _SIMPLE_LINE.fullmatch(line)
         if match is None:
             return None
-        indent, key, value = match.groups()
-        if key.lower() in _YAML_WORDS or (value is not None and value.lower() in _YAML_WORDS):
+        indent, key, plain, integer, double, single = match.groups()
+        if key.lower() in _YAML_WORDS or (plain is not None and plain.lower() in _YAML_WORDS):
             return None
+        value: Any = plain
+        if integer is not None:
+            value = int(integer)
+        elif double is not None or single is not None:
+            value = double if double is not None else single
         if indent:
             if nested is None or value is None:
                 return None
