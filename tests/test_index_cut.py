@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from conftest import write_index
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tui import cli
-from tui.memory.index import format_size, parse_index
+from tui.memory.index import _normalise_target, format_size, is_external, parse_index
 
 
 def entries(count: int, width: int = 20) -> str:
@@ -167,3 +169,13 @@ def test_index_missing_file_is_not_an_index():
 def test_index_link_angle_brackets_and_title_attribute():
     raw = '- [Spaced](<my notes.md>) — a\n- [Titled](t.md "hover text") — b'
     assert _files(raw) == ["my notes.md", "t.md"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(r"\w[\w.-]*", fullmatch=True))
+def test_plain_link_names_are_taken_as_written(name):
+    # parse_index skips decoding and resolving for these; the slow path must agree.
+    assert _normalise_target(name) == name
+    assert not is_external(name)
+    parsed = parse_index(f"- [t]({name}) — hook\n")
+    assert [link.file for link in parsed.links] == [name]

@@ -105,14 +105,14 @@ def _index_findings(store: Store) -> Iterable[Finding]:
             )
             continue
         target = store.path / link.file
-        real = os.path.realpath(target)
-        if os.path.lexists(target) and not real.startswith(store_root + os.sep):
+        real = os.path.realpath(target) if os.path.lexists(target) else None
+        if real is not None and not real.startswith(store_root + os.sep):
             yield Finding(
                 "outside_store", "error", "MEMORY.md", link.line,
                 f"link to {link.target} resolves outside the memory directory ({real})",
                 target=link.target,
             )
-        elif not os.path.exists(target):
+        elif real is None or not os.path.exists(target):
             yield Finding(
                 "dangling", "warning", "MEMORY.md", link.line,
                 f"link to {link.target} points at a file that does not exist",

@@ -28,22 +28,11 @@ _KEYWORDS = (
 )
 
 
-def _hinted_lines(text: str) -> set[int]:
-    """0-based numbers of the lines holding a keyword, found by plain substring search."""
-    lowered = text.lower()
-    starts: list[int] = []
-    for keyword in _KEYWORDS:
-        position = lowered.find(keyword)
-        while position != -1:
-            starts.append(position)
-            position = lowered.find(keyword, position + 1)
-    return {lowered.count("\n", 0, position) for position in starts}
-
-
 def relative_dates(text: str) -> list[tuple[int, str]]:
     """(line number, phrase) for each relative date, outside code spans and fences."""
-    hinted = _hinted_lines(text)
-    if not hinted:
+    lowered = text.lower()
+    present = [keyword for keyword in _KEYWORDS if keyword in lowered]
+    if not present:
         return []
     found: list[tuple[int, str]] = []
     in_fence = False
@@ -51,7 +40,7 @@ def relative_dates(text: str) -> list[tuple[int, str]]:
         if line.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
             continue
-        if in_fence or index not in hinted:
+        if in_fence or not any(keyword in line.lower() for keyword in present):
             continue
         plain = _CODE.sub(" ", line) if "`" in line else line
         patterns = (_ENGLISH,) if plain.isascii() else (_ENGLISH, _CHINESE)

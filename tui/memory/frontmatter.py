@@ -111,6 +111,10 @@ _SIMPLE_LINE = re.compile(
 _YAML_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n"})
 
 
+def _is_yaml_word(text: str) -> bool:
+    return len(text) <= 5 and text.lower() in _YAML_WORDS
+
+
 def _simple_mapping(block: str) -> dict[str, Any] | None:
     """The mapping YAML would build for a block of the simple shape, else None."""
     lines = block.split("\n")
@@ -123,7 +127,7 @@ def _simple_mapping(block: str) -> dict[str, Any] | None:
         if match is None:
             return None
         indent, key, plain, integer, double, single = match.groups()
-        if key.lower() in _YAML_WORDS or (plain is not None and plain.lower() in _YAML_WORDS):
+        if _is_yaml_word(key) or (plain is not None and _is_yaml_word(plain)):
             return None
         value: Any = plain
         if integer is not None:

@@ -28,6 +28,7 @@ _LINK = re.compile(
     r"(?:\s+\"[^\"\n]*\")?\s*\)"
 )
 _WIKI_LINK = re.compile(r"\[\[([^\[\]\n|]+)(?:\|[^\[\]\n]*)?\]\]")
+_PLAIN_NAME = re.compile(r"\w[\w.-]*")  # a file name that normalises to itself
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # JavaScript's String.prototype.trim() whitespace set.
 _JS_WHITESPACE = (
@@ -206,15 +207,19 @@ def parse_index(raw: str | None) -> LoadedIndex:
         else:
             state = "stripped"
         raw_lines.append(IndexLine(number, line_text, state, utf16_len(line_text)))
-        for match in _LINK.finditer(line_text):
-            if is_external(match.group(2)):
+        for match in _LINK.finditer(line_text) if "](" in line_text else ():
+            target = match.group(2)
+            if _PLAIN_NAME.fullmatch(target):
+                file = target  # the common case: nothing to decode, resolve or reject
+            elif is_external(target):
                 continue
+            else:
+                file = _normalise_target(target)
             links.append(
-                IndexLink(number, match.group(1), match.group(2),
-                          _normalise_target(match.group(2)),
+                IndexLink(number, match.group(1), target, file,
                           is_visible(position + match.end() - 1))
             )
-        for match in _WIKI_LINK.finditer(line_text):
+        for match in _WIKI_LINK.finditer(line_text) if "[[" in line_text else ():
             name = match.group(1).strip()
             target = name if name.endswith(".md") else f"{name}.md"
             links.append(

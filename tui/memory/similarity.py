@@ -48,18 +48,21 @@ def near_duplicates(
         return []
     words = {i: frozenset(texts[i].split()) for i in keep}
     frequency = Counter(chain.from_iterable(words.values()))
-    rank = {word: n for n, word in enumerate(sorted(frequency, key=lambda w: (frequency[w], w)))}
+    # Words as numbers, rarest first (ties in first-seen order): a set's prefix is then
+    # simply its smallest numbers.
+    number = {word: n for n, (word, _) in enumerate(reversed(frequency.most_common()))}
+    numbered = {i: sorted(map(number.__getitem__, words[i])) for i in keep}
 
     def sorted_words(i: int) -> str:
         return " ".join(sorted(texts[i].split()))
 
     least_shared = {size: math.ceil(WORD_OVERLAP * size) for size in set(map(len, words.values()))}
-    postings: dict[str, list[int]] = defaultdict(list)
+    postings: dict[int, list[int]] = defaultdict(list)
     scored: list[tuple[float, int, int]] = []
     for i in sorted(keep, key=lambda i: (len(words[i]), i)):
         size = len(words[i])
         overlap = least_shared[size]  # the fewest shared words any match can have
-        prefix = sorted(words[i], key=rank.__getitem__)[: size - overlap + _PREFIX_HITS]
+        prefix = numbered[i][: size - overlap + _PREFIX_HITS]
         hits = Counter(chain.from_iterable(map(postings.__getitem__, prefix)))
         for word in prefix:
             postings[word].append(i)
