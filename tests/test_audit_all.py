@@ -42,3 +42,11 @@ def test_worker_processes_give_the_same_findings_as_one_process(demo):
     stores = [(p / "memory", None) for p in (demo.home / "projects").iterdir()
               if (p / "memory").is_dir()]
     assert audit_many(stores, workers=2) == audit_many(stores, workers=1)
+
+
+def test_audit_all_gives_the_same_report_from_its_cache_and_without_it(demo, capsys):
+    runs = []
+    for extra in ([], [], ["--no-cache"]):
+        main(["--config-dir", str(demo.home), "audit", "--all", "--json", *extra])
+        runs.append(json.loads(capsys.readouterr().out))
+    assert runs[0] == runs[1] == runs[2]

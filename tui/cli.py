@@ -74,13 +74,17 @@ def _load_target(args: argparse.Namespace):
 
 
 def cmd_audit_all(args: argparse.Namespace) -> int:
+    from contextlib import nullcontext
+
     from tui.claude.discovery import discover
+    from tui.memory.audit_cache import AuditCache
     from tui.memory.bulk import audit_many
 
     home = config_home_of(args)
     inventory = discover(home, env_of(args), args.settings)
     stores = [(p.store, p.stranded_reason or None) for p in inventory.projects if p.store_exists]
-    audits = audit_many(stores)
+    with nullcontext() if args.no_cache else AuditCache() as cache:
+        audits = audit_many(stores, cache=cache)
     if args.json:
         print_json([
             {"store": str(a.store), "memories": a.memories, "errors": a.errors,
@@ -197,6 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("target", nargs="?", help="memory dir, project path or folder name")
     audit.add_argument("--json", action="store_true", help="machine-readable output")
     audit.add_argument("--all", action="store_true", help="every store under the config home")
+    audit.add_argument("--no-cache", action="store_true",
+                       help="with --all: read every store again, even unchanged ones")
     audit.set_defaults(run=cmd_audit)
 
     index = commands.add_parser("index", help="print MEMORY.md")

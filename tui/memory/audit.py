@@ -204,6 +204,12 @@ def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool) -> I
         )
 
 
+def stranded_findings(reason: str | None) -> tuple[Finding, ...]:
+    if not reason:
+        return ()
+    return (Finding("stranded_store", "error", None, None, f"stranded store: {reason}"),)
+
+
 def audit_store(
     store: Store,
     *,
@@ -211,12 +217,7 @@ def audit_store(
     untrusted_setting: tuple[str, Path] | None = None,
     duplicates: bool = True,
 ) -> list[Finding]:
-    findings: list[Finding] = []
-    if stranded_reason:
-        findings.append(Finding(
-            "stranded_store", "error", None, None,
-            f"stranded store: {stranded_reason}",
-        ))
+    findings = list(stranded_findings(stranded_reason))
     if untrusted_setting:
         value, source = untrusted_setting
         findings.append(Finding(

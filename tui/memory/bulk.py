@@ -12,7 +12,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.memory.audit import Finding, audit_store
+from tui.memory.audit import Finding, audit_store, stranded_findings
+from tui.memory.audit_cache import AuditCache, fingerprint
 from tui.memory.store import load_store
 
 
@@ -27,23 +28,57 @@ class StoreAudit:
         return sum(1 for f in self.findings if f.severity == "error")
 
 
-def audit_one(store: Path, stranded_reason: str | None = None) -> StoreAudit:
+def audit_one(store: Path) -> StoreAudit:
     loaded = load_store(store)
-    findings = audit_store(loaded, stranded_reason=stranded_reason)
-    return StoreAudit(store, len(loaded.memories), tuple(findings))
+    return StoreAudit(store, len(loaded.memories), tuple(audit_store(loaded)))
 
 
 def audit_many(
-    stores: Sequence[tuple[Path, str | None]], workers: int | None = None
+    stores: Sequence[tuple[Path, str | None]],
+    workers: int | None = None,
+    cache: AuditCache | None = None,
 ) -> list[StoreAudit]:
-    """(store, stranded reason) pairs -> audits, in the order given."""
+    """(store, stranded reason) pairs -> audits, in the order given.
+
+    With a `cache`, unchanged stores are answered from it and fresh audits are kept in it.
+    """
+    audits, listings = _from_cache(stores, cache) if cache is not None else ({}, {})
+    todo = [i for i in range(len(stores)) if i not in audits]
+    for i, audit in zip(todo, _audit_fresh([stores[i][0] for i in todo], workers), strict=True):
+        store, reason = stores[i]
+        if i in listings:
+            cache.put(store, *listings[i], audit.memories, audit.findings)
+        audits[i] = StoreAudit(store, audit.memories, stranded_findings(reason) + audit.findings)
+    return [audits[i] for i in range(len(stores))]
+
+
+def _from_cache(
+    stores: Sequence[tuple[Path, str | None]], cache: AuditCache
+) -> tuple[dict[int, StoreAudit], dict[int, tuple[str, int]]]:
+    """Audits of the unchanged stores, and the fingerprints of the others worth caching."""
+    audits: dict[int, StoreAudit] = {}
+    listings: dict[int, tuple[str, int]] = {}
+    for i, (store, reason) in enumerate(stores):
+        listing = fingerprint(store)
+        if listing is None:
+            continue
+        hit = cache.get(store, listing[0])
+        if hit is None:
+            listings[i] = listing
+        else:
+            memories, findings = hit
+            audits[i] = StoreAudit(store, memories, stranded_findings(reason) + findings)
+    return audits, listings
+
+
+def _audit_fresh(stores: list[Path], workers: int | None) -> list[StoreAudit]:
     workers = workers or os.cpu_count() or 1
     if workers == 1 or len(stores) < 2:
-        return [audit_one(store, reason) for store, reason in stores]
+        return [audit_one(store) for store in stores]
     # Big stores first, so one giant store does not finish last on its own.
-    order = sorted(range(len(stores)), key=lambda i: -_size(stores[i][0]))
+    order = sorted(range(len(stores)), key=lambda i: -_size(stores[i]))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {i: pool.submit(audit_one, *stores[i]) for i in order}
+        futures = {i: pool.submit(audit_one, stores[i]) for i in order}
         return [futures[i].result() for i in range(len(stores))]
 
 

@@ -1,0 +1,129 @@
+"""`audit --all` answers unchanged stores from its cache, and never an outdated answer."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from conftest import write_index, write_memory
+
+from tui.memory import audit_cache, bulk
+from tui.memory.audit_cache import AuditCache
+from tui.memory.bulk import audit_many
+
+NOTE = "---\nname: {name}\ndescription: {name} notes\ntype: {kind}\n---\nBody of {name}.\n"
+
+
+def later_clock() -> int:
+    """A clock two minutes ahead: every file written by the test counts as settled."""
+    return time.time_ns() + 120 * 10**9
+
+
+@pytest.fixture
+def stores(tmp_path) -> list[Path]:
+    made = []
+    for project in ("alpha", "beta"):
+        store = tmp_path / project / "memory"
+        write_memory(store, "user_role.md", NOTE.format(name="role", kind="user"))
+        write_memory(store, "orphan.md", NOTE.format(name="orphan", kind="user"))
+        write_index(store, ["- [Role](user_role.md) — who I am", "- [Gone](gone.md) — missing"])
+        made.append(store)
+    return made
+
+
+@pytest.fixture
+def loads(monkeypatch) -> list[Path]:
+    """Every store read from disk, in order."""
+    seen: list[Path] = []
+    real = bulk.load_store
+
+    def counting(store, *args, **kwargs):
+        seen.append(Path(store))
+        return real(store, *args, **kwargs)
+
+    monkeypatch.setattr(bulk, "load_store", counting)
+    return seen
+
+
+def audit(stores, cache, reasons=None):
+    reasons = reasons or [None] * len(stores)
+    return audit_many(list(zip(stores, reasons, strict=True)), workers=1, cache=cache)
+
+
+def kinds(result) -> list[str]:
+    return [f.kind for f in result.findings]
+
+
+def test_unchanged_stores_are_answered_from_the_cache_with_the_same_findings(stores, loads, tmp_path):
+    with AuditCache(tmp_path / "cache.sqlite", clock=later_clock) as cache:
+        first = audit(stores, cache)
+    with AuditCache(tmp_path / "cache.sqlite", clock=later_clock) as cache:
+        second = audit(stores, cache)
+    assert second == first == audit(stores, None)
+    assert "unindexed" in kinds(first[0]) and "dangling" in kinds(first[0])
+    assert loads == stores + stores  # read by the first run and the uncached one only
+
+
+def test_a_memory_rewritten_with_the_same_size_and_times_is_audited_again(stores, tmp_path):
+    cache = AuditCache(tmp_path / "cache.sqlite", clock=later_clock)
+    assert "unknown_type" not in kinds(audit(stores, cache)[0])
+    memory = stores[0] / "user_role.md"
+    before = memory.stat()
+    time.sleep(0.05)  # past the filesystem's timestamp tick
+    memory.write_text(memory.read_text().replace("type: user", "type: usex"))
+    os.utime(memory, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert memory.stat().st_size == before.st_size
+    assert "unknown_type" in kinds(audit(stores, cache)[0])
+
+
+def test_a_store_changed_in_the_last_two_seconds_is_not_cached(stores, loads, tmp_path):
+    cache = AuditCache(tmp_path / "cache.sqlite")  # the real clock: the files are brand new
+    audit(stores, cache)
+    audit(stores, cache)
+    assert loads == stores + stores
+
+
+def test_a_store_holding_a_symlink_is_audited_afresh_every_time(stores, tmp_path):
+    elsewhere = tmp_path / "shared-note.md"
+    elsewhere.write_text(NOTE.format(name="shared", kind="user"))
+    (stores[0] / "shared.md").symlink_to(elsewhere)
+    cache = AuditCache(tmp_path / "cache.sqlite", clock=later_clock)
+    assert "missing_description" not in kinds(audit(stores, cache)[0])
+    elsewhere.write_text("---\nname: shared\ntype: user\n---\nNo description now.\n")
+    assert "missing_description" in kinds(audit(stores, cache)[0])
+
+
+def test_cached_audits_are_dropped_when_memtuis_audit_code_changes(stores, loads, tmp_path,
+                                                                   monkeypatch):
+    cache = AuditCache(tmp_path / "cache.sqlite", clock=later_clock)
+    audit(stores, cache)
+    monkeypatch.setattr(audit_cache, "rules_digest", lambda: "an upgraded memtui")
+    audit(stores, cache)
+    assert loads == stores + stores
+
+
+def test_a_stranded_store_is_still_reported_stranded_from_the_cache(stores, tmp_path):
+    cache = AuditCache(tmp_path / "cache.sqlite", clock=later_clock)
+    audit(stores, cache)
+    cached = audit(stores, cache, reasons=["its worktree was deleted", None])
+    assert kinds(cached[0])[0] == "stranded_store"
+    assert "stranded_store" not in kinds(cached[1])
+
+
+def test_a_damaged_cache_file_is_replaced(stores, loads, tmp_path):
+    path = tmp_path / "cache.sqlite"
+    path.write_bytes(b"this is not an SQLite database" * 100)
+    with AuditCache(path, clock=later_clock) as cache:
+        first = audit(stores, cache)
+    with AuditCache(path, clock=later_clock) as cache:
+        assert audit(stores, cache) == first
+    assert loads == stores
+
+
+def test_an_unwritable_cache_place_means_no_cache_not_an_error(stores, tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache folder should be")
+    cache = AuditCache(blocker / "cache.sqlite", clock=later_clock)
+    assert audit(stores, cache) == audit(stores, None)

@@ -1,0 +1,143 @@
+"""Findings of unchanged stores, kept between runs of `memtui audit --all`.
+
+A store's findings depend only on what is below it, so each store is fingerprinted by
+a listing of every entry with its type, inode, size, mtime and ctime (ctime cannot be set
+back, so any write or rename shows). While the fingerprint and memtui's own audit code are
+unchanged, the cached findings are the findings. Not cached: a store holding a symlink
+(what it points at lives elsewhere), and a store changed in the last two seconds (a second
+write in the same clock tick could keep the size and the times).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+from tui import xdg
+from tui.memory.audit import Finding
+
+SETTLE_NS = 2_000_000_000
+# The modules whose code decides what an audit finds: a change to any of them (an upgrade)
+# makes every cached audit stale.
+_RULE_MODULES = ("audit", "store", "frontmatter", "index", "dates", "similarity")
+
+
+@cache
+def rules_digest() -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    here = Path(__file__).parent
+    for module in _RULE_MODULES:
+        digest.update((here / f"{module}.py").read_bytes())
+    return digest.hexdigest()
+
+
+def fingerprint(store: Path) -> tuple[str, int] | None:
+    """(digest of the store's listing, newest ctime in ns), or None when it must not be cached."""
+    records: list[str] = []
+    newest = 0
+    stack = [(str(store), "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return None
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                return None
+            if stat.S_ISLNK(info.st_mode):
+                return None
+            if stat.S_ISDIR(info.st_mode):
+                stack.append((entry.path, f"{prefix}{entry.name}/"))
+            newest = max(newest, info.st_ctime_ns)
+            records.append(
+                f"{prefix}{entry.name}\0{info.st_mode}\0{info.st_ino}\0{info.st_size}"
+                f"\0{info.st_mtime_ns}\0{info.st_ctime_ns}"
+            )
+    records.sort()
+    return hashlib.blake2b("\n".join(records).encode(), digest_size=16).hexdigest(), newest
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=5)
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS audits("
+        "store TEXT PRIMARY KEY, fingerprint TEXT, memories INTEGER, findings TEXT)"
+    )
+    return db
+
+
+class AuditCache:
+    """Store path -> (fingerprint, memories, findings), in an SQLite file under the XDG cache."""
+
+    def __init__(self, path: Path | None = None, clock: Callable[[], int] = time.time_ns):
+        self.path = path or xdg.cache_dir() / "audits.sqlite"
+        self.clock = clock
+        self.db: sqlite3.Connection | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = self._open()
+        except (OSError, sqlite3.Error):
+            self.db = None  # no cache: every audit reads the store
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            return _connect(self.path)
+        except sqlite3.DatabaseError:
+            # A cache is throw-away: a damaged one is replaced, never repaired.
+            self.path.unlink(missing_ok=True)
+            return _connect(self.path)
+
+    def get(self, store: Path, listing: str) -> tuple[int, tuple[Finding, ...]] | None:
+        if self.db is None:
+            return None
+        try:
+            row = self.db.execute(
+                "SELECT memories, findings FROM audits WHERE store=? AND fingerprint=?",
+                (str(store), f"{rules_digest()}:{listing}"),
+            ).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None:
+            return None
+        return row[0], tuple(Finding(*fields) for fields in json.loads(row[1]))
+
+    def put(self, store: Path, listing: str, newest_change_ns: int, memories: int,
+            findings: tuple[Finding, ...]) -> None:
+        if self.db is None or self.clock() - newest_change_ns < SETTLE_NS:
+            return
+        rows = [
+            [f.kind, f.severity, f.file, f.line, f.message, f.target, f.other, f.score]
+            for f in findings
+        ]
+        try:
+            self.db.execute(
+                "INSERT OR REPLACE INTO audits VALUES (?, ?, ?, ?)",
+                (str(store), f"{rules_digest()}:{listing}", memories, json.dumps(rows)),
+            )
+        except sqlite3.Error:
+            pass
+
+    def close(self) -> None:
+        if self.db is not None:
+            try:
+                self.db.commit()
+            except sqlite3.Error:
+                pass
+            self.db.close()
+            self.db = None
+
+    def __enter__(self) -> AuditCache:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
