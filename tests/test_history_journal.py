@@ -120,3 +120,22 @@ def test_a_snapshot_that_drops_the_previous_writers_lines_is_a_lost_update(store
     assert (lost.file, lost.session, lost.previous_session, lost.previous_cwd) == (
         "feedback_tests.md", "s-b", "s-a", "/wt-a")
     assert lost.lost_lines == ("- Use the staging database.",)
+
+
+def test_journal_changes_name_every_written_and_deleted_file_in_order(store):
+    journal = Journal(store)
+    journal.snapshot("first")
+    write_memory(store, "a note with spaces.md", "one\n")
+    write_memory(store, "笔记.md", "二\n")
+    journal.snapshot("second")
+    (store / "a note with spaces.md").unlink()
+    journal.snapshot("third")
+
+    changes = [(message.splitlines()[0], changed) for _, _, message, changed in journal.changes()]
+
+    assert [subject for subject, _ in changes] == ["first", "second", "third"]
+    assert set(changes[0][1]) == {"user_role.md", "MEMORY.md"}
+    second = changes[1][1]
+    assert set(second) == {"a note with spaces.md", "笔记.md"}
+    assert journal.blob(second["笔记.md"]) == "二\n".encode()
+    assert changes[2][1] == {"a note with spaces.md": None}

@@ -234,6 +234,32 @@ class Journal:
                 commits.append((rev, float(stamp), message))
         return commits
 
+    def changes(self, ref: str = MAIN) -> list[tuple[str, float, str, dict[str, str | None]]]:
+        """(rev, time, message, {path: new blob id, None if deleted}) of a branch, oldest first.
+
+        One `git log` for the whole branch, however long the store has been watched.
+        """
+        if self.head(ref) is None:
+            return []
+        out = self.repo.git.log(
+            f"refs/heads/{ref}", "--reverse", "--root", "--raw", "--no-abbrev", "--no-renames",
+            "-z", "--format=%x1e%H%x1f%ct%x1f%B%x1f",
+        )
+        commits = []
+        for record in out.split("\x1e")[1:]:
+            rev, stamp, message, raw = record.split("\x1f", 3)
+            fields = raw.split("\0")
+            changed: dict[str, str | None] = {}
+            for meta, path in zip(fields[1::2], fields[2::2], strict=False):
+                *_, blob, status = meta.strip("\n").split()
+                changed[path] = None if status.startswith("D") else blob
+            commits.append((rev, float(stamp), message.strip("\n"), changed))
+        return commits
+
+    def blob(self, blob_id: str) -> bytes:
+        """The bytes of a blob, by its id."""
+        return self.repo.odb.stream(bytes.fromhex(blob_id)).read()
+
     def versions(self, file: str) -> list[Version]:
         """Every commit on either branch that touched `file`, newest first."""
         found: list[Version] = []

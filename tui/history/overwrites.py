@@ -114,24 +114,30 @@ def lost_updates_in_journal(journal) -> list[LostUpdate]:
     """Lost updates between consecutive snapshots on the journal's main branch."""
     from tui.history.journal import MAIN, parse_trailers
 
-    commits = list(reversed(journal.log(MAIN)))
     found: list[LostUpdate] = []
     histories: dict[str, list[tuple[str | None, float, dict[str, str]]]] = {}
-    for rev, stamp, message in commits:
+    for rev, stamp, message, changed in journal.changes(MAIN):
         _, trailers = parse_trailers(message)
-        for file, blob in journal.tree(rev).items():
+        for file, blob in changed.items():
             history = histories.setdefault(file, [])
-            if not history or history[-1][0] != blob:
+            if blob is not None and (not history or history[-1][0] != blob):
                 history.append((blob, stamp, {**trailers, "rev": rev}))
+    texts: dict[str, str] = {}
+
+    def text(blob: str | None) -> str:
+        if blob is None:
+            return ""
+        if blob not in texts:
+            texts[blob] = journal.blob(blob).decode("utf-8", errors="replace")
+        return texts[blob]
+
     for file, history in histories.items():
-        for (a, _, a_info), (_, b_time, b_info), (_, c_time, c_info) in zip(
+        for (a, _, _), (b, b_time, b_info), (c, c_time, c_info) in zip(
             history, history[1:], history[2:], strict=False
         ):
             if b_info.get("Session") and b_info.get("Session") == c_info.get("Session"):
                 continue
-            older = _text(journal, a_info["rev"], file) if a else ""
-            middle = _text(journal, b_info["rev"], file)
-            newer = _text(journal, c_info["rev"], file)
+            older, middle, newer = text(a), text(b), text(c)
             lost = missing_lines(middle, older, newer)
             if lost and missing_lines(newer, middle):
                 found.append(LostUpdate(
@@ -143,11 +149,6 @@ def lost_updates_in_journal(journal) -> list[LostUpdate]:
                 ))
     found.sort(key=lambda lost: lost.time)
     return found
-
-
-def _text(journal, rev: str, file: str) -> str:
-    data = journal.read(rev, file)
-    return data.decode("utf-8", errors="replace") if data is not None else ""
 
 
 def _iso(stamp: float) -> str:
