@@ -16,6 +16,8 @@ from tui.memory.audit import Finding, audit_store, stranded_findings
 from tui.memory.audit_cache import AuditCache, fingerprint
 from tui.memory.store import load_store
 
+BATCH_ENTRIES = 500  # store entries per worker task
+
 
 @dataclass(frozen=True)
 class StoreAudit:
@@ -75,11 +77,27 @@ def _audit_fresh(stores: list[Path], workers: int | None) -> list[StoreAudit]:
     workers = workers or os.cpu_count() or 1
     if workers == 1 or len(stores) < 2:
         return [audit_one(store) for store in stores]
-    # Big stores first, so one giant store does not finish last on its own.
-    order = sorted(range(len(stores)), key=lambda i: -_size(stores[i]))
+    # Big stores first, so one giant store does not finish last on its own; small ones go
+    # in batches, so hundreds of tiny stores do not cost a round trip each.
+    sizes = [_size(store) for store in stores]
+    batches: list[list[int]] = []
+    batch_size = 0
+    for i in sorted(range(len(stores)), key=lambda i: -sizes[i]):
+        if not batches or batch_size + sizes[i] > BATCH_ENTRIES:
+            batches.append([])
+            batch_size = 0
+        batches[-1].append(i)
+        batch_size += sizes[i]
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {i: pool.submit(audit_one, stores[i]) for i in order}
-        return [futures[i].result() for i in range(len(stores))]
+        futures = [pool.submit(_audit_batch, [stores[i] for i in batch]) for batch in batches]
+        audits: dict[int, StoreAudit] = {}
+        for batch, future in zip(batches, futures, strict=True):
+            audits.update(zip(batch, future.result(), strict=True))
+    return [audits[i] for i in range(len(stores))]
+
+
+def _audit_batch(stores: list[Path]) -> list[StoreAudit]:
+    return [audit_one(store) for store in stores]
 
 
 def _size(store: Path) -> int:
