@@ -139,3 +139,19 @@ def test_journal_changes_name_every_written_and_deleted_file_in_order(store):
     assert set(second) == {"a note with spaces.md", "笔记.md"}
     assert journal.blob(second["笔记.md"]) == "二\n".encode()
     assert changes[2][1] == {"a note with spaces.md": None}
+
+
+def test_a_long_watched_journal_is_packed_and_keeps_every_snapshot(store, monkeypatch):
+    from tui.history import journal as journal_module
+
+    monkeypatch.setattr(journal_module, "PACK_LIMIT", 4)
+    journal = Journal(store)
+    for n in range(12):
+        write_memory(store, "user_role.md", memory_text(name="role", type="user") + f"v{n}\n")
+        journal.snapshot(f"snapshot {n}")
+
+    packs = list((journal.path / "objects" / "pack").glob("*.pack"))
+    assert 1 <= len(packs) <= 4
+    assert [message.splitlines()[0] for _, _, message in journal.log()][:3] == [
+        "snapshot 11", "snapshot 10", "snapshot 9"]
+    assert len(journal.versions("user_role.md")) == 12

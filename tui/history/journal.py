@@ -135,6 +135,9 @@ class Commit:
     partial: bool = False
 
 
+PACK_LIMIT = 50  # what git gc --auto allows by default
+
+
 class Journal:
     """The journal of one store."""
 
@@ -301,7 +304,8 @@ class Journal:
             stream.append(b"\n")
         if not wrote:
             return self.head(ref)
-        args = ["git", "fast-import", "--quiet", "--done"]
+        # Every write becomes one pack (never a spray of loose files); _tidy merges them.
+        args = ["git", "-c", "fastimport.unpackLimit=1", "fast-import", "--quiet", "--done"]
         if force:
             args.append("--force")
         stream.append(b"done\n")
@@ -312,7 +316,18 @@ class Journal:
             raise JournalError(
                 f"Writing the journal at {self.path} failed ({reason[-1] if reason else 'git error'})."
             )
+        self._tidy(env)
         return self.head(ref)
+
+    def _tidy(self, env: Mapping[str, str]) -> None:
+        """Pack the journal into one pack once fast-import has left too many (one per write)."""
+        try:
+            with os.scandir(self.path / "objects" / "pack") as entries:
+                packs = sum(1 for entry in entries if entry.name.endswith(".pack"))
+        except OSError:
+            return
+        if packs > PACK_LIMIT:
+            subprocess.run(["git", "gc", "--quiet"], env=env, capture_output=True)
 
     def unsnapshotted(self) -> list[str]:
         """Files whose bytes differ from the last snapshot (added, changed or removed)."""
