@@ -7,6 +7,7 @@ import tempfile
 from app_home import build_app_home
 from conftest import settle
 from textual.widgets import DataTable, Input, Static
+from textual.widgets._toast import Toast
 
 from tui.app.app import MemtuiApp
 
@@ -126,3 +127,14 @@ async def test_f1_shows_the_keys_and_palette_has_namespaced_commands(claude_home
         await pilot.press("enter")
         await pilot.pause()
         assert app.theme == "textual-light"
+
+
+async def test_notifications_show_file_names_with_brackets_as_written(claude_home):
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await settle(app, pilot)
+        app.notify("link to [x](notes[draft].md) is dangling, see [b]MEMORY.md[/b]")
+        await pilot.pause()
+        [toast] = app.screen.query(Toast)
+        assert toast.render().plain == (
+            "link to [x](notes[draft].md) is dangling, see [b]MEMORY.md[/b]")

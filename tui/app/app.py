@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 
 from tui.app.commands import MemtuiCommands
 from tui.app.screens.projects import ProjectsScreen
@@ -46,6 +47,12 @@ class MemtuiApp(App[None]):
         self.home = home
         self.env = {**self.env, "CLAUDE_CONFIG_DIR": str(home)}
         self.switch_screen(ProjectsScreen())
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        # Our notifications quote file names, link targets and model errors, which may hold
+        # brackets: they are shown as written, never read as markup.
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     async def settled(self) -> None:
         """Wait until every worker has finished, except disk watchers, which never do.
