@@ -8,6 +8,7 @@ request asks for it, as server-sent events.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -102,17 +103,19 @@ class FakeAnthropic:
                                     "output_tokens": 0})
                 self._event("message_start", {"type": "message_start", "message": start})
                 for index, block in enumerate(message["content"]):
-                    if block["type"] == "text":
-                        empty, delta = dict(block, text=""), {"type": "text_delta",
-                                                               "text": block["text"]}
+                    if block["type"] == "text":  # in word-sized pieces, as the API streams
+                        empty = dict(block, text="")
+                        deltas = [{"type": "text_delta", "text": piece}
+                                  for piece in re.findall(r"\S+\s*|\s+", block["text"])]
                     else:
                         empty = dict(block, input={})
-                        delta = {"type": "input_json_delta",
-                                 "partial_json": json.dumps(block["input"])}
+                        deltas = [{"type": "input_json_delta",
+                                   "partial_json": json.dumps(block["input"])}]
                     self._event("content_block_start", {"type": "content_block_start",
                                                         "index": index, "content_block": empty})
-                    self._event("content_block_delta", {"type": "content_block_delta",
-                                                        "index": index, "delta": delta})
+                    for delta in deltas:
+                        self._event("content_block_delta", {"type": "content_block_delta",
+                                                            "index": index, "delta": delta})
                     self._event("content_block_stop", {"type": "content_block_stop",
                                                        "index": index})
                 self._event("message_delta", {

@@ -218,3 +218,37 @@ def test_the_engine_is_named_and_its_cost_estimated():
     assert engine.describe() == "anthropic engine, model claude-sonnet-4-5"
     assert estimated_cost("claude-sonnet-4-5", 1_000_000, 100_000) == pytest.approx(4.5)
     assert estimated_cost("some-other-model", 10, 10) is None
+
+
+async def test_the_models_reply_streams_in_under_the_log_until_it_is_logged_whole(dream_app):
+    from tui.agents.events import Progress
+    from tui.agents.result import FAILED, RunResult
+    from tui.app.runs import Engine
+
+    _, app, _ = dream_app
+    streamed, gate = threading.Event(), threading.Event()
+
+    def start(listener, cancel):
+        progress = Progress(("Orient",), listener)
+        progress.start("Orient")
+        for piece in ("Reading ", "the ", "index ", "first."):
+            progress.stream(piece)
+        streamed.set()
+        gate.wait(10)
+        progress.say("model", "Reading the index first.")
+        progress.finish()
+        return RunResult("dream", "anthropic", FAILED, progress.snapshot(), (), error="stopped")
+
+    engine = Engine("anthropic", None, "claude-test")
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = RunScreen("dream", "the store", engine, start, ("Orient",), store="s")
+        app.push_screen(run)
+        await until(pilot, streamed.is_set)
+        live = run.query_one("#run-live", Static)
+        await until(pilot, lambda: live.display)
+        assert "Reading the index first." in str(live.render())
+        gate.set()
+        await until(pilot, lambda: run.finished)
+        assert not live.display
+        log = "\n".join(line.text for line in run.query_one("#run-log", RichLog).lines)
+        assert "Reading the index first." in log

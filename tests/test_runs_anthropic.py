@@ -250,3 +250,24 @@ def test_an_index_left_over_the_limits_gets_one_corrective_turn_then_a_prune(fak
     loaded = parse_index(index)
     assert loaded.cut is None and {link.file for link in loaded.links} == {
         "deploy.md", "deploy_copy.md"}
+
+
+def test_the_models_words_stream_in_before_each_whole_reply_is_logged(fake, store):
+    from tui.agents.events import LogLine, ModelText
+
+    full_dream_script(fake)
+    events = []
+    result = run_dream(store, engine="anthropic", config=config(fake), listener=events.append)
+
+    assert result.status == SUCCEEDED, result.error
+    pieces: list[str] = []
+    replies = []
+    for event in events:
+        if isinstance(event, ModelText):
+            pieces.append(event.text)
+        elif isinstance(event, LogLine) and event.kind == "model":
+            replies.append((event.phase, "".join(pieces)))
+            assert len(pieces) > 1  # word by word, not the reply at once
+            pieces = []
+    assert ("Consolidate", "Merged the copy into deploy.md.") in replies
+    assert not pieces  # every streamed piece ended up in a logged reply

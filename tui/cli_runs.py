@@ -67,7 +67,7 @@ class _Printer:
         self.quiet = quiet
 
     def __call__(self, event) -> None:
-        from tui.agents.events import PhaseChanged
+        from tui.agents.events import LogLine, PhaseChanged
 
         if self.quiet:
             return
@@ -81,7 +81,7 @@ class _Printer:
                 note = f" — {phase.note}" if phase.note else ""
                 print(f"  {phase.status} in {phase.elapsed:.1f} s{tokens}{calls}{note}",
                       file=sys.stderr)
-        elif event.kind in ("tool", "refused", "retry", "error"):
+        elif isinstance(event, LogLine) and event.kind in ("tool", "refused", "retry", "error"):
             print(f"    {event.kind}: {event.text}", file=sys.stderr)
 
 

@@ -125,7 +125,8 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
         client = None
         if engine == "anthropic":
             client = ModelClient(config or ClientConfig(), cancel=cancel,
-                                 on_retry=lambda text: progress.say("retry", text))
+                                 on_retry=lambda text: progress.say("retry", text),
+                                 on_text=progress.stream)
         lease = acquire_lock(store)
     except (EngineError, LockBusy) as error:
         result.error = str(error)

@@ -39,7 +39,15 @@ class LogLine:
     text: str
 
 
-Event = PhaseChanged | LogLine
+@dataclass(frozen=True)
+class ModelText:
+    """A piece of the model's reply as it streams in; the whole reply follows as a LogLine."""
+
+    phase: str
+    text: str
+
+
+Event = PhaseChanged | LogLine | ModelText
 Listener = Callable[[Event], None]
 
 
@@ -93,6 +101,9 @@ class Progress:
         line = LogLine(self.current, kind, text)
         self.log.append(line)
         self._emit(line)
+
+    def stream(self, text: str) -> None:
+        self._emit(ModelText(self.current, text))
 
     def fail_running(self, status: str) -> None:
         """Mark the running phase failed or cancelled; later phases stay pending."""

@@ -88,7 +88,8 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
         client = None
         if engine == "anthropic":
             client = ModelClient(config or ClientConfig(), cancel=cancel,
-                                 on_retry=lambda text: progress.say("retry", text))
+                                 on_retry=lambda text: progress.say("retry", text),
+                                 on_text=progress.stream)
         transcript = find_transcript(session_id, home)
         store, transcript_dirs = store_of(transcript, home, env, settings_file)
     except EngineError as error:

@@ -23,6 +23,7 @@ from tui.agents.events import (
     PENDING,
     RUNNING,
     LogLine,
+    ModelText,
     Phase,
     PhaseChanged,
 )
@@ -35,6 +36,7 @@ LOG_STYLES = {"tool": "cyan", "model": "", "refused": "bold red", "retry": "yell
               "error": "bold red", "info": "dim"}
 TICK_SECONDS = 0.5
 NOTE_WIDTH = 48
+LIVE_CHARS = 400  # the tail of a reply still streaming in, shown under the log
 
 
 def installed_name(kind: str, store) -> str:
@@ -44,9 +46,9 @@ def installed_name(kind: str, store) -> str:
 
 @dataclass
 class RunEvent(Message):
-    """A phase change or a log line, posted from the run's thread."""
+    """A phase change, a log line or a piece of streaming model text, from the run's thread."""
 
-    event: PhaseChanged | LogLine
+    event: PhaseChanged | LogLine | ModelText
 
 
 @dataclass
@@ -59,6 +61,7 @@ class RunScreen(Screen[None]):
     #run-engine, #run-totals { padding: 0 1; height: auto; }
     #run-phases { height: auto; max-height: 8; margin: 1 0; }
     #run-log { height: 1fr; border: round $primary-background; }
+    #run-live { height: auto; max-height: 5; padding: 0 2; color: $text-muted; display: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "cancel_run", "Cancel run", id="run.cancel"),
@@ -91,6 +94,7 @@ class RunScreen(Screen[None]):
         self.result = None
         self.finished = False
         self.handed_over = False  # the Review screen concludes the run
+        self.streaming = ""  # the model's reply so far, until it is logged whole
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -98,6 +102,7 @@ class RunScreen(Screen[None]):
         yield DataTable(id="run-phases", cursor_type="none", zebra_stripes=True)
         yield Static(id="run-totals")
         yield RichLog(id="run-log", wrap=True, markup=False, highlight=False)
+        yield Static(id="run-live")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -161,8 +166,22 @@ class RunScreen(Screen[None]):
         event = message.event
         if isinstance(event, PhaseChanged):
             self.show_phase(event.phase)
+        elif isinstance(event, ModelText):
+            self.show_streaming(self.streaming + event.text)
         else:
+            self.show_streaming("")
             self.log_line(event)
+
+    def show_streaming(self, text: str) -> None:
+        """The reply the model is writing right now, word by word, under the log."""
+        self.streaming = text
+        live = self.query_one("#run-live", Static)
+        live.display = bool(text.strip())
+        tail = text[-LIVE_CHARS:]
+        phase = next((p.name for p in self.phases.values() if p.status == RUNNING), "")
+        live.update(Text.assemble(
+            (f"{phase:<16}", "dim"), (f"{'writing':<8}", "bold"),
+            f"{'…' if len(text) > len(tail) else ''}{tail.lstrip()}", ("▍", "blink")))
 
     def show_phase(self, phase: Phase) -> None:
         previous = self.phases.get(phase.name)
@@ -219,6 +238,7 @@ class RunScreen(Screen[None]):
 
         result = self.result = message.result
         self.finished = True
+        self.show_streaming("")  # a cancelled or failed reply never gets logged whole
         for phase in result.phases:
             self.show_phase(phase)
         self.sub_title = result.status
