@@ -11,7 +11,8 @@ Generates the heavy config home first if needed (see generate.py), then measures
   filter key      on the biggest store (~5,300 memories), one keystroke in the filter Input
                   until the table shows the new rows and the screen has been repainted,
                   typed one letter at a time; against a bare DataTable cleared and refilled
-                  with the same rows and repainted. The worst keystroke counts.
+                  with the same rows and repainted. The worst keystroke counts; the
+                  slowest keystroke of any single run is printed too.
 `--check` exits 1 when a target is missed: first frame under 0.5 s, filter key under 50 ms.
 """
 
@@ -85,12 +86,13 @@ async def settle(app, pilot) -> None:
 
 
 async def filter_keys(home: Path, store: Path) -> tuple[list[float], list[list]]:
-    """Per keystroke: seconds until the memory table is refilled and painted, and its rows."""
-    from textual.widgets import DataTable, Input
+    """Per keystroke: seconds until the memory table shows the new rows, painted, and its rows."""
+    from textual.widgets import Input
 
     from tui.app.app import MemtuiApp
     from tui.app.memory_rows import filter_rows
     from tui.app.screens.store import StoreScreen
+    from tui.app.widgets.memory_table import MemoryTable
     from tui.claude.discovery import discover
 
     project = next(p for p in discover(home, {"CLAUDE_CONFIG_DIR": str(home)}).projects
@@ -104,23 +106,22 @@ async def filter_keys(home: Path, store: Path) -> tuple[list[float], list[list]]
         await settle(app, pilot)
         await pilot.press("slash")
         field = screen.query_one("#memory-filter", Input)
-        table = screen.query_one("#memory-table", DataTable)
+        table = screen.query_one("#memory-table", MemoryTable)
         typed = ""
         for key in FILTER_KEYS:
             typed += key
             await pilot.pause(TYPING_INTERVAL)
-            generation = screen.table_generation
+            shown = table.rows
             # The keystroke as the Input handles it; pilot.press would also wait for the
-            # whole table to be appended in the background, which the user does not wait for.
+            # preview, rendered once typing pauses, which the user does not wait for.
             start = time.perf_counter()
             field.insert_text_at_cursor(key)
-            while screen.table_generation == generation:
+            while table.rows is shown:
                 await asyncio.sleep(0)
             await repainted(app)
             timings.append(time.perf_counter() - start)
             wanted = filter_rows(screen.rows, typed)
-            first = table.coordinate_to_cell_key((0, 0)).row_key.value
-            assert first == wanted[0].key and table.row_count <= len(wanted), typed
+            assert table.rows[0].key == wanted[0].key and len(table.rows) == len(wanted), typed
             row_sets.append([row.cells for row in wanted])
     return timings, row_sets
 
@@ -202,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         label = f"filter key '{FILTER_KEYS[:typed]}' ({len(row_sets[typed - 1]):,} rows, ms)"
         print(f"{label:<34}{key * 1000:>10.1f}{table * 1000:>10.1f}{key / table:>8.1f}"
               f"{FILTER_KEY_SECONDS * 1000:>10.0f}")
+    worst = max(max(timings) for timings, _ in key_runs)
+    print(f"slowest filter key in any of the {args.runs} runs: {worst * 1000:.1f} ms")
 
     missed = []
     if app_frame >= FIRST_FRAME_SECONDS:

@@ -9,11 +9,12 @@ import sys
 import pytest
 from app_home import build_app_home
 from conftest import settle, snapshot
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.store import StoreScreen
+from tui.app.widgets.memory_table import MemoryTable
 from tui.claude.discovery import discover
 from tui.memory.index import parse_index
 
@@ -40,14 +41,11 @@ async def open_store(app, fixture, pilot) -> StoreScreen:
 
 
 def highlight(screen: StoreScreen, name: str) -> None:
-    table = screen.query_one("#memory-table", DataTable)
-    row = next(i for i in range(table.row_count) if str(table.get_row_at(i)[2]) == name)
-    table.move_cursor(row=row)
+    screen.query_one("#memory-table", MemoryTable).move_cursor(names(screen).index(name))
 
 
 def names(screen: StoreScreen) -> list[str]:
-    table = screen.query_one("#memory-table", DataTable)
-    return [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
+    return [str(row.cells[2]) for row in screen.query_one("#memory-table", MemoryTable).rows]
 
 
 async def confirm(app, pilot) -> str:

@@ -8,10 +8,11 @@ import pytest
 from app_home import build_app_home
 from conftest import settle
 from rich.console import Console
-from textual.widgets import DataTable, Input, Markdown, Static, TabbedContent
+from textual.widgets import Input, Markdown, Static, TabbedContent
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
+from tui.app.widgets.memory_table import MemoryTable
 from tui.claude.discovery import discover
 from tui.memory.index import MAX_LINES
 
@@ -23,8 +24,12 @@ def store_app(claude_home, tmp_path):
     return fixture, MemtuiApp(fixture.home, fixture.env), project
 
 
-def statuses(table: DataTable) -> dict[str, str]:
-    return {str(table.get_row_at(i)[2]): str(table.get_row_at(i)[3]) for i in range(table.row_count)}
+def statuses(table: MemoryTable) -> dict[str, str]:
+    return {str(row.cells[2]): str(row.cells[3]) for row in table.rows}
+
+
+def names(table: MemoryTable) -> list[str]:
+    return [str(row.cells[2]) for row in table.rows]
 
 
 def text_of(screen, selector: str) -> str:
@@ -39,7 +44,7 @@ async def test_memory_table_statuses(store_app):
     async with app.run_test(size=(120, 40)) as pilot:
         app.push_screen(StoreScreen(project))
         await settle(app, pilot)
-        table = app.screen.query_one("#memory-table", DataTable)
+        table = app.screen.query_one("#memory-table", MemoryTable)
         assert statuses(table) == {
             "dashboards": "ok",
             "testing": "ok",
@@ -55,13 +60,13 @@ async def test_filter_narrows_rows_by_body(store_app):
     async with app.run_test(size=(120, 40)) as pilot:
         app.push_screen(StoreScreen(project))
         await settle(app, pilot)
-        table = app.screen.query_one("#memory-table", DataTable)
-        assert table.row_count == 6
+        table = app.screen.query_one("#memory-table", MemoryTable)
+        assert len(table.rows) == 6
         await pilot.press("slash", *"stripe client")  # only in the payments body
         assert app.screen.query_one("#memory-filter", Input).has_focus
-        assert [str(table.get_row_at(i)[2]) for i in range(table.row_count)] == ["payments"]
+        assert names(table) == ["payments"]
         await pilot.press("escape")
-        assert table.row_count == 6
+        assert len(table.rows) == 6
 
 
 async def test_preview_renders_body_and_toggles_raw(store_app):
@@ -70,9 +75,8 @@ async def test_preview_renders_body_and_toggles_raw(store_app):
         app.push_screen(StoreScreen(project))
         await settle(app, pilot)
         screen = app.screen
-        table = screen.query_one("#memory-table", DataTable)
-        row = next(i for i in range(table.row_count) if str(table.get_row_at(i)[2]) == "user role")
-        table.move_cursor(row=row)
+        table = screen.query_one("#memory-table", MemoryTable)
+        table.move_cursor(names(table).index("user role"))
         await pilot.pause()
         markdown = screen.query_one("#preview-markdown", Markdown)
         assert "Prefers Go and Postgres." in markdown.source
@@ -80,6 +84,24 @@ async def test_preview_renders_body_and_toggles_raw(store_app):
         await pilot.press("v")
         assert "type: user" in text_of(screen, "#preview-raw")
         assert screen.query_one("#preview-raw").display and not markdown.display
+
+
+async def test_click_and_keys_preview_the_row_under_the_cursor(store_app):
+    _, app, project = store_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        screen = app.screen
+        table = screen.query_one("#memory-table", MemoryTable)
+        markdown = screen.query_one("#preview-markdown", Markdown)
+        line = names(table).index("user role") + 1  # under the header
+        await pilot.click("#memory-table", offset=(10, line))
+        assert table.highlighted.file == "user_role.md"
+        assert "Prefers Go and Postgres." in markdown.source
+        await pilot.press("space")  # marks it and moves down
+        assert table.render_line(line).text.startswith(" ● ")
+        await pilot.press("up", "up")
+        assert markdown.source and "Prefers Go" not in markdown.source
 
 
 async def test_index_view_shows_cut_rule_and_warning(store_app):

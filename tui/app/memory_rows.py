@@ -93,8 +93,9 @@ def filter_rows(rows: list[MemoryRow], query: str) -> list[MemoryRow]:
     wanted = utils.default_process(query)
     if not wanted:
         return rows
-    words = wanted.split()
-    exact = [row for row in rows if all(word in row.haystack for word in words)]
+    exact = rows
+    for word in wanted.split():  # one pass per word: much faster than all() per row
+        exact = [row for row in exact if word in row.haystack]
     if exact:
         return exact
     matches = process.extract(

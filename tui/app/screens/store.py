@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import ClassVar
 
 from rich.text import Text
@@ -12,7 +13,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import (
-    DataTable,
     Footer,
     Header,
     Input,
@@ -31,6 +31,7 @@ from tui.app.memory_rows import ORPHAN_STATUSES, MemoryRow, build_rows, filter_r
 from tui.app.messages import ChangeApplied, StoreChangedOnDisk, StoreLoaded
 from tui.app.widgets.findings import FindingsView
 from tui.app.widgets.index_view import IndexView
+from tui.app.widgets.memory_table import MemoryTable
 from tui.app.widgets.recall import RecallView
 from tui.claude.discovery import Project
 from tui.memory.audit import audit_store, duplicate_findings, memory_statuses
@@ -44,12 +45,8 @@ COLUMNS = (
 )
 POLL_SECONDS = 1.0
 DUPLICATE_SCAN_LIMIT = 10_000  # the check takes about 1.3 s at 5,000 memories, in the worker
-# A DataTable measures every row it gets: add a screenful now and the rest in small chunks.
 WATCH_GROUP = "watch"  # the disk watcher: runs as long as the screen
-FIRST_ROWS = 50  # a screenful: what a keystroke must show at once
-ROW_CHUNK = 200
-TYPING_PAUSE = 0.3  # the rest of the rows wait until typing pauses, so keys never queue
-CHUNK_DELAY = 0.05
+PREVIEW_PAUSE = 0.1  # the preview waits until typing pauses: Markdown is slow to render
 
 
 class StoreScreen(Screen[None]):
@@ -92,7 +89,6 @@ class StoreScreen(Screen[None]):
         self.raw = False
         self.busy = False  # a confirmation, an edit or a write is in progress
         self.reload_pending = False
-        self.table_generation = 0
         self.preview_timer: Timer | None = None
         self.disk_signature = signature(self.path)
 
@@ -105,7 +101,7 @@ class StoreScreen(Screen[None]):
                 yield Input(placeholder="filter name, description, body (fuzzy)",
                             id="memory-filter")
                 with Horizontal():
-                    yield DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
+                    yield MemoryTable(COLUMNS, stretch="description", id="memory-table")
                     with Vertical(id="preview"):
                         yield Static(id="preview-title")
                         with VerticalScroll(id="preview-scroll"):
@@ -122,9 +118,9 @@ class StoreScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = condense(self.project.key_path or str(self.path))
         self.sub_title = str(condense(str(self.path)))
-        table = self.query_one("#memory-table", DataTable)
-        for column, width in COLUMNS:
-            table.add_column("" if column == "mark" else column, key=column, width=width)
+        # A watcher, not Input.Changed: the rows change in the same frame as the typed letter.
+        self.watch(self.query_one("#memory-filter", Input), "value", self.refresh_table,
+                   init=False)
         self.load()
         self.watch_disk()
 
@@ -198,6 +194,13 @@ class StoreScreen(Screen[None]):
         self.show_lock(message.store)
         if self.focused is None:
             self.query_one("#memory-table").focus()
+        # What is loaded now lives as long as the screen: keep Python's collector from
+        # walking it again and again (a full pass over a big store stalls a keystroke by
+        # 0.2-0.5 s). Leaving the screen hands it back.
+        gc.freeze()
+
+    def on_unmount(self) -> None:
+        gc.unfreeze()
 
     def show_lock(self, store: Store) -> None:
         banner = self.query_one("#lock-banner", Static)
@@ -246,61 +249,26 @@ class StoreScreen(Screen[None]):
     # --- table and preview ----------------------------------------------------------------
 
     def refresh_table(self) -> None:
-        table = self.query_one("#memory-table", DataTable)
         query = self.query_one("#memory-filter", Input).value
-        cursor_key = self.highlighted_key()
-        self.table_generation += 1
-        table.clear()
-        rows = filter_rows(self.rows, query)
-        self.add_rows(rows[:FIRST_ROWS])
-        if cursor_key and cursor_key in table.rows:
-            table.move_cursor(row=table.get_row_index(cursor_key))
+        table = self.query_one("#memory-table", MemoryTable)
+        if self.store is None:
+            empty = ""
+        elif query:
+            empty = f"No memory matches “{query}”."
+        else:
+            empty = "No memories in this store yet."
+        table.set_rows(filter_rows(self.rows, query), empty)
+        table.set_marked(self.marked)
         self.preview_soon()
-        if len(rows) > FIRST_ROWS:
-            self.append_later(rows[FIRST_ROWS:], self.table_generation, TYPING_PAUSE)
-
-    def add_rows(self, rows: list[MemoryRow]) -> None:
-        table = self.query_one("#memory-table", DataTable)
-        for row in rows:
-            cells = ("●", *row.cells[1:]) if row.key in self.marked else row.cells
-            table.add_row(*cells, key=row.key)
-
-    def append_later(
-        self, rows: list[MemoryRow], generation: int, delay: float = CHUNK_DELAY
-    ) -> None:
-        """Add the rest of a long table in chunks between frames, unless it was rebuilt."""
-
-        def append() -> None:
-            if generation != self.table_generation:
-                return
-            self.add_rows(rows[:ROW_CHUNK])
-            if len(rows) > ROW_CHUNK:
-                self.append_later(rows[ROW_CHUNK:], generation)
-
-        self.set_timer(delay, append)
-
-    def highlighted_key(self) -> str | None:
-        table = self.query_one("#memory-table", DataTable)
-        if not table.row_count:
-            return None
-        try:
-            return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        except Exception:  # the cursor points past the rows after a clear
-            return None
 
     def highlighted_row(self) -> MemoryRow | None:
-        key = self.highlighted_key()
-        return next((row for row in self.rows if row.key == key), None)
-
-    @on(Input.Changed, "#memory-filter")
-    def filter_changed(self) -> None:
-        self.refresh_table()
+        return self.query_one("#memory-table", MemoryTable).highlighted
 
     @on(Input.Submitted, "#memory-filter")
     def filter_done(self) -> None:
         self.query_one("#memory-table").focus()
 
-    @on(DataTable.RowHighlighted, "#memory-table")
+    @on(MemoryTable.Highlighted, "#memory-table")
     def row_highlighted(self) -> None:
         self.show_preview()
 
@@ -308,7 +276,7 @@ class StoreScreen(Screen[None]):
         """Render the preview once typing pauses: Markdown is the slowest part of a keystroke."""
         if self.preview_timer is not None:
             self.preview_timer.stop()
-        self.preview_timer = self.set_timer(TYPING_PAUSE / 3, self.show_preview)
+        self.preview_timer = self.set_timer(PREVIEW_PAUSE, self.show_preview)
 
     def show_preview(self) -> None:
         self.preview_timer = None
@@ -368,8 +336,8 @@ class StoreScreen(Screen[None]):
         if row is None:
             return
         self.marked.symmetric_difference_update({row.key})
-        table = self.query_one("#memory-table", DataTable)
-        table.update_cell(row.key, "mark", "●" if row.key in self.marked else "")
+        table = self.query_one("#memory-table", MemoryTable)
+        table.set_marked(self.marked)
         table.action_cursor_down()
 
     # --- curation -------------------------------------------------------------------------

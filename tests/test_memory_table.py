@@ -1,0 +1,134 @@
+"""The memory table: what it paints, how its cursor moves, follows and survives new rows."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+
+from tui.app.memory_rows import MemoryRow
+from tui.app.widgets.memory_table import MemoryTable
+
+COLUMNS = (("mark", 1), ("name", 12), ("status", 6), ("note", 10))
+SIZE = (60, 12)  # a header and 11 rows
+
+
+def row(name: str, status: str = "ok", note: str = "") -> MemoryRow:
+    cells = ("", Text(name), Text(status, style="green"), note)
+    return MemoryRow(f"{name}.md", f"{name}.md", status, cells, name)
+
+
+ROWS = [row(f"memory-{i:02}", note=f"note {i}") for i in range(40)]
+
+
+class TableApp(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.highlighted: list[str | None] = []
+
+    def compose(self) -> ComposeResult:
+        yield MemoryTable(COLUMNS, stretch="note", id="table")
+
+    def on_mount(self) -> None:
+        self.query_one(MemoryTable).set_rows(ROWS)
+
+    def on_memory_table_highlighted(self, message: MemoryTable.Highlighted) -> None:
+        self.highlighted.append(message.row.key if message.row else None)
+
+
+def lines(table: MemoryTable) -> list[str]:
+    """The table as painted, one string per line on screen."""
+    return [table.render_line(y).text for y in range(table.scrollable_content_region.height)]
+
+
+def background(table: MemoryTable, y: int) -> object:
+    return next(iter(table.render_line(y))).style.bgcolor
+
+
+async def test_header_rows_and_long_cells_cut_with_an_ellipsis():
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(MemoryTable)
+        table.set_rows([row("a-rather-long-memory-name", note="n"), *ROWS[:3]])
+        await pilot.pause()
+        shown = lines(table)
+        assert shown[0].split() == ["name", "status", "note"]
+        assert "a-rather-lo…  ok" in shown[1]
+        assert "memory-00" in shown[2] and "note 0" in shown[2]
+        assert len(shown[1].rstrip()) <= 60
+        # The last column takes the spare width: the line is filled to the table's edge.
+        assert table.render_line(1).cell_length == table.size.width
+
+
+async def test_cursor_zebra_stripes_and_marks_are_painted():
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(MemoryTable)
+        await pilot.pause()
+        cursor, even, odd = background(table, 1), background(table, 3), background(table, 2)
+        assert len({cursor, even, odd}) == 3
+        table.blur()
+        await pilot.pause()
+        assert background(table, 1) not in {cursor, even, odd}  # a dimmer cursor
+        table.set_marked({"memory-01.md"})
+        assert lines(table)[2].startswith(" ●  memory-01")
+        assert not lines(table)[3].startswith(" ●")
+
+
+async def test_keys_move_the_cursor_and_the_view_follows():
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(MemoryTable)
+        table.focus()
+        await pilot.press("down", "down")
+        assert table.highlighted is ROWS[2]
+        await pilot.press("pagedown")
+        assert table.cursor_row == 2 + table.page_height
+        await pilot.press("end")
+        assert table.highlighted is ROWS[-1]
+        assert "memory-39" in lines(table)[-1]  # scrolled to the end
+        await pilot.press("up")
+        assert table.highlighted is ROWS[-2]
+        await pilot.press("home")
+        assert table.highlighted is ROWS[0] and "memory-00" in lines(table)[1]
+        await pilot.press("up", "pageup")  # nothing above the first row
+        assert table.cursor_row == 0
+        assert app.highlighted[:3] == ["memory-01.md", "memory-02.md", f"memory-{2 + table.page_height:02}.md"]
+        assert app.highlighted[-1] == "memory-00.md"
+
+
+async def test_click_moves_the_cursor_to_the_row_under_the_mouse():
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(MemoryTable)
+        await pilot.click(MemoryTable, offset=(5, 4))  # line 4: the fourth row
+        assert table.highlighted is ROWS[3]
+        await pilot.click(MemoryTable, offset=(5, 0))  # the header is not a row
+        assert table.highlighted is ROWS[3]
+
+
+async def test_new_rows_keep_the_cursor_on_the_same_memory():
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(MemoryTable)
+        table.move_cursor(30)
+        await pilot.pause()
+        table.set_rows(ROWS[25:])  # the memory moved up to the sixth row
+        assert table.highlighted is ROWS[30] and table.cursor_row == 5
+        table.set_rows(ROWS[:10])  # gone: back to the first row
+        assert table.highlighted is ROWS[0]
+        await pilot.pause()
+        assert "memory-00" in lines(table)[1]
+
+
+async def test_an_empty_table_shows_why_and_highlights_nothing():
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(MemoryTable)
+        table.focus()
+        table.set_rows([], "No memory matches “zz”.")
+        await pilot.press("down", "end", "pagedown")
+        assert table.highlighted is None
+        shown = lines(table)
+        assert shown[0].split() == ["name", "status", "note"]
+        assert shown[1].strip() == "No memory matches “zz”."
+        assert all(not line.strip() for line in shown[2:])

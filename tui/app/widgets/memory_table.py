@@ -1,0 +1,265 @@
+"""The memory list: a virtual table that renders only the lines on screen.
+
+A DataTable measures every cell it is given, so refilling it with thousands of rows on each
+filter keystroke is slow. This table holds a plain list of rows with fixed column widths:
+replacing the rows costs nothing until the visible lines are painted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import ClassVar
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.app.memory_rows import MemoryRow
+
+MARK = "●"
+CELL_PADDING = 1  # blank cells either side of each column
+
+
+class MemoryTable(ScrollView, can_focus=True):
+    """Memories one per line under a fixed header, with a row cursor and marks.
+
+    The first column is the mark column: no header, and ● on marked rows.
+    """
+
+    ALLOW_SELECT = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor_up", "Cursor up", show=False),
+        Binding("down", "cursor_down", "Cursor down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home,ctrl+home", "first", "First", show=False),
+        Binding("end,ctrl+end", "last", "Last", show=False),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "memory-table--header",
+        "memory-table--even-row",
+        "memory-table--odd-row",
+        "memory-table--cursor",
+        "memory-table--mark",
+        "memory-table--empty",
+    }
+    DEFAULT_CSS = """
+    MemoryTable {
+        background: $surface;
+        color: $foreground;
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .memory-table--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+            & > .memory-table--header {
+                background-tint: $foreground 5%;
+            }
+        }
+        & > .memory-table--header {
+            text-style: bold;
+            background: $panel;
+            color: $foreground;
+        }
+        &:ansi > .memory-table--header {
+            background: ansi_bright_blue;
+            color: ansi_default;
+        }
+        & > .memory-table--even-row {
+            background: $surface-lighten-1 50%;
+        }
+        &:dark > .memory-table--even-row {
+            background: $surface-darken-1 40%;
+        }
+        & > .memory-table--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        & > .memory-table--mark {
+            color: $accent;
+            text-style: bold;
+        }
+        & > .memory-table--empty {
+            color: $text-muted;
+            text-style: italic;
+        }
+    }
+    """
+
+    cursor_row: reactive[int] = reactive(0, repaint=False, init=False)
+
+    class Highlighted(Message):
+        """The cursor moved to another row (`row` is None when the table is empty)."""
+
+        def __init__(self, table: MemoryTable, row: MemoryRow | None) -> None:
+            super().__init__()
+            self.table = table
+            self.row = row
+
+        @property
+        def control(self) -> MemoryTable:
+            return self.table
+
+    def __init__(self, columns: Sequence[tuple[str, int]], stretch: str, *,
+                 id: str | None = None) -> None:
+        """`columns` are (key, width) pairs; the `stretch` column also takes spare width."""
+        super().__init__(id=id)
+        self.columns = tuple(columns)
+        self.stretch = stretch
+        self.rows: list[MemoryRow] = []
+        self.marked: frozenset[str] = frozenset()
+        self.empty_text = ""
+        self.virtual_size = Size(self.min_width, 1)
+
+    @property
+    def min_width(self) -> int:
+        return sum(width + 2 * CELL_PADDING for _, width in self.columns)
+
+    @property
+    def page_height(self) -> int:
+        """How many rows fit under the header."""
+        return max(1, self.scrollable_content_region.height - 1)
+
+    @property
+    def highlighted(self) -> MemoryRow | None:
+        return self.rows[self.cursor_row] if self.rows else None
+
+    # --- content --------------------------------------------------------------------------
+
+    def set_rows(self, rows: list[MemoryRow], empty_text: str = "") -> None:
+        """Show `rows`, keeping the cursor on the same memory if it is still there.
+
+        Posts no Highlighted message: the caller knows the rows changed.
+        """
+        current = self.highlighted
+        self.rows = rows
+        self.empty_text = empty_text
+        index = 0
+        if current is not None:  # usually near the top: the scan stops there
+            index = next((i for i, row in enumerate(rows) if row.key == current.key), 0)
+        self.set_reactive(MemoryTable.cursor_row, index)
+        self.virtual_size = Size(self.min_width, len(rows) + 1)
+        self.scroll_to_cursor()
+        self.refresh()
+
+    def set_marked(self, keys: Collection[str]) -> None:
+        self.marked = frozenset(keys)
+        self.refresh()
+
+    def move_cursor(self, row: int) -> None:
+        self.cursor_row = row
+
+    def validate_cursor_row(self, row: int) -> int:
+        return max(0, min(row, len(self.rows) - 1))
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        self.refresh_line(old + 1)
+        self.refresh_line(new + 1)
+        self.scroll_to_cursor()
+        self.post_message(self.Highlighted(self, self.highlighted))
+
+    def scroll_to_cursor(self) -> None:
+        top = round(self.scroll_y)
+        if self.cursor_row < top:
+            top = self.cursor_row
+        elif self.cursor_row >= top + self.page_height:
+            top = self.cursor_row - self.page_height + 1
+        self.scroll_to(y=top, animate=False, immediate=True)
+
+    # --- keys and mouse -------------------------------------------------------------------
+
+    def action_cursor_up(self) -> None:
+        self.cursor_row -= 1
+
+    def action_cursor_down(self) -> None:
+        self.cursor_row += 1
+
+    def action_page_up(self) -> None:
+        self.cursor_row -= self.page_height
+
+    def action_page_down(self) -> None:
+        self.cursor_row += self.page_height
+
+    def action_first(self) -> None:
+        self.cursor_row = 0
+
+    def action_last(self) -> None:
+        self.cursor_row = len(self.rows) - 1
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y == 0:  # the header
+            return
+        row = round(self.scroll_y) + offset.y - 1
+        if row < len(self.rows):
+            self.cursor_row = row
+
+    def on_resize(self) -> None:
+        self.scroll_to_cursor()
+
+    # --- rendering ------------------------------------------------------------------------
+
+    def column_widths(self) -> list[int]:
+        spare = max(0, self.scrollable_content_region.width - self.min_width)
+        return [width + (spare if key == self.stretch else 0) for key, width in self.columns]
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        scroll_x, scroll_y = self.scroll_offset
+        style = self.get_component_rich_style
+        if y == 0:
+            header = style("memory-table--header")
+            labels = ["", *(key for key, _ in self.columns[1:])]
+            return self.render_cells(labels, header).crop_extend(scroll_x, scroll_x + width, header)
+        index = y - 1 + scroll_y
+        if index >= len(self.rows):
+            if index == 0 and self.empty_text:
+                text = Segment(f" {self.empty_text}", style("memory-table--empty"))
+                return Strip([text]).adjust_cell_length(width, self.rich_style)
+            return Strip.blank(width, self.rich_style)
+        row = self.rows[index]
+        row_style = style("memory-table--odd-row" if index % 2 else "memory-table--even-row")
+        cells = list(row.cells)
+        if row.key in self.marked:
+            cells[0] = Text(MARK, style=style("memory-table--mark"))
+        if index != self.cursor_row:
+            return self.render_cells(cells, row_style).crop_extend(
+                scroll_x, scroll_x + width, row_style)
+        # The cursor's colours win over the cells' own, as in Textual's DataTable.
+        cursor = row_style + style("memory-table--cursor")
+        colours = Style.from_color(cursor.color, cursor.bgcolor)
+        line = self.render_cells(cells, cursor).crop_extend(scroll_x, scroll_x + width, cursor)
+        return Strip(Segment.apply_style(line, post_style=colours))
+
+    def render_cells(self, cells: Sequence[object], style: Style) -> Strip:
+        """One line of cells (strings, or Texts in one style) on `style`, each cut to fit."""
+        segments = []
+        pad = " " * CELL_PADDING
+        get_style = self.app.console.get_style
+        for cell, width in zip(cells, self.column_widths(), strict=True):
+            if isinstance(cell, Text):
+                segments.append(Segment(pad, style))
+                segments.append(Segment(fit(cell.plain, width), style + get_style(cell.style)))
+                segments.append(Segment(pad, style))
+            else:
+                segments.append(Segment(f"{pad}{fit(str(cell), width)}{pad}", style))
+        return Strip(segments)
+
+
+def fit(text: str, width: int) -> str:
+    """`text` padded or cut (with an ellipsis) to exactly `width` cells."""
+    length = cell_len(text)
+    if length <= width:
+        return text + " " * (width - length)
+    return set_cell_size(text, width - 1) + "…"
