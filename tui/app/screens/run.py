@@ -204,9 +204,12 @@ class RunScreen(Screen[None]):
         )
 
     def log_line(self, line: LogLine) -> None:
-        self.query_one("#run-log", RichLog).write(Text.assemble(
+        log = self.query_one("#run-log", RichLog)
+        # Wrap at the log's own width: left to itself, RichLog measures against the console,
+        # which is 80 columns wide when there is no terminal (serve, headless).
+        log.write(Text.assemble(
             (f"{line.phase:<16}", "dim"), (f"{line.kind:<8}", "bold"),
-            (line.text, LOG_STYLES.get(line.kind, ""))))
+            (line.text, LOG_STYLES.get(line.kind, ""))), width=log.scrollable_content_region.width or None)
 
     def tick(self) -> None:
         """Keep the running phase's elapsed time moving between events."""
