@@ -143,6 +143,17 @@ def test_audit_missing_why_and_how_to_apply_are_info(store, kind):
     assert only(findings, "missing_how_to_apply").severity == "info"
 
 
+@pytest.mark.parametrize("body", [
+    "Always do X.\n**Why:** it broke.\n**How to apply:** always.\n",
+    "Always do X.\nWHY: it broke.\nHOW TO APPLY : always.\n",
+    "Always do X. why:it broke. How To Apply** : always.\n",
+])
+def test_audit_why_and_how_to_apply_are_found_in_any_case_and_emphasis(store, body):
+    write_memory(store, "rule.md", memory_text(type="feedback", body=body))
+    write_index(store, [index_line("rule.md")])
+    assert audit(store) == []
+
+
 def test_audit_why_is_not_asked_of_user_memories(store):
     write_memory(store, "me.md", memory_text(type="user", body="Senior engineer.\n"))
     write_index(store, [index_line("me.md")])
