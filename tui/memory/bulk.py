@@ -6,6 +6,7 @@ processes; a single store, or a single core, stays in this process.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -88,7 +89,9 @@ def _audit_fresh(stores: list[Path], workers: int | None) -> list[StoreAudit]:
             batch_size = 0
         batches[-1].append(i)
         batch_size += sizes[i]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # The workers only audit: what they build dies with each store (reference counting
+    # frees it), so the cycle collector's passes over the heap are pure cost there (~5%).
+    with ProcessPoolExecutor(max_workers=workers, initializer=gc.disable) as pool:
         futures = [pool.submit(_audit_batch, [stores[i] for i in batch]) for batch in batches]
         audits: dict[int, StoreAudit] = {}
         for batch, future in zip(batches, futures, strict=True):
