@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -41,6 +42,7 @@ MEMORY_OVERRIDES = (
     "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
 )
 FILTER_CUTOFF = 60
+PROGRESS_INTERVAL = 0.1  # seconds between progress bar updates during the scan
 
 
 @dataclass
@@ -174,9 +176,13 @@ class ProjectsScreen(Screen[None]):
         progress = self.query_one("#scan-progress", ProgressBar)
         app.call_from_thread(progress.update, total=len(stores) or 1, progress=0)
         summaries = {}
-        for store in stores:
+        shown = time.monotonic()
+        for done, store in enumerate(stores, start=1):
             summaries[store] = summarize(store)
-            app.call_from_thread(progress.advance, 1)
+            # A call from the thread waits for the UI: a few per second, not one per store.
+            if time.monotonic() - shown > PROGRESS_INTERVAL:
+                app.call_from_thread(progress.update, progress=done)
+                shown = time.monotonic()
         self.post_message(ProjectsScanned(inventory, summaries))
         # After the table is up: the first count of a big history reads every transcript.
         from tui.history.recovery import lost_update_counts
