@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+import threading
 
 from app_home import build_app_home
 from conftest import settle
@@ -31,12 +32,24 @@ async def test_projects_row_shows_store_health(claude_home, tmp_path):
         assert orphans == "2"  # unindexed + beyond the cut
 
 
-async def test_first_frame_comes_before_the_scan(claude_home, tmp_path):
+async def test_first_frame_comes_before_the_scan(claude_home, tmp_path, monkeypatch):
+    from tui.app.screens import projects
+
     fixture = build_app_home(claude_home, tmp_path)
+    scan_may_finish = threading.Event()
+    discover = projects.discover
+
+    def slow_discover(*args, **kwargs):
+        scan_may_finish.wait(10)
+        return discover(*args, **kwargs)
+
+    monkeypatch.setattr(projects, "discover", slow_discover)
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
         status = app.screen.query_one("#scan-status", Static)
-        assert "Looking for" in str(status.render())
+        assert "Looking for" in str(status.render())  # painted while the scan still runs
+        scan_may_finish.set()
         await settle(app, pilot)
         assert "1 projects" in str(status.render())
 
