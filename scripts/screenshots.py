@@ -28,6 +28,8 @@ DEMO_NOW = 1_795_000_000.0  # 2026-11-18, the demo's fixed "now"
 async def capture(out: Path, home: Path) -> list[Path]:
     from tui.app.app import MemtuiApp
 
+    for variable in ("VISUAL", "EDITOR"):
+        os.environ.pop(variable, None)
     app = MemtuiApp(home, {"CLAUDE_CONFIG_DIR": str(home)}, now=DEMO_NOW)
     saved: list[Path] = []
 
@@ -72,6 +74,11 @@ async def capture(out: Path, home: Path) -> list[Path]:
         await settle(pilot)
         shot("help")
         await pilot.press("f1")
+        await pilot.press("e")  # no $EDITOR here: the in-app editor, as under `memtui serve`
+        await settle(pilot)
+        shot("editor")
+        await pilot.press("escape")
+        await settle(pilot)
         await pilot.press("ctrl+d")
         run = app.screen
         while not getattr(run, "finished", True):

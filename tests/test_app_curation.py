@@ -180,6 +180,65 @@ async def test_edit_conflict_keeps_both_versions(fixture, tmp_path, monkeypatch)
         assert any("kept at" in m for m in messages)
 
 
+async def test_without_an_editor_set_e_edits_in_the_app_and_undo_restores(fixture, monkeypatch):
+    from textual.widgets import TextArea
+
+    from tui.app.screens.editor import EditorScreen
+
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        highlight(screen, "user role")
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, EditorScreen)
+        area = app.screen.query_one(TextArea)
+        assert area.text == before["user_role.md"].decode()
+        area.move_cursor(area.document.end)
+        area.insert("Prefers short answers.\n")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert app.screen is screen
+        assert (fixture.store / "user_role.md").read_bytes() == (
+            before["user_role.md"] + b"Prefers short answers.\n")
+        await undo(app, pilot)
+        assert snapshot(fixture.store) == before
+
+
+async def test_in_app_edit_refuses_to_overwrite_what_claude_wrote_meanwhile(fixture, monkeypatch):
+    from textual.widgets import TextArea
+
+    from tui.app.screens.editor import EditorScreen
+
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    target = fixture.store / "user_role.md"
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        highlight(screen, "user role")
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, EditorScreen)
+        editor.query_one(TextArea).insert("mine\n")
+        target.write_bytes(target.read_bytes() + b"written by Claude meanwhile\n")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert app.screen is editor  # the edited text is still on screen
+        assert "mine" in editor.query_one(TextArea).text
+        assert target.read_bytes().endswith(b"written by Claude meanwhile\n")
+        assert b"mine" not in target.read_bytes()
+        await pilot.press("escape")
+        assert app.screen is editor  # unsaved: the first esc only warns
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen
+
+
 async def test_held_lock_makes_the_store_read_only(fixture):
     (fixture.store / ".consolidate-lock").write_text(str(os.getpid()))
     before = snapshot(fixture.store)

@@ -71,8 +71,38 @@ def undo(store_path: Path) -> Outcome:
     return f"Undid: {getattr(record, 'label', 'the last change')}.", "information"
 
 
-def editor_command() -> list[str]:
-    return (os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi").split()
+def editor_command() -> list[str] | None:
+    """The user's $VISUAL or $EDITOR, if set."""
+    command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or ""
+    return command.split() or None
+
+
+def edits_in_app(app) -> bool:
+    """Edit inside the app when there is no editor to run or no terminal to hand it."""
+    return app.is_web or editor_command() is None
+
+
+def read_for_editing(store_path: Path, file: str) -> str | Outcome:
+    """The file's text for the in-app editor, or why it cannot be edited there."""
+    try:
+        return (store_path / file).read_bytes().decode("utf-8")
+    except OSError as error:
+        return f"{file} cannot be read ({error.strerror or error}).", "error"
+    except UnicodeDecodeError:
+        return f"{file} is not valid UTF-8; edit it with $EDITOR to keep its bytes.", "error"
+
+
+def save_edit(store_path: Path, file: str, before: str, after: str) -> Outcome:
+    """Write the in-app editor's text back, if the file is still what was loaded."""
+    from tui.history.recovery import apply_journalled
+    from tui.memory import writes
+
+    change = writes.FileChange(file, before.encode("utf-8"), after.encode("utf-8"))
+    try:
+        apply_journalled(store_path, [change], f"edit {file}")
+    except writes.WriteRefused as refused:
+        return str(refused), "error"
+    return f"Saved {file}. Press u to undo.", "information"
 
 
 def edit(app, store_path: Path, file: str) -> Outcome | None:
@@ -90,10 +120,13 @@ def edit(app, store_path: Path, file: str) -> Outcome | None:
         before = original.read_bytes()
     except OSError as error:
         return f"{file} cannot be read ({error.strerror or error}).", "error"
+    editor = editor_command()
+    if editor is None:
+        return "Set $VISUAL or $EDITOR to edit outside the app.", "warning"
     workdir = Path(tempfile.mkdtemp(prefix="memtui-edit-"))
     copy = workdir / Path(file).name
     copy.write_bytes(before)
-    command = [*editor_command(), str(copy)]
+    command = [*editor, str(copy)]
     try:
         if app.is_headless:  # no terminal to hand over (tests): the editor is a script
             code = subprocess.call(command)

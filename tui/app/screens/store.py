@@ -514,9 +514,29 @@ class StoreScreen(Screen[None]):
         row = self.highlighted_row()
         if not self.writable() or row is None or row.file is None:
             return
+        if curation.edits_in_app(self.app):
+            self.edit_in_app(row.file)
+            return
         self.busy = True
         result = curation.edit(self.app, self.path, row.file)
         if result is None:
             self.done_busy()
         else:
             self.post_message(ChangeApplied(*result))
+
+    def edit_in_app(self, file: str) -> None:
+        from tui.app.screens.editor import EditorScreen
+
+        text = curation.read_for_editing(self.path, file)
+        if isinstance(text, tuple):
+            self.notify(text[0], severity=text[1])
+            return
+
+        def edited(outcome: curation.Outcome | None) -> None:
+            if outcome is None:
+                self.done_busy()
+            else:
+                self.post_message(ChangeApplied(*outcome))
+
+        self.busy = True
+        self.app.push_screen(EditorScreen(self.path, file, text), edited)
