@@ -106,6 +106,17 @@ async def test_click_moves_the_cursor_to_the_row_under_the_mouse():
         assert table.highlighted is ROWS[3]
 
 
+async def test_the_row_under_the_mouse_is_highlighted_until_it_leaves():
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(MemoryTable)
+        plain = background(table, 5)
+        await pilot.hover(MemoryTable, offset=(5, 5))
+        assert background(table, 5) != plain
+        await pilot.hover(MemoryTable, offset=(5, 3))
+        assert background(table, 5) == plain and background(table, 3) != background(table, 5)
+
+
 async def test_new_rows_keep_the_cursor_on_the_same_memory():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:

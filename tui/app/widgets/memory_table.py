@@ -48,6 +48,7 @@ class MemoryTable(ScrollView, can_focus=True):
         "memory-table--even-row",
         "memory-table--odd-row",
         "memory-table--cursor",
+        "memory-table--hover",
         "memory-table--mark",
         "memory-table--empty",
     }
@@ -86,6 +87,9 @@ class MemoryTable(ScrollView, can_focus=True):
             color: $block-cursor-blurred-foreground;
             text-style: $block-cursor-blurred-text-style;
         }
+        & > .memory-table--hover {
+            background: $block-hover-background;
+        }
         & > .memory-table--mark {
             color: $accent;
             text-style: bold;
@@ -98,6 +102,7 @@ class MemoryTable(ScrollView, can_focus=True):
     """
 
     cursor_row: reactive[int] = reactive(0, repaint=False, init=False)
+    hover_row: reactive[int] = reactive(-1, repaint=False, init=False)  # -1: none
 
     class Highlighted(Message):
         """The cursor moved to another row (`row` is None when the table is empty)."""
@@ -205,6 +210,18 @@ class MemoryTable(ScrollView, can_focus=True):
         if row < len(self.rows):
             self.cursor_row = row
 
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        offset = event.get_content_offset(self)
+        row = -1 if offset is None or offset.y == 0 else round(self.scroll_y) + offset.y - 1
+        self.hover_row = row if row < len(self.rows) else -1
+
+    def on_leave(self) -> None:
+        self.hover_row = -1
+
+    def watch_hover_row(self, old: int, new: int) -> None:
+        self.refresh_line(old + 1)
+        self.refresh_line(new + 1)
+
     def on_resize(self) -> None:
         self.scroll_to_cursor()
 
@@ -234,6 +251,8 @@ class MemoryTable(ScrollView, can_focus=True):
         if row.key in self.marked:
             cells[0] = Text(MARK, style=style("memory-table--mark"))
         if index != self.cursor_row:
+            if index == self.hover_row:
+                row_style += style("memory-table--hover")
             return self.render_cells(cells, row_style).crop_extend(
                 scroll_x, scroll_x + width, row_style)
         # The cursor's colours win over the cells' own, as in Textual's DataTable.
