@@ -289,3 +289,20 @@ async def test_live_refresh_waits_for_an_open_confirmation(fixture):
 
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="editor scripts need a POSIX shell")
+
+
+@pytest.mark.parametrize("body", [b"one\r\ntwo\n", b"a\xe2\x80\xa8b\n", b"page\x0cbreak\n"])
+async def test_in_app_edit_leaves_files_it_cannot_give_back_byte_for_byte(fixture, monkeypatch,
+                                                                          body):
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    target = fixture.store / "user_role.md"
+    target.write_bytes(b"---\nname: user role\ntype: user\n---\n" + body)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        highlight(screen, "user role")
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.screen is screen  # no editor opened
+        assert any("edit it with $EDITOR" in n.message for n in app._notifications)

@@ -83,13 +83,23 @@ def edits_in_app(app) -> bool:
 
 
 def read_for_editing(store_path: Path, file: str) -> str | Outcome:
-    """The file's text for the in-app editor, or why it cannot be edited there."""
+    """The file's text for the in-app editor, or why it cannot be edited there.
+
+    The editor keeps one line-ending style and breaks lines wherever Python does (form
+    feeds, U+2028, ...): a file it would not give back byte for byte is left to $EDITOR.
+    """
+    from textual.document._document import Document
+
     try:
-        return (store_path / file).read_bytes().decode("utf-8")
+        text = (store_path / file).read_bytes().decode("utf-8")
     except OSError as error:
         return f"{file} cannot be read ({error.strerror or error}).", "error"
     except UnicodeDecodeError:
         return f"{file} is not valid UTF-8; edit it with $EDITOR to keep its bytes.", "error"
+    if Document(text).text != text:
+        return (f"{file} mixes line endings or holds Unicode line separators; edit it with "
+                "$EDITOR to keep its bytes.", "error")
+    return text
 
 
 def save_edit(store_path: Path, file: str, before: str, after: str) -> Outcome:
