@@ -59,6 +59,20 @@ async def test_header_rows_and_long_cells_cut_with_an_ellipsis():
         assert table.render_line(1).cell_length == table.size.width
 
 
+async def test_tabs_line_breaks_and_escapes_in_a_cell_stay_inside_its_column():
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(MemoryTable)
+        odd = [row("tab\tname", note="two\nlines"), row("esc\x1b[31mred", note="sep\u2028x")]
+        table.set_rows(odd + ROWS)
+        await pilot.pause()
+        painted = lines(table)
+        assert painted[1].startswith("    tab name      ok      two lines")
+        assert painted[2].startswith("    esc [31mred")
+        assert all(len(line) == len(painted[0]) for line in painted[:3])
+        assert not any(char in "".join(painted) for char in "\t\n\x1b\u2028")
+
+
 async def test_cursor_zebra_stripes_and_marks_are_painted():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:

@@ -7,6 +7,7 @@ replacing the rows costs nothing until the visible lines are painted.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from typing import ClassVar
 
@@ -276,8 +277,14 @@ class MemoryTable(ScrollView, can_focus=True):
         return Strip(segments)
 
 
+# Line breaks, tabs and control characters (an ESC would reach the terminal) in a name or
+# description: shown as one space, so a row stays one line of its own columns.
+_NOT_PRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
 def fit(text: str, width: int) -> str:
-    """`text` padded or cut (with an ellipsis) to exactly `width` cells."""
+    """`text` on one line, padded or cut (with an ellipsis) to exactly `width` cells."""
+    text = _NOT_PRINTABLE.sub(" ", text)
     length = cell_len(text)
     if length <= width:
         return text + " " * (width - length)
