@@ -127,3 +127,25 @@ def test_an_unwritable_cache_place_means_no_cache_not_an_error(stores, tmp_path)
     blocker.write_text("a file where the cache folder should be")
     cache = AuditCache(blocker / "cache.sqlite", clock=later_clock)
     assert audit(stores, cache) == audit(stores, None)
+
+
+def test_a_cache_busy_in_another_run_is_kept_and_the_audit_goes_on(stores, tmp_path):
+    import sqlite3
+
+    path = tmp_path / "cache.sqlite"
+    with AuditCache(path, clock=later_clock) as cache:
+        audit(stores, cache)
+    write_memory(stores[0], "project_new.md", NOTE.format(name="new", kind="project"))
+    write_memory(stores[1], "project_new.md", NOTE.format(name="new", kind="project"))
+    other_run = sqlite3.connect(path)
+    other_run.execute("BEGIN EXCLUSIVE")  # another memtui in the middle of writing
+    try:
+        with AuditCache(path, clock=later_clock) as cache:
+            result = audit(stores, cache)
+    finally:
+        other_run.rollback()
+        other_run.close()
+    assert result == audit(stores, None)
+    assert "project_new.md" in {f.file for f in result[0].findings}
+    with sqlite3.connect(path) as db:  # still there, with the first run's audits
+        assert db.execute("SELECT count(*) FROM audits").fetchone()[0] == 2

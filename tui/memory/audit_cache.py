@@ -4,8 +4,9 @@ A store's findings depend only on what is below it, so each store is fingerprint
 a listing of every entry with its type, inode, size, mtime and ctime (ctime cannot be set
 back, so any write or rename shows). While the fingerprint and memtui's own audit code are
 unchanged, the cached findings are the findings. Not cached: a store holding a symlink
-(what it points at lives elsewhere), and a store changed in the last two seconds (a second
-write in the same clock tick could keep the size and the times).
+(what it points at lives elsewhere), and a store changed in the two seconds before its
+fingerprint was taken (a second write in the same clock tick could keep the size and the
+times).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import os
 import sqlite3
 import stat
+import sys
 import time
 from collections.abc import Callable
 from functools import cache
@@ -24,17 +26,24 @@ from tui import xdg
 from tui.memory.audit import Finding
 
 SETTLE_NS = 2_000_000_000
-# The modules whose code decides what an audit finds: a change to any of them (an upgrade)
-# makes every cached audit stale.
-_RULE_MODULES = ("audit", "store", "frontmatter", "index", "dates", "similarity")
+BUSY_SECONDS = 1.0  # how long to wait for another memtui writing the cache; then go without
+# The code an audit runs, and the libraries whose answers it keeps: a change to any (an
+# upgrade) makes every cached audit stale.
+_RULE_PACKAGES = ("memory", "claude")
 
 
 @cache
 def rules_digest() -> str:
+    import rapidfuzz
+    import yaml
+
     digest = hashlib.blake2b(digest_size=16)
-    here = Path(__file__).parent
-    for module in _RULE_MODULES:
-        digest.update((here / f"{module}.py").read_bytes())
+    root = Path(__file__).parent.parent
+    for package in _RULE_PACKAGES:
+        for source in sorted((root / package).glob("*.py")):
+            digest.update(source.read_bytes())
+    digest.update(f"{sys.version_info[:2]} pyyaml {yaml.__version__} {yaml.__with_libyaml__} "
+                  f"rapidfuzz {rapidfuzz.__version__}".encode())
     return digest.hexdigest()
 
 
@@ -68,7 +77,8 @@ def fingerprint(store: Path) -> tuple[str, int] | None:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path, timeout=5)
+    db = sqlite3.connect(path, timeout=BUSY_SECONDS)
+    db.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
     db.execute(
         "CREATE TABLE IF NOT EXISTS audits("
         "store TEXT PRIMARY KEY, fingerprint TEXT, memories INTEGER, findings TEXT)"
@@ -83,19 +93,27 @@ class AuditCache:
         self.path = path or xdg.cache_dir() / "audits.sqlite"
         self.clock = clock
         self.db: sqlite3.Connection | None = None
+        self.writable = True
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = self._open()
         except (OSError, sqlite3.Error):
-            self.db = None  # no cache: every audit reads the store
+            self.db = None  # no cache (busy or unwritable): every audit reads the store
 
     def _open(self) -> sqlite3.Connection:
         try:
             return _connect(self.path)
+        except sqlite3.OperationalError:
+            raise  # locked by another run, or unwritable: not damaged
         except sqlite3.DatabaseError:
             # A cache is throw-away: a damaged one is replaced, never repaired.
             self.path.unlink(missing_ok=True)
             return _connect(self.path)
+
+    def settled(self, newest_change_ns: int) -> bool:
+        """Whether a store whose newest change is this old may be cached (asked when its
+        fingerprint is taken: a write in the same clock tick could keep size and times)."""
+        return self.clock() - newest_change_ns >= SETTLE_NS
 
     def get(self, store: Path, listing: str) -> tuple[int, tuple[Finding, ...]] | None:
         if self.db is None:
@@ -111,28 +129,25 @@ class AuditCache:
             return None
         return row[0], tuple(Finding(*fields) for fields in json.loads(row[1]))
 
-    def put(self, store: Path, listing: str, newest_change_ns: int, memories: int,
-            findings: tuple[Finding, ...]) -> None:
-        if self.db is None or self.clock() - newest_change_ns < SETTLE_NS:
+    def put(self, store: Path, listing: str, memories: int, findings: tuple[Finding, ...]) -> None:
+        if self.db is None or not self.writable:
             return
         rows = [
             [f.kind, f.severity, f.file, f.line, f.message, f.target, f.other, f.score]
             for f in findings
         ]
         try:
-            self.db.execute(
-                "INSERT OR REPLACE INTO audits VALUES (?, ?, ?, ?)",
-                (str(store), f"{rules_digest()}:{listing}", memories, json.dumps(rows)),
-            )
+            with self.db:  # one short transaction each: another run never waits long
+                self.db.execute(
+                    "INSERT OR REPLACE INTO audits VALUES (?, ?, ?, ?)",
+                    (str(store), f"{rules_digest()}:{listing}", memories, json.dumps(rows)),
+                )
         except sqlite3.Error:
-            pass
+            self.writable = False  # busy or full: keep reading it, stop waiting to write
+
 
     def close(self) -> None:
         if self.db is not None:
-            try:
-                self.db.commit()
-            except sqlite3.Error:
-                pass
             self.db.close()
             self.db = None
 

@@ -50,27 +50,28 @@ def audit_many(
     for i, audit in zip(todo, _audit_fresh([stores[i][0] for i in todo], workers), strict=True):
         store, reason = stores[i]
         if i in listings:
-            cache.put(store, *listings[i], audit.memories, audit.findings)
+            cache.put(store, listings[i], audit.memories, audit.findings)
         audits[i] = StoreAudit(store, audit.memories, stranded_findings(reason) + audit.findings)
     return [audits[i] for i in range(len(stores))]
 
 
 def _from_cache(
     stores: Sequence[tuple[Path, str | None]], cache: AuditCache
-) -> tuple[dict[int, StoreAudit], dict[int, tuple[str, int]]]:
+) -> tuple[dict[int, StoreAudit], dict[int, str]]:
     """Audits of the unchanged stores, and the fingerprints of the others worth caching."""
     audits: dict[int, StoreAudit] = {}
-    listings: dict[int, tuple[str, int]] = {}
+    listings: dict[int, str] = {}
     for i, (store, reason) in enumerate(stores):
-        listing = fingerprint(store)
-        if listing is None:
+        taken = fingerprint(store)
+        if taken is None:
             continue
-        hit = cache.get(store, listing[0])
-        if hit is None:
-            listings[i] = listing
-        else:
+        listing, newest_change = taken
+        hit = cache.get(store, listing)
+        if hit is not None:
             memories, findings = hit
             audits[i] = StoreAudit(store, memories, stranded_findings(reason) + findings)
+        elif cache.settled(newest_change):
+            listings[i] = listing
     return audits, listings
 
 
