@@ -227,6 +227,7 @@ async def test_the_models_reply_streams_in_under_the_log_until_it_is_logged_whol
 
     _, app, _ = dream_app
     streamed, gate = threading.Event(), threading.Event()
+    long_reply, gate_two = threading.Event(), threading.Event()
 
     def start(listener, cancel):
         progress = Progress(("Orient",), listener)
@@ -235,6 +236,11 @@ async def test_the_models_reply_streams_in_under_the_log_until_it_is_logged_whol
             progress.stream(piece)
         streamed.set()
         gate.wait(10)
+        for n in range(600):  # a long reply, in lines: the newest words stay in view
+            progress.stream(f"line {n} of a long plan\n")
+        progress.stream("FINAL")
+        long_reply.set()
+        gate_two.wait(10)
         progress.say("model", "Reading the index first.")
         progress.finish()
         return RunResult("dream", "anthropic", FAILED, progress.snapshot(), (), error="stopped")
@@ -248,6 +254,11 @@ async def test_the_models_reply_streams_in_under_the_log_until_it_is_logged_whol
         await until(pilot, lambda: live.display)
         assert "Reading the index first." in str(live.render())
         gate.set()
+        await until(pilot, long_reply.is_set)
+        await until(pilot, lambda: "FINAL" in str(live.render()))
+        assert "…" in str(live.render()) and "line 599 of a long plan" in str(live.render())
+        assert len(run.streaming) <= 4_000
+        gate_two.set()
         await until(pilot, lambda: run.finished)
         assert not live.display
         log = "\n".join(line.text for line in run.query_one("#run-log", RichLog).lines)

@@ -36,7 +36,8 @@ LOG_STYLES = {"tool": "cyan", "model": "", "refused": "bold red", "retry": "yell
               "error": "bold red", "info": "dim"}
 TICK_SECONDS = 0.5
 NOTE_WIDTH = 48
-LIVE_CHARS = 400  # the tail of a reply still streaming in, shown under the log
+LIVE_LINES = 4  # the newest words of a reply still streaming in, shown under the log
+LIVE_KEPT = 4_000  # what is kept of that reply: enough to fill those lines at any width
 
 
 def installed_name(kind: str, store) -> str:
@@ -94,7 +95,8 @@ class RunScreen(Screen[None]):
         self.result = None
         self.finished = False
         self.handed_over = False  # the Review screen concludes the run
-        self.streaming = ""  # the model's reply so far, until it is logged whole
+        self.streaming = ""  # the end of the model's reply so far, until it is logged whole
+        self.streaming_cut = False  # its start was dropped
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -167,21 +169,31 @@ class RunScreen(Screen[None]):
         if isinstance(event, PhaseChanged):
             self.show_phase(event.phase)
         elif isinstance(event, ModelText):
-            self.show_streaming(self.streaming + event.text)
+            reply = self.streaming + event.text
+            self.streaming_cut |= len(reply) > LIVE_KEPT
+            self.show_streaming(reply[-LIVE_KEPT:])
         else:
-            self.show_streaming("")
+            self.end_streaming()
             self.log_line(event)
 
-    def show_streaming(self, text: str) -> None:
-        """The reply the model is writing right now, word by word, under the log."""
-        self.streaming = text
+    def end_streaming(self) -> None:
+        self.streaming_cut = False
+        self.show_streaming("")
+
+    def show_streaming(self, reply: str) -> None:
+        """The newest words of the reply the model is writing, as one flowing paragraph."""
+        self.streaming = reply
         live = self.query_one("#run-live", Static)
-        live.display = bool(text.strip())
-        tail = text[-LIVE_CHARS:]
+        words = " ".join(reply.split())
+        live.display = bool(words)
+        prefix = 24  # the phase and "writing" columns
+        room = max(40, (live.content_region.width or 100) * LIVE_LINES - prefix - 2)
+        tail = words[-room:]
+        cut = self.streaming_cut or len(words) > len(tail)
         phase = next((p.name for p in self.phases.values() if p.status == RUNNING), "")
         live.update(Text.assemble(
             (f"{phase:<16}", "dim"), (f"{'writing':<8}", "bold"),
-            f"{'…' if len(text) > len(tail) else ''}{tail.lstrip()}", ("▍", "blink")))
+            f"{'…' if cut else ''}{tail}", ("▍", "blink")))
 
     def show_phase(self, phase: Phase) -> None:
         previous = self.phases.get(phase.name)
@@ -241,7 +253,7 @@ class RunScreen(Screen[None]):
 
         result = self.result = message.result
         self.finished = True
-        self.show_streaming("")  # a cancelled or failed reply never gets logged whole
+        self.end_streaming()  # a cancelled or failed reply never gets logged whole
         for phase in result.phases:
             self.show_phase(phase)
         self.sub_title = result.status
