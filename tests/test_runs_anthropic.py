@@ -271,3 +271,19 @@ def test_the_models_words_stream_in_before_each_whole_reply_is_logged(fake, stor
             pieces = []
     assert ("Consolidate", "Merged the copy into deploy.md.") in replies
     assert not pieces  # every streamed piece ended up in a logged reply
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_the_cli_shows_each_reply_once_whether_streamed_or_not(fake, store, stream, capsys):
+    from tui.cli_runs import _Printer
+
+    full_dream_script(fake)
+    printer = _Printer(quiet=False)
+    result = run_dream(store, engine="anthropic", config=config(fake, stream=stream),
+                       listener=printer)
+
+    assert result.status == SUCCEEDED, result.error
+    lines = capsys.readouterr().err.splitlines()
+    assert lines.count("    model: Merged the copy into deploy.md.") == 1
+    assert lines.count("    model: Index has one line now.") == 1
+    assert any(line.startswith("▸ Consolidate") for line in lines)

@@ -61,15 +61,31 @@ def _engine(args: argparse.Namespace, env: dict[str, str]):
 
 
 class _Printer:
-    """Phase lines as they happen (stderr, so stdout stays the result)."""
+    """Phase lines, and the model's replies as they stream, as they happen (stderr, so
+    stdout stays the result)."""
 
     def __init__(self, quiet: bool):
         self.quiet = quiet
+        self.streaming = False  # a reply is being printed piece by piece
+        self.streamed = False  # ... and its whole text, logged next, is not printed again
 
     def __call__(self, event) -> None:
-        from tui.agents.events import LogLine, PhaseChanged
+        from tui.agents.events import LogLine, ModelText, PhaseChanged
 
         if self.quiet:
+            return
+        if isinstance(event, ModelText):
+            if not self.streaming:
+                sys.stderr.write("    model: ")
+                self.streaming = self.streamed = True
+            sys.stderr.write(event.text)
+            sys.stderr.flush()
+            return
+        if self.streaming:  # the reply is complete: whatever comes next starts a line
+            print(file=sys.stderr)
+            self.streaming = False
+        if isinstance(event, LogLine) and event.kind == "model" and self.streamed:
+            self.streamed = False
             return
         if isinstance(event, PhaseChanged):
             phase = event.phase
@@ -81,7 +97,9 @@ class _Printer:
                 note = f" — {phase.note}" if phase.note else ""
                 print(f"  {phase.status} in {phase.elapsed:.1f} s{tokens}{calls}{note}",
                       file=sys.stderr)
-        elif isinstance(event, LogLine) and event.kind in ("tool", "refused", "retry", "error"):
+        elif isinstance(event, LogLine) and event.kind in (
+            "model", "tool", "refused", "retry", "error"
+        ):
             print(f"    {event.kind}: {event.text}", file=sys.stderr)
 
 
