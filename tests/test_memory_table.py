@@ -73,6 +73,16 @@ async def test_tabs_line_breaks_and_escapes_in_a_cell_stay_inside_its_column():
         assert not any(char in "".join(painted) for char in "\t\n\x1b\u2028")
 
 
+def test_a_cut_through_a_wide_character_keeps_the_ellipsis_next_to_the_text():
+    from rich.cells import cell_len
+
+    from tui.app.widgets.memory_table import fit
+
+    assert fit("日本語のメモ", 6) == "日本… "
+    assert fit("日本語のメモ", 7) == "日本語…"
+    assert all(cell_len(fit("日本語のメモ", width)) == width for width in range(1, 14))
+
+
 async def test_cursor_zebra_stripes_and_marks_are_painted():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:

@@ -288,4 +288,6 @@ def fit(text: str, width: int) -> str:
     length = cell_len(text)
     if length <= width:
         return text + " " * (width - length)
-    return set_cell_size(text, width - 1) + "…"
+    # A wide character that does not fit is replaced by padding: the ellipsis goes first.
+    cut = set_cell_size(text, width - 1).rstrip(" ") + "…"
+    return cut + " " * (width - cell_len(cut))
