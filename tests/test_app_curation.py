@@ -48,6 +48,26 @@ def names(screen: StoreScreen) -> list[str]:
     return [str(row.cells[2]) for row in screen.query_one("#memory-table", MemoryTable).rows]
 
 
+@pytest.fixture
+def no_editor(monkeypatch):
+    """Neither $VISUAL nor $EDITOR: `e` edits inside the app."""
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+
+
+async def edit_in_app(app, pilot, screen: StoreScreen, name: str):
+    """Press e on the memory called `name`; returns the editor screen and its text area."""
+    from textual.widgets import TextArea
+
+    from tui.app.screens.editor import EditorScreen
+
+    highlight(screen, name)
+    await pilot.press("e")
+    await pilot.pause()
+    assert isinstance(app.screen, EditorScreen)
+    return app.screen, app.screen.query_one(TextArea)
+
+
 async def confirm(app, pilot) -> str:
     """Accept the confirmation on screen and return what it listed."""
     await pilot.pause()
@@ -180,22 +200,12 @@ async def test_edit_conflict_keeps_both_versions(fixture, tmp_path, monkeypatch)
         assert any("kept at" in m for m in messages)
 
 
-async def test_without_an_editor_set_e_edits_in_the_app_and_undo_restores(fixture, monkeypatch):
-    from textual.widgets import TextArea
-
-    from tui.app.screens.editor import EditorScreen
-
-    monkeypatch.delenv("EDITOR", raising=False)
-    monkeypatch.delenv("VISUAL", raising=False)
+async def test_without_an_editor_set_e_edits_in_the_app_and_undo_restores(fixture, no_editor):
     before = snapshot(fixture.store)
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_store(app, fixture, pilot)
-        highlight(screen, "user role")
-        await pilot.press("e")
-        await pilot.pause()
-        assert isinstance(app.screen, EditorScreen)
-        area = app.screen.query_one(TextArea)
+        _, area = await edit_in_app(app, pilot, screen, "user role")
         assert area.text == before["user_role.md"].decode()
         area.move_cursor(area.document.end)
         area.insert("Prefers short answers.\n")
@@ -208,28 +218,18 @@ async def test_without_an_editor_set_e_edits_in_the_app_and_undo_restores(fixtur
         assert snapshot(fixture.store) == before
 
 
-async def test_in_app_edit_refuses_to_overwrite_what_claude_wrote_meanwhile(fixture, monkeypatch):
-    from textual.widgets import TextArea
-
-    from tui.app.screens.editor import EditorScreen
-
-    monkeypatch.delenv("EDITOR", raising=False)
-    monkeypatch.delenv("VISUAL", raising=False)
+async def test_in_app_edit_refuses_to_overwrite_what_claude_wrote_meanwhile(fixture, no_editor):
     target = fixture.store / "user_role.md"
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_store(app, fixture, pilot)
-        highlight(screen, "user role")
-        await pilot.press("e")
-        await pilot.pause()
-        editor = app.screen
-        assert isinstance(editor, EditorScreen)
-        editor.query_one(TextArea).insert("mine\n")
+        editor, area = await edit_in_app(app, pilot, screen, "user role")
+        area.insert("mine\n")
         target.write_bytes(target.read_bytes() + b"written by Claude meanwhile\n")
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert app.screen is editor  # the edited text is still on screen
-        assert "mine" in editor.query_one(TextArea).text
+        assert "mine" in area.text
         assert target.read_bytes().endswith(b"written by Claude meanwhile\n")
         assert b"mine" not in target.read_bytes()
         await pilot.press("escape")
@@ -288,14 +288,8 @@ async def test_live_refresh_waits_for_an_open_confirmation(fixture):
         assert "editor" in names(screen)
 
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="editor scripts need a POSIX shell")
-
-
 @pytest.mark.parametrize("body", [b"one\r\ntwo\n", b"a\xe2\x80\xa8b\n", b"page\x0cbreak\n"])
-async def test_in_app_edit_leaves_files_it_cannot_give_back_byte_for_byte(fixture, monkeypatch,
-                                                                          body):
-    monkeypatch.delenv("EDITOR", raising=False)
-    monkeypatch.delenv("VISUAL", raising=False)
+async def test_in_app_edit_leaves_files_it_cannot_give_back_byte_for_byte(fixture, no_editor, body):
     target = fixture.store / "user_role.md"
     target.write_bytes(b"---\nname: user role\ntype: user\n---\n" + body)
     app = MemtuiApp(fixture.home, fixture.env)
@@ -306,3 +300,6 @@ async def test_in_app_edit_leaves_files_it_cannot_give_back_byte_for_byte(fixtur
         await pilot.pause()
         assert app.screen is screen  # no editor opened
         assert any("edit it with $EDITOR" in n.message for n in app._notifications)
+
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="editor scripts need a POSIX shell")

@@ -39,11 +39,16 @@ def text_of(screen, selector: str) -> str:
     return console.file.getvalue()
 
 
+
+async def open_store(app, pilot, project) -> StoreScreen:
+    app.push_screen(StoreScreen(project))
+    await settle(app, pilot)
+    return app.screen
+
 async def test_memory_table_statuses(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
-        app.push_screen(StoreScreen(project))
-        await settle(app, pilot)
+        await open_store(app, pilot, project)
         table = app.screen.query_one("#memory-table", MemoryTable)
         assert statuses(table) == {
             "dashboards": "ok",
@@ -58,8 +63,7 @@ async def test_memory_table_statuses(store_app):
 async def test_filter_narrows_rows_by_body(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
-        app.push_screen(StoreScreen(project))
-        await settle(app, pilot)
+        await open_store(app, pilot, project)
         table = app.screen.query_one("#memory-table", MemoryTable)
         assert len(table.rows) == 6
         await pilot.press("slash", *"stripe client")  # only in the payments body
@@ -72,9 +76,7 @@ async def test_filter_narrows_rows_by_body(store_app):
 async def test_preview_renders_body_and_toggles_raw(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
-        app.push_screen(StoreScreen(project))
-        await settle(app, pilot)
-        screen = app.screen
+        screen = await open_store(app, pilot, project)
         table = screen.query_one("#memory-table", MemoryTable)
         table.move_cursor(names(table).index("user role"))
         await pilot.pause()
@@ -89,9 +91,7 @@ async def test_preview_renders_body_and_toggles_raw(store_app):
 async def test_click_and_keys_preview_the_row_under_the_cursor(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
-        app.push_screen(StoreScreen(project))
-        await settle(app, pilot)
-        screen = app.screen
+        screen = await open_store(app, pilot, project)
         table = screen.query_one("#memory-table", MemoryTable)
         markdown = screen.query_one("#preview-markdown", Markdown)
         line = names(table).index("user role") + 1  # under the header
@@ -107,8 +107,7 @@ async def test_click_and_keys_preview_the_row_under_the_cursor(store_app):
 async def test_index_view_shows_cut_rule_and_warning(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
-        app.push_screen(StoreScreen(project))
-        await settle(app, pilot)
+        await open_store(app, pilot, project)
         await pilot.press("2")
         screen = app.screen
         assert screen.query_one("#store-tabs", TabbedContent).active == "index"
@@ -123,8 +122,7 @@ async def test_index_view_shows_cut_rule_and_warning(store_app):
 async def test_findings_grouped_with_fix_keys(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
-        app.push_screen(StoreScreen(project))
-        await settle(app, pilot)
+        await open_store(app, pilot, project)
         await pilot.press("3")
         text = text_of(app.screen, "#findings-text")
         assert "unindexed (1, error)" in text and "fix: r relink" in text
@@ -135,8 +133,7 @@ async def test_findings_grouped_with_fix_keys(store_app):
 async def test_recall_ranks_the_matching_memory_first(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
-        app.push_screen(StoreScreen(project))
-        await settle(app, pilot)
+        await open_store(app, pilot, project)
         await pilot.press("4")
         assert app.screen.query_one("#recall-query", Input).has_focus
         await pilot.press(*"how is checkout latency dashboard")
@@ -150,7 +147,6 @@ async def test_escape_returns_to_projects(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        app.push_screen(StoreScreen(project))
-        await settle(app, pilot)
+        await open_store(app, pilot, project)
         await pilot.press("escape")
         assert type(app.screen).__name__ == "ProjectsScreen"
