@@ -149,3 +149,13 @@ def test_a_cache_busy_in_another_run_is_kept_and_the_audit_goes_on(stores, tmp_p
     assert "project_new.md" in {f.file for f in result[0].findings}
     with sqlite3.connect(path) as db:  # still there, with the first run's audits
         assert db.execute("SELECT count(*) FROM audits").fetchone()[0] == 2
+
+
+def test_a_file_name_that_is_not_utf8_is_cached_like_any_other(stores, loads, tmp_path):
+    with open(os.path.join(os.fsencode(stores[0]), b"caf\xe9.md"), "w") as handle:
+        handle.write(NOTE.format(name="cafe", kind="user"))
+    with AuditCache(tmp_path / "cache.sqlite", clock=later_clock) as cache:
+        first = audit(stores, cache)
+        assert audit(stores, cache) == first
+    assert "unindexed" in {f.kind for f in first[0].findings if f.file == "caf\udce9.md"}
+    assert loads == stores  # the second run came from the cache

@@ -73,7 +73,8 @@ def fingerprint(store: Path) -> tuple[str, int] | None:
                 f"\0{info.st_mtime_ns}\0{info.st_ctime_ns}"
             )
     records.sort()
-    return hashlib.blake2b("\n".join(records).encode(), digest_size=16).hexdigest(), newest
+    listing = "\n".join(records).encode("utf-8", "surrogateescape")  # names need not be UTF-8
+    return hashlib.blake2b(listing, digest_size=16).hexdigest(), newest
 
 
 def _connect(path: Path) -> sqlite3.Connection:
