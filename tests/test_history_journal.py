@@ -155,3 +155,20 @@ def test_a_long_watched_journal_is_packed_and_keeps_every_snapshot(store, monkey
     assert [message.splitlines()[0] for _, _, message in journal.log()][:3] == [
         "snapshot 11", "snapshot 10", "snapshot 9"]
     assert len(journal.versions("user_role.md")) == 12
+
+
+def test_journal_changes_survive_any_byte_in_names_and_messages(store):
+    journal = Journal(store)
+    odd = ["rec\x1esep.md", "unit\x1fsep.md", "new\nline.md", ":colon.md"]
+    for name in odd:
+        write_memory(store, name, "x\n")
+    journal.snapshot("edit unit\x1fsep.md", trailers={"Session": "s-1"})
+    (store / "rec\x1esep.md").unlink()
+    journal.snapshot("edit rec\x1esep.md", trailers={"Session": "s-2"})
+
+    *_, (_, _, first, added), (_, _, second, removed) = journal.changes()
+
+    assert set(odd) <= set(added)
+    assert first.startswith("edit unit\x1fsep.md") and first.endswith("Session: s-1")
+    assert removed == {"rec\x1esep.md": None}
+    assert second.endswith("Session: s-2")

@@ -244,19 +244,24 @@ class Journal:
         """
         if self.head(ref) is None:
             return []
+        # Split on NUL alone: file names may hold any other byte, and messages any but NUL.
+        # Tokens: a commit ("<id> <time>\n<message>"), then a (":<modes> <ids> <status>",
+        # path) pair per changed file; a commit never starts with ":", its id is hex.
         out = self.repo.git.log(
             f"refs/heads/{ref}", "--reverse", "--root", "--raw", "--no-abbrev", "--no-renames",
-            "-z", "--format=%x1e%H%x1f%ct%x1f%B%x1f",
+            "-z", "--format=%H %ct%n%B",
         )
-        commits = []
-        for record in out.split("\x1e")[1:]:
-            rev, stamp, message, raw = record.split("\x1f", 3)
-            fields = raw.split("\0")
-            changed: dict[str, str | None] = {}
-            for meta, path in zip(fields[1::2], fields[2::2], strict=False):
-                *_, blob, status = meta.strip("\n").split()
-                changed[path] = None if status.startswith("D") else blob
-            commits.append((rev, float(stamp), message.strip("\n"), changed))
+        commits: list[tuple[str, float, str, dict[str, str | None]]] = []
+        tokens = iter(out.split("\0"))
+        for token in tokens:
+            token = token.lstrip("\n")
+            if token.startswith(":"):
+                *_, blob, status = token.split()
+                commits[-1][3][next(tokens)] = None if status.startswith("D") else blob
+            elif token:
+                header, _, message = token.partition("\n")
+                rev, stamp = header.split(" ")
+                commits.append((rev, float(stamp), message.strip("\n"), {}))
         return commits
 
     def blob(self, blob_id: str) -> bytes:
