@@ -52,6 +52,11 @@ def audit(stores, cache, reasons=None):
     return audit_many(list(zip(stores, reasons, strict=True)), workers=1, cache=cache)
 
 
+def answers(audits) -> list[tuple]:
+    """What an audit says of each store, whether or not it came from the cache."""
+    return [(a.store, a.memories, a.findings) for a in audits]
+
+
 def kinds(result) -> list[str]:
     return [f.kind for f in result.findings]
 
@@ -61,7 +66,8 @@ def test_unchanged_stores_are_answered_from_the_cache_with_the_same_findings(sto
         first = audit(stores, cache)
     with AuditCache(tmp_path / "cache.sqlite", clock=later_clock) as cache:
         second = audit(stores, cache)
-    assert second == first == audit(stores, None)
+    assert answers(second) == answers(first) == answers(audit(stores, None))
+    assert [a.cached for a in first + second] == [False, False, True, True]
     assert "unindexed" in kinds(first[0]) and "dangling" in kinds(first[0])
     assert loads == stores + stores  # read by the first run and the uncached one only
 
@@ -118,7 +124,7 @@ def test_a_damaged_cache_file_is_replaced(stores, loads, tmp_path):
     with AuditCache(path, clock=later_clock) as cache:
         first = audit(stores, cache)
     with AuditCache(path, clock=later_clock) as cache:
-        assert audit(stores, cache) == first
+        assert answers(audit(stores, cache)) == answers(first)
     assert loads == stores
 
 
@@ -126,7 +132,7 @@ def test_an_unwritable_cache_place_means_no_cache_not_an_error(stores, tmp_path)
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the cache folder should be")
     cache = AuditCache(blocker / "cache.sqlite", clock=later_clock)
-    assert audit(stores, cache) == audit(stores, None)
+    assert answers(audit(stores, cache)) == answers(audit(stores, None))
 
 
 def test_a_cache_busy_in_another_run_is_kept_and_the_audit_goes_on(stores, tmp_path):
@@ -145,7 +151,7 @@ def test_a_cache_busy_in_another_run_is_kept_and_the_audit_goes_on(stores, tmp_p
     finally:
         other_run.rollback()
         other_run.close()
-    assert result == audit(stores, None)
+    assert answers(result) == answers(audit(stores, None))
     assert "project_new.md" in {f.file for f in result[0].findings}
     with sqlite3.connect(path) as db:  # still there, with the first run's audits
         assert db.execute("SELECT count(*) FROM audits").fetchone()[0] == 2
@@ -156,6 +162,15 @@ def test_a_file_name_that_is_not_utf8_is_cached_like_any_other(stores, loads, tm
         handle.write(NOTE.format(name="cafe", kind="user"))
     with AuditCache(tmp_path / "cache.sqlite", clock=later_clock) as cache:
         first = audit(stores, cache)
-        assert audit(stores, cache) == first
+        assert answers(audit(stores, cache)) == answers(first)
     assert "unindexed" in {f.kind for f in first[0].findings if f.file == "caf\udce9.md"}
     assert loads == stores  # the second run came from the cache
+
+
+def test_the_summary_says_how_many_stores_came_from_the_cache(stores, tmp_path, capsys):
+    from tui.render import print_audit_summary
+
+    with AuditCache(tmp_path / "cache.sqlite", clock=later_clock) as cache:
+        audit(stores, cache)
+        print_audit_summary(audit(stores, cache), {})
+    assert "2 of 2 stores unchanged since the last audit" in capsys.readouterr().out

@@ -88,7 +88,7 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
     if args.json:
         print_json([
             {"store": str(a.store), "memories": a.memories, "errors": a.errors,
-             "findings": [f.to_json() for f in a.findings]}
+             "cached": a.cached, "findings": [f.to_json() for f in a.findings]}
             for a in audits
         ])
     else:

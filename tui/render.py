@@ -135,3 +135,7 @@ def print_audit_summary(audits, labels: dict[Path, str]) -> None:
             str(warnings),
         )
     console.print(table)
+    cached = sum(1 for audit in audits if audit.cached)
+    if cached:
+        console.print(Text(f"{cached} of {len(audits)} stores unchanged since the last audit, "
+                           "answered from the cache (--no-cache reads them all)", style="dim"))

@@ -25,6 +25,7 @@ class StoreAudit:
     store: Path
     memories: int
     findings: tuple[Finding, ...]
+    cached: bool = False  # answered from the audit cache
 
     @property
     def errors(self) -> int:
@@ -69,7 +70,8 @@ def _from_cache(
         hit = cache.get(store, listing)
         if hit is not None:
             memories, findings = hit
-            audits[i] = StoreAudit(store, memories, stranded_findings(reason) + findings)
+            audits[i] = StoreAudit(store, memories, stranded_findings(reason) + findings,
+                                   cached=True)
         elif cache.settled(newest_change):
             listings[i] = listing
     return audits, listings
