@@ -87,6 +87,8 @@ def lost_update_counts(projects) -> dict[Path, int]:
     """
     import sqlite3
 
+    from git import GitError
+
     from tui.history.journal import JournalError
     from tui.history.scan_cache import ScanCache
     from tui.history.writes_log import scan_events, transcript_files
@@ -101,6 +103,6 @@ def lost_update_counts(projects) -> dict[Path, int]:
             try:
                 events = scan_events(store, transcript_files(dirs), cache)
                 counts[store] = len(all_lost_updates(store, events))
-            except (OSError, sqlite3.Error, JournalError):
-                counts[store] = -1
+            except (OSError, sqlite3.Error, GitError, JournalError):
+                counts[store] = -1  # one unreadable journal or cache never hides the others
     return counts
