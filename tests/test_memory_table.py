@@ -139,6 +139,9 @@ async def test_the_row_under_the_mouse_is_highlighted_until_it_leaves():
         assert background(table, 5) != plain
         await pilot.hover(MemoryTable, offset=(5, 3))
         assert background(table, 5) == plain and background(table, 3) != background(table, 5)
+        table.focus()
+        await pilot.press("down")  # keys take over: the resting mouse highlights nothing
+        assert background(table, 3) == background(table, 5)
 
 
 async def test_new_rows_keep_the_cursor_on_the_same_memory():

@@ -186,22 +186,26 @@ class MemoryTable(ScrollView, can_focus=True):
     # --- keys and mouse -------------------------------------------------------------------
 
     def action_cursor_up(self) -> None:
-        self.cursor_row -= 1
+        self.move_by_key(self.cursor_row - 1)
 
     def action_cursor_down(self) -> None:
-        self.cursor_row += 1
+        self.move_by_key(self.cursor_row + 1)
 
     def action_page_up(self) -> None:
-        self.cursor_row -= self.page_height
+        self.move_by_key(self.cursor_row - self.page_height)
 
     def action_page_down(self) -> None:
-        self.cursor_row += self.page_height
+        self.move_by_key(self.cursor_row + self.page_height)
 
     def action_first(self) -> None:
-        self.cursor_row = 0
+        self.move_by_key(0)
 
     def action_last(self) -> None:
-        self.cursor_row = len(self.rows) - 1
+        self.move_by_key(len(self.rows) - 1)
+
+    def move_by_key(self, row: int) -> None:
+        self.hover_row = -1  # the keyboard leads: no second highlight under a resting mouse
+        self.cursor_row = row
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
