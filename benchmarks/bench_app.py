@@ -92,7 +92,7 @@ async def filter_keys(home: Path, store: Path) -> tuple[list[float], list[list]]
     from tui.app.app import MemtuiApp
     from tui.app.memory_rows import filter_rows
     from tui.app.screens.store import StoreScreen
-    from tui.app.widgets.memory_table import MemoryTable
+    from tui.app.widgets.virtual_table import VirtualTable
     from tui.claude.discovery import discover
 
     project = next(p for p in discover(home, {"CLAUDE_CONFIG_DIR": str(home)}).projects
@@ -106,7 +106,7 @@ async def filter_keys(home: Path, store: Path) -> tuple[list[float], list[list]]
         await settle(app, pilot)
         await pilot.press("slash")
         field = screen.query_one("#memory-filter", Input)
-        table = screen.query_one("#memory-table", MemoryTable)
+        table = screen.query_one("#memory-table", VirtualTable)
         typed = ""
         for key in FILTER_KEYS:
             typed += key

@@ -14,7 +14,7 @@ from textual.widgets import Static
 from tui.app.app import MemtuiApp
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.store import StoreScreen
-from tui.app.widgets.memory_table import MemoryTable
+from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import discover
 from tui.memory.index import parse_index
 
@@ -41,11 +41,11 @@ async def open_store(app, fixture, pilot) -> StoreScreen:
 
 
 def highlight(screen: StoreScreen, name: str) -> None:
-    screen.query_one("#memory-table", MemoryTable).move_cursor(names(screen).index(name))
+    screen.query_one("#memory-table", VirtualTable).move_cursor(names(screen).index(name))
 
 
 def names(screen: StoreScreen) -> list[str]:
-    return [str(row.cells[2]) for row in screen.query_one("#memory-table", MemoryTable).rows]
+    return [str(row.cells[2]) for row in screen.query_one("#memory-table", VirtualTable).rows]
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from textual.widgets import Input, Markdown, Static, TabbedContent
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
-from tui.app.widgets.memory_table import MemoryTable
+from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import discover
 from tui.memory.index import MAX_LINES
 
@@ -24,11 +24,11 @@ def store_app(claude_home, tmp_path):
     return fixture, MemtuiApp(fixture.home, fixture.env), project
 
 
-def statuses(table: MemoryTable) -> dict[str, str]:
+def statuses(table: VirtualTable) -> dict[str, str]:
     return {str(row.cells[2]): str(row.cells[3]) for row in table.rows}
 
 
-def names(table: MemoryTable) -> list[str]:
+def names(table: VirtualTable) -> list[str]:
     return [str(row.cells[2]) for row in table.rows]
 
 
@@ -49,7 +49,7 @@ async def test_memory_table_statuses(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
         await open_store(app, pilot, project)
-        table = app.screen.query_one("#memory-table", MemoryTable)
+        table = app.screen.query_one("#memory-table", VirtualTable)
         assert statuses(table) == {
             "dashboards": "ok",
             "testing": "ok",
@@ -64,7 +64,7 @@ async def test_filter_narrows_rows_by_body(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
         await open_store(app, pilot, project)
-        table = app.screen.query_one("#memory-table", MemoryTable)
+        table = app.screen.query_one("#memory-table", VirtualTable)
         assert len(table.rows) == 6
         await pilot.press("slash", *"stripe client")  # only in the payments body
         assert app.screen.query_one("#memory-filter", Input).has_focus
@@ -77,7 +77,7 @@ async def test_preview_renders_body_and_toggles_raw(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_store(app, pilot, project)
-        table = screen.query_one("#memory-table", MemoryTable)
+        table = screen.query_one("#memory-table", VirtualTable)
         table.move_cursor(names(table).index("user role"))
         await pilot.pause()
         markdown = screen.query_one("#preview-markdown", Markdown)
@@ -92,7 +92,7 @@ async def test_click_and_keys_preview_the_row_under_the_cursor(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_store(app, pilot, project)
-        table = screen.query_one("#memory-table", MemoryTable)
+        table = screen.query_one("#memory-table", VirtualTable)
         markdown = screen.query_one("#preview-markdown", Markdown)
         line = names(table).index("user role") + 1  # under the header
         await pilot.click("#memory-table", offset=(10, line))

@@ -31,8 +31,8 @@ from tui.app.memory_rows import ORPHAN_STATUSES, MemoryRow, build_rows, filter_r
 from tui.app.messages import ChangeApplied, StoreChangedOnDisk, StoreLoaded
 from tui.app.widgets.findings import FindingsView
 from tui.app.widgets.index_view import IndexView
-from tui.app.widgets.memory_table import MemoryTable
 from tui.app.widgets.recall import RecallView
+from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project
 from tui.memory.audit import audit_store, duplicate_findings, memory_statuses
 from tui.memory.store import Store, load_store
@@ -101,7 +101,8 @@ class StoreScreen(Screen[None]):
                 yield Input(placeholder="filter name, description, body (fuzzy)",
                             id="memory-filter")
                 with Horizontal():
-                    yield MemoryTable(COLUMNS, stretch="description", id="memory-table")
+                    yield VirtualTable(COLUMNS, stretch="description", labels={"mark": ""},
+                                       id="memory-table")
                     with Vertical(id="preview"):
                         yield Static(id="preview-title")
                         with VerticalScroll(id="preview-scroll"):
@@ -250,7 +251,7 @@ class StoreScreen(Screen[None]):
 
     def refresh_table(self) -> None:
         query = self.query_one("#memory-filter", Input).value
-        table = self.query_one("#memory-table", MemoryTable)
+        table = self.query_one("#memory-table", VirtualTable)
         if self.store is None:
             empty = ""
         elif query:
@@ -262,13 +263,13 @@ class StoreScreen(Screen[None]):
         self.preview_soon()
 
     def highlighted_row(self) -> MemoryRow | None:
-        return self.query_one("#memory-table", MemoryTable).highlighted
+        return self.query_one("#memory-table", VirtualTable).highlighted
 
     @on(Input.Submitted, "#memory-filter")
     def filter_done(self) -> None:
         self.query_one("#memory-table").focus()
 
-    @on(MemoryTable.Highlighted, "#memory-table")
+    @on(VirtualTable.Highlighted, "#memory-table")
     def row_highlighted(self) -> None:
         self.show_preview()
 
@@ -336,7 +337,7 @@ class StoreScreen(Screen[None]):
         if row is None:
             return
         self.marked.symmetric_difference_update({row.key})
-        table = self.query_one("#memory-table", MemoryTable)
+        table = self.query_one("#memory-table", VirtualTable)
         table.set_marked(self.marked)
         table.action_cursor_down()
 

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 
 from tui.app.memory_rows import MemoryRow
-from tui.app.widgets.memory_table import MemoryTable
+from tui.app.widgets.virtual_table import VirtualTable
 
 COLUMNS = (("mark", 1), ("name", 12), ("status", 6), ("note", 10))
 SIZE = (60, 12)  # a header and 11 rows
@@ -26,28 +26,28 @@ class TableApp(App[None]):
         self.highlighted: list[str | None] = []
 
     def compose(self) -> ComposeResult:
-        yield MemoryTable(COLUMNS, stretch="note", id="table")
+        yield VirtualTable(COLUMNS, stretch="note", labels={"mark": ""}, id="table")
 
     def on_mount(self) -> None:
-        self.query_one(MemoryTable).set_rows(ROWS)
+        self.query_one(VirtualTable).set_rows(ROWS)
 
-    def on_memory_table_highlighted(self, message: MemoryTable.Highlighted) -> None:
+    def on_virtual_table_highlighted(self, message: VirtualTable.Highlighted) -> None:
         self.highlighted.append(message.row.key if message.row else None)
 
 
-def lines(table: MemoryTable) -> list[str]:
+def lines(table: VirtualTable) -> list[str]:
     """The table as painted, one string per line on screen."""
     return [table.render_line(y).text for y in range(table.scrollable_content_region.height)]
 
 
-def background(table: MemoryTable, y: int) -> object:
+def background(table: VirtualTable, y: int) -> object:
     return next(iter(table.render_line(y))).style.bgcolor
 
 
 async def test_header_rows_and_long_cells_cut_with_an_ellipsis():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:
-        table = app.query_one(MemoryTable)
+        table = app.query_one(VirtualTable)
         table.set_rows([row("a-rather-long-memory-name", note="n"), *ROWS[:3]])
         await pilot.pause()
         shown = lines(table)
@@ -62,7 +62,7 @@ async def test_header_rows_and_long_cells_cut_with_an_ellipsis():
 async def test_tabs_line_breaks_and_escapes_in_a_cell_stay_inside_its_column():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:
-        table = app.query_one(MemoryTable)
+        table = app.query_one(VirtualTable)
         odd = [row("tab\tname", note="two\nlines"), row("esc\x1b[31mred", note="sep\u2028x")]
         table.set_rows(odd + ROWS)
         await pilot.pause()
@@ -76,7 +76,7 @@ async def test_tabs_line_breaks_and_escapes_in_a_cell_stay_inside_its_column():
 def test_a_cut_through_a_wide_character_keeps_the_ellipsis_next_to_the_text():
     from rich.cells import cell_len
 
-    from tui.app.widgets.memory_table import fit
+    from tui.app.widgets.virtual_table import fit
 
     assert fit("日本語のメモ", 6) == "日本… "
     assert fit("日本語のメモ", 7) == "日本語…"
@@ -86,7 +86,7 @@ def test_a_cut_through_a_wide_character_keeps_the_ellipsis_next_to_the_text():
 async def test_cursor_zebra_stripes_and_marks_are_painted():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:
-        table = app.query_one(MemoryTable)
+        table = app.query_one(VirtualTable)
         await pilot.pause()
         cursor, even, odd = background(table, 1), background(table, 3), background(table, 2)
         assert len({cursor, even, odd}) == 3
@@ -101,7 +101,7 @@ async def test_cursor_zebra_stripes_and_marks_are_painted():
 async def test_keys_move_the_cursor_and_the_view_follows():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:
-        table = app.query_one(MemoryTable)
+        table = app.query_one(VirtualTable)
         table.focus()
         await pilot.press("down", "down")
         assert table.highlighted is ROWS[2]
@@ -123,21 +123,21 @@ async def test_keys_move_the_cursor_and_the_view_follows():
 async def test_click_moves_the_cursor_to_the_row_under_the_mouse():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:
-        table = app.query_one(MemoryTable)
-        await pilot.click(MemoryTable, offset=(5, 4))  # line 4: the fourth row
+        table = app.query_one(VirtualTable)
+        await pilot.click(VirtualTable, offset=(5, 4))  # line 4: the fourth row
         assert table.highlighted is ROWS[3]
-        await pilot.click(MemoryTable, offset=(5, 0))  # the header is not a row
+        await pilot.click(VirtualTable, offset=(5, 0))  # the header is not a row
         assert table.highlighted is ROWS[3]
 
 
 async def test_the_row_under_the_mouse_is_highlighted_until_it_leaves():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:
-        table = app.query_one(MemoryTable)
+        table = app.query_one(VirtualTable)
         plain = background(table, 5)
-        await pilot.hover(MemoryTable, offset=(5, 5))
+        await pilot.hover(VirtualTable, offset=(5, 5))
         assert background(table, 5) != plain
-        await pilot.hover(MemoryTable, offset=(5, 3))
+        await pilot.hover(VirtualTable, offset=(5, 3))
         assert background(table, 5) == plain and background(table, 3) != background(table, 5)
         table.focus()
         await pilot.press("down")  # keys take over: the resting mouse highlights nothing
@@ -147,7 +147,7 @@ async def test_the_row_under_the_mouse_is_highlighted_until_it_leaves():
 async def test_new_rows_keep_the_cursor_on_the_same_memory():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:
-        table = app.query_one(MemoryTable)
+        table = app.query_one(VirtualTable)
         table.move_cursor(30)
         await pilot.pause()
         table.set_rows(ROWS[25:])  # the memory moved up to the sixth row
@@ -161,7 +161,7 @@ async def test_new_rows_keep_the_cursor_on_the_same_memory():
 async def test_an_empty_table_shows_why_and_highlights_nothing():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:
-        table = app.query_one(MemoryTable)
+        table = app.query_one(VirtualTable)
         table.focus()
         table.set_rows([], "No memory matches “zz”.")
         await pilot.press("down", "end", "pagedown")

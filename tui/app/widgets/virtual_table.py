@@ -1,4 +1,4 @@
-"""The memory list: a virtual table that renders only the lines on screen.
+"""A table that renders only the lines on screen: the memory list and the projects list.
 
 A DataTable measures every cell it is given, so refilling it with thousands of rows on each
 filter keystroke is slow. This table holds a plain list of rows with fixed column widths:
@@ -8,8 +8,8 @@ replacing the rows costs nothing until the visible lines are painted.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
-from typing import ClassVar
+from collections.abc import Collection, Mapping, Sequence
+from typing import ClassVar, Protocol
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -23,16 +23,19 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.app.memory_rows import MemoryRow
-
 MARK = "●"
 CELL_PADDING = 1  # blank cells either side of each column
 
 
-class MemoryTable(ScrollView, can_focus=True):
-    """Memories one per line under a fixed header, with a row cursor and marks.
+class Row(Protocol):
+    key: str
+    cells: tuple[object, ...]  # strings, or Texts in one style
 
-    The first column is the mark column: no header, and ● on marked rows.
+
+class VirtualTable(ScrollView, can_focus=True):
+    """Rows one per line under a fixed header, with a row cursor and marks.
+
+    Marked rows show ● in their first column.
     """
 
     ALLOW_SELECT = False
@@ -45,57 +48,57 @@ class MemoryTable(ScrollView, can_focus=True):
         Binding("end,ctrl+end", "last", "Last", show=False),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "memory-table--header",
-        "memory-table--even-row",
-        "memory-table--odd-row",
-        "memory-table--cursor",
-        "memory-table--hover",
-        "memory-table--mark",
-        "memory-table--empty",
+        "virtual-table--header",
+        "virtual-table--even-row",
+        "virtual-table--odd-row",
+        "virtual-table--cursor",
+        "virtual-table--hover",
+        "virtual-table--mark",
+        "virtual-table--empty",
     }
     DEFAULT_CSS = """
-    MemoryTable {
+    VirtualTable {
         background: $surface;
         color: $foreground;
         &:focus {
             background-tint: $foreground 5%;
-            & > .memory-table--cursor {
+            & > .virtual-table--cursor {
                 background: $block-cursor-background;
                 color: $block-cursor-foreground;
                 text-style: $block-cursor-text-style;
             }
-            & > .memory-table--header {
+            & > .virtual-table--header {
                 background-tint: $foreground 5%;
             }
         }
-        & > .memory-table--header {
+        & > .virtual-table--header {
             text-style: bold;
             background: $panel;
             color: $foreground;
         }
-        &:ansi > .memory-table--header {
+        &:ansi > .virtual-table--header {
             background: ansi_bright_blue;
             color: ansi_default;
         }
-        & > .memory-table--even-row {
+        & > .virtual-table--even-row {
             background: $surface-lighten-1 50%;
         }
-        &:dark > .memory-table--even-row {
+        &:dark > .virtual-table--even-row {
             background: $surface-darken-1 40%;
         }
-        & > .memory-table--cursor {
+        & > .virtual-table--cursor {
             background: $block-cursor-blurred-background;
             color: $block-cursor-blurred-foreground;
             text-style: $block-cursor-blurred-text-style;
         }
-        & > .memory-table--hover {
+        & > .virtual-table--hover {
             background: $block-hover-background;
         }
-        & > .memory-table--mark {
+        & > .virtual-table--mark {
             color: $accent;
             text-style: bold;
         }
-        & > .memory-table--empty {
+        & > .virtual-table--empty {
             color: $text-muted;
             text-style: italic;
         }
@@ -108,22 +111,39 @@ class MemoryTable(ScrollView, can_focus=True):
     class Highlighted(Message):
         """The cursor moved to another row (`row` is None when the table is empty)."""
 
-        def __init__(self, table: MemoryTable, row: MemoryRow | None) -> None:
+        def __init__(self, table: VirtualTable, row: Row | None) -> None:
             super().__init__()
             self.table = table
             self.row = row
 
         @property
-        def control(self) -> MemoryTable:
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class Selected(Highlighted):
+        """The row under the cursor was chosen (`action_select`, or a click on it)."""
+
+    class HeaderSelected(Message):
+        """A column's header was clicked."""
+
+        def __init__(self, table: VirtualTable, column: str) -> None:
+            super().__init__()
+            self.table = table
+            self.column = column
+
+        @property
+        def control(self) -> VirtualTable:
             return self.table
 
     def __init__(self, columns: Sequence[tuple[str, int]], stretch: str, *,
-                 id: str | None = None) -> None:
-        """`columns` are (key, width) pairs; the `stretch` column also takes spare width."""
+                 labels: Mapping[str, str] | None = None, id: str | None = None) -> None:
+        """`columns` are (key, width) pairs, headed by their key unless `labels` names them
+        otherwise; the `stretch` column also takes spare width."""
         super().__init__(id=id)
         self.columns = tuple(columns)
+        self.labels = dict(labels or {})
         self.stretch = stretch
-        self.rows: list[MemoryRow] = []
+        self.rows: list[Row] = []
         self.marked: frozenset[str] = frozenset()
         self.empty_text = ""
         self.virtual_size = Size(self.min_width, 1)
@@ -138,12 +158,12 @@ class MemoryTable(ScrollView, can_focus=True):
         return max(1, self.scrollable_content_region.height - 1)
 
     @property
-    def highlighted(self) -> MemoryRow | None:
+    def highlighted(self) -> Row | None:
         return self.rows[self.cursor_row] if self.rows else None
 
     # --- content --------------------------------------------------------------------------
 
-    def set_rows(self, rows: list[MemoryRow], empty_text: str = "") -> None:
+    def set_rows(self, rows: list[Row], empty_text: str = "") -> None:
         """Show `rows`, keeping the cursor on the same memory if it is still there.
 
         Posts no Highlighted message: the caller knows the rows changed.
@@ -154,7 +174,7 @@ class MemoryTable(ScrollView, can_focus=True):
         index = 0
         if current is not None:  # usually near the top: the scan stops there
             index = next((i for i, row in enumerate(rows) if row.key == current.key), 0)
-        self.set_reactive(MemoryTable.cursor_row, index)
+        self.set_reactive(VirtualTable.cursor_row, index)
         self.virtual_size = Size(self.min_width, len(rows) + 1)
         self.scroll_to_cursor()
         self.refresh()
@@ -207,13 +227,30 @@ class MemoryTable(ScrollView, can_focus=True):
         self.hover_row = -1  # the keyboard leads: no second highlight under a resting mouse
         self.cursor_row = row
 
+    def action_select(self) -> None:
+        if self.rows:
+            self.post_message(self.Selected(self, self.highlighted))
+
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
-        if offset is None or offset.y == 0:  # the header
+        if offset is None:
+            return
+        if offset.y == 0:
+            self.header_clicked(offset.x + round(self.scroll_x))
             return
         row = round(self.scroll_y) + offset.y - 1
-        if row < len(self.rows):
+        if row == self.cursor_row:  # a click on the row already chosen selects it
+            self.action_select()
+        elif row < len(self.rows):
             self.cursor_row = row
+
+    def header_clicked(self, x: int) -> None:
+        right = 0
+        for (key, _), width in zip(self.columns, self.column_widths(), strict=True):
+            right += width + 2 * CELL_PADDING
+            if x < right:
+                self.post_message(self.HeaderSelected(self, key))
+                return
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         offset = event.get_content_offset(self)
@@ -241,27 +278,27 @@ class MemoryTable(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         style = self.get_component_rich_style
         if y == 0:
-            header = style("memory-table--header")
-            labels = ["", *(key for key, _ in self.columns[1:])]
+            header = style("virtual-table--header")
+            labels = [self.labels.get(key, key) for key, _ in self.columns]
             return self.render_cells(labels, header).crop_extend(scroll_x, scroll_x + width, header)
         index = y - 1 + scroll_y
         if index >= len(self.rows):
             if index == 0 and self.empty_text:
-                text = Segment(f" {self.empty_text}", style("memory-table--empty"))
+                text = Segment(f" {self.empty_text}", style("virtual-table--empty"))
                 return Strip([text]).adjust_cell_length(width, self.rich_style)
             return Strip.blank(width, self.rich_style)
         row = self.rows[index]
-        row_style = style("memory-table--odd-row" if index % 2 else "memory-table--even-row")
+        row_style = style("virtual-table--odd-row" if index % 2 else "virtual-table--even-row")
         cells = list(row.cells)
         if row.key in self.marked:
-            cells[0] = Text(MARK, style=style("memory-table--mark"))
+            cells[0] = Text(MARK, style=style("virtual-table--mark"))
         if index != self.cursor_row:
             if index == self.hover_row:
-                row_style += style("memory-table--hover")
+                row_style += style("virtual-table--hover")
             return self.render_cells(cells, row_style).crop_extend(
                 scroll_x, scroll_x + width, row_style)
         # The cursor's colours win over the cells' own, as in Textual's DataTable.
-        cursor = row_style + style("memory-table--cursor")
+        cursor = row_style + style("virtual-table--cursor")
         colours = Style.from_color(cursor.color, cursor.bgcolor)
         line = self.render_cells(cells, cursor).crop_extend(scroll_x, scroll_x + width, cursor)
         return Strip(Segment.apply_style(line, post_style=colours))
