@@ -175,7 +175,6 @@ def main(argv: list[str] | None = None) -> int:
     folders = sum(1 for _ in (home / "projects").iterdir())
     store = biggest_store(home)
 
-    from textual.widgets import DataTable
 
     from tui.app.app import MemtuiApp
 
@@ -183,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         return MemtuiApp(home, {"CLAUDE_CONFIG_DIR": str(home)})
 
     def listed(app) -> bool:
-        return app.screen.query_one("#projects", DataTable).row_count > 0
+        return bool(app.screen.query_one("#projects").rows)
 
     base_frame = best_of(args.runs, lambda: first_frame(empty_app, "EmptyScreen"))[0]
     app_frame, app_listed = best_of(args.runs, lambda: first_frame(memtui, "ProjectsScreen",

@@ -44,10 +44,10 @@ async def capture(out: Path, home: Path) -> list[Path]:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         shot("projects")
-        table = app.screen.query_one("DataTable")
-        webapp = next(i for i, key in enumerate(table.rows) if "webapp" in str(key.value)
-                      and "worktrees" not in str(key.value))
-        table.move_cursor(row=webapp)
+        table = app.screen.query_one("#projects")
+        webapp = next(i for i, row in enumerate(table.rows) if "webapp" in row.key
+                      and "worktrees" not in row.key)
+        table.move_cursor(webapp)
         await pilot.press("enter")
         await settle(pilot)
         shot("store")

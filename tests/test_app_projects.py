@@ -7,14 +7,15 @@ import threading
 
 from app_home import build_app_home
 from conftest import settle
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 from textual.widgets._toast import Toast
 
 from tui.app.app import MemtuiApp
+from tui.app.widgets.virtual_table import VirtualTable
 
 
-def cell_texts(table: DataTable) -> list[list[str]]:
-    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+def cell_texts(table: VirtualTable) -> list[list[str]]:
+    return [[str(cell) for cell in row.cells] for row in table.rows]
 
 
 async def test_projects_row_shows_store_health(claude_home, tmp_path):
@@ -22,7 +23,7 @@ async def test_projects_row_shows_store_health(claude_home, tmp_path):
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        table = app.screen.query_one("#projects", DataTable)
+        table = app.screen.query_one("#projects", VirtualTable)
         rows = cell_texts(table)
         assert len(rows) == 1
         path, memories, index, orphans, *_ = rows[0]
@@ -63,14 +64,14 @@ async def test_filter_narrows_rows(claude_home, tmp_path):
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        table = app.screen.query_one("#projects", DataTable)
-        assert table.row_count == 2
+        table = app.screen.query_one("#projects", VirtualTable)
+        assert len(table.rows) == 2
         await pilot.press("slash", *"garden")
         assert app.screen.query_one("#project-filter", Input).has_focus
         rows = cell_texts(table)
         assert len(rows) == 1 and rows[0][0].endswith("elsewhere/garden")
         await pilot.press("escape")
-        assert table.row_count == 2
+        assert len(table.rows) == 2
 
 
 async def test_sort_key_cycles(claude_home, tmp_path):
@@ -82,7 +83,7 @@ async def test_sort_key_cycles(claude_home, tmp_path):
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        table = app.screen.query_one("#projects", DataTable)
+        table = app.screen.query_one("#projects", VirtualTable)
         assert cell_texts(table)[0][0].endswith("aaa-first")  # by path
         await pilot.press("s")  # by memories, most first
         assert cell_texts(table)[0][0].endswith("work/shop")
@@ -117,11 +118,11 @@ async def test_demo_key_builds_the_demo_and_opens_it(claude_home, tmp_path, monk
         for _ in range(100):
             await settle(app, pilot)
             if app.home != claude_home.home and app.screen.query("#projects"):
-                table = app.screen.query_one("#projects", DataTable)
-                if table.row_count:
+                table = app.screen.query_one("#projects", VirtualTable)
+                if len(table.rows):
                     break
         assert app.home.is_relative_to(tmp_path)
-        assert app.screen.query_one("#projects", DataTable).row_count > 0
+        assert app.screen.query_one("#projects", VirtualTable).rows
         assert app.screen.query_one("#empty").has_class("hidden")
 
 

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 from conftest import settle
-from textual.widgets import DataTable, TabbedContent
+from textual.widgets import TabbedContent
 
 from tui.app.app import MemtuiApp
+from tui.app.widgets.virtual_table import VirtualTable
 from tui.demo import build_demo
 
 ROOT = Path("/tmp/memtui-snapshots")
@@ -45,9 +46,9 @@ def app(monkeypatch):
 async def open_webapp(pilot) -> None:
     """From the projects screen, open the demo's big store (past the cut, with orphans)."""
     await settle(pilot.app, pilot)
-    table = pilot.app.screen.query_one("#projects", DataTable)
-    paths = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
-    table.move_cursor(row=paths.index("~/code/webapp"))
+    table = pilot.app.screen.query_one("#projects", VirtualTable)
+    paths = [str(row.cells[0]) for row in table.rows]
+    table.move_cursor(paths.index("~/code/webapp"))
     await pilot.press("enter")
     await settle(pilot.app, pilot)
 

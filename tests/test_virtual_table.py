@@ -83,6 +83,17 @@ def test_a_cut_through_a_wide_character_keeps_the_ellipsis_next_to_the_text():
     assert all(cell_len(fit("日本語のメモ", width)) == width for width in range(1, 14))
 
 
+def test_a_path_column_is_cut_at_its_start_so_the_project_name_stays():
+    from rich.cells import cell_len
+
+    from tui.app.widgets.virtual_table import fit
+
+    assert fit("/home/me/work/clients/acme/webapp", 16, keep_end=True) == "…nts/acme/webapp"
+    assert fit("~/code/日本語のプロジェクト", 12, keep_end=True) == "…ロジェクト "
+    assert all(cell_len(fit("~/code/日本語のプロジェクト", w, keep_end=True)) == w
+               for w in range(1, 30))
+
+
 async def test_cursor_zebra_stripes_and_marks_are_painted():
     app = TableApp()
     async with app.run_test(size=SIZE) as pilot:

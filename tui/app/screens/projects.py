@@ -14,26 +14,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Static
+from textual.widgets import Footer, Header, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
 from tui.app.commands import PaletteCommand
 from tui.app.messages import DemoBuilt, ProjectsScanned
 from tui.app.summaries import StoreSummary, summarize
+from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project, discover
 from tui.memory.index import MAX_CHARS, MAX_LINES
 from tui.render import age, condense
 
+# (key, width); the project path takes any spare width. Keys double as sort keys.
 COLUMNS = (
-    ("project", "path"),
-    ("memories", "memories"),
-    ("index", "index"),
-    ("orphans", "orphans"),
-    ("lost", "lost"),
-    ("folders", "folders"),
-    ("stranded", "stranded"),
-    ("consolidated", "consolidated"),
-    ("since", "since"),
+    ("path", 36), ("memories", 8), ("index", 23), ("orphans", 7), ("lost", 4),
+    ("folders", 9), ("stranded", 8), ("consolidated", 12), ("since", 5),
 )
 SORTS = ("path", "memories", "index", "orphans", "lost", "since", "consolidated")
 MEMORY_OVERRIDES = (
@@ -126,6 +121,12 @@ def project_row(project: Project, summary: StoreSummary | None, now: float | Non
     return ProjectRow(key, project, cells, sort_values, utils.default_process(f"{path} {project.name}"))
 
 
+class ProjectTable(VirtualTable):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "Open", show=False, id="projects.open"),
+    ]
+
+
 class ProjectsScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "start_filter", "Filter", id="projects.filter"),
@@ -147,14 +148,15 @@ class ProjectsScreen(Screen[None]):
         yield Static("Looking for Claude Code projects…", id="scan-status")
         yield ProgressBar(id="scan-progress", show_eta=False)
         yield Input(placeholder="filter projects (fuzzy)", id="project-filter", classes="hidden")
-        yield DataTable(id="projects", cursor_type="row", zebra_stripes=True)
+        yield ProjectTable(COLUMNS, stretch="path", labels={"path": "project"}, keep_end={"path"},
+                           id="projects")
         yield Static(id="empty", classes="hidden")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#projects", DataTable)
-        for label, key in COLUMNS:
-            table.add_column(label, key=key)
+        # A watcher, not Input.Changed: the rows change in the same frame as the typed letter.
+        self.watch(self.query_one("#project-filter", Input), "value", self.refresh_table,
+                   init=False)
         self.scan()
 
     def palette_commands(self) -> list[PaletteCommand]:
@@ -215,12 +217,9 @@ class ProjectsScreen(Screen[None]):
         ]
 
     def on_lost_updates_counted(self, message: LostUpdatesCounted) -> None:
-        table = self.query_one("#projects", DataTable)
-        row = table.cursor_row
         self.lost_counts = message.counts
         self.rows = self.build_rows()
-        self.refresh_table()
-        table.move_cursor(row=row)
+        self.refresh_table()  # the cursor stays on the same project
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
@@ -257,29 +256,24 @@ class ProjectsScreen(Screen[None]):
         return sorted(rows, key=lambda r: (r.sort_values[self.sort_key], r.sort_values["path"]))
 
     def refresh_table(self) -> None:
-        table = self.query_one("#projects", DataTable)
-        table.clear()
-        for row in self.visible_rows():
-            table.add_row(*row.cells, key=row.key)
+        query = self.query_one("#project-filter", Input).value.strip()
+        empty = f"No project matches “{query}”." if query and self.rows else ""
+        self.query_one("#projects", ProjectTable).set_rows(self.visible_rows(), empty)
         self.sub_title = f"sorted by {self.sort_key}"
-
-    @on(Input.Changed, "#project-filter")
-    def filter_changed(self) -> None:
-        self.refresh_table()
 
     @on(Input.Submitted, "#project-filter")
     def filter_done(self) -> None:
         self.query_one("#projects").focus()
 
-    @on(DataTable.HeaderSelected, "#projects")
-    def sort_by_header(self, event: DataTable.HeaderSelected) -> None:
-        if event.column_key.value in SORTS:
-            self.sort_key = event.column_key.value
+    @on(ProjectTable.HeaderSelected, "#projects")
+    def sort_by_header(self, event: ProjectTable.HeaderSelected) -> None:
+        if event.column in SORTS:
+            self.sort_key = event.column
             self.refresh_table()
 
-    @on(DataTable.RowSelected, "#projects")
-    def open_project(self, event: DataTable.RowSelected) -> None:
-        row = next((r for r in self.rows if r.key == event.row_key.value), None)
+    @on(ProjectTable.Selected, "#projects")
+    def open_project(self, event: ProjectTable.Selected) -> None:
+        row = event.row
         if row is None:
             return
         project = row.project

@@ -136,12 +136,15 @@ class VirtualTable(ScrollView, can_focus=True):
             return self.table
 
     def __init__(self, columns: Sequence[tuple[str, int]], stretch: str, *,
-                 labels: Mapping[str, str] | None = None, id: str | None = None) -> None:
+                 labels: Mapping[str, str] | None = None, keep_end: Collection[str] = (),
+                 id: str | None = None) -> None:
         """`columns` are (key, width) pairs, headed by their key unless `labels` names them
-        otherwise; the `stretch` column also takes spare width."""
+        otherwise; the `stretch` column also takes spare width; text too long for a column
+        is cut at its end, or at its start in the `keep_end` columns."""
         super().__init__(id=id)
         self.columns = tuple(columns)
         self.labels = dict(labels or {})
+        self.keep_end = frozenset(keep_end)
         self.stretch = stretch
         self.rows: list[Row] = []
         self.marked: frozenset[str] = frozenset()
@@ -304,31 +307,45 @@ class VirtualTable(ScrollView, can_focus=True):
         return Strip(Segment.apply_style(line, post_style=colours))
 
     def render_cells(self, cells: Sequence[object], style: Style) -> Strip:
-        """One line of cells (strings, or Texts in one style) on `style`, each cut to fit."""
+        """One line of cells (strings or Texts) on `style`, each cut to fit its column."""
         segments = []
         pad = " " * CELL_PADDING
-        get_style = self.app.console.get_style
-        for cell, width in zip(cells, self.column_widths(), strict=True):
-            if isinstance(cell, Text):
-                segments.append(Segment(pad, style))
-                segments.append(Segment(fit(cell.plain, width), style + get_style(cell.style)))
-                segments.append(Segment(pad, style))
+        console = self.app.console
+        widths = self.column_widths()
+        for cell, (key, _), width in zip(cells, self.columns, widths, strict=True):
+            keep_end = key in self.keep_end
+            if not isinstance(cell, Text):
+                segments.append(Segment(f"{pad}{fit(str(cell), width, keep_end)}{pad}", style))
+                continue
+            segments.append(Segment(pad, style))
+            if cell.spans and not keep_end:  # parts in their own styles (the index gauge)
+                fitted = Text(fit(cell.plain, width), style=cell.style)
+                for span in cell.spans:
+                    fitted.stylize(span.style, span.start, span.end)
+                segments.extend(Segment.apply_style(fitted.render(console, end=""), style))
             else:
-                segments.append(Segment(f"{pad}{fit(str(cell), width)}{pad}", style))
+                text = fit(cell.plain, width, keep_end)
+                segments.append(Segment(text, style + console.get_style(cell.style)))
+            segments.append(Segment(pad, style))
         return Strip(segments)
 
 
 # Line breaks, tabs and control characters (an ESC would reach the terminal) in a name or
-# description: shown as one space, so a row stays one line of its own columns.
-_NOT_PRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+# description: each shown as a space, so a row stays one line of its own columns (and
+# styled parts of a cell keep their places).
+_NOT_PRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def fit(text: str, width: int) -> str:
-    """`text` on one line, padded or cut (with an ellipsis) to exactly `width` cells."""
+def fit(text: str, width: int, keep_end: bool = False) -> str:
+    """`text` on one line, padded or cut (with an ellipsis) to exactly `width` cells;
+    `keep_end` cuts its start instead (a path keeps its last folders)."""
     text = _NOT_PRINTABLE.sub(" ", text)
     length = cell_len(text)
     if length <= width:
         return text + " " * (width - length)
+    if keep_end:
+        cut = "…" + set_cell_size(text[::-1], width - 1).rstrip(" ")[::-1]
+        return cut + " " * (width - cell_len(cut))
     # A wide character that does not fit is replaced by padding: the ellipsis goes first.
     cut = set_cell_size(text, width - 1).rstrip(" ") + "…"
     return cut + " " * (width - cell_len(cut))
