@@ -110,23 +110,26 @@ async def filter_keys(home: Path, store: Path) -> tuple[list[float], list[list]]
         await pilot.press("slash")
         field = screen.query_one("#memory-filter", Input)
         table = screen.query_one("#memory-table", VirtualTable)
-        typed = ""
-        for key in FILTER_KEYS:
-            typed += key
-            await pilot.pause(TYPING_INTERVAL)
-            shown = table.rows
-            # The keystroke as the Input handles it; pilot.press would also wait for the
-            # preview, rendered once typing pauses, which the user does not wait for.
-            start = time.perf_counter()
-            field.insert_text_at_cursor(key)
-            while table.rows is shown:
-                await asyncio.sleep(0)
-            await repainted(app)
-            timings.append(time.perf_counter() - start)
-            wanted = filter_rows(screen.rows, typed)
+        for typed in range(1, len(FILTER_KEYS) + 1):
+            timings.append(await time_key(pilot, field, table, FILTER_KEYS[typed - 1]))
+            wanted = filter_rows(screen.rows, FILTER_KEYS[:typed])
             assert table.rows[0].key == wanted[0].key and len(table.rows) == len(wanted), typed
             row_sets.append([row.cells for row in wanted])
     return timings, row_sets
+
+
+async def time_key(pilot, field, table, key: str) -> float:
+    """Seconds from one letter typed into `field` until `table` shows new rows, painted."""
+    await pilot.pause(TYPING_INTERVAL)
+    shown = table.rows
+    # The keystroke as the Input handles it; pilot.press would also wait for the store's
+    # preview, rendered once typing pauses, which the user does not wait for.
+    start = time.perf_counter()
+    field.insert_text_at_cursor(key)
+    while table.rows is shown:
+        await asyncio.sleep(0)
+    await repainted(pilot.app)
+    return time.perf_counter() - start
 
 
 async def projects_filter_keys(home: Path) -> tuple[list[float], list[list]]:
@@ -144,14 +147,7 @@ async def projects_filter_keys(home: Path) -> tuple[list[float], list[list]]:
         field = app.screen.query_one("#project-filter", Input)
         table = app.screen.query_one("#projects", VirtualTable)
         for key in PROJECT_KEYS:
-            await pilot.pause(TYPING_INTERVAL)
-            shown = table.rows
-            start = time.perf_counter()
-            field.insert_text_at_cursor(key)
-            while table.rows is shown:
-                await asyncio.sleep(0)
-            await repainted(app)
-            timings.append(time.perf_counter() - start)
+            timings.append(await time_key(pilot, field, table, key))
             row_sets.append([row.cells for row in table.rows])
     return timings, row_sets
 
