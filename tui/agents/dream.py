@@ -20,7 +20,7 @@ from tui.agents.changeset import build_changeset
 from tui.agents.client import ClientConfig, EngineError, ModelClient
 from tui.agents.events import CANCELLED, FAILED, Listener, Progress, RunCancelled
 from tui.agents.indexfit import LINE_LIMIT
-from tui.agents.loop import add_user, check, run_turns
+from tui.agents.loop import add_user, check, client_for, run_turns
 from tui.agents.result import CANCELLED as RUN_CANCELLED
 from tui.agents.result import FAILED as RUN_FAILED
 from tui.agents.result import SUCCEEDED, RunResult
@@ -122,11 +122,7 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
     result = RunResult("dream", engine, RUN_FAILED, progress.snapshot(), (),
                        gates=gates.to_json())
     try:
-        client = None
-        if engine == "anthropic":
-            client = ModelClient(config or ClientConfig(), cancel=cancel,
-                                 on_retry=lambda text: progress.say("retry", text),
-                                 on_text=progress.stream)
+        client = client_for(engine, config, progress, cancel)
         lease = acquire_lock(store)
     except (EngineError, LockBusy) as error:
         result.error = str(error)

@@ -28,7 +28,7 @@ from tui.agents.conversation import (
 )
 from tui.agents.events import CANCELLED, FAILED, Listener, Progress, RunCancelled
 from tui.agents.indexfit import entry_line
-from tui.agents.loop import check, run_turns
+from tui.agents.loop import check, client_for, run_turns
 from tui.agents.result import CANCELLED as RUN_CANCELLED
 from tui.agents.result import FAILED as RUN_FAILED
 from tui.agents.result import SKIPPED, SUCCEEDED, RunResult
@@ -85,11 +85,7 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
     progress = Progress(PHASES, listener)
     result = RunResult("extract", engine, RUN_FAILED, progress.snapshot(), ())
     try:
-        client = None
-        if engine == "anthropic":
-            client = ModelClient(config or ClientConfig(), cancel=cancel,
-                                 on_retry=lambda text: progress.say("retry", text),
-                                 on_text=progress.stream)
+        client = client_for(engine, config, progress, cancel)
         transcript = find_transcript(session_id, home)
         store, transcript_dirs = store_of(transcript, home, env, settings_file)
     except EngineError as error:

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tui.agents.client import ModelClient
+from tui.agents.client import ClientConfig, ModelClient
 from tui.agents.events import Progress, RunCancelled
 from tui.agents.staging import Toolbox, ToolResult
 
@@ -18,6 +18,16 @@ class LoopOutcome:
     turns: int
     finished: bool  # the model stopped calling tools before the budget ran out
     last_text: str
+
+
+def client_for(engine: str, config: ClientConfig | None, progress: Progress,
+               cancel: threading.Event) -> ModelClient | None:
+    """The model client of a run (None for the offline engine), reporting retries and
+    streamed text through `progress`. Raises EngineError when it cannot be set up."""
+    if engine != "anthropic":
+        return None
+    return ModelClient(config or ClientConfig(), cancel=cancel,
+                       on_retry=lambda text: progress.say("retry", text), on_text=progress.stream)
 
 
 def add_user(messages: list[dict], blocks: list[dict]) -> None:
