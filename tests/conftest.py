@@ -38,10 +38,22 @@ def isolated_env(tmp_path_factory, monkeypatch):
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    # memtui's own journal, backups and scan cache never land in the user's XDG dirs.
+    # memtui's own journal, backups, caches and config never land in the user's XDG dirs,
+    # and no test talks to the Anthropic API with the user's key.
     places = tmp_path_factory.mktemp("memtui-dirs")
-    for name in ("MEMTUI_DATA_DIR", "MEMTUI_CACHE_DIR", "MEMTUI_STATE_DIR"):
+    for name in ("MEMTUI_DATA_DIR", "MEMTUI_CACHE_DIR", "MEMTUI_STATE_DIR", "MEMTUI_CONFIG_DIR"):
         monkeypatch.setenv(name, str(places / name.removeprefix("MEMTUI_").lower()))
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def fake():
+    """A fake Messages API on 127.0.0.1 for the real anthropic SDK to talk to."""
+    from fake_anthropic import FakeAnthropic
+
+    with FakeAnthropic() as server:
+        yield server
 
 
 @pytest.fixture

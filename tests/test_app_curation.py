@@ -20,15 +20,7 @@ from tui.memory.index import parse_index
 
 
 @pytest.fixture
-def data_dir(tmp_path, monkeypatch):
-    """Backups and the change log go to a tmp dir, never the user's data home."""
-    place = tmp_path / "memtui-data"
-    monkeypatch.setenv("MEMTUI_DATA_DIR", str(place))
-    return place
-
-
-@pytest.fixture
-def fixture(claude_home, tmp_path, data_dir):
+def fixture(claude_home, tmp_path):
     return build_app_home(claude_home, tmp_path)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from app_home import FIXED_MTIME, build_app_home
 from conftest import memory_saved_record, user_record
 from test_app_runs import choices, open_store, phase_statuses, store_bytes, until
@@ -17,14 +16,6 @@ from tui.claude.discovery import discover
 from tui.render import condense
 
 LINTER = "remember: always run the linter before saying a task is done"
-
-
-@pytest.fixture(autouse=True)
-def memtui_dirs(tmp_path, monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
-    for name in ("DATA", "STATE", "CACHE", "CONFIG"):
-        monkeypatch.setenv(f"MEMTUI_{name}_DIR", str(tmp_path / f"memtui-{name.lower()}"))
 
 
 def extract_app(claude_home, tmp_path, *records: dict):

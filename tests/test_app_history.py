@@ -26,12 +26,6 @@ from tui.history.journal import Journal
 from tui.memory import writes
 
 
-@pytest.fixture(autouse=True)
-def memtui_dirs(tmp_path, monkeypatch):
-    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def shown(widget: Static) -> str:
     console = Console(width=200, file=io.StringIO(), color_system=None)
     console.print(widget.content)

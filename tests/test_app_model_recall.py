@@ -5,29 +5,14 @@ from __future__ import annotations
 import io
 import json
 
-import pytest
 from app_home import build_app_home
-from fake_anthropic import FakeAnthropic, failure, reply, text, tool
+from fake_anthropic import failure, reply, text, tool
 from rich.console import Console
 from test_app_runs import open_store, until
 from textual.widgets import Static
 
 from tui.app.app import MemtuiApp
 from tui.claude.discovery import discover
-
-
-@pytest.fixture(autouse=True)
-def memtui_dirs(tmp_path, monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
-    for name in ("DATA", "STATE", "CACHE", "CONFIG"):
-        monkeypatch.setenv(f"MEMTUI_{name}_DIR", str(tmp_path / f"memtui-{name.lower()}"))
-
-
-@pytest.fixture
-def fake():
-    with FakeAnthropic() as server:
-        yield server
 
 
 def recall_app(claude_home, tmp_path, extra_env: dict[str, str]):

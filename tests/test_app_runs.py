@@ -25,14 +25,6 @@ DUPLICATE_BODY = ("The release train leaves every Tuesday at ten from the main b
                   "**How to apply:** merge before Monday night.\n")
 
 
-@pytest.fixture(autouse=True)
-def memtui_dirs(tmp_path, monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
-    for name in ("DATA", "STATE", "CACHE", "CONFIG"):
-        monkeypatch.setenv(f"MEMTUI_{name}_DIR", str(tmp_path / f"memtui-{name.lower()}"))
-
-
 @pytest.fixture
 def dream_app(claude_home, tmp_path):
     """The app home plus a near-duplicate pair and a relative date: a dream changes several files."""

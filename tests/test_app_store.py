@@ -39,7 +39,6 @@ def text_of(screen, selector: str) -> str:
     return console.file.getvalue()
 
 
-
 async def open_store(app, pilot, project) -> StoreScreen:
     app.push_screen(StoreScreen(project))
     await settle(app, pilot)

@@ -17,12 +17,6 @@ from tui.history.scan_cache import ScanCache
 from tui.history.writes_log import scan_events, transcript_files
 
 
-@pytest.fixture(autouse=True)
-def memtui_dirs(tmp_path, monkeypatch):
-    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def saved(session: str, *paths: str) -> dict:
     return {"type": "system", "subtype": "memory_saved", "sessionId": session, "cwd": "/w",
             "timestamp": "2026-03-01T09:00:00.000Z", "writtenPaths": list(paths)}

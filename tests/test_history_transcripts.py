@@ -21,13 +21,6 @@ from tui.cli_history import add_history_commands
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture(autouse=True)
-def memtui_dirs(tmp_path, monkeypatch):
-    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("MEMTUI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("MEMTUI_STATE_DIR", str(tmp_path / "state"))
-
-
 def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
     """`memtui ARGS` through the real CLI when it has the history commands, else our parser."""
     import argparse

@@ -8,25 +8,13 @@ from dataclasses import replace
 
 import pytest
 from conftest import index_line, memory_text, snapshot, write_index, write_memory
-from fake_anthropic import FakeAnthropic, Scripted, failure, reply, text, tool
+from fake_anthropic import Scripted, failure, reply, text, tool
 
 from tui.agents.client import ClientConfig
 from tui.agents.dream import PHASES, run_dream
 from tui.agents.extract import MAX_TURNS, run_extract
 from tui.agents.result import CANCELLED, FAILED, SUCCEEDED, conclude
 from tui.claude.paths import LOCK_NAME
-
-
-@pytest.fixture(autouse=True)
-def memtui_dirs(tmp_path, monkeypatch):
-    for name in ("DATA", "STATE", "CACHE", "CONFIG"):
-        monkeypatch.setenv(f"MEMTUI_{name}_DIR", str(tmp_path / f"memtui-{name.lower()}"))
-
-
-@pytest.fixture
-def fake():
-    with FakeAnthropic() as server:
-        yield server
 
 
 def config(fake, **changes) -> ClientConfig:

@@ -20,14 +20,6 @@ from tui.cli import build_parser
 from tui.cli_runs import add_run_commands
 
 
-@pytest.fixture(autouse=True)
-def memtui_dirs(tmp_path, monkeypatch):
-    for name in ("DATA", "STATE", "CACHE", "CONFIG"):
-        monkeypatch.setenv(f"MEMTUI_{name}_DIR", str(tmp_path / f"memtui-{name.lower()}"))
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
-
-
 @pytest.fixture
 def store(claude_home, tmp_path):
     store = claude_home.store(tmp_path / "project")

@@ -24,12 +24,6 @@ WORDS = ["".join(random.Random(seed).choices("abcdefghijklmnopqrstuvwxyz", k=7))
 TYPES = ["user", "feedback", "project", "reference"]
 
 
-@pytest.fixture(autouse=True)
-def memtui_dirs(tmp_path, monkeypatch):
-    for name in ("DATA", "STATE", "CACHE", "CONFIG"):
-        monkeypatch.setenv(f"MEMTUI_{name}_DIR", str(tmp_path / f"memtui-{name.lower()}"))
-
-
 def body_lines(store) -> list[str]:
     lines = []
     for memory in load_store(store).memories:

@@ -8,25 +8,13 @@ from dataclasses import replace
 
 import pytest
 from conftest import memory_text, user_record
-from fake_anthropic import FakeAnthropic, reply, text, tool
+from fake_anthropic import reply, text, tool
 
 from tui import cli
 from tui.agents.client import ClientConfig
 from tui.agents.conversation import read_cursor, read_messages
 from tui.agents.extract import MAX_TURNS, run_extract
 from tui.agents.result import SUCCEEDED, conclude
-
-
-@pytest.fixture(autouse=True)
-def memtui_dirs(tmp_path, monkeypatch):
-    for name in ("DATA", "STATE", "CACHE", "CONFIG"):
-        monkeypatch.setenv(f"MEMTUI_{name}_DIR", str(tmp_path / f"memtui-{name.lower()}"))
-
-
-@pytest.fixture
-def fake():
-    with FakeAnthropic() as server:
-        yield server
 
 
 @pytest.fixture
