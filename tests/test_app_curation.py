@@ -40,6 +40,15 @@ def names(screen: StoreScreen) -> list[str]:
     return [str(row.cells[2]) for row in screen.query_one("#memory-table", VirtualTable).rows]
 
 
+def use_editor(tmp_path, monkeypatch, script: str) -> None:
+    """$EDITOR becomes a shell script doing `script` to the file it is given ($1)."""
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\n{script}")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+
+
 @pytest.fixture
 def no_editor(monkeypatch):
     """Neither $VISUAL nor $EDITOR: `e` edits inside the app."""
@@ -150,11 +159,7 @@ async def test_cancel_writes_nothing(fixture):
 
 
 async def test_edit_in_editor_saves_and_undo_restores(fixture, tmp_path, monkeypatch):
-    editor = tmp_path / "editor.sh"
-    editor.write_text("#!/bin/sh\nprintf 'Added in the editor.\\n' >> \"$1\"\n")
-    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("EDITOR", str(editor))
-    monkeypatch.delenv("VISUAL", raising=False)
+    use_editor(tmp_path, monkeypatch, "printf 'Added in the editor.\\n' >> \"$1\"\n")
     before = snapshot(fixture.store)
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -170,16 +175,10 @@ async def test_edit_in_editor_saves_and_undo_restores(fixture, tmp_path, monkeyp
 
 
 async def test_edit_conflict_keeps_both_versions(fixture, tmp_path, monkeypatch):
-    editor = tmp_path / "editor.sh"
     target = fixture.store / "user_role.md"
     # The "editor" edits its copy while Claude Code rewrites the real file meanwhile.
-    editor.write_text(
-        "#!/bin/sh\nprintf 'mine\\n' >> \"$1\"\n"
-        f"printf 'written by Claude meanwhile\\n' >> '{target}'\n"
-    )
-    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("EDITOR", str(editor))
-    monkeypatch.delenv("VISUAL", raising=False)
+    use_editor(tmp_path, monkeypatch, "printf 'mine\\n' >> \"$1\"\n"
+               f"printf 'written by Claude meanwhile\\n' >> '{target}'\n")
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_store(app, fixture, pilot)
