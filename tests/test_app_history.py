@@ -15,7 +15,14 @@ from rich.console import Console
 from textual.widgets import DataTable, Static
 
 from tests.conftest import add_worktree, make_repo, memory_text, real
-from tests.test_history_transcripts import A_LINE, B_LINE, BASE, START, Session
+from tests.test_history_transcripts import (
+    A_LINE,
+    B_LINE,
+    BASE,
+    START,
+    Session,
+    clashing_rewrites,
+)
 from tui.app.app import MemtuiApp
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.history import HistoryScreen
@@ -114,16 +121,7 @@ async def test_merge_with_a_conflict_writes_nothing_and_shows_both_sides(tmp_pat
     tree_b = real(add_worktree(repo, tmp_path / "shop-wt-b", "feature-b"))
     store = claude_home.store(real(tmp_path / "shop"))
     memory = store / "feedback_testing.md"
-    memory.write_text(BASE, encoding="utf-8")
-    a = Session(claude_home, tree_a, "feature-a", START)
-    b = Session(claude_home, tree_b, "feature-b", START)
-    a.read(memory, BASE)
-    b.read(memory, BASE)
-    version_a = BASE.replace("Run the whole suite.", "Run the suite in parallel.")
-    a.write(memory, version_a, BASE)
-    b.write(memory, BASE.replace("Run the whole suite.", "Run only the fast tests."), version_a)
-    a.save()
-    b.save()
+    clashing_rewrites(claude_home, tree_a, tree_b, memory)
     before = memory.read_bytes()
     app = MemtuiApp(claude_home.home, claude_home.env)
     async with app.run_test(size=(120, 40)) as pilot:

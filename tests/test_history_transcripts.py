@@ -177,9 +177,9 @@ def test_merge_restores_the_lost_lines_and_keeps_the_overwriters(worktrees, caps
     assert sources[:2] == ["memtui", "external"]
 
 
-def test_merge_with_overlapping_changes_shows_the_conflict_and_writes_nothing(worktrees, capsys):
-    claude, tree_a, tree_b, store = worktrees
-    memory = store / "feedback_testing.md"
+def clashing_rewrites(claude: ClaudeHome, tree_a: Path, tree_b: Path, memory: Path) -> None:
+    """Sessions in worktrees a and b both read BASE; a rewrites its first rule ("in
+    parallel"), then b rewrites the same line its own way ("only the fast tests")."""
     memory.write_text(BASE, encoding="utf-8")
     a = Session(claude, tree_a, "feature-a", START)
     b = Session(claude, tree_b, "feature-b", START)
@@ -190,6 +190,12 @@ def test_merge_with_overlapping_changes_shows_the_conflict_and_writes_nothing(wo
     b.write(memory, BASE.replace("Run the whole suite.", "Run only the fast tests."), version_a)
     a.save()
     b.save()
+
+
+def test_merge_with_overlapping_changes_shows_the_conflict_and_writes_nothing(worktrees, capsys):
+    claude, tree_a, tree_b, store = worktrees
+    memory = store / "feedback_testing.md"
+    clashing_rewrites(claude, tree_a, tree_b, memory)
     before = memory.read_bytes()
 
     code, out, _ = run_cli(["--config-dir", str(claude.home), "merge", str(memory)], capsys)
