@@ -76,6 +76,14 @@ async def open_store(app, pilot, project) -> None:
     await until(pilot, lambda: isinstance(app.screen, StoreScreen) and app.screen.store is not None)
 
 
+async def start_dream(app, pilot, project) -> RunScreen:
+    """Open the project's store and press ctrl+d: the dream's run screen."""
+    await open_store(app, pilot, project)
+    await pilot.press("ctrl+d")
+    assert isinstance(app.screen, RunScreen)
+    return app.screen
+
+
 def phase_statuses(screen: RunScreen) -> dict[str, str]:
     table = screen.query_one("#run-phases", DataTable)
     return {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[1])
@@ -93,10 +101,7 @@ async def test_dream_review_reject_one_apply_then_undo(dream_app):
     store, app, project = dream_app
     before = store_bytes(store)
     async with app.run_test(size=(130, 40)) as pilot:
-        await open_store(app, pilot, project)
-        await pilot.press("ctrl+d")
-        assert isinstance(app.screen, RunScreen)
-        run = app.screen
+        run = await start_dream(app, pilot, project)
         await until(pilot, lambda: run.finished)
         assert phase_statuses(run) == {"Orient": "done", "Gather": "done", "Consolidate": "done",
                                        "Prune and index": "done"}
@@ -143,9 +148,7 @@ async def test_cancel_mid_run_rolls_the_lock_back_and_applies_nothing(dream_app,
     before = store_bytes(store)
     gate = hold_consolidate(monkeypatch)
     async with app.run_test(size=(130, 40)) as pilot:
-        await open_store(app, pilot, project)
-        await pilot.press("ctrl+d")
-        run = app.screen
+        run = await start_dream(app, pilot, project)
         await until(pilot, lambda: phase_statuses(run)["Consolidate"] == "running")
         assert lock.read_text().strip() == str(os.getpid())  # the run holds the lock
         await pilot.press("x")
@@ -166,9 +169,7 @@ async def test_leaving_review_without_applying_releases_nothing(dream_app):
     store, app, project = dream_app
     before = store_bytes(store)
     async with app.run_test(size=(130, 40)) as pilot:
-        await open_store(app, pilot, project)
-        await pilot.press("ctrl+d")
-        run = app.screen
+        run = await start_dream(app, pilot, project)
         await until(pilot, lambda: run.finished)
         await pilot.press("enter", "escape")
         await until(pilot, lambda: isinstance(app.screen, StoreScreen))
@@ -184,9 +185,7 @@ async def test_a_run_sent_to_the_background_notifies_when_done_and_comes_back(
     store, app, project = dream_app
     gate = hold_consolidate(monkeypatch)
     async with app.run_test(size=(130, 40)) as pilot:
-        await open_store(app, pilot, project)
-        await pilot.press("ctrl+d")
-        run = app.screen
+        run = await start_dream(app, pilot, project)
         await until(pilot, lambda: phase_statuses(run)["Consolidate"] == "running")
         await pilot.press("b")
         await until(pilot, lambda: isinstance(app.screen, StoreScreen))
