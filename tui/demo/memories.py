@@ -370,6 +370,11 @@ class StorePlan:
     memories: tuple[MemorySpec, ...]
     index: tuple[str, ...]
 
+    @classmethod
+    def fully_indexed(cls, memories: tuple[MemorySpec, ...]) -> StorePlan:
+        """Every memory with its own index line, in order: a healthy store."""
+        return cls(memories, tuple(m.index_line for m in memories))
+
 
 def webapp_plan(total: int = 230, unindexed: int = 12) -> StorePlan:
     """~230 memories; the index runs past the cut, misses some files, names missing ones."""
@@ -438,7 +443,7 @@ def healthy_plan() -> StorePlan:
                    "builds with the distro toolchain.\n\n**How to apply:** no newer std APIs "
                    "without raising the MSRV in Cargo.toml and the CI matrix.", age_days=3),
     )
-    return StorePlan(memories, tuple(m.index_line for m in memories))
+    return StorePlan.fully_indexed(memories)
 
 
 def resting_plan() -> StorePlan:
@@ -460,7 +465,7 @@ def resting_plan() -> StorePlan:
                    "TestFlight: group 'Friends' gets every build from the `beta` lane.",
                    age_days=58),
     )
-    return StorePlan(memories, tuple(m.index_line for m in memories))
+    return StorePlan.fully_indexed(memories)
 
 
 def stranded_plan() -> StorePlan:
@@ -479,4 +484,4 @@ def stranded_plan() -> StorePlan:
                    "**How to apply:** `docker compose up keycloak` before `pnpm test:auth`.",
                    form="nested", age_days=3),
     )
-    return StorePlan(memories, tuple(m.index_line for m in memories))
+    return StorePlan.fully_indexed(memories)
