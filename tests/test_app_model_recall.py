@@ -15,6 +15,11 @@ from tui.app.app import MemtuiApp
 from tui.claude.discovery import discover
 
 
+def model_env(fake, **overrides: str) -> dict[str, str]:
+    """The environment of a user whose key reaches the fake Messages API."""
+    return {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url, **overrides}
+
+
 def recall_app(claude_home, tmp_path, extra_env: dict[str, str]):
     fixture = build_app_home(claude_home, tmp_path)
     env = {**fixture.env, **extra_env}
@@ -43,8 +48,7 @@ async def test_the_model_column_shows_the_models_picks_from_descriptions_only(
         claude_home, tmp_path, fake):
     fake.queue(reply(tool("pick_memories",
                           files=["reference_dashboards.md", "no_such_file.md"])))
-    app, project = recall_app(claude_home, tmp_path, {"ANTHROPIC_API_KEY": "test-key",
-                                                      "ANTHROPIC_BASE_URL": fake.url})
+    app, project = recall_app(claude_home, tmp_path, model_env(fake))
     async with app.run_test(size=(160, 40)) as pilot:
         await ask(app, pilot, project, "where is the checkout latency graph?")
         await until(pilot, lambda: "for “where is" in model_column(app))
@@ -64,8 +68,7 @@ async def test_the_model_column_shows_the_models_picks_from_descriptions_only(
 
 async def test_a_reply_in_plain_json_is_understood_too(claude_home, tmp_path, fake):
     fake.queue(reply(text('Here you go: {"files": ["user_role.md"]}')))
-    app, project = recall_app(claude_home, tmp_path, {"ANTHROPIC_API_KEY": "test-key",
-                                                      "ANTHROPIC_BASE_URL": fake.url})
+    app, project = recall_app(claude_home, tmp_path, model_env(fake))
     async with app.run_test(size=(160, 40)) as pilot:
         await ask(app, pilot, project, "what languages does the user like?")
         await until(pilot, lambda: "for “what" in model_column(app))
@@ -73,8 +76,7 @@ async def test_a_reply_in_plain_json_is_understood_too(claude_home, tmp_path, fa
 
 
 async def test_a_rejected_key_is_one_sentence_in_the_model_column(claude_home, tmp_path, fake):
-    app, project = recall_app(claude_home, tmp_path, {"ANTHROPIC_API_KEY": "wrong-key",
-                                                      "ANTHROPIC_BASE_URL": fake.url})
+    app, project = recall_app(claude_home, tmp_path, model_env(fake, ANTHROPIC_API_KEY="wrong-key"))
     async with app.run_test(size=(160, 40)) as pilot:
         await ask(app, pilot, project, "how do we test?")
         await until(pilot, lambda: "(401)" in model_column(app))
@@ -86,9 +88,7 @@ async def test_a_rejected_key_is_one_sentence_in_the_model_column(claude_home, t
 
 async def test_a_model_error_is_not_mistaken_for_picks(claude_home, tmp_path, fake):
     fake.queue(failure(404, "not_found_error"))
-    app, project = recall_app(claude_home, tmp_path, {"ANTHROPIC_API_KEY": "test-key",
-                                                      "ANTHROPIC_BASE_URL": fake.url,
-                                                      "ANTHROPIC_MODEL": "claude-nope"})
+    app, project = recall_app(claude_home, tmp_path, model_env(fake, ANTHROPIC_MODEL="claude-nope"))
     async with app.run_test(size=(160, 40)) as pilot:
         await ask(app, pilot, project, "how do we test?")
         await until(pilot, lambda: "claude-nope" in model_column(app)
