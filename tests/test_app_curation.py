@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from contextlib import asynccontextmanager
 
 import pytest
 from app_home import build_app_home
@@ -30,6 +31,14 @@ async def open_store(app, fixture, pilot) -> StoreScreen:
     app.push_screen(screen)
     await settle(app, pilot)
     return screen
+
+
+@asynccontextmanager
+async def store_screen(fixture):
+    """The app, its pilot and the fixture's store screen, open."""
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        yield app, pilot, await open_store(app, fixture, pilot)
 
 
 def highlight(screen: StoreScreen, name: str) -> None:
@@ -86,9 +95,7 @@ async def undo(app, pilot) -> None:
 
 async def test_relink_puts_the_orphan_inside_the_cut_and_undo_restores(fixture):
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         highlight(screen, "payments")
         await pilot.press("r")
         listed = await confirm(app, pilot)
@@ -103,9 +110,7 @@ async def test_relink_puts_the_orphan_inside_the_cut_and_undo_restores(fixture):
 
 async def test_remove_dangling_drops_the_line(fixture):
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         await pilot.press("d")
         await confirm(app, pilot)
         text = (fixture.store / "MEMORY.md").read_text()
@@ -119,9 +124,7 @@ async def test_remove_dangling_drops_the_line(fixture):
 
 async def test_archive_and_delete_marked_memories(fixture):
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         highlight(screen, "testing")
         await pilot.press("a")
         await confirm(app, pilot)
@@ -146,9 +149,7 @@ async def test_archive_and_delete_marked_memories(fixture):
 
 async def test_cancel_writes_nothing(fixture):
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         highlight(screen, "testing")
         await pilot.press("D")
         await pilot.pause()
@@ -161,9 +162,7 @@ async def test_cancel_writes_nothing(fixture):
 async def test_edit_in_editor_saves_and_undo_restores(fixture, tmp_path, monkeypatch):
     use_editor(tmp_path, monkeypatch, "printf 'Added in the editor.\\n' >> \"$1\"\n")
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         highlight(screen, "user role")
         await pilot.press("e")
         await settle(app, pilot)
@@ -179,9 +178,7 @@ async def test_edit_conflict_keeps_both_versions(fixture, tmp_path, monkeypatch)
     # The "editor" edits its copy while Claude Code rewrites the real file meanwhile.
     use_editor(tmp_path, monkeypatch, "printf 'mine\\n' >> \"$1\"\n"
                f"printf 'written by Claude meanwhile\\n' >> '{target}'\n")
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         highlight(screen, "user role")
         await pilot.press("e")
         await settle(app, pilot)
@@ -193,9 +190,7 @@ async def test_edit_conflict_keeps_both_versions(fixture, tmp_path, monkeypatch)
 
 async def test_without_an_editor_set_e_edits_in_the_app_and_undo_restores(fixture, no_editor):
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         _, area = await edit_in_app(app, pilot, screen, "user role")
         assert area.text == before["user_role.md"].decode()
         area.move_cursor(area.document.end)
@@ -211,9 +206,7 @@ async def test_without_an_editor_set_e_edits_in_the_app_and_undo_restores(fixtur
 
 async def test_in_app_edit_refuses_to_overwrite_what_claude_wrote_meanwhile(fixture, no_editor):
     target = fixture.store / "user_role.md"
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         editor, area = await edit_in_app(app, pilot, screen, "user role")
         area.insert("mine\n")
         target.write_bytes(target.read_bytes() + b"written by Claude meanwhile\n")
@@ -233,9 +226,7 @@ async def test_in_app_edit_refuses_to_overwrite_what_claude_wrote_meanwhile(fixt
 async def test_held_lock_makes_the_store_read_only(fixture):
     (fixture.store / ".consolidate-lock").write_text(str(os.getpid()))
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         banner = screen.query_one("#lock-banner", Static)
         assert banner.display and "Read-only" in str(banner.content)
         highlight(screen, "payments")
@@ -247,9 +238,7 @@ async def test_held_lock_makes_the_store_read_only(fixture):
 
 
 async def test_live_refresh_shows_a_memory_claude_just_wrote(fixture):
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         (fixture.store / "user_editor.md").write_text(
             "---\nname: editor\ndescription: the user edits in helix\ntype: user\n---\n\nHelix.\n"
         )
@@ -261,9 +250,7 @@ async def test_live_refresh_shows_a_memory_claude_just_wrote(fixture):
 
 
 async def test_live_refresh_waits_for_an_open_confirmation(fixture):
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         highlight(screen, "testing")
         await pilot.press("a")
         await pilot.pause()
@@ -283,9 +270,7 @@ async def test_live_refresh_waits_for_an_open_confirmation(fixture):
 async def test_in_app_edit_leaves_files_it_cannot_give_back_byte_for_byte(fixture, no_editor, body):
     target = fixture.store / "user_role.md"
     target.write_bytes(b"---\nname: user role\ntype: user\n---\n" + body)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, fixture, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):
         highlight(screen, "user role")
         await pilot.press("e")
         await pilot.pause()
