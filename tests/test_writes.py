@@ -13,7 +13,8 @@ from conftest import memory_text, snapshot, write_index, write_memory
 
 from tui import xdg
 from tui.claude.paths import LOCK_NAME
-from tui.memory import writes
+from tui.memory import swap, writes
+from tui.memory.intents import recover_store
 from tui.memory.writes import (
     ConflictError,
     FileChange,
@@ -148,26 +149,26 @@ def test_a_symlink_out_of_the_store_is_refused(store, tmp_path):
 def test_a_failed_write_half_way_leaves_every_file_as_it_was(store, monkeypatch):
     """All-or-nothing: the file already replaced is put back, no temp file remains."""
     original = snapshot(store, recursive=True)
-    real_replace = os.replace
-    calls = []
+    real_link = os.link
+    installs = []
 
-    def failing_replace(source, destination):
-        if Path(destination).parent == store:
-            calls.append(destination)
-        if len(calls) == 2:
-            raise OSError(28, "No space left on device")
-        return real_replace(source, destination)
+    def failing_link(source, destination, **options):
+        if Path(destination).parent == store and str(source).endswith(".memtui-new"):
+            installs.append(destination)
+            if len(installs) == 2:
+                raise OSError(28, "No space left on device")
+        return real_link(source, destination, **options)
 
-    monkeypatch.setattr(writes.os, "replace", failing_replace)
+    monkeypatch.setattr(swap.os, "link", failing_link)
     with pytest.raises(WriteRefused, match="Writing MEMORY.md failed.*nothing was changed"):
         apply_changes(store, [
             FileChange("feedback_testing.md", original["feedback_testing.md"], b"one\n"),
             FileChange("MEMORY.md", original["MEMORY.md"], b"two\n"),
         ], "edit")
 
-    assert len(calls) == 3  # feedback_testing.md, MEMORY.md (failed), the rollback
+    assert len(installs) == 2  # feedback_testing.md went in, MEMORY.md failed
     assert snapshot(store, recursive=True) == original
-    assert not [p for p in store.iterdir() if "memtui-tmp" in p.name]
+    assert not [p for p in store.iterdir() if "memtui-" in p.name]
     assert history(store) == []
 
 
@@ -236,29 +237,35 @@ def test_stores_outside_a_projects_folder_get_a_hashed_key(tmp_path, data_dir):
     assert json.loads(log.read_text())["id"] == record.id
 
 
-def test_when_even_the_rollback_fails_the_partial_change_can_be_undone(store, monkeypatch):
+def test_when_even_the_rollback_fails_the_next_command_puts_the_files_back(store, monkeypatch):
+    """A rollback that cannot write keeps its intent record; recovery finishes the job."""
     original = snapshot(store, recursive=True)
-    real_replace = os.replace
-    into_store = []
+    real_link, real_replace = os.link, os.replace
+
+    def failing_link(source, destination, **options):
+        if str(destination).endswith("MEMORY.md") and str(source).endswith(".memtui-new"):
+            raise OSError(5, "Input/output error")
+        return real_link(source, destination, **options)
 
     def failing_replace(source, destination):
         if Path(destination).parent == store:
-            into_store.append(destination)
-            if len(into_store) >= 2:
-                raise OSError(5, "Input/output error")
+            raise OSError(5, "Input/output error")
         return real_replace(source, destination)
 
-    monkeypatch.setattr(writes.os, "replace", failing_replace)
-    with pytest.raises(WriteRefused, match="use undo"):
+    monkeypatch.setattr(swap.os, "link", failing_link)
+    monkeypatch.setattr(swap.os, "replace", failing_replace)
+    with pytest.raises(WriteRefused, match="could not be put back yet; the next memtui command"):
         apply_changes(store, [
             FileChange("feedback_testing.md", original["feedback_testing.md"], b"one\n"),
             FileChange("MEMORY.md", original["MEMORY.md"], b"two\n"),
         ], "edit")
-    monkeypatch.setattr(writes.os, "replace", real_replace)
+    monkeypatch.setattr(swap.os, "link", real_link)
+    monkeypatch.setattr(swap.os, "replace", real_replace)
+    assert read_bytes(store, "feedback_testing.md") == b"one\n"  # stuck half-way
 
-    assert read_bytes(store, "feedback_testing.md") == b"one\n"
-    (interrupted,) = history(store)
-    assert interrupted.label == "edit (interrupted)"
-    assert [c.file for c in interrupted.changes] == ["feedback_testing.md"]
-    undo_last(store)
+    messages = recover_store(store)
+    assert messages == [f"{store}: rolled back an interrupted change (edit); "
+                        "1 file(s) put back as they were."]
     assert snapshot(store, recursive=True) == original
+    assert not [p for p in store.iterdir() if "memtui-" in p.name]
+    assert history(store) == []

@@ -11,7 +11,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tui.claude import paths
-from tui.cli_support import UsageError, config_home_of, env_of, print_json, resolve_store
+from tui.cli_support import (
+    UsageError,
+    config_home_of,
+    env_of,
+    print_json,
+    recover_interrupted,
+    resolve_store,
+)
 
 
 def cmd_projects(args: argparse.Namespace) -> int:
@@ -251,6 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         args.run = cmd_app
     try:
+        recover_interrupted()
         return args.run(args)
     except UsageError as error:
         print(f"memtui: {error}", file=sys.stderr)

@@ -39,11 +39,42 @@ def resolve_store(args: argparse.Namespace, target: str | None):
     from tui.claude.targets import TargetError, resolve_target
 
     try:
-        return resolve_target(
+        resolved = resolve_target(
             target, home=config_home_of(args), env=env_of(args), settings_file=args.settings
         )
     except TargetError as error:
         raise UsageError(str(error)) from None
+    tidy_store(resolved.memory_dir)
+    return resolved
+
+
+def recover_interrupted() -> None:
+    """Finish what a killed memtui left half done, saying so in one line each."""
+    from tui.memory.intents import recover_pending
+
+    try:
+        messages = recover_pending()
+    except OSError as error:
+        messages = [f"could not check for interrupted changes ({error.strerror or error})"]
+    for message in messages:
+        print(f"memtui: {message}", file=sys.stderr)
+
+
+def tidy_store(store: Path) -> None:
+    """Roll back an interrupted change of a store a command opens, and remove temp files."""
+    from tui.memory.intents import recover_store
+    from tui.memory.refusals import WriteRefused
+
+    if not store.is_dir():
+        return
+    try:
+        messages = recover_store(store, wait=1.0)
+    except WriteRefused:
+        return  # another memtui is writing it; that one tidies up after itself
+    except OSError as error:
+        messages = [f"{store}: could not tidy interrupted changes ({error.strerror or error})"]
+    for message in messages:
+        print(f"memtui: {message}", file=sys.stderr)
 
 
 def print_json(data: object) -> None:

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.claude.lock import LockState, read_lock
+from tui.claude.lock import (
+    LockBusy,
+    LockLease,
+    LockState,
+    read_lock,
+    restore_lock,
+    state_from_json,
+    state_json,
+)
 from tui.claude.paths import INDEX_NAME
 from tui.memory.index import LoadedIndex, parse_index
 
@@ -114,9 +121,11 @@ def _decoded(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", errors="replace")
 
 
-def apply_changeset(changeset: ChangeSet, only: Iterable[str] | None = None) -> ApplyResult:
+def apply_changeset(changeset: ChangeSet, only: Iterable[str] | None = None,
+                    lease: LockLease | None = None) -> ApplyResult:
     """Apply the chosen files (all by default). A file whose live bytes are no longer what
-    was staged is refused; the others go in as one record (`undo_changeset` reverts it)."""
+    was staged is refused; the others go in as one record (`undo_changeset` reverts it).
+    A dream applies through its `lease` on the consolidate lock, which it keeps meanwhile."""
     from tui.history.recovery import apply_journalled
     from tui.memory import writes
 
@@ -140,7 +149,8 @@ def apply_changeset(changeset: ChangeSet, only: Iterable[str] | None = None) -> 
             break
         changes = [writes.FileChange(d.file, d.before, d.after) for d in ready]
         try:
-            record = apply_journalled(changeset.store, changes, changeset.label, archive=True)
+            record = apply_journalled(changeset.store, changes, changeset.label, archive=True,
+                                      lease=lease)
         except writes.ConflictError as error:
             # Changed between our check and the write: refuse that one, retry the rest.
             refused.append((error.file, str(error)))
@@ -164,8 +174,7 @@ def remember_lock_before(record_ids: Iterable[str], previous: LockState) -> None
     for record_id in record_ids:
         path = _lock_notes(record_id)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"exists": previous.exists, "mtime": previous.mtime}),
-                        encoding="utf-8")
+        path.write_text(json.dumps(state_json(previous)), encoding="utf-8")
 
 
 def restore_lock_after_undo(store: Path, record_id: str | None) -> None:
@@ -177,14 +186,12 @@ def restore_lock_after_undo(store: Path, record_id: str | None) -> None:
         before = json.loads(notes.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return  # not a dream, or applied before memtui kept lock notes
-    lock = read_lock(store)
-    if lock.held():
+    if read_lock(store).held():
         return  # a live dream owns it now: leave it alone
-    if not before.get("exists"):
-        lock.path.unlink(missing_ok=True)
-    elif isinstance(before.get("mtime"), (int, float)):
-        lock.path.write_text("", encoding="utf-8")
-        os.utime(lock.path, (before["mtime"], before["mtime"]))
+    try:
+        restore_lock(store, state_from_json(store, before))
+    except (OSError, LockBusy, ValueError, TypeError):
+        return
     notes.unlink(missing_ok=True)
 
 

@@ -59,13 +59,13 @@ def conclude(result: RunResult, apply: bool, only: set[str] | None = None) -> Ap
     """
     outcome = None
     if apply and result.changeset is not None and not result.changeset.empty:
-        if result.lease is not None:
-            release_lock(result.lease)  # our own live PID would block the write
-        outcome = apply_changeset(result.changeset, only)
+        # The dream keeps the lock through its apply: no second dream starts meanwhile.
+        outcome = apply_changeset(result.changeset, only, lease=result.lease)
         if result.lease is not None and not outcome.applied:
             rollback_lock(result.lease)
         elif result.lease is not None:
             remember_lock_before(outcome.record_ids, result.lease.previous)
+            release_lock(result.lease)
     elif result.lease is not None:
         if apply and result.changeset is not None and result.changeset.empty:
             release_lock(result.lease)

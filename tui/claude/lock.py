@@ -2,16 +2,27 @@
 
 Its mtime is "last consolidated at"; its body is the holder's PID. It is held while the
 file is younger than 60 minutes and that PID is alive.
+
+memtui takes it as Claude Code does, with two guarantees more: it never writes through a
+link or into anything but a regular file, and before writing its PID it records the lock
+as it was (bytes and mtime) in a lease file outside the store, so that a memtui killed
+mid-dream leaves nothing counted: the next command puts the lock back exactly.
 """
 
 from __future__ import annotations
 
+import base64
+import errno
+import json
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from tui.claude.paths import LOCK_NAME
+
+_PID_DIGITS = 10  # a PID is at most this long; a longer body is no PID
 
 HOLD_SECONDS = 60 * 60
 
@@ -36,6 +47,7 @@ class LockState:
     exists: bool
     mtime: float | None = None
     pid: int | None = None
+    body: bytes | None = None  # exactly as found, so a rollback can restore it
 
     @property
     def last_consolidated(self) -> float | None:
@@ -52,15 +64,46 @@ class LockState:
 def read_lock(memory_dir: Path) -> LockState:
     path = memory_dir / LOCK_NAME
     try:
-        mtime = path.stat().st_mtime
+        info = path.stat()
     except OSError:
         return LockState(path, exists=False)
+    body = _read_body(path) if stat.S_ISREG(info.st_mode) else None
+    text = (body or b"").decode("utf-8", errors="replace").strip()
+    pid = int(text) if text.isdigit() and len(text) <= _PID_DIGITS else None
+    return LockState(path, exists=True, mtime=info.st_mtime, pid=pid, body=body)
+
+
+def _read_body(path: Path) -> bytes | None:
+    """The lock's bytes (at most a few KB: a PID), never blocking on a special file."""
     try:
-        body = path.read_text(encoding="utf-8", errors="replace").strip()
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
-        body = ""
-    pid = int(body) if body.isdigit() else None
-    return LockState(path, exists=True, mtime=mtime, pid=pid)
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return None
+        return os.read(handle, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+
+
+def _write_body(path: Path, body: bytes) -> None:
+    """Write the lock file in place, refusing a link or anything but a regular file."""
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise LockBusy(f"{path} is a symlink; memtui does not write through links.") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise LockBusy(f"{path} is not a regular file; memtui will not write it.")
+        os.ftruncate(handle, 0)
+        os.write(handle, body)
+    finally:
+        os.close(handle)
 
 
 class LockBusy(Exception):
@@ -87,32 +130,107 @@ def acquire_lock(memory_dir: Path, now: float | None = None) -> LockLease:
             f"A consolidation by process {previous.pid} started {minutes:.0f} min ago "
             "still holds the lock; wait for it to finish."
         )
+    if previous.exists and previous.body is None:
+        raise LockBusy(f"{previous.path} is not a regular file; memtui will not take it.")
     pid = os.getpid()
-    previous.path.write_text(str(pid), encoding="utf-8")
-    if read_lock(memory_dir).pid != pid:
-        raise LockBusy("Another process took the consolidation lock at the same moment.")
+    record = _write_lease_record(memory_dir, pid, previous)
+    try:
+        _write_body(previous.path, str(pid).encode())
+        if read_lock(memory_dir).pid != pid:
+            raise LockBusy("Another process took the consolidation lock at the same moment.")
+    except BaseException:
+        record.unlink(missing_ok=True)
+        raise
     return LockLease(previous.path, pid, previous.path.stat().st_mtime, previous)
 
 
 def release_lock(lease: LockLease) -> None:
     """A successful run: the mtime stays at the start time, the body no longer names a
     live holder (memtui may keep running long after the run)."""
-    if not _still_ours(lease):
-        return
-    lease.path.write_text("", encoding="utf-8")
-    os.utime(lease.path, (lease.started, lease.started))
+    if _still_ours(lease):
+        _write_body(lease.path, b"")
+        os.utime(lease.path, (lease.started, lease.started))
+    _lease_record(lease.path.parent).unlink(missing_ok=True)
 
 
 def rollback_lock(lease: LockLease) -> None:
-    """A failed or cancelled run: as if it never started."""
-    if not _still_ours(lease):
-        return  # someone reclaimed it since; theirs now
-    if not lease.previous.exists:
-        lease.path.unlink(missing_ok=True)
+    """A failed or cancelled run: as if it never started (bytes and mtime as they were)."""
+    if _still_ours(lease):  # else someone reclaimed it since; theirs now
+        restore_lock(lease.path.parent, lease.previous)
+    _lease_record(lease.path.parent).unlink(missing_ok=True)
+
+
+def restore_lock(memory_dir: Path, previous: LockState) -> None:
+    """Put the lock back exactly as `previous` found it, or remove it if there was none."""
+    path = memory_dir / LOCK_NAME
+    if not previous.exists:
+        path.unlink(missing_ok=True)
         return
-    lease.path.write_text("", encoding="utf-8")
-    mtime = lease.previous.mtime or lease.started
-    os.utime(lease.path, (mtime, mtime))
+    _write_body(path, previous.body or b"")
+    if previous.mtime is not None:
+        os.utime(path, (previous.mtime, previous.mtime), follow_symlinks=False)
+
+
+def state_json(state: LockState) -> dict:
+    """A lock state as JSON (bytes in base64), for records kept outside the store."""
+    return {"exists": state.exists, "mtime": state.mtime,
+            "body": None if state.body is None else base64.b64encode(state.body).decode()}
+
+
+def state_from_json(memory_dir: Path, data: dict) -> LockState:
+    body = data.get("body")
+    return LockState(memory_dir / LOCK_NAME, bool(data.get("exists")), data.get("mtime"),
+                     None, None if body is None else base64.b64decode(body))
+
+
+def _leases_dir() -> Path:
+    from tui import xdg
+
+    return xdg.state_dir() / "lock-leases"
+
+
+def _lease_record(memory_dir: Path) -> Path:
+    from tui.memory.writes import store_key
+
+    return _leases_dir() / f"{store_key(memory_dir)}.json"
+
+
+def _write_lease_record(memory_dir: Path, pid: int, previous: LockState) -> Path:
+    record = _lease_record(memory_dir)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    partial = record.with_suffix(".partial")
+    partial.write_text(json.dumps({"store": str(memory_dir), "pid": pid,
+                                   "previous": state_json(previous)}), encoding="utf-8")
+    os.replace(partial, record)
+    return record
+
+
+def recover_abandoned_leases() -> list[str]:
+    """Locks taken by a memtui that died mid-dream, put back as they were before it."""
+    messages: list[str] = []
+    try:
+        records = list(_leases_dir().glob("*.json"))
+    except OSError:
+        return messages
+    for record in records:
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+            store, pid = Path(data["store"]), int(data["pid"])
+            previous = state_from_json(store, data["previous"])
+        except (OSError, ValueError, KeyError, TypeError):
+            record.unlink(missing_ok=True)
+            continue
+        if pid_alive(pid):
+            continue
+        if read_lock(store).pid == pid:
+            try:
+                restore_lock(store, previous)
+            except (OSError, LockBusy):
+                continue
+            messages.append(f"{store}: put the consolidation lock back as it was before an "
+                            "interrupted memtui dream.")
+        record.unlink(missing_ok=True)
+    return messages
 
 
 def _still_ours(lease: LockLease) -> bool:

@@ -11,12 +11,18 @@ or what changed it:
 `main` holds snapshots of the store as memtui found it; `backfill` holds the history
 rebuilt from transcripts (see `backfill.py`). A journal that is missing or broken is moved
 aside and started again: the store itself is never touched here.
+
+Writers hold the store's memtui lock (`store_lock`), so two processes never append to one
+branch at once; a new journal is built under a temporary name and renamed into place, so
+no one ever sees (or moves aside) a journal half made.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import secrets
+import shutil
 import subprocess
 import time
 from collections.abc import Iterable, Mapping
@@ -25,6 +31,7 @@ from pathlib import Path
 
 from tui import xdg
 from tui.claude.paths import LOCK_NAME
+from tui.memory.store_lock import store_lock
 
 MAIN = "main"
 BACKFILL = "backfill"
@@ -153,16 +160,41 @@ class Journal:
         import git
 
         if self.path.exists():
-            try:
-                repo = git.Repo(self.path)
-                self._check(repo)
+            repo = self._readable()
+            if repo is not None:
                 return repo
-            except (git.GitError, ValueError, OSError):
+            with store_lock(self.store):  # only the lock holder may judge it broken
+                repo = self._readable()
+                if repo is not None:
+                    return repo
                 self._move_aside()
-        self.path.mkdir(parents=True, exist_ok=True)
-        repo = git.Repo.init(self.path, bare=True, initial_branch=MAIN)
-        (self.path / "memtui-store").write_text(f"{self.store}\n", encoding="utf-8")
-        return repo
+        return self._create(git)
+
+    def _readable(self):
+        import git
+
+        try:
+            repo = git.Repo(self.path)
+            self._check(repo)
+            return repo
+        except (git.GitError, ValueError, OSError):
+            return None
+
+    def _create(self, git):
+        """Build the journal under a temporary name, then rename it into place; when
+        another process got there first, use theirs."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        building = self.path.with_name(f".{self.path.name}.building-{secrets.token_hex(4)}")
+        try:
+            git.Repo.init(building, bare=True, initial_branch=MAIN)
+            (building / "memtui-store").write_text(f"{self.store}\n", encoding="utf-8")
+            os.rename(building, self.path)
+        except OSError:
+            if not self.path.exists():
+                raise
+        finally:
+            shutil.rmtree(building, ignore_errors=True)
+        return git.Repo(self.path)
 
     def _check(self, repo) -> None:
         """Raise when git cannot read the repository or any of its branches."""
@@ -309,6 +341,10 @@ class Journal:
             stream.append(b"\n")
         if not wrote:
             return self.head(ref)
+        with store_lock(self.store):
+            return self._import(ref, stream, force)
+
+    def _import(self, ref: str, stream: list[bytes], force: bool) -> str | None:
         # Every write becomes one pack (never a spray of loose files); _tidy merges them.
         args = ["git", "-c", "fastimport.unpackLimit=1", "fast-import", "--quiet", "--done"]
         if force:
@@ -347,6 +383,11 @@ class Journal:
 
         Returns the new commit id, or None when nothing changed or the store is missing.
         """
+        with store_lock(self.store):  # the parent read here is the parent written
+            return self._snapshot(message, source, trailers, when)
+
+    def _snapshot(self, message: str, source: str, trailers: Mapping[str, str | None] | None,
+                  when: float | None) -> str | None:
         files = read_store(self.store)
         if files is None:
             return None

@@ -54,22 +54,26 @@ def apply_journalled(store: Path, changes, label: str, **options):
     journal tells its writes from ours. Returns the undo record; raises `WriteRefused`
     (one sentence) having written nothing.
     """
+    from tui.memory.store_lock import store_lock
     from tui.memory.writes import apply_changes
 
-    _snapshot(store, f"before {label}", "external")
-    record = apply_changes(store, changes, label, **options)
-    _snapshot(store, label, "memtui")
+    with store_lock(store):
+        _snapshot(store, f"before {label}", "external")
+        record = apply_changes(store, changes, label, **options)
+        _snapshot(store, label, "memtui")
     return record
 
 
 def undo_journalled(store: Path):
     """Undo memtui's newest change to the store, journalled like any other change."""
+    from tui.memory.store_lock import store_lock
     from tui.memory.writes import undo_last
 
-    _snapshot(store, "before undo", "external")
-    record = undo_last(store)
-    if record is not None:
-        _snapshot(store, record.label, "memtui")
+    with store_lock(store):
+        _snapshot(store, "before undo", "external")
+        record = undo_last(store)
+        if record is not None:
+            _snapshot(store, record.label, "memtui")
     return record
 
 

@@ -1,12 +1,16 @@
-"""Every write to a memory dir: checked, backed up, atomic, logged and undoable.
+"""Every write to a memory dir: checked, backed up, atomic, crash-safe, logged, undoable.
 
-One change set goes: refuse if a dream holds the lock -> check each target is still the
-bytes it was read as -> copy the old bytes to the backups -> write each file atomically
-(a temp file in the same dir, fsync, `os.replace`) -> append a record to the log.
+One change set goes, under the store's memtui lock (`store_lock`): finish any change a
+crash interrupted (`intents.recover_store`) -> refuse if a dream holds the consolidate
+lock -> check each target is still the bytes it was read as -> copy the old bytes to the
+backups -> write the intent record -> stage every new file beside its target -> swap each
+file in with a verified compare-and-swap (`swap.FileSwap`) -> append a record to the log
+-> drop the intent.
 
-An apply is all-or-nothing: when a write fails half-way, the files already written are put
-back from their old bytes before the error is raised. Only if that rollback fails too is
-the partial change logged, so `undo_last` can still restore it.
+An apply is all-or-nothing: when a swap finds an outside write, or a write fails half-way,
+the files already swapped are put back (an outside write that arrived meanwhile is kept)
+before the error is raised. When the process dies half-way, the intent record lets the
+next command roll it back.
 
 Archiving: a change set applied with `archive=True` (or, by default, whose label starts
 with "archive") first copies every file it deletes to `archive_dir(store)`.
@@ -32,25 +36,29 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from tui import xdg
-from tui.claude.lock import read_lock
+from tui.claude.lock import LockLease, read_lock
+from tui.memory import failpoints
+from tui.memory.intents import clear_intent, recover_store, write_intent
+from tui.memory.refusals import WriteRefused
+from tui.memory.store_lock import store_lock
+from tui.memory.swap import FileSwap, SwapConflict, fsync_dir
 
 LOG_NAME = "log.jsonl"
 _ARCHIVED_STAMP = re.compile(r"\.archived-\d{8}T\d{6}(?:-\d+)?(?=\.md$)")
 
 
-class WriteRefused(Exception):
-    """A change that was not made; the message is one sentence for the user."""
-
-
 class ConflictError(WriteRefused):
     """A target is no longer the bytes it was read as."""
 
-    def __init__(self, file: str, expected: bytes | None, actual: bytes | None):
+    def __init__(self, file: str, expected: bytes | None, actual: bytes | None,
+                 kept: Sequence[str] = ()):
         self.file = file
         self.expected = expected
         self.actual = actual
+        also = [other for other in kept if other != file]
+        extra = f" (an outside write to {', '.join(also)} was kept too)" if also else ""
         super().__init__(
-            f"{file} changed on disk since it was read; nothing was written, "
+            f"{file} changed on disk since it was read; nothing was written{extra}, "
             "reload and review the change again."
         )
 
@@ -143,19 +151,6 @@ def read_bytes(store: Path, file: str) -> bytes | None:
         raise WriteRefused(f"{file} cannot be read ({error.strerror or error}).") from error
 
 
-def _fsync_dir(folder: Path) -> None:
-    try:
-        handle = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(handle)
-    except OSError:
-        pass
-    finally:
-        os.close(handle)
-
-
 def write_atomic(path: Path, data: bytes, mtime: float | None = None) -> None:
     """Replace `path` with `data` so a reader sees the old or the new file, never half."""
     try:
@@ -180,19 +175,7 @@ def write_atomic(path: Path, data: bytes, mtime: float | None = None) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
-
-
-def _remove(path: Path) -> None:
-    path.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
-
-
-def _put(path: Path, data: bytes | None, mtime: float | None = None) -> None:
-    if data is None:
-        _remove(path)
-    else:
-        write_atomic(path, data, mtime)
+    fsync_dir(path.parent)
 
 
 def _new_id() -> str:
@@ -289,9 +272,9 @@ def _append_log(store: Path, line: str) -> None:
         os.fsync(out.fileno())
 
 
-def _check(store: Path, changes: Sequence[FileChange]) -> dict[str, Path]:
+def _check(store: Path, changes: Sequence[FileChange], lease: LockLease | None) -> dict[str, Path]:
     lock = read_lock(store)
-    if lock.held() and lock.pid is not None:
+    if lock.held() and lock.pid is not None and not (lease and lease.pid == lock.pid):
         raise StoreLocked(lock.pid)
     targets: dict[str, Path] = {}
     for change in changes:
@@ -307,13 +290,24 @@ def _check(store: Path, changes: Sequence[FileChange]) -> dict[str, Path]:
 
 def _apply(
     store: Path, changes: Sequence[FileChange], label: str, *, archive: bool,
-    undoes: str | None = None,
+    undoes: str | None = None, lease: LockLease | None = None,
 ) -> ChangeRecord:
     store = Path(store)
     changes = tuple(changes)
     if not changes:
         raise WriteRefused("There is nothing to change.")
-    targets = _check(store, changes)
+    with store_lock(store):
+        recover_store(store)
+        return _apply_locked(store, changes, label, archive=archive, undoes=undoes, lease=lease)
+
+
+def _apply_locked(
+    store: Path, changes: tuple[FileChange, ...], label: str, *, archive: bool,
+    undoes: str | None, lease: LockLease | None,
+) -> ChangeRecord:
+    """The change set under the store lock: backups, intent, staged files, then one
+    verified swap per file, then the undo log. See `swap` for what each swap guarantees."""
+    targets = _check(store, changes, lease)
     record = ChangeRecord(_new_id(), store, label, time.time(), changes, undoes)
     mtimes = {c.file: _mtime(targets[c.file]) for c in changes}
     try:
@@ -322,57 +316,112 @@ def _apply(
             for change in changes:
                 if change.after is None and change.before is not None:
                     _archive(store, change, record.time)
+        intent = write_intent(store, record.id, label,
+                              ((c.file, c.before, c.after) for c in changes))
     except OSError as error:
         raise WriteRefused(
             f"Could not save the backup copies ({error.strerror or error}); nothing was changed."
         ) from error
-
-    written: list[FileChange] = []
-    for change in changes:
-        try:
-            _put(targets[change.file], change.after, change.mtime)
-        except OSError as error:
-            reason = f"Writing {change.file} failed ({error.strerror or error})"
-            _roll_back(store, record, written, targets, mtimes, reason)
-            raise WriteRefused(f"{reason}; nothing was changed.") from error
-        written.append(change)
+    swaps = [FileSwap(c.file, targets[c.file], c.before, c.after, record.id,
+                      _mode(targets[c.file]), c.mtime, mtimes[c.file]) for c in changes]
+    current = swaps[0]
     try:
-        _append_log(store, _record_json(record, mtimes))
-    except OSError as error:
-        reason = f"Recording the change failed ({error.strerror or error})"
-        _roll_back(store, record, written, targets, mtimes, reason)
-        raise WriteRefused(f"{reason}; nothing was changed.") from error
+        try:
+            for current in swaps:
+                current.stage()
+            failpoints.reached("apply.staged", record.id)
+            for current in swaps:
+                current.swap()
+            failpoints.reached("apply.swapped", record.id)
+            for current in swaps:
+                current.verify()
+            for current in swaps:
+                current.drop_aside()
+        except SwapConflict as conflict:
+            kept = _roll_back(store, record, swaps, intent)
+            before = next(c.before for c in changes if c.file == conflict.file)
+            raise ConflictError(conflict.file, before, conflict.actual, kept) from None
+        except OSError as error:
+            reason = f"Writing {current.file} failed ({error.strerror or error})"
+            kept = _roll_back(store, record, swaps, intent, reason)
+            raise WriteRefused(f"{reason}; nothing was changed{_kept_note(kept)}.") from error
+        for folder in {swap.path.parent for swap in swaps}:
+            fsync_dir(folder)
+        failpoints.reached("apply.before_log", record.id)
+        try:
+            _append_log(store, _record_json(record, mtimes))
+        except OSError as error:
+            reason = f"Recording the change failed ({error.strerror or error})"
+            kept = _roll_back(store, record, swaps, intent, reason)
+            raise WriteRefused(f"{reason}; nothing was changed{_kept_note(kept)}.") from error
+    finally:
+        for swap in swaps:
+            swap.discard_temp()
+    clear_intent(intent)
     return record
 
 
-def _roll_back(
-    store: Path, record: ChangeRecord, written: list[FileChange], targets: dict[str, Path],
-    mtimes: dict[str, float | None], reason: str,
-) -> None:
-    """Put back the files an interrupted apply already wrote; log what could not be."""
-    while written:
-        change = written[-1]
+def _mode(path: Path) -> int | None:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None
+
+
+def _roll_back(store: Path, record: ChangeRecord, swaps: Sequence[FileSwap], intent: Path,
+               reason: str = "") -> list[str]:
+    """Undo the swaps made so far, newest first. Returns the files where an outside write
+    arrived meanwhile and was kept (ours gave way to it). When a file cannot be put back,
+    the intent record stays for the next command to finish, and WriteRefused says so."""
+    kept: list[str] = []
+    stuck: list[str] = []
+    for swap in reversed(swaps):
         try:
-            _put(targets[change.file], change.before, mtimes[change.file])
-        except OSError as error:
-            partial = replace(record, label=f"{record.label} (interrupted)", changes=tuple(written))
-            _append_log(store, _record_json(partial, mtimes))
-            raise WriteRefused(
-                f"{reason} and {change.file} could not be put back; use undo to restore it."
-            ) from error
-        written.pop()
+            if not swap.roll_back():
+                kept.append(swap.file)
+            _save_leftover(store, record, swap)
+        except OSError:
+            stuck.append(swap.file)
+    if stuck:
+        raise WriteRefused(
+            f"{reason or 'The change failed'} and {', '.join(stuck)} could not be put back "
+            "yet; the next memtui command puts it back."
+        )
+    clear_intent(intent)
+    return kept
+
+
+def _save_leftover(store: Path, record: ChangeRecord, swap: FileSwap) -> None:
+    """A moved-aside file whose name an outside write took: keep its bytes if unique."""
+    if swap.aside is None:
+        return
+    from tui.memory.intents import keep_copy
+
+    data = swap.aside.read_bytes()
+    if data != swap.before:
+        keep_copy(store, record.id, swap.file, data)
+    swap.aside.unlink(missing_ok=True)
+    swap.aside = None
+
+
+def _kept_note(kept: Sequence[str]) -> str:
+    if not kept:
+        return ""
+    return f" (kept the outside write to {', '.join(kept)} that arrived meanwhile)"
 
 
 def apply_changes(
     store: Path, changes: Sequence[FileChange], label: str, *, archive: bool | None = None,
+    lease: LockLease | None = None,
 ) -> ChangeRecord:
     """Write a change set to a store, or raise WriteRefused having written nothing.
 
-    `archive` defaults to "the label starts with 'archive'".
+    `archive` defaults to "the label starts with 'archive'". `lease`: the dream holding the
+    consolidate lock applies its own change set through it.
     """
     if archive is None:
         archive = label.lower().startswith("archive")
-    return _apply(store, changes, label, archive=archive)
+    return _apply(store, changes, label, archive=archive, lease=lease)
 
 
 def _read_log(store: Path) -> list[tuple[ChangeRecord, dict[str, float | None]]]:
@@ -406,11 +455,22 @@ def history(store: Path) -> list[ChangeRecord]:
     return records[::-1]
 
 
+def logged_ids(store: Path) -> set[str]:
+    """The ids of every change in the store's undo log."""
+    return {record.id for record, _ in _read_log(store)}
+
+
 def undo_last(store: Path) -> ChangeRecord | None:
     """Revert the newest change not yet undone, byte for byte; None when there is none.
 
     Undo records are themselves never undone here, so repeated calls walk back in time.
     """
+    with store_lock(Path(store)):
+        recover_store(store)
+        return _undo_last_locked(Path(store))
+
+
+def _undo_last_locked(store: Path) -> ChangeRecord | None:
     entries = _read_log(store)
     undone = {record.undoes for record, _ in entries if record.undoes}
     candidates = (

@@ -1,0 +1,280 @@
+"""All-or-nothing change sets across crashes: an intent record first, recovery next time.
+
+Before the first file of a change set is touched, `<state dir>/intents/<store key>/<id>.json`
+lists every file with its old and new bytes. It is removed once the change is in the
+undo log. A process killed in between leaves it behind, and the next memtui command that
+opens the store (or starts at all, see `recover_pending`) rolls the change back under the
+store lock: files holding the new bytes get the old ones back, files moved aside return,
+staged temp files go. An outside write found there is kept, never overwritten.
+
+Stray memtui temp files in a store (from a crash, or from memtui before intents existed)
+are tidied the same way, and store copies left in the temp dir by killed runs are removed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from tui import xdg
+from tui.memory.store_lock import StoreBusy, store_lock
+from tui.memory.swap import (
+    LEGACY_SUFFIX,
+    NEW_SUFFIX,
+    OLD_SUFFIX,
+    fsync_dir,
+    read_nofollow,
+    temp_name,
+    write_new_file,
+)
+
+RUN_PREFIX = "memtui-run-"
+OWNER_FILE = "owner-pid"
+
+
+def _encode(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def _decode(text: str | None) -> bytes | None:
+    return None if text is None else base64.b64decode(text)
+
+
+def intents_dir(store: Path | None = None) -> Path:
+    base = xdg.state_dir() / "intents"
+    if store is None:
+        return base
+    from tui.memory.writes import store_key
+
+    return base / store_key(store)
+
+
+def write_intent(store: Path, record_id: str, label: str,
+                 files: Iterable[tuple[str, bytes | None, bytes | None]]) -> Path:
+    """Record what is about to change, synced to disk before the first file is touched."""
+    folder = intents_dir(store)
+    folder.mkdir(parents=True, exist_ok=True)
+    body = json.dumps({
+        "id": record_id, "store": str(store), "label": label, "pid": os.getpid(),
+        "files": [{"file": file, "before": _encode(before), "after": _encode(after)}
+                  for file, before, after in files],
+    }).encode("utf-8", "surrogateescape")
+    path = folder / f"{record_id}.json"
+    partial = folder / f".{record_id}.json.partial"
+    partial.unlink(missing_ok=True)
+    write_new_file(partial, body, None, None)
+    os.replace(partial, path)
+    fsync_dir(folder)
+    return path
+
+
+def clear_intent(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    fsync_dir(path.parent)
+
+
+def _logged_ids(store: Path) -> set[str]:
+    from tui.memory.writes import logged_ids
+
+    return logged_ids(store)
+
+
+def keep_copy(store: Path, record_id: str, file: str, data: bytes) -> Path:
+    """Save bytes recovery could not put anywhere, beside the change's backups."""
+    from tui.memory.writes import backups_dir
+
+    target = backups_dir(store) / record_id / "kept" / file
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    write_new_file(target, data, None, None)
+    return target
+
+
+def _roll_back_file(store: Path, record_id: str, file: str, before: bytes | None,
+                    after: bytes | None) -> bool:
+    """Put one file of an interrupted change back to `before`; True when it was touched."""
+    path = Path(store, *file.split("/"))
+    aside = temp_name(path, record_id, OLD_SUFFIX)
+    temp_name(path, record_id, NEW_SUFFIX).unlink(missing_ok=True)
+    current = _read(path)
+    touched = False
+    if os.path.lexists(aside):
+        moved = _read(aside)
+        if current is None and not os.path.lexists(path):
+            os.rename(aside, path)  # killed between moving it aside and installing
+            return True
+        if current == after and after is not None:
+            os.replace(aside, path)  # ours is in place: the old file returns
+            return True
+        if moved is not None and moved != before:
+            keep_copy(store, record_id, file, moved)
+        os.unlink(aside)
+        return touched
+    if current is not None and current == after and current != before:
+        if before is None:
+            os.unlink(path)
+        else:
+            staged = temp_name(path, record_id, NEW_SUFFIX)
+            write_new_file(staged, before, None, None)
+            os.replace(staged, path)
+        return True
+    return touched
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return read_nofollow(path)
+    except OSError:
+        return None
+
+
+def _recover_intent(store: Path, intent: Path) -> str | None:
+    """Finish one intent record: a sentence when files had to be put back."""
+    try:
+        data = json.loads(intent.read_text(encoding="utf-8", errors="surrogateescape"))
+        record_id, label, files = data["id"], data["label"], data["files"]
+        entries = [(f["file"], _decode(f["before"]), _decode(f["after"])) for f in files]
+    except (OSError, ValueError, KeyError, TypeError):
+        clear_intent(intent)  # cut short before it was complete: nothing was touched yet
+        return None
+    if record_id in _logged_ids(store):
+        # The change was recorded: only its leftovers remain.
+        for file, _before, _after in entries:
+            path = Path(store, *file.split("/"))
+            for suffix in (NEW_SUFFIX, OLD_SUFFIX):
+                temp_name(path, record_id, suffix).unlink(missing_ok=True)
+        clear_intent(intent)
+        return None
+    restored = sum(_roll_back_file(store, record_id, file, before, after)
+                   for file, before, after in reversed(entries))
+    for folder in {Path(store, *file.split("/")).parent for file, _, _ in entries}:
+        fsync_dir(folder)
+    clear_intent(intent)
+    if not restored:
+        return None
+    return (f"{store}: rolled back an interrupted change ({label}); "
+            f"{restored} file(s) put back as they were.")
+
+
+def _sweep_temp_files(store: Path) -> int:
+    """Remove memtui temp files no intent accounts for; a moved-aside file whose name is
+    free goes back to it. Returns how many were tidied."""
+    tidied = 0
+    for folder, dirs, names in os.walk(store):
+        dirs[:] = [d for d in dirs if not d.startswith(".git")]
+        for name in names:
+            if not name.endswith((NEW_SUFFIX, OLD_SUFFIX, LEGACY_SUFFIX)) or not name.startswith("."):
+                continue
+            path = Path(folder, name)
+            if name.endswith(OLD_SUFFIX):
+                original = path.with_name(name[1:].rsplit(".", 2)[0])
+                if not os.path.lexists(original):
+                    os.rename(path, original)
+                    tidied += 1
+                    continue
+                data = _read(path)
+                if data is not None and _read(original) != data:
+                    keep_copy(store, "stray", path.relative_to(store).as_posix(), data)
+            path.unlink(missing_ok=True)
+            tidied += 1
+    return tidied
+
+
+def recover_store(store: Path, wait: float = 2.0) -> list[str]:
+    """Roll back this store's interrupted change sets and tidy its temp files; one line
+    per change put back. Runs under the store lock (re-entrant); StoreBusy when another
+    memtui holds it longer than `wait` (that one will finish its own change)."""
+    store = Path(store)
+    messages: list[str] = []
+    with store_lock(store, wait=wait):
+        folder = intents_dir(store)
+        intents = sorted(folder.glob("*.json"), reverse=True) if folder.is_dir() else []
+        for intent in intents:
+            message = _recover_intent(store, intent)
+            if message:
+                messages.append(message)
+        if store.is_dir():
+            tidied = _sweep_temp_files(store)
+            if tidied and not messages:
+                messages.append(f"{store}: removed {tidied} temp file(s) left by an "
+                                "interrupted memtui write.")
+    return messages
+
+
+def recover_pending() -> list[str]:
+    """Every store with an interrupted change set, recovered; store copies of killed runs
+    removed. Cheap when there is nothing to do (one listing). Stores another memtui is
+    writing right now are left to it."""
+    messages: list[str] = []
+    base = intents_dir()
+    try:
+        folders = [entry for entry in base.iterdir() if entry.is_dir()]
+    except OSError:
+        folders = []
+    for folder in folders:
+        store = _store_of(folder)
+        if store is None:
+            continue
+        try:
+            messages += recover_store(store)
+        except StoreBusy:
+            continue
+    from tui.claude.lock import recover_abandoned_leases
+
+    messages += recover_abandoned_leases()
+    remove_abandoned_run_copies()
+    return messages
+
+
+def _store_of(folder: Path) -> Path | None:
+    for intent in folder.glob("*.json"):
+        try:
+            return Path(json.loads(intent.read_text(encoding="utf-8"))["store"])
+        except (OSError, ValueError, KeyError, TypeError):
+            intent.unlink(missing_ok=True)
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+    return None
+
+
+def mark_run_copy(parent: Path) -> None:
+    (parent / OWNER_FILE).write_text(str(os.getpid()), encoding="utf-8")
+
+
+def remove_abandoned_run_copies() -> int:
+    """Store copies in the temp dir whose run's process is gone; how many were removed."""
+    from tui.claude.lock import pid_alive
+
+    removed = 0
+    try:
+        entries = list(Path(tempfile.gettempdir()).glob(f"{RUN_PREFIX}*"))
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            owner = (entry / OWNER_FILE).read_text(encoding="utf-8").strip()
+        except OSError:
+            owner = ""
+        if owner.isdigit() and pid_alive(int(owner)):
+            continue
+        if not owner.isdigit() and not _older_than_an_hour(entry):
+            continue  # a copy being made right now, before its owner file
+        shutil.rmtree(entry, ignore_errors=True)
+        removed += 1
+    return removed
+
+
+def _older_than_an_hour(path: Path) -> bool:
+    import time
+
+    try:
+        return time.time() - path.stat().st_mtime > 3600
+    except OSError:
+        return False
