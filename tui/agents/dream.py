@@ -28,6 +28,7 @@ from tui.agents.staging import Staging, Toolbox
 from tui.claude import transcripts
 from tui.claude.lock import LockBusy, acquire_lock, read_lock, rollback_lock
 from tui.claude.paths import INDEX_NAME, utf16_len
+from tui.memory import failpoints
 from tui.memory.audit import audit_store
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
 from tui.memory.store import load_store
@@ -129,6 +130,7 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
         return result
 
     staging = Staging.create(store)
+    failpoints.reached("dream.staged", str(store))
     toolbox = Toolbox(staging, transcript_dirs, progress.say)
     notes: list[str] = []
     try:
@@ -137,7 +139,8 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
         else:
             _model_phases(client, staging, toolbox, progress, cancel, lease.previous.mtime, notes)
         label = f"dream {dt.datetime.now():%Y-%m-%d %H:%M} ({engine})"
-        staged = {name: (staging.root / name).read_bytes() for name in staging.markdown()}
+        staged, link_notes = staging.staged()
+        notes.extend(link_notes)
         result.changeset = build_changeset(staging.originals, staged, staging.deleted, store,
                                            label, notes)
         result.status, result.lease = SUCCEEDED, lease

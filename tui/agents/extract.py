@@ -132,13 +132,14 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
         notes = _index_new_files(staging, progress)
         progress.finish()
         label = f"extract {session_id[:8]} {dt.datetime.now():%Y-%m-%d %H:%M} ({engine})"
-        staged = {name: (staging.root / name).read_bytes() for name in staging.markdown()}
+        staged, link_notes = staging.staged()
         if topics_left:
             # Advancing the cursor now would lose these topics: the next run would start
             # after the messages that hold them.
             notes.append("The turn budget ran out with topics left: " + "; ".join(topics_left)
                          + ". The cursor stays where it was, so a second pass reads the same "
                          "messages for those topics.")
+        notes.extend(link_notes)
         result.changeset = build_changeset(staging.originals, staged, staging.deleted, store,
                                            label, notes)
         result.status = SUCCEEDED

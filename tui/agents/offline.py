@@ -34,7 +34,7 @@ def _read(path: Path) -> str:
 def memory_infos(staging: Staging) -> list[MemoryInfo]:
     infos = []
     for path in sorted(staging.root.glob("*.md")):
-        if path.name == INDEX_NAME or path.is_symlink() or not path.is_file():
+        if path.name == INDEX_NAME or staging.linked(path.name) or not path.is_file():
             continue
         text = _read(path)
         fm = frontmatter.parse(text)

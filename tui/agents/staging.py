@@ -1,9 +1,15 @@
 """A staging copy of a store and the only tools a model may use on it.
 
 The model never touches the live store: it reads and writes a temporary copy (mtimes
-kept) through these tools. Paths are store-relative; absolute paths, `..`, links that
-leave the copy, non-`.md` targets and the consolidate lock are refused, and every refusal
-is told to the model and written to the run log. There is no shell.
+kept) through these tools. Paths are store-relative; absolute paths, `..`, links,
+non-`.md` targets and the consolidate lock are refused, and every refusal is told to the
+model and written to the run log. There is no shell.
+
+The copy holds regular files only, so nothing written in it can land anywhere else. A
+symlink in the store is never copied as a link: one that points at a file inside the store
+is copied as a read-only regular file (the run can read it), one that leaves the store or
+dangles is left out. Whatever a run does to a linked name is dropped from its change set,
+with a note saying so, since memtui never writes through links.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pathlib import Path
 
 from tui.claude import transcripts
 from tui.claude.paths import INDEX_NAME, LOCK_NAME
+from tui.memory.intents import RUN_PREFIX, mark_run_copy, remove_abandoned_run_copies
 
 READ_LIMIT = 40_000  # characters returned by one read
 GREP_MATCHES = 20
@@ -31,35 +38,95 @@ class PathRefused(Exception):
 
 @dataclass
 class Staging:
-    """A temporary copy of `store`; `deleted` records files the model removed."""
+    """A temporary copy of `store`; `deleted` records files the model removed, `links`
+    the store's symlinks (store-relative name -> where the link points)."""
 
     store: Path
     root: Path
     originals: dict[str, bytes] = field(default_factory=dict)  # every .md as staged
     deleted: set[str] = field(default_factory=set)
+    links: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def create(cls, store: Path) -> Staging:
-        parent = Path(tempfile.mkdtemp(prefix="memtui-run-"))
+        remove_abandoned_run_copies()
+        parent = Path(tempfile.mkdtemp(prefix=RUN_PREFIX))
+        mark_run_copy(parent)
         root = parent / "memory"
-        if store.is_dir():
-            shutil.copytree(store, root, symlinks=True, copy_function=shutil.copy2,
-                            ignore=shutil.ignore_patterns(LOCK_NAME))
-        else:
-            root.mkdir()
+        root.mkdir()
         staging = cls(store, root)
+        if store.is_dir():
+            staging._copy_regular_files()
         staging.originals = {name: (root / name).read_bytes() for name in staging.markdown()}
         return staging
 
+    def _copy_regular_files(self) -> None:
+        real_store = os.path.realpath(self.store)
+        for folder, dirs, files in os.walk(self.store):
+            relative_folder = Path(folder).relative_to(self.store)
+            for name in list(dirs):
+                if os.path.islink(os.path.join(folder, name)):
+                    dirs.remove(name)
+                    self.links[(relative_folder / name).as_posix()] = os.readlink(
+                        os.path.join(folder, name))
+            (self.root / relative_folder).mkdir(parents=True, exist_ok=True)
+            for name in files:
+                source = os.path.join(folder, name)
+                relative = (relative_folder / name).as_posix()
+                if relative == LOCK_NAME:
+                    continue
+                if os.path.islink(source):
+                    self.links[relative] = os.readlink(source)
+                    target = os.path.realpath(source)
+                    if not target.startswith(real_store + os.sep) or not os.path.isfile(target):
+                        continue  # leaves the store or dangles: not ours to read
+                elif not os.path.isfile(source):
+                    continue  # a FIFO, socket or device is never opened
+                try:
+                    shutil.copy2(source, self.root / relative, follow_symlinks=True)
+                except OSError:
+                    continue
+
     def markdown(self) -> list[str]:
-        """Every regular .md file in the copy, store-relative (links are not ours to change)."""
+        """Every .md file in the copy, store-relative."""
         found = []
         for folder, _dirs, files in os.walk(self.root):
             for file in files:
-                path = Path(folder) / file
-                if file.endswith(".md") and not path.is_symlink():
-                    found.append(self.relative(path))
+                if file.endswith(".md"):
+                    found.append(self.relative(Path(folder) / file))
         return sorted(found)
+
+    def linked(self, relative: str) -> str | None:
+        """The link in the store that `relative` is, or lies under; None when none."""
+        parts = relative.split("/")
+        for end in range(len(parts), 0, -1):
+            name = "/".join(parts[:end])
+            if name in self.links:
+                return name
+        return None
+
+    def staged(self) -> tuple[dict[str, bytes], list[str]]:
+        """The copy's .md files after the run, without linked names; and a note for each
+        linked name the run changed (those changes are dropped)."""
+        files: dict[str, bytes] = {}
+        notes: list[str] = []
+        for name in self.markdown():
+            data = (self.root / name).read_bytes()
+            link = self.linked(name)
+            if link is None:
+                files[name] = data
+                continue
+            if name in self.originals:
+                files[name] = self.originals[name]
+            if data != self.originals.get(name):
+                notes.append(f"{name} is a symlink (to {self.links[link]}) in the store; memtui "
+                             "does not write through links, so the run's change to it was left out.")
+        for name in sorted(self.deleted):
+            link = self.linked(name)
+            if link is not None and name in self.originals:
+                files[name] = self.originals[name]
+                notes.append(f"{name} is a symlink (to {self.links[link]}); it was not removed.")
+        return files, notes
 
     def discard(self) -> None:
         shutil.rmtree(self.root.parent, ignore_errors=True)
@@ -81,17 +148,12 @@ class Staging:
         if parts[-1] == LOCK_NAME:
             raise PathRefused(f"{LOCK_NAME} belongs to the consolidation lock and is not a memory")
         path = self.root.joinpath(*parts)
-        real_root = os.path.realpath(self.root)
-        if not os.path.realpath(path).startswith(real_root + os.sep):
-            raise PathRefused(f"{relative} is a link that leaves the store")
-        if writing:
-            if not parts[-1].endswith(".md"):
-                raise PathRefused(f"{relative} is not a .md file; only memory files can be written")
-            current = self.root
-            for part in parts:
-                current = current / part
-                if current.is_symlink():
-                    raise PathRefused(f"{relative} is a symlink; memtui does not write through links")
+        link = self.linked("/".join(parts))
+        if link is not None and (writing or not path.is_file()):
+            raise PathRefused(f"{relative} is a symlink (to {self.links[link]}) in the store; "
+                              "memtui does not write through links or follow them out of the store")
+        if writing and not parts[-1].endswith(".md"):
+            raise PathRefused(f"{relative} is not a .md file; only memory files can be written")
         return path
 
     def relative(self, path: Path) -> str:

@@ -70,6 +70,9 @@ def _index_findings(store: Store) -> Iterable[Finding]:
     index = store.index
     if store.index_error:
         yield Finding("unreadable", "error", "MEMORY.md", None, store.index_error)
+    index_path = store.path / "MEMORY.md"
+    if index_path.is_symlink():
+        yield _symlink_finding(store.path, "MEMORY.md", os.readlink(index_path))
     if index.cut:
         limits = []
         if index.cut in ("lines", "both"):
@@ -120,6 +123,19 @@ def _index_findings(store: Store) -> Iterable[Finding]:
             )
 
 
+def _symlink_finding(store: Path, file: str, target: str) -> Finding:
+    """A linked file: memtui reads through it but never writes through it."""
+    real = os.path.realpath(store / file)
+    outside = not real.startswith(os.path.realpath(store) + os.sep)
+    where = f"{target}, outside the memory directory" if outside else target
+    return Finding(
+        "symlink", "warning" if outside else "info", file, None,
+        f"{file} is a symlink to {where}; memtui does not write through links, "
+        "so edit the file it points at",
+        target=target,
+    )
+
+
 def _plain_entries(folder: Path) -> frozenset[str]:
     """Names directly in `folder` that are not symlinks (they resolve inside it)."""
     try:
@@ -143,6 +159,8 @@ def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool) -> I
             f"{file} is a symlink to {memory.outside_target}, outside the memory directory",
             target=memory.outside_target,
         )
+    elif memory.link_target is not None:
+        yield _symlink_finding(Path(memory.location).parent, file, memory.link_target)
     if memory.error:
         yield Finding("unreadable", "error", file, None, f"{file}: {memory.error}")
         return

@@ -33,6 +33,7 @@ class Memory:
     non_utf8: bool = False
     has_bom: bool = False
     outside_target: str | None = None  # a symlink resolving outside the store
+    link_target: str | None = None  # where the file points, when it is a symlink
 
     @property
     def path(self) -> Path:
@@ -111,8 +112,9 @@ def _read_memory(
     store_dir: Path, entry: os.DirEntry[str], head_only: bool
 ) -> tuple[Memory, float | None]:
     """The memory, and its mtime as the recall scanner sees it (None: it cannot be statted)."""
-    outside = None
+    outside = link = None
     if entry.is_symlink():
+        link = _readlink(entry.path)
         real = os.path.realpath(entry.path)
         if not real.startswith(os.path.realpath(store_dir) + os.sep):
             outside = real
@@ -125,14 +127,22 @@ def _read_memory(
         except OSError:
             mtime, size, scanned = 0.0, 0, None
         memory = Memory(entry.name, entry.path, "", Frontmatter(), mtime, size,
-                        error=_why_unreadable(error), outside_target=outside)
+                        error=_why_unreadable(error), outside_target=outside, link_target=link)
         return memory, scanned
     text, non_utf8 = _decode(data)
     memory = Memory(
         entry.name, entry.path, text, frontmatter.parse(text), status.st_mtime, status.st_size,
         non_utf8=non_utf8, has_bom=text.startswith("\ufeff"), outside_target=outside,
+        link_target=link,
     )
     return memory, status.st_mtime
+
+
+def _readlink(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
 
 
 def _nested_markdown(folder: str, prefix: str) -> list[tuple[float, str]]:
