@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import threading
 import time
@@ -172,3 +173,46 @@ def test_journal_changes_survive_any_byte_in_names_and_messages(store):
     assert first.startswith("edit unit\x1fsep.md") and first.endswith("Session: s-1")
     assert removed == {"rec\x1esep.md": None}
     assert second.endswith("Session: s-2")
+
+
+def test_watch_under_churn_commits_at_least_every_two_seconds(store):
+    """1,000 writes over 20 s, one every 20 ms, never a quiet poll: versions still reach
+    the journal at most 2 s apart (what happened between two commits is coalesced)."""
+    from tui.history.watch import MAX_DELAY, StoreWatcher
+
+    clock = [1_000.0]
+    watcher = StoreWatcher(store, clock=lambda: clock[0])
+    watcher.start()
+    committed_at: list[float] = []
+    for step in range(1_000):
+        write_memory(store, "feedback_tests.md", memory_text(body=f"Version {step}.\n"))
+        clock[0] = 1_000.0 + (step + 1) * 0.02
+        if step % 50 == 49:  # the default one-second poll
+            if watcher.poll() is not None:
+                committed_at.append(clock[0])
+
+    assert len(committed_at) >= 9
+    gaps = [later - earlier for earlier, later in itertools.pairwise(committed_at)]
+    assert max(gaps) <= MAX_DELAY + 1e-6
+    assert committed_at[0] - 1_000.0 <= MAX_DELAY + 1e-6
+
+
+def test_two_processes_creating_one_journal_both_succeed_and_nothing_is_moved_aside(store):
+    import subprocess
+    import sys
+
+    from tui.history.journal import journal_dir
+
+    code = ("import sys, time; from pathlib import Path; from tui.history.journal import Journal;"
+            "time.sleep(max(0.0, float(sys.argv[2]) - time.time()));"
+            "print(Journal(Path(sys.argv[1])).snapshot('first look') or 'none')")
+    start = str(time.time() + 1.0)
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(store), start],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(4)]
+    outputs = [run.communicate(timeout=60) for run in runs]
+
+    assert all(not err for _, err in outputs), outputs
+    commits = [out.strip() for out, _ in outputs if out.strip() != "none"]
+    assert len(commits) == 1  # one snapshot; the others found nothing new
+    assert sorted(p.name for p in journal_dir(store).parent.iterdir()) == [journal_dir(store).name]

@@ -3,8 +3,10 @@
 Polling a store costs one `os.scandir` walk of a few hundred entries, and it keeps working
 when the store is deleted and made again (an OS watch would die with the directory). A
 change is committed once the store has stayed the same for one more poll, so a burst of
-writes becomes one commit. Each commit names the sessions whose transcripts wrote the
-changed files since the last commit, when any did.
+writes becomes one commit; while writes go on without a pause, the store is committed as
+it is at least every `MAX_DELAY` seconds, so a long burst still leaves versions (what
+changed and changed back between two commits is coalesced). Each commit names the
+sessions whose transcripts wrote the changed files since the last commit, when any did.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from tui.history.journal import Journal, JournalError, changed_files
 
 Signature = tuple[tuple[str, int, int], ...] | None
+MAX_DELAY = 2.0  # seconds between commits at most while a store keeps changing
 
 
 def signature(store: Path) -> Signature:
@@ -50,13 +53,16 @@ Attributor = Callable[[Path, list[str], float], Mapping[str, str | None]]
 class StoreWatcher:
     """One store: its journal, its last signature, a pending change."""
 
-    def __init__(self, store: Path, attribute: Attributor | None = None):
+    def __init__(self, store: Path, attribute: Attributor | None = None,
+                 max_delay: float = MAX_DELAY, clock: Callable[[], float] = time.time):
         self.store = store
         self.attribute = attribute
+        self.max_delay = max_delay
+        self.clock = clock
         self.journal = Journal(store)
         self.seen: Signature = None
         self.pending: Signature = None
-        self.last_commit = time.time()
+        self.last_commit = clock()
 
     def start(self) -> WatchEvent:
         self.seen = signature(self.store)
@@ -67,34 +73,39 @@ class StoreWatcher:
         return WatchEvent(self.store, rev, f"{self.store}: {note}")
 
     def poll(self) -> WatchEvent | None:
+        started = self.clock()
         now = signature(self.store)
         if now == self.seen:
             self.pending = None
             return None
-        if now != self.pending:  # still changing: wait for it to settle
+        overdue = self.pending is not None and started - self.last_commit >= self.max_delay
+        if now != self.pending and not overdue:  # still changing: wait for it to settle
             self.pending = now
             return None
         self.seen, self.pending = now, None
         if now is None:
             return WatchEvent(self.store, None, f"{self.store}: store deleted, waiting for it")
         before = self.journal.head()
-        rev = self._commit("change seen by memtui watch")
+        rev = self._commit("change seen by memtui watch", started)
         if rev is None:
             return None
         files = changed_files(self.journal, before, rev)
         return WatchEvent(self.store, rev, f"{self.store}: committed {rev[:8]} ({', '.join(files)})")
 
-    def _commit(self, message: str) -> str | None:
+    def _commit(self, message: str, seen_at: float | None = None) -> str | None:
+        """Snapshot the store; `seen_at` (when this poll began) becomes the last commit
+        time, so the next deadline does not drift by the time the commit took."""
         import git
 
+        seen_at = self.clock() if seen_at is None else seen_at
         try:
-            return self._snapshot(message)
+            return self._snapshot(message, seen_at)
         except (JournalError, git.GitError, OSError):
             # The journal went away or broke under us: start it again and retry once.
             self.journal = Journal(self.store)
-            return self._snapshot(message)
+            return self._snapshot(message, seen_at)
 
-    def _snapshot(self, message: str) -> str | None:
+    def _snapshot(self, message: str, seen_at: float) -> str | None:
         trailers: Mapping[str, str | None] = {}
         if self.attribute is not None and self.journal.head() is not None:
             changed = self.journal.unsnapshotted()
@@ -102,7 +113,7 @@ class StoreWatcher:
                 trailers = self.attribute(self.store, changed, self.last_commit)
         rev = self.journal.snapshot(message, source="watch", trailers=trailers)
         if rev:
-            self.last_commit = time.time()
+            self.last_commit = seen_at
         return rev
 
 
