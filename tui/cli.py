@@ -258,7 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         args.run = cmd_app
     try:
-        recover_interrupted()
+        if args.run is not cmd_app:  # the app says it in a notification
+            recover_interrupted()
         return args.run(args)
     except UsageError as error:
         print(f"memtui: {error}", file=sys.stderr)

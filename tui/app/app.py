@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -41,6 +42,15 @@ class MemtuiApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(ProjectsScreen())
+        self.recover_interrupted()
+
+    @work(thread=True, exit_on_error=False, group="recover")
+    def recover_interrupted(self) -> None:
+        """Roll back what a killed memtui left half done, and say so."""
+        from tui.memory.intents import recover_pending
+
+        for message in recover_pending():
+            self.call_from_thread(self.notify, message, title="Recovered", timeout=10)
 
     def open_home(self, home: Path) -> None:
         """Switch to another config home (the demo) and rescan it."""

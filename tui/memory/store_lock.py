@@ -104,10 +104,12 @@ def _write_holder(handle: int) -> None:
 
 
 @contextmanager
-def store_lock(store: Path, wait: float = WAIT_SECONDS) -> Iterator[None]:
-    """Hold the store's memtui lock for the block; StoreBusy after `wait` seconds."""
+def store_lock(store: Path, wait: float | None = None) -> Iterator[None]:
+    """Hold the store's memtui lock for the block; StoreBusy after `wait` seconds
+    (`WAIT_SECONDS` by default)."""
     from tui.memory.writes import store_key
 
+    wait = WAIT_SECONDS if wait is None else wait
     entry = _entry(store_key(store))
     started = time.monotonic()
     if not entry.guard.acquire(timeout=wait):
@@ -131,7 +133,3 @@ def store_lock(store: Path, wait: float = WAIT_SECONDS) -> Iterator[None]:
     finally:
         entry.guard.release()
 
-
-def try_store_lock(store: Path):
-    """`store_lock` without waiting: for tidying that can be left to the next command."""
-    return store_lock(store, wait=0.0)

@@ -350,6 +350,7 @@ def _apply_locked(
         failpoints.reached("apply.before_log", record.id)
         try:
             _append_log(store, _record_json(record, mtimes))
+            failpoints.reached("apply.logged", record.id)
         except OSError as error:
             reason = f"Recording the change failed ({error.strerror or error})"
             kept = _roll_back(store, record, swaps, intent, reason)

@@ -165,6 +165,7 @@ class StoreScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="load")
     def load(self) -> None:
+        self.tidy_interrupted_writes()
         before = signature(self.path)
         store = load_store(self.path)
         reason = self.project.stranded_reason or None
@@ -179,6 +180,18 @@ class StoreScreen(Screen[None]):
         from tui.history.recovery import record_external
 
         record_external(self.path)  # after the view: the journal never delays what users see
+
+    def tidy_interrupted_writes(self) -> None:
+        """Roll back a change a killed memtui left half applied, remove its temp files."""
+        from tui.memory.intents import recover_store
+        from tui.memory.writes import WriteRefused
+
+        try:
+            messages = recover_store(self.path, wait=1.0)
+        except (WriteRefused, OSError):
+            return  # another memtui is writing it and tidies after itself
+        for message in messages:
+            self.app.call_from_thread(self.app.notify, message, title="Recovered", timeout=10)
 
     def on_store_loaded(self, message: StoreLoaded) -> None:
         self.store = message.store

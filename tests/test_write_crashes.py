@@ -1,0 +1,263 @@
+"""memtui killed at chosen moments, and two memtui processes at once.
+
+The victim is a real process (`python -c`) killed with SIGKILL by a failpoint
+(`MEMTUI_FAILPOINT`); the next `memtui` command must put the store back whole, say so in
+one line, and leave no temp file behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import memory_text, snapshot, write_index, write_memory
+
+from tui import xdg
+from tui.claude.lock import read_lock
+from tui.claude.paths import LOCK_NAME
+from tui.cli import main
+from tui.history.journal import journal_dir
+from tui.memory.intents import RUN_PREFIX, intents_dir
+from tui.memory.store_lock import StoreBusy
+from tui.memory.writes import FileChange, apply_changes, history, undo_last
+
+FILES = ("a_first.md", "b_second.md", "c_third.md")
+
+APPLY = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from tui.memory.writes import FileChange, apply_changes
+    store = Path(sys.argv[1])
+    changes = [FileChange(name, (store / name).read_bytes(), f"new {name}\\n".encode())
+               for name in sys.argv[2:]]
+    apply_changes(store, changes, "edit three")
+""")
+
+UNDO = "import sys; from pathlib import Path; from tui.memory.writes import undo_last; " \
+       "undo_last(Path(sys.argv[1]))"
+
+
+@pytest.fixture
+def store(claude_home) -> Path:
+    memory = claude_home.store(folder="-home-me-proj")
+    write_index(memory, ["# Memory"] + [f"- [{name}]({name}) - a memory" for name in FILES])
+    for name in FILES:
+        write_memory(memory, name, memory_text(name.removesuffix(".md")))
+    return memory
+
+
+def run_python(code: str, *args: str, failpoint: str | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("MEMTUI_FAILPOINT", None)
+    if failpoint:
+        env["MEMTUI_FAILPOINT"] = failpoint
+    return subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True,
+                          timeout=60)
+
+
+def temp_files(store: Path) -> list[str]:
+    return [name for _, _, names in os.walk(store) for name in names if "memtui-" in name]
+
+
+def next_command(store: Path, capsys) -> str:
+    """`memtui audit STORE`, as the user's next command; what it said on stderr."""
+    main(["audit", str(store)])
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("moment", ["apply.staged", "swap.aside:2", "swap.installed:2",
+                                    "apply.swapped", "apply.before_log"])
+def test_a_change_set_killed_half_way_is_rolled_back_by_the_next_command(store, capsys, moment):
+    original = snapshot(store)
+    killed = run_python(APPLY, str(store), *FILES, failpoint=moment)
+    assert killed.returncode == -signal.SIGKILL
+
+    said = next_command(store, capsys)
+
+    assert snapshot(store) == original
+    assert temp_files(store) == []
+    assert history(store) == []
+    assert not list(intents_dir(store).glob("*.json"))
+    if moment.startswith(("swap.installed", "apply.swapped", "apply.before_log")):
+        assert f"{store}: rolled back an interrupted change (edit three)" in said
+        assert said.count("\n") == 1  # one line
+
+
+def test_a_change_set_killed_after_it_was_recorded_is_kept(store, capsys):
+    killed = run_python(APPLY, str(store), *FILES, failpoint="apply.logged")
+    assert killed.returncode == -signal.SIGKILL
+
+    assert next_command(store, capsys) == ""
+    assert all((store / name).read_bytes() == f"new {name}\n".encode() for name in FILES)
+    assert temp_files(store) == []
+    assert [record.label for record in history(store)] == ["edit three"]
+    undo_last(store)  # and it can still be undone
+    assert (store / FILES[0]).read_bytes() != f"new {FILES[0]}\n".encode()
+
+
+def test_a_killed_undo_is_rolled_back_so_the_next_undo_works(store, capsys):
+    original = snapshot(store)
+    changes = [FileChange(name, original[name], b"changed\n") for name in FILES]
+    apply_changes(store, changes, "edit three")
+    killed = run_python(UNDO, str(store), failpoint="swap.installed:2")
+    assert killed.returncode == -signal.SIGKILL
+
+    said = next_command(store, capsys)
+
+    assert "rolled back an interrupted change (undo edit three)" in said
+    assert all((store / name).read_bytes() == b"changed\n" for name in FILES)
+    assert undo_last(store) is not None
+    assert snapshot(store) == original
+    assert temp_files(store) == []
+
+
+def test_temp_files_of_an_older_memtui_are_removed_by_the_next_command(store, capsys):
+    original = snapshot(store)
+    (store / ".a_first.md.1a2b3c4d.memtui-tmp").write_bytes(b"half a write")
+    (store / ".b_second.md.20261130T120000-abcdef.memtui-new").write_bytes(b"staged")
+
+    said = next_command(store, capsys)
+
+    assert temp_files(store) == []
+    assert snapshot(store) == original
+    assert "removed 2 temp file(s)" in said
+
+
+def test_a_moved_aside_file_whose_name_is_free_goes_back(store, capsys):
+    data = (store / "a_first.md").read_bytes()
+    os.rename(store / "a_first.md", store / ".a_first.md.20261130T120000-abcdef.memtui-old")
+
+    next_command(store, capsys)
+
+    assert (store / "a_first.md").read_bytes() == data
+    assert temp_files(store) == []
+
+
+def test_a_dream_killed_before_apply_leaves_the_lock_exactly_as_it_was(store, capsys):
+    lock = store / LOCK_NAME
+    lock.write_bytes(b"48613\n")
+    os.utime(lock, (1_700_000_000.5, 1_700_000_000.5))
+    dream = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))",
+         "dream", str(store), "--engine", "offline", "--yes"],
+        env={**os.environ, "MEMTUI_FAILPOINT": "dream.staged"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert dream.wait(timeout=60) == -signal.SIGKILL
+    assert read_lock(store).pid == dream.pid  # the dead dream's PID is in it
+
+    said = next_command(store, capsys)
+
+    assert lock.read_bytes() == b"48613\n"
+    assert os.stat(lock).st_mtime == 1_700_000_000.5
+    assert "put the consolidation lock back as it was" in said
+    copies = Path(tempfile.gettempdir()).glob(f"{RUN_PREFIX}*/owner-pid")
+    assert str(dream.pid) not in [owner.read_text().strip() for owner in copies]
+
+
+def test_a_store_copy_of_a_killed_run_is_removed_on_the_next_run(store, capsys):
+    corpse = Path(tempfile.mkdtemp(prefix=RUN_PREFIX))
+    (corpse / "memory").mkdir()
+    (corpse / "memory" / "MEMORY.md").write_text("a copy of someone's store")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    (corpse / "owner-pid").write_text(dead)
+
+    next_command(store, capsys)
+
+    assert not corpse.exists()
+
+
+HOLD = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from tui.memory.store_lock import store_lock
+    with store_lock(Path(sys.argv[1])):
+        print("held", flush=True)
+        time.sleep(30)
+""")
+
+
+def test_a_second_memtui_says_who_holds_the_store(store):
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(store)], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        before = (store / FILES[0]).read_bytes()
+        started = time.monotonic()
+        with pytest.raises(StoreBusy, match=f"Another memtui, process {holder.pid}"):
+            from tui.memory import store_lock
+
+            store_lock.WAIT_SECONDS = 0.3
+            try:
+                apply_changes(store, [FileChange(FILES[0], before, b"x\n")], "edit")
+            finally:
+                store_lock.WAIT_SECONDS = 15.0
+        assert time.monotonic() - started < 5
+        assert (store / FILES[0]).read_bytes() == before
+    finally:
+        holder.kill()
+        holder.wait()
+    # A killed holder leaves no stale lock.
+    apply_changes(store, [FileChange(FILES[0], before, b"x\n")], "edit")
+
+
+RACE = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from tui.history.recovery import apply_journalled
+    from tui.memory.writes import FileChange, WriteRefused
+    store, mine, start = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+    before = (store / "a_first.md").read_bytes()
+    time.sleep(max(0.0, start - time.time()))
+    try:
+        apply_journalled(store, [FileChange("a_first.md", before, mine.encode())], "edit")
+        print("applied")
+    except WriteRefused as error:
+        print("refused:", error)
+""")
+
+
+def test_two_processes_applying_at_once_never_both_win(store):
+    start = time.time() + 1.0
+    racers = [subprocess.Popen([sys.executable, "-c", RACE, str(store), f"racer {n}\n",
+                                str(start)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True) for n in (1, 2)]
+    outputs = [racer.communicate(timeout=60) for racer in racers]
+
+    said = sorted(out.strip() for out, _ in outputs)
+    assert all(not err for _, err in outputs), outputs  # no traceback
+    assert said[0] == "applied"
+    assert said[1].startswith("refused: a_first.md changed on disk")
+    assert (store / "a_first.md").read_text() in ("racer 1\n", "racer 2\n")
+    assert len(history(store)) == 1
+    # Both made their first journalled write together: one journal, none moved aside.
+    journals = os.listdir(journal_dir(store).parent)
+    assert journals == [journal_dir(store).name]
+
+
+def test_the_intent_lists_every_file_before_the_first_is_touched(store):
+    from tui.memory import failpoints
+
+    seen = {}
+
+    def look(_: str) -> None:
+        (intent,) = intents_dir(store).glob("*.json")
+        seen.update(json.loads(intent.read_text()))
+
+    failpoints.on("apply.staged", look)
+    try:
+        apply_changes(store, [FileChange(name, (store / name).read_bytes(), b"x\n")
+                              for name in FILES], "edit three")
+    finally:
+        failpoints.on("apply.staged", None)
+    assert [f["file"] for f in seen["files"]] == list(FILES)
+    assert not list(intents_dir(store).glob("*.json"))
+    assert xdg.state_dir() in intents_dir(store).parents  # outside the store
