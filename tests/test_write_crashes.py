@@ -261,3 +261,22 @@ def test_the_intent_lists_every_file_before_the_first_is_touched(store):
     assert [f["file"] for f in seen["files"]] == list(FILES)
     assert not list(intents_dir(store).glob("*.json"))
     assert xdg.state_dir() in intents_dir(store).parents  # outside the store
+
+
+def test_a_second_dream_cannot_start_while_the_first_is_being_reviewed(store):
+    from tui.agents.dream import run_dream
+    from tui.agents.result import conclude
+
+    first = run_dream(store, engine="offline")  # holds the lock until concluded
+    try:
+        second = subprocess.run(
+            [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))",
+             "dream", str(store), "--engine", "offline", "--yes"],
+            capture_output=True, text=True, timeout=60)
+    finally:
+        conclude(first, apply=True)
+
+    assert second.returncode != 0
+    assert f"A consolidation by process {os.getpid()}" in second.stderr + second.stdout
+    assert "Traceback" not in second.stderr
+    assert len(history(store)) <= 1  # only the first dream's change set, if it had one

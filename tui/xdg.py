@@ -6,6 +6,7 @@ XDG base directories, each overridable for tests and unusual setups with
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -35,3 +36,12 @@ def cache_dir() -> Path:
 def config_dir() -> Path:
     """The optional `config.toml` (API settings for runs)."""
     return _place("MEMTUI_CONFIG_DIR", "XDG_CONFIG_HOME", ".config")
+
+
+def store_key(store: Path) -> str:
+    """`<X>` for `<home>/projects/<X>/memory`, else a short hash of the path."""
+    store = Path(os.path.abspath(store))
+    if store.name == "memory" and store.parent.parent.name == "projects":
+        return store.parent.name
+    digest = hashlib.sha256(os.path.realpath(store).encode("utf-8", "surrogateescape"))
+    return f"path-{digest.hexdigest()[:12]}"

@@ -31,7 +31,9 @@ from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory import failpoints
 from tui.memory.audit import audit_store
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
+from tui.memory.refusals import WriteRefused
 from tui.memory.store import load_store
+from tui.memory.store_lock import store_lock
 
 PHASES = ("Orient", "Gather", "Consolidate", "Prune and index")
 PHASE_TURNS = 12
@@ -124,8 +126,9 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
                        gates=gates.to_json())
     try:
         client = client_for(engine, config, progress, cancel)
-        lease = acquire_lock(store)
-    except (EngineError, LockBusy) as error:
+        with store_lock(store):  # two memtui dreams never both win Claude Code's lock race
+            lease = acquire_lock(store)
+    except (EngineError, LockBusy, WriteRefused) as error:
         result.error = str(error)
         return result
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.claude.paths import LOCK_NAME
+from tui.xdg import state_dir, store_key
 
 _PID_DIGITS = 10  # a PID is at most this long; a longer body is no PID
 
@@ -184,14 +185,10 @@ def state_from_json(memory_dir: Path, data: dict) -> LockState:
 
 
 def _leases_dir() -> Path:
-    from tui import xdg
-
-    return xdg.state_dir() / "lock-leases"
+    return state_dir() / "lock-leases"
 
 
 def _lease_record(memory_dir: Path) -> Path:
-    from tui.memory.writes import store_key
-
     return _leases_dir() / f"{store_key(memory_dir)}.json"
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from tui import xdg
 from tui.claude.paths import LOCK_NAME
 from tui.memory.store_lock import store_lock
+from tui.xdg import store_key
 
 MAIN = "main"
 BACKFILL = "backfill"
@@ -73,8 +74,6 @@ class Version:
 
 
 def journal_dir(store: Path) -> Path:
-    from tui.memory.writes import store_key
-
     return xdg.data_dir() / "journal" / store_key(store)
 
 

@@ -32,6 +32,7 @@ from tui.memory.swap import (
     temp_name,
     write_new_file,
 )
+from tui.xdg import store_key
 
 RUN_PREFIX = "memtui-run-"
 OWNER_FILE = "owner-pid"
@@ -49,8 +50,6 @@ def intents_dir(store: Path | None = None) -> Path:
     base = xdg.state_dir() / "intents"
     if store is None:
         return base
-    from tui.memory.writes import store_key
-
     return base / store_key(store)
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from tui import xdg
 from tui.memory.refusals import WriteRefused
+from tui.xdg import store_key
 
 WAIT_SECONDS = 15.0
 
@@ -45,8 +46,6 @@ _registry_guard = threading.Lock()
 
 
 def lock_path(store: Path) -> Path:
-    from tui.memory.writes import store_key
-
     return xdg.state_dir() / "locks" / f"{store_key(store)}.lock"
 
 
@@ -107,8 +106,6 @@ def _write_holder(handle: int) -> None:
 def store_lock(store: Path, wait: float | None = None) -> Iterator[None]:
     """Hold the store's memtui lock for the block; StoreBusy after `wait` seconds
     (`WAIT_SECONDS` by default)."""
-    from tui.memory.writes import store_key
-
     wait = WAIT_SECONDS if wait is None else wait
     entry = _entry(store_key(store))
     started = time.monotonic()

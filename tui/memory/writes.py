@@ -24,7 +24,6 @@ Layout under `xdg.data_dir()`:
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import os
 import re
@@ -42,6 +41,7 @@ from tui.memory.intents import clear_intent, recover_store, write_intent
 from tui.memory.refusals import WriteRefused
 from tui.memory.store_lock import store_lock
 from tui.memory.swap import FileSwap, SwapConflict, fsync_dir
+from tui.xdg import store_key
 
 LOG_NAME = "log.jsonl"
 _ARCHIVED_STAMP = re.compile(r"\.archived-\d{8}T\d{6}(?:-\d+)?(?=\.md$)")
@@ -106,15 +106,6 @@ class ChangeRecord:
         stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.time))
         text = f"{stamp} {self.label}: {', '.join(parts) or 'no files'}"
         return f"{text} (undone)" if self.undone else text
-
-
-def store_key(store: Path) -> str:
-    """`<X>` for `<home>/projects/<X>/memory`, else a short hash of the path."""
-    store = Path(os.path.abspath(store))
-    if store.name == "memory" and store.parent.parent.name == "projects":
-        return store.parent.name
-    digest = hashlib.sha256(os.path.realpath(store).encode("utf-8", "surrogateescape"))
-    return f"path-{digest.hexdigest()[:12]}"
 
 
 def backups_dir(store: Path) -> Path:
@@ -333,9 +324,8 @@ def _apply_locked(
             for current in swaps:
                 current.swap()
             failpoints.reached("apply.swapped", record.id)
-            for current in swaps:
+            for current in swaps:  # the old file goes the moment it is seen unchanged
                 current.verify()
-            for current in swaps:
                 current.drop_aside()
         except SwapConflict as conflict:
             kept = _roll_back(store, record, swaps, intent)
