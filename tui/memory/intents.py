@@ -193,6 +193,8 @@ def recover_store(store: Path, wait: float = 2.0) -> list[str]:
     with store_lock(store, wait=wait):
         folder = intents_dir(store)
         intents = sorted(folder.glob("*.json"), reverse=True) if folder.is_dir() else []
+        for partial in folder.glob(".*.partial") if folder.is_dir() else ():
+            partial.unlink(missing_ok=True)  # cut short before it was complete
         for intent in intents:
             message = _recover_intent(store, intent)
             if message:

@@ -182,10 +182,16 @@ def _decode(text: str | None) -> bytes | None:
 
 
 def _save_backups(folder: Path, store: Path, changes: Sequence[FileChange]) -> None:
+    """Plain copies of the old files, for humans. Not synced one by one: the intent
+    record and the log, both synced, hold the same bytes for recovery and undo."""
     for change in changes:
         if change.before is not None:
-            old = _target(store, change.file)
-            write_atomic(folder / change.file, change.before, _mtime(old))
+            copy = folder / change.file
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(change.before)
+            mtime = _mtime(_target(store, change.file))
+            if mtime is not None:
+                os.utime(copy, (mtime, mtime))
 
 
 def _mtime(path: Path) -> float | None:
