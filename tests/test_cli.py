@@ -70,8 +70,9 @@ def test_cli_audit_json_shape(project, claude_home, capsys):
 
 def test_cli_audit_targets_memory_dir_and_folder_name(project, claude_home, capsys):
     _, store = project
-    # Folder names start with "-", so they come after "--" on the command line.
-    for target in (["--json", str(store)], ["--json", "--", store.parent.name]):
+    # Folder names start with "-": they are read as targets with or without "--" before them.
+    for target in (["--json", str(store)], ["--json", "--", store.parent.name],
+                   [store.parent.name, "--json"]):
         code, out, _ = run(capsys, "--config-dir", str(claude_home.home), "audit", *target)
         assert code == 0 and json.loads(out)["store"] == str(store)
 

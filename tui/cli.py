@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tui.claude import paths
 from tui.cli_support import (
+    CommandParser,
     UsageError,
     config_home_of,
     env_of,
@@ -187,7 +188,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="memtui", description="See, repair and curate Claude Code's auto-memory."
     )
     parser.add_argument(
@@ -238,19 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def take_folder_name(args: argparse.Namespace, extras: list[str]) -> None:
-    """Folder names start with '-' (`-home-me-repo`), which argparse reads as an option."""
-    if getattr(args, "target", "absent") is None and len(extras) == 1:
-        token = extras[0]
-        if token.startswith("-") and not token.startswith("--") and len(token) > 2:
-            args.target = extras.pop()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args, extras = parser.parse_known_args(argv)
-        take_folder_name(args, extras)
         if extras:
             parser.error(f"unrecognized arguments: {' '.join(extras)}")
     except SystemExit as exit_:

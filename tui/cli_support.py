@@ -15,6 +15,85 @@ class UsageError(Exception):
     """One sentence for the user; exit 2."""
 
 
+class CommandParser(argparse.ArgumentParser):
+    """argparse, except that a word starting with '-' is an argument unless it names an option.
+
+    Claude Code's folder names start with '-' (`-home-me-repo`): plain argparse takes them
+    for unknown options, and `-home-me-repo` for `-h` given the value `ome-me-repo`. So the
+    words are sorted before argparse sees them: options (with their values) first, then
+    `--` and the arguments in their order. `-h` and `--help` alone still ask for help.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.takes_value: dict[str, bool] = {}  # option string -> does it take a value
+        self.has_commands = False
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs):
+        action = super().add_argument(*args, **kwargs)
+        if action.option_strings and action.nargs not in (None, 0, 1):
+            raise ValueError("memtui options take no value or exactly one")
+        for option in action.option_strings:
+            self.takes_value[option] = action.nargs != 0
+        return action
+
+    def add_subparsers(self, **kwargs):
+        self.has_commands = True
+        return super().add_subparsers(**kwargs)
+
+    def parse_known_args(self, args=None, namespace=None):
+        words = list(sys.argv[1:] if args is None else args)
+        namespace, extras = super().parse_known_args(self.options_first(words), namespace)
+        # Left over when a command takes no argument: the words after it are what is extra.
+        return namespace, [word for word in extras if word != "--"]
+
+    def options_first(self, words: list[str]) -> list[str]:
+        """The words with options first and every argument after `--`.
+
+        A parser with commands stops at the command: the command's own parser (this class
+        too) sorts the words that follow it.
+        """
+        options: list[str] = []
+        arguments: list[str] = []
+        rest = iter(words)
+        for word in rest:
+            if word == "--":
+                arguments.extend(rest)
+                break
+            option = self.option_of(word)
+            if option is None:
+                if self.has_commands:
+                    return [*options, word, *rest]
+                arguments.append(word)
+            elif self.takes_value[option] and "=" not in word and (
+                word.startswith("--") or word == option
+            ):
+                value = next(rest, None)
+                # `--opt=value` keeps a value that starts with '-' from reading as an option.
+                options.append(word if value is None else f"{word}={value}")
+            else:
+                options.append(word)
+        return options + (["--", *arguments] if arguments else [])
+
+    def option_of(self, word: str) -> str | None:
+        """The option a word names (exactly, as `--opt=value`, or abbreviated), else None."""
+        if not word.startswith("-") or word == "-":
+            return None
+        if not word.startswith("--"):
+            # `-x` exactly, or `-xVALUE` for a short option that takes a value.
+            short = word[:2]
+            if short in self.takes_value and (word == short or self.takes_value[short]):
+                return short
+            return None
+        name = word.split("=", 1)[0]
+        if name in self.takes_value:
+            return name
+        if not self.allow_abbrev or name == "--":
+            return None
+        # An ambiguous abbreviation stays an option, for argparse to name the candidates.
+        return next((option for option in self.takes_value if option.startswith(name)), None)
+
+
 def config_home_of(args: argparse.Namespace) -> Path:
     """`--config-dir`, else `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
     if args.config_dir:

@@ -1,0 +1,110 @@
+"""Targets that begin with '-', in every position, for every command, through `main()`.
+
+Every folder Claude Code names after a path starts with '-' (`-home-ubuntu`), and many with
+`-h`, which argparse alone reads as `-h` (help) given a value.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import index_line, memory_text, write_index, write_memory
+
+from tui import cli
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def stores(claude_home):
+    """Healthy stores in folders named like `/home/ubuntu`, `/h/x` and `/home/x` are."""
+    for folder in ("-home-ubuntu", "-h-x", "-home-x"):
+        store = claude_home.store(folder=folder)
+        write_memory(store, "testing.md", memory_text())
+        write_index(store, [index_line("testing.md", "Testing")])
+    return claude_home
+
+
+def in_home(home, *argv: str) -> list[str]:
+    return ["--config-dir", str(home.home), *argv]
+
+
+@pytest.mark.parametrize("argv", [
+    ["audit", "-home-ubuntu"],
+    ["audit", "-h-x"],
+    ["audit", "-home-x", "--json"],
+    ["audit", "--json", "-home-x"],
+    ["audit", "--json", "--", "-home-x"],
+])
+def test_audit_reads_a_folder_name_that_starts_with_dash_h_anywhere(stores, capsys, argv):
+    code, out, err = run(capsys, *in_home(stores, *argv))
+    folder = next(word for word in argv if word.startswith("-h"))
+    # Exit 1: no path on this machine has these names, so each store is stranded.
+    assert (code, err) == (1, "")
+    unwrapped = "".join(out.split())  # Rich folds long paths over lines
+    assert f"projects/{folder}/memory" in unwrapped and "stranded_store" in unwrapped
+
+
+@pytest.mark.parametrize("argv", [["index", "-home-x", "--loaded"], ["index", "--loaded", "-home-x"]])
+def test_index_loaded_of_a_dash_folder(stores, capsys, argv):
+    code, out, _ = run(capsys, *in_home(stores, *argv))
+    assert code == 0 and out == index_line("testing.md", "Testing") + "\n"
+
+
+def test_overwrites_of_a_dash_folder(stores, capsys):
+    code, out, _ = run(capsys, *in_home(stores, "overwrites", "-home-x"))
+    assert code == 0 and "-home-x/memory" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["dream", "-home-x", "--dry-run", "--engine", "offline"],
+    ["dream", "--dry-run", "-home-x", "--engine=offline"],
+])
+def test_dream_dry_run_of_a_dash_folder(stores, capsys, argv):
+    code, _, err = run(capsys, *in_home(stores, *argv))
+    assert code == 0
+    assert "Dreaming over " in err and "-home-x/memory with the offline engine" in err
+
+
+def test_history_backfill_of_a_dash_folder(stores, capsys):
+    code, out, _ = run(capsys, *in_home(stores, "history", "backfill", "-home-x", "--json"))
+    assert code == 0 and json.loads(out)["store"].endswith("projects/-home-x/memory")
+
+
+def test_history_restore_and_merge_take_a_file_path_that_starts_with_dash(
+        stores, capsys, monkeypatch):
+    monkeypatch.chdir(stores.projects)
+    file = "-h-x/memory/testing.md"
+    code, out, _ = run(capsys, *in_home(stores, "history", file, "--json"))
+    (version,) = json.loads(out)
+    assert code == 0
+
+    (stores.projects / file).write_text("changed\n", encoding="utf-8")
+    code, out, _ = run(capsys, *in_home(stores, "restore", file, "--version", version["rev"]))
+    assert code == 0 and out.startswith("Restored testing.md")
+    assert (stores.projects / file).read_text(encoding="utf-8") == memory_text()
+
+    code, out, _ = run(capsys, *in_home(stores, "merge", "--dry-run", file))
+    assert code == 0 and out.startswith("No lost update of testing.md")
+
+
+@pytest.mark.parametrize("argv", [["audit", "-h"], ["audit", "--help"], ["-h"], ["dream", "-h"]])
+def test_dash_h_alone_still_shows_help(capsys, argv):
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and out.startswith("usage: memtui")
+
+
+def test_a_dash_word_a_command_has_no_place_for_is_named(stores, capsys):
+    code, _, err = run(capsys, *in_home(stores, "projects", "-home-x"))
+    assert code == 2 and err.strip().endswith("unrecognized arguments: -home-x")
+
+
+def test_a_dash_folder_that_does_not_exist_is_one_sentence(stores, capsys):
+    code, out, err = run(capsys, *in_home(stores, "audit", "-home-nobody"))
+    assert (code, out) == (2, "")
+    assert err == f"memtui: No project folder named '-home-nobody' under {stores.projects}.\n"
