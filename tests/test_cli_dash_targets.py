@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import index_line, memory_text, write_index, write_memory
+from conftest import index_line, memory_text, user_record, write_index, write_memory
 
 from tui import cli
 
@@ -91,6 +91,14 @@ def test_history_restore_and_merge_take_a_file_path_that_starts_with_dash(
 
     code, out, _ = run(capsys, *in_home(stores, "merge", "--dry-run", file))
     assert code == 0 and out.startswith("No lost update of testing.md")
+
+
+def test_extract_takes_a_session_that_starts_with_dash(stores, capsys):
+    cwd = "/home/x"
+    stores.transcript("-home-x", [user_record(cwd, "Always run ruff before committing.")],
+                      session_id="-x1")
+    code, out, _ = run(capsys, *in_home(stores, "extract", "-x1", "--engine", "offline", "--json"))
+    assert code == 0 and json.loads(out)["status"] == "succeeded"
 
 
 @pytest.mark.parametrize("argv", [["audit", "-h"], ["audit", "--help"], ["-h"], ["dream", "-h"]])

@@ -16,6 +16,7 @@ from tui.claude.gitroot import canonical_project_root
 from tui.claude.lock import read_lock
 from tui.cli import main
 from tui.demo import MARKER, build_demo
+from tui.render import project_rows
 
 NOW = 1_764_460_800.0  # 2025-11-30T00:00:00Z
 DAY = 86_400.0
@@ -220,3 +221,8 @@ def test_cli_builds_a_demo_and_refuses_a_folder_with_other_files(tmp_path, capsy
     assert error.count(".") == 1 and error.endswith(".") and "\n" not in error
     assert "not empty" in error
     assert [p.name for p in occupied.iterdir()] == ["thesis.tex"]
+
+
+def test_no_path_appears_on_two_rows(inventory):
+    labels = [row.path for row in project_rows(inventory.projects)]
+    assert len(labels) == len(set(labels))

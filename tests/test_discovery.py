@@ -137,9 +137,46 @@ def test_discovery_stranded_store_keyed_by_a_path_that_no_longer_exists(tmp_path
     gone = str(tmp_path / "deleted-checkout")
     store = claude_home.store(gone)
     claude_home.session(gone)
-    project = project_named(scan(claude_home), store.parent.name)
+    (project,) = scan(claude_home).projects  # the folder and its store are one project
+    assert project.store == store
     assert project.stranded
     assert "no longer exists" in project.stranded_reason
+    assert project.sessions == 1
+    assert project.transcript_folders[0].mapped_by == "folder"
+
+
+def test_discovery_folder_without_any_cwd_joins_the_store_inside_it(claude_home):
+    store = claude_home.store(folder="-somewhere")
+    claude_home.transcript("-somewhere", [user_record(None)])
+    (project,) = scan(claude_home).projects
+    assert (project.store, project.sessions) == (store, 1)
+    assert (project.transcript_folders[0].mapped_by, project.transcript_folders[0].role) == (
+        "folder", "other")
+
+
+def test_discovery_memory_writes_outrank_the_store_inside_the_folder(tmp_path, repo, claude_home):
+    """A gone worktree that once had its own store (issue #81833) but wrote the main one."""
+    main_store = claude_home.store(repo)
+    gone = str(tmp_path / "repo-wt-gone")
+    own_store = claude_home.store(gone)
+    claude_home.session(gone, memory_saved_record([str(main_store / "feedback_x.md")]))
+    inventory = scan(claude_home)
+    main = project_named(inventory, main_store.parent.name)
+    assert folder_named(main, paths.sanitize(gone)).mapped_by == "evidence"
+    stranded = project_named(inventory, own_store.parent.name)
+    assert (stranded.sessions, stranded.key_path, stranded.stranded) == (0, gone, True)
+
+
+def test_discovery_worktree_state_finds_the_store_of_a_gone_checkout_without_transcripts(
+        tmp_path, claude_home):
+    # Transcripts are swept after 30 days; memory directories never are.
+    checkout = str(tmp_path / "gone-checkout")
+    store = claude_home.store(checkout)
+    worktree = str(tmp_path / "gone-checkout-wt")
+    claude_home.session(worktree, worktree_state_record(checkout, worktree))
+    (project,) = scan(claude_home).projects
+    assert project.store == store
+    assert folder_named(project, paths.sanitize(worktree)).mapped_by == "worktree-state"
 
 
 def test_discovery_stranded_store_no_path_on_this_machine(claude_home):

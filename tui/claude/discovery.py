@@ -13,6 +13,7 @@ import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from tui.claude import paths, transcripts
@@ -31,7 +32,7 @@ class TranscriptFolder:
     session_mtimes: tuple[float, ...]
     cwds: tuple[str, ...]  # distinct cwds, newest session first
     store: Path | None
-    mapped_by: str  # "git", "evidence", "worktree-state" or "unmapped"
+    mapped_by: str  # "git", "evidence", "folder", "worktree-state" or "unmapped"
     role: str  # "main", "subdirectory", "worktree", "deleted", "other"
     note: str = ""
 
@@ -105,6 +106,13 @@ class _Scanner:
         self.lister = DirectoryLister()
         self._locations: dict[str, MemoryLocation] = {}
 
+    @cached_property
+    def folder_names(self) -> list[str]:
+        try:
+            return os.listdir(self.projects_dir)
+        except OSError:
+            return []
+
     def location(self, cwd: str) -> MemoryLocation:
         cached = self._locations.get(cwd)
         if cached is None:
@@ -153,29 +161,50 @@ class _Scanner:
             found = transcripts.memory_evidence(file)
             evidence.stores |= found.stores
             evidence.original_cwds |= found.original_cwds
+        role = "deleted" if cwds else "other"
         if evidence.stores:
             counts = Counter(self.local_store(s) for s in evidence.stores)
             store = counts.most_common(1)[0][0]
             return TranscriptFolder(
-                entry_name, folder_path, mtimes, tuple(cwds), store, "evidence", "deleted",
+                entry_name, folder_path, mtimes, tuple(cwds), store, "evidence", role,
                 note="its cwd is gone; mapped by the memory files its sessions wrote",
             )
+        # The folder is named after the sessions' cwd and the store after its project root:
+        # a store in the folder itself is the one these sessions used.
+        own_store = folder_path / paths.MEMORY_DIR_NAME
+        if own_store.is_dir():
+            return TranscriptFolder(
+                entry_name, folder_path, mtimes, tuple(cwds), own_store, "folder", role,
+                note="its cwd is gone; its sessions sit beside the store they used",
+            )
         for original in sorted(evidence.original_cwds):
-            if os.path.isdir(original):
-                location = self.location(original)
+            store = self.origin_store(original)
+            if store is not None:
                 return TranscriptFolder(
-                    entry_name, folder_path, mtimes, tuple(cwds), location.memory_dir,
-                    "worktree-state", "deleted",
+                    entry_name, folder_path, mtimes, tuple(cwds), store, "worktree-state", role,
                     note=f"its worktree is gone; mapped through the worktree's origin {original}",
                 )
-        if cwds:
-            note = f"its sessions ran in {cwds[0]}, which no longer exists, and no transcript records a memory write"
+        if evidence.original_cwds:
+            original = sorted(evidence.original_cwds)[0]
+            note = (f"its sessions ran in a worktree of {original}, which no longer exists "
+                    "and left no memory store here")
+        elif cwds:
+            note = (f"its sessions ran in {cwds[0]}, which no longer exists, and no transcript "
+                    "names the store they used (no memory write, no worktree origin)")
         else:
             note = "no transcript record names a working directory"
         return TranscriptFolder(
-            entry_name, folder_path, mtimes, tuple(cwds), None, "unmapped",
-            "deleted" if cwds else "other", note=note,
+            entry_name, folder_path, mtimes, tuple(cwds), None, "unmapped", role, note=note,
         )
+
+    def origin_store(self, original: str) -> Path | None:
+        """The store of the checkout a worktree was made from (`worktree-state` originalCwd)."""
+        if os.path.isdir(original):
+            return self.location(original).memory_dir
+        # The checkout is gone too; its store outlives it, in the folder named after it.
+        folder = paths.find_folder(self.folder_names, paths.sanitize(original))
+        store = self.projects_dir / folder / paths.MEMORY_DIR_NAME if folder else None
+        return store if store is not None and store.is_dir() else None
 
     def key_path(self, name: str, memory_dir: Path, folders: list[TranscriptFolder],
                  own: TranscriptFolder | None) -> tuple[str | None, bool, str, bool]:
