@@ -13,6 +13,7 @@ from test_app_runs import until
 from textual.widgets._toast import Toast
 
 from tui.app.app import MemtuiApp
+from tui.app.screens.projects import COLUMNS
 from tui.app.screens.sessions import SessionPicker
 from tui.app.screens.store import StoreScreen
 from tui.app.widgets.virtual_table import VirtualTable
@@ -39,6 +40,11 @@ async def test_one_row_per_path_and_enter_opens_the_gone_checkouts_store(spotter
         table = app.screen.query_one("#projects", VirtualTable)
         assert sorted(str(row.cells[0]) for row in table.rows) == sorted(
             condense(path) for path in (MAIN_CWD, *WORKTREE_CWDS))
+        (row,) = [r for r in table.rows if str(r.cells[0]) == condense(MAIN_CWD)]
+        cells = dict(zip((key for key, _ in COLUMNS), map(str, row.cells), strict=True))
+        # Its sessions count toward the next dream: never consolidated, 3 sessions since.
+        assert (cells["memories"], cells["folders"], cells["since"]) == ("1", "1", "3")
+        assert cells["stranded"] == "stranded"
         await press_enter_on(app, pilot, MAIN_CWD)
         await until(pilot, lambda: isinstance(app.screen, StoreScreen)
                     and app.screen.store is not None)

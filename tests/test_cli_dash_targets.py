@@ -101,6 +101,22 @@ def test_extract_takes_a_session_that_starts_with_dash(stores, capsys):
     assert code == 0 and json.loads(out)["status"] == "succeeded"
 
 
+def test_watch_takes_a_dash_folder(stores, capsys, monkeypatch):
+    from tui.history import watch
+
+    watched = []
+    monkeypatch.setattr(watch, "watch", lambda stores, *_, **__: watched.extend(stores))
+    code, _, _ = run(capsys, *in_home(stores, "watch", "--interval", "5", "-h-x"))
+    assert code == 0 and watched == [stores.projects / "-h-x" / "memory"]
+
+
+def test_demo_builds_in_a_folder_that_starts_with_dash(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "demo", "-my-demo", "--no-open")
+    assert code == 0 and (tmp_path / "-my-demo" / "claude" / "projects").is_dir()
+    assert "Demo config home built at" in out
+
+
 @pytest.mark.parametrize("argv", [["audit", "-h"], ["audit", "--help"], ["-h"], ["dream", "-h"]])
 def test_dash_h_alone_still_shows_help(capsys, argv):
     code, out, _ = run(capsys, *argv)
