@@ -23,8 +23,8 @@ from tui.agents.indexfit import LINE_LIMIT
 from tui.agents.loop import add_user, check, client_for, run_turns
 from tui.agents.result import CANCELLED as RUN_CANCELLED
 from tui.agents.result import FAILED as RUN_FAILED
-from tui.agents.result import SUCCEEDED, RunResult
-from tui.agents.staging import Staging, Toolbox
+from tui.agents.result import SUCCEEDED, RunResult, unexpected_error
+from tui.agents.staging import LimitReached, Staging, Toolbox
 from tui.claude import transcripts
 from tui.claude.lock import LockBusy, acquire_lock, read_lock, rollback_lock
 from tui.claude.paths import INDEX_NAME, utf16_len
@@ -132,18 +132,20 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
         result.error = str(error)
         return result
 
-    staging = Staging.create(store)
-    failpoints.reached("dream.staged", str(store))
-    toolbox = Toolbox(staging, transcript_dirs, progress.say)
+    staging: Staging | None = None
+    toolbox: Toolbox | None = None
     notes: list[str] = []
     try:
+        staging = Staging.create(store)
+        failpoints.reached("dream.staged", str(store))
+        toolbox = Toolbox(staging, transcript_dirs, progress.say, cancel)
         if client is None:
             _offline_phases(staging, progress, cancel, lease.previous.mtime, notes)
         else:
             _model_phases(client, staging, toolbox, progress, cancel, lease.previous.mtime, notes)
         label = f"dream {dt.datetime.now():%Y-%m-%d %H:%M} ({engine})"
         staged, link_notes = staging.staged()
-        notes.extend(link_notes)
+        notes.extend(toolbox.limits_hit + link_notes)
         result.changeset = build_changeset(staging.originals, staged, staging.deleted, store,
                                            label, notes)
         result.status, result.lease = SUCCEEDED, lease
@@ -157,14 +159,21 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
         progress.say("error", str(error))
         result.error = str(error)
         rollback_lock(lease)
+    except Exception as error:  # whatever it was, the run ends in one sentence
+        progress.fail_running(FAILED)
+        result.error = unexpected_error(error)
+        progress.say("error", result.error)
+        rollback_lock(lease)
     except BaseException:
         rollback_lock(lease)
         raise
     finally:
-        staging.discard()
+        if staging is not None:
+            staging.discard()
     result.phases, result.log = progress.snapshot(), tuple(progress.log)
     result.tokens_in, result.tokens_out = progress.tokens
-    result.refusals, result.notes = tuple(toolbox.refusals), notes
+    result.refusals = tuple(toolbox.refusals) if toolbox else ()
+    result.notes = notes
     return result
 
 
@@ -216,7 +225,11 @@ def _model_phases(client: ModelClient, staging: Staging, toolbox: Toolbox, progr
         check(cancel)
         progress.start(name)
         add_user(messages, [{"type": "text", "text": instructions[name]}])
-        outcome = run_turns(client, system, messages, toolbox, progress, cancel, PHASE_TURNS)
+        try:
+            outcome = run_turns(client, system, messages, toolbox, progress, cancel, PHASE_TURNS)
+        except LimitReached as limit:
+            progress.finish(FAILED, note=str(limit))
+            return  # what the run did so far is still shown for review
         note = ""
         if not outcome.finished:
             note = f"turn budget of {PHASE_TURNS} used up"

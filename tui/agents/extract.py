@@ -31,8 +31,8 @@ from tui.agents.indexfit import entry_line
 from tui.agents.loop import check, client_for, run_turns
 from tui.agents.result import CANCELLED as RUN_CANCELLED
 from tui.agents.result import FAILED as RUN_FAILED
-from tui.agents.result import SKIPPED, SUCCEEDED, RunResult
-from tui.agents.staging import Staging, Toolbox, ToolResult
+from tui.agents.result import SKIPPED, SUCCEEDED, RunResult, unexpected_error
+from tui.agents.staging import LimitReached, Staging, Toolbox, ToolResult
 from tui.claude import paths
 from tui.claude.paths import INDEX_NAME
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
@@ -111,10 +111,12 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
     progress.finish()
     last_uuid = messages[-1].uuid if messages else None
 
-    staging = Staging.create(store)
-    toolbox = Toolbox(staging, transcript_dirs, progress.say)
+    staging: Staging | None = None
+    toolbox: Toolbox | None = None
     topics_left: list[str] = []
     try:
+        staging = Staging.create(store)
+        toolbox = Toolbox(staging, transcript_dirs, progress.say, cancel)
         check(cancel)
         progress.start("Extract")
         if client is None:
@@ -139,7 +141,7 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
             notes.append("The turn budget ran out with topics left: " + "; ".join(topics_left)
                          + ". The cursor stays where it was, so a second pass reads the same "
                          "messages for those topics.")
-        notes.extend(link_notes)
+        notes.extend(toolbox.limits_hit + link_notes)
         result.changeset = build_changeset(staging.originals, staged, staging.deleted, store,
                                            label, notes)
         result.status = SUCCEEDED
@@ -154,11 +156,17 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
         progress.fail_running(FAILED)
         progress.say("error", str(error))
         result.error = str(error)
+    except Exception as error:  # whatever it was, the run ends in one sentence
+        progress.fail_running(FAILED)
+        result.error = unexpected_error(error)
+        progress.say("error", result.error)
     finally:
-        staging.discard()
+        if staging is not None:
+            staging.discard()
     result.phases, result.log = progress.snapshot(), tuple(progress.log)
     result.tokens_in, result.tokens_out = progress.tokens
-    result.refusals, result.topics_left = tuple(toolbox.refusals), tuple(topics_left)
+    result.refusals = tuple(toolbox.refusals) if toolbox else ()
+    result.topics_left = tuple(topics_left)
     return result
 
 
@@ -187,9 +195,12 @@ def _model_extract(client: ModelClient, staging: Staging, toolbox: Toolbox,
         prompt += prompts.EXTRACT_FOCUS.format(topics="\n".join(f"- {t}" for t in focus))
     conversation = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
     system = prompts.extract_system(dt.date.today().isoformat(), MAX_TURNS)
-    outcome = run_turns(client, system, conversation, toolbox, progress, cancel, MAX_TURNS,
-                        {"plan_topics": plan})
-    if outcome.finished:
+    try:
+        outcome = run_turns(client, system, conversation, toolbox, progress, cancel, MAX_TURNS,
+                            {"plan_topics": plan})
+    except LimitReached:
+        outcome = None
+    if outcome is not None and outcome.finished:
         return []
     left = [t for t in planned if t not in toolbox.topics_done]
     progress.say("info", f"the {MAX_TURNS}-turn budget ran out"

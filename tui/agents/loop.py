@@ -38,6 +38,18 @@ def add_user(messages: list[dict], blocks: list[dict]) -> None:
         messages.append({"role": "user", "content": list(blocks)})
 
 
+def without_lone_surrogates(value):
+    """`value` with every lone surrogate in its strings replaced by U+FFFD: such a reply
+    can be decoded from JSON but not sent back, and would end the conversation."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {key: without_lone_surrogates(item) for key, item in value.items()}
+    return value
+
+
 def check(cancel: threading.Event) -> None:
     if cancel.is_set():
         raise RunCancelled()
@@ -53,7 +65,7 @@ def run_turns(client: ModelClient, system: str, messages: list[dict], toolbox: T
         check(cancel)
         reply = client.create(system, messages, tools)
         progress.add_usage(reply.tokens_in, reply.tokens_out)
-        messages.append({"role": "assistant", "content": list(reply.content)})
+        messages.append({"role": "assistant", "content": without_lone_surrogates(list(reply.content))})
         if reply.text.strip():
             text = reply.text.strip()
             progress.say("model", text)

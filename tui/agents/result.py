@@ -51,6 +51,13 @@ class RunResult:
         }
 
 
+def unexpected_error(error: Exception) -> str:
+    """One sentence for an error no part of the run expected."""
+    detail = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
+    return (f"The run stopped on an unexpected error ({type(error).__name__}"
+            f"{': ' + detail if detail else ''}); nothing was applied.")
+
+
 def conclude(result: RunResult, apply: bool, only: set[str] | None = None) -> ApplyResult | None:
     """Apply the change set (or not) and settle the lock and the cursor.
 

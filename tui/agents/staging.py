@@ -18,6 +18,8 @@ import os
 import re
 import shutil
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,10 +32,20 @@ READ_LIMIT = 40_000  # characters returned by one read
 GREP_MATCHES = 20
 GREP_SNIPPET = 240
 GREP_FILES = 200
+GREP_SECONDS = 10.0  # one search's budget, however big the transcripts
+
+# What one run may do at most; past a cap the tool is refused and the run says so.
+MAX_FILES_CREATED = 200
+MAX_BYTES_WRITTEN = 5 * 1024 * 1024
+MAX_TOOL_CALLS = 400
 
 
 class PathRefused(Exception):
     """A path the model may not use; the message goes back to the model."""
+
+
+class LimitReached(Exception):
+    """The run hit one of its caps; the message is one sentence for the model and the user."""
 
 
 @dataclass
@@ -180,12 +192,17 @@ class Toolbox:
     """The sandboxed tools; `log(kind, text)` receives tool calls and refusals."""
 
     def __init__(self, staging: Staging, transcript_dirs: Sequence[Path],
-                 log: Callable[[str, str], None]):
+                 log: Callable[[str, str], None], cancel: threading.Event | None = None):
         self.staging = staging
         self.transcript_dirs = tuple(transcript_dirs)
         self.log = log
+        self.cancel = cancel or threading.Event()
         self.refusals: list[str] = []
+        self.limits_hit: list[str] = []  # one sentence per cap the run ran into
         self.written: set[str] = set()
+        self.created: set[str] = set()
+        self.bytes_written = 0
+        self.calls = 0
         self.topics_done: set[str] = set()
         self._handlers: dict[str, ToolHandler] = {
             "list_files": self.list_files,
@@ -229,13 +246,42 @@ class Toolbox:
             return self._refuse(f"{name}: there is no such tool")
         if not isinstance(arguments, dict):
             arguments = {}
+        self.calls += 1
+        if self.calls > MAX_TOOL_CALLS:
+            raise LimitReached(self._limit(f"The run reached its cap of {MAX_TOOL_CALLS} tool "
+                                           "calls and was stopped there"))
         self.log("tool", f"{name} {_brief(arguments)}")
         try:
             return handler(arguments)
         except PathRefused as refusal:
             return self._refuse(f"{name}: {refusal}")
+        except LimitReached as limit:
+            return ToolResult(f"Refused: {limit}.", is_error=True)
         except OSError as error:
             return ToolResult(f"{name} failed: {error.strerror or error}", is_error=True)
+        except UnicodeError:
+            return ToolResult(f"{name} failed: the text is not valid Unicode (a lone surrogate?)",
+                              is_error=True)
+
+    def _limit(self, sentence: str) -> str:
+        if sentence not in self.limits_hit:
+            self.limits_hit.append(sentence)
+            self.log("refused", sentence)
+        return sentence
+
+    def _budget_write(self, path: Path, content: str) -> bytes:
+        """The bytes to write, or LimitReached when they would pass a cap of the run."""
+        data = content.encode("utf-8")
+        if not path.exists() and self.staging.relative(path) not in self.created:
+            if len(self.created) >= MAX_FILES_CREATED:
+                raise LimitReached(self._limit(
+                    f"The run reached its cap of {MAX_FILES_CREATED} new files; "
+                    "no more are created"))
+        if self.bytes_written + len(data) > MAX_BYTES_WRITTEN:
+            raise LimitReached(self._limit(
+                f"The run reached its cap of {_size(MAX_BYTES_WRITTEN)} written; "
+                "no more is written"))
+        return data
 
     def _refuse(self, text: str) -> ToolResult:
         self.refusals.append(text)
@@ -270,8 +316,12 @@ class Toolbox:
         if not isinstance(content, str):
             return ToolResult("write_file needs a string `content`", is_error=True)
         existed = path.exists()
+        data = self._budget_write(path, content)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+        path.write_bytes(data)
+        self.bytes_written += len(data)
+        if not existed and self.staging.relative(path) not in self.staging.originals:
+            self.created.add(self.staging.relative(path))
         self._wrote(path, arguments)
         return ToolResult(f"{'Replaced' if existed else 'Created'} {self.staging.relative(path)}")
 
@@ -287,7 +337,9 @@ class Toolbox:
         if count != 1:
             return ToolResult(f"old_text occurs {count} times; it must occur exactly once",
                               is_error=True)
-        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        data = self._budget_write(path, text.replace(old, new, 1))
+        path.write_bytes(data)
+        self.bytes_written += len(data)
         self._wrote(path, arguments)
         return ToolResult(f"Edited {self.staging.relative(path)}")
 
@@ -310,21 +362,24 @@ class Toolbox:
             self.topics_done.add(arguments["topic"].strip())
 
     def grep_transcripts(self, arguments: dict) -> ToolResult:
+        """A search in linear time (RE2: no backtracking, so no pattern can hang it), within
+        a time budget, stopping when the run is cancelled."""
         pattern = arguments.get("pattern")
         if not isinstance(pattern, str) or len(pattern.strip()) < 3:
             return ToolResult("grep_transcripts needs a pattern of at least 3 characters",
                               is_error=True)
-        try:
-            regex = re.compile(pattern, re.IGNORECASE)
-        except re.error:
-            regex = re.compile(re.escape(pattern), re.IGNORECASE)
+        regex = _linear_regex(pattern)
         snippets: list[str] = []
         files = sorted(
             (f for folder in self.transcript_dirs for f in transcripts.session_files(folder)),
             key=_mtime, reverse=True,
         )[:GREP_FILES]
+        deadline = time.monotonic() + GREP_SECONDS
         for file in files:
-            for line in transcripts.iter_lines(file):
+            for number, line in enumerate(transcripts.iter_lines(file)):
+                if number % 256 == 0 and (self.cancel.is_set() or time.monotonic() > deadline):
+                    note = "cancelled" if self.cancel.is_set() else f"{GREP_SECONDS:.0f} s budget used up"
+                    return ToolResult("\n".join(snippets + [f"[search stopped: {note}]"]))
                 text = line.decode("utf-8", errors="replace")
                 match = regex.search(text)
                 if not match:
@@ -335,6 +390,25 @@ class Toolbox:
                 if len(snippets) >= GREP_MATCHES:
                     return ToolResult("\n".join(snippets) + "\n[more matches not shown]")
         return ToolResult("\n".join(snippets) or "no matches")
+
+
+def _linear_regex(pattern: str):
+    """The model's pattern under RE2, case-insensitive; a pattern RE2 cannot read (a
+    backreference, a lookaround) is searched for as plain text."""
+    import re2
+
+    options = re2.Options()
+    options.case_sensitive = False
+    options.log_errors = False
+    options.max_mem = 8 << 20
+    try:
+        return re2.compile(pattern, options)
+    except re2.error:
+        return re2.compile(re2.escape(pattern), options)
+
+
+def _size(count: int) -> str:
+    return f"{count / (1024 * 1024):g} MB" if count >= 1024 * 1024 else f"{count:,} bytes"
 
 
 def _mtime(path: Path) -> float:
