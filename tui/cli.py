@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from tui.claude import paths
@@ -239,6 +240,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextmanager
+def visible_output():
+    """Human output shows control characters from the data instead of obeying them."""
+    from tui.visible import VisibleStream
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = VisibleStream(sys.stdout), VisibleStream(sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = saved
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -250,9 +266,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         args.run = cmd_app
     try:
-        if args.run is not cmd_app:  # the app says it in a notification
+        if args.run is cmd_app:  # the app shows data its own way, and says it in a notification
+            return args.run(args)
+        with visible_output():
             recover_interrupted()
-        return args.run(args)
+            return args.run(args)
     except UsageError as error:
         print(f"memtui: {error}", file=sys.stderr)
         return 2

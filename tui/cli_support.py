@@ -157,5 +157,9 @@ def tidy_store(store: Path) -> None:
 
 
 def print_json(data: object) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    """JSON on stdout, exact: controls in the data are escaped, never written raw."""
+    from tui.visible import json_visible, raw_stream
+
+    out = raw_stream(sys.stdout)
+    out.write(json_visible(json.dumps(data, indent=2, ensure_ascii=False)))
+    out.write("\n")

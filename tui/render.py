@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,18 +12,24 @@ from rich.table import Table
 from rich.text import Text
 
 from tui.claude.discovery import Project
+from tui.visible import raw_stream, visible
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def condense(path: str | None, home: str | None = None) -> str:
-    """A path as a user reads it: the home directory as `~`."""
+    """A path as a user reads it: the home directory as `~`, control characters shown."""
     if not path:
         return "?"
     home = home or str(Path.home())
     if path == home or path.startswith(home.rstrip("/") + "/"):
-        return "~" + path[len(home.rstrip("/")):]
-    return path
+        return visible("~" + path[len(home.rstrip("/")):])
+    return visible(path)
+
+
+def _console() -> Console:
+    """Rich writes our colours to the real stream; data reaches it through `visible()`."""
+    return Console(file=raw_stream(sys.stdout))
 
 
 def age(timestamp: float | None, now: float | None = None) -> str:
@@ -61,7 +68,7 @@ def project_rows(projects: list[Project]) -> list[ProjectRow]:
 
 
 def print_projects(rows: list[ProjectRow], home: Path) -> None:
-    console = Console()
+    console = _console()
     table = Table(title=f"Claude Code projects in {condense(str(home))}", title_justify="left",
                   box=None, header_style="bold", pad_edge=False)
     table.add_column("project", overflow="fold", ratio=1)
@@ -85,16 +92,16 @@ def print_projects(rows: list[ProjectRow], home: Path) -> None:
     for row in rows:
         reason = row.project.stranded_reason or row.project.note
         if reason:
-            console.print(Text(f"{row.status}: {reason}", style="dim"))
+            console.print(Text(f"{row.status}: {visible(reason)}", style="dim"))
 
 
 def print_audit(report, target) -> None:
-    console = Console()
+    console = _console()
     store = report.store
     index = store.index
     console.print(Text(f"Store {condense(str(store.path))}", style="bold"))
     if target.project_path:
-        console.print(f"project {condense(target.project_path)} ({target.how}, {target.source})")
+        console.print(Text(f"project {condense(target.project_path)} ({target.how}, {target.source})"))
     gauge = f"index {index.lines}/200 lines, {index.chars:,}/25,000 chars"
     if index.cut:
         gauge += f"  (cut by {index.cut}: {index.loaded_lines} lines loaded)"
@@ -113,15 +120,15 @@ def print_audit(report, target) -> None:
         line = Text()
         line.append(f"{finding.severity:<8}", style=SEVERITY_STYLE[finding.severity])
         line.append(f"{finding.kind}  ", style="bold")
-        line.append(finding.message)
+        line.append(visible(finding.message))
         # beyond_cut's line is the MEMORY.md line, which its message already names.
         if finding.line and finding.file and finding.kind != "beyond_cut":
-            line.append(f"  ({finding.file}:{finding.line})", style="dim")
+            line.append(f"  ({visible(finding.file)}:{finding.line})", style="dim")
         console.print(line)
 
 
 def print_audit_summary(audits, labels: dict[Path, str]) -> None:
-    console = Console()
+    console = _console()
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("project", overflow="fold", ratio=1)
     table.add_column("memories", justify="right", no_wrap=True)

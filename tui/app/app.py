@@ -2,16 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
+from rich.segment import Segment
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.color import Color
+from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 
 from tui.app.commands import MemtuiCommands
 from tui.app.screens.projects import ProjectsScreen
+from tui.visible import CONTROL_CHARS, has_controls, visible
+
+
+class DropControls(LineFilter):
+    """The last guard before the terminal: a control character that reached a line (every
+    view shows them as ␛ and friends, see `tui.visible`) is dropped, never written. Textual
+    writes its own escape sequences around the segments, never inside their text."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        if not any(has_controls(segment.text) for segment in segments):
+            return segments
+        return [Segment(CONTROL_CHARS.sub("", segment.text), segment.style, segment.control)
+                if has_controls(segment.text) else segment for segment in segments]
+
+
+DROP_CONTROLS = DropControls()
 
 
 class MemtuiApp(App[None]):
@@ -61,8 +81,12 @@ class MemtuiApp(App[None]):
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
         # Our notifications quote file names, link targets and model errors, which may hold
-        # brackets: they are shown as written, never read as markup.
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        # brackets or control characters: shown as written, never read as markup or obeyed.
+        super().notify(visible(message), title=visible(title), severity=severity,
+                       timeout=timeout, markup=False)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        return [*super().get_line_filters(), DROP_CONTROLS]
 
     async def settled(self) -> None:
         """Wait until every worker has finished, except disk watchers, which never do.

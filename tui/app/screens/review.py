@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
 from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex
+from tui.visible import visible
 
 KIND_STYLES = {"created": "green", "modified": "yellow", "archived": "red"}
 
@@ -43,7 +44,7 @@ def index_summary(label: str, index: LoadedIndex) -> Text:
 
 def diff_text(diff: str) -> Text:
     text = Text()
-    for line in diff.splitlines():
+    for line in visible(diff).splitlines():
         style = ("bold" if line.startswith(("---", "+++")) else "green" if line.startswith("+")
                  else "red" if line.startswith("-") else "cyan" if line.startswith("@@") else "")
         text.append(line + "\n", style=style)

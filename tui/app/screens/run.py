@@ -28,6 +28,7 @@ from tui.agents.events import (
     PhaseChanged,
 )
 from tui.app.runs import Engine, Starter, estimated_cost
+from tui.visible import visible
 
 PHASE_COLUMNS = ("phase", "status", "elapsed", "tokens in", "tokens out", "tool calls", "note")
 STATUS_STYLES = {PENDING: "dim", RUNNING: "bold yellow", DONE: "green", FAILED: "bold red",
@@ -221,7 +222,7 @@ class RunScreen(Screen[None]):
         # which is 80 columns wide when there is no terminal (serve, headless).
         log.write(Text.assemble(
             (f"{line.phase:<16}", "dim"), (f"{line.kind:<8}", "bold"),
-            (line.text, LOG_STYLES.get(line.kind, ""))), width=log.scrollable_content_region.width or None)
+            (visible(line.text), LOG_STYLES.get(line.kind, ""))), width=log.scrollable_content_region.width or None)
 
     def tick(self) -> None:
         """Keep the running phase's elapsed time moving between events."""

@@ -37,6 +37,7 @@ from tui.claude.discovery import Project
 from tui.memory.audit import audit_store, duplicate_findings, memory_statuses
 from tui.memory.store import Store, load_store
 from tui.render import condense
+from tui.visible import visible
 
 # (key, width): narrow enough that name and status stay in view beside the preview.
 COLUMNS = (
@@ -309,12 +310,13 @@ class StoreScreen(Screen[None]):
             markdown.update(f"{row.cells[4]}. Press **d** to remove dangling lines.")
             raw.update("")
             return
-        title.update(Text.assemble((memory.file, "bold"), "  ", (memory.description, "italic")))
+        title.update(Text.assemble((visible(memory.file), "bold"), "  ",
+                                   (visible(memory.description), "italic")))
         if memory.error:
-            markdown.update(f"*{memory.file} {memory.error}.*")
+            markdown.update(f"*{visible(memory.file)} {memory.error}.*")
         else:
-            markdown.update(memory.body)
-        raw.update(Text(memory.text))
+            markdown.update(visible(memory.body))
+        raw.update(Text(visible(memory.text)))
         markdown.set_class(self.raw, "hidden")
         raw.set_class(not self.raw, "hidden")
 

@@ -8,6 +8,8 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from tui.visible import visible
+
 CONTEXT = 3
 REMOVED = "red"
 ADDED = "green"
@@ -18,6 +20,7 @@ def render_diff(old: str, new: str, old_label: str, new_label: str, *,
                 side_by_side: bool = False) -> RenderableType:
     if old == new:
         return Text("No difference.", style="dim")
+    old, new = visible(old), visible(new)
     if side_by_side:
         return side_by_side_diff(old, new, old_label, new_label)
     return unified_diff(old, new, old_label, new_label)

@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from tui.memory.audit import SEVERITIES, Finding
 from tui.render import SEVERITY_STYLE
+from tui.visible import visible
 
 FIX_KEYS = {
     "unindexed": "r relink · e edit · a archive · D delete",
@@ -53,7 +54,7 @@ def findings_renderable(findings: list[Finding], duplicates_skipped: bool = Fals
             where = finding.file or ""
             if finding.line:
                 where += f":{finding.line}"
-            table.add_row(Text(where), Text(finding.message))
+            table.add_row(Text(visible(where)), Text(visible(finding.message)))
         parts.append(table)
         if len(items) > SHOWN_PER_KIND:
             parts.append(Text(f"  … and {len(items) - SHOWN_PER_KIND} more", style="dim"))

@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex
+from tui.visible import visible
 
 CUT_RULE = "Claude's cut: nothing below this line is loaded"
 
@@ -56,13 +57,14 @@ def index_renderable(index: LoadedIndex) -> Group:
             parts.append(Rule(CUT_RULE, style="bold red"))
             ruled = True
         number = Text(f"{line.number:>{width}} ", style="dim")
+        shown = visible(line.text)
         if line.state == "loaded":
-            body = Text(line.text)
+            body = Text(shown)
         elif line.state == "cut":
-            body = Text(line.text, style="dim")
+            body = Text(shown, style="dim")
         else:
             marker = ("  ⟵ stripped", "italic cyan") if line.text.strip() else ""
-            body = Text.assemble((line.text, "dim italic"), marker)
+            body = Text.assemble((shown, "dim italic"), marker)
         parts.append(Text.assemble(number, body, no_wrap=True, overflow="ellipsis"))
     return Group(*parts)
 

@@ -1,0 +1,76 @@
+"""Data never drives the terminal: control characters made visible before they are shown.
+
+Memory files, indexes, file names and transcripts are written by models, tools and sync
+clients; an ESC in a description could clear the screen, retitle the window or plant a
+link. Everything memtui shows a human goes through `visible()`: C0 controls (but newline
+and tab) become their Unicode control pictures (ESC -> ␛), DEL becomes ␡, C1 controls and
+the bidirectional overrides that reorder what is read become `<U+009B>`. `--json` output
+stays exact: JSON escapes them instead (`json_visible`).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import TextIO
+
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+CONTROL_CHARS = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+
+
+def _picture(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code == 0x7F:
+        return "\u2421"
+    return f"<U+{code:04X}>"
+
+
+def visible(text: str) -> str:
+    """`text` with every control character shown instead of obeyed (newlines and tabs kept)."""
+    return CONTROL_CHARS.sub(_picture, text) if CONTROL_CHARS.search(text) else text
+
+
+def has_controls(text: str) -> bool:
+    return CONTROL_CHARS.search(text) is not None
+
+
+def json_visible(text: str) -> str:
+    """JSON text with C1 controls and bidi overrides escaped too (JSON escapes C0 itself):
+    the same data, nothing a terminal acts on."""
+    return CONTROL_CHARS.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+class VisibleStream(io.TextIOBase):
+    """A text stream that shows control characters instead of writing them; `raw` is the
+    stream underneath, for output that must stay exact (JSON, our own colours)."""
+
+    def __init__(self, raw: TextIO):
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        self.raw.write(visible(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def isatty(self) -> bool:
+        return self.raw.isatty()
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.raw, "encoding", "utf-8")
+
+    def writable(self) -> bool:
+        return True
+
+
+def raw_stream(stream: TextIO) -> TextIO:
+    """The stream under a `VisibleStream`, or the stream itself."""
+    return stream.raw if isinstance(stream, VisibleStream) else stream
