@@ -248,6 +248,7 @@ def audit_store(
             target=value,
         ))
     findings.extend(_index_findings(store))
+    findings.extend(secret_findings(store))
     statuses = memory_statuses(store)
     for memory in store.memories:
         findings.extend(
@@ -256,6 +257,24 @@ def audit_store(
     if duplicates:
         findings.extend(duplicate_findings(store))
     return findings
+
+
+def secret_findings(store: Store) -> list[Finding]:
+    """A `secret` error per credential in the index or a memory, naming its kind and line,
+    never the secret itself."""
+    from tui.memory.secrets import find_secrets
+
+    found: list[Finding] = []
+    texts = [("MEMORY.md", store.index_text or "")]
+    texts += [(memory.file, memory.text) for memory in store.memories if not memory.error]
+    for file, text in texts:
+        for hit in find_secrets(text):
+            found.append(Finding(
+                "secret", "error", file, hit.line,
+                f"{hit.kind} on line {hit.line} of {file}: memory is loaded into every "
+                "session and copied with the store; remove it (X in the app redacts it)",
+            ))
+    return found
 
 
 def duplicate_findings(store: Store) -> list[Finding]:

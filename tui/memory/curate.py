@@ -419,3 +419,31 @@ def plan_move_entry(store: Store, file: str, position: int) -> Plan:
     return _finish(store, index, lines, f"move index line for {file}", summary,
                    may_hide=[file])
 
+
+
+def plan_redact_secrets(store: Store, files: Sequence[str] | None = None) -> Plan:
+    """Replace every credential in the index and the memories (or in `files`) with
+    `[REDACTED]`; the rest of each line, and of each file, keeps its bytes."""
+    from tui.memory.secrets import find_secrets, redact
+
+    names = [INDEX_NAME] + [m.file for m in store.memories if not m.error]
+    changes: list[FileChange] = []
+    summary: list[str] = []
+    for file in names if files is None else [f for f in names if f in files]:
+        before = read_bytes(store.path, file)
+        if before is None:
+            continue
+        try:
+            text = before.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # not text memtui can rewrite byte for byte
+        hits = list(find_secrets(text))
+        if not hits:
+            continue
+        lines = text.split("\n")
+        for hit in sorted(hits, key=lambda h: (h.line, -h.start)):
+            lines[hit.line - 1] = redact(lines[hit.line - 1], hit)
+            summary.append(f"Redact the {hit.kind} on line {hit.line} of {file}.")
+        changes.append(FileChange(file, before, "\n".join(lines).encode("utf-8")))
+    label = f"redact {_plural(len(summary), 'secret')}"
+    return Plan(label, tuple(changes), summary or ["No secret found."])

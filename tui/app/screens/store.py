@@ -68,6 +68,8 @@ class StoreScreen(Screen[None]):
         Binding("a", "archive", "Archive", id="store.archive"),
         Binding("D", "delete", "Delete", id="store.delete"),
         Binding("e", "edit", "Edit", id="store.edit"),
+        Binding("X", "redact", "Redact", show=False, id="store.redact",
+                tooltip="Replace credentials in the memories with [REDACTED]"),
         Binding("m", "move_out", "Move out", show=False, id="store.move_out"),
         Binding("u", "undo", "Undo", id="store.undo"),
         Binding("h", "history", "History", tooltip="Every version of the highlighted memory",
@@ -400,6 +402,10 @@ class StoreScreen(Screen[None]):
             return
         end = len(self.store.index.raw_lines) + 1
         self.propose(lambda curate, store: curate.plan_move_entry(store, row.file, end))
+
+    def action_redact(self) -> None:
+        if self.writable():
+            self.propose(lambda curate, store: curate.plan_redact_secrets(store))
 
     def action_archive(self) -> None:
         if self.writable() and (files := self.needs_selection()):

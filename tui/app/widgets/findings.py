@@ -22,6 +22,7 @@ FIX_KEYS = {
     "index_over_limit": "S shorten long lines · a archive · D delete",
     "duplicate": "a archive · D delete · e edit",
     "stranded_store": "",
+    "secret": "X redact",
 }
 DEFAULT_FIX = "e edit · a archive · D delete"
 SHOWN_PER_KIND = 100  # a Static holding tens of thousands of rows would stall the screen

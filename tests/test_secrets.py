@@ -1,0 +1,117 @@
+"""Credentials in memory: a `secret` error naming the kind and line, never the secret; the
+app redacts them through the normal safe, undoable write."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import memory_text, settle, snapshot, write_index, write_memory
+
+from tui.memory.audit import audit_store
+from tui.memory.curate import plan_redact_secrets
+from tui.memory.secrets import find_secrets
+from tui.memory.store import load_store
+from tui.memory.writes import apply_changes, undo_last
+
+GITHUB = "ghp_" + "Ab1" * 12
+AWS = "AKIA" + "IOSFODNN7EXAMPLE"
+PASSWORD = "s3cretpass"
+
+
+@pytest.fixture
+def store(claude_home, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    store = claude_home.store(project)
+    write_index(store, ["# Memory",
+                        f"- [CI](reference_ci.md) — the CI token is {GITHUB}\r",
+                        "- [DB](project_db.md) — staging database"])
+    write_memory(store, "reference_ci.md", memory_text("ci", "CI", "reference", "Uses Actions.\n"))
+    write_memory(store, "project_db.md", memory_text(
+        "db", "staging db", "project",
+        f"Connect with postgres://admin:{PASSWORD}@db.internal:5432/app\nKey id {AWS}.\n"))
+    return store
+
+
+@pytest.mark.parametrize("line", [
+    "Run the whole suite before pushing; it caught bugs.",
+    "Fixed in commit 3f1c9a7e2b8d4c6f0a1e9b7d5c3a1f0e2d4c6b8a.",
+    "The file lives at /home/user/projects/some-long-path/deeply/nested/file.md",
+    "Session 4b9d2d55-0000-4000-8000-000000000001 wrote it.",
+    "See https://docs.example.com/guide/getting-started#install for details.",
+])
+def test_ordinary_memory_text_is_not_a_secret(line):
+    assert list(find_secrets(line)) == []
+
+
+def test_each_credential_is_an_error_naming_kind_and_line_never_the_secret(store):
+    findings = [f for f in audit_store(load_store(store)) if f.kind == "secret"]
+
+    where = sorted((f.file, f.line, f.message.split(" on line")[0]) for f in findings)
+    assert where == [("MEMORY.md", 2, "GitHub Token"),
+                     ("project_db.md", 7, "Basic Auth Credentials"),
+                     ("project_db.md", 8, "AWS Access Key")]
+    assert all(f.severity == "error" for f in findings)
+    for finding in findings:
+        for secret in (GITHUB, AWS, PASSWORD):
+            assert secret not in finding.message
+
+
+def test_the_cli_reports_secrets_without_printing_them(store, claude_home):
+    for extra in ([], ["--json"]):
+        result = subprocess.run(
+            [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))",
+             "audit", str(store), *extra], capture_output=True, text=True,
+            env={**os.environ, **claude_home.env}, timeout=60)
+        assert result.returncode == 1
+        for secret in (GITHUB, AWS, PASSWORD):
+            assert secret not in result.stdout + result.stderr
+    kinds = [f["kind"] for f in json.loads(result.stdout)["findings"]]
+    assert kinds.count("secret") == 3
+
+
+def test_redacting_changes_only_the_secrets_and_undo_brings_them_back(store):
+    before = snapshot(store)
+    plan = plan_redact_secrets(load_store(store))
+
+    assert plan.summary == ["Redact the GitHub Token on line 2 of MEMORY.md.",
+                            "Redact the Basic Auth Credentials on line 7 of project_db.md.",
+                            "Redact the AWS Access Key on line 8 of project_db.md."]
+    apply_changes(store, plan.changes, plan.label)
+
+    after = snapshot(store)
+    assert after["MEMORY.md"] == before["MEMORY.md"].replace(GITHUB.encode(), b"[REDACTED]")
+    assert b"\r\n" in after["MEMORY.md"]  # line endings kept
+    assert after["project_db.md"] == before["project_db.md"].replace(
+        PASSWORD.encode(), b"[REDACTED]").replace(AWS.encode(), b"[REDACTED]")
+    assert after["reference_ci.md"] == before["reference_ci.md"]
+    assert not [f for f in audit_store(load_store(store)) if f.kind == "secret"]
+    undo_last(store)
+    assert snapshot(store) == before
+
+
+async def test_x_in_the_app_redacts_after_showing_what_it_will_do(store, claude_home):
+    from tui.app.app import MemtuiApp
+    from tui.app.screens.confirm import ConfirmScreen
+    from tui.app.screens.store import StoreScreen
+    from tui.claude.discovery import discover
+
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        project = next(p for p in discover(claude_home.home, claude_home.env).projects
+                       if p.store == store)
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        await pilot.press("X")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        shown = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "Redact the GitHub Token on line 2 of MEMORY.md." in shown
+        assert GITHUB not in shown
+        await pilot.press("y")
+        await settle(app, pilot)
+    assert GITHUB.encode() not in (store / "MEMORY.md").read_bytes()
