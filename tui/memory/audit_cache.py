@@ -33,6 +33,15 @@ _RULE_PACKAGES = ("memory", "claude")
 
 
 @cache
+def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "absent"
+
+
 def rules_digest() -> str:
     import rapidfuzz
     import yaml
@@ -43,7 +52,8 @@ def rules_digest() -> str:
         for source in sorted((root / package).glob("*.py")):
             digest.update(source.read_bytes())
     digest.update(f"{sys.version_info[:2]} pyyaml {yaml.__version__} {yaml.__with_libyaml__} "
-                  f"rapidfuzz {rapidfuzz.__version__}".encode())
+                  f"rapidfuzz {rapidfuzz.__version__} "
+                  f"detect-secrets {_version('detect-secrets')}".encode())
     return digest.hexdigest()
 
 
