@@ -54,3 +54,49 @@ async def test_opening_a_store_in_the_app_journals_what_claude_code_wrote(claude
             await pilot.pause(0.05)
     versions = Journal(store).versions("testing.md")
     assert [v.source for v in versions] == ["external"]
+
+
+def test_memtuis_own_changes_and_undos_are_never_lost_updates(claude_home, tmp_path, capsys):
+    """Shorten, undo; archive, undo: the journal holds every step, and none of memtui's own
+    steps is reported as having overwritten anything (issue: 2 lost updates shown)."""
+    from tui.cli import main
+    from tui.history.recovery import all_lost_updates
+
+    store = claude_home.store(tmp_path / "project")
+    long_hook = "how we test, " + "with a very long explanation " * 8
+    (store / "MEMORY.md").write_text(f"- [Testing](testing.md) — {long_hook}\n"
+                                     "- [Deploy](deploy.md) — how we deploy\n")
+    (store / "testing.md").write_text(memory_text())
+    (store / "deploy.md").write_text(memory_text("deploy", "how we deploy", "project"))
+
+    for make in (lambda s: curate.plan_shorten_lines(s),
+                 lambda s: curate.plan_archive(s, ["deploy.md"])):
+        message, severity = apply_plan(store, make(load_store(store)))
+        assert severity == "information", message
+        message, severity = undo(store)
+        assert severity == "information", message
+
+    assert len(Journal(store).log()) >= 4
+    assert all_lost_updates(store, []) == []
+    main(["overwrites", str(store)])
+    out = capsys.readouterr().out
+    assert out.startswith("No lost updates found")
+    assert "None" not in out
+
+
+def test_claude_code_overwriting_memtuis_change_is_still_a_lost_update(claude_home, tmp_path):
+    from tui.history.recovery import all_lost_updates, record_external
+
+    store = claude_home.store(tmp_path / "project")
+    (store / "MEMORY.md").write_text("- [Testing](testing.md) — how we test\n")
+    (store / "testing.md").write_text(memory_text())
+    (store / "orphan.md").write_text(memory_text("orphan", "never indexed"))
+    apply_plan(store, curate.plan_relink(load_store(store), ["orphan.md"]))
+    # Claude Code rewrites the index from what it had read before memtui's relink.
+    (store / "MEMORY.md").write_text("- [Testing](testing.md) — how we test\n"
+                                     "- [Deploy](deploy.md) — how we deploy\n")
+    record_external(store)
+
+    (lost,) = all_lost_updates(store, [])
+    assert lost.file == "MEMORY.md"
+    assert any("orphan.md" in line for line in lost.lost_lines)

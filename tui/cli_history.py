@@ -239,13 +239,18 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
         print(f"No lost updates found for {store}.")
         return 0
     for update in found:
-        previous = (f"session {_short(update.previous_session)} in {update.previous_cwd}"
-                    if update.previous_session else "an untracked writer (extraction, dream or a person)")
-        print(f"{update.time}  {update.file}: session {_short(update.session)} in {update.cwd} "
-              f"overwrote {previous}; {len(update.lost_lines)} line(s) lost:")
+        print(f"{update.time}  {update.file}: {_writer(update.session, update.cwd)} overwrote "
+              f"{_writer(update.previous_session, update.previous_cwd)}; "
+              f"{len(update.lost_lines)} line(s) lost:")
         for line in update.lost_lines:
             print(f"    {line}")
     return 0
+
+
+def _writer(session: str | None, cwd: str | None) -> str:
+    if not session:
+        return "an untracked writer (extraction, dream or a person)"
+    return f"session {_short(session)}" + (f" in {cwd}" if cwd else "")
 
 
 def add_history_commands(commands) -> None:

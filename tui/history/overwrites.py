@@ -112,7 +112,7 @@ def lost_updates_in_events(events: Iterable[MemoryEvent]) -> list[LostUpdate]:
 
 def lost_updates_in_journal(journal) -> list[LostUpdate]:
     """Lost updates between consecutive snapshots on the journal's main branch."""
-    from tui.history.journal import MAIN, parse_trailers
+    from tui.history.journal import MAIN, SOURCE, parse_trailers
 
     found: list[LostUpdate] = []
     histories: dict[str, list[tuple[str | None, float, dict[str, str]]]] = {}
@@ -136,6 +136,11 @@ def lost_updates_in_journal(journal) -> list[LostUpdate]:
             history, history[1:], history[2:], strict=False
         ):
             if b_info.get("Session") and b_info.get("Session") == c_info.get("Session"):
+                continue
+            if c_info.get(SOURCE) == "memtui":
+                # memtui's own write (an undo, a restore, an applied dream): it replaced only
+                # what it had read (the swap checks that) and its undo log holds what it
+                # dropped, so it never lost anything unseen.
                 continue
             older, middle, newer = text(a), text(b), text(c)
             lost = missing_lines(middle, older, newer)
