@@ -186,12 +186,35 @@ def test_shorten_keeps_the_cut_detail_in_the_memory_file(store):
     apply(store, curate.plan_shorten_lines(load_store(store)))
 
     index_lines = (store / "MEMORY.md").read_text().splitlines()
-    assert index_lines == ["# Memory", "- [A](a.md) — about a"]
+    assert index_lines[1] == ("- [A](a.md) — the long story of why we test, the long story of why "
+                              "we test, the long story of why we test, the long story of why we "
+                              "test, the long…")
     memory_after = (store / "a.md").read_bytes()
     assert memory_after.startswith(memory_before)
     assert memory_after.endswith(f"\n## Index note\n\n{detail.strip()}\n".encode())
     undo_last(store)
     assert snapshot(store) == original
+
+
+@pytest.mark.parametrize("title", [
+    "Login and SSO incident", "Admin dashboard: a read replica for reports",
+    "Checkout: server-side pagination", "登录与 SSO 事故",
+])
+def test_shorten_keeps_title_and_link_byte_for_byte_and_cuts_the_hook_at_a_word(store, title):
+    add_memories(store, "a.md")
+    hook = "cron-driven reconciliation of every invoice against the ledger, " * 3
+    write_index(store, ["# Memory", f"- [{title}](a.md) — {hook.strip()}"])
+
+    plan = curate.plan_shorten_lines(load_store(store))
+    apply(store, plan)
+
+    line = (store / "MEMORY.md").read_text().splitlines()[1]
+    assert line.startswith(f"- [{title}](a.md) — cron-driven reconciliation")
+    assert line.endswith("…") and len(line) <= 150
+    cut_word = line.removesuffix("…").split()[-1]
+    assert cut_word in hook.split() or cut_word.rstrip(",") in hook.split()  # a whole word
+    assert f"before: - [{title}](a.md) — {hook.strip()}" in plan.summary[0]
+    assert f"after:  {line}" in plan.summary[0]
 
 
 def test_shorten_does_not_repeat_detail_the_file_already_holds(store):

@@ -316,8 +316,23 @@ def _contains(text: str, detail: str) -> bool:
     return " ".join(detail.split()) in " ".join(text.split())
 
 
+def clip_at_word(text: str, units: int) -> str:
+    """`text` within `units` UTF-16 units, cut at a word boundary and ending in "…"."""
+    if utf16_len(text) <= units:
+        return text
+    clipped = _clip(text, units).removesuffix("…")
+    cut = clipped.rstrip()
+    if len(cut) < len(text) and not text[len(cut)].isspace():
+        space = cut.rfind(" ")
+        if space > len(cut) // 2:  # a word boundary not too far back; else cut the long word
+            cut = cut[:space]
+    return cut.rstrip(" ,;:—–-") + "…"
+
+
 def plan_shorten_lines(store: Store, limit: int = LINE_WARN) -> Plan:
-    """Rewrite index lines over `limit`; their detail moves into the memory file."""
+    """Shorten index lines over `limit` by cutting their hook (the text after the link) at
+    a word boundary; the title and link stay byte for byte, and the whole hook moves into
+    the memory file so nothing is lost."""
     index = _read_index(store)
     lines = list(index.lines)
     notes: dict[str, tuple[bytes, str]] = {}  # file -> (bytes before, new text)
@@ -331,22 +346,29 @@ def plan_shorten_lines(store: Store, limit: int = LINE_WARN) -> Plan:
         if link is None:
             summary.append(f"Index line {line.number} links no memory file; left as it is.")
             continue
-        memory = _memory(store, link.file)
-        short = index_line(memory, limit)
-        detail = line.text[_link_end(line.text, link.target):].strip(_HOOK_SEPARATORS)
+        end = _link_end(line.text, link.target)
+        head, hook = line.text[:end], line.text[end:]
+        room = limit - 1 - utf16_len(head)
+        detail = hook.strip(_HOOK_SEPARATORS)
+        separator = hook[:len(hook) - len(hook.lstrip(_HOOK_SEPARATORS))]
+        if end == 0 or room <= utf16_len(separator) + 1 or not detail:
+            summary.append(f"Index line {line.number}: its title and link alone are too long "
+                           "to shorten without renaming; left as it is.")
+            continue
+        short = head + separator + clip_at_word(detail, room - utf16_len(separator))
         if link.file not in notes:
             data = read_bytes(store.path, link.file)
             if data is None:
                 continue
             notes[link.file] = (data, _decode(link.file, data))
         before, text = notes[link.file]
-        if detail and not _contains(text, detail):
+        if not _contains(text, detail):
             notes[link.file] = (before, _append_note(text, detail))
-            summary.append(f"Shorten index line {line.number} and keep its detail in "
-                           f"{link.file} under \"{INDEX_NOTE}\".")
+            where = f"the whole hook is kept in {link.file} under \"{INDEX_NOTE}\""
         else:
-            summary.append(f"Shorten index line {line.number}; {link.file} already holds "
-                           "its detail.")
+            where = f"{link.file} already holds the whole hook"
+        summary.append(f"Index line {line.number} ({where}):\n  before: {line.text}\n"
+                       f"  after:  {short}")
         lines[line.number - 1] = (short, lines[line.number - 1][1])
     changes = [FileChange(file, before, text.encode("utf-8"))
                for file, (before, text) in notes.items() if text.encode("utf-8") != before]
