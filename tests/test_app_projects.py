@@ -152,3 +152,16 @@ async def test_notifications_show_file_names_with_brackets_as_written(claude_hom
         [toast] = app.screen.query(Toast)
         assert toast.render().plain == (
             "link to [x](notes[draft].md) is dangling, see [b]MEMORY.md[/b]")
+
+
+async def test_the_chosen_theme_is_remembered_for_the_next_start(claude_home):
+    from tui.app.app import MemtuiApp
+
+    first = MemtuiApp(claude_home.home, claude_home.env)
+    async with first.run_test(size=(80, 24)) as pilot:
+        first.theme = "nord"
+        await pilot.pause()
+    second = MemtuiApp(claude_home.home, claude_home.env)
+    async with second.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert second.theme == "nord"

@@ -34,6 +34,36 @@ class DropControls(LineFilter):
 DROP_CONTROLS = DropControls()
 
 
+def _settings_file() -> Path:
+    from tui import xdg
+
+    return xdg.state_dir() / "app.json"
+
+
+def remembered_theme(available) -> str | None:
+    """The theme the user picked last time, if it still exists."""
+    import json
+
+    try:
+        theme = json.loads(_settings_file().read_text(encoding="utf-8")).get("theme")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return theme if isinstance(theme, str) and theme in available else None
+
+
+def remember_theme(theme: str) -> None:
+    import json
+
+    path = _settings_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        partial.write_text(json.dumps({"theme": theme}), encoding="utf-8")
+        partial.replace(path)
+    except OSError:
+        pass  # not remembered: the app works the same
+
+
 class MemtuiApp(App[None]):
     TITLE = "memtui"
     SUB_TITLE = "Claude Code auto-memory"
@@ -61,6 +91,8 @@ class MemtuiApp(App[None]):
         self.now = now  # a fixed clock for ages, so snapshots do not drift
 
     def on_mount(self) -> None:
+        self.theme = remembered_theme(self.available_themes) or self.theme
+        self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))
         self.push_screen(ProjectsScreen())
         self.recover_interrupted()
 
