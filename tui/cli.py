@@ -15,6 +15,8 @@ from tui.claude import paths
 from tui.cli_support import (
     CommandParser,
     UsageError,
+    check_settings_file,
+    command_name,
     config_home_of,
     env_of,
     print_json,
@@ -27,12 +29,7 @@ def cmd_projects(args: argparse.Namespace) -> int:
     from tui.claude.discovery import discover
     from tui.render import project_rows
 
-    home = config_home_of(args)
-    if not paths.projects_dir(home).is_dir():
-        raise UsageError(
-            f"No Claude Code projects folder at {paths.projects_dir(home)}; "
-            "set CLAUDE_CONFIG_DIR or run `memtui demo` to try memtui on demo data."
-        )
+    home = projects_home(args)
     inventory = discover(home, env_of(args), args.settings)
     if args.json:
         print_json([project_to_json(p) for p in inventory.projects])
@@ -82,6 +79,17 @@ def _load_target(args: argparse.Namespace):
     return target, load_store(target.memory_dir)
 
 
+def projects_home(args: argparse.Namespace) -> Path:
+    """The config home of a whole-tree command; UsageError when it has no projects."""
+    home = config_home_of(args)
+    if not paths.projects_dir(home).is_dir():
+        raise UsageError(
+            f"No Claude Code projects folder at {paths.projects_dir(home)}; "
+            f"set CLAUDE_CONFIG_DIR or run `{command_name()} demo` to try memtui on demo data."
+        )
+    return home
+
+
 def cmd_audit_all(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
@@ -89,7 +97,7 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
     from tui.memory.audit_cache import AuditCache
     from tui.memory.bulk import audit_many
 
-    home = config_home_of(args)
+    home = projects_home(args)
     inventory = discover(home, env_of(args), args.settings)
     stores = [(p.store, p.stranded_reason or None) for p in inventory.projects if p.store_exists]
     with nullcontext() if args.no_cache else AuditCache() as cache:
@@ -153,9 +161,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
         run_app(demo.home, {**env_of(args), "CLAUDE_CONFIG_DIR": str(demo.home)}, None)
     # After the app, so the way back to the demo stays on screen once the user quits.
+    memtui = command_name()
     print(f"Demo config home built at {demo.home}")
-    print(f"Try it:  CLAUDE_CONFIG_DIR={demo.home} memtui projects")
-    print(f"         memtui --config-dir {demo.home} audit {demo.audit_example}")
+    print(f"Try it:  CLAUDE_CONFIG_DIR={demo.home} {memtui} projects")
+    print(f"         {memtui} --config-dir {demo.home} audit {demo.audit_example}")
     return 0
 
 
@@ -266,6 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         args.run = cmd_app
     try:
+        check_settings_file(args.settings)
         if args.run is cmd_app:  # the app shows data its own way, and says it in a notification
             return args.run(args)
         with visible_output():

@@ -253,8 +253,39 @@ def _writer(session: str | None, cwd: str | None) -> str:
     return f"session {_short(session)}" + (f" in {cwd}" if cwd else "")
 
 
+def cmd_undo(args: argparse.Namespace) -> int:
+    from tui.agents.changeset import undo_changeset
+    from tui.memory.writes import WriteRefused, history, undone_phrase
+
+    store = _store(args, args.target)
+    if args.list:
+        records = history(store)
+        if args.json:
+            print_json([{"id": r.id, "label": r.label, "time": r.time, "undone": r.undone,
+                         "undoes": r.undoes, "files": [c.file for c in r.changes]}
+                        for r in records])
+        elif not records:
+            print(f"memtui has made no change to {store}.")
+        for record in [] if args.json else records:
+            print(record.summary())
+        return 0
+    try:
+        label = undo_changeset(store)
+    except WriteRefused as error:
+        raise UsageError(str(error)) from None
+    print(undone_phrase(label) if label else
+          f"Nothing to undo: memtui's changes to {store} are all undone already.")
+    return 0
+
+
 def add_history_commands(commands) -> None:
     """Add the history subcommands to `memtui`'s argparse subparsers."""
+    undo = commands.add_parser("undo", help="undo memtui's newest change to a store, or list them")
+    undo.add_argument("target", nargs="?", help=TARGET_HELP)
+    undo.add_argument("--list", action="store_true", help="list memtui's changes, newest first")
+    undo.add_argument("--json", action="store_true", help="machine-readable output (with --list)")
+    undo.set_defaults(run=cmd_undo)
+
     watch = commands.add_parser("watch", help="commit every change of a store to its journal")
     watch.add_argument("target", nargs="?", help=TARGET_HELP)
     watch.add_argument("--all", action="store_true", help="watch every store")

@@ -14,7 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
-from tui.cli_support import UsageError, config_home_of, env_of, resolve_store
+from tui.cli_support import UsageError, command_name, config_home_of, env_of, resolve_store
 
 ENGINES = ("anthropic", "offline")
 
@@ -184,7 +184,8 @@ def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
     if changeset.empty:
         print("Nothing to change.", file=out)
     elif outcome is not None:
-        print(f"Applied {len(outcome.applied)} file(s); undo with the store's undo.", file=out)
+        print(f"Applied {len(outcome.applied)} file(s); undo with "
+              f"`{command_name()} undo {shlex.quote(str(result.changeset.store))}`.", file=out)
         for file, reason in outcome.refused:
             print(f"Refused {file}: {reason}", file=out)
     elif dry_run:
@@ -226,6 +227,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     from tui.agents.extract import run_extract, second_pass_topics
 
     home, env = _home_env(args)
+    args.session = _session_id(args.session, home)
     engine, config = _engine(args, env)
     if not args.json:
         print(f"Extracting session {args.session} with the {engine} engine", file=sys.stderr)
@@ -248,6 +250,21 @@ def cmd_extract(args: argparse.Namespace) -> int:
             print("Second pass: " + _second_pass_command(args, focus))
             return code
         print(f"Second pass on {what} with the {engine} engine", file=sys.stderr)
+
+
+def _session_id(given: str, home: Path) -> str:
+    """The full id of the session `given` names, whole or as a unique prefix."""
+    from tui.agents.extract import matching_sessions
+    from tui.claude import paths
+
+    matches = matching_sessions(given, home)
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise UsageError(f"No session {given} under {paths.projects_dir(home)}.")
+    shown = ", ".join(match[:13] for match in matches[:5])
+    raise UsageError(f"{given} starts {len(matches)} session ids ({shown}"
+                     f"{', …' if len(matches) > 5 else ''}); give more of it.")
 
 
 def _focus(args: argparse.Namespace) -> tuple[str, ...]:

@@ -94,6 +94,37 @@ class CommandParser(argparse.ArgumentParser):
         return next((option for option in self.takes_value if option.startswith(name)), None)
 
 
+def check_settings_file(path: Path | None) -> None:
+    """`--settings` must name a readable JSON object, as `claude --settings` needs."""
+    if path is None:
+        return
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"--settings {path}: there is no such file.") from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or "not UTF-8 text"
+        raise UsageError(f"--settings {path} cannot be read ({reason}).") from None
+    except ValueError as error:
+        raise UsageError(f"--settings {path} is not valid JSON ({error}).") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"--settings {path} holds {type(data).__name__}, not a settings object.")
+
+
+def command_name() -> str:
+    """How the user can run memtui again: `memtui` when it is on the PATH, else the path
+    of the script that is running (`.venv/bin/memtui`)."""
+    import shutil
+
+    script = Path(sys.argv[0])
+    if script.name != "memtui" or shutil.which("memtui"):
+        return "memtui"
+    try:
+        return str(script.absolute().relative_to(Path.cwd()))
+    except ValueError:
+        return str(script)
+
+
 def config_home_of(args: argparse.Namespace) -> Path:
     """`--config-dir`, else `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
     if args.config_dir:

@@ -14,6 +14,7 @@ from rich.text import Text
 from tui.claude.discovery import Project
 from tui.visible import raw_stream, visible
 
+UNWRAPPED = 100_000  # the width human output gets when it is not going to a terminal
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
@@ -28,8 +29,17 @@ def condense(path: str | None, home: str | None = None) -> str:
 
 
 def _console() -> Console:
-    """Rich writes our colours to the real stream; data reaches it through `visible()`."""
-    return Console(file=raw_stream(sys.stdout))
+    """Rich writes our colours to the real stream; data reaches it through `visible()`.
+    Piped or redirected, lines are never wrapped: a path cut in two is no path."""
+    out = raw_stream(sys.stdout)
+    if out.isatty():
+        return Console(file=out)
+    return Console(file=out, width=UNWRAPPED)
+
+
+def _fill(console: Console) -> int | None:
+    """The ratio that lets a column take the terminal's spare width; none when piped."""
+    return 1 if console.is_terminal else None
 
 
 def age(timestamp: float | None, now: float | None = None) -> str:
@@ -71,7 +81,7 @@ def print_projects(rows: list[ProjectRow], home: Path) -> None:
     console = _console()
     table = Table(title=f"Claude Code projects in {condense(str(home))}", title_justify="left",
                   box=None, header_style="bold", pad_edge=False)
-    table.add_column("project", overflow="fold", ratio=1)
+    table.add_column("project", overflow="fold", ratio=_fill(console))
     table.add_column("memories", justify="right", no_wrap=True)
     table.add_column("sessions", justify="right", no_wrap=True)
     table.add_column("folders", justify="right", no_wrap=True)
@@ -130,7 +140,7 @@ def print_audit(report, target) -> None:
 def print_audit_summary(audits, labels: dict[Path, str]) -> None:
     console = _console()
     table = Table(box=None, header_style="bold", pad_edge=False)
-    table.add_column("project", overflow="fold", ratio=1)
+    table.add_column("project", overflow="fold", ratio=_fill(console))
     table.add_column("memories", justify="right", no_wrap=True)
     table.add_column("errors", justify="right", no_wrap=True)
     table.add_column("warnings", justify="right", no_wrap=True)

@@ -42,6 +42,25 @@ MAX_TURNS = 5
 UNNAMED_TOPICS = "(the model did not say which topics were left)"
 
 
+def matching_sessions(prefix: str, home: Path) -> list[str]:
+    """The session ids under the config home that start with `prefix` (the short id the
+    app shows is enough when only one session has it)."""
+    prefix = prefix.removesuffix(".jsonl")
+    found: set[str] = set()
+    try:
+        folders = [entry.path for entry in os.scandir(paths.projects_dir(home)) if entry.is_dir()]
+    except OSError:
+        return []
+    for folder in folders:
+        try:
+            names = [entry.name for entry in os.scandir(folder)]
+        except OSError:
+            continue
+        found.update(name.removesuffix(".jsonl") for name in names
+                     if name.startswith(prefix) and name.endswith(".jsonl"))
+    return sorted(found)
+
+
 def find_transcript(session_id: str, home: Path) -> Path:
     projects = paths.projects_dir(home)
     name = f"{session_id.removesuffix('.jsonl')}.jsonl"

@@ -68,7 +68,7 @@ def undo(store_path: Path) -> Outcome:
     from tui.agents.changeset import restore_lock_after_undo
 
     restore_lock_after_undo(store_path, record.undoes)  # an undone dream is no consolidation
-    return f"Undid: {getattr(record, 'label', 'the last change')}.", "information"
+    return writes.undone_phrase(record.label), "information"
 
 
 def editor_command() -> list[str] | None:

@@ -452,6 +452,11 @@ def history(store: Path) -> list[ChangeRecord]:
     return records[::-1]
 
 
+def undone_phrase(label: str) -> str:
+    """What an undo did, as a sentence: 'Undid relink 1 memory.'"""
+    return f"Undid {label.removeprefix('undo ')}."
+
+
 def logged_ids(store: Path) -> set[str]:
     """The ids of every change in the store's undo log."""
     return {record.id for record, _ in _read_log(store)}

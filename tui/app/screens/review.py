@@ -187,14 +187,14 @@ class ReviewScreen(Screen[None]):
     @work(thread=True, exit_on_error=False, group="review")
     def undo(self) -> None:
         from tui.agents.changeset import undo_changeset
-        from tui.memory.writes import WriteRefused
+        from tui.memory.writes import WriteRefused, undone_phrase
 
         try:
             label = undo_changeset(self.changeset.store)
         except WriteRefused as refused:
             self.post_message(Undone(str(refused), "error"))
             return
-        self.post_message(Undone(f"Undid: {label}." if label else "Nothing to undo.",
+        self.post_message(Undone(undone_phrase(label) if label else "Nothing to undo.",
                                  "information" if label else "warning"))
 
     def on_undone(self, message: Undone) -> None:

@@ -1,0 +1,136 @@
+"""The CLI says what it did and exits as the README says: bad input is exit 2 with one
+sentence, short session ids work, piped output is never wrapped, undo is a command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import index_line, memory_text, user_record, write_index, write_memory
+
+from tui import cli
+from tui.cli_support import command_name
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def store(claude_home, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    store = claude_home.store(project)
+    write_memory(store, "testing.md", memory_text())
+    write_memory(store, "orphan.md", memory_text("orphan", "never indexed"))
+    write_index(store, [index_line("testing.md", "Testing")])
+    return store
+
+
+@pytest.mark.parametrize("content, says", [
+    (None, "there is no such file"), ("{not json", "is not valid JSON"),
+    ("[1, 2]", "holds list, not a settings object"),
+])
+def test_a_missing_or_invalid_settings_file_is_bad_usage(store, tmp_path, capsys, content, says):
+    settings = tmp_path / "settings.json"
+    if content is not None:
+        settings.write_text(content)
+
+    code, out, err = run(capsys, "--settings", str(settings), "audit", str(store))
+
+    assert code == 2
+    assert err.startswith(f"memtui: --settings {settings}") and says in err
+    assert err.count("\n") == 1 and out == ""
+
+
+def test_audit_all_on_an_empty_config_home_is_bad_usage_like_projects(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    results = [run(capsys, "--config-dir", str(empty), *command)
+               for command in (["projects"], ["audit", "--all"])]
+
+    assert [code for code, _, _ in results] == [2, 2]
+    assert results[0][2] == results[1][2]
+    assert "No Claude Code projects folder" in results[0][2]
+
+
+def test_extract_takes_the_short_session_id_the_app_shows(store, claude_home, tmp_path, capsys):
+    transcript = claude_home.session(tmp_path / "project",
+                                     user_record(str(tmp_path / "project"),
+                                                 "Never push to main directly because CI deploys."))
+    short = transcript.stem[:8]
+
+    code, out, err = run(capsys, "--config-dir", str(claude_home.home), "extract", short,
+                         "--engine", "offline", "--yes")
+
+    assert code == 0, err
+    assert f"Extracting session {transcript.stem}" in err
+
+
+def test_an_unknown_or_ambiguous_session_is_bad_usage(store, claude_home, tmp_path, capsys):
+    for number in (1, 2):
+        claude_home.transcript("-x", [user_record("/x")],
+                               session_id=f"abcd000{number}-0000-4000-8000-00000000000{number}")
+    home = ["--config-dir", str(claude_home.home)]
+    assert run(capsys, *home, "extract", "ffff")[0] == 2
+    code, _, err = run(capsys, *home, "extract", "abcd")
+    assert code == 2 and "starts 2 session ids" in err
+
+
+def test_piped_human_output_is_never_wrapped(claude_home, tmp_path):
+    deep = tmp_path / ("a-rather-long-folder-name-" * 4) / "project"
+    deep.mkdir(parents=True)
+    store = claude_home.store(deep)
+    write_memory(store, "testing.md", memory_text())
+    result = subprocess.run(
+        [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))",
+         "projects"], capture_output=True, text=True, env={**os.environ, **claude_home.env},
+        timeout=60)
+
+    assert any(str(deep) in line or str(deep).replace(str(tmp_path), "") in line
+               for line in result.stdout.splitlines()), result.stdout
+
+
+def test_undo_lists_and_undoes_memtuis_changes(store, capsys):
+    from tui.memory import curate
+    from tui.memory.store import load_store
+    from tui.memory.writes import apply_changes
+
+    before = (store / "MEMORY.md").read_bytes()
+    plan = curate.plan_relink(load_store(store), ["orphan.md"])
+    apply_changes(store, plan.changes, plan.label)
+
+    code, out, _ = run(capsys, "undo", str(store), "--list")
+    assert code == 0 and plan.label in out and "(undone)" not in out
+    code, out, _ = run(capsys, "undo", str(store))
+    assert (code, out) == (0, f"Undid {plan.label}.\n")
+    assert (store / "MEMORY.md").read_bytes() == before
+    code, out, _ = run(capsys, "undo", str(store), "--list", "--json")
+    assert [entry["undone"] for entry in json.loads(out)] == [False, True]
+    code, out, _ = run(capsys, "undo", str(store))
+    assert code == 0 and out.startswith("Nothing to undo")
+
+
+def test_after_a_dream_the_cli_names_the_undo_command_that_works(store, capsys):
+    write_memory(store, "dup.md", memory_text())  # a near-copy the offline dream merges
+    code, out, err = run(capsys, "dream", str(store), "--engine", "offline", "--yes")
+    assert code == 0, err
+    line = next(line for line in (out + err).splitlines() if line.startswith("Applied"))
+    assert "memtui undo " in line
+    assert run(capsys, "undo", str(store))[1].startswith("Undid dream")
+
+
+def test_the_suggested_command_is_one_that_runs(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # memtui is not on the PATH
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / ".venv" / "bin" / "memtui"
+    monkeypatch.setattr(sys, "argv", [str(script), "demo"])
+    assert command_name() == ".venv/bin/memtui"
+    (tmp_path / "memtui").write_text("#!/bin/sh\n")
+    (tmp_path / "memtui").chmod(0o755)
+    assert command_name() == "memtui"
