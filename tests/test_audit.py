@@ -101,11 +101,33 @@ def test_audit_missing_frontmatter_is_a_warning_on_line_1(store):
     assert (finding.severity, finding.file, finding.line) == ("warning", "plain.md", 1)
 
 
-def test_audit_bom_before_frontmatter_is_missing_frontmatter(store):
+def test_audit_reads_frontmatter_after_a_bom_like_the_memory_scanner(store):
     write_memory(store, "bom.md", "\ufeff" + GOOD)
     write_index(store, [index_line("bom.md")])
+    kinds = {f.kind for f in audit(store) if f.file == "bom.md"}
+    assert not kinds & {"missing_frontmatter", "bad_frontmatter", "missing_description"}
+
+
+def test_audit_block_closing_after_line_30_is_missing_frontmatter(store):
+    keys = "".join(f"key{n}: value\n" for n in range(30))
+    write_memory(store, "long.md", f"---\nname: x\ndescription: d\ntype: user\n{keys}---\nbody\n")
+    write_index(store, [index_line("long.md")])
     finding = only(audit(store), "missing_frontmatter")
-    assert "byte-order mark" in finding.message
+    assert "first 30 lines" in finding.message
+
+
+def test_audit_unrescued_frontmatter_is_bad_with_no_type_or_description(store):
+    write_memory(store, "lease.md", "---\nname: lease\n"
+                 'description: "Short-term lease type" is a NEGATIVE signal\n'
+                 "type: feedback\n---\nNo Why here.\n")
+    write_index(store, [index_line("lease.md")])
+    findings = [f for f in audit(store) if f.file == "lease.md"]
+    bad = only(findings, "bad_frontmatter")
+    assert bad.severity == "error" and "no name, description or type" in bad.message
+    # Claude Code sees no type, so nothing is judged as a feedback memory.
+    assert not {f.kind for f in findings} & {"missing_why", "missing_how_to_apply"}
+    memory = load_store(store).memory("lease.md")
+    assert (memory.type, memory.description) == (None, "")
 
 
 def test_audit_bad_frontmatter_is_an_error(store):

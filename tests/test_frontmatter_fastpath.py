@@ -1,4 +1,5 @@
-"""The frontmatter fast path reads exactly what YAML reads, or leaves the block to YAML."""
+"""The frontmatter fast path reads exactly what YAML reads (the npm `yaml` package, as
+`frontmatter.load` reads it), or leaves the block to YAML."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tui.memory import frontmatter
-from tui.memory.frontmatter import _load, _simple_mapping, parse
+from tui.memory.frontmatter import _simple_mapping, load, parse
 
 KEYS = st.sampled_from(
     ["name", "description", "type", "node_type", "originSessionId", "modified", "priority",
@@ -52,8 +53,7 @@ def blocks(draw) -> str:
 
 
 def _yaml_mapping(block: str):
-    data = _load(block)
-    return {str(k): v for k, v in data.items()} if isinstance(data, dict) else data
+    return load(block)
 
 
 @settings(max_examples=600, deadline=None)
@@ -86,6 +86,16 @@ def test_parse_with_fast_path_equals_parse_through_yaml(block, body):
     finally:
         frontmatter._simple_mapping = original
     assert fast == slow
+
+
+@pytest.mark.parametrize("block", [
+    "name: a\nname: b\n",
+    "name: a\nmetadata:\n  type: user\n  type: project\n",
+    "metadata:\n  type: user\nmetadata:\n  type: project\n",
+    f"{'k' * 1030}: v\n",
+])
+def test_duplicate_and_overlong_keys_go_to_yaml(block):
+    assert _simple_mapping(block) is None
 
 
 @pytest.mark.parametrize("block", [

@@ -102,9 +102,11 @@ def test_memory_of_arbitrary_bytes_always_gets_a_finding(data):
 
 @FAST
 @given(st.text(max_size=200))
-def test_bom_before_frontmatter_is_missing_frontmatter(rest):
+def test_frontmatter_after_a_bom_is_read_like_the_memory_scanner(rest):
     with tempfile.TemporaryDirectory() as folder:
         store = Path(folder)
         (store / "m.md").write_text("\ufeff---\nname: x\ntype: user\n---\n" + rest, encoding="utf-8")
+        memory = load_store(store).memory("m.md")
+        assert memory.frontmatter.present and memory.type == "user"
         kinds = {f.kind for f in audit_store(load_store(store)) if f.file == "m.md"}
-        assert "missing_frontmatter" in kinds
+        assert "missing_frontmatter" not in kinds

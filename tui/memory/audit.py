@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tui.memory import dates
-from tui.memory.frontmatter import MEMORY_TYPES
+from tui.memory.frontmatter import HEAD_LINES, MEMORY_TYPES
 from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES
 from tui.memory.store import RECALL_SCAN_LIMIT, Memory, Store
 
@@ -186,9 +186,10 @@ def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool) -> I
         )
     fm = memory.frontmatter
     if not fm.present:
-        hint = " (it starts with a byte-order mark, which hides the frontmatter)" if (
-            memory.has_bom and memory.text.lstrip("\ufeff").startswith("---")
-        ) else ""
+        hint = (
+            f" (its --- block does not close within the first {HEAD_LINES} lines, all that "
+            "Claude Code's memory scanner reads)" if fm.unclosed else ""
+        )
         yield Finding(
             "missing_frontmatter", "warning", file, 1,
             f"{file} has no frontmatter: no name, description or type{hint}",
@@ -196,7 +197,8 @@ def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool) -> I
     elif fm.error:
         yield Finding(
             "bad_frontmatter", "error", file, 1,
-            f"{file}: frontmatter is not valid YAML even after quoting ({fm.error})",
+            f"{file}: Claude Code cannot read its frontmatter, even after its quoting retry "
+            f"({fm.error}), so it sees no name, description or type",
         )
     else:
         kind = fm.type
