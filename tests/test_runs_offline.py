@@ -112,14 +112,21 @@ def test_offline_dream_fits_the_index_and_loses_no_fact(big_store):
     assert "gone_0.md" in dangling_note
 
 
-def test_offline_dream_keeps_the_user_and_feedback_memories_first(big_store):
+def test_offline_dream_ranks_the_rest_user_and_feedback_first(big_store):
+    """After what Claude already sees, the room left goes to user and feedback memories
+    before project and reference ones."""
+    before = parse_index((big_store / "MEMORY.md").read_text())
+    seen = {link.file for link in before.links if link.visible}
     result = run_dream(big_store, engine="offline")
     conclude(result, apply=True)
     store = load_store(big_store)
-    indexed = {link.file for link in store.index.links}
-    for memory in store.memories:
-        if memory.type in ("user", "feedback"):
-            assert memory.file in indexed
+    visible = {link.file for link in store.index.links if link.visible}
+    newcomers = [m for m in store.memories if m.file not in seen]
+    ranks = {"user": 0, "feedback": 0, "project": 1, "reference": 1}
+    got_in = [ranks.get(m.type, 2) for m in newcomers if m.file in visible]
+    left_out = [ranks.get(m.type, 2) for m in newcomers if m.file not in visible]
+    assert got_in and left_out
+    assert max(got_in) <= min(left_out)
 
 
 def test_daily_log_dates_use_the_logs_own_date(claude_home, tmp_path):
@@ -191,3 +198,22 @@ def test_extract_skips_a_range_where_the_agent_wrote_memory_unless_forced(claude
     assert forced.status == SUCCEEDED
     assert any(re.search("Always write tests first", (d.after or b"").decode())
                for d in forced.changeset.files)
+
+
+def test_an_offline_dream_never_hides_a_memory_claude_sees_now(big_store):
+    """Memories are ranked by type to fit, but what is inside the loaded cut comes first:
+    the dream must not trade a visible line for one that was never seen."""
+    from tui.memory.audit import audit_store
+
+    before = parse_index((big_store / "MEMORY.md").read_text())
+    visible_before = {link.file for link in before.links if link.visible and link.file}
+    errors_before = sum(f.severity == "error" for f in audit_store(load_store(big_store)))
+
+    conclude(run_dream(big_store, engine="offline"), apply=True)
+
+    store = load_store(big_store)
+    after = parse_index(store.index_text)
+    visible_after = {link.file for link in after.links if link.visible and link.file}
+    existing = {m.file for m in store.memories}
+    assert visible_before & existing <= visible_after
+    assert sum(f.severity == "error" for f in audit_store(store)) <= errors_before

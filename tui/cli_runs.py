@@ -177,6 +177,9 @@ def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
         return
     for note in changeset.notes:
         print(f"Note: {note}", file=out)
+    if changeset.hides:
+        print(f"Hides: the run's MEMORY.md would hide {', '.join(changeset.hides)} from Claude; "
+              "it is left out (the app's review can apply it anyway).", file=out)
     counts = changeset.counts()
     print(f"Change set: {counts['created']} created, {counts['modified']} modified, "
           f"{counts['archived']} archived; index {changeset.index_before.lines} → "

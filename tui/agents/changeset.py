@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,24 @@ class ChangeSet:
     def empty(self) -> bool:
         return not self.files
 
+    @property
+    def hides(self) -> tuple[str, ...]:
+        """Memories Claude sees now that the new MEMORY.md would leave past the cut or
+        unlinked, while their files stay: applying the index would make them invisible."""
+        if not any(f.file == INDEX_NAME for f in self.files):
+            return ()
+        removed = {f.file for f in self.files if f.after is None}
+        before = {link.file for link in self.index_before.links if link.visible and link.file
+                  and os.path.lexists(self.store / link.file)}  # a dangling line hides nothing
+        after = {link.file for link in self.index_after.links if link.visible and link.file}
+        return tuple(sorted(before - after - removed))
+
+    def default_choice(self) -> set[str]:
+        """The files to apply unless the user says otherwise: all, but an index that would
+        hide a memory Claude sees now."""
+        chosen = {f.file for f in self.files}
+        return chosen - {INDEX_NAME} if self.hides else chosen
+
     def counts(self) -> dict[str, int]:
         return {kind: sum(1 for f in self.files if f.kind == kind)
                 for kind in (CREATED, MODIFIED, ARCHIVED)}
@@ -65,6 +84,7 @@ class ChangeSet:
             "index_before": _index_json(self.index_before),
             "index_after": _index_json(self.index_after),
             "notes": list(self.notes),
+            "hides": list(self.hides),
         }
 
 
@@ -123,15 +143,20 @@ def _decoded(data: bytes | None) -> str | None:
 
 def apply_changeset(changeset: ChangeSet, only: Iterable[str] | None = None,
                     lease: LockLease | None = None) -> ApplyResult:
-    """Apply the chosen files (all by default). A file whose live bytes are no longer what
-    was staged is refused; the others go in as one record (`undo_changeset` reverts it).
-    A dream applies through its `lease` on the consolidate lock, which it keeps meanwhile."""
+    """Apply the chosen files (`default_choice()` when none are named). A file whose live
+    bytes are no longer what was staged is refused; the others go in as one record
+    (`undo_changeset` reverts it). A dream applies through its `lease` on the consolidate
+    lock, which it keeps meanwhile."""
     from tui.history.recovery import apply_journalled
     from tui.memory import writes
 
-    chosen = set(only) if only is not None else None
-    pending = [f for f in changeset.files if chosen is None or f.file in chosen]
+    chosen = set(only) if only is not None else changeset.default_choice()
+    pending = [f for f in changeset.files if f.file in chosen]
     refused: list[tuple[str, str]] = []
+    if only is None and changeset.hides:
+        refused.append((INDEX_NAME, f"{INDEX_NAME} was left as it was: the run's version would "
+                                    f"hide {', '.join(changeset.hides)} from Claude (apply it "
+                                    "on its own to accept that)."))
     while pending:
         ready = []
         for diff in pending:

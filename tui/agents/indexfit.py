@@ -4,8 +4,9 @@ Kept: every line that links an existing memory (merged files relinked to their k
 headings and notes while there is room. Dropped: lines pointing at missing files
 (reported). Added: a line for each memory no line reaches. Lines over 150 characters are
 shortened, their full text moved into the topic file. When everything cannot fit in 200
-lines and 25,000 characters, memories are kept by type (user, feedback, project,
-reference) and then newest first; the rest are reported, never deleted.
+lines and 25,000 characters, what Claude sees now stays seen: entries inside the loaded
+cut come first (they fit: the cut is what fits), then the others by type (user,
+feedback, project, reference) and newest first; the rest are reported, never deleted.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class _Entry:
     file: str | None  # None: a heading, blank or note line
     line: str
     order: int
+    visible: bool = False  # inside the loaded cut before the rebuild
 
 
 def _shorten(line: str, limit: int = LINE_LIMIT) -> str:
@@ -108,6 +110,7 @@ def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
     links_by_line: dict[int, list[str | None]] = {}
     for link in loaded.links:
         links_by_line.setdefault(link.line, []).append(link.file)
+    visible_lines = {link.line for link in loaded.links if link.visible}
 
     entries: list[_Entry] = []
     seen: set[str] = set()
@@ -131,7 +134,7 @@ def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
             _move_detail(result, by_file[target], line)
             result.shortened.append(target)
             line = _shorten(line)
-        entries.append(_Entry(target, line, raw.number))
+        entries.append(_Entry(target, line, raw.number, raw.number in visible_lines))
     for memory in sorted(memories, key=lambda m: m.file):
         if memory.file not in seen:
             entries.append(_Entry(memory.file, entry_line(memory), len(entries) + 10**6))
@@ -169,7 +172,7 @@ def _fit(entries: list[_Entry], by_file: Mapping[str, MemoryInfo],
         by_file = {**by_file, info.file: info}
         entries.insert(0, _Entry(info.file, entry_line(info), -1))
         result.added.append(info.file)
-    ranked = sorted(entries, key=lambda e: _priority(by_file[e.file]))
+    ranked = sorted(entries, key=lambda e: (not e.visible, _priority(by_file[e.file])))
     kept: list[_Entry] = []
     lines, chars = 0, 0
     for entry in ranked:

@@ -69,7 +69,7 @@ class ReviewScreen(Screen[None]):
         super().__init__()
         self.result = result
         self.changeset = result.changeset
-        self.accepted = {diff.file for diff in self.changeset.files}
+        self.accepted = self.changeset.default_choice()
         self.outcome = None  # the ApplyResult once applied
         self.working = False
 
@@ -115,6 +115,9 @@ class ReviewScreen(Screen[None]):
             index_summary("Index before", changeset.index_before),
             index_summary("Index after ", changeset.index_after),
             *(Text(f"Note: {note}", style="yellow") for note in changeset.notes),
+            *([Text(f"MEMORY.md is rejected for now: it would hide {', '.join(changeset.hides)} "
+                    "from Claude. Accept it with space to apply it anyway.", style="bold yellow")]
+              if changeset.hides else []),
             *(Text(f"Refused during the run: {r}", style="red") for r in self.result.refusals),
         ]
         if self.outcome is not None:
