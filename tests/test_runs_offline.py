@@ -8,7 +8,14 @@ import random
 import re
 
 import pytest
-from conftest import memory_saved_record, memory_text, user_record, write_index, write_memory
+from conftest import (
+    index_line,
+    memory_saved_record,
+    memory_text,
+    user_record,
+    write_index,
+    write_memory,
+)
 
 from tui.agents.dream import run_dream
 from tui.agents.extract import run_extract
@@ -217,3 +224,27 @@ def test_an_offline_dream_never_hides_a_memory_claude_sees_now(big_store):
     existing = {m.file for m in store.memories}
     assert visible_before & existing <= visible_after
     assert sum(f.severity == "error" for f in audit_store(store)) <= errors_before
+
+
+def test_extraction_updates_the_memory_already_on_the_topic(claude_home, tmp_path):
+    """Two memories about pnpm exist: a third instruction about pnpm goes into one of them,
+    not into a third file (issue: a near-copy was added past the cut)."""
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "feedback_pnpm.md", memory_text(
+        "pnpm", "Use pnpm, never npm", "feedback", "Use pnpm for installs.\n"))
+    write_memory(store, "project_ci.md", memory_text("ci", "CI runs on GitHub Actions", "project"))
+    write_index(store, [index_line("feedback_pnpm.md"), index_line("project_ci.md")])
+    cwd = str(tmp_path / "project")
+    transcript = _session(claude_home, tmp_path,
+                          user_record(cwd, "Always run pnpm install with --frozen-lockfile "
+                                           "because CI checks the lock file."))
+
+    result = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                         engine="offline")
+
+    changed = {d.file: d for d in result.changeset.files}
+    assert set(changed) == {"feedback_pnpm.md"}
+    assert changed["feedback_pnpm.md"].kind == "modified"
+    after = changed["feedback_pnpm.md"].after.decode()
+    assert after.startswith((store / "feedback_pnpm.md").read_text())
+    assert "--frozen-lockfile" in after and "**Why:** CI checks the lock file" in after

@@ -11,7 +11,7 @@ import datetime as dt
 import hashlib
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tui.agents.absdates import absolutize
@@ -251,17 +251,68 @@ def _yaml_line(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+_TERM = re.compile(r"[a-z0-9][a-z0-9._+-]{2,}|[\u4e00-\u9fff]{2,}")
+
+
+def _terms(text: str) -> set[str]:
+    return {term for term in _TERM.findall(text.lower()) if term not in _STOPWORDS}
+
+
+def same_topic(candidate: Candidate, infos: Sequence[MemoryInfo]) -> MemoryInfo | None:
+    """The memory already about this candidate's topic, or None for a new topic.
+
+    A memory of the same type is on the topic when they share distinctive terms (used by
+    at most two memories): a term of its name or description counts two, one of its body
+    counts one, and it takes two. `pnpm` in a memory named pnpm is enough; `run` in a body
+    is not. The memory sharing most wins."""
+    usage: dict[str, int] = {}
+    heads, bodies = {}, {}
+    for info in infos:
+        heads[info.file] = _terms(f"{info.title} {info.description}")
+        bodies[info.file] = _terms(info.text[:2000])
+        for term in heads[info.file] | bodies[info.file]:
+            usage[term] = usage.get(term, 0) + 1
+    wanted = _terms(candidate.rule)
+    best, best_score = None, 1
+    for info in infos:
+        if info.type != candidate.type:
+            continue
+        shared = {term for term in wanted & (heads[info.file] | bodies[info.file])
+                  if usage[term] <= 2}
+        score = sum(2 if term in heads[info.file] else 1 for term in shared)
+        if score > best_score:
+            best, best_score = info, score
+    return best
+
+
+def _updated(text: str, candidate: Candidate) -> str:
+    """`text` with the candidate added as one more paragraph, its why and how included."""
+    return (text.rstrip("\n") + f"\n\n{candidate.rule}\n\n**Why:** {candidate.why}\n"
+            f"**How to apply:** {candidate.how}\n")
+
+
 def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log) -> list[str]:
-    """Write each candidate not already remembered; the files written."""
+    """Write each candidate not already remembered: into the memory already on its topic
+    when there is one, else as a new memory. The files written."""
     from rapidfuzz import fuzz
 
-    known = [(info.file, info.text) for info in memory_infos(staging)]
+    infos = memory_infos(staging)
     written: list[str] = []
     for candidate in candidates:
-        twin = next((file for file, text in known
-                     if fuzz.partial_ratio(candidate.rule.lower(), text.lower()) >= 90), None)
+        twin = next((info.file for info in infos
+                     if fuzz.partial_ratio(candidate.rule.lower(), info.text.lower()) >= 90), None)
         if twin:
             log("info", f"already remembered in {twin}: {_clip(candidate.rule, 80)}")
+            continue
+        topic = same_topic(candidate, infos)
+        if topic is not None:
+            text = _updated(topic.text, candidate)
+            (staging.root / topic.file).write_text(text, encoding="utf-8")
+            infos = [replace(info, text=text) if info.file == topic.file else info
+                     for info in infos]
+            if topic.file not in written:
+                written.append(topic.file)
+            log("info", f"updated {topic.file}, already about this: {_clip(candidate.rule, 80)}")
             continue
         name = f"{candidate.type}_{_slug(candidate)}"
         file = f"{name}.md"
@@ -271,7 +322,8 @@ def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log
             count += 1
         text = candidate_text(candidate, file.removesuffix(".md"))
         (staging.root / file).write_text(text, encoding="utf-8")
-        known.append((file, text))
+        infos.append(MemoryInfo(file, file.removesuffix(".md"), _clip(candidate.rule, 120),
+                                candidate.type, 0.0, text))
         written.append(file)
         log("info", f"new {candidate.type} memory {file}: {_clip(candidate.rule, 80)}")
     return written
