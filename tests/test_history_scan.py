@@ -10,6 +10,8 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import write_jsonl
 from tui.history import scan_cache
@@ -120,3 +122,33 @@ def test_watch_stops_cleanly_on_ctrl_c(claude_home, store, tmp_path):
     assert process.returncode == 0
     assert out.strip().splitlines()[-1].startswith("memtui: stopped watching")
     assert err == ""
+
+
+@given(lines=st.lists(st.text(alphabet="ab\nxy", max_size=40), max_size=30),
+       tail=st.text(alphabet="abxy", max_size=20), block=st.integers(4, 64),
+       start_line=st.integers(0, 5))
+@settings(max_examples=300, deadline=None)
+def test_matching_lines_finds_every_complete_line_across_block_edges(tmp_path_factory, lines,
+                                                                      tail, block, start_line):
+    """Whatever the block size: every complete line holding the needle, with its offset;
+    a half-written last line is left for the next scan (long lines grow the buffer)."""
+    import unittest.mock
+
+    content = "".join(line.replace("\n", "") + "\n" for line in lines) + tail
+    data = content.encode()
+    path = tmp_path_factory.mktemp("scan") / "t.jsonl"
+    path.write_bytes(data)
+    complete_lines = data[: data.rfind(b"\n") + 1].split(b"\n")[:-1] if b"\n" in data else []
+    start = sum(len(line) + 1 for line in complete_lines[:start_line])
+    expected, offset = [], 0
+    for line in complete_lines:
+        if offset >= start and b"ab" in line:
+            expected.append((line, offset))
+        offset += len(line) + 1
+
+    found = []
+    with unittest.mock.patch.object(scan_cache, "BLOCK", block):
+        resume = scan_cache.matching_lines(path, b"ab", start, lambda line, at: found.append((line, at)))
+
+    assert found == expected
+    assert resume == max(start, data.rfind(b"\n") + 1)

@@ -27,14 +27,13 @@ from tui.cli_support import (
 
 def cmd_projects(args: argparse.Namespace) -> int:
     from tui.claude.discovery import discover
-    from tui.render import project_rows
 
     home = projects_home(args)
     inventory = discover(home, env_of(args), args.settings)
     if args.json:
         print_json([project_to_json(p) for p in inventory.projects])
     else:
-        from tui.render import print_projects
+        from tui.render import print_projects, project_rows  # Rich only for human output
 
         print_projects(project_rows(inventory.projects), home)
     return 0
@@ -198,9 +197,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from tui import __version__
+
     parser = CommandParser(
         prog="memtui", description="See, repair and curate Claude Code's auto-memory."
     )
+    parser.add_argument("--version", action="version", version=f"memtui {__version__}")
     parser.add_argument(
         "--config-dir", metavar="DIR",
         help="Claude Code config home (default: $CLAUDE_CONFIG_DIR or ~/.claude)",

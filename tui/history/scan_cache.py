@@ -30,24 +30,29 @@ def matching_lines(path: Path, needle: bytes, start: int, on_line: Callable[[byt
     Returns the offset just past the last complete line, where the next scan resumes; a
     half-written last line is left for then. Memory use is one block plus the longest line.
     """
-    with open(path, "rb") as handle:
+    buffer = bytearray(BLOCK)  # one buffer for the whole file: no fresh megabyte per block
+    with open(path, "rb", buffering=0) as handle:
         handle.seek(start)
         done = start
-        pending = b""
+        kept = 0  # the start of a line not yet complete, at the front of the buffer
         while True:
-            block = handle.read(BLOCK)
-            if not block:
+            if kept == len(buffer):  # a line longer than the buffer
+                buffer.extend(bytes(len(buffer)))
+            with memoryview(buffer) as view:
+                size = handle.readinto(view[kept:])
+            if not size:
                 return done
-            data = pending + block if pending else block
-            complete = data.rfind(b"\n") + 1
-            found = data.find(needle, 0, complete)
+            end = kept + size
+            complete = buffer.rfind(b"\n", 0, end) + 1
+            found = buffer.find(needle, 0, complete)
             while found != -1:
-                line_start = data.rfind(b"\n", 0, found) + 1
-                line_end = data.find(b"\n", found)
-                on_line(data[line_start:line_end], done + line_start)
-                found = data.find(needle, line_end + 1, complete)
+                line_start = buffer.rfind(b"\n", 0, found) + 1
+                line_end = buffer.find(b"\n", found)
+                on_line(bytes(buffer[line_start:line_end]), done + line_start)
+                found = buffer.find(needle, line_end + 1, complete)
             done += complete
-            pending = data[complete:]
+            kept = end - complete
+            buffer[:kept] = buffer[complete:end]
 
 
 class ScanCache:

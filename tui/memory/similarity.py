@@ -20,7 +20,7 @@ from rapidfuzz import fuzz, utils
 from tui.memory.store import Memory
 
 DUPLICATE_SCORE = 90.0
-WORD_OVERLAP = Fraction(4, 5)
+WORD_OVERLAP = Fraction(4, 5)  # Jaccard of the word sets; the pair loop tests it in integers
 # Sets sharing m >= k words share their k rarest common words, and each of those lies within
 # the set's (size - m + k) rarest: so a match must hit k times in those longer prefixes.
 _PREFIX_HITS = 3
@@ -72,7 +72,8 @@ def near_duplicates(
             if other < overlap:  # too small for Jaccard >= t with this set
                 continue
             shared = len(words[i] & words[j])
-            if shared < WORD_OVERLAP * (size + other - shared):
+            # Jaccard >= 4/5, in integers (a Fraction comparison costs a second per store).
+            if 5 * shared < 4 * (size + other - shared):
                 continue
             # token_sort_ratio: ratio() over the words sorted and joined by single spaces.
             score = fuzz.ratio(sorted_words(i), sorted_words(j), score_cutoff=cutoff)

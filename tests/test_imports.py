@@ -1,0 +1,70 @@
+"""No command imports what it does not use: start-up time is paid on every invocation."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import index_line, memory_text, write_index, write_memory
+
+HEAVY = ("textual", "anthropic", "rich", "git", "detect_secrets", "re2", "rapidfuzz",
+         "markdown_it", "sqlite3", "yaml")
+
+
+def imported(env: dict[str, str], *argv: str) -> tuple[int, set[str]]:
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c",
+         "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
+        capture_output=True, text=True, env=env, timeout=60)
+    modules = {line.rsplit("|", 1)[-1].strip().split(".")[0]
+               for line in result.stderr.splitlines() if line.startswith("import time:")}
+    return result.returncode, modules & set(HEAVY)
+
+
+@pytest.fixture
+def home_env(claude_home, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    store = claude_home.store(project)
+    write_memory(store, "testing.md", memory_text())
+    write_index(store, [index_line("testing.md")])
+    return {**os.environ, **claude_home.env}, store
+
+
+def test_version_and_help_import_nothing_heavy(home_env):
+    env, _ = home_env
+    assert imported(env, "--version") == (0, set())
+    assert imported(env, "--help") == (0, set())
+
+
+def test_projects_json_imports_no_ui_no_git_no_yaml(home_env):
+    env, _ = home_env
+    code, heavy = imported(env, "projects", "--json")
+    assert code == 0
+    assert heavy == set()
+
+
+def test_audit_json_imports_only_what_an_audit_needs(home_env):
+    env, store = home_env
+    imported(env, "audit", str(store), "--json")  # the first run caches the secret rules
+    code, heavy = imported(env, "audit", str(store), "--json")
+    assert code == 0
+    assert heavy <= {"yaml", "markdown_it", "rapidfuzz"}  # frontmatter, index, duplicates
+
+
+def test_index_loaded_imports_no_ui(home_env):
+    env, store = home_env
+    code, heavy = imported(env, "index", str(store), "--loaded")
+    assert code == 0
+    assert not heavy & {"textual", "anthropic", "rich", "git", "detect_secrets"}
+
+
+def test_version_is_the_packages():
+    from tui import __version__, cli
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.build_parser().parse_args(["--version"])
+    assert exit_.value.code == 0
+    assert __version__.count(".") == 2
