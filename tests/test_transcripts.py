@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import (
     SNAPSHOT_RECORD,
     edit_result_record,
@@ -134,3 +136,75 @@ def test_memory_evidence_survives_malformed_lines(tmp_path):
         memory_saved_record([f"{STORE}/ok.md"]),
     ])
     assert transcripts.memory_evidence(path).stores == {STORE}
+
+
+def _evidence_the_slow_way(path):
+    """Every line decoded, no pre-filter: what the block search must agree with."""
+    evidence = transcripts.MemoryEvidence()
+    for line in path.read_bytes().split(b"\n"):
+        record = transcripts.decode(line)
+        if record is None:
+            continue
+        if record.get("type") == "worktree-state":
+            session = record.get("worktreeSession")
+            if isinstance(session, dict) and isinstance(session.get("originalCwd"), str):
+                evidence.original_cwds.add(session["originalCwd"])
+            continue
+        for file_path in transcripts.written_paths(record):
+            store = transcripts.store_of_memory_path(file_path)
+            if store:
+                evidence.stores.add(store)
+    return evidence
+
+
+_RECORDS = st.sampled_from([
+    {"type": "user", "message": {"content": "x" * 3000}},
+    {"type": "system", "subtype": "memory_saved",
+     "writtenPaths": ["/h/.claude/projects/-a/memory/x.md"]},
+    {"type": "assistant", "message": {"content": [
+        {"type": "tool_use", "name": "Write", "input": {"file_path": "/h/projects/-b/memory/y.md"}}]}},
+    {"type": "user", "toolUseResult": {"type": "create",
+                                       "filePath": "C:\\Users\\me\\projects\\C-w\\memory\\z.md"}},
+    {"type": "worktree-state", "worktreeSession": {"originalCwd": "/home/me/app"}},
+    {"type": "assistant", "message": {"content": [{"type": "text", "text": "memory is hard"}]}},
+    {"type": "user", "toolUseResult": {"type": {"odd": 1}, "filePath": "/p/projects/-d/memory/q.md"}},
+])
+
+
+@given(records=st.lists(_RECORDS, max_size=40), cut=st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_the_block_search_finds_the_same_evidence_as_decoding_every_line(tmp_path_factory,
+                                                                         records, cut):
+    import json as json_module
+    from unittest import mock
+
+    path = tmp_path_factory.mktemp("t") / "s.jsonl"
+    text = "".join(json_module.dumps(record) + "\n" for record in records)
+    if cut and text:
+        text = text[:-7]  # a line being written
+    path.write_text(text)
+    with mock.patch.object(transcripts, "_BLOCK", 512):  # records straddle blocks
+        found = transcripts.memory_evidence(path)
+    expected = _evidence_the_slow_way(path)
+    assert (found.stores, found.original_cwds) == (expected.stores, expected.original_cwds)
+
+
+def test_the_evidence_cache_rereads_a_transcript_only_when_it_changed(tmp_path, monkeypatch):
+    path = tmp_path / "s.jsonl"
+    write_jsonl(path, [{"type": "system", "subtype": "memory_saved",
+                        "writtenPaths": ["/h/projects/-a/memory/x.md"]}])
+    cache_file = tmp_path / "cache.json"
+    scans = []
+    real = transcripts.memory_evidence
+    monkeypatch.setattr(transcripts, "memory_evidence", lambda p: scans.append(p) or real(p))
+
+    first = transcripts.EvidenceCache(cache_file)
+    assert first.evidence(path).stores == {"/h/projects/-a/memory"}
+    first.save()
+    again = transcripts.EvidenceCache(cache_file)
+    assert again.evidence(path).stores == {"/h/projects/-a/memory"}
+    assert len(scans) == 1  # answered from the cache
+    with open(path, "a") as out:
+        out.write('{"type": "worktree-state", "worktreeSession": {"originalCwd": "/o"}}\n')
+    assert again.evidence(path).original_cwds == {"/o"}
+    assert len(scans) == 2

@@ -105,6 +105,7 @@ class _Scanner:
         self.settings_file = settings_file
         self.lister = DirectoryLister()
         self._locations: dict[str, MemoryLocation] = {}
+        self.evidence_cache: transcripts.EvidenceCache | None = None  # made when first needed
 
     @cached_property
     def folder_names(self) -> list[str]:
@@ -157,8 +158,10 @@ class _Scanner:
                 )
 
         evidence = transcripts.MemoryEvidence()
+        if self.evidence_cache is None:
+            self.evidence_cache = transcripts.EvidenceCache()
         for _, file in dated:
-            found = transcripts.memory_evidence(file)
+            found = self.evidence_cache.evidence(file)
             evidence.stores |= found.stores
             evidence.original_cwds |= found.original_cwds
         role = "deleted" if cwds else "other"
@@ -331,7 +334,11 @@ def discover(
     """Scan a config home (default: `$CLAUDE_CONFIG_DIR` or `~/.claude`)."""
     env = os.environ if env is None else env
     home = paths.config_home(env) if home is None else home
-    return _Scanner(home, env, settings_file).scan()
+    scanner = _Scanner(home, env, settings_file)
+    inventory = scanner.scan()
+    if scanner.evidence_cache is not None:
+        scanner.evidence_cache.save()
+    return inventory
 
 
 def store_state(

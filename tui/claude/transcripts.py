@@ -54,7 +54,7 @@ def decode(line: bytes) -> dict | None:
     """One record, or None for a malformed, cut-short or non-object line."""
     try:
         record = json.loads(line.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):  # cut short, not JSON, or nested past any record
         return None
     return record if isinstance(record, dict) else None
 
@@ -89,6 +89,11 @@ class MemoryEvidence:
     original_cwds: set[str] = field(default_factory=set)  # from worktree-state records
 
 
+def _one_of(value: object, options: frozenset[str] | set[str]) -> bool:
+    """`value in options` for a value from a record, which may be of any JSON type."""
+    return isinstance(value, str) and value in options
+
+
 def written_paths(record: dict) -> list[str]:
     """Every file path a record says was written (tool inputs, tool results, memory_saved)."""
     found: list[str] = []
@@ -105,7 +110,7 @@ def written_paths(record: dict) -> list[str]:
                 if (
                     isinstance(block, dict)
                     and block.get("type") == "tool_use"
-                    and block.get("name") in MEMORY_WRITE_TOOLS
+                    and _one_of(block.get("name"), MEMORY_WRITE_TOOLS)
                     and isinstance(block.get("input"), dict)
                 ):
                     file_path = block["input"].get("file_path")
@@ -115,7 +120,7 @@ def written_paths(record: dict) -> list[str]:
         result = record.get("toolUseResult")
         # Write results say `type: create|update`; Edit/MultiEdit results have no type.
         if isinstance(result, dict) and (
-            result.get("type") in {"create", "update"} or "structuredPatch" in result
+            _one_of(result.get("type"), {"create", "update"}) or "structuredPatch" in result
         ):
             file_path = result.get("filePath")
             if isinstance(file_path, str):
@@ -123,11 +128,46 @@ def written_paths(record: dict) -> list[str]:
     return found
 
 
+# A memory write names `<projects>/<folder>/memory/…` (JSON escapes Windows' `\\`);
+# a worktree record says so. Lines with neither are never decoded.
+_EVIDENCE = re.compile(rb"/memory/|\\\\memory\\\\|worktree-state")
+_BLOCK = 1 << 20
+
+
+def evidence_lines(path: Path) -> Iterator[bytes]:
+    """The lines of a transcript that may hold memory evidence, found by searching whole
+    blocks (most transcripts are megabytes of tool output with none)."""
+    try:
+        handle = open(path, "rb", buffering=0)  # noqa: SIM115 - closed below, generator-owned
+    except OSError:
+        return
+    with handle:
+        pending = b""
+        while True:
+            try:
+                block = handle.read(_BLOCK)
+            except OSError:
+                return
+            data = pending + block if pending else block
+            if not block:
+                data, complete = data, len(data)
+            else:
+                complete = data.rfind(b"\n") + 1
+            position = 0
+            while (match := _EVIDENCE.search(data, position, complete)) is not None:
+                start = data.rfind(b"\n", 0, match.start()) + 1
+                end = data.find(b"\n", match.end(), complete)
+                end = complete if end == -1 else end
+                yield data[start:end]
+                position = end + 1
+            if not block:
+                return
+            pending = data[complete:]
+
+
 def memory_evidence(path: Path) -> MemoryEvidence:
     evidence = MemoryEvidence()
-    for line in iter_lines(path):
-        if b"memory" not in line and b"worktree-state" not in line:
-            continue
+    for line in evidence_lines(path):
         record = decode(line)
         if record is None:
             continue
@@ -141,3 +181,49 @@ def memory_evidence(path: Path) -> MemoryEvidence:
             if store:
                 evidence.stores.add(store)
     return evidence
+
+
+class EvidenceCache:
+    """Each transcript's memory evidence, kept between runs while the file's size and
+    mtime stay the same (a JSON file in the cache dir; a damaged one is started again)."""
+
+    def __init__(self, path: Path | None = None):
+        from tui import xdg
+
+        self.path = path or xdg.cache_dir() / "transcript-evidence.json"
+        self.entries: dict[str, list] = {}
+        self.changed = False
+        try:
+            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            if isinstance(loaded, dict):
+                self.entries = loaded
+        except (OSError, ValueError):
+            pass
+
+    def evidence(self, path: Path) -> MemoryEvidence:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return MemoryEvidence()
+        key = os.fsdecode(path)
+        entry = self.entries.get(key)
+        if (isinstance(entry, list) and len(entry) == 4
+                and entry[:2] == [info.st_size, info.st_mtime_ns]):
+            return MemoryEvidence(set(entry[2]), set(entry[3]))
+        found = memory_evidence(path)
+        self.entries[key] = [info.st_size, info.st_mtime_ns, sorted(found.stores),
+                             sorted(found.original_cwds)]
+        self.changed = True
+        return found
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
+            partial.write_text(json.dumps(self.entries, ensure_ascii=True,
+                                          default=str), encoding="utf-8", errors="surrogateescape")
+            os.replace(partial, self.path)
+        except (OSError, ValueError):
+            pass  # a cache that cannot be written only costs time
