@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from conftest import (
     SNAPSHOT_RECORD,
     edit_result_record,
@@ -17,6 +15,8 @@ from conftest import (
     write_jsonl,
     write_result_record,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tui.claude import transcripts
 
