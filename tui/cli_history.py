@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from tui.claude import paths
+from tui.claude.lines import lines_with_endings
 from tui.cli_support import UsageError, config_home_of, env_of, print_json, resolve_store
 
 TARGET_HELP = "memory dir, project path or folder name (default: the current directory)"
@@ -211,7 +212,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         print(f"Every line lost on {update.time} is already back in {file}.")
         return 0
     sys.stdout.writelines(difflib.unified_diff(
-        current.splitlines(keepends=True), result.text.splitlines(keepends=True),
+        lines_with_endings(current), lines_with_endings(result.text),
         f"{file} (now)", f"{file} (merged)",
     ))
     if args.dry_run:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from tui.claude.lines import split_lines
 from tui.memory.dates import relative_dates
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -114,7 +115,7 @@ def _chinese(text: str, reference: dt.date) -> str | None:
 
 def absolutize(text: str, reference: dt.date) -> tuple[str, list[tuple[str, str]]]:
     """`text` with each convertible relative date replaced, and the (old, new) pairs."""
-    lines = text.split("\n")
+    lines = split_lines(text)
     changes: list[tuple[str, str]] = []
     for number, phrase in relative_dates(text):
         new = absolute(phrase, reference)

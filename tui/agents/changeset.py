@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.claude.lines import lines_with_endings
 from tui.claude.lock import (
     LockBusy,
     LockLease,
@@ -103,13 +104,16 @@ def _index_json(index: LoadedIndex) -> dict:
 def _text(data: bytes | None) -> list[str]:
     if data is None:
         return []
-    return data.decode("utf-8", errors="replace").splitlines(keepends=True)
+    return lines_with_endings(data.decode("utf-8", errors="replace"))
 
 
 def unified(file: str, before: bytes | None, after: bytes | None) -> str:
     old = f"a/{file}" if before is not None else "/dev/null"
     new = f"b/{file}" if after is not None else "/dev/null"
-    return "".join(difflib.unified_diff(_text(before), _text(after), old, new))
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+        for line in difflib.unified_diff(_text(before), _text(after), old, new)
+    )
 
 
 def build_changeset(originals: dict[str, bytes], staged: dict[str, bytes],

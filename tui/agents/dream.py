@@ -26,6 +26,7 @@ from tui.agents.result import FAILED as RUN_FAILED
 from tui.agents.result import SUCCEEDED, RunResult, unexpected_error
 from tui.agents.staging import LimitReached, Staging, Toolbox
 from tui.claude import transcripts
+from tui.claude.lines import read_store_text, split_lines
 from tui.claude.lock import LockBusy, acquire_lock, read_lock, rollback_lock
 from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory import failpoints
@@ -108,9 +109,9 @@ def index_over_limits(staging: Staging) -> tuple[int, int] | None:
     path = staging.root / INDEX_NAME
     if not path.exists():
         return None
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = read_store_text(path)
     index = parse_index(text)
-    too_wide = any(utf16_len(line) > LINE_LIMIT for line in text.splitlines())
+    too_wide = any(utf16_len(line) > LINE_LIMIT for line in split_lines(text))
     if index.lines > MAX_LINES or index.chars > MAX_CHARS or too_wide:
         return index.lines, index.chars
     return None

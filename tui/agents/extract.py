@@ -34,6 +34,7 @@ from tui.agents.result import FAILED as RUN_FAILED
 from tui.agents.result import SKIPPED, SUCCEEDED, RunResult, unexpected_error
 from tui.agents.staging import LimitReached, Staging, Toolbox, ToolResult
 from tui.claude import paths
+from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
 
@@ -235,7 +236,7 @@ def second_pass_topics(topics_left: Sequence[str]) -> tuple[str, ...]:
 def _index_new_files(staging: Staging, progress: Progress) -> list[str]:
     """Give each new memory an index line at the end, as Claude Code appends them."""
     index_path = staging.root / INDEX_NAME
-    text = index_path.read_text(encoding="utf-8") if index_path.exists() else ""
+    text = read_store_text(index_path) if index_path.exists() else ""
     linked = {link.file for link in parse_index(text).links}
     new = [info for info in offline.memory_infos(staging)
            if info.file not in staging.originals and info.file not in linked]

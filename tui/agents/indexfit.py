@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tui.claude.lines import line_count
 from tui.claude.paths import utf16_len
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
 
@@ -93,7 +94,7 @@ def _priority(memory: MemoryInfo) -> tuple[int, float]:
 
 def _size(lines: Sequence[str]) -> tuple[int, int]:
     text = "\n".join(lines).strip()
-    return (text.count("\n") + 1 if text else 0), utf16_len(text)
+    return (line_count(text) if text else 0), utf16_len(text)
 
 
 def _fits(lines: Sequence[str]) -> bool:

@@ -12,12 +12,12 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from tui.agents.absdates import absolutize
 from tui.agents.conversation import Message
 from tui.agents.indexfit import IndexRebuild, MemoryInfo, rebuild_index
 from tui.agents.staging import Staging
+from tui.claude.lines import read_store_text, split_lines
 from tui.claude.paths import INDEX_NAME
 from tui.memory import frontmatter
 from tui.memory.similarity import near_duplicates
@@ -27,16 +27,12 @@ Log = Callable[[str, str], None]
 _LOG_DATE = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")
-
-
 def memory_infos(staging: Staging) -> list[MemoryInfo]:
     infos = []
     for path in sorted(staging.root.glob("*.md")):
         if path.name == INDEX_NAME or staging.linked(path.name) or not path.is_file():
             continue
-        text = _read(path)
+        text = read_store_text(path)
         fm = frontmatter.parse(text)
         infos.append(MemoryInfo(path.name, fm.name or path.stem, fm.description or "",
                                 fm.type, path.stat().st_mtime, text))
@@ -85,8 +81,9 @@ def merge_duplicates(staging: Staging, log: Log) -> dict[str, str]:
 
 def _union(text: str, other) -> str:
     """`text` plus every line of `other` it does not already hold (nothing is dropped)."""
-    have = {line.strip() for line in text.splitlines() if line.strip()}
-    extra = [line for line in other.body.splitlines() if line.strip() and line.strip() not in have]
+    have = {line.strip() for line in split_lines(text) if line.strip()}
+    extra = [line for line in split_lines(other.body)
+             if line.strip() and line.strip() not in have]
     if other.description and other.description.strip() not in text:
         extra.insert(0, other.description.strip())
     if not extra:
@@ -120,7 +117,7 @@ def fix_dates(staging: Staging, log: Log) -> int:
         if relative == INDEX_NAME:
             continue
         path = staging.root / relative
-        text = _read(path)
+        text = read_store_text(path)
         new, changes = absolutize(text, reference_date(relative, path.stat().st_mtime, text))
         if changes:
             path.write_text(new, encoding="utf-8")
@@ -136,17 +133,17 @@ def fix_dates(staging: Staging, log: Log) -> int:
 def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexRebuild:
     """Rewrite MEMORY.md within the limits; detail from long lines goes to the topic file."""
     index_path = staging.root / INDEX_NAME
-    index_text = _read(index_path) if index_path.exists() else None
+    index_text = read_store_text(index_path) if index_path.exists() else None
     rebuild = rebuild_index(index_text, memory_infos(staging), renamed)
     if rebuild.notes_file is not None:
         path = staging.root / rebuild.notes_file.file
         text = rebuild.notes_file.text
         if path.exists():  # a second move appends to the first
-            text = _read(path).rstrip("\n") + "\n" + text.split("---\n\n", 1)[1]
+            text = read_store_text(path).rstrip("\n") + "\n" + text.split("---\n\n", 1)[1]
         path.write_text(text, encoding="utf-8")
     for file, details in rebuild.details.items():
         path = staging.root / file
-        text = _read(path).rstrip("\n")
+        text = read_store_text(path).rstrip("\n")
         path.write_text(text + "\n\nFrom the index: " + "\n".join(details) + "\n",
                         encoding="utf-8")
     if rebuild.text != (index_text or ""):

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME
 from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex, parse_index
 
@@ -23,7 +24,7 @@ class StoreSummary:
 
 def summarize(store: Path) -> StoreSummary:
     try:
-        raw = (store / INDEX_NAME).read_text(encoding="utf-8", errors="replace")
+        raw = read_store_text(store / INDEX_NAME)
     except OSError:
         raw = None
     index = parse_index(raw)

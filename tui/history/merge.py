@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from tui.claude.lines import lines_with_endings
+
 
 @dataclass(frozen=True)
 class Conflict:
@@ -64,9 +66,9 @@ def _side_text(base: list[str], start: int, end: int, hunks: list[_Hunk]) -> tup
 
 
 def merge3(base: str, ours: str, theirs: str) -> MergeResult:
-    base_lines = base.splitlines(keepends=True)
-    ours_lines = ours.splitlines(keepends=True)
-    theirs_lines = theirs.splitlines(keepends=True)
+    base_lines = lines_with_endings(base)
+    ours_lines = lines_with_endings(ours)
+    theirs_lines = lines_with_endings(theirs)
     # A last line without a newline would glue onto a line inserted after it.
     for lines in (base_lines, ours_lines, theirs_lines):
         if lines and not lines[-1].endswith("\n"):

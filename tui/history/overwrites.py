@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from tui.claude.lines import split_lines
 from tui.history.writes_log import MemoryEvent
 
 
@@ -57,8 +58,8 @@ def missing_lines(source: str, *without: str | None) -> tuple[str, ...]:
     """Non-blank lines of `source`, in order, found in none of `without`."""
     present: set[str] = set()
     for text in without:
-        present.update((text or "").splitlines())
-    return tuple(line for line in source.splitlines() if line.strip() and line not in present)
+        present.update(split_lines(text or ""))
+    return tuple(line for line in split_lines(source) if line.strip() and line not in present)
 
 
 def _previous_writer(history: Sequence[MemoryEvent], event: MemoryEvent,

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from tui.claude.lines import split_lines
 from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory.frontmatter import BLOCK
 from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, parse_index
@@ -122,7 +123,7 @@ class _Index:
 
 
 def _split(text: str) -> list[tuple[str, str]]:
-    parts = text.split("\n")
+    parts = split_lines(text)
     lines = []
     for number, part in enumerate(parts):
         if number == len(parts) - 1:
@@ -306,7 +307,7 @@ def _append_note(text: str, detail: str) -> str:
     eol = "\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n"
     if text and not text.endswith("\n"):
         text += eol
-    headings = [line.strip() for line in text.splitlines() if line.startswith("## ")]
+    headings = [line.strip() for line in split_lines(text) if line.startswith("## ")]
     if headings and headings[-1] == INDEX_NOTE:
         return f"{text}{eol}{detail}{eol}"
     return f"{text}{eol}{INDEX_NOTE}{eol}{eol}{detail}{eol}"

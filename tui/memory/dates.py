@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from tui.claude.lines import split_lines
+
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _UNITS = "week|month|year|quarter|sprint|weekend|night|" + _WEEKDAYS
 _ENGLISH = re.compile(
@@ -36,7 +38,7 @@ def relative_dates(text: str) -> list[tuple[int, str]]:
         return []
     found: list[tuple[int, str]] = []
     in_fence = False
-    for index, line in enumerate(text.split("\n")):
+    for index, line in enumerate(split_lines(text)):
         if line.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
             continue

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from tui.claude.lines import line_count, split_lines
 from tui.claude.paths import utf16_len
 from tui.memory.frontmatter import BLOCK
 
@@ -130,13 +131,13 @@ def _utf16_prefix_chars(text: str, units: int) -> tuple[int, bool]:
 
 def compute_cut(stripped: str) -> tuple[str, str | None, int, int]:
     """(loaded text, cut kind, lines, chars) for already stripped, trimmed text."""
-    lines = stripped.count("\n") + 1
+    lines = line_count(stripped)
     chars = utf16_len(stripped)
     over_lines = lines > MAX_LINES
     over_chars = chars > MAX_CHARS
     text = stripped
     if over_lines:
-        text = "\n".join(stripped.split("\n", MAX_LINES)[:MAX_LINES])
+        text = "\n".join(split_lines(stripped)[:MAX_LINES])
     if utf16_len(text) > MAX_CHARS:
         limit, _ = _utf16_prefix_chars(text, MAX_CHARS)
         # lastIndexOf("\n", 25000) may find a newline sitting exactly at unit 25,000.
@@ -195,14 +196,15 @@ def parse_index(raw: str | None) -> LoadedIndex:
     links: list[IndexLink] = []
     raw_lines: list[IndexLine] = []
     position = 0
-    for number, text in enumerate(raw.split("\n"), start=1):
+    for number, text in enumerate(split_lines(raw), start=1):
         line_text = text.rstrip("\r")
         # A line is judged by its first visible character, a blank line by its newline.
         indent = len(line_text) - len(line_text.lstrip(_JS_WHITESPACE))
         probe = position + indent if indent < len(line_text) else position + len(text)
         if is_visible(probe):
             state = "loaded"
-        elif probe >= cut_at and _in_segments(segments, probe) and line_text.strip():
+        elif (probe >= cut_at and _in_segments(segments, probe)
+              and line_text.strip(_JS_WHITESPACE)):
             state = "cut"
         else:
             state = "stripped"
@@ -230,7 +232,7 @@ def parse_index(raw: str | None) -> LoadedIndex:
 
     warning = warning_text(lines, chars, cut) if cut else None
     return LoadedIndex(
-        True, lines, chars, loaded, loaded.count("\n") + 1 if loaded else 0,
+        True, lines, chars, loaded, line_count(loaded) if loaded else 0,
         utf16_len(loaded), cut, warning, tuple(links), tuple(raw_lines),
     )
 

@@ -27,6 +27,7 @@ from tui.app.screens.history import (
 )
 from tui.app.widgets.diff_view import render_diff
 from tui.claude.discovery import Project
+from tui.claude.lines import split_lines
 from tui.render import condense
 
 COLUMNS = (("state", 5), ("time", 19), ("file", 26), ("lines", 5), ("by", 30), ("overwrote", 30))
@@ -59,7 +60,7 @@ def when(iso: str | None) -> str:
 
 def lines_back(update, current: str | None) -> bool:
     """Every lost line is in the file again."""
-    present = set((current or "").splitlines())
+    present = set(split_lines(current or ""))
     return all(line in present for line in update.lost_lines)
 
 

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
+from tui.claude.lines import split_lines
 from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex
 from tui.visible import visible
 
@@ -44,7 +45,7 @@ def index_summary(label: str, index: LoadedIndex) -> Text:
 
 def diff_text(diff: str) -> Text:
     text = Text()
-    for line in visible(diff).splitlines():
+    for line in split_lines(visible(diff)):
         style = ("bold" if line.startswith(("---", "+++")) else "green" if line.startswith("+")
                  else "red" if line.startswith("-") else "cyan" if line.startswith("@@") else "")
         text.append(line + "\n", style=style)

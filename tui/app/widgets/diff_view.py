@@ -1,4 +1,6 @@
-"""Coloured diffs of two texts as Rich renderables: unified, or side by side."""
+"""Coloured diffs of two texts as Rich renderables: unified, or side by side.
+
+Lines and their numbers are Claude Code's: split on `\n` only."""
 
 from __future__ import annotations
 
@@ -8,12 +10,17 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from tui.claude.lines import lines_with_endings
 from tui.visible import visible
 
 CONTEXT = 3
 REMOVED = "red"
 ADDED = "green"
 HUNK = "cyan"
+
+
+def _lines(text: str) -> list[str]:
+    return [line.removesuffix("\n") for line in lines_with_endings(text)]
 
 
 def render_diff(old: str, new: str, old_label: str, new_label: str, *,
@@ -28,7 +35,7 @@ def render_diff(old: str, new: str, old_label: str, new_label: str, *,
 
 def unified_diff(old: str, new: str, old_label: str, new_label: str) -> Text:
     out = Text()
-    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), old_label, new_label,
+    for line in difflib.unified_diff(_lines(old), _lines(new), old_label, new_label,
                                      n=CONTEXT, lineterm=""):
         if line.startswith(("---", "+++")):
             style = "bold"
@@ -46,7 +53,7 @@ def unified_diff(old: str, new: str, old_label: str, new_label: str) -> Text:
 
 def side_by_side_diff(old: str, new: str, old_label: str, new_label: str) -> Table:
     """Changed regions with a little context; removed lines left in red, added right in green."""
-    left, right = old.splitlines(), new.splitlines()
+    left, right = _lines(old), _lines(new)
     table = Table(box=None, expand=True, padding=(0, 1), show_edge=False)
     table.add_column("", justify="right", style="dim", no_wrap=True)
     table.add_column(old_label, ratio=1, overflow="fold")
