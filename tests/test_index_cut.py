@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from tui import cli
 from tui.memory.index import _normalise_target, format_size, is_external, parse_index
+from tui.memory.links import wiki_names
 
 
 def entries(count: int, width: int = 20) -> str:
@@ -157,7 +158,11 @@ def test_index_parent_link_is_outside_the_store():
 
 
 def test_index_wiki_links_name_memory_files():
-    assert _files("- see [[user_role]]") == ["user_role.md"]
+    names = wiki_names([("user_role.md", None)])
+    assert [link.file for link in parse_index("- see [[user_role]]", names).links] == [
+        "user_role.md"
+    ]
+    assert _files("- see [[user_role]]") == [None]  # without the store's names: unresolved
 
 
 def test_index_missing_file_is_not_an_index():

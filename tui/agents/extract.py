@@ -37,6 +37,7 @@ from tui.claude import paths
 from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
+from tui.memory.links import wiki_names
 
 PHASES = ("Read", "Extract", "Index")
 MAX_TURNS = 5
@@ -237,8 +238,10 @@ def _index_new_files(staging: Staging, progress: Progress) -> list[str]:
     """Give each new memory an index line at the end, as Claude Code appends them."""
     index_path = staging.root / INDEX_NAME
     text = read_store_text(index_path) if index_path.exists() else ""
-    linked = {link.file for link in parse_index(text).links}
-    new = [info for info in offline.memory_infos(staging)
+    infos = offline.memory_infos(staging)
+    names = wiki_names((info.file, info.title) for info in infos)
+    linked = {link.file for link in parse_index(text, names).links}
+    new = [info for info in infos
            if info.file not in staging.originals and info.file not in linked]
     if not new:
         return []

@@ -1,12 +1,14 @@
 """Rebuilding MEMORY.md so that all of it loads: the deterministic index repair.
 
 Kept: every line that links an existing memory (merged files relinked to their keeper),
-headings and notes while there is room. Dropped: lines pointing at missing files
-(reported). Added: a line for each memory no line reaches. Lines over 150 characters are
-shortened, their full text moved into the topic file. When everything cannot fit in 200
-lines and 25,000 characters, what Claude sees now stays seen: entries inside the loaded
-cut come first (they fit: the cut is what fits), then the others by type (user,
-feedback, project, reference) and newest first; the rest are reported, never deleted.
+headings and notes while there is room, and lines whose `[[name]]` links name no memory
+yet (Claude Code's prompt calls those memories worth writing later). Dropped: lines
+pointing at missing files (reported). Added: a line for each memory no line reaches.
+Lines over 150 characters are shortened, their full text moved into the topic file. When
+everything cannot fit in 200 lines and 25,000 characters, what Claude sees now stays seen:
+entries inside the loaded cut come first (they fit: the cut is what fits), then the others
+by type (user, feedback, project, reference) and newest first; the rest are reported,
+never deleted.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from tui.claude.lines import line_count
 from tui.claude.paths import utf16_len
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
+from tui.memory.links import wiki_names
 
 LINE_LIMIT = 150
 NOTES_NAME = "index_notes"
@@ -107,21 +110,22 @@ def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
     renamed = renamed or {}
     by_file = {m.file: m for m in memories}
     result = IndexRebuild("")
-    loaded = parse_index(index_text)
+    loaded = parse_index(index_text, wiki_names((m.file, m.title) for m in memories))
     links_by_line: dict[int, list[str | None]] = {}
     for link in loaded.links:
         links_by_line.setdefault(link.line, []).append(link.file)
     visible_lines = {link.line for link in loaded.links if link.visible}
+    unwritten = {link.line for link in loaded.links if link.names_no_memory}
 
     entries: list[_Entry] = []
     seen: set[str] = set()
     for raw in loaded.raw_lines:
         files = links_by_line.get(raw.number)
-        if not files:
+        target = next((renamed.get(f, f) for f in files or ()
+                       if f and renamed.get(f, f) in by_file), None)
+        if target is None and (not files or raw.number in unwritten):
             entries.append(_Entry(None, raw.text, raw.number))
             continue
-        target = next((renamed.get(f, f) for f in files if f and renamed.get(f, f) in by_file),
-                      None)
         if target is None:
             result.dangling.append(raw.text.strip())
             continue

@@ -9,20 +9,23 @@ Severity rules:
   150, duplicate, relative_date), metadata the selector relies on (missing_frontmatter,
   missing_description, unknown_type), recall limits (beyond_recall_scan), and a checked-in
   setting that tries to move memory (untrusted_setting).
-- info: prompt guidance Claude Code does not enforce (missing_why, missing_how_to_apply).
+- info: prompt guidance Claude Code does not enforce (missing_why, missing_how_to_apply),
+  and a `[[name]]` link that names no memory yet (unmatched_wiki_link): Claude Code's prompt
+  calls that a memory worth writing later, not an error, so it is never dangling.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from tui.memory import dates
 from tui.memory.frontmatter import HEAD_LINES, MEMORY_TYPES
 from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES
+from tui.memory.links import resolve_wiki, wiki_links
 from tui.memory.store import RECALL_SCAN_LIMIT, Memory, Store
 
 SEVERITIES = ("error", "warning", "info")
@@ -100,6 +103,10 @@ def _index_findings(store: Store) -> Iterable[Finding]:
     store_root = os.path.realpath(store.path)
     plain_entries = _plain_entries(store.path)
     for link in index.links:
+        if link.wiki:
+            if link.file is None:
+                yield _unmatched_wiki_link("MEMORY.md", link.line, link.target)
+            continue  # a resolved one names an existing memory
         if link.file in plain_entries:
             continue  # an existing entry of the store itself: inside, not dangling
         if link.file is None:
@@ -138,6 +145,14 @@ def _symlink_finding(store: Path, file: str, target: str) -> Finding:
     )
 
 
+def _unmatched_wiki_link(file: str, line: int, name: str) -> Finding:
+    return Finding(
+        "unmatched_wiki_link", "info", file, line,
+        f"[[{name}]] names no memory yet; Claude takes it as one worth writing later",
+        target=name,
+    )
+
+
 def _plain_entries(folder: Path) -> frozenset[str]:
     """Names directly in `folder` that are not symlinks (they resolve inside it)."""
     try:
@@ -153,7 +168,8 @@ _WHY = re.compile(r"why\*{0,2}\s*:")
 _HOW = re.compile(r"how to apply\*{0,2}\s*:")
 
 
-def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool) -> Iterable[Finding]:
+def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool,
+                     names: Mapping[str, str]) -> Iterable[Finding]:
     file = memory.file
     if memory.outside_target:
         yield Finding(
@@ -227,6 +243,9 @@ def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool) -> I
             "relative_date", "warning", file, line,
             f"{file} says {phrase!r}; write an absolute date, it will be read later",
         )
+    for link in wiki_links(fm.body):
+        if resolve_wiki(link.target, names) is None:
+            yield _unmatched_wiki_link(file, fm.block_lines + link.line + 1, link.target)
 
 
 def stranded_findings(reason: str | None) -> tuple[Finding, ...]:
@@ -255,9 +274,9 @@ def audit_store(
     findings.extend(secret_findings(store))
     statuses = memory_statuses(store)
     for memory in store.memories:
-        findings.extend(
-            _memory_findings(memory, statuses[memory.file], memory.file in store.recall_scan)
-        )
+        findings.extend(_memory_findings(
+            memory, statuses[memory.file], memory.file in store.recall_scan, store.wiki_names,
+        ))
     if duplicates:
         findings.extend(duplicate_findings(store))
     return findings

@@ -53,7 +53,8 @@ def rules_digest() -> str:
             digest.update(source.read_bytes())
     digest.update(f"{sys.version_info[:2]} pyyaml {yaml.__version__} {yaml.__with_libyaml__} "
                   f"rapidfuzz {rapidfuzz.__version__} "
-                  f"detect-secrets {_version('detect-secrets')}".encode())
+                  f"detect-secrets {_version('detect-secrets')} "
+                  f"markdown-it-py {_version('markdown-it-py')}".encode())
     return digest.hexdigest()
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tui.claude.lines import split_lines
@@ -105,10 +105,14 @@ class _Index:
     lines: list[tuple[str, str]]  # (content, line ending) pairs that join back to `text`
     eol: str  # the ending new lines get
     trailing: bool  # end the file with a line ending
+    names: Mapping[str, str]  # what `[[name]]` links resolve to
 
     @property
     def parsed(self) -> LoadedIndex:
-        return parse_index(self.text)
+        return self.parse(self.text)
+
+    def parse(self, text: str) -> LoadedIndex:
+        return parse_index(text, self.names)
 
     def joined(self, lines: list[tuple[str, str]]) -> str:
         last = len(lines) - 1
@@ -150,7 +154,8 @@ def _read_index(store: Store) -> _Index:
     text = "" if data is None else _decode(INDEX_NAME, data)
     crlf = text.count("\r\n")
     eol = "\r\n" if crlf > text.count("\n") - crlf else "\n"
-    return _Index(data, text, _split(text), eol, text == "" or text.endswith("\n"))
+    return _Index(data, text, _split(text), eol, text == "" or text.endswith("\n"),
+                  store.wiki_names)
 
 
 def _memory(store: Store, file: str) -> Memory:
@@ -197,7 +202,7 @@ def _finish(
 ) -> Plan:
     """A plan from the edited index lines, with what it pushes past the cut."""
     new_text = index.joined(lines)
-    after = parse_index(new_text)
+    after = index.parse(new_text)
     still_linked = {link.file for link in after.links if link.file}
     pushed = sorted(
         (_visible_files(index.parsed) & still_linked) - _visible_files(after) - set(may_hide)
@@ -259,14 +264,14 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
     if not moving:
         return Plan("relink", (), summary)
 
-    kept = parse_index(index.joined(lines))
+    kept = index.parse(index.joined(lines))
     loaded_links = [link.line for link in kept.links if link.visible]
     position = max(loaded_links) if loaded_links else _top(kept, len(lines))
     block = [(text, index.eol) for text in moving]
     # Entries inserted right after the last loaded line would land past the cut: walk up.
     for _ in range(len(lines) + 1):
         candidate = lines[:position] + block + lines[position:]
-        result = parse_index(index.joined(candidate))
+        result = index.parse(index.joined(candidate))
         hidden = [file for file in relinked if file not in _visible_files(result)]
         last_loaded = max((line.number for line in result.raw_lines if line.state == "loaded"),
                           default=0)
@@ -294,12 +299,6 @@ def plan_remove_dangling(store: Store, lines: Iterable[int] | None = None) -> Pl
     kept = [line for number, line in enumerate(index.lines, start=1) if number not in drop]
     label = f"remove {_plural(len(drop), 'dangling index line')}"
     return _finish(store, index, kept, label, summary)
-
-
-def _link_end(text: str, target: str) -> int:
-    """Where the markdown link to `target` ends on an index line (0 if not found)."""
-    match = re.search(r"\]\(\s*" + re.escape(target) + r"[^)]*\)", text)
-    return match.end() if match else 0
 
 
 def _append_note(text: str, detail: str) -> str:
@@ -347,12 +346,12 @@ def plan_shorten_lines(store: Store, limit: int = LINE_WARN) -> Plan:
         if link is None:
             summary.append(f"Index line {line.number} links no memory file; left as it is.")
             continue
-        end = _link_end(line.text, link.target)
+        end = link.end
         head, hook = line.text[:end], line.text[end:]
         room = limit - 1 - utf16_len(head)
         detail = hook.strip(_HOOK_SEPARATORS)
         separator = hook[:len(hook) - len(hook.lstrip(_HOOK_SEPARATORS))]
-        if end == 0 or room <= utf16_len(separator) + 1 or not detail:
+        if room <= utf16_len(separator) + 1 or not detail:
             summary.append(f"Index line {line.number}: its title and link alone are too long "
                            "to shorten without renaming; left as it is.")
             continue
@@ -437,7 +436,7 @@ def plan_move_entry(store: Store, file: str, position: int) -> Plan:
     at = min(max(position, first), len(lines) + 1)
     lines.insert(at - 1, (content, index.eol))
     summary = [f"Move the index line for {file} from line {origin} to line {at}."]
-    if file not in _visible_files(parse_index(index.joined(lines))):
+    if file not in _visible_files(index.parse(index.joined(lines))):
         summary.append(f"{file} will then be past the loaded cut, where Claude does not see it.")
     return _finish(store, index, lines, f"move index line for {file}", summary,
                    may_hide=[file])

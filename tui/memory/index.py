@@ -10,12 +10,14 @@ from __future__ import annotations
 import bisect
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote
 
 from tui.claude.lines import line_count, split_lines
 from tui.claude.paths import utf16_len
 from tui.memory.frontmatter import BLOCK
+from tui.memory.links import find_links, resolve_wiki
 
 MAX_LINES = 200
 MAX_CHARS = 25_000
@@ -23,13 +25,8 @@ LINE_WARN = 150
 LINE_ERROR = 200
 
 _COMMENT = re.compile(r"<!--[\s\S]*?-->")
-_LINK = re.compile(
-    r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"  # title, one level of nested brackets allowed
-    r"\(\s*(<[^>\n]*>|[^()\s]+(?:\([^()\s]*\)[^()\s]*)*)"  # target, balanced parentheses
-    r"(?:\s+\"[^\"\n]*\")?\s*\)"
-)
-_WIKI_LINK = re.compile(r"\[\[([^\[\]\n|]+)(?:\|[^\[\]\n]*)?\]\]")
 _PLAIN_NAME = re.compile(r"\w[\w.-]*")  # a file name that normalises to itself
+_PLACEHOLDER = re.compile(r"\{[^{}/]+\}")  # `{module}_project.md`: a naming template
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # JavaScript's String.prototype.trim() whitespace set.
 _JS_WHITESPACE = (
@@ -65,9 +62,16 @@ def warning_text(lines: int, chars: int, cut: str) -> str:
 class IndexLink:
     line: int  # 1-based line in MEMORY.md
     title: str
-    target: str  # as written
-    file: str | None  # store-relative path; None when it leaves the store
+    target: str  # as written; for a `[[name]]` link, the name
+    file: str | None  # store-relative path; None when it leaves the store or names no memory
     visible: bool  # inside the loaded cut
+    end: int  # the column just past the link on its line
+    wiki: bool = False  # a `[[name]]` link
+
+    @property
+    def names_no_memory(self) -> bool:
+        """A `[[name]]` no memory answers to: a memory worth writing later, not an error."""
+        return self.wiki and self.file is None
 
 
 @dataclass(frozen=True)
@@ -167,7 +171,9 @@ def is_external(target: str) -> bool:
     return bool(_SCHEME.match(target.strip().lstrip("<"))) or target.startswith("#")
 
 
-def parse_index(raw: str | None) -> LoadedIndex:
+def parse_index(raw: str | None, names: Mapping[str, str] | None = None) -> LoadedIndex:
+    """MEMORY.md read as Claude Code reads it; `names` (see `links.wiki_names`) resolves
+    `[[name]]` links to memory files."""
     if raw is None:
         return LoadedIndex(False, 0, 0, "", 0, 0, None, None, (), ())
     segments = _kept_segments(raw)
@@ -193,10 +199,11 @@ def parse_index(raw: str | None) -> LoadedIndex:
         return slot >= 0 and visible[slot][0] <= position < visible[slot][1]
 
     cut_at = _raw_position(segments, visible_end)
-    links: list[IndexLink] = []
     raw_lines: list[IndexLine] = []
+    line_starts: list[int] = []
     position = 0
-    for number, text in enumerate(split_lines(raw), start=1):
+    texts = split_lines(raw)
+    for number, text in enumerate(texts, start=1):
         line_text = text.rstrip("\r")
         # A line is judged by its first visible character, a blank line by its newline.
         indent = len(line_text) - len(line_text.lstrip(_JS_WHITESPACE))
@@ -209,32 +216,47 @@ def parse_index(raw: str | None) -> LoadedIndex:
         else:
             state = "stripped"
         raw_lines.append(IndexLine(number, line_text, state, utf16_len(line_text)))
-        for match in _LINK.finditer(line_text) if "](" in line_text else ():
-            target = match.group(2)
-            if _PLAIN_NAME.fullmatch(target):
-                file = target  # the common case: nothing to decode, resolve or reject
-            elif is_external(target):
-                continue
-            else:
-                file = _normalise_target(target)
-            links.append(
-                IndexLink(number, match.group(1), target, file,
-                          is_visible(position + match.end() - 1))
-            )
-        for match in _WIKI_LINK.finditer(line_text) if "[[" in line_text else ():
-            name = match.group(1).strip()
-            target = name if name.endswith(".md") else f"{name}.md"
-            links.append(
-                IndexLink(number, name, target, _normalise_target(target),
-                          is_visible(position + match.end() - 1))
-            )
+        line_starts.append(position)
         position += len(text) + 1
+
+    links: list[IndexLink] = []
+    cursors: dict[int, int] = {}
+    for found in find_links(_markdown_text(raw, segments)):
+        # Frontmatter and comments are gone from the Markdown: find the link on the raw line.
+        text = texts[found.line]
+        start = text.find(found.source, cursors.get(found.line, 0))
+        end = start + len(found.source) if start >= 0 else len(text)
+        cursors[found.line] = end
+        if found.wiki:
+            file = resolve_wiki(found.target, names)
+        elif _PLAIN_NAME.fullmatch(found.target):
+            file = found.target  # the common case: nothing to decode, resolve or reject
+        elif is_external(found.target) or _PLACEHOLDER.search(found.target):
+            continue
+        else:
+            file = _normalise_target(found.target)
+        links.append(IndexLink(
+            found.line + 1, found.title, found.target, file,
+            is_visible(line_starts[found.line] + end - 1), end, found.wiki,
+        ))
 
     warning = warning_text(lines, chars, cut) if cut else None
     return LoadedIndex(
         True, lines, chars, loaded, line_count(loaded) if loaded else 0,
         utf16_len(loaded), cut, warning, tuple(links), tuple(raw_lines),
     )
+
+
+def _markdown_text(raw: str, segments: list[tuple[int, int]]) -> str:
+    """The index as the model reads it (no frontmatter, no comments), on its raw lines."""
+    pieces = []
+    position = 0
+    for a, b in segments:
+        pieces.append("\n" * raw.count("\n", position, a))
+        pieces.append(raw[a:b])
+        position = b
+    pieces.append("\n" * raw.count("\n", position))
+    return "".join(pieces)
 
 
 def _in_segments(segments: list[tuple[int, int]], position: int) -> bool:

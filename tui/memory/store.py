@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.claude.lock import LockState, read_lock
@@ -16,6 +17,7 @@ from tui.claude.paths import INDEX_NAME
 from tui.memory import frontmatter
 from tui.memory.frontmatter import Frontmatter
 from tui.memory.index import LoadedIndex, parse_index
+from tui.memory.links import wiki_names
 
 RECALL_SCAN_LIMIT = 200
 FULL_READ_LIMIT = 1 << 20  # a memory file bigger than this is read only this far
@@ -66,6 +68,7 @@ class Store:
     recall_scan: frozenset[str]  # the files the relevance scanner would read
     markdown_files: int  # every .md below the store except indexes
     lock: LockState
+    wiki_names: Mapping[str, str] = field(default_factory=dict)  # what `[[name]]` links resolve to
 
     def memory(self, file: str) -> Memory | None:
         return next((m for m in self.memories if m.file == file), None)
@@ -206,7 +209,8 @@ def load_store(store_dir: Path, head_only: bool = False) -> Store:
         memories.append(memory)
         if scanned is not None:
             dated.append((scanned, entry.name))
+    names = wiki_names((m.file, m.frontmatter.name) for m in memories)
     return Store(
-        store_dir, index_text, parse_index(index_text), index_error, tuple(memories),
-        _recall_scan(dated), len(dated), read_lock(store_dir),
+        store_dir, index_text, parse_index(index_text, names), index_error, tuple(memories),
+        _recall_scan(dated), len(dated), read_lock(store_dir), names,
     )

@@ -1,0 +1,292 @@
+"""Links as the model reads them: Markdown inline links and `[[name]]` links (reference §4,
+"Index links as Claude reads them", and the index styles of §12)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import index_line, memory_text, write_index, write_memory
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from tui.agents.indexfit import MemoryInfo, rebuild_index
+from tui.app.summaries import summarize
+from tui.claude.lines import split_lines
+from tui.memory import curate
+from tui.memory.audit import audit_store, memory_statuses
+from tui.memory.index import parse_index
+from tui.memory.links import _MARKDOWN_ONLY, _parsed_links, _scanned_links, wiki_names
+from tui.memory.store import load_store
+from tui.memory.writes import apply_changes
+
+
+@pytest.fixture
+def store(claude_home) -> Path:
+    return claude_home.store(folder="-home-me-proj")
+
+
+def targets(raw: str) -> list[str | None]:
+    return [link.file for link in parse_index(raw).links]
+
+
+def kinds(findings) -> list[tuple[str, int | None]]:
+    return [(f.kind, f.line) for f in findings]
+
+
+# --- what is a link ----------------------------------------------------------------------
+
+
+def test_link_inside_code_span_is_not_a_link():
+    assert targets("- write links as `[text](url)` in the index") == []
+    assert targets("- ``[a](a.md) and `b` `` then [c](c.md)") == ["c.md"]
+
+
+def test_link_inside_fenced_code_is_not_a_link():
+    assert targets("- [A](a.md)\n```md\n- [B](b.md)\n```\n~~~\n[C](c.md)\n~~~\n") == ["a.md"]
+
+
+def test_link_inside_indented_code_is_not_a_link():
+    assert targets("Example:\n\n    [B](b.md)\n") == []
+    assert targets("-     [B](b.md)\n") == []  # five spaces after a list marker: code too
+
+
+def test_link_in_a_nested_list_item_is_a_link():
+    assert targets("- group\n    - [B](b.md)\n\t- [C](c.md)\n") == ["b.md", "c.md"]
+
+
+def test_escaped_bracket_is_not_a_link():
+    assert targets("- \\[draft](draft.md) is a template") == []
+
+
+def test_link_inside_html_is_read_as_text_like_the_model_reads_it():
+    assert targets("<details>\n- [B](b.md)\n</details>\n") == ["b.md"]
+
+
+def test_link_target_may_hold_spaces():
+    assert targets("- [Notes](my notes.md) — spaces as written") == ["my notes.md"]
+
+
+def test_link_target_in_angle_brackets_may_hold_spaces():
+    assert targets("- [Notes](<my notes.md>) — a") == ["my notes.md"]
+
+
+def test_link_target_is_percent_decoded():
+    assert targets("- [Notes](my%20notes.md) — a") == ["my notes.md"]
+
+
+def test_link_anchor_names_the_file():
+    assert targets("- [Deploy](deploy.md#rollback) — b") == ["deploy.md"]
+
+
+def test_link_title_is_not_part_of_the_target():
+    raw = ('- [A](a.md "hover") [B](b b.md \'hover\') [C](<c.md> (hover))\n'
+           "- [D](d.md  'x') — e")
+    assert targets(raw) == ["a.md", "b b.md", "c.md", "d.md"]
+
+
+def test_reference_style_link_names_its_definition():
+    assert targets("- [Deploy][d] — how\n\n[d]: deploy%20notes.md \"t\"\n") == ["deploy notes.md"]
+
+
+def test_template_placeholder_target_is_not_a_file():
+    assert targets("- [Module notes]({module}_project.md) — one per module") == []
+
+
+def test_links_out_of_code_on_a_code_line_keep_their_column():
+    raw = "- `[x](x.md)` then [B](b.md) — b\n"
+    [link] = parse_index(raw).links
+    assert (link.file, raw[link.end - 1]) == ("b.md", ")")
+
+
+def test_line_numbers_in_markdown_count_newlines_only():
+    raw = "# Index\r\n`code`\rstill line 2\r\n\r\n- [A](a.md)\u2028 [[b]]\n"
+    assert [(link.line, link.target) for link in parse_index(raw).links] == [(4, "a.md"), (4, "b")]
+
+
+PIECES = ["[", "]", "(", ")", "[[", "]]", "a", "b c", " ", "  ", "\n", "\n\n", "- ", "# ", "> ",
+          "1. ", ".md", '"', "'", "<", ">", "|", "*", "_", "!", ":", "\r", "\r\n", "\u2028", "\x85",
+          "\x00", "{x}", "#s", "http:", "&amp;", "---", "===", "[t](x.md)", "[[n|alias]]",
+          "[t](<a b.md>)", '[t](a "t")', "[t](a b.md)", "[t](a(b).md)", "[a [b] c]", "<!--", "-->"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_markdown_parser_and_line_scan_find_the_same_links(text):
+    # The scan stands in for the parser only where no Markdown-only syntax appears.
+    assume(not text.startswith("    ") and not any(s in text for s in _MARKDOWN_ONLY))
+    lines = split_lines(text)
+    assert _scanned_links(lines) == _parsed_links(text, lines)
+
+
+@pytest.mark.parametrize("line", [
+    "[a](" * 20_000, "[" * 60_000, "[a](x" + " " * 30_000 + "y", "[a](x " + '"' * 30_000,
+    "`[a](" * 10_000, "[[" * 30_000,
+], ids=["open links", "brackets", "spaces", "quotes", "code spans", "wiki brackets"])
+def test_link_scan_stays_linear_on_pathological_lines(line):
+    start = time.perf_counter()
+    parse_index(line)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_loaded_cut_is_untouched_by_links_in_code():
+    raw = "- [A](a.md) — `[x](y)`\n```\n[B](b.md)\n```\n<!-- [C](c.md) -->\n"
+    index = parse_index(raw)
+    assert index.loaded == raw.replace("<!-- [C](c.md) -->\n", "").strip()
+    assert targets(raw) == ["a.md"]
+
+
+# --- [[name]] links --------------------------------------------------------------------------
+
+
+def test_wiki_link_resolves_to_the_memory_named_so(store):
+    write_memory(store, "feedback_x.md", memory_text(name="deploy-checklist"))
+    write_index(store, ["- see [[deploy-checklist]]"])
+    status = memory_statuses(load_store(store))["feedback_x.md"]
+    assert (status.indexed, status.visible, status.index_line) == (True, True, 1)
+
+
+def test_kebab_wiki_link_matches_a_snake_case_file(store):
+    write_memory(store, "kebab_slug.md", memory_text(name="Kebab slug"))
+    write_index(store, ["- [[kebab-slug]] — a", "- [[Kebab_Slug|the slug]] — b"])
+    loaded = load_store(store)
+    assert [link.file for link in loaded.index.links] == ["kebab_slug.md", "kebab_slug.md"]
+    assert not audit_store(loaded, duplicates=False)
+
+
+def test_wiki_link_prefers_a_name_over_another_files_stem():
+    names = wiki_names([("deploy.md", "release-notes"), ("notes.md", "deploy")])
+    index = parse_index("- [[deploy]]\n- [[release_notes]]\n- [[notes.md]]\n", names)
+    assert [link.file for link in index.links] == ["notes.md", "deploy.md", "notes.md"]
+
+
+def test_unmatched_wiki_link_is_never_dangling(store):
+    write_memory(store, "a.md", memory_text(name="a"))
+    write_index(store, [index_line("a.md"), "- [[future-idea]] — write this later"])
+    findings = audit_store(load_store(store), duplicates=False)
+    assert kinds(findings) == [("unmatched_wiki_link", 2)]
+    assert findings[0].severity == "info"
+    assert "[[future-idea]] names no memory yet" in findings[0].message
+
+
+def test_unmatched_wiki_link_in_a_memory_body_is_an_info_finding_on_its_line(store):
+    write_memory(store, "a.md", memory_text(
+        name="a", body="Rule.\n**Why:** x.\n**How to apply:** y.\nSee [[b]] and [[later]].\n"
+                       "`[[not-a-link]]`\n"))
+    write_memory(store, "b.md", memory_text(name="b"))
+    write_index(store, [index_line("a.md"), index_line("b.md")])
+    findings = audit_store(load_store(store), duplicates=False)
+    assert [(f.kind, f.file, f.line, f.target) for f in findings] == [
+        ("unmatched_wiki_link", "a.md", 10, "later")
+    ]
+
+
+def test_projects_row_counts_memories_linked_by_wiki_name_as_indexed(store):
+    write_memory(store, "feedback_x.md", memory_text(name="deploy-checklist"))
+    write_memory(store, "kebab_slug.md", memory_text(name="kebab"))
+    write_index(store, ["- [[deploy-checklist]]", "- [[kebab-slug]]", "- [[not-yet]]"])
+    assert summarize(store).orphans == 0
+
+
+# --- repairs never remove what is not a dangling link ----------------------------------------
+
+
+def test_remove_dangling_keeps_wiki_link_lines(store):
+    write_index(store, ["- [[future-idea]]", "- [[later]] and [Gone](gone.md)",
+                        "- [Gone](gone.md) — old"])
+    plan = curate.plan_remove_dangling(load_store(store))
+    apply_changes(store, plan.changes, plan.label)
+    assert (store / "MEMORY.md").read_text() == "- [[future-idea]]\n- [[later]] and [Gone](gone.md)\n"
+
+
+def test_remove_dangling_keeps_code_span_pseudo_link_lines(store):
+    write_index(store, ["- links look like `[text](url)`", "```", "[x](missing.md)", "```"])
+    assert curate.plan_remove_dangling(load_store(store)).empty
+
+
+def test_offline_dream_keeps_lines_of_unmatched_wiki_links():
+    memory = MemoryInfo("a.md", "a", "about a", "user", 0.0, "---\nname: a\n---\n")
+    rebuild = rebuild_index("- [[later]] — to write\n- [A](a.md)\n- [[a]] again\n", [memory])
+    assert rebuild.dangling == []
+    assert rebuild.text.startswith("- [[later]] — to write\n- [A](a.md)\n")
+
+
+def test_shorten_keeps_the_text_after_a_wiki_link(store):
+    write_memory(store, "deploy.md", memory_text(name="deploy", description="deploys"))
+    write_index(store, ["- [[deploy]] — " + "every step of the release in detail " * 6])
+    plan = curate.plan_shorten_lines(load_store(store))
+    [note] = [c for c in plan.changes if c.file == "deploy.md"]
+    assert note.after.decode().endswith("every step of the release in detail\n")
+    assert "[[deploy]]" not in note.after.decode()
+
+
+# --- the index styles real stores use (§12), through the CLI ---------------------------------
+
+
+def link_styles_store(claude_home, tmp_path) -> tuple[Path, Path]:
+    """A store in the index styles seen in users' committed stores."""
+    project = tmp_path / "work" / "atlas"
+    project.mkdir(parents=True)
+    claude_home.session(project)
+    store = claude_home.store(project)
+    memories = {
+        "user_role.md": memory_text("user-role", "the user runs the platform team", "user"),
+        "feedback_testing.md": memory_text("testing-policy", "tests hit a real database"),
+        "project_launch.md": memory_text("launch", "the spring launch", "project"),
+        "reference_dashboards.md": memory_text("dashboards", "grafana boards", "reference"),
+        "release notes.md": memory_text("release notes", "what shipped", "reference"),
+        "hub.md": memory_text("hub", "a second-level index", "reference",
+                              "- [Launch](project_launch.md)\n- [[dashboards]]\n"),
+    }
+    for file, text in memories.items():
+        write_memory(store, file, text)
+    write_index(store, [
+        "# Memory index",
+        "",
+        "## User",
+        "- [[user-role]] — who the user is",
+        "## Feedback",
+        "- [[testing_policy]] — how we test",
+        "- Write links as `[text](url)`; topic files are named `{module}_project.md`",
+        "## Project",
+        "- [Launch](project_launch.md) — spring launch",
+        "- [Per-module notes]({module}_project.md) — the naming template",
+        "- [Agent notes](../.agent/notes.md) — kept outside memory",
+        "## Reference",
+        "- [Release notes](release notes.md) — spaces in the name",
+        "- [Hub](hub.md) — links more memories",
+        "- [Dashboards](<reference_dashboards.md> \"boards\")",
+        "- [[incident-retro]] — to write after the retro",
+        "- [Old](old_notes.md) — deleted by a dream",
+    ])
+    return project, store
+
+
+def test_audit_and_projects_json_read_real_index_styles(claude_home, tmp_path):
+    project, store = link_styles_store(claude_home, tmp_path)
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(claude_home.home)}
+
+    def memtui(*argv: str):
+        done = subprocess.run([sys.executable, "-m", "tui", *argv, "--json"], env=env,
+                              capture_output=True, text=True, timeout=60)
+        return done.returncode, json.loads(done.stdout)
+
+    code, report = memtui("audit", str(project))
+    _, projects = memtui("projects")
+
+    assert code == 1  # the link leaving the store is an error
+    assert {m["file"]: m["indexed"] for m in report["memories"]} == dict.fromkeys(
+        ["feedback_testing.md", "hub.md", "project_launch.md", "reference_dashboards.md",
+         "release notes.md", "user_role.md"], True)
+    assert sorted((f["kind"], f["line"], f.get("target")) for f in report["findings"]) == [
+        ("dangling", 17, "old_notes.md"),
+        ("outside_store", 11, "../.agent/notes.md"),
+        ("unmatched_wiki_link", 16, "incident-retro"),
+    ]
+    assert set(report) == {"store", "index", "memories", "findings"}
+    assert [p["memories"] for p in projects] == [6]

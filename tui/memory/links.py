@@ -1,0 +1,186 @@
+"""Links in MEMORY.md and in memory bodies, found the way the model reads them: as Markdown.
+
+Two kinds: inline links `[title](target)`, and the `[[name]]` links newer Claude Code writes,
+naming another memory by its `name:`. Neither counts inside a code span or fenced or
+indented code; HTML is read as text, as the model reads it. A target may be `<...>`-wrapped,
+percent-encoded, hold spaces (CommonMark refuses those, the model reads them as links
+anyway), carry an `#anchor` or a title.
+
+Most texts hold none of the syntax that makes Markdown differ from a plain scan (backticks,
+backslashes, reference links, indented code): those are scanned line by line. The others go
+through markdown-it with the same link grammar plugged in, so both ways find the same links.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from tui.claude.lines import split_lines
+
+_WORD = r"(?:[^\s()<>\[\]\"']++|\([^\n()<>\"']*+\))++"  # balanced parentheses allowed
+# Possessive quantifiers and space-separated words keep a match linear in the line's length.
+_LINK = re.compile(
+    r"\[\[(?P<wiki>[^\[\]\n|]++)(?:\|(?P<alias>[^\[\]\n]*+))?\]\]"
+    r"|\[(?P<title>(?:[^\[\]\n]|\[[^\[\]\n]*+\])*+)\]"  # one level of nested brackets
+    rf"\([ \t]*+(?:<(?P<angle>[^<>\n]*+)>|(?P<bare>{_WORD}(?:[ \t]++{_WORD})*?))"
+    r"(?:[ \t]++(?:\"[^\"\n]*+\"|'[^'\n]*+'|\([^()\n]*+\)))?[ \t]*+\)"
+)
+# Syntax under which a line-by-line scan could take code or an escaped bracket for a link,
+# or miss a reference link. Indented code starts with a tab or four spaces, after a list or
+# quote marker with five.
+_MARKDOWN_ONLY = ("`", "\\", "~~~", "][", "]:", "\t", "\n    ", "     ")
+_SEPARATORS = re.compile(r"[\s_-]+")
+
+
+@dataclass(frozen=True)
+class FoundLink:
+    line: int  # 0-based
+    end: int  # the column just past the link on its line
+    source: str  # the link as written
+    title: str
+    target: str  # as written; for a wiki link, the name
+    wiki: bool
+
+
+def find_links(text: str) -> list[FoundLink]:
+    """Every link of `text`, in order; line numbers count `\\n` only, as Claude Code does."""
+    if "[" not in text:
+        return []
+    lines = split_lines(text)
+    if text.startswith("    ") or any(syntax in text for syntax in _MARKDOWN_ONLY):
+        return _parsed_links(text, lines)
+    return _scanned_links(lines)
+
+
+def wiki_links(text: str) -> list[FoundLink]:
+    """The `[[name]]` links of a memory body."""
+    if "[[" not in text:
+        return []
+    return [link for link in find_links(text) if link.wiki]
+
+
+def _link(line: int, end: int, match: re.Match[str]) -> FoundLink:
+    if match.group("wiki") is not None:
+        name = match.group("wiki").strip()
+        title = (match.group("alias") or "").strip() or name
+        return FoundLink(line, end, match.group(0), title, name, True)
+    target = match.group("angle")
+    if target is None:
+        target = match.group("bare")
+    return FoundLink(line, end, match.group(0), match.group("title"), target, False)
+
+
+def _scanned_links(lines: list[str]) -> list[FoundLink]:
+    found = []
+    for number, line in enumerate(lines):
+        if "[" in line:
+            found.extend(_link(number, match.end(), match) for match in _LINK.finditer(line))
+    return found
+
+
+# --- the Markdown path ---------------------------------------------------------------------
+
+
+def _parsed_links(text: str, lines: list[str]) -> list[FoundLink]:
+    # markdown-it would turn a lone \r into a line break; Claude Code's lines do not.
+    source = text.replace("\r\n", "\n")
+    found: list[FoundLink] = []
+    cursors: dict[int, int] = {}
+    for token in _markdown().parse(source):
+        if token.type != "inline" or not token.map or not token.children:
+            continue
+        last = token.map[1] - 1
+        for child in token.children:
+            link = child.meta.get("memory_link") if child.meta else None
+            if link is None:
+                continue
+            offset, written, title, target, wiki = link
+            # markdown-it strips the content with str.strip(), which may drop leading lines
+            # holding only a carriage return or U+2028: the link is on this line or below.
+            number = token.map[0] + token.content.count("\n", 0, offset)
+            while number < last and lines[number].find(written, cursors.get(number, 0)) < 0:
+                number += 1
+            line = lines[number]
+            start = line.find(written, cursors.get(number, 0))
+            end = start + len(written) if start >= 0 else len(line)
+            cursors[number] = end
+            found.append(FoundLink(number, end, written, title, target, wiki))
+    return found
+
+
+@cache
+def _markdown():
+    from markdown_it import MarkdownIt
+
+    markdown = MarkdownIt("commonmark", {"html": False})
+    markdown.core.ruler.disable("normalize")  # done by hand, keeping lone carriage returns
+    # An image's `[alt](x)` counts like a link and `<...>` is text, as in the line-by-line
+    # scan; emphasis cannot hide a link, so its rules are only work.
+    markdown.inline.ruler.disable(["image", "autolink", "emphasis"])
+    markdown.inline.ruler.at("link", _link_rule)
+    return markdown
+
+
+def _link_rule(state, silent: bool) -> bool:
+    """The link grammar of the line-by-line scan; reference links as CommonMark has them."""
+    start = state.pos
+    if state.src[start] != "[":
+        return False
+    match = _LINK.match(state.src, start, state.posMax)
+    if match:
+        if not silent:
+            link = _link(0, 0, match)
+            token = state.push("memory_link", "", 0)
+            token.meta = {"memory_link": (start, link.source, link.title, link.target, link.wiki)}
+        state.pos = match.end()
+        return True
+    return _reference_link(state, silent)
+
+
+def _reference_link(state, silent: bool) -> bool:
+    from markdown_it.rules_inline import link
+
+    start = state.pos
+    label_end = state.md.helpers.parseLinkLabel(state, start, True)
+    if label_end < 0 or state.src[label_end + 1:label_end + 2] == "(":
+        return False  # an inline link the grammar above refused is no link at all
+    first = len(state.tokens)
+    if not link(state, silent):
+        return False
+    if not silent:
+        opening = state.tokens[first]
+        opening.meta = {"memory_link": (
+            start, state.src[start:state.pos], state.src[start + 1:label_end],
+            str(opening.attrGet("href") or ""), False,
+        )}
+    return True
+
+
+# --- wiki names ----------------------------------------------------------------------------
+
+
+def wiki_key(name: str) -> str:
+    """What a `[[name]]` and a memory are matched on: kebab, snake and spaced forms alike."""
+    name = name.split("#", 1)[0].strip().removesuffix(".md")
+    return _SEPARATORS.sub("-", name.casefold()).strip("-")
+
+
+def wiki_names(memories: Iterable[tuple[str, str | None]]) -> dict[str, str]:
+    """{key: file} for (file, `name:`) pairs; a `name:` wins over another memory's file stem."""
+    by_stem: dict[str, str] = {}
+    by_name: dict[str, str] = {}
+    for file, name in memories:
+        by_stem.setdefault(wiki_key(file), file)
+        by_stem.setdefault(wiki_key(posixpath.basename(file)), file)
+        if name and name.strip():
+            by_name.setdefault(wiki_key(name), file)
+    return {**by_stem, **by_name}
+
+
+def resolve_wiki(name: str, names: Mapping[str, str] | None) -> str | None:
+    """The file a `[[name]]` names, or None: then it marks a memory not written yet."""
+    return names.get(wiki_key(name)) if names else None
