@@ -16,7 +16,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tui.agents.indexfit import MemoryInfo, rebuild_index
+from tui.app.memory_rows import build_rows
 from tui.app.summaries import summarize
+from tui.app.widgets.findings import findings_renderable
 from tui.claude.lines import split_lines
 from tui.memory import curate
 from tui.memory.audit import audit_store, memory_statuses
@@ -191,6 +193,17 @@ def test_projects_row_counts_memories_linked_by_wiki_name_as_indexed(store):
     write_memory(store, "kebab_slug.md", memory_text(name="kebab"))
     write_index(store, ["- [[deploy-checklist]]", "- [[kebab-slug]]", "- [[not-yet]]"])
     assert summarize(store).orphans == 0
+
+
+def test_memory_with_an_unmatched_wiki_link_is_shown_ok(store):
+    write_memory(store, "a.md", memory_text(name="a", body="Rule.\n**Why:** x.\n"
+                                             "**How to apply:** y.\nSee [[later]].\n"))
+    write_index(store, [index_line("a.md")])
+    loaded = load_store(store)
+    findings = audit_store(loaded, duplicates=False)
+    [row] = build_rows(loaded, findings, memory_statuses(loaded))
+    assert (kinds(findings), row.status) == ([("unmatched_wiki_link", 10)], "ok")
+    assert "fix:" not in str(findings_renderable(findings).renderables[0])
 
 
 # --- repairs never remove what is not a dangling link ----------------------------------------

@@ -30,7 +30,8 @@ FILTER_CUTOFF = 75
 HEAD_CHARS = 200  # fuzzy matching looks at name, description and the start of the body
 FUZZY_LIMIT = 200
 # Findings that are about the index or recall order, not a flaw in the memory itself.
-NOT_LINT = {"unindexed", "beyond_cut", "beyond_recall_scan", "missing_why", "missing_how_to_apply"}
+NOT_LINT = {"unindexed", "beyond_cut", "beyond_recall_scan", "missing_why", "missing_how_to_apply",
+            "unmatched_wiki_link"}
 
 
 @dataclass(frozen=True)

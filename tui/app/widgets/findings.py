@@ -23,6 +23,7 @@ FIX_KEYS = {
     "duplicate": "a archive · D delete · e edit",
     "stranded_store": "",
     "secret": "X redact",
+    "unmatched_wiki_link": "",  # a memory worth writing later: nothing to repair
 }
 DEFAULT_FIX = "e edit · a archive · D delete"
 SHOWN_PER_KIND = 100  # a Static holding tens of thousands of rows would stall the screen
