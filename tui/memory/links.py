@@ -169,18 +169,44 @@ def wiki_key(name: str) -> str:
     return _SEPARATORS.sub("-", name.casefold()).strip("-")
 
 
-def wiki_names(memories: Iterable[tuple[str, str | None]]) -> dict[str, str]:
-    """{key: file} for (file, `name:`) pairs; a `name:` wins over another memory's file stem."""
-    by_stem: dict[str, str] = {}
-    by_name: dict[str, str] = {}
-    for file, name in memories:
-        by_stem.setdefault(wiki_key(file), file)
-        by_stem.setdefault(wiki_key(posixpath.basename(file)), file)
-        if name and name.strip():
-            by_name.setdefault(wiki_key(name), file)
-    return {**by_stem, **by_name}
+class WikiNames(Mapping[str, str]):
+    """{key: file} for (file, `name:`) pairs; a `name:` wins over another memory's file stem.
+
+    Built on the first look-up: most stores hold no `[[name]]` at all.
+    """
+
+    def __init__(self, memories: Iterable[tuple[str, str | None]]) -> None:
+        self._memories = memories
+        self._names: dict[str, str] | None = None
+
+    @property
+    def _built(self) -> dict[str, str]:
+        if self._names is None:
+            by_stem: dict[str, str] = {}
+            by_name: dict[str, str] = {}
+            for file, name in self._memories:
+                by_stem.setdefault(wiki_key(file), file)
+                if "/" in file:
+                    by_stem.setdefault(wiki_key(posixpath.basename(file)), file)
+                if name and name.strip():
+                    by_name.setdefault(wiki_key(name), file)
+            self._names = {**by_stem, **by_name}
+        return self._names
+
+    def __getitem__(self, key: str) -> str:
+        return self._built[key]
+
+    def __iter__(self):
+        return iter(self._built)
+
+    def __len__(self) -> int:
+        return len(self._built)
+
+
+def wiki_names(memories: Iterable[tuple[str, str | None]]) -> WikiNames:
+    return WikiNames(list(memories))
 
 
 def resolve_wiki(name: str, names: Mapping[str, str] | None) -> str | None:
     """The file a `[[name]]` names, or None: then it marks a memory not written yet."""
-    return names.get(wiki_key(name)) if names else None
+    return None if names is None else names.get(wiki_key(name))
