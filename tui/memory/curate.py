@@ -462,7 +462,7 @@ def plan_redact_secrets(store: Store, files: Sequence[str] | None = None) -> Pla
         hits = list(find_secrets(text))
         if not hits:
             continue
-        lines = text.split("\n")
+        lines = split_lines(text)
         for hit in sorted(hits, key=lambda h: (h.line, -h.start)):
             lines[hit.line - 1] = redact(lines[hit.line - 1], hit)
             summary.append(f"Redact the {hit.kind} on line {hit.line} of {file}.")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from tui import xdg
+from tui.claude.lines import split_lines
 
 # Detectors whose "secret" is not one (a public IP address) or that need context we lack.
 _SKIPPED = {"Public IP (ipv4)"}
@@ -87,8 +88,7 @@ def find_secrets(text: str) -> Iterator[SecretHit]:
     """Every credential in `text`, one hit per line and kind."""
     if not _CANDIDATE.search(text):
         return
-    lines = text.split("\n")
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(split_lines(text), 1):
         if not _CANDIDATE.search(line):
             continue
         seen: set[str] = set()
