@@ -233,9 +233,10 @@ def test_shorten_keeps_the_text_after_a_wiki_link(store):
     write_memory(store, "deploy.md", memory_text(name="deploy", description="deploys"))
     write_index(store, ["- [[deploy]] — " + "every step of the release in detail " * 6])
     plan = curate.plan_shorten_lines(load_store(store))
-    [note] = [c for c in plan.changes if c.file == "deploy.md"]
-    assert note.after.decode().endswith("every step of the release in detail\n")
-    assert "[[deploy]]" not in note.after.decode()
+    changes = {change.file: change.after.decode() for change in plan.changes}
+    assert changes["MEMORY.md"].startswith("- [[deploy]] — every step of the release")
+    assert changes["deploy.md"].endswith("every step of the release in detail\n")
+    assert "[[deploy]]" not in changes["deploy.md"]
 
 
 # --- the index styles real stores use (§12), through the CLI ---------------------------------
