@@ -43,3 +43,19 @@ def test_grep_output_is_bounded_and_delete_is_recorded(claude_home, tmp_path):
         assert refused.is_error and tools.refusals and log[-1][0] == "refused"
     finally:
         staging.discard()
+
+
+def test_the_models_edit_keeps_crlf_line_endings(claude_home, tmp_path):
+    """read_text would turn CRLF into LF: an edit of one word must not rewrite every line."""
+    from tui.agents.staging import Staging, Toolbox
+
+    store = claude_home.store(tmp_path / "project")
+    (store / "notes.md").write_bytes(b"first line\r\nsecond line\r\n")
+    staging = Staging.create(store)
+    try:
+        toolbox = Toolbox(staging, [], lambda kind, text: None)
+        assert toolbox.call("read_file", {"path": "notes.md"}).text == "first line\r\nsecond line\r\n"
+        toolbox.call("edit_file", {"path": "notes.md", "old_text": "second", "new_text": "2nd"})
+        assert (staging.root / "notes.md").read_bytes() == b"first line\r\n2nd line\r\n"
+    finally:
+        staging.discard()

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.claude import transcripts
+from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME, LOCK_NAME
 from tui.memory.intents import RUN_PREFIX, mark_run_copy, remove_abandoned_run_copies
 
@@ -304,7 +305,7 @@ class Toolbox:
         path = self.staging.resolve(arguments.get("path", ""), writing=False)
         if not path.is_file():
             return ToolResult(f"{arguments.get('path')} does not exist", is_error=True)
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_store_text(path)
         if len(text) > READ_LIMIT:
             text = text[:READ_LIMIT] + f"\n[… {len(text) - READ_LIMIT} more characters not shown]"
         return ToolResult(text)
@@ -332,7 +333,7 @@ class Toolbox:
             return ToolResult(f"{arguments.get('path')} does not exist", is_error=True)
         if not isinstance(old, str) or not isinstance(new, str) or not old:
             return ToolResult("edit_file needs non-empty old_text and a new_text", is_error=True)
-        text = path.read_text(encoding="utf-8")
+        text = read_store_text(path)
         count = text.count(old)
         if count != 1:
             return ToolResult(f"old_text occurs {count} times; it must occur exactly once",
