@@ -1,0 +1,95 @@
+"""missing_why / missing_how_to_apply on real text: the forms and languages users write.
+
+The rules are in tui/memory/rationale.py: a label counts before a colon (half- or full-width,
+any emphasis) or alone on its line (a heading or not), in any case, in eight languages.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import index_line, memory_text, write_index, write_memory
+
+from tui.memory.audit import audit_store
+from tui.memory.store import load_store
+
+
+def rationale_findings(tmp_path, body: str) -> set[str]:
+    store = tmp_path / "projects" / "-p" / "memory"
+    store.mkdir(parents=True)
+    write_memory(store, "rule.md", memory_text(type="feedback", body="Always do X.\n" + body))
+    write_index(store, [index_line("rule.md")])
+    kinds = {finding.kind for finding in audit_store(load_store(store))}
+    return kinds & {"missing_why", "missing_how_to_apply"}
+
+
+@pytest.mark.parametrize(("why", "how"), [
+    ("**Why:** it broke.", "**How to apply:** always."),
+    ("**Why**: it broke.", "**How to apply**: always."),
+    ("Why: it broke.", "How to apply: always."),
+    ("WHY : it broke.", "how TO apply : always."),
+    ("- **Why:** it broke.", "- **How to apply:** always."),
+    ("__Why:__ it broke.", "*How to apply:* always."),
+    ("The rule holds. why:it broke.", "How To Apply** : always."),
+], ids=["bold", "bold-colon-outside", "plain", "any-case", "list-item", "underscore-italic",
+        "mid-line"])
+def test_why_and_how_labels_count_with_a_colon(tmp_path, why, how):
+    assert rationale_findings(tmp_path, f"{why}\n{how}\n") == set()
+
+
+@pytest.mark.parametrize(("why", "how"), [
+    ("**Why：** 它坏过。", "**How to apply：** 总是。"),
+    ("Why：坏过。", "How to apply：总是。"),
+    ("**原因：** 坏过。", "**如何应用：** 总是。"),
+], ids=["bold", "plain", "chinese-labels"])
+def test_why_and_how_labels_count_with_a_full_width_colon(tmp_path, why, how):
+    assert rationale_findings(tmp_path, f"{why}\n{how}\n") == set()
+
+
+@pytest.mark.parametrize(("why", "how"), [
+    ("## Why", "## How to apply"),
+    ("### Why", "###### How to apply"),
+    ("# WHY", "## how to apply:"),
+    ("## **Why**", "## **How to apply**"),
+    ("**Why**", "**How to apply**"),
+    ("## 为什么", "## 如何应用"),
+    ("## Warum", "## Anwendung"),
+], ids=["h2", "h3-h6", "any-case", "bold-heading", "bold-line", "chinese", "german"])
+def test_why_and_how_labels_count_alone_on_their_line(tmp_path, why, how):
+    body = f"{why}\nIt broke in production.\n\n{how}\nBefore every release.\n"
+    assert rationale_findings(tmp_path, body) == set()
+
+
+@pytest.mark.parametrize(("why", "how"), [
+    ("**为什么：**", "**应用方式：**"),
+    ("**為什麼：**", "**如何應用：**"),
+    ("**理由:**", "**適用方法:**"),
+    ("**なぜ:**", "**適用方法：**"),
+    ("**이유:**", "**적용 방법:**"),
+    ("**왜:**", "**적용방법:**"),
+    ("**Por qué:**", "**Cómo aplicar:**"),
+    ("**Motivo:**", "**Cómo aplicarlo:**"),
+    ("**Porquê:**", "**Como aplicar:**"),
+    ("**Por que:**", "**Como aplicar:**"),
+    ("**Pourquoi :**", "**Comment appliquer :**"),
+    ("**Pourquoi\u00a0:**", "**Comment l'appliquer :**"),
+    ("**Warum:**", "**Wie anwenden:**"),
+    ("**Warum:**", "**Anwendung:**"),
+], ids=["zh-hans", "zh-hant", "ja", "ja-naze", "ko", "ko-wae", "es", "es-motivo", "pt",
+        "pt-por-que", "fr", "fr-nbsp", "de", "de-anwendung"])
+def test_why_and_how_labels_count_in_other_languages(tmp_path, why, how):
+    assert rationale_findings(tmp_path, f"{why} x\n{how} y\n") == set()
+
+
+@pytest.mark.parametrize("body", [
+    "It broke, which is why we test.\nApply it always.\n",  # no label, just the word
+    "## Why it matters\nIt broke.\n## How to apply it\nAlways.\n",  # a heading that goes on
+    "**Porque:** rompió.\n**Rationale:** it broke.\n",  # "because" and other words are no label
+    "Anywhy: it broke.\nSomehow to apply: always.\n",  # a label glued to a longer word
+    "- Why\n- How to apply\n",  # list items without a colon
+], ids=["word-in-sentence", "heading-that-goes-on", "other-words", "glued", "bare-list-items"])
+def test_text_that_is_not_a_label_leaves_both_findings(tmp_path, body):
+    assert rationale_findings(tmp_path, body) == {"missing_why", "missing_how_to_apply"}
+
+
+def test_a_why_label_alone_leaves_only_missing_how_to_apply(tmp_path):
+    assert rationale_findings(tmp_path, "**Why：** it broke.\n") == {"missing_how_to_apply"}

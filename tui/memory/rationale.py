@@ -1,0 +1,72 @@
+"""The **Why:** and **How to apply:** lines a feedback or project memory should carry.
+
+Claude Code's prompt asks for a `**Why:**` line and a `**How to apply:**` line (the canonical
+form); nothing enforces it, so users and translated prompts write them many ways. A label
+counts, in any case, when it is
+
+- followed by a colon, half- or full-width, with emphasis around it or not and spaces
+  before the colon: `**Why:**`, `**Why**:`, `Why:`, `Why :`, `**Why：**`, `- **Why:** ...`;
+- or alone on its line, as a heading or not: `## Why`, `### How to apply`, `**Why**`,
+  `Why?`. A heading that goes on (`## Why it matters`) does not count.
+
+The labels, per language (the equivalents translated prompts and users write):
+
+| language   | Why                               | How to apply                              |
+|------------|-----------------------------------|-------------------------------------------|
+| English    | why                               | how to apply                              |
+| Chinese    | 为什么, 為什麼, 原因              | 如何应用, 如何應用, 应用方式, 應用方式    |
+| Japanese   | なぜ, 理由                        | 適用方法                                  |
+| Korean     | 왜, 이유                          | 적용 방법, 적용방법                       |
+| Spanish    | por qué, porqué, motivo           | cómo aplicar, cómo aplicarlo, como aplicar|
+| Portuguese | por que, por quê, porquê, motivo  | como aplicar                              |
+| French     | pourquoi                          | comment appliquer, comment l'appliquer    |
+| German     | warum                             | wie anwenden, anwendung                   |
+
+Not counted: `porque` (it means "because"), other words for a reason (`Rationale:`), and a
+Latin label glued to a word before it (`anywhy:`).
+"""
+
+from __future__ import annotations
+
+import re
+
+WHY = "why"
+HOW_TO_APPLY = "how_to_apply"
+
+_WHY_WORDS = ("why", "por qué", "porqué", "por que", "por quê", "porquê", "motivo",
+              "pourquoi", "warum")
+_WHY_CJK = ("为什么", "為什麼", "原因", "なぜ", "理由", "왜", "이유")
+_HOW_WORDS = ("how to apply", "cómo aplicarlo", "cómo aplicar", "como aplicar",
+              "comment l'appliquer", "comment appliquer", "wie anwenden", "anwendung")
+_HOW_CJK = ("如何应用", "如何應用", "应用方式", "應用方式", "適用方法", "적용 방법", "적용방법")
+
+
+def _backwards(words: tuple[str, ...], cjk: tuple[str, ...]) -> str:
+    # A Latin label must not be the end of a longer word; CJK has no word boundaries.
+    latin = "|".join(re.escape(word[::-1]) for word in words)
+    return f"(?:{latin})(?![^\\W_])|" + "|".join(re.escape(word[::-1]) for word in cjk)
+
+
+_EMPHASIS = r"[*_]{0,2}"
+# The last letters of all labels: a cheap test that turns most places away before the
+# alternation of labels is tried.
+_LAST_LETTERS = "".join(sorted({word[-1] for word in _WHY_WORDS + _WHY_CJK + _HOW_WORDS + _HOW_CJK}))
+_LABEL = (f"(?=[{_LAST_LETTERS}])(?:(?P<{WHY}>{_backwards(_WHY_WORDS, _WHY_CJK)})"
+          f"|(?P<{HOW_TO_APPLY}>{_backwards(_HOW_WORDS, _HOW_CJK)}))")
+# Matched on the lowered body read backwards, so that the pattern starts with a colon or a
+# line break: the regex engine then skips straight to those, which keeps this as fast as the
+# two plain English patterns it replaces. `colon` is empty; it only records which form began.
+_LABEL_BACKWARDS = re.compile(
+    rf"[:：\n](?:(?P<colon>(?<=[:：]))[ \t\u00a0\u202f]*{_EMPHASIS}|[ \t]*{_EMPHASIS}[:：?]?{_EMPHASIS})"
+    rf"{_LABEL}(?(colon)|{_EMPHASIS}(?:[ \t]+#{{1,6}})?[ \t]{{0,3}}(?=\n|\Z))"
+)
+
+
+def rationale_labels(body: str) -> set[str]:
+    """Which of WHY and HOW_TO_APPLY the memory body has a label for."""
+    found: set[str] = set()
+    for match in _LABEL_BACKWARDS.finditer((body.lower() + "\n")[::-1]):
+        found.add(match.lastgroup)
+        if len(found) == 2:
+            break
+    return found
