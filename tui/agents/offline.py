@@ -118,12 +118,15 @@ def fix_dates(staging: Staging, log: Log) -> int:
             continue
         path = staging.root / relative
         text = read_store_text(path)
-        new, changes = absolutize(text, reference_date(relative, path.stat().st_mtime, text))
-        if changes:
-            path.write_text(new, encoding="utf-8")
-            replaced += len(changes)
-            pairs = ", ".join(f"{old!r} → {new!r}" for old, new in changes)
+        result = absolutize(text, reference_date(relative, path.stat().st_mtime, text))
+        if result.changes:
+            path.write_text(result.text, encoding="utf-8")
+            replaced += len(result.changes)
+            pairs = ", ".join(f"{old!r} → {new!r}" for old, new in result.changes)
             log("info", f"{relative}: {pairs}")
+        if result.kept:
+            phrases = ", ".join(repr(phrase) for phrase in result.kept)
+            log("info", f"{relative}: kept {phrases}: no single date to write in its place")
     return replaced
 
 

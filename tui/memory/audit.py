@@ -232,10 +232,10 @@ def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool,
             if HOW_TO_APPLY not in labels:
                 yield Finding("missing_how_to_apply", "info", file, None,
                               f"{file}: a {kind} memory should say **How to apply:**")
-    for line, phrase in dates.relative_dates(memory.text):
+    for found in dates.relative_dates(memory.text):
         yield Finding(
-            "relative_date", "warning", file, line,
-            f"{file} says {phrase!r}; write an absolute date, it will be read later",
+            "relative_date", "warning", file, found.line,
+            f"{file} says {found.phrase!r}; write an absolute date, it will be read later",
         )
     for link in wiki_links(fm.body):
         if resolve_wiki(link.target, names) is None:

@@ -1,51 +1,193 @@
-"""Relative dates in memory text ("yesterday", "next Thursday", "上周"): they rot on save."""
+"""Relative dates in memory text ("yesterday", "la semana pasada", "上周"): they rot on save.
+
+Found in English, Chinese, Japanese, Korean, Spanish, Portuguese, French and German; the
+phrases, their look-alikes and what each means are in tui/memory/date_phrases.py.
+
+Speed: an audit reads every memory, so a text is first screened for its rules' trigger words
+and only the lines holding one are matched against the rules those words name. The screen
+costs in proportion to the words it looks for, so plain English text (English's commonest
+word and no accented letter: Spanish, Portuguese, French and German prose almost never stays
+without one for a whole file) is screened for English words only, by plain substring search;
+other text by one regex over every Latin trigger (each must start a word), plus one
+character class over the CJK triggers where the text has CJK.
+"""
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
-from tui.claude.lines import split_lines
+from tui.memory.date_phrases import RULES, Rule, Shift
 
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_UNITS = "week|month|year|quarter|sprint|weekend|night|" + _WEEKDAYS
-_ENGLISH = re.compile(
-    rf"\b(?:yesterday|today|tonight|tomorrow|the day (?:before|after) (?:yesterday|tomorrow)"
-    rf"|(?:last|next|this|coming) (?:{_UNITS})"
-    r"|(?:\d+|a|an|one|two|three|few|couple of) (?:days?|weeks?|months?|years?) ago"
-    r"|earlier (?:today|this week)|in (?:\d+|a|two|three) (?:days?|weeks?|months?))\b",
-    re.IGNORECASE,
-)
-_CHINESE = re.compile(
-    r"(?:大?前天|昨天|今天|明天|大?后天|昨晚|今晚|明晚"
-    r"|[上下本这]个?(?:周|星期|礼拜)[一二三四五六日天]?|[上下本这]个?月|去年|今年|明年"
-    r"|\d+\s*天[前后])"
-)
-_CODE = re.compile(r"`[^`\n]*`")
+__all__ = ["RelativeDate", "Shift", "relative_dates"]
 
 
-# Every phrase above contains one of these; a line with none needs no regex.
-_KEYWORDS = (
-    "day", "night", "tomorrow", "week", "month", "year", "quarter", "sprint",
-    "天", "周", "星期", "礼拜", "月", "年", "晚",
-)
+@dataclass(frozen=True)
+class RelativeDate:
+    line: int  # 1-based line of the text
+    column: int  # where the phrase starts in that line
+    phrase: str
+    rule: Rule = field(repr=False)
+    match: re.Match[str] = field(repr=False, compare=False)
+
+    @property
+    def language(self) -> str:
+        return self.rule.language.code
+
+    def meaning(self) -> Shift | None:
+        """What it means, or None when no single date can replace it ("recently")."""
+        return self.rule.meaning(self.match)
 
 
-def relative_dates(text: str) -> list[tuple[int, str]]:
-    """(line number, phrase) for each relative date, outside code spans and fences."""
-    lowered = text.lower()
-    present = [keyword for keyword in _KEYWORDS if keyword in lowered]
-    if not present:
+def _is_cjk(trigger: str) -> bool:
+    return any(ord(c) >= 0x3000 for c in trigger)
+
+
+def _trie(words: list[str]) -> str:
+    """One regex for many words, shared prefixes factored out (longest match first)."""
+    tree: dict = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: dict) -> str:
+        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return pattern(tree)
+
+
+def _rules_by_trigger() -> dict[str, tuple[Rule, ...]]:
+    rules: dict[str, list[Rule]] = {}
+    for rule in RULES:
+        for trigger in rule.triggers:
+            rules.setdefault(trigger.lower(), []).append(rule)
+    return {trigger: tuple(named) for trigger, named in rules.items()}
+
+
+_BY_TRIGGER = _rules_by_trigger()
+
+# A Latin trigger starts after one of these (the text is screened with "\n" in front).
+_WORD_START = "[ \t\n\r\u00a0\u3000(\\[{*_\"'`~“‘«¿¡/>|,.;:!?…\\-，。：；（「『、]"
+
+
+def _trigger_regex(triggers: list[str]) -> re.Pattern[str]:
+    return re.compile(f"{_WORD_START}({_trie(triggers)})(?!\\w)")
+
+
+_LATIN_TRIGGER = _trigger_regex([t for t in _BY_TRIGGER if not _is_cjk(t)])
+_ENGLISH_WORDS = sorted({t for rule in RULES if rule.language.code == "en" for t in rule.triggers})
+# A word that holds another is left out: "day" stands for "yesterday" and "monday".
+_ENGLISH_NEEDLES = {
+    needle: tuple(rule for rule in RULES if rule.language.code == "en"
+                  and any(needle in trigger for trigger in rule.triggers))
+    for needle in _ENGLISH_WORDS
+    if not any(other in needle for other in _ENGLISH_WORDS if other != needle)
+}
+_ACCENTED = re.compile("[\u00c0-\u024f]")
+_CJK_TRIGGER = re.compile("[" + "".join(t for t in _BY_TRIGGER if _is_cjk(t)) + "]")
+_CJK_TEXT = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_RULE_ORDER = {rule: index for index, rule in enumerate(RULES)}
+# Not prose: code spans, URLs and link targets are blanked (same length, so columns hold).
+_NOT_PROSE = re.compile(r"`[^`\n]*`|\bhttps?://\S+|\]\([^)\s]*\)")
+
+
+def _occurrences(text: str, needle: str) -> Iterator[int]:
+    at = text.find(needle)
+    while at != -1:
+        yield at
+        at = text.find(needle, at + 1)
+
+
+def _candidate_lines(text: str) -> dict[int, set[Rule]]:
+    """0-based line -> the rules the trigger words on it name."""
+    screened = "\n" + text.lower()
+    if " the " in screened and (text.isascii() or not _ACCENTED.search(text)):  # plain English
+        hits = [(at, rules) for needle, rules in _ENGLISH_NEEDLES.items() if needle in screened
+                for at in _occurrences(screened, needle)]
+        hits.sort(key=lambda hit: hit[0])
+    else:
+        hits = [(m.start(1), _BY_TRIGGER[m.group(1)]) for m in _LATIN_TRIGGER.finditer(screened)]
+    if not text.isascii() and _CJK_TEXT.search(text):
+        hits.extend((m.start(), _BY_TRIGGER[m.group()]) for m in _CJK_TRIGGER.finditer(screened))
+        hits.sort(key=lambda hit: hit[0])
+    wanted: dict[int, set[Rule]] = {}
+    line, last = -1, 0
+    for position, rules in hits:
+        line += screened.count("\n", last, position)
+        last = position
+        wanted.setdefault(line, set()).update(rules)
+    return wanted
+
+
+def _fence_lines(text: str) -> list[int]:
+    """0-based lines that open or close a ``` or ~~~ fence, in order."""
+    found = []
+    for marker in ("```", "~~~"):
+        for at in _occurrences(text, marker):
+            start = text.rfind("\n", 0, at) + 1
+            if not text[start:at].strip():
+                found.append(text.count("\n", 0, at))
+    return sorted(set(found))
+
+
+def _in_fence(fences: list[int], line: int) -> bool:
+    before = bisect.bisect_right(fences, line)
+    return before % 2 == 1 or (before > 0 and fences[before - 1] == line)
+
+
+def _prose(line: str) -> str:
+    if "`" not in line and "://" not in line and "](" not in line:
+        return line
+    return _NOT_PROSE.sub(lambda m: " " * len(m.group()), line)
+
+
+def _matches(plain: str, rules: set[Rule]) -> list[tuple[re.Match[str], Rule]]:
+    """Every rule's matches on one line, overlaps resolved: the earliest, then the longest;
+    the same words read by two languages ("próxima semana") go to the one the line is in."""
+    found = [
+        (match, rule)
+        for rule in rules
+        if not rule.needs_cue or rule.language.cue.search(plain)
+        for match in rule.regex.finditer(plain)
+    ]
+    if len(found) > 1:
+        def preference(item: tuple[re.Match[str], Rule]) -> tuple[int, int, bool, int]:
+            match, rule = item
+            cue = rule.language.cue
+            return (match.start(), match.start() - match.end(),
+                    not (cue and cue.search(plain)), _RULE_ORDER[rule])
+        found.sort(key=preference)
+    kept: list[tuple[re.Match[str], Rule]] = []
+    end = -1
+    for match, rule in found:
+        if match.start() >= end:
+            kept.append((match, rule))
+            end = match.end()
+    return kept
+
+
+def relative_dates(text: str) -> list[RelativeDate]:
+    """Each relative date in `text`, outside code spans, fences, URLs and link targets."""
+    wanted = _candidate_lines(text)
+    if not wanted:
         return []
-    found: list[tuple[int, str]] = []
-    in_fence = False
-    for index, line in enumerate(split_lines(text)):
-        if line.lstrip().startswith(("```", "~~~")):
-            in_fence = not in_fence
+    lines = text.split("\n")
+    fences = _fence_lines(text) if "```" in text or "~~~" in text else []
+    found: list[RelativeDate] = []
+    for index in sorted(wanted):
+        if fences and _in_fence(fences, index):
             continue
-        if in_fence or not any(keyword in line.lower() for keyword in present):
-            continue
-        plain = _CODE.sub(" ", line) if "`" in line else line
-        patterns = (_ENGLISH,) if plain.isascii() else (_ENGLISH, _CHINESE)
-        for pattern in patterns:
-            found.extend((index + 1, match.group(0)) for match in pattern.finditer(plain))
+        plain = _prose(lines[index])
+        found.extend(
+            RelativeDate(index + 1, match.start(), match.group(), rule, match)
+            for match, rule in _matches(plain, wanted[index])
+        )
     return found
