@@ -378,6 +378,16 @@ def test_relative_dates_inside_fences_and_code_spans_are_not_findings():
     assert relative_dates(text) == []
 
 
+def test_plain_english_text_is_read_for_english_dates_only():
+    assert phrases("The hoy column is the one we keep, since yesterday.") == ["yesterday"]
+    assert phrases("La columna hoy es la que guardamos.") == ["hoy"]
+
+
+def test_chinese_japanese_and_korean_dates_are_found_inside_english_text():
+    assert phrases("The freeze started 上周 and ends 来週の金曜日, see 다음 주 notes.") == [
+        "上周", "来週の金曜日", "다음 주"]
+
+
 def test_the_same_words_in_spanish_and_portuguese_are_rewritten_in_the_line_s_language():
     assert rewritten("Esta semana migramos el esquema.") == (
         "La semana del 2026-03-09 migramos el esquema.")

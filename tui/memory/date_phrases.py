@@ -135,8 +135,9 @@ def _latin(language: Language, pattern: str, triggers: str, needs_cue: bool = Fa
     return Rule(language, regex, tuple(triggers.split()), needs_cue)
 
 
-def _cjk(language: Language, pattern: str, triggers: str) -> Rule:
-    return Rule(language, re.compile(pattern), tuple(triggers))
+def _cjk(language: Language, pattern: str, triggers: str | list[str]) -> Rule:
+    words = triggers.split() if isinstance(triggers, str) else triggers
+    return Rule(language, re.compile(pattern), tuple(words))
 
 
 # --- English --------------------------------------------------------------------------------
@@ -351,6 +352,13 @@ _KO_START = r"(?<![가-힣])"
 _KO_END = r"(?=$|[^가-힣]|에|의|는|은|도|까지|부터|엔|동안|중|내|초|와|과|랑|가|이|를|을|만|쯤)"
 _ZH_TIAN_NOT = r"(?![气氣数數然空使才性堂文地])"  # 天气 (weather), 天然 (natural)...
 _CJK_AGO_NOT = r"(?![端台缀綴面者提续續果门門半後])"  # 前端 (front end), 年前半, 日前後...
+# "3天前", "两周后", "3日前", "2週間後": the unit and the direction together
+_CJK_AGO_TRIGGERS = [unit + way for unit in ("天", "周", "週", "期", "月", "年", "日", "間")
+                     for way in ("前", "后", "後", "以", "之")]
+_KO_SHIFTS = "지난 저번 이번 다음"
+# "3일 전", "2주 후", "한 달 뒤", "이틀 전": the unit (or day word) and the direction together
+_KO_AGO_TRIGGERS = [unit + space + way for unit in ("일", "주", "달", "월", "년", "루", "틀", "흘", "름")
+                    for space in ("", " ") for way in ("전", "후", "뒤")]
 
 RULES: tuple[Rule, ...] = (
     # English
@@ -442,44 +450,51 @@ RULES: tuple[Rule, ...] = (
            "kürzlich kurzlich kuerzlich neulich letztens unlängst unlangst kurzem"),
     # Chinese
     _cjk(CHINESE, rf"(?<![之以然最午])(?P<fixed>大前天|前天|大[后後]天|[后後]天|昨天|今天|明天|昨晚"
-                  rf"|今晚|明晚|今早|今晨|明早|昨夜){_ZH_TIAN_NOT}", "天晚早晨夜"),
-    _cjk(CHINESE, r"(?<![之以然最])(?P<fixed>去年|今年|明年|前年|[后後]年)(?![代级級])", "年"),
+                  rf"|今晚|明晚|今早|今晨|明早|昨夜){_ZH_TIAN_NOT}", "前天 昨天 今天 明天 后天 後天 昨晚 今晚 明晚 今早 今晨 明早 昨夜"),
+    _cjk(CHINESE, r"(?<![之以然最])(?P<fixed>去年|今年|明年|前年|[后後]年)(?![代级級])",
+         "去年 今年 明年 前年 后年 後年"),
     _cjk(CHINESE, r"(?P<shift>上上|下下|[上下本这這])(?:个|個)?(?P<unit>周|週|星期|礼拜|禮拜)"
                   r"(?:(?P<weekend>末)|(?P<weekday>[二三四五六日天]|一(?![起样樣直些下般定致切共点點次]))"
-                  r"|(?![期围圍边邊长長刊年]))", "周週星礼禮"),
-    _cjk(CHINESE, r"(?P<shift>上上|下下|[上下本这這])(?:个|個)?(?P<unit>月)(?![球亮光台])", "月"),
-    _cjk(CHINESE, r"(?P<shift>[上下本这這])(?:个|個)?(?P<unit>季度)", "季"),
+                  r"|(?![期围圍边邊长長刊年]))",
+         "上周 下周 本周 这周 這周 上週 下週 本週 這週 星期 礼拜 禮拜"),
+    _cjk(CHINESE, r"(?P<shift>上上|下下|[上下本这這])(?:个|個)?(?P<unit>月)(?![球亮光台])",
+         "上月 下月 本月 这月 這月 个月 個月"),
+    _cjk(CHINESE, r"(?P<shift>[上下本这這])(?:个|個)?(?P<unit>季度)", "季度"),
     _cjk(CHINESE, rf"(?<![\d.月])(?P<count>\d{{1,3}}|[一二两兩三四五六七八九十几幾]{{1,3}}|数|數)\s*"
                   rf"(?P<unit>天|周|週|[个個]?星期|[个個]月|年)\s*"
                   rf"(?:(?P<back>以前|之前|前)|(?P<ahead>以[后後]|之[后後]|[后後])){_CJK_AGO_NOT}",
-         "前后後"),
+         _CJK_AGO_TRIGGERS),
     _cjk(CHINESE, r"最近(?:几|幾)(?:天|周|週|[个個]月|年)|最近(?:这|這|一)段(?:时间|時間)"
                   r"|前(?:几|幾|些)(?:天|日子)|前(?:阵|陣)子|前段(?:时间|時間)|近期|近(?:来|來)"
-                  r"|(?:这|這)(?:几|幾)天", "近前这這"),
+                  r"|(?:这|這)(?:几|幾)天",
+         "最近 前几 前幾 前些 前阵 前陣 前段 近期 近来 近來 这几 這幾"),
     # Japanese
     _cjk(JAPANESE, r"(?P<fixed>一昨日|昨日|昨夜|昨晩|今日|本日|今朝|今夜|今晩|明後日|明日|明朝)",
-         "日夜晩朝"),
-    _cjk(JAPANESE, r"(?P<fixed>一昨年|去年|昨年|今年|再来年|来年)", "年"),
+         "昨日 今日 本日 今朝 今夜 今晩 明日 明朝 明後 昨夜 昨晩"),
+    _cjk(JAPANESE, r"(?P<fixed>一昨年|去年|昨年|今年|再来年|来年)", "去年 昨年 今年 来年"),
     _cjk(JAPANESE, r"(?P<shift>先々|先先|先|今|再来|来|來)(?P<unit>週)"
-                   r"(?:(?P<weekend>末)|の?(?P<weekday>[月火水木金土日])曜日?|(?!間))", "週"),
-    _cjk(JAPANESE, r"(?P<shift>先々|先|今|再来|来|來)(?P<unit>月)(?!曜)", "月"),
+                   r"(?:(?P<weekend>末)|の?(?P<weekday>[月火水木金土日])曜日?|(?!間))",
+         "先週 今週 来週 來週 々週"),
+    _cjk(JAPANESE, r"(?P<shift>先々|先|今|再来|来|來)(?P<unit>月)(?!曜)", "先月 今月 来月 來月 々月"),
     _cjk(JAPANESE, rf"(?<![\d月])(?P<count>\d{{1,3}}|[一二三四五六七八九十]{{1,3}}|数|何)"
                    rf"(?P<unit>日|週間|[かヶカヵ箇ケ]月|年)(?:(?P<back>前)|(?P<ahead>後)){_CJK_AGO_NOT}",
-         "前後"),
-    _cjk(JAPANESE, r"最近(?=[、，,はもで]|になって)|先日", "近先"),
+         _CJK_AGO_TRIGGERS),
+    _cjk(JAPANESE, r"最近(?=[、，,はもで]|になって)|先日", "最近 先日"),
     # Korean
     _cjk(KOREAN, rf"{_KO_START}(?P<fixed>그저께|그제(?!서야)|어젯밤|어제|오늘(?!날)|내일|모레)",
-         "그어오내모"),
-    _cjk(KOREAN, rf"{_KO_START}(?P<fixed>재작년|작년|지난해|올해|금년|내후년|내년)", "년해"),
+         "그저께 그제 어젯 어제 오늘 내일 모레"),
+    _cjk(KOREAN, rf"{_KO_START}(?P<fixed>재작년|작년|지난해|올해|금년|내후년|내년)",
+         "작년 지난해 올해 금년 내후년 내년"),
     _cjk(KOREAN, rf"{_KO_START}(?P<shift>지난|저번|이번|다다음|다음)\s?(?P<unit>주)"
-                 rf"(?:(?P<weekend>말)|\s?(?P<weekday>[월화수목금토일])요일|{_KO_END})", "주"),
+                 rf"(?:(?P<weekend>말)|\s?(?P<weekday>[월화수목금토일])요일|{_KO_END})", _KO_SHIFTS),
     _cjk(KOREAN, rf"{_KO_START}(?P<shift>지난|저번|이번|다음)\s(?P<weekday>[월화수목금토일])요일",
-         "요"),
+         _KO_SHIFTS),
     _cjk(KOREAN, rf"{_KO_START}(?P<shift>지난|저번|이번|다다음|다음)\s?(?P<unit>달){_KO_END}",
-         "달"),
-    _cjk(KOREAN, rf"{_KO_START}(?P<shift>지난|이번|다음)\s?(?P<unit>분기)", "분"),
+         _KO_SHIFTS),
+    _cjk(KOREAN, rf"{_KO_START}(?P<shift>지난|이번|다음)\s?(?P<unit>분기)", "분기"),
     _cjk(KOREAN, rf"(?<![\d가-힣])(?<!월 )(?:(?P<count>\d{{1,3}}|한|두|세|네|다섯|여섯|일곱|여덟"
                  rf"|아홉|열|몇)\s?(?P<unit>주일|일|주|개월|달|년)|(?P<days>하루|이틀|사흘|나흘|보름"
-                 rf"|일주일))\s?(?:(?P<back>전)|(?P<ahead>후|뒤)){_KO_END}", "전후뒤"),
-    _cjk(KOREAN, rf"{_KO_START}(?:최근에|얼마 전|엊그제|며칠 전|요전에?)", "최얼엊며요"),
+                 rf"|일주일))\s?(?:(?P<back>전)|(?P<ahead>후|뒤)){_KO_END}",
+         _KO_AGO_TRIGGERS),
+    _cjk(KOREAN, rf"{_KO_START}(?:최근에|얼마 전|엊그제|며칠 전|요전에?)", "최근에 얼마 엊그제 며칠 요전"),
 )

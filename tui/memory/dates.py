@@ -8,8 +8,8 @@ and only the lines holding one are matched against the rules those words name. T
 costs in proportion to the words it looks for, so plain English text (English's commonest
 word and no accented letter: Spanish, Portuguese, French and German prose almost never stays
 without one for a whole file) is screened for English words only, by plain substring search;
-other text by one regex over every Latin trigger (each must start a word), plus one
-character class over the CJK triggers where the text has CJK.
+other text by one regex over every Latin trigger (each must start a word); CJK text also
+by one regex over the CJK triggers (found anywhere: CJK has no word boundaries).
 """
 
 from __future__ import annotations
@@ -69,7 +69,16 @@ def _rules_by_trigger() -> dict[str, tuple[Rule, ...]]:
     for rule in RULES:
         for trigger in rule.triggers:
             rules.setdefault(trigger.lower(), []).append(rule)
-    return {trigger: tuple(named) for trigger, named in rules.items()}
+    # CJK triggers are found anywhere, longest first: one found also stands for the shorter
+    # triggers it starts with (지난해 for 지난).
+    return {
+        trigger: tuple(dict.fromkeys(
+            rule for other, named in rules.items()
+            if other == trigger or (_is_cjk(trigger) and trigger.startswith(other))
+            for rule in named
+        ))
+        for trigger in rules
+    }
 
 
 _BY_TRIGGER = _rules_by_trigger()
@@ -92,7 +101,7 @@ _ENGLISH_NEEDLES = {
     if not any(other in needle for other in _ENGLISH_WORDS if other != needle)
 }
 _ACCENTED = re.compile("[\u00c0-\u024f]")
-_CJK_TRIGGER = re.compile("[" + "".join(t for t in _BY_TRIGGER if _is_cjk(t)) + "]")
+_CJK_TRIGGER = re.compile(_trie([t for t in _BY_TRIGGER if _is_cjk(t)]))
 _CJK_TEXT = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _RULE_ORDER = {rule: index for index, rule in enumerate(RULES)}
 # Not prose: code spans, URLs and link targets are blanked (same length, so columns hold).
@@ -127,15 +136,10 @@ def _candidate_lines(text: str) -> dict[int, set[Rule]]:
     return wanted
 
 
-def _fence_lines(text: str) -> list[int]:
-    """0-based lines that open or close a ``` or ~~~ fence, in order."""
-    found = []
-    for marker in ("```", "~~~"):
-        for at in _occurrences(text, marker):
-            start = text.rfind("\n", 0, at) + 1
-            if not text[start:at].strip():
-                found.append(text.count("\n", 0, at))
-    return sorted(set(found))
+def _fence_lines(lines: list[str], upto: int) -> list[int]:
+    """0-based lines up to `upto` that open or close a ``` or ~~~ fence, in order."""
+    return [index for index, line in enumerate(lines[:upto + 1])
+            if line.lstrip().startswith(("```", "~~~"))]
 
 
 def _in_fence(fences: list[int], line: int) -> bool:
@@ -180,7 +184,7 @@ def relative_dates(text: str) -> list[RelativeDate]:
     if not wanted:
         return []
     lines = text.split("\n")
-    fences = _fence_lines(text) if "```" in text or "~~~" in text else []
+    fences = _fence_lines(lines, max(wanted)) if "```" in text or "~~~" in text else []
     found: list[RelativeDate] = []
     for index in sorted(wanted):
         if fences and _in_fence(fences, index):
