@@ -96,6 +96,8 @@ CHINESE_FOUND = [
     ("上周期的数据要保留。", []),  # 上 + 周期: the previous cycle
     ("下周一起讨论。", ["下周"]),  # 一起 is "together", not Monday
     ("之前天气不好。", []),  # 之前 + 天气: the weather before
+    ("今后天天都要检查。", []),  # 今后 + 天天: from now on, every day
+    ("目前天数不够。", []),  # 目前 + 天数: at present, the number of days
     ("花了3天后端开发。", []),  # 3 days of backend work
     ("2024年前三季度的报表。", []),
     ("选最近的节点。", []),  # 最近 alone: the nearest

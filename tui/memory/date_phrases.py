@@ -449,7 +449,7 @@ RULES: tuple[Rule, ...] = (
     _latin(GERMAN, r"k[üu]rzlich|kuerzlich|neulich|letztens|unl[äa]ngst|vor kurzem",
            "kürzlich kurzlich kuerzlich neulich letztens unlängst unlangst kurzem"),
     # Chinese
-    _cjk(CHINESE, rf"(?<![之以然最午])(?P<fixed>大前天|前天|大[后後]天|[后後]天|昨天|今天|明天|昨晚"
+    _cjk(CHINESE, rf"(?<![之以然最午今目提当當背落向])(?P<fixed>大前天|前天|大[后後]天|[后後]天|昨天|今天|明天|昨晚"
                   rf"|今晚|明晚|今早|今晨|明早|昨夜){_ZH_TIAN_NOT}", "前天 昨天 今天 明天 后天 後天 昨晚 今晚 明晚 今早 今晨 明早 昨夜"),
     _cjk(CHINESE, r"(?<![之以然最])(?P<fixed>去年|今年|明年|前年|[后後]年)(?![代级級])",
          "去年 今年 明年 前年 后年 後年"),
