@@ -350,7 +350,8 @@ KOREAN = Language(
 _KO_START = r"(?<![가-힣])"
 # A Korean word takes particles: after 주 / 달 only these may follow ("다음 주요" is "next main").
 _KO_END = r"(?=$|[^가-힣]|에|의|는|은|도|까지|부터|엔|동안|중|내|초|와|과|랑|가|이|를|을|만|쯤)"
-_ZH_TIAN_NOT = r"(?![气氣数數然空使才性堂文地])"  # 天气 (weather), 天然 (natural)...
+# 之前天气 (the weather before), 今后天天 (from now on, every day), 天然 (natural)...
+_ZH_TIAN_NOT = r"(?![气氣数數然空使才性堂文地])"
 _CJK_AGO_NOT = r"(?![端台缀綴面者提续續果门門半後])"  # 前端 (front end), 年前半, 日前後...
 # "3天前", "两周后", "3日前", "2週間後": the unit and the direction together
 _CJK_AGO_TRIGGERS = [unit + way for unit in ("天", "周", "週", "期", "月", "年", "日", "間")
@@ -449,8 +450,9 @@ RULES: tuple[Rule, ...] = (
     _latin(GERMAN, r"k[üu]rzlich|kuerzlich|neulich|letztens|unl[äa]ngst|vor kurzem",
            "kürzlich kurzlich kuerzlich neulich letztens unlängst unlangst kurzem"),
     # Chinese
-    _cjk(CHINESE, rf"(?<![之以然最午今目提当當背落向])(?P<fixed>大前天|前天|大[后後]天|[后後]天|昨天|今天|明天|昨晚"
-                  rf"|今晚|明晚|今早|今晨|明早|昨夜){_ZH_TIAN_NOT}", "前天 昨天 今天 明天 后天 後天 昨晚 今晚 明晚 今早 今晨 明早 昨夜"),
+    _cjk(CHINESE, rf"(?<![之以然最午今目提当當背落向])(?P<fixed>大前天|前天|大[后後]天|[后後]天|昨天"
+                  rf"|今天|明天|昨晚|今晚|明晚|今早|今晨|明早|昨夜){_ZH_TIAN_NOT}",
+         "前天 昨天 今天 明天 后天 後天 昨晚 今晚 明晚 今早 今晨 明早 昨夜"),
     _cjk(CHINESE, r"(?<![之以然最])(?P<fixed>去年|今年|明年|前年|[后後]年)(?![代级級])",
          "去年 今年 明年 前年 后年 後年"),
     _cjk(CHINESE, r"(?P<shift>上上|下下|[上下本这這])(?:个|個)?(?P<unit>周|週|星期|礼拜|禮拜)"
