@@ -135,16 +135,16 @@ def test_projects_and_audit_count_lines_alike_with_carriage_returns(claude_home,
 
 def test_relative_date_line_numbers_count_newlines_only():
     text = "---\nname: x\n---\nA\rB\u2028C\x0cD\nWe moved it yesterday.\n"
-    assert relative_dates(text) == [(5, "yesterday")]
+    assert [(found.line, found.phrase) for found in relative_dates(text)] == [(5, "yesterday")]
 
 
 def test_absolute_dates_keep_carriage_returns_and_separators():
     import datetime as dt
 
     text = "Deploys\u2028moved\r\nyesterday.\r\n"
-    new, changes = absolutize(text, dt.date(2026, 3, 4))
-    assert new == "Deploys\u2028moved\r\n2026-03-03.\r\n"
-    assert changes == [("yesterday", "2026-03-03")]
+    result = absolutize(text, dt.date(2026, 3, 4))
+    assert result.text == "Deploys\u2028moved\r\n2026-03-03.\r\n"
+    assert result.changes == [("yesterday", "2026-03-03")]
 
 
 def test_remove_dangling_keeps_the_bytes_of_lines_holding_carriage_returns(claude_home):
