@@ -280,3 +280,16 @@ def test_a_second_dream_cannot_start_while_the_first_is_being_reviewed(store):
     assert f"A consolidation by process {os.getpid()}" in second.stderr + second.stdout
     assert "Traceback" not in second.stderr
     assert len(history(store)) <= 1  # only the first dream's change set, if it had one
+
+
+def test_an_unwritable_state_dir_refuses_the_write_in_one_sentence(store, tmp_path, monkeypatch):
+    from tui.memory.writes import WriteRefused
+
+    blocked = tmp_path / "state-is-a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("MEMTUI_STATE_DIR", str(blocked))
+    before = (store / FILES[0]).read_bytes()
+
+    with pytest.raises(WriteRefused, match="memtui cannot take its lock for this store"):
+        apply_changes(store, [FileChange(FILES[0], before, b"x\n")], "edit")
+    assert (store / FILES[0]).read_bytes() == before

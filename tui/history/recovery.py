@@ -40,10 +40,11 @@ def _snapshot(store: Path, message: str, source: str) -> None:
     """Commit the store to its journal; a journal that cannot be written never blocks a
     write (the safe write keeps its own backups), so its error is dropped here."""
     from tui.history.journal import Journal, JournalError
+    from tui.memory.refusals import WriteRefused
 
     try:
         Journal(store).snapshot(message, source=source)
-    except (JournalError, OSError):
+    except (JournalError, OSError, WriteRefused):  # WriteRefused: another memtui holds it
         pass
 
 

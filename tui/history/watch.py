@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.history.journal import Journal, JournalError, changed_files
+from tui.memory.refusals import WriteRefused
 
 Signature = tuple[tuple[str, int, int], ...] | None
 MAX_DELAY = 2.0  # seconds between commits at most while a store keeps changing
@@ -82,11 +83,15 @@ class StoreWatcher:
         if now != self.pending and not overdue:  # still changing: wait for it to settle
             self.pending = now
             return None
-        self.seen, self.pending = now, None
+        previous, self.seen, self.pending = self.seen, now, None
         if now is None:
             return WatchEvent(self.store, None, f"{self.store}: store deleted, waiting for it")
         before = self.journal.head()
-        rev = self._commit("change seen by memtui watch", started)
+        try:
+            rev = self._commit("change seen by memtui watch", started)
+        except WriteRefused as busy:  # another memtui is writing it: the next poll commits
+            self.seen = previous
+            return WatchEvent(self.store, None, f"{self.store}: {busy}")
         if rev is None:
             return None
         files = changed_files(self.journal, before, rev)

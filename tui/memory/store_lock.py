@@ -76,8 +76,12 @@ def _busy_sentence(store: Path, waited: float) -> str:
 
 def _lock_file(path: Path, wait: float) -> int | None:
     """An fd holding the exclusive lock, or None when `wait` ran out."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as error:
+        raise WriteRefused(f"memtui cannot take its lock for this store at {path} "
+                           f"({error.strerror or error}); nothing was changed.") from None
     deadline = time.monotonic() + wait
     delay = 0.005
     while True:
