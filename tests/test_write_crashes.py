@@ -158,21 +158,79 @@ def test_a_dream_killed_before_apply_leaves_the_lock_exactly_as_it_was(store, ca
     assert lock.read_bytes() == b"48613\n"
     assert os.stat(lock).st_mtime == 1_700_000_000.5
     assert "put the consolidation lock back as it was" in said
-    copies = Path(tempfile.gettempdir()).glob(f"{RUN_PREFIX}*/owner-pid")
-    assert str(dream.pid) not in [owner.read_text().strip() for owner in copies]
+    copies = [p.name for p in Path(tempfile.gettempdir()).glob(f"{RUN_PREFIX}{dream.pid}-*")]
+    assert copies == []
 
 
 def test_a_store_copy_of_a_killed_run_is_removed_on_the_next_run(store, capsys):
-    corpse = Path(tempfile.mkdtemp(prefix=RUN_PREFIX))
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True).stdout)
+    corpse = Path(tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{dead}-"))
     (corpse / "memory").mkdir()
     (corpse / "memory" / "MEMORY.md").write_text("a copy of someone's store")
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True).stdout.strip()
-    (corpse / "owner-pid").write_text(dead)
+    alive = Path(tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{os.getpid()}-"))
 
     next_command(store, capsys)
 
     assert not corpse.exists()
+    assert alive.exists()  # a run still going (this process) keeps its copy
+    alive.rmdir()
+
+
+DELETE_AND_CHANGE = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from tui.memory.writes import FileChange, apply_changes
+    store = Path(sys.argv[1])
+    apply_changes(store, [
+        FileChange("a_first.md", (store / "a_first.md").read_bytes(), b"changed\\n"),
+        FileChange("b_second.md", (store / "b_second.md").read_bytes(), None),
+        FileChange("new_one.md", None, b"created\\n"),
+    ], "mixed")
+""")
+
+
+@pytest.mark.parametrize("moment", ["swap.installed:1", "swap.aside:2", "apply.swapped",
+                                    "apply.before_log"])
+def test_a_killed_change_set_with_a_delete_and_a_create_is_rolled_back_whole(store, capsys,
+                                                                               moment):
+    """The torture run found a deletion left in place once its moved-aside file was gone."""
+    original = snapshot(store)
+    killed = run_python(DELETE_AND_CHANGE, str(store), failpoint=moment)
+    assert killed.returncode == -signal.SIGKILL
+
+    next_command(store, capsys)
+
+    assert snapshot(store) == original
+    assert temp_files(store) == []
+    assert history(store) == []
+
+
+ACQUIRE = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from tui.claude.lock import LockBusy, acquire_lock, rollback_lock
+    store, start = Path(sys.argv[1]), float(sys.argv[2])
+    time.sleep(max(0.0, start - time.time()))
+    try:
+        rollback_lock(acquire_lock(store))
+        print("won")
+    except LockBusy:
+        print("lost")
+""")
+
+
+def test_two_processes_taking_the_consolidate_lock_at_once_never_crash(store):
+    for _ in range(5):
+        start = str(time.time() + 0.5)
+        racers = [subprocess.Popen([sys.executable, "-c", ACQUIRE, str(store), start],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                  for _ in range(2)]
+        outputs = [racer.communicate(timeout=60) for racer in racers]
+        assert all(not err for _, err in outputs), outputs
+        assert all(out.strip() in ("won", "lost") for out, _ in outputs)
+    assert not (store / LOCK_NAME).exists()  # every winner rolled back: as it was
+    assert list((xdg.state_dir() / "lock-leases").glob("*.json")) == []
 
 
 HOLD = textwrap.dedent("""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -27,7 +26,7 @@ from pathlib import Path
 from tui.claude import transcripts
 from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME, LOCK_NAME
-from tui.memory.intents import RUN_PREFIX, mark_run_copy, remove_abandoned_run_copies
+from tui.memory.intents import remove_abandoned_run_copies, run_copy_dir
 
 READ_LIMIT = 40_000  # characters returned by one read
 GREP_MATCHES = 20
@@ -63,9 +62,7 @@ class Staging:
     @classmethod
     def create(cls, store: Path) -> Staging:
         remove_abandoned_run_copies()
-        parent = Path(tempfile.mkdtemp(prefix=RUN_PREFIX))
-        mark_run_copy(parent)
-        root = parent / "memory"
+        root = run_copy_dir() / "memory"
         root.mkdir()
         staging = cls(store, root)
         if store.is_dir():

@@ -151,14 +151,14 @@ def release_lock(lease: LockLease) -> None:
     if _still_ours(lease):
         _write_body(lease.path, b"")
         os.utime(lease.path, (lease.started, lease.started))
-    _lease_record(lease.path.parent).unlink(missing_ok=True)
+    _lease_record(lease.path.parent, lease.pid).unlink(missing_ok=True)
 
 
 def rollback_lock(lease: LockLease) -> None:
     """A failed or cancelled run: as if it never started (bytes and mtime as they were)."""
     if _still_ours(lease):  # else someone reclaimed it since; theirs now
         restore_lock(lease.path.parent, lease.previous)
-    _lease_record(lease.path.parent).unlink(missing_ok=True)
+    _lease_record(lease.path.parent, lease.pid).unlink(missing_ok=True)
 
 
 def restore_lock(memory_dir: Path, previous: LockState) -> None:
@@ -188,12 +188,13 @@ def _leases_dir() -> Path:
     return state_dir() / "lock-leases"
 
 
-def _lease_record(memory_dir: Path) -> Path:
-    return _leases_dir() / f"{store_key(memory_dir)}.json"
+def _lease_record(memory_dir: Path, pid: int) -> Path:
+    """One record per process: two dreams racing for the lock never touch each other's."""
+    return _leases_dir() / f"{store_key(memory_dir)}.{pid}.json"
 
 
 def _write_lease_record(memory_dir: Path, pid: int, previous: LockState) -> Path:
-    record = _lease_record(memory_dir)
+    record = _lease_record(memory_dir, pid)
     record.parent.mkdir(parents=True, exist_ok=True)
     partial = record.with_suffix(".partial")
     partial.write_text(json.dumps({"store": str(memory_dir), "pid": pid,

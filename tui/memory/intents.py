@@ -35,7 +35,6 @@ from tui.memory.swap import (
 from tui.xdg import store_key
 
 RUN_PREFIX = "memtui-run-"
-OWNER_FILE = "owner-pid"
 
 
 def _encode(data: bytes | None) -> str | None:
@@ -54,14 +53,15 @@ def intents_dir(store: Path | None = None) -> Path:
 
 
 def write_intent(store: Path, record_id: str, label: str,
-                 files: Iterable[tuple[str, bytes | None, bytes | None]]) -> Path:
-    """Record what is about to change, synced to disk before the first file is touched."""
+                 files: Iterable[tuple[str, bytes | None, bytes | None, float | None]]) -> Path:
+    """Record what is about to change (each file's old and new bytes, and its old mtime),
+    synced to disk before the first file is touched."""
     folder = intents_dir(store)
     folder.mkdir(parents=True, exist_ok=True)
     body = json.dumps({
         "id": record_id, "store": str(store), "label": label, "pid": os.getpid(),
-        "files": [{"file": file, "before": _encode(before), "after": _encode(after)}
-                  for file, before, after in files],
+        "files": [{"file": file, "before": _encode(before), "after": _encode(after),
+                   "mtime": mtime} for file, before, after, mtime in files],
     }).encode("utf-8", "surrogateescape")
     path = folder / f"{record_id}.json"
     partial = folder / f".{record_id}.json.partial"
@@ -95,16 +95,20 @@ def keep_copy(store: Path, record_id: str, file: str, data: bytes) -> Path:
 
 
 def _roll_back_file(store: Path, record_id: str, file: str, before: bytes | None,
-                    after: bytes | None) -> bool:
-    """Put one file of an interrupted change back to `before`; True when it was touched."""
+                    after: bytes | None, mtime: float | None) -> bool:
+    """Put one file of an interrupted change back to `before`; True when it was touched.
+
+    The file is found in one of four states: untouched (it is `before`), moved aside (the
+    aside holds `before`), swapped (it is `after`, the aside may still be there), or
+    changed by someone else meanwhile (kept: never overwritten)."""
     path = Path(store, *file.split("/"))
     aside = temp_name(path, record_id, OLD_SUFFIX)
     temp_name(path, record_id, NEW_SUFFIX).unlink(missing_ok=True)
     current = _read(path)
-    touched = False
+    present = os.path.lexists(path)
     if os.path.lexists(aside):
         moved = _read(aside)
-        if current is None and not os.path.lexists(path):
+        if not present:
             os.rename(aside, path)  # killed between moving it aside and installing
             return True
         if current == after and after is not None:
@@ -113,16 +117,17 @@ def _roll_back_file(store: Path, record_id: str, file: str, before: bytes | None
         if moved is not None and moved != before:
             keep_copy(store, record_id, file, moved)
         os.unlink(aside)
-        return touched
-    if current is not None and current == after and current != before:
-        if before is None:
-            os.unlink(path)
-        else:
-            staged = temp_name(path, record_id, NEW_SUFFIX)
-            write_new_file(staged, before, None, None)
-            os.replace(staged, path)
-        return True
-    return touched
+        return False
+    ours = current == after if after is not None else not present
+    if not ours or current == before:
+        return False  # untouched, or someone else's write since: theirs stays
+    if before is None:
+        os.unlink(path)
+    else:
+        staged = temp_name(path, record_id, NEW_SUFFIX)
+        write_new_file(staged, before, None, mtime)
+        os.replace(staged, path)
+    return True
 
 
 def _read(path: Path) -> bytes | None:
@@ -137,21 +142,21 @@ def _recover_intent(store: Path, intent: Path) -> str | None:
     try:
         data = json.loads(intent.read_text(encoding="utf-8", errors="surrogateescape"))
         record_id, label, files = data["id"], data["label"], data["files"]
-        entries = [(f["file"], _decode(f["before"]), _decode(f["after"])) for f in files]
+        entries = [(f["file"], _decode(f["before"]), _decode(f["after"]), f.get("mtime"))
+                   for f in files]
     except (OSError, ValueError, KeyError, TypeError):
         clear_intent(intent)  # cut short before it was complete: nothing was touched yet
         return None
     if record_id in _logged_ids(store):
         # The change was recorded: only its leftovers remain.
-        for file, _before, _after in entries:
+        for file, *_ in entries:
             path = Path(store, *file.split("/"))
             for suffix in (NEW_SUFFIX, OLD_SUFFIX):
                 temp_name(path, record_id, suffix).unlink(missing_ok=True)
         clear_intent(intent)
         return None
-    restored = sum(_roll_back_file(store, record_id, file, before, after)
-                   for file, before, after in reversed(entries))
-    for folder in {Path(store, *file.split("/")).parent for file, _, _ in entries}:
+    restored = sum(_roll_back_file(store, record_id, *entry) for entry in reversed(entries))
+    for folder in {Path(store, *entry[0].split("/")).parent for entry in entries}:
         fsync_dir(folder)
     clear_intent(intent)
     if not restored:
@@ -245,8 +250,15 @@ def _store_of(folder: Path) -> Path | None:
     return None
 
 
-def mark_run_copy(parent: Path) -> None:
-    (parent / OWNER_FILE).write_text(str(os.getpid()), encoding="utf-8")
+def run_copy_dir() -> Path:
+    """A new temp dir for a run's store copy, named after this process
+    (`memtui-run-<pid>-…`), so a killed run's copy is recognised from its name alone."""
+    return Path(tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{os.getpid()}-"))
+
+
+def _owner(entry: Path) -> int | None:
+    pid = entry.name.removeprefix(RUN_PREFIX).split("-", 1)[0]
+    return int(pid) if pid.isdigit() and len(pid) <= 10 else None
 
 
 def remove_abandoned_run_copies() -> int:
@@ -259,14 +271,11 @@ def remove_abandoned_run_copies() -> int:
     except OSError:
         return 0
     for entry in entries:
-        try:
-            owner = (entry / OWNER_FILE).read_text(encoding="utf-8").strip()
-        except OSError:
-            owner = ""
-        if owner.isdigit() and pid_alive(int(owner)):
+        owner = _owner(entry)
+        if owner is not None and pid_alive(owner):
             continue
-        if not owner.isdigit() and not _older_than_an_hour(entry):
-            continue  # a copy being made right now, before its owner file
+        if owner is None and not _older_than_an_hour(entry):
+            continue  # named by an older memtui: only a stale one is surely abandoned
         shutil.rmtree(entry, ignore_errors=True)
         removed += 1
     return removed

@@ -314,7 +314,7 @@ def _apply_locked(
                 if change.after is None and change.before is not None:
                     _archive(store, change, record.time)
         intent = write_intent(store, record.id, label,
-                              ((c.file, c.before, c.after) for c in changes))
+                              ((c.file, c.before, c.after, mtimes[c.file]) for c in changes))
     except OSError as error:
         raise WriteRefused(
             f"Could not save the backup copies ({error.strerror or error}); nothing was changed."
