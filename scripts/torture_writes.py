@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """Torture memtui's safe writes with real processes: races, SIGKILLs, two writers, symlinks.
 
-    .venv/bin/python scripts/torture_writes.py            # the full run (~8-10 min, 2 cores)
-    .venv/bin/python scripts/torture_writes.py --quick    # a smaller run (~2 min)
-    options: --races N --kills N --rounds N --dream-pairs N --link-rounds N --seed N
-             --only races,kills,two,links --keep (leave the temp dirs for a look)
+    .venv/bin/python scripts/torture_writes.py           # the full run (~8 min on 2 busy cores)
+    .venv/bin/python scripts/torture_writes.py --quick   # a smaller run (~75 s)
+    options: --races N --kills N --pipelines N --rounds N --dream-pairs N --link-rounds N
+             --kill-ops apply,undo,... --seed N --only races,kills,two,links
+             --keep (leave the temp dirs for a look)
 
 Every scenario builds its own config home (CLAUDE_CONFIG_DIR), MEMTUI_DATA_DIR,
 MEMTUI_STATE_DIR, MEMTUI_CACHE_DIR, MEMTUI_CONFIG_DIR and TMPDIR in one temp dir, removed at
 the end; nothing reads or writes the user's. Processes run niced. No failpoint is used: the
-moments are real timing. A table of figures is printed at the end; the exit status is 1
-when a target is missed.
+moments are real timing, so two runs differ. A table of figures is printed at the end; the
+exit status is 1 when a target is missed or any process printed a traceback.
 
 1. Races. Outside writer processes (half write in place like Node's writeFile: open with
    O_TRUNC, write; half write a temp file and rename it over) rewrite memory files with
@@ -18,9 +19,11 @@ when a target is missed.
    change sets (one file or several, through `apply_journalled`; undo through
    `undo_journalled`; `memtui restore` from the command line) and `memtui dream --engine
    offline --yes` runs on a store built so the dream changes many files (near-duplicates,
-   "yesterday", unindexed files). Each outside writer owns its files, and reads a file just
-   before rewriting it (as Claude Code's Edit does), so what happened to each outside write
-   is observed: by that read, or by the final state for the last write of a file.
+   "yesterday", unindexed files). (`memtui merge` is left to scenario 2: it needs a lost
+   update in the transcripts of a file nobody else rewrites.) Each outside writer owns its
+   files, and reads a file just before rewriting it (as Claude Code's Edit does), so what
+   happened to each outside write is observed: by that read, or by the final state for the
+   last write of a file.
 
    An outside write W (content C, file F) is, when next observed:
    - intact: the observation is C;
@@ -38,16 +41,22 @@ when a target is missed.
    record's `before` of a file is the previous record's `after` unless an outside write to
    that file came between (so no memtui write lost another memtui write, and memtui never
    replaced bytes nobody wrote); and the last outside write to every file is on disk or was
-   replaced knowingly.
+   replaced knowingly. (With the compare-and-swap switched off in the workers, the same
+   analysis finds dozens of silently lost writes per hundred attempts.)
 
-2. SIGKILLs. apply and undo (real processes running `apply_journalled`/`undo_journalled`),
-   `memtui restore`, `memtui merge` and `memtui dream --engine offline --yes` are killed with
-   SIGKILL after a random delay (uniform over the operation's measured duration), then the
-   next command (`memtui audit STORE`) runs. Then: the store must equal either the state
-   before (no new record) or that state with the new undo-log record applied whole; no
-   `*.memtui-*` file in the store; no `memtui-run-*` copy left in TMPDIR; no intent record
-   left; a dream killed before its apply was recorded leaves `.consolidate-lock` with the
-   same bytes and mtime; and undo (`undo_last`) brings back the exact state before.
+2. SIGKILLs. apply and undo (`apply_journalled`/`undo_journalled`, as the app calls them),
+   `memtui restore`, `memtui merge` and `memtui dream --engine offline --yes` (through
+   `tui.cli.main`) are killed with SIGKILL after a random delay, uniform over the
+   operation's measured duration, until the wanted number of kills landed mid-operation.
+   Each victim is a fresh process forked from one that has done the imports, so the kill
+   lands in the operation, not in Python's start-up. Then the next command runs: `memtui
+   audit STORE` (every tenth through the installed entry point, the others as
+   `main(["audit", STORE])` in a fresh forked process). Then: the store must equal either
+   the state before (no new record) or that state with the new undo-log record applied
+   whole; no `*.memtui-*` file in the store; no `memtui-run-*` store copy left in TMPDIR;
+   no intent record left; a dream killed before its apply was recorded leaves
+   `.consolidate-lock` with the same bytes and mtime; and undo (`undo_last`) brings back
+   the exact state before. Two pipelines run at once, each on its own sandbox.
 
 3. Two processes applying at once. Persistent racer processes apply conflicting, overlapping
    and disjoint change sets (and undo against apply) to one store, or to a fresh store whose
@@ -840,7 +849,8 @@ def _analyse_races(result: Result, store: Path, writes: dict[str, list[dict]],
         kind = "dream" if record.label.startswith("dream") else "restore"
         for attempt in attempts:
             if attempt["kind"] == kind and attempt["t0"] <= record.time <= attempt["t1"] \
-                    and attempt.get("outcome") == "applied" and not attempt.get("matched"):
+                    and attempt.get("outcome") == "applied" and not attempt.get("matched") \
+                    and (kind == "dream" or record.changes[0].file in attempt["files"]):
                 attempt["matched"] = record.id
                 made_by[record.id] = attempt
                 break
@@ -938,6 +948,9 @@ def _analyse_races(result: Result, store: Path, writes: dict[str, list[dict]],
     raced = sum(1 for a in attempts if any(
         (a["touch"] is None or f in a["touch"]) and w["w0"] <= a["t1"] and w["w1"] >= a["t0"]
         for f, ws in writes.items() for w in ws))
+    close_calls = sum(1 for a in attempts if a.get("outcome") == "applied" and any(
+        (a["touch"] is None or f in a["touch"]) and a["start"] - 0.2 <= w["w1"] <= a["start"]
+        for f, ws in writes.items() for w in ws))
     total_writes = sum(len(ws) for ws in writes.values())
     modes = Counter(w["mode"] for ws in writes.values() for w in ws)
 
@@ -945,6 +958,8 @@ def _analyse_races(result: Result, store: Path, writes: dict[str, list[dict]],
     result.add("  by kind", ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
     result.add("  outcomes", ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items(), key=str)))
     result.add("  overlapping an outside write to a file they touched", raced)
+    result.add("  applied within 200 ms after an outside write to one of their files",
+               close_calls)
     dreams = [a for a in attempts if a["kind"] == "dream"]
     result.add("  dreams applied / files they applied / files they refused",
                f"{sum(1 for d in dreams if d.get('applied'))} of {len(dreams)} / "
@@ -967,8 +982,12 @@ def _analyse_races(result: Result, store: Path, writes: dict[str, list[dict]],
     result.add("records not traced to an attempt", len(unmatched))
     result.add("memtui temp files left in the store", len(temp_files(store)), 0)
     result.notes += lost_examples + chain_examples[:5]
-    if unmatched:
-        result.notes.append(f"untraced records: {unmatched[:5]}")
+    for record_id in unmatched[:5]:
+        record = by_id[record_id]
+        near = [f"{a['kind']} {a.get('outcome')} {a['t0']:.3f}-{a['t1']:.3f}" for a in attempts
+                if abs(a["t0"] - record.time) < 2]
+        result.notes.append(f"untraced record {record.label!r} at {record.time:.3f} "
+                            f"({', '.join(c.file for c in record.changes)}); near: {near[:4]}")
 
 
 # --- 2. SIGKILLs -------------------------------------------------------------------------------
@@ -1020,7 +1039,7 @@ def scenario_kills(root: Path, kills: int, seed: int, pipelines: int,
     result.add("journals moved aside (.broken-*)", totals["broken journals"])
     result.add("stores rebuilt after a failure", totals["stores rebuilt"])
     result.add("kill pipelines that failed", totals["pipeline failures"], 0)
-    result.notes += notes[:10]
+    result.notes += notes[:20]
     result.seconds = time.time() - started
     return result
 
@@ -1169,13 +1188,14 @@ def _kill_pipeline(box: Sandbox, config: dict, counts: Counter, notes: list[str]
     notes.append(f"{name}: operation durations after start-up: " + ", ".join(
         f"{op} {seconds:.2f} s" for op, seconds in durations.items()))
 
+    # Until the wanted number of kills landed mid-operation (an operation that finished
+    # before its kill does not count, and the next one gets a kill of its own).
     chosen = config.get("ops") or KILL_OPS
-    ops = [chosen[n % len(chosen)] for n in range(config["kills"])]
-    rng.shuffle(ops)
     parent = os.getppid()
-    for n, op in enumerate(ops):
-        if os.getppid() != parent:
-            break  # the torture run is gone
+    for n in range(2 * config["kills"]):
+        if counts["killed"] >= config["kills"] or os.getppid() != parent:
+            break
+        op = chosen[n % len(chosen)]
         where = f"{name} kill {n} ({op})"
         delay = rng.uniform(0, durations[op] * 1.05)
         outcome = attempt(op, delay)
