@@ -2,7 +2,7 @@
 """Torture memtui's safe writes with real processes: races, SIGKILLs, two writers, symlinks.
 
     .venv/bin/python scripts/torture_writes.py           # the full run (~8 min on 2 busy cores)
-    .venv/bin/python scripts/torture_writes.py --quick   # a smaller run (~75 s)
+    .venv/bin/python scripts/torture_writes.py --quick   # a smaller run (~2 min)
     options: --races N --kills N --pipelines N --rounds N --dream-pairs N --link-rounds N
              --kill-ops apply,undo,... --seed N --only races,kills,two,links
              --keep (leave the temp dirs for a look)
