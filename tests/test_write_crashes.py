@@ -141,23 +141,27 @@ def test_a_moved_aside_file_whose_name_is_free_goes_back(store, capsys):
     assert temp_files(store) == []
 
 
-def test_a_dream_killed_before_apply_leaves_the_lock_exactly_as_it_was(store, capsys):
+@pytest.mark.parametrize("moment", ["lock.leased", "dream.staged"])
+def test_a_dream_killed_before_apply_leaves_the_lock_exactly_as_it_was(store, capsys, moment):
     lock = store / LOCK_NAME
     lock.write_bytes(b"48613\n")
     os.utime(lock, (1_700_000_000.5, 1_700_000_000.5))
     dream = subprocess.Popen(
         [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))",
          "dream", str(store), "--engine", "offline", "--yes"],
-        env={**os.environ, "MEMTUI_FAILPOINT": "dream.staged"},
+        env={**os.environ, "MEMTUI_FAILPOINT": moment},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert dream.wait(timeout=60) == -signal.SIGKILL
-    assert read_lock(store).pid == dream.pid  # the dead dream's PID is in it
+    if moment == "dream.staged":
+        assert read_lock(store).pid == dream.pid  # the dead dream's PID is in it
 
     said = next_command(store, capsys)
 
     assert lock.read_bytes() == b"48613\n"
     assert os.stat(lock).st_mtime == 1_700_000_000.5
-    assert "put the consolidation lock back as it was" in said
+    if moment == "dream.staged":
+        assert "put the consolidation lock back as it was" in said
+    assert list((xdg.state_dir() / "lock-leases").glob("*.json")) == []
     copies = [p.name for p in Path(tempfile.gettempdir()).glob(f"{RUN_PREFIX}{dream.pid}-*")]
     assert copies == []
 
@@ -302,7 +306,7 @@ def test_two_processes_applying_at_once_never_both_win(store):
 
 
 def test_the_intent_lists_every_file_before_the_first_is_touched(store):
-    from tui.memory import failpoints
+    from tui import failpoints
 
     seen = {}
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import memory_text, snapshot, write_index, write_memory
 
-from tui.memory import failpoints
+from tui import failpoints
 from tui.memory.writes import ConflictError, FileChange, apply_changes, history
 
 OUTSIDE = b"written by Claude Code in another worktree\n"

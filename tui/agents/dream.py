@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui import failpoints
 from tui.agents import offline, prompts
 from tui.agents.changeset import build_changeset
 from tui.agents.client import ClientConfig, EngineError, ModelClient
@@ -29,7 +30,6 @@ from tui.claude import transcripts
 from tui.claude.lines import read_store_text, split_lines
 from tui.claude.lock import LockBusy, acquire_lock, read_lock, rollback_lock
 from tui.claude.paths import INDEX_NAME, utf16_len
-from tui.memory import failpoints
 from tui.memory.audit import audit_store
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
 from tui.memory.refusals import WriteRefused

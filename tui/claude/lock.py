@@ -12,7 +12,6 @@ mid-dream leaves nothing counted: the next command puts the lock back exactly.
 from __future__ import annotations
 
 import base64
-import errno
 import json
 import os
 import stat
@@ -20,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui import failpoints
 from tui.claude.paths import LOCK_NAME
 from tui.xdg import state_dir, store_key
 
@@ -90,21 +90,36 @@ def _read_body(path: Path) -> bytes | None:
         os.close(handle)
 
 
-def _write_body(path: Path, body: bytes) -> None:
-    """Write the lock file in place, refusing a link or anything but a regular file."""
+LOCK_TEMP_SUFFIX = ".memtui-lock"
+
+
+def _replace_lock(path: Path, body: bytes, mtime: float | None = None) -> None:
+    """Give the lock file `body` (and `mtime`) in one rename, so a reader or a kill sees the
+    old lock or the new one, never a truncated one. Never writes through a link: a lock
+    that is not a regular file is refused, and a rename replaces a name, not its target."""
     try:
-        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise LockBusy(f"{path} is a symlink; memtui does not write through links.") from None
-        raise
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        raise LockBusy(f"{path} is a symlink; memtui does not write through links.")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise LockBusy(f"{path} is not a regular file; memtui will not write it.")
+    temp = path.with_name(f".{path.name}.{os.getpid()}{LOCK_TEMP_SUFFIX}")
+    temp.unlink(missing_ok=True)
+    mode = stat.S_IMODE(info.st_mode) if info is not None else 0o644
+    handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
     try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            raise LockBusy(f"{path} is not a regular file; memtui will not write it.")
-        os.ftruncate(handle, 0)
         os.write(handle, body)
+        if mtime is not None:
+            os.utime(handle, (mtime, mtime))
     finally:
         os.close(handle)
+    try:
+        os.replace(temp, path)
+    except OSError:
+        temp.unlink(missing_ok=True)
+        raise
 
 
 class LockBusy(Exception):
@@ -136,7 +151,8 @@ def acquire_lock(memory_dir: Path, now: float | None = None) -> LockLease:
     pid = os.getpid()
     record = _write_lease_record(memory_dir, pid, previous)
     try:
-        _write_body(previous.path, str(pid).encode())
+        failpoints.reached("lock.leased", str(memory_dir))
+        _replace_lock(previous.path, str(pid).encode())
         if read_lock(memory_dir).pid != pid:
             raise LockBusy("Another process took the consolidation lock at the same moment.")
     except BaseException:
@@ -149,8 +165,7 @@ def release_lock(lease: LockLease) -> None:
     """A successful run: the mtime stays at the start time, the body no longer names a
     live holder (memtui may keep running long after the run)."""
     if _still_ours(lease):
-        _write_body(lease.path, b"")
-        os.utime(lease.path, (lease.started, lease.started))
+        _replace_lock(lease.path, b"", lease.started)
     _lease_record(lease.path.parent, lease.pid).unlink(missing_ok=True)
 
 
@@ -167,9 +182,7 @@ def restore_lock(memory_dir: Path, previous: LockState) -> None:
     if not previous.exists:
         path.unlink(missing_ok=True)
         return
-    _write_body(path, previous.body or b"")
-    if previous.mtime is not None:
-        os.utime(path, (previous.mtime, previous.mtime), follow_symlinks=False)
+    _replace_lock(path, previous.body or b"", previous.mtime)
 
 
 def state_json(state: LockState) -> dict:

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tui import xdg
+from tui.claude.lock import LOCK_TEMP_SUFFIX
 from tui.memory.store_lock import StoreBusy, store_lock
 from tui.memory.swap import (
     LEGACY_SUFFIX,
@@ -172,6 +173,9 @@ def _sweep_temp_files(store: Path) -> int:
     for folder, dirs, names in os.walk(store):
         dirs[:] = [d for d in dirs if not d.startswith(".git")]
         for name in names:
+            if name.endswith(LOCK_TEMP_SUFFIX) and name.startswith("."):
+                tidied += _sweep_lock_temp(Path(folder, name))
+                continue
             if not name.endswith((NEW_SUFFIX, OLD_SUFFIX, LEGACY_SUFFIX)) or not name.startswith("."):
                 continue
             path = Path(folder, name)
@@ -187,6 +191,18 @@ def _sweep_temp_files(store: Path) -> int:
             path.unlink(missing_ok=True)
             tidied += 1
     return tidied
+
+
+def _sweep_lock_temp(path: Path) -> int:
+    """A consolidate-lock temp file left by a memtui killed before its rename (its PID is
+    in its name); one still being written by a live process is left alone."""
+    from tui.claude.lock import pid_alive
+
+    pid = path.name.removesuffix(LOCK_TEMP_SUFFIX).rsplit(".", 1)[-1]
+    if pid.isdigit() and len(pid) <= 10 and pid_alive(int(pid)):
+        return 0
+    path.unlink(missing_ok=True)
+    return 1
 
 
 def recover_store(store: Path, wait: float = 2.0) -> list[str]:

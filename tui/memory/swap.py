@@ -22,7 +22,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.memory import failpoints
+from tui import failpoints
 
 NEW_SUFFIX, OLD_SUFFIX = ".memtui-new", ".memtui-old"
 LEGACY_SUFFIX = ".memtui-tmp"  # what memtui before the swap left behind

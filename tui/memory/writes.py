@@ -34,9 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from tui import xdg
+from tui import failpoints, xdg
 from tui.claude.lock import LockLease, read_lock
-from tui.memory import failpoints
 from tui.memory.intents import clear_intent, recover_store, write_intent
 from tui.memory.refusals import WriteRefused
 from tui.memory.store_lock import store_lock
