@@ -108,15 +108,18 @@ def print_projects(rows: list[ProjectRow], home: Path) -> None:
 def print_audit(report, target) -> None:
     console = _console()
     store = report.store
-    index = store.index
     console.print(Text(f"Store {condense(str(store.path))}", style="bold"))
     if target.project_path:
         console.print(Text(f"project {condense(target.project_path)} ({target.how}, {target.source})"))
-    gauge = f"index {index.lines}/200 lines, {index.chars:,}/25,000 chars"
-    if index.cut:
-        gauge += f"  (cut by {index.cut}: {index.loaded_lines} lines loaded)"
-    console.print(gauge, style="red" if index.cut else "")
-    console.print(f"{len(store.memories)} memories, {len(report.findings)} findings")
+    for name, index_file in zip(("index", "team index"), store.indexes, strict=False):
+        index = index_file.loaded
+        gauge = f"{name} {index.lines}/200 lines, {index.chars:,}/25,000 chars"
+        if index.cut:
+            gauge += f"  (cut by {index.cut}: {index.loaded_lines} lines loaded)"
+        console.print(gauge, style="red" if index.cut else "")
+    logs = sum(1 for memory in store.memories if memory.is_log)
+    of_which = f" ({logs} daily log{'' if logs == 1 else 's'})" if logs else ""
+    console.print(f"{len(store.memories)} memories{of_which}, {len(report.findings)} findings")
     if not report.findings:
         console.print(Text("No findings: Claude sees every memory.", style="green"))
         return

@@ -5,20 +5,25 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tui.claude.memory_files import memory_files
+
 Signature = frozenset[tuple[str, int, int]]
 
 
 def signature(store: Path) -> Signature:
-    """(name, mtime_ns, size) of every entry: changes whenever a file is written or removed."""
-    found = set()
+    """(name, mtime_ns, size) of every entry and of every memory file in a subfolder:
+    changes whenever a file is written or removed."""
     try:
-        with os.scandir(store) as entries:
-            for entry in entries:
-                try:
-                    stat = entry.stat()
-                except OSError:
-                    continue
-                found.add((entry.name, stat.st_mtime_ns, stat.st_size))
+        with os.scandir(store) as listing:
+            entries = [(entry.name, entry) for entry in listing]
     except OSError:
-        pass
+        return frozenset()
+    entries += [(file, entry) for file, entry in memory_files(store) if "/" in file]
+    found = set()
+    for name, entry in entries:
+        try:
+            stat = entry.stat()
+        except OSError:
+            continue
+        found.add((name, stat.st_mtime_ns, stat.st_size))
     return frozenset(found)

@@ -1,14 +1,17 @@
-"""What the projects table shows for each store, read cheaply (index and file names only)."""
+"""What the projects table shows for each store, read cheaply (indexes and file names; the
+memory files themselves only when some are not linked from an index)."""
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from tui.claude.lines import read_store_text
+from tui.claude.memory_files import TEAM_INDEX, is_log, memory_files
 from tui.claude.paths import INDEX_NAME
 from tui.memory import frontmatter
+from tui.memory.audit import second_level_links
 from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex, parse_index
 from tui.memory.links import wiki_names
 
@@ -16,7 +19,7 @@ from tui.memory.links import wiki_names
 @dataclass(frozen=True)
 class StoreSummary:
     index: LoadedIndex
-    orphans: int  # memory files the loaded cut does not link
+    orphans: int  # memory files no loaded cut and no other memory links
 
     @property
     def binding_limit(self) -> str:
@@ -24,22 +27,37 @@ class StoreSummary:
         return "lines" if self.index.lines / MAX_LINES >= self.index.chars / MAX_CHARS else "chars"
 
 
+def _read(path: Path) -> str | None:
+    try:
+        return read_store_text(path)
+    except OSError:
+        return None
+
+
 def summarize(store: Path) -> StoreSummary:
-    try:
-        raw = read_store_text(store / INDEX_NAME)
-    except OSError:
-        raw = None
-    try:
-        with os.scandir(store) as entries:
-            files = [e.name for e in entries if e.name.endswith(".md") and e.name != INDEX_NAME]
-    except OSError:
-        files = []
-    index = parse_index(raw, wiki_names((file, None) for file in files))
-    if any(link.names_no_memory for link in index.links):
+    raw, team_raw = _read(store / INDEX_NAME), _read(store / TEAM_INDEX)
+    files = [(file, entry.path) for file, entry in memory_files(store) if not is_log(file)]
+
+    def indexes(names: Mapping[str, str]) -> tuple[LoadedIndex, LoadedIndex]:
+        return parse_index(raw, names), parse_index(team_raw, names, folder="team/")
+
+    names = wiki_names((file, None) for file, _ in files)
+    index, team = indexes(names)
+    if any(link.names_no_memory for link in (*index.links, *team.links)):
         # `[[name]]` links name a memory's `name:`; only then are the heads worth reading.
-        index = parse_index(raw, wiki_names((file, _name(store / file)) for file in files))
-    visible = {link.file for link in index.links if link.visible and link.file}
-    return StoreSummary(index, sum(1 for name in files if name not in visible))
+        names = wiki_names((file, _name(Path(path))) for file, path in files)
+        index, team = indexes(names)
+    links = [link for link in (*index.links, *team.links) if link.file]
+    visible = {link.file for link in links if link.visible}
+    indexed = {link.file for link in links}
+    orphans = {file for file, _ in files if file not in visible}
+    if orphans - indexed:
+        # Unindexed, but perhaps listed by another memory (a second-level index).
+        texts = [(file, _read(Path(path)) or "") for file, path in files]
+        if any("[[" in text for _, text in texts):
+            names = wiki_names((file, frontmatter.parse(text).name) for file, text in texts)
+        orphans -= second_level_links(texts, names).keys() - indexed
+    return StoreSummary(index, len(orphans))
 
 
 def _name(path: Path) -> str | None:

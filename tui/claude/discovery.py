@@ -19,6 +19,7 @@ from pathlib import Path
 from tui.claude import paths, transcripts
 from tui.claude.gitroot import canonical_project_root
 from tui.claude.lock import read_lock
+from tui.claude.memory_files import count_memory_files
 from tui.claude.pathfinder import DirectoryLister, paths_for_folder
 from tui.claude.settings import MemoryLocation, resolve_memory_location
 
@@ -88,13 +89,8 @@ class Inventory:
 
 
 def count_memories(memory_dir: Path) -> int:
-    try:
-        with os.scandir(memory_dir) as entries:
-            return sum(
-                1 for e in entries if e.name.endswith(".md") and e.name != paths.INDEX_NAME
-            )
-    except OSError:
-        return 0
+    """Every memory file of the store, in every subfolder, as Claude Code's scan sees them."""
+    return count_memory_files(memory_dir)
 
 
 class _Scanner:

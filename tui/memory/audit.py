@@ -10,8 +10,13 @@ Severity rules:
   missing_description, unknown_type), recall limits (beyond_recall_scan), and a checked-in
   setting that tries to move memory (untrusted_setting).
 - info: prompt guidance Claude Code does not enforce (missing_why, missing_how_to_apply),
-  and a `[[name]]` link that names no memory yet (unmatched_wiki_link): Claude Code's prompt
-  calls that a memory worth writing later, not an error, so it is never dangling.
+  a memory reached only through another memory (linked_from), and a `[[name]]` link that
+  names no memory yet (unmatched_wiki_link): Claude Code's prompt calls that a memory worth
+  writing later, not an error, so it is never dangling.
+
+A store may have two indexes, MEMORY.md and team/MEMORY.md (team memory): each gets its own
+index findings. Daily logs (`logs/`, `sessions/`) are never indexed: only reading problems
+and relative dates are reported for them.
 """
 
 from __future__ import annotations
@@ -21,12 +26,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.claude.memory_files import index_of
 from tui.memory import dates
 from tui.memory.frontmatter import HEAD_LINES, MEMORY_TYPES
-from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES
+from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES, linked_files
 from tui.memory.links import resolve_wiki, wiki_links
 from tui.memory.rationale import HOW_TO_APPLY, WHY, rationale_labels
-from tui.memory.store import RECALL_SCAN_LIMIT, Memory, Store
+from tui.memory.store import RECALL_SCAN_LIMIT, IndexFile, Memory, Store
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -54,30 +60,61 @@ class MemoryStatus:
     indexed: bool
     visible: bool
     index_line: int | None
+    index_file: str | None = None  # the index holding `index_line`
+    linked_from: str | None = None  # unindexed, but linked from this memory (a second-level index)
+
+
+def second_level_links(
+    texts: Iterable[tuple[str, str]], names: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Files linked from memories, given (file, text) pairs and what `[[name]]` links
+    resolve to: {file: the first memory linking it}. A memory that lists others is a
+    second-level index."""
+    linked: dict[str, str] = {}
+    for source, text in texts:
+        folder = source.rpartition("/")[0]
+        for file in linked_files(text, folder and f"{folder}/", names):
+            if file != source:
+                linked.setdefault(file, source)
+    return linked
 
 
 def memory_statuses(store: Store) -> dict[str, MemoryStatus]:
-    lines: dict[str, int] = {}
+    lines: dict[str, tuple[str, int]] = {}
     visible: set[str] = set()
-    for link in store.index.links:
-        if link.file is None:
-            continue
-        lines.setdefault(link.file, link.line)
-        if link.visible:
-            visible.add(link.file)
-    return {
-        m.file: MemoryStatus(m.file, m.file in lines, m.file in visible, lines.get(m.file))
-        for m in store.memories
-    }
+    for index in store.indexes:
+        for link in index.loaded.links:
+            if link.file is None:
+                continue
+            lines.setdefault(link.file, (index.file, link.line))
+            if link.visible:
+                visible.add(link.file)
+    statuses: dict[str, MemoryStatus] = {}
+    unindexed = []
+    for memory in store.memories:
+        file = memory.file
+        found = lines.get(file)
+        if found is None:
+            unindexed.append(file)
+        else:
+            statuses[file] = MemoryStatus(file, True, file in visible, found[1], found[0])
+    if unindexed:  # perhaps listed by another memory (a second-level index)
+        linked = second_level_links(
+            ((m.file, m.text) for m in store.memories if "](" in m.text or "[[" in m.text),
+            store.wiki_names,
+        )
+        for file in unindexed:
+            statuses[file] = MemoryStatus(file, False, False, None, None, linked.get(file))
+    return statuses
 
 
-def _index_findings(store: Store) -> Iterable[Finding]:
-    index = store.index
-    if store.index_error:
-        yield Finding("unreadable", "error", "MEMORY.md", None, store.index_error)
-    index_path = store.path / "MEMORY.md"
+def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
+    index, name = index_file.loaded, index_file.file
+    if index_file.error:
+        yield Finding("unreadable", "error", name, None, index_file.error)
+    index_path = store.path / name
     if index_path.is_symlink():
-        yield _symlink_finding(store.path, "MEMORY.md", os.readlink(index_path))
+        yield _symlink_finding(store.path, name, os.readlink(index_path))
     if index.cut:
         limits = []
         if index.cut in ("lines", "both"):
@@ -86,8 +123,8 @@ def _index_findings(store: Store) -> Iterable[Finding]:
             limits.append(f"{index.chars:,} characters (limit {MAX_CHARS:,})")
         hidden = sum(1 for link in index.links if not link.visible)
         yield Finding(
-            "index_over_limit", "error", "MEMORY.md", index.loaded_lines + 1,
-            f"MEMORY.md has {' and '.join(limits)}; Claude loads only the first "
+            "index_over_limit", "error", name, index.loaded_lines + 1,
+            f"{name} has {' and '.join(limits)}; Claude loads only the first "
             f"{index.loaded_lines} lines, so {hidden} link(s) after that are invisible",
         )
     for line in index.raw_lines:
@@ -96,7 +133,7 @@ def _index_findings(store: Store) -> Iterable[Finding]:
         severity = "error" if line.width > LINE_ERROR else "warning"
         limit = LINE_ERROR if severity == "error" else LINE_WARN
         yield Finding(
-            "long_index_line", severity, "MEMORY.md", line.number,
+            "long_index_line", severity, name, line.number,
             f"index line is {line.width} characters (keep it under {limit}); "
             "move the detail into the memory file",
         )
@@ -105,13 +142,13 @@ def _index_findings(store: Store) -> Iterable[Finding]:
     for link in index.links:
         if link.wiki:
             if link.file is None:
-                yield _unmatched_wiki_link("MEMORY.md", link.line, link.target)
+                yield _unmatched_wiki_link(name, link.line, link.target)
             continue  # a resolved one names an existing memory
         if link.file in plain_entries:
             continue  # an existing entry of the store itself: inside, not dangling
         if link.file is None:
             yield Finding(
-                "outside_store", "error", "MEMORY.md", link.line,
+                "outside_store", "error", name, link.line,
                 f"link to {link.target} points outside the memory directory",
                 target=link.target,
             )
@@ -120,13 +157,13 @@ def _index_findings(store: Store) -> Iterable[Finding]:
         real = os.path.realpath(target) if os.path.lexists(target) else None
         if real is not None and not real.startswith(store_root + os.sep):
             yield Finding(
-                "outside_store", "error", "MEMORY.md", link.line,
+                "outside_store", "error", name, link.line,
                 f"link to {link.target} resolves outside the memory directory ({real})",
                 target=link.target,
             )
         elif real is None or not os.path.exists(target):
             yield Finding(
-                "dangling", "warning", "MEMORY.md", link.line,
+                "dangling", "warning", name, link.line,
                 f"link to {link.target} points at a file that does not exist",
                 target=link.target,
             )
@@ -162,8 +199,9 @@ def _plain_entries(folder: Path) -> frozenset[str]:
         return frozenset()
 
 
-def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool,
-                     names: Mapping[str, str]) -> Iterable[Finding]:
+def _memory_findings(
+    store: Path, memory: Memory, status: MemoryStatus, in_recall: bool, names: Mapping[str, str]
+) -> Iterable[Finding]:
     file = memory.file
     if memory.outside_target:
         yield Finding(
@@ -172,7 +210,7 @@ def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool,
             target=memory.outside_target,
         )
     elif memory.link_target is not None:
-        yield _symlink_finding(Path(memory.location).parent, file, memory.link_target)
+        yield _symlink_finding(store, file, memory.link_target)
     if memory.error:
         yield Finding("unreadable", "error", file, None, f"{file}: {memory.error}")
         return
@@ -181,15 +219,26 @@ def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool,
             "unreadable", "error", file, None,
             f"{file} is not valid UTF-8; Claude Code reads it with replacement characters",
         )
-    if not status.indexed:
+    if memory.is_log:
+        yield from _date_findings(memory)
+        return
+    if status.linked_from:
+        yield Finding(
+            "linked_from", "info", file, None,
+            f"{file} is linked from {status.linked_from}, not from {index_of(file)}: "
+            f"Claude finds it only by opening {status.linked_from}",
+            other=status.linked_from,
+        )
+    elif not status.indexed:
         yield Finding(
             "unindexed", "error", file, None,
-            f"{file} has no line in MEMORY.md, so Claude never sees it at start",
+            f"{file} has no line in {index_of(file)}, so Claude never sees it at start",
         )
     elif not status.visible:
         yield Finding(
             "beyond_cut", "error", file, status.index_line,
-            f"{file} is indexed only past the loaded cut (MEMORY.md line {status.index_line})",
+            f"{file} is indexed only past the loaded cut "
+            f"({status.index_file} line {status.index_line})",
         )
     if not in_recall:
         yield Finding(
@@ -232,14 +281,18 @@ def _memory_findings(memory: Memory, status: MemoryStatus, in_recall: bool,
             if HOW_TO_APPLY not in labels:
                 yield Finding("missing_how_to_apply", "info", file, None,
                               f"{file}: a {kind} memory should say **How to apply:**")
-    for found in dates.relative_dates(memory.text):
-        yield Finding(
-            "relative_date", "warning", file, found.line,
-            f"{file} says {found.phrase!r}; write an absolute date, it will be read later",
-        )
+    yield from _date_findings(memory)
     for link in wiki_links(fm.body):
         if resolve_wiki(link.target, names) is None:
             yield _unmatched_wiki_link(file, fm.block_lines + link.line + 1, link.target)
+
+
+def _date_findings(memory: Memory) -> Iterable[Finding]:
+    for found in dates.relative_dates(memory.text):
+        yield Finding(
+            "relative_date", "warning", memory.file, found.line,
+            f"{memory.file} says {found.phrase!r}; write an absolute date, it will be read later",
+        )
 
 
 def stranded_findings(reason: str | None) -> tuple[Finding, ...]:
@@ -264,12 +317,14 @@ def audit_store(
             "memtui does not follow it (a repository must not choose where memory goes)",
             target=value,
         ))
-    findings.extend(_index_findings(store))
+    for index in store.indexes:
+        findings.extend(_index_findings(store, index))
     findings.extend(secret_findings(store))
     statuses = memory_statuses(store)
     for memory in store.memories:
         findings.extend(_memory_findings(
-            memory, statuses[memory.file], memory.file in store.recall_scan, store.wiki_names,
+            store.path, memory, statuses[memory.file], memory.file in store.recall_scan,
+            store.wiki_names,
         ))
     if duplicates:
         findings.extend(duplicate_findings(store))
@@ -282,7 +337,7 @@ def secret_findings(store: Store) -> list[Finding]:
     from tui.memory.secrets import find_secrets
 
     found: list[Finding] = []
-    texts = [("MEMORY.md", store.index_text or "")]
+    texts = [(index.file, index.text or "") for index in store.indexes]
     texts += [(memory.file, memory.text) for memory in store.memories if not memory.error]
     for file, text in texts:
         for hit in find_secrets(text):

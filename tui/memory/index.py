@@ -153,15 +153,16 @@ def compute_cut(stripped: str) -> tuple[str, str | None, int, int]:
     return text, cut, lines, chars
 
 
-def _normalise_target(target: str) -> str | None:
-    """A link target as a store-relative path; None if it points outside the store."""
+def _normalise_target(target: str, folder: str = "") -> str | None:
+    """A link target in a file of `folder` ("" or "topics/") as a store-relative path;
+    None if it points outside the store."""
     target = target.strip()
     if target.startswith("<") and target.endswith(">"):
         target = target[1:-1]
     target = unquote(target.split("#", 1)[0])
     if not target or target.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", target):
         return None
-    normal = posixpath.normpath(target.replace("\\", "/"))
+    normal = posixpath.normpath(folder + target.replace("\\", "/"))
     if normal == ".." or normal.startswith("../"):
         return None
     return normal
@@ -171,9 +172,30 @@ def is_external(target: str) -> bool:
     return bool(_SCHEME.match(target.strip().lstrip("<"))) or target.startswith("#")
 
 
-def parse_index(raw: str | None, names: Mapping[str, str] | None = None) -> LoadedIndex:
-    """MEMORY.md read as Claude Code reads it; `names` (see `links.wiki_names`) resolves
-    `[[name]]` links to memory files."""
+def linked_files(text: str, folder: str = "", names: Mapping[str, str] | None = None) -> list[str]:
+    """The store files a Markdown file in `folder` links, `[text](target)` or `[[name]]`:
+    what a second-level index (a memory listing others) points at."""
+    files = []
+    for found in find_links(text):
+        if found.wiki:
+            file = resolve_wiki(found.target, names)
+        elif _PLAIN_NAME.fullmatch(found.target):
+            file = folder + found.target
+        elif is_external(found.target) or _PLACEHOLDER.search(found.target):
+            continue
+        else:
+            file = _normalise_target(found.target, folder)
+        if file:
+            files.append(file)
+    return files
+
+
+def parse_index(
+    raw: str | None, names: Mapping[str, str] | None = None, *, folder: str = ""
+) -> LoadedIndex:
+    """An index read as Claude Code reads it; `names` (see `links.wiki_names`) resolves
+    `[[name]]` links to memory files, other links resolve from `folder` ("team/" for
+    team/MEMORY.md) to store-relative paths."""
     if raw is None:
         return LoadedIndex(False, 0, 0, "", 0, 0, None, None, (), ())
     segments = _kept_segments(raw)
@@ -230,11 +252,11 @@ def parse_index(raw: str | None, names: Mapping[str, str] | None = None) -> Load
         if found.wiki:
             file = resolve_wiki(found.target, names)
         elif _PLAIN_NAME.fullmatch(found.target):
-            file = found.target  # the common case: nothing to decode, resolve or reject
+            file = folder + found.target  # the common case: nothing to decode or reject
         elif is_external(found.target) or _PLACEHOLDER.search(found.target):
             continue
         else:
-            file = _normalise_target(found.target)
+            file = _normalise_target(found.target, folder)
         links.append(IndexLink(
             found.line + 1, found.title, found.target, file,
             is_visible(line_starts[found.line] + end - 1), end, found.wiki,

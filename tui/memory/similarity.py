@@ -40,8 +40,10 @@ def jaccard(first: frozenset[str], second: frozenset[str]) -> float:
 def near_duplicates(
     memories: Sequence[Memory], cutoff: float = DUPLICATE_SCORE
 ) -> list[tuple[Memory, Memory, float]]:
-    """Pairs (earlier file, later file, score) at or above `cutoff`, best first."""
-    candidates = [m for m in memories if not m.error]
+    """Pairs (earlier file, later file, score) at or above `cutoff`, best first.
+
+    Daily logs are left out: days repeat themselves, and a log is never merged away."""
+    candidates = [m for m in memories if not m.error and not m.is_log]
     texts = [comparable_text(m) for m in candidates]
     keep = [i for i, text in enumerate(texts) if len(text) >= _MIN_TEXT]
     if len(keep) < 2:

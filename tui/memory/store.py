@@ -1,4 +1,5 @@
-"""One memory directory read into plain values: the index and every memory file.
+"""One memory directory read into plain values: its indexes (MEMORY.md, and team/MEMORY.md
+for team memory) and every memory file, in every subfolder (see `claude.memory_files`).
 
 Reading never writes. Unreadable files, broken symlinks and non-UTF-8 bytes become
 values with an `error`, never exceptions.
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.claude.lock import LockState, read_lock
+from tui.claude.memory_files import TEAM_FOLDER, TEAM_INDEX, is_log, memory_files
 from tui.claude.paths import INDEX_NAME
 from tui.memory import frontmatter
 from tui.memory.frontmatter import Frontmatter
@@ -57,6 +59,21 @@ class Memory:
     def body(self) -> str:
         return self.frontmatter.body
 
+    @property
+    def is_log(self) -> bool:
+        """A daily log or session note (`logs/`, `sessions/`): never indexed."""
+        return is_log(self.file)
+
+
+@dataclass(frozen=True)
+class IndexFile:
+    """One index of a store: MEMORY.md, or team/MEMORY.md for team memory."""
+
+    file: str  # store-relative
+    text: str | None
+    loaded: LoadedIndex
+    error: str | None
+
 
 @dataclass(frozen=True)
 class Store:
@@ -69,6 +86,12 @@ class Store:
     markdown_files: int  # every .md below the store except indexes
     lock: LockState
     wiki_names: Mapping[str, str] = field(default_factory=dict)  # what `[[name]]` links resolve to
+    team_index: IndexFile | None = None  # when the store has a team/ folder
+
+    @property
+    def indexes(self) -> tuple[IndexFile, ...]:
+        main = IndexFile(INDEX_NAME, self.index_text, self.index, self.index_error)
+        return (main,) if self.team_index is None else (main, self.team_index)
 
     def memory(self, file: str) -> Memory | None:
         return next((m for m in self.memories if m.file == file), None)
@@ -112,7 +135,7 @@ def _decode(data: bytes) -> tuple[str, bool]:
 
 
 def _read_memory(
-    store_dir: Path, entry: os.DirEntry[str], head_only: bool
+    store_dir: Path, file: str, entry: os.DirEntry[str], head_only: bool
 ) -> tuple[Memory, float | None]:
     """The memory, and its mtime as the recall scanner sees it (None: it cannot be statted)."""
     outside = link = None
@@ -129,12 +152,12 @@ def _read_memory(
             mtime, size, scanned = status.st_mtime, status.st_size, status.st_mtime
         except OSError:
             mtime, size, scanned = 0.0, 0, None
-        memory = Memory(entry.name, entry.path, "", Frontmatter(), mtime, size,
+        memory = Memory(file, entry.path, "", Frontmatter(), mtime, size,
                         error=_why_unreadable(error), outside_target=outside, link_target=link)
         return memory, scanned
     text, non_utf8 = _decode(data)
     memory = Memory(
-        entry.name, entry.path, text, frontmatter.parse(text), status.st_mtime, status.st_size,
+        file, entry.path, text, frontmatter.parse(text), status.st_mtime, status.st_size,
         non_utf8=non_utf8, has_bom=text.startswith("\ufeff"), outside_target=outside,
         link_target=link,
     )
@@ -148,69 +171,43 @@ def _readlink(path: str) -> str | None:
         return None
 
 
-def _nested_markdown(folder: str, prefix: str) -> list[tuple[float, str]]:
-    """(mtime, relative path) of every `.md` below a subfolder, indexes excluded."""
-    dated: list[tuple[float, str]] = []
-    stack = [(folder, prefix)]
-    while stack:
-        folder, prefix = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir():
-                    stack.append((entry.path, f"{prefix}{entry.name}/"))
-                elif entry.name.endswith(".md") and entry.name != INDEX_NAME:
-                    dated.append((entry.stat().st_mtime, prefix + entry.name))
-            except OSError:
-                continue
-    return dated
-
-
 def _recall_scan(dated: list[tuple[float, str]]) -> frozenset[str]:
     """The 200 newest `.md` files: what the relevance scanner reads."""
     dated.sort(key=lambda item: (-item[0], item[1]))
     return frozenset(name for _, name in dated[:RECALL_SCAN_LIMIT])
 
 
-def load_store(store_dir: Path, head_only: bool = False) -> Store:
-    """Read a memory dir. `head_only` reads the first 30 lines of each memory file."""
-    store_dir = Path(store_dir)
-    index_path = store_dir / INDEX_NAME
-    index_text: str | None = None
-    index_error = None
+def _read_index(store_dir: Path, file: str, names: Mapping[str, str]) -> IndexFile:
+    text: str | None = None
+    error = None
     try:
-        index_text, non_utf8 = _decode(index_path.read_bytes())
+        text, non_utf8 = _decode((store_dir / file).read_bytes())
         if non_utf8:
-            index_error = "MEMORY.md is not valid UTF-8; Claude Code sees replacement characters"
+            error = f"{file} is not valid UTF-8; Claude Code sees replacement characters"
     except FileNotFoundError:
         pass
-    except OSError as error:
-        index_error = f"MEMORY.md cannot be read ({error.strerror or error})"
+    except OSError as failure:
+        error = f"{file} cannot be read ({failure.strerror or failure})"
+    folder = file.rpartition("/")[0]
+    return IndexFile(file, text, parse_index(text, names, folder=folder and f"{folder}/"), error)
 
+
+def load_store(store_dir: Path, head_only: bool = False) -> Store:
+    """Read a memory dir, every subfolder included. `head_only` reads the first 30 lines of
+    each memory file."""
+    store_dir = Path(store_dir)
     memories: list[Memory] = []
     dated: list[tuple[float, str]] = []  # every .md the recall scanner considers
-    try:
-        entries = sorted(os.scandir(store_dir), key=lambda e: e.name)
-    except OSError:
-        entries = []
-    for entry in entries:
-        try:
-            if entry.is_dir():
-                dated.extend(_nested_markdown(entry.path, f"{entry.name}/"))
-                continue
-        except OSError:
-            pass
-        if not entry.name.endswith(".md") or entry.name == INDEX_NAME:
-            continue
-        memory, scanned = _read_memory(store_dir, entry, head_only)
+    for file, entry in memory_files(store_dir):
+        memory, scanned = _read_memory(store_dir, file, entry, head_only)
         memories.append(memory)
         if scanned is not None:
-            dated.append((scanned, entry.name))
+            dated.append((scanned, file))
     names = wiki_names((m.file, m.frontmatter.name) for m in memories)
+    index = _read_index(store_dir, INDEX_NAME, names)
+    team = (_read_index(store_dir, TEAM_INDEX, names)
+            if (store_dir / TEAM_FOLDER).is_dir() else None)
     return Store(
-        store_dir, index_text, parse_index(index_text, names), index_error, tuple(memories),
-        _recall_scan(dated), len(dated), read_lock(store_dir), names,
+        store_dir, index.text, index.loaded, index.error, tuple(memories),
+        _recall_scan(dated), len(dated), read_lock(store_dir), names, team,
     )
