@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tui.claude import paths
 from tui.claude.lines import lines_with_endings
+from tui.claude.memory_files import TEAM_FOLDER
 from tui.cli_support import UsageError, config_home_of, env_of, print_json, resolve_store
 
 TARGET_HELP = "memory dir, project path or folder name (default: the current directory)"
@@ -30,8 +31,14 @@ def _store(args: argparse.Namespace, target: str | None) -> Path:
 def _file_in_store(name: str) -> tuple[Path, str]:
     """(store, store-relative path) for a memory file given as a path."""
     path = Path(name).expanduser().absolute()
+
+    def holds_memory(folder: Path) -> bool:
+        return folder.name == paths.MEMORY_DIR_NAME or (folder / paths.INDEX_NAME).is_file()
+
     for parent in path.parents:
-        if parent.name == paths.MEMORY_DIR_NAME or (parent / paths.INDEX_NAME).is_file():
+        if parent.name == TEAM_FOLDER and holds_memory(parent.parent):
+            continue  # team memory: its own index, but part of the store above
+        if holds_memory(parent):
             if not parent.is_dir():
                 break
             return parent, path.relative_to(parent).as_posix()

@@ -23,15 +23,18 @@ STATUS_STYLES = {
     "beyond cut": "bold red",
     "dangling": "yellow",
     "lint": "yellow",
+    "linked": "cyan",  # indexed by another memory (a second-level index), not by MEMORY.md
+    "log": "dim",  # a daily log or session note: never indexed
 }
 ORPHAN_STATUSES = ("unindexed", "beyond cut")
+RELINKABLE_STATUSES = (*ORPHAN_STATUSES, "linked")
 HAYSTACK_CHARS = 2_000  # enough body to find a memory by, bounded for speed
 FILTER_CUTOFF = 75
 HEAD_CHARS = 200  # fuzzy matching looks at name, description and the start of the body
 FUZZY_LIMIT = 200
 # Findings that are about the index or recall order, not a flaw in the memory itself.
-NOT_LINT = {"unindexed", "beyond_cut", "beyond_recall_scan", "missing_why", "missing_how_to_apply",
-            "unmatched_wiki_link"}
+NOT_LINT = {"unindexed", "beyond_cut", "beyond_recall_scan", "linked_from", "missing_why",
+            "missing_how_to_apply", "unmatched_wiki_link"}
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,11 @@ def build_rows(store: Store, findings: list[Finding], statuses: dict[str, Memory
     rows = []
     for memory in store.memories:
         status = statuses[memory.file]
-        if not status.indexed:
+        if memory.is_log:
+            label = "log"
+        elif status.linked_from:
+            label = "linked"
+        elif not status.indexed:
             label = "unindexed"
         elif not status.visible:
             label = "beyond cut"

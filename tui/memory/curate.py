@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tui.claude.lines import split_lines
+from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory.frontmatter import BLOCK
 from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, parse_index
@@ -81,9 +82,9 @@ def _link_target(file: str) -> str:
     return file.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
-def index_line(memory: Memory, limit: int = LINE_WARN) -> str:
-    """`- [Title](file.md) — hook`, under `limit` UTF-16 units."""
-    target = _link_target(memory.file)
+def index_line(memory: Memory, limit: int = LINE_WARN, folder: str = "") -> str:
+    """`- [Title](file.md) — hook`, under `limit` UTF-16 units, for an index in `folder`."""
+    target = _link_target(memory.file.removeprefix(folder))
     room = limit - 1
     title = _clip(title_of(memory), room - utf16_len(f"- []({target})"))
     head = f"- [{title}]({target})"
@@ -100,6 +101,7 @@ def index_line(memory: Memory, limit: int = LINE_WARN) -> str:
 
 @dataclass
 class _Index:
+    file: str  # MEMORY.md or team/MEMORY.md
     before: bytes | None
     text: str
     lines: list[tuple[str, str]]  # (content, line ending) pairs that join back to `text`
@@ -108,11 +110,19 @@ class _Index:
     names: Mapping[str, str]  # what `[[name]]` links resolve to
 
     @property
+    def folder(self) -> str:
+        """Where its links start from: "" or "team/"."""
+        return self.file.removesuffix(INDEX_NAME)
+
+    @property
     def parsed(self) -> LoadedIndex:
         return self.parse(self.text)
 
     def parse(self, text: str) -> LoadedIndex:
-        return parse_index(text, self.names)
+        return parse_index(text, self.names, folder=self.folder)
+
+    def line_name(self, number: int) -> str:
+        return f"index line {number}" if self.file == INDEX_NAME else f"{self.file} line {number}"
 
     def joined(self, lines: list[tuple[str, str]]) -> str:
         last = len(lines) - 1
@@ -149,12 +159,12 @@ def _decode(file: str, data: bytes) -> str:
         ) from None
 
 
-def _read_index(store: Store) -> _Index:
-    data = read_bytes(store.path, INDEX_NAME)
-    text = "" if data is None else _decode(INDEX_NAME, data)
+def _read_index(store: Store, file: str = INDEX_NAME) -> _Index:
+    data = read_bytes(store.path, file)
+    text = "" if data is None else _decode(file, data)
     crlf = text.count("\r\n")
     eol = "\r\n" if crlf > text.count("\n") - crlf else "\n"
-    return _Index(data, text, _split(text), eol, text == "" or text.endswith("\n"),
+    return _Index(file, data, text, _split(text), eol, text == "" or text.endswith("\n"),
                   store.wiki_names)
 
 
@@ -214,7 +224,7 @@ def _finish(
                    "where Claude does not see them."]
     changes = list(other_changes)
     if new_text != index.text:
-        changes.append(FileChange(INDEX_NAME, index.before, new_text.encode("utf-8")))
+        changes.append(FileChange(index.file, index.before, new_text.encode("utf-8")))
     options = _room_options(store, after) if pushed else ()
     return Plan(label, tuple(changes), summary, tuple(pushed), options)
 
@@ -236,17 +246,43 @@ def _top(index: LoadedIndex, count: int) -> int:
     return min(position, count)
 
 
+def _combined(label: str, plans: Sequence[Plan]) -> Plan:
+    """One plan from plans on different files of the store (memories and both indexes)."""
+    return Plan(
+        label,
+        tuple(change for plan in plans for change in plan.changes),
+        [sentence for plan in plans for sentence in plan.summary],
+        tuple(file for plan in plans for file in plan.pushed_out),
+        tuple(dict.fromkeys(option for plan in plans for option in plan.options)),
+    )
+
+
 def plan_relink(store: Store, files: Sequence[str]) -> Plan:
-    """Put unindexed memories, and those indexed only past the cut, inside the loaded cut."""
-    index = _read_index(store)
+    """Put unindexed memories, those indexed only past the cut, and those only another
+    memory links, inside the loaded cut of their index (team/MEMORY.md for team memory)."""
+    by_index: dict[str, list[str]] = {}
+    for file in dict.fromkeys(files):
+        _memory(store, file)
+        by_index.setdefault(index_of(file), []).append(file)
+    index_files = dict.fromkeys([*(index.file for index in store.indexes), *by_index])
+    indexes = {file: _read_index(store, file) for file in index_files}
+    visible = {file for index in indexes.values() for file in _visible_files(index.parsed)}
+    plans = [_relink_in(store, indexes[file], group, visible) for file, group in by_index.items()]
+    summary = [sentence for plan in plans for sentence in plan.summary]
+    if not any(plan.changes for plan in plans):
+        return Plan("relink", (), summary)
+    relinked = [file for group in by_index.values() for file in group if file not in visible]
+    return _combined(f"relink {_plural(len(relinked), 'memory', 'memories')}", plans)
+
+
+def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[str]) -> Plan:
     parsed = index.parsed
-    visible = _visible_files(parsed)
     lines = list(index.lines)
     moving: list[str] = []
     summary: list[str] = []
     remove: set[int] = set()
     relinked: list[str] = []
-    for file in dict.fromkeys(files):
+    for file in files:
         memory = _memory(store, file)
         if file in visible:
             summary.append(f"{file} is already visible in the loaded index; nothing to do.")
@@ -257,8 +293,9 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
             moving.append(index.lines[past_cut - 1][0])
             summary.append(f"Move the index line for {file} up from line {past_cut}.")
         elif past_cut is None:
-            moving.append(index_line(memory))
-            summary.append(f"Add an index line for {file}.")
+            moving.append(index_line(memory, folder=index.folder))
+            summary.append(f"Add an index line for {file}" + (
+                "." if index.file == INDEX_NAME else f" to {index.file}."))
         relinked.append(file)
     lines = [line for number, line in enumerate(lines, start=1) if number not in remove]
     if not moving:
@@ -283,8 +320,17 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
 
 
 def plan_remove_dangling(store: Store, lines: Iterable[int] | None = None) -> Plan:
-    """Drop index lines whose only links point at files that do not exist."""
-    index = _read_index(store)
+    """Drop index lines whose only links point at files that do not exist: in every index
+    of the store, or only on these `lines` of MEMORY.md."""
+    index_files = [index.file for index in store.indexes] if lines is None else [INDEX_NAME]
+    dropped, plans = zip(*(_remove_dangling_in(store, _read_index(store, file), lines)
+                           for file in index_files), strict=True)
+    return _combined(f"remove {_plural(sum(dropped), 'dangling index line')}", plans)
+
+
+def _remove_dangling_in(
+    store: Store, index: _Index, lines: Iterable[int] | None
+) -> tuple[int, Plan]:
     wanted = None if lines is None else set(lines)
     drop: list[int] = []
     summary: list[str] = []
@@ -295,10 +341,9 @@ def plan_remove_dangling(store: Store, lines: Iterable[int] | None = None) -> Pl
         if all(_is_dangling(store, link.file) for link in links) and "://" not in text:
             drop.append(number)
             targets = ", ".join(link.target for link in links)
-            summary.append(f"Remove index line {number}, which links the missing {targets}.")
+            summary.append(f"Remove {index.line_name(number)}, which links the missing {targets}.")
     kept = [line for number, line in enumerate(index.lines, start=1) if number not in drop]
-    label = f"remove {_plural(len(drop), 'dangling index line')}"
-    return _finish(store, index, kept, label, summary)
+    return len(drop), _finish(store, index, kept, "remove dangling", summary)
 
 
 def _append_note(text: str, detail: str) -> str:
@@ -378,7 +423,6 @@ def plan_shorten_lines(store: Store, limit: int = LINE_WARN) -> Plan:
 
 
 def _plan_removal(store: Store, files: Sequence[str], verb: str) -> Plan:
-    index = _read_index(store)
     removed = set(files)
     changes: list[FileChange] = []
     summary: list[str] = []
@@ -392,19 +436,24 @@ def _plan_removal(store: Store, files: Sequence[str], verb: str) -> Plan:
             summary.append(f"Move {file} to the archive ({archive_dir(store.path)}).")
         else:
             summary.append(f"Delete {file} (a backup is kept, so undo brings it back).")
-    drop: set[int] = set()
-    for number, links in _links_by_line(index.parsed).items():
-        linked = {link.file for link in links}
-        if linked & removed:
-            if linked <= removed:
-                drop.add(number)
-                summary.append(f"Remove index line {number}.")
-            else:
-                summary.append(f"Index line {number} also links other files; it is kept, "
-                               "edit it by hand.")
-    kept = [line for number, line in enumerate(index.lines, start=1) if number not in drop]
     label = f"{verb} {_plural(len(files), 'memory', 'memories')}"
-    return _finish(store, index, kept, label, summary, other_changes=changes)
+    plans = [Plan(label, tuple(changes), summary)]
+    for index in (_read_index(store, index.file) for index in store.indexes):
+        drop: set[int] = set()
+        notes: list[str] = []
+        for number, links in _links_by_line(index.parsed).items():
+            linked = {link.file for link in links}
+            if linked & removed:
+                if linked <= removed:
+                    drop.add(number)
+                    notes.append(f"Remove {index.line_name(number)}.")
+                else:
+                    where = index.line_name(number)
+                    notes.append(f"{where[:1].upper()}{where[1:]} also links other files; "
+                                 "it is kept, edit it by hand.")
+        kept = [line for number, line in enumerate(index.lines, start=1) if number not in drop]
+        plans.append(_finish(store, index, kept, label, notes))
+    return _combined(label, plans)
 
 
 def plan_archive(store: Store, files: Sequence[str]) -> Plan:
@@ -448,7 +497,8 @@ def plan_redact_secrets(store: Store, files: Sequence[str] | None = None) -> Pla
     `[REDACTED]`; the rest of each line, and of each file, keeps its bytes."""
     from tui.memory.secrets import find_secrets, redact
 
-    names = [INDEX_NAME] + [m.file for m in store.memories if not m.error]
+    names = [index.file for index in store.indexes]
+    names += [m.file for m in store.memories if not m.error]
     changes: list[FileChange] = []
     summary: list[str] = []
     for file in names if files is None else [f for f in names if f in files]:

@@ -27,15 +27,21 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from tui.app import curation
 from tui.app.commands import PaletteCommand
 from tui.app.disk import signature
-from tui.app.memory_rows import ORPHAN_STATUSES, MemoryRow, build_rows, filter_rows
+from tui.app.memory_rows import (
+    ORPHAN_STATUSES,
+    RELINKABLE_STATUSES,
+    MemoryRow,
+    build_rows,
+    filter_rows,
+)
 from tui.app.messages import ChangeApplied, StoreChangedOnDisk, StoreLoaded
 from tui.app.widgets.findings import FindingsView
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.recall import RecallView
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project
-from tui.memory.audit import audit_store, duplicate_findings, memory_statuses
-from tui.memory.store import Store, load_store
+from tui.memory.audit import MemoryStatus, audit_store, duplicate_findings, memory_statuses
+from tui.memory.store import Memory, Store, load_store
 from tui.render import condense
 from tui.visible import visible
 
@@ -87,6 +93,7 @@ class StoreScreen(Screen[None]):
         self.project = project
         self.path = project.store
         self.store: Store | None = None
+        self.statuses: dict[str, MemoryStatus] = {}
         self.rows: list[MemoryRow] = []
         self.marked: set[str] = set()
         self.raw = False
@@ -198,6 +205,7 @@ class StoreScreen(Screen[None]):
 
     def on_store_loaded(self, message: StoreLoaded) -> None:
         self.store = message.store
+        self.statuses = message.statuses
         self.disk_signature = message.signature
         self.rows = build_rows(message.store, message.findings, message.statuses)
         known = {row.key for row in self.rows}
@@ -312,8 +320,10 @@ class StoreScreen(Screen[None]):
             markdown.update(f"{row.cells[4]}. Press **d** to remove dangling lines.")
             raw.update("")
             return
-        title.update(Text.assemble((visible(memory.file), "bold"), "  ",
-                                   (visible(memory.description), "italic")))
+        title.update(Text.assemble(
+            (visible(memory.file), "bold"), "  ", (visible(self.reach(memory)), "dim"),
+            (visible(memory.description), "italic"),
+        ))
         if memory.error:
             markdown.update(f"*{visible(memory.file)} {memory.error}.*")
         else:
@@ -321,6 +331,15 @@ class StoreScreen(Screen[None]):
         raw.update(Text(visible(memory.text)))
         markdown.set_class(self.raw, "hidden")
         raw.set_class(not self.raw, "hidden")
+
+    def reach(self, memory: Memory) -> str:
+        """How Claude reaches a memory, when not through an index line."""
+        status = self.statuses.get(memory.file)
+        if memory.is_log:
+            return "daily log, never indexed  "
+        if status is not None and status.linked_from:
+            return f"linked from {status.linked_from}  "
+        return ""
 
     # --- simple actions -------------------------------------------------------------------
 
@@ -381,7 +400,9 @@ class StoreScreen(Screen[None]):
         if not self.writable():
             return
         orphans = {row.file for row in self.rows if row.status in ORPHAN_STATUSES}
-        files = [f for f in self.selected_files() if f in orphans] or sorted(orphans)
+        # A memory another memory links is indexed only when asked for by selecting it.
+        relinkable = {row.file for row in self.rows if row.status in RELINKABLE_STATUSES}
+        files = [f for f in self.selected_files() if f in relinkable] or sorted(orphans)
         if not files:
             self.notify("No orphans: every memory is linked inside the cut.")
             return

@@ -17,6 +17,7 @@ from tui.visible import visible
 FIX_KEYS = {
     "unindexed": "r relink · e edit · a archive · D delete",
     "beyond_cut": "r relink · e edit · a archive · D delete",
+    "linked_from": "r on the memory indexes it too",
     "dangling": "d remove dangling lines",
     "long_index_line": "S shorten long lines",
     "index_over_limit": "S shorten long lines · a archive · D delete",
