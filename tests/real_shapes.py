@@ -1,0 +1,424 @@
+"""Synthetic memory stores in the shapes real users' stores take.
+
+Reference section 12 lists what public stores look like; each builder here writes one of
+those shapes into an empty memory dir, from text written for this project (no third-party
+file is copied). A builder returns the store-relative paths of the memory files Claude
+Code's recursive scan reads there (every `.md` below the store except `MEMORY.md`), worked
+out by the builder itself, so a test can hold memtui to exactly that list.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+BOM = "\ufeff"
+NOT_A_UUID = "session-20260526-065224"
+# A GitHub token's shape, built at run time so no scanner takes this file for a leak.
+FAKE_TOKEN = "ghp" + "_" + ("memtuiFAKEtoken" * 3)[:36]
+VAULT_NOTES = 3_000
+VAULT_AREAS = ("infra", "billing", "search", "mobile", "design", "hiring", "ops", "data")
+SECOND_LEVEL_TOPICS = 24
+
+
+def utf16_width(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+class _Writer:
+    """Writes files into one store and remembers which of them are memories."""
+
+    def __init__(self, store: Path, *, bom: bool = False, crlf: bool = False):
+        self.store = store
+        self.bom = bom
+        self.crlf = crlf
+        self.memories: list[str] = []
+
+    def write(self, file: str, text: str) -> Path:
+        path = self.store / file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if self.crlf:
+            text = text.replace("\n", "\r\n")
+        path.write_bytes(((BOM if self.bom else "") + text).encode("utf-8"))
+        if file.endswith(".md") and path.name != "MEMORY.md" and ".git/" not in file:
+            self.memories.append(file)
+        return path
+
+    def memory(self, file: str, head: str, body: str = "") -> Path:
+        return self.write(file, f"---\n{head}---\n\n{body}")
+
+    def index(self, lines: Iterable[str], file: str = "MEMORY.md") -> Path:
+        return self.write(file, "\n".join(lines) + "\n")
+
+
+def _flat(name: str, description: str, kind: str, extra: str = "") -> str:
+    return f"name: {name}\ndescription: {description}\ntype: {kind}\n{extra}"
+
+
+def _nested(name: str, description: str, kind: str, metadata_line: str = "metadata:") -> str:
+    return (
+        f"name: {name}\ndescription: {description}\n{metadata_line}\n  type: {kind}\n"
+        f"  node_type: memory\n  originSessionId: {uuid.UUID(int=7)}\n"
+        "  modified: 2026-05-26T06:52:24.000Z\n"
+    )
+
+
+WHY_HOW = "**Why:** it went wrong once.\n**How to apply:** every time.\n"
+
+
+# --- frontmatter ---------------------------------------------------------------------------
+
+
+def mixed_frontmatter(store: Path) -> list[str]:
+    """Flat and nested frontmatter in one store, with the variants seen in the wild."""
+    w = _Writer(store)
+    w.memory("user_role.md", _flat("user_role", "backend engineer on payments", "user"),
+             "Knows Go.\n")
+    w.memory("feedback_testing.md",
+             _nested("feedback-testing", "integration tests hit a real database", "feedback"),
+             f"Use the real database.\n{WHY_HOW}")
+    # `metadata: ` with a trailing space, as one rewrite leaves it.
+    w.memory("project_launch.md",
+             _nested("project-launch", "the launch freezes merges", "project", "metadata: "),
+             f"Merges freeze on 2026-06-01.\n{WHY_HOW}")
+    w.memory("reference_grafana.md", _flat(
+        "reference_grafana", "latency dashboards", "reference",
+        f"originSessionId: {NOT_A_UUID}\noriginEpoch: 1780000000\n"
+        "modified: 2026-05-26T06:52:24Z\nnode_type: memory\n"),
+        "grafana.internal/d/latency\n")
+    # Issue #63989: a rewrite blanked `name` and dropped `description` and `type`.
+    w.memory("project_blank.md",
+             f'name: ""\nmetadata:\n  node_type: memory\n  originSessionId: {NOT_A_UUID}\n',
+             "What was this about?\n")
+    w.index(f"- [{file.removesuffix('.md')}]({file}) — a memory" for file in sorted(w.memories))
+    return w.memories
+
+
+def foreign_types_and_cjk_names(store: Path) -> list[str]:
+    """Types outside the four, and names that are titles (often CJK) rather than slugs."""
+    w = _Writer(store)
+    for kind in ("pattern", "technique", "state", "handoff"):
+        w.memory(f"{kind}_notes.md", _flat(f"{kind} notes", f"a {kind} worth keeping", kind),
+                 "Body.\n")
+    titles = {
+        "project_deploy.md": ("部署流程", "生产环境部署需要两人审批"),
+        "feedback_tests.md": ("테스트 정책", "통합 테스트는 실제 데이터베이스를 사용한다"),
+        "reference_runbook.md": ("デプロイ手順", "本番デプロイの手順書はウィキにある"),
+    }
+    for file, (name, description) in titles.items():
+        kind = file.split("_", 1)[0]
+        w.memory(file, _flat(name, description, kind), f"本文。\n{WHY_HOW}")
+    lines = [f"- [{titles.get(f, (f,))[0]}]({f}) — 说明" for f in sorted(w.memories)]
+    w.index(lines)
+    return w.memories
+
+
+def bom_on_every_file(store: Path) -> list[str]:
+    """A UTF-8 byte-order mark on every file, the index included."""
+    w = _Writer(store, bom=True)
+    w.memory("user_role.md", _flat("user_role", "a data engineer", "user"), "Likes SQL.\n")
+    w.memory("feedback_style.md", _flat("feedback_style", "short answers", "feedback"), WHY_HOW)
+    w.index(["- [User role](user_role.md) — who the user is",
+             "- [Style](feedback_style.md) — how to answer"])
+    return w.memories
+
+
+def crlf_files(store: Path) -> list[str]:
+    """Windows line endings in every file."""
+    w = _Writer(store, crlf=True)
+    w.memory("user_role.md", _flat("user_role", "a .NET developer", "user"), "Uses Rider.\n")
+    w.memory("project_port.md", _flat("project_port", "porting to .NET 9", "project"), WHY_HOW)
+    w.index(["# Memory", "", "- [User role](user_role.md) — who the user is",
+             "- [Port](project_port.md) — the port to .NET 9"])
+    return w.memories
+
+
+def negative_signal_description(store: Path) -> list[str]:
+    """A quoted phrase followed by more text: invalid YAML Claude Code's retry leaves broken."""
+    w = _Writer(store)
+    w.memory("feedback_lease.md",
+             'name: feedback_lease\ndescription: "Short-term lease type" is a NEGATIVE signal\n'
+             "type: feedback\n", WHY_HOW)
+    w.index(["- [Lease signal](feedback_lease.md) — lease type is a negative signal"])
+    return w.memories
+
+
+# --- old stores and index styles -----------------------------------------------------------
+
+
+def old_store_without_frontmatter(store: Path) -> list[str]:
+    """An early store: no frontmatter anywhere, the index holding the content itself, and a
+    large topic file that was never linked."""
+    w = _Writer(store)
+    w.index([
+        "# Project memory", "",
+        "## Build", "- Use `make dev` to start; the API listens on 8080.",
+        "- Tests need Docker running.", "",
+        "## Conventions", "- Commit messages in the imperative.",
+        "- See [deploy notes](deploy.md) for the release train.",
+    ])
+    w.write("deploy.md", "# Deploy\n\nThe release train leaves on Tuesdays.\n")
+    paragraph = ("The ingestion service batches events by tenant and flushes every five "
+                 "seconds or at 1,000 events, whichever comes first.\n")
+    w.write("architecture_notes.md", "# Architecture\n\n" + paragraph * 500)  # ~60 KB
+    return w.memories
+
+
+FACTS = {
+    "user": ("writes Go at work and Rust at home", "reviews pull requests on Friday mornings",
+             "prefers terse answers without preamble"),
+    "feedback": ("never mock the database in integration tests",
+                 "run ruff and mypy before every commit", "squash merge feature branches only"),
+    "project": ("billing moves to Stripe in June 2026", "the mobile app drops iOS 15 support",
+                "search reindexes nightly at 02:00 UTC"),
+    "reference": ("latency dashboards live in Grafana", "incident runbooks live in Notion",
+                  "bug tickets are tracked in Linear"),
+}
+
+
+def index_under_type_headings(store: Path) -> list[str]:
+    """Index entries grouped under a heading per type."""
+    w = _Writer(store)
+    lines = []
+    for kind, facts in FACTS.items():
+        lines += [f"## {kind.capitalize()}", ""]
+        for number, fact in enumerate(facts):
+            file = f"{kind}_{number}.md"
+            w.memory(file, _flat(f"{kind}_{number}", fact, kind),
+                     f"{fact.capitalize()}.\n**Why:** {fact}.\n**How to apply:** mind it.\n")
+            lines.append(f"- [{kind} {number}]({file}) — {fact}")
+        lines.append("")
+    w.index(lines)
+    return w.memories
+
+
+CJK_WORDS = ("支付 迁移 供应商 部署 审批 数据库 缓存 索引 告警 回滚 租户 配额 账单 搜索 队列 "
+             "重试 超时 日志 指标 权限 证书 域名 网关 镜像 集群 节点 备份 恢复 灰度 发布").split()
+LATIN_WORDS = ("payments migration provider deploy approval database cache index alerting "
+               "rollback tenant quota billing search queue retry timeout logging metrics "
+               "permissions certificate domain gateway image cluster node backup restore "
+               "canary release").split()
+
+
+def long_index_lines(store: Path) -> list[str]:
+    """CJK in half the files and a third of the index lines over 150 characters."""
+    w = _Writer(store)
+    pick = random.Random(12).sample
+    lines = []
+    for number in range(30):
+        cjk = number % 2 == 0
+        words = pick(CJK_WORDS if cjk else LATIN_WORDS, 6)
+        description = "".join(words) if cjk else " ".join(words)
+        w.memory(f"project_{number:02}.md", _flat(f"project_{number:02}", description, "project"),
+                 f"{description}\n**Why:** {description}.\n**How to apply:** check {number}.\n")
+        # Every third line carries a paragraph where a hook should be.
+        hook = "; ".join([description] * (12 if number % 3 == 0 else 1))
+        lines.append(f"- [Project {number}](project_{number:02}.md) — {hook}")
+    w.index(lines)
+    return w.memories
+
+
+def second_level_index(store: Path) -> list[str]:
+    """MEMORY.md links a topic index, which links the topic files (relative to itself)."""
+    w = _Writer(store)
+    w.memory("user_role.md", _flat("user_role", "a platform engineer", "user"), "Runs k8s.\n")
+    topics = []
+    for number in range(SECOND_LEVEL_TOPICS):
+        file = f"topic_{number:02}.md"
+        w.memory(f"topics/{file}",
+                 _flat(f"topic_{number:02}", f"service {number} runbook", "reference"),
+                 f"Service {number} restarts with `svc restart {number}`.\n")
+        topics.append(f"- [Service {number}]({file}) — runbook")
+    w.memory("topics/index.md", _flat("topics", "every service runbook", "reference"),
+             "\n".join(topics) + "\n")
+    w.index(["- [User role](user_role.md) — who the user is",
+             "- [Runbooks](topics/index.md) — one per service, listed there"])
+    return w.memories
+
+
+def wiki_links_to_snake_case(store: Path) -> list[str]:
+    """`[[kebab-slug]]` links naming `snake_case.md` files, and one that names nothing yet."""
+    w = _Writer(store)
+    w.memory("deploy_checklist.md", _flat("deploy-checklist", "what to check before deploy",
+                                          "reference"), "Check the canary.\n")
+    w.memory("on_call_rotation.md", _flat("on-call-rotation", "who is on call", "reference"),
+             "See [[deploy-checklist]] before paging.\n")
+    w.index(["- [[deploy-checklist]] — before every deploy",
+             "- [[on-call-rotation]] — who to page",
+             "- [[capacity-plan]] — to write once the numbers are in"])
+    return w.memories
+
+
+def template_placeholder(store: Path) -> list[str]:
+    """An index line naming a file pattern, not a file."""
+    w = _Writer(store)
+    w.memory("billing_project.md", _flat("billing_project", "billing module state", "project"),
+             WHY_HOW)
+    w.index(["- [Billing](billing_project.md) — where billing stands",
+             "- [Module template]({module}_project.md) — one file per module, named so"])
+    return w.memories
+
+
+def links_leaving_the_store(store: Path) -> list[str]:
+    """An index line pointing at a file beside the store, not in it."""
+    w = _Writer(store)
+    w.memory("user_role.md", _flat("user_role", "an SRE", "user"), "On call weekly.\n")
+    w.index(["- [User role](user_role.md) — who the user is",
+             "- [Agent notes](../.agent/x.md) — kept by another tool"])
+    return w.memories
+
+
+def targets_with_spaces(store: Path) -> list[str]:
+    """File names with spaces, linked in the forms Markdown allows, and once bare."""
+    w = _Writer(store)
+    for file in ("deploy notes.md", "on call.md", "raw notes.md"):
+        w.memory(file, _flat(file.removesuffix(".md"), f"about {file}", "reference"), "Notes.\n")
+    w.index(["- [Deploy notes](<deploy notes.md>) — angle brackets",
+             "- [On call](on%20call.md) — percent-encoded",
+             "- [Raw notes](raw notes.md) — written bare"])
+    return w.memories
+
+
+def link_in_a_code_span(store: Path) -> list[str]:
+    """The index explains its own format inside a code span: not a link."""
+    w = _Writer(store)
+    w.memory("user_role.md", _flat("user_role", "a designer", "user"), "Uses Figma.\n")
+    w.index(["Entries look like `[Title](file.md) — hook`, one line each.", "",
+             "- [User role](user_role.md) — who the user is"])
+    return w.memories
+
+
+def plaintext_token_in_the_index(store: Path) -> list[str]:
+    """A credential pasted into an index line."""
+    w = _Writer(store)
+    w.memory("reference_api.md", _flat("reference_api", "the billing API", "reference"),
+             "Base URL https://billing.example.invalid\n")
+    w.index([f"- [Billing API](reference_api.md) — key {FAKE_TOKEN}"])
+    return w.memories
+
+
+# --- layouts -------------------------------------------------------------------------------
+
+
+def topics_and_skills_subfolders(store: Path) -> list[str]:
+    """Memories only in subfolders, linked as `topics/x.md`: no memory at the top level."""
+    w = _Writer(store)
+    for file, kind in (("topics/api.md", "reference"), ("topics/database.md", "reference"),
+                       ("skills/review.md", "feedback"), ("skills/deploy/steps.md", "project")):
+        stem = file.rsplit("/", 1)[-1].removesuffix(".md")
+        w.memory(file, _flat(stem, f"the {stem} notes", kind), f"About {stem}.\n{WHY_HOW}")
+    w.index(["- [API](topics/api.md) — endpoints and auth",
+             "- [Database](topics/database.md) — schema notes",
+             "- [Review](skills/review.md) — how reviews go"])
+    return w.memories  # skills/deploy/steps.md is left unlinked
+
+
+def memory_folder_is_a_git_repository(store: Path) -> list[str]:
+    """The memory folder is a git checkout with a README, a CLAUDE.md and sync scripts."""
+    import git
+
+    w = _Writer(store)
+    w.memory("user_role.md", _flat("user_role", "a researcher", "user"), "Writes Rust.\n")
+    w.index(["- [User role](user_role.md) — who the user is"])
+    w.write("README.md", "# My Claude memory\n\nSynced across machines with scripts/sync.sh.\n")
+    w.write("CLAUDE.md", "Keep memories short.\n")
+    w.write("scripts/sync.sh", "#!/bin/sh\ngit pull --rebase && git push\n")
+    w.write(".gitignore", "*.tmp\n")
+    repo = git.Repo.init(store, initial_branch="main")
+    repo.index.add([p.relative_to(store).as_posix() for p in sorted(store.rglob("*"))
+                    if p.is_file() and ".git" not in p.relative_to(store).parts])
+    repo.index.commit("memory")
+    # git keeps no Markdown of its own, but other tools write there: never a memory.
+    w.write(".git/info/notes.md", "not a memory\n")
+    return w.memories
+
+
+def obsidian_vault(store: Path) -> list[str]:
+    """An Obsidian-like vault: thousands of notes in folders, area notes listing them,
+    `[[wiki]]` links between notes, and the vault's own settings folder."""
+    w = _Writer(store)
+    w.write(".obsidian/app.json", '{"legacyEditor": false}\n')
+    w.write(".obsidian/workspace.json", '{"main": {}}\n')
+    per_area = VAULT_NOTES // len(VAULT_AREAS)
+    index = []
+    for area in VAULT_AREAS:
+        listed = []
+        for number in range(per_area):
+            slug = f"{area}-note-{number:04}"
+            neighbour = f"{area}-note-{(number + 1) % per_area:04}"
+            w.write(f"notes/{area}/{slug}.md",
+                    f"---\nname: {slug}\ndescription: {area} finding {number}\ntype: reference\n"
+                    f"---\n\n{area} observation {number * 7919 % 10007} see [[{neighbour}]]\n")
+            if number % 2 == 0:  # area notes list every other note; the rest only by wiki link
+                listed.append(f"- [{slug}]({slug}.md)")
+        w.write(f"notes/{area}/_area.md",
+                f"---\nname: {area}\ndescription: the {area} area\ntype: reference\n---\n\n"
+                + "\n".join(listed) + "\n")
+        index.append(f"- [{area}](notes/{area}/_area.md) — the {area} area")
+    w.index(index)
+    return w.memories
+
+
+def metrics_beside_memories(store: Path) -> list[str]:
+    """`.jsonl` metrics files next to the memories: not memories."""
+    w = _Writer(store)
+    w.memory("user_role.md", _flat("user_role", "a data scientist", "user"), "Uses Polars.\n")
+    w.index(["- [User role](user_role.md) — who the user is"])
+    w.write("metrics.jsonl", '{"recalls": 3}\n')
+    w.write("stats/2026-05.jsonl", '{"writes": 12}\n')
+    return w.memories
+
+
+def assistant_mode_logs(store: Path) -> list[str]:
+    """Assistant mode: daily logs under logs/YYYY/MM/ and session notes, beside memories."""
+    w = _Writer(store)
+    w.memory("user_role.md", _flat("user_role", "a founder", "user"), "Runs sales.\n")
+    w.index(["- [User role](user_role.md) — who the user is"])
+    for day in (24, 25, 26):
+        w.write(f"logs/2026/05/2026-05-{day}.md",
+                f"- 09:{day} planned the day\n- 17:{day} shipped item {day}\n")
+    w.write("sessions/2026-05-26-standup.md", "- standup notes for 2026-05-26\n")
+    return w.memories
+
+
+def team_memory(store: Path) -> list[str]:
+    """team/ with its own index, one team memory left out of it."""
+    w = _Writer(store)
+    w.memory("user_role.md", _flat("user_role", "a tech lead", "user"), "Leads four.\n")
+    w.index(["- [User role](user_role.md) — who the user is"])
+    w.memory("team/conventions.md", _flat("conventions", "team code conventions", "feedback"),
+             WHY_HOW)
+    w.memory("team/oncall.md", _flat("oncall", "team on-call rules", "reference"), "Pager.\n")
+    w.memory("team/release.md", _flat("release", "how the team releases", "project"), WHY_HOW)
+    w.index(["- [Conventions](conventions.md) — code conventions",
+             "- [On call](oncall.md) — on-call rules"], file="team/MEMORY.md")
+    return w.memories
+
+
+SHAPES: dict[str, Callable[[Path], list[str]]] = {
+    builder.__name__: builder
+    for builder in (
+        mixed_frontmatter, foreign_types_and_cjk_names, bom_on_every_file, crlf_files,
+        negative_signal_description, old_store_without_frontmatter, index_under_type_headings,
+        long_index_lines, second_level_index, wiki_links_to_snake_case, template_placeholder,
+        links_leaving_the_store, targets_with_spaces, link_in_a_code_span,
+        plaintext_token_in_the_index, topics_and_skills_subfolders,
+        memory_folder_is_a_git_repository, obsidian_vault, metrics_beside_memories,
+        assistant_mode_logs, team_memory,
+    )
+}
+
+
+def long_lines(store: Path) -> list[int]:
+    """The 1-based numbers of the index lines over 150 UTF-16 units."""
+    lines = (store / "MEMORY.md").read_text(encoding="utf-8").lstrip(BOM).split("\n")
+    return [number for number, line in enumerate(lines, start=1) if utf16_width(line) > 150]
+
+
+def build(store: Path, shape: str) -> list[str]:
+    store.mkdir(parents=True, exist_ok=True)
+    files = SHAPES[shape](store)
+    assert len(files) == len(set(files)), "a builder wrote a memory twice"
+    return sorted(files)
