@@ -100,7 +100,7 @@ def memory_statuses(store: Store) -> dict[str, MemoryStatus]:
             statuses[file] = MemoryStatus(file, True, file in visible, found[1], found[0])
     if unindexed:  # perhaps listed by another memory (a second-level index)
         linked = second_level_links(
-            ((m.file, m.text) for m in store.memories if "](" in m.text or "[[" in m.text),
+            ((m.file, m.text) for m in store.memories if "[" in m.text),
             store.wiki_names,
         )
         for file in unindexed:
