@@ -248,3 +248,21 @@ def test_extraction_updates_the_memory_already_on_the_topic(claude_home, tmp_pat
     after = changed["feedback_pnpm.md"].after.decode()
     assert after.startswith((store / "feedback_pnpm.md").read_text())
     assert "--frozen-lockfile" in after and "**Why:** CI checks the lock file" in after
+
+
+def test_the_offline_dream_keeps_links_to_memories_in_subfolders_and_logs(claude_home, tmp_path):
+    """Claude Code's scan is recursive: `topics/x.md` is a memory, not a dangling link, and
+    a line pointing at a daily log is kept as it is."""
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "topics/deploy.md", memory_text("deploy", "how we deploy", "project"))
+    write_memory(store, "topics/billing.md", memory_text("billing", "invoices", "project"))
+    write_memory(store, "logs/2026/03/2026-03-02.md", "- 10:00 deployed\n")
+    write_index(store, [index_line("topics/deploy.md"), "- [Log](logs/2026/03/2026-03-02.md)"])
+
+    result = run_dream(store, engine="offline")
+    conclude(result, apply=True)
+
+    index = (store / "MEMORY.md").read_text()
+    assert "(topics/deploy.md)" in index and "(logs/2026/03/2026-03-02.md)" in index
+    assert "(topics/billing.md)" in index  # the unindexed one gets its line
+    assert not any("missing files" in note for note in result.changeset.notes)

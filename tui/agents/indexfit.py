@@ -13,7 +13,7 @@ never deleted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tui.claude.lines import line_count
@@ -106,7 +106,10 @@ def _fits(lines: Sequence[str]) -> bool:
 
 
 def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
-                  renamed: Mapping[str, str] | None = None) -> IndexRebuild:
+                  renamed: Mapping[str, str] | None = None,
+                  exists: Callable[[str], bool] = lambda file: False) -> IndexRebuild:
+    """`exists(file)` says whether a linked file that is not among `memories` (a daily
+    log, a team memory) is there all the same: its line is kept as it is, not dropped."""
     renamed = renamed or {}
     by_file = {m.file: m for m in memories}
     result = IndexRebuild("")
@@ -127,7 +130,10 @@ def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
             entries.append(_Entry(None, raw.text, raw.number))
             continue
         if target is None:
-            result.dangling.append(raw.text.strip())
+            if any(f and exists(f) for f in files):
+                entries.append(_Entry(None, raw.text, raw.number))
+            else:
+                result.dangling.append(raw.text.strip())
             continue
         if target in seen:
             _move_detail(result, by_file[target], raw.text)

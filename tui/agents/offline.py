@@ -18,6 +18,7 @@ from tui.agents.conversation import Message
 from tui.agents.indexfit import IndexRebuild, MemoryInfo, rebuild_index
 from tui.agents.staging import Staging
 from tui.claude.lines import read_store_text, split_lines
+from tui.claude.memory_files import is_log, is_team, memory_files
 from tui.claude.paths import INDEX_NAME
 from tui.memory import frontmatter
 from tui.memory.similarity import near_duplicates
@@ -28,13 +29,16 @@ _LOG_DATE = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
 
 
 def memory_infos(staging: Staging) -> list[MemoryInfo]:
+    """The memories MEMORY.md indexes: every memory file below the store (subfolders too),
+    but daily logs, team memory (its own index) and linked names."""
     infos = []
-    for path in sorted(staging.root.glob("*.md")):
-        if path.name == INDEX_NAME or staging.linked(path.name) or not path.is_file():
+    for relative, _entry in memory_files(staging.root):
+        if is_log(relative) or is_team(relative) or staging.linked(relative):
             continue
+        path = staging.root / relative
         text = read_store_text(path)
         fm = frontmatter.parse(text)
-        infos.append(MemoryInfo(path.name, fm.name or path.stem, fm.description or "",
+        infos.append(MemoryInfo(relative, fm.name or path.stem, fm.description or "",
                                 fm.type, path.stat().st_mtime, text))
     return infos
 
@@ -137,7 +141,8 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
     """Rewrite MEMORY.md within the limits; detail from long lines goes to the topic file."""
     index_path = staging.root / INDEX_NAME
     index_text = read_store_text(index_path) if index_path.exists() else None
-    rebuild = rebuild_index(index_text, memory_infos(staging), renamed)
+    rebuild = rebuild_index(index_text, memory_infos(staging), renamed,
+                            exists=lambda file: (staging.root / file).is_file())
     if rebuild.notes_file is not None:
         path = staging.root / rebuild.notes_file.file
         text = rebuild.notes_file.text
