@@ -181,3 +181,34 @@ async def test_an_empty_table_shows_why_and_highlights_nothing():
         assert shown[0].split() == ["name", "status", "note"]
         assert shown[1].strip() == "No memory matches “zz”."
         assert all(not line.strip() for line in shown[2:])
+
+
+class RankedApp(App[None]):
+    """The table with a ranking: name and status before the note, the mark last."""
+
+    def compose(self) -> ComposeResult:
+        yield VirtualTable(COLUMNS, stretch=("note", "name"), labels={"mark": ""},
+                           priority=("name", "status", "note", "mark"), id="table")
+
+    def on_mount(self) -> None:
+        self.query_one(VirtualTable).set_rows(ROWS)
+
+
+async def test_narrow_columns_give_way_whole_least_important_first():
+    app = RankedApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.pause()
+        assert table.shown_columns == ["mark", "name", "status", "note"]
+        await pilot.resize_terminal(26, 12)  # the note no longer fits: gone, not cut
+        await pilot.pause()
+        assert table.shown_columns == ["name", "status"]
+        shown = lines(table)
+        assert shown[0].split() == ["name", "status"]
+        # The name takes the spare width when the note it would go to is hidden.
+        assert shown[1].rstrip().endswith(" ok") and "memory-00" in shown[1]
+        assert all(len(line) <= 26 for line in shown)
+        await pilot.resize_terminal(12, 12)  # the most important column stays, cut to fit
+        await pilot.pause()
+        assert table.shown_columns == ["name"]
+        assert lines(table)[1].strip() == "memory-00"

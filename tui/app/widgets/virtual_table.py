@@ -2,7 +2,9 @@
 
 A DataTable measures every cell it is given, so refilling it with thousands of rows on each
 filter keystroke is slow. This table holds a plain list of rows with fixed column widths:
-replacing the rows costs nothing until the visible lines are painted.
+replacing the rows costs nothing until the visible lines are painted. When the table is
+narrower than its columns, the least important columns give way whole: a column is never
+cut to a letter or two.
 """
 
 from __future__ import annotations
@@ -135,25 +137,29 @@ class VirtualTable(ScrollView, can_focus=True):
         def control(self) -> VirtualTable:
             return self.table
 
-    def __init__(self, columns: Sequence[tuple[str, int]], stretch: str, *,
+    def __init__(self, columns: Sequence[tuple[str, int]], stretch: str | Sequence[str], *,
                  labels: Mapping[str, str] | None = None, keep_end: Collection[str] = (),
-                 id: str | None = None) -> None:
+                 priority: Sequence[str] = (), id: str | None = None) -> None:
         """`columns` are (key, width) pairs, headed by their key unless `labels` names them
-        otherwise; the `stretch` column also takes spare width; text too long for a column
-        is cut at its end, or at its start in the `keep_end` columns."""
+        otherwise; text too long for a column is cut at its end, or at its start in the
+        `keep_end` columns. `priority` orders the keys from most to least important (the
+        declared order by default): a column is shown only when it and every more important
+        one fit at their widths. The first shown of the `stretch` columns takes the spare
+        width."""
         super().__init__(id=id)
         self.columns = tuple(columns)
         self.labels = dict(labels or {})
         self.keep_end = frozenset(keep_end)
-        self.stretch = stretch
+        self.stretch = (stretch,) if isinstance(stretch, str) else tuple(stretch)
+        keys = [key for key, _ in self.columns]
+        self.priority = tuple(priority) or tuple(keys)
+        assert sorted(self.priority) == sorted(keys), "priority must rank every column"
         self.rows: list[Row] = []
         self.marked: frozenset[str] = frozenset()
         self.empty_text = ""
-        self.virtual_size = Size(self.min_width, 1)
-
-    @property
-    def min_width(self) -> int:
-        return sum(width + 2 * CELL_PADDING for _, width in self.columns)
+        self._layout: tuple[int, list[tuple[int, str, int]]] = (-1, [])
+        first = dict(self.columns)[self.priority[0]]
+        self.virtual_size = Size(first + 2 * CELL_PADDING, 1)
 
     @property
     def page_height(self) -> int:
@@ -178,7 +184,7 @@ class VirtualTable(ScrollView, can_focus=True):
         if current is not None:  # usually near the top: the scan stops there
             index = next((i for i, row in enumerate(rows) if row.key == current.key), 0)
         self.set_reactive(VirtualTable.cursor_row, index)
-        self.virtual_size = Size(self.min_width, len(rows) + 1)
+        self.virtual_size = Size(self.virtual_size.width, len(rows) + 1)
         self.scroll_to_cursor()
         self.refresh()
 
@@ -249,7 +255,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def header_clicked(self, x: int) -> None:
         right = 0
-        for (key, _), width in zip(self.columns, self.column_widths(), strict=True):
+        for _, key, width in self.layout():
             right += width + 2 * CELL_PADDING
             if x < right:
                 self.post_message(self.HeaderSelected(self, key))
@@ -272,9 +278,31 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # --- rendering ------------------------------------------------------------------------
 
-    def column_widths(self) -> list[int]:
-        spare = max(0, self.scrollable_content_region.width - self.min_width)
-        return [width + (spare if key == self.stretch else 0) for key, width in self.columns]
+    def layout(self) -> list[tuple[int, str, int]]:
+        """(cell index, key, width) of each column shown at the table's present width."""
+        room = self.scrollable_content_region.width
+        cached_room, columns = self._layout
+        if room == cached_room:
+            return columns
+        widths = dict(self.columns)
+        shown: set[str] = set()
+        used = 0
+        for key in self.priority:
+            need = widths[key] + 2 * CELL_PADDING
+            if shown and used + need > room:
+                break
+            shown.add(key)
+            used += need
+        stretch = next((key for key in self.stretch if key in shown), None)
+        spare = max(0, room - used)
+        columns = [(index, key, width + (spare if key == stretch else 0))
+                   for index, (key, width) in enumerate(self.columns) if key in shown]
+        self._layout = (room, columns)
+        return columns
+
+    @property
+    def shown_columns(self) -> list[str]:
+        return [key for _, key, _ in self.layout()]
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -311,8 +339,8 @@ class VirtualTable(ScrollView, can_focus=True):
         segments = []
         pad = " " * CELL_PADDING
         console = self.app.console
-        widths = self.column_widths()
-        for cell, (key, _), width in zip(cells, self.columns, widths, strict=True):
+        for index, key, width in self.layout():
+            cell = cells[index]
             keep_end = key in self.keep_end
             if not isinstance(cell, Text):
                 segments.append(Segment(f"{pad}{fit(str(cell), width, keep_end)}{pad}", style))
