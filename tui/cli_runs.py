@@ -163,7 +163,7 @@ def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
         gates = result.gates
         hours = "never" if gates["hours_since"] is None else f"{gates['hours_since']} h ago"
         cwd = "-" if gates["sessions_cwd"] is None else gates["sessions_cwd"]
-        print(f"Last consolidated: {hours}; sessions since: {cwd} in this folder, "
+        print(f"Last dream: {hours}; sessions since: {cwd} in this folder, "
               f"{gates['sessions_all']} across the store (automatic dreams wait for "
               f"{gates['min_hours']} h and {gates['min_sessions']} sessions)", file=out)
     print(f"Engine: {result.engine}; tokens in/out: {result.tokens_in}/{result.tokens_out}",

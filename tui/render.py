@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from tui.claude import paths
 from tui.claude.discovery import Project
 from tui.visible import raw_stream, visible
 
@@ -26,6 +27,15 @@ def condense(path: str | None, home: str | None = None) -> str:
     if path == home or path.startswith(home.rstrip("/") + "/"):
         return visible("~" + path[len(home.rstrip("/")):])
     return visible(path)
+
+
+def store_place(store: Path, key_path: str | None) -> str:
+    """Where a store lives, condensed; its folder under projects/ is shown as `…` when it is
+    named after `key_path`, the project path a screen's title already shows."""
+    if key_path and store.name == "memory" and \
+            paths.folder_matches(store.parent.name, paths.sanitize(key_path)):
+        return f"{condense(str(store.parent.parent))}/…/memory"
+    return condense(str(store))
 
 
 def _console() -> Console:
@@ -52,6 +62,28 @@ def age(timestamp: float | None, now: float | None = None) -> str:
     return "just now"
 
 
+# A project's state in one word or three, the same in the CLI and the app (README: Words).
+PROJECT_STATUS_STYLES = {
+    "ok": "",
+    "stranded": "bold red",
+    "no store": "yellow",
+    "no sessions": "cyan",
+    "no memory yet": "dim",
+}
+
+
+def project_status(project: Project) -> str:
+    if project.store is None:
+        return "no store"
+    if project.stranded:
+        return "stranded"
+    if project.resting:
+        return "no sessions"
+    if not project.store_exists:
+        return "no memory yet"
+    return "ok"
+
+
 @dataclass(frozen=True)
 class ProjectRow:
     project: Project
@@ -62,18 +94,8 @@ class ProjectRow:
 def project_rows(projects: list[Project]) -> list[ProjectRow]:
     rows = []
     for project in projects:
-        if project.store is None:
-            status = "unmapped"
-        elif project.stranded:
-            status = "stranded"
-        elif project.resting:
-            status = "resting"
-        elif not project.store_exists:
-            status = "no memory"
-        else:
-            status = "ok"
         path = project.key_path or (project.paths[0] if project.paths else project.name)
-        rows.append(ProjectRow(project, condense(path), status))
+        rows.append(ProjectRow(project, condense(path), project_status(project)))
     return rows
 
 
@@ -85,18 +107,17 @@ def print_projects(rows: list[ProjectRow], home: Path) -> None:
     table.add_column("memories", justify="right", no_wrap=True)
     table.add_column("sessions", justify="right", no_wrap=True)
     table.add_column("folders", justify="right", no_wrap=True)
-    table.add_column("dreamt", no_wrap=True)
+    table.add_column("last dream", no_wrap=True)
     table.add_column("status", no_wrap=True)
     for row in rows:
         project = row.project
-        style = {"stranded": "bold red", "unmapped": "yellow", "resting": "cyan"}.get(row.status, "")
         table.add_row(
             row.path,
             str(project.memories) if project.store else "-",
             str(project.sessions),
             str(len(project.transcript_folders)),
             age(project.last_consolidated),
-            Text(row.status, style=style),
+            Text(row.status, style=PROJECT_STATUS_STYLES[row.status]),
         )
     console.print(table)
     for row in rows:
