@@ -5,13 +5,14 @@ from __future__ import annotations
 from app_home import FIXED_MTIME, build_app_home
 from conftest import memory_saved_record, user_record
 from test_app_runs import choices, open_store, phase_statuses, store_bytes, until
-from textual.widgets import DataTable, RichLog
+from textual.widgets import RichLog
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.review import ReviewScreen
 from tui.app.screens.run import RunScreen
 from tui.app.screens.sessions import SessionPicker
 from tui.app.screens.store import StoreScreen
+from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import discover
 from tui.render import condense
 
@@ -29,8 +30,9 @@ def extract_app(claude_home, tmp_path, *records: dict):
 
 
 def picker_rows(app) -> list[list[str]]:
-    table = app.screen.query_one("#sessions-table", DataTable)
-    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+    """Each session's cells as shown (its id cut to 8 characters), then its full id."""
+    table = app.screen.query_one("#sessions-table", VirtualTable)
+    return [[*(str(cell) for cell in row.cells), row.key] for row in table.rows]
 
 
 async def pick_newest_session(app, pilot, project) -> list[list[str]]:
@@ -55,7 +57,8 @@ async def test_an_instruction_in_a_picked_session_becomes_a_feedback_memory_and_
     before = store_bytes(store)
     async with app.run_test(size=(140, 40)) as pilot:
         rows = await pick_newest_session(app, pilot, project)
-        assert rows[0][3] == session_id  # newest first
+        assert rows[0][4] == session_id  # newest first
+        assert rows[0][3] == session_id[:8]
         assert rows[0][1] == "3 (never extracted)"  # "hello", the flaky test, the linter
         assert rows[0][2] == condense(str(tmp_path / "work" / "shop"))
         run = app.screen
@@ -98,7 +101,7 @@ async def test_after_an_applied_extraction_the_picker_shows_no_new_messages(
         await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, SessionPicker)
                     and len(picker_rows(app)) == 2)
-        news = {row[3]: row[1] for row in picker_rows(app)}
+        news = {row[4]: row[1] for row in picker_rows(app)}
         assert news[session_id] == "none"
 
 

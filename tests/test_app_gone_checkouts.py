@@ -44,7 +44,7 @@ async def test_one_row_per_path_and_enter_opens_the_gone_checkouts_store(spotter
         cells = dict(zip((key for key, _ in COLUMNS), map(str, row.cells), strict=True))
         # Its sessions count toward the next dream: never consolidated, 3 sessions since.
         assert (cells["memories"], cells["folders"], cells["since"]) == ("1", "1", "3")
-        assert cells["stranded"] == "stranded"
+        assert cells["status"] == "stranded"
         await press_enter_on(app, pilot, MAIN_CWD)
         await until(pilot, lambda: isinstance(app.screen, StoreScreen)
                     and app.screen.store is not None)
@@ -63,7 +63,7 @@ async def test_the_extract_picker_lists_the_gone_checkouts_sessions(spotter):
         assert isinstance(app.screen, SessionPicker)
         await until(pilot, lambda: len(picker_rows(app)) == len(spotter.main_session_ids))
         rows = picker_rows(app)
-        assert sorted(row[3] for row in rows) == list(spotter.main_session_ids)
+        assert sorted(row[4] for row in rows) == list(spotter.main_session_ids)
         assert {row[2] for row in rows} == {f"{condense(MAIN_CWD)} (deleted)"}
 
 

@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 from conftest import settle
 from rich.console import Console
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from tests.conftest import add_worktree, make_repo, memory_text, real
 from tests.test_history_transcripts import (
@@ -28,6 +28,7 @@ from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.history import HistoryScreen
 from tui.app.screens.overwrites import OverwritesScreen
 from tui.app.screens.store import StoreScreen
+from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import discover
 from tui.history.journal import Journal
 from tui.memory import writes
@@ -39,8 +40,8 @@ def shown(widget: Static) -> str:
     return console.file.getvalue()
 
 
-def rows(table: DataTable) -> list[list[str]]:
-    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+def rows(table: VirtualTable) -> list[list[str]]:
+    return [[str(cell) for cell in row.cells] for row in table.rows]
 
 
 def project_of(claude, store):
@@ -88,7 +89,7 @@ async def test_overwrites_screen_merges_the_lost_line_back_and_undo_restores(ove
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, OverwritesScreen)
-        [row] = rows(screen.query_one("#overwrites", DataTable))
+        [row] = rows(screen.query_one("#overwrites", VirtualTable))
         assert row[0] == "lost" and row[2] == "feedback_testing.md" and row[3] == "1"
         assert tree_b.name in row[4] and tree_a.name in row[5]
         assert A_LINE in shown(screen.query_one("#overwrite-text", Static))
@@ -105,7 +106,7 @@ async def test_overwrites_screen_merges_the_lost_line_back_and_undo_restores(ove
         merged = memory.read_text(encoding="utf-8")
         assert A_LINE in merged and B_LINE in merged and merged.startswith(BASE)
         assert app.screen is screen
-        assert rows(screen.query_one("#overwrites", DataTable))[0][0] == "back"
+        assert rows(screen.query_one("#overwrites", VirtualTable))[0][0] == "back"
 
         await pilot.press("escape")
         await settle(app, pilot)
@@ -164,7 +165,7 @@ async def test_history_lists_versions_diffs_them_and_restores_the_old_one(two_ve
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, HistoryScreen)
-        table = screen.query_one("#versions", DataTable)
+        table = screen.query_one("#versions", VirtualTable)
         assert [row[5] for row in rows(table)] == ["second version", "first version"]
 
         unified = shown(screen.query_one("#diff-body", Static))

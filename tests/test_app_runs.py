@@ -10,13 +10,14 @@ import threading
 import pytest
 from app_home import FIXED_MTIME, build_app_home
 from conftest import memory_text, write_memory
-from textual.widgets import DataTable, RichLog, Static
+from textual.widgets import RichLog, Static
 
 from tui.agents import offline
 from tui.app.app import MemtuiApp
 from tui.app.screens.review import ReviewScreen
 from tui.app.screens.run import RunScreen
 from tui.app.screens.store import StoreScreen
+from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import discover
 from tui.claude.paths import LOCK_NAME
 
@@ -85,16 +86,14 @@ async def start_dream(app, pilot, project) -> RunScreen:
 
 
 def phase_statuses(screen: RunScreen) -> dict[str, str]:
-    table = screen.query_one("#run-phases", DataTable)
-    return {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[1])
-            for i in range(table.row_count)}
+    table = screen.query_one("#run-phases", VirtualTable)
+    return {str(row.cells[0]): str(row.cells[1]) for row in table.rows}
 
 
 def choices(screen: ReviewScreen) -> dict[str, str]:
     """file -> "kind choice", as the review table shows it."""
-    table = screen.query_one("#review-files", DataTable)
-    return {str(row[2]): f"{row[1]} {row[0]}"
-            for row in map(table.get_row_at, range(table.row_count))}
+    table = screen.query_one("#review-files", VirtualTable)
+    return {row.key: f"{row.cells[1]} {row.cells[0]}" for row in table.rows}
 
 
 async def test_dream_review_reject_one_apply_then_undo(dream_app):
@@ -116,8 +115,8 @@ async def test_dream_review_reject_one_apply_then_undo(dream_app):
             "MEMORY.md": "modified accept", "index_notes.md": "created accept",
             "project_freeze.md": "modified accept", "project_train.md": "archived accept",
         }
-        table = review.query_one("#review-files", DataTable)
-        table.move_cursor(row=table.get_row_index("project_freeze.md"))
+        table = review.query_one("#review-files", VirtualTable)
+        table.move_cursor([row.key for row in table.rows].index("project_freeze.md"))
         await pilot.press("space")
         assert choices(review)["project_freeze.md"] == "modified reject"
         await pilot.press("a")

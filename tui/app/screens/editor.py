@@ -14,14 +14,19 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TextArea
+from textual.widgets import Header, Static, TextArea
 
 from tui.app import curation
+from tui.app.widgets.key_footer import KeyFooter
 from tui.render import condense
 
 
 class EditorScreen(Screen["curation.Outcome | None"]):
     """Dismissed with the outcome of a save, or None when nothing was saved."""
+
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = (  # most used first
+        "editor.save", "editor.close",
+    )
 
     DEFAULT_CSS = """
     #editor-hint { padding: 0 1; color: $text-muted; }
@@ -32,9 +37,11 @@ class EditorScreen(Screen["curation.Outcome | None"]):
         Binding("escape", "close", "Close", id="editor.close"),
     ]
 
-    def __init__(self, store_path: Path, file: str, before: str) -> None:
+    def __init__(self, store_path: Path, file: str, before: str, subject: str = "") -> None:
+        """`subject`: the project the store belongs to, as the store screen's title names it."""
         super().__init__()
         self.store_path = store_path
+        self.subject = subject
         self.file = file
         self.before = before
         self.saving = False
@@ -44,11 +51,11 @@ class EditorScreen(Screen["curation.Outcome | None"]):
         yield Header(show_clock=False)
         yield Static("ctrl+s saves (undo with u afterwards), esc closes", id="editor-hint")
         yield TextArea(self.before, soft_wrap=True, show_line_numbers=True, id="editor-text")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = f"edit {self.file}"
-        self.sub_title = condense(str(self.store_path))
+        self.sub_title = self.subject or condense(str(self.store_path))
         self.query_one(TextArea).focus()
 
     @property

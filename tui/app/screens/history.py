@@ -15,17 +15,21 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
 from tui.app import curation
 from tui.app.messages import ChangeApplied
 from tui.app.widgets.diff_view import render_diff
+from tui.app.widgets.key_footer import KeyFooter
+from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.claude.discovery import Project
 from tui.render import condense
 
+# (key, width); at 80 columns the time, the change and the compare-from mark fit.
 COLUMNS = (("base", 1), ("time", 19), ("source", 9), ("session", 8), ("worktree", 24),
-           ("change", 40))
+           ("change", 20))
+COLUMN_PRIORITY = ("time", "change", "base", "source", "session", "worktree")
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,9 @@ class HistoryLoaded(Message):
 
 
 class HistoryScreen(Screen[None]):
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = (  # most used first
+        "history.restore", "history.pin_base", "history.layout", "history.undo", "history.back",
+    )
     DEFAULT_CSS = """
     HistoryScreen #history-status { padding: 0 1; color: $text-muted; }
     HistoryScreen #history-body { height: 1fr; }
@@ -120,19 +127,17 @@ class HistoryScreen(Screen[None]):
         yield Header(show_clock=False)
         yield Static("Reading the journal and the transcripts…", id="history-status")
         with Horizontal(id="history-body"):
-            yield DataTable(id="versions", cursor_type="row", zebra_stripes=True)
+            yield VirtualTable(COLUMNS, stretch="change", labels={"base": ""},
+                               keep_end={"worktree"}, priority=COLUMN_PRIORITY, id="versions")
             with Vertical(id="diff-pane"):
                 yield Static(id="diff-title")
                 with VerticalScroll(id="diff-scroll"):
                     yield Static(id="diff-body")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = f"History of {self.file}"
-        self.sub_title = str(condense(str(self.store)))
-        table = self.query_one("#versions", DataTable)
-        for column, width in COLUMNS:
-            table.add_column("" if column == "base" else column, key=column, width=width)
+        self.sub_title = condense(self.project.key_path or str(self.store))
         self.load()
 
     def palette_commands(self):
@@ -190,27 +195,25 @@ class HistoryScreen(Screen[None]):
     # --- table and diff -------------------------------------------------------------------
 
     def refresh_table(self) -> None:
-        table = self.query_one("#versions", DataTable)
-        row = table.cursor_row
-        table.clear()
+        """The versions, the cursor on the same row number (a new version comes first)."""
+        table = self.query_one("#versions", VirtualTable)
+        rows = []
         for number, version in enumerate(self.versions):
             change = version.subject if version.blob else f"{version.subject} (deleted)"
-            table.add_row(
+            rows.append(TableRow(str(number), (
                 "◆" if number == self.base else "",
                 local_time(version.time),
                 version.source or "-",
                 short_session(version.session),
                 condense(version.cwd) if version.cwd else "-",
                 change,
-                key=str(number),
-            )
-        if self.versions:
-            table.move_cursor(row=min(row, len(self.versions) - 1))
+            )))
+        table.set_rows(rows)
         self.show_diff()
 
     def highlighted(self) -> int | None:
-        table = self.query_one("#versions", DataTable)
-        return table.cursor_row if self.versions and table.row_count else None
+        table = self.query_one("#versions", VirtualTable)
+        return table.cursor_row if self.versions and table.rows else None
 
     def version_text(self, number: int) -> str:
         return text_of(self.texts.get(self.versions[number].blob or ""))
@@ -219,7 +222,7 @@ class HistoryScreen(Screen[None]):
         version = self.versions[number]
         return f"{version.rev[:10]} {local_time(version.time)}"
 
-    @on(DataTable.RowHighlighted, "#versions")
+    @on(VirtualTable.Highlighted, "#versions")
     def row_highlighted(self) -> None:
         self.show_diff()
 

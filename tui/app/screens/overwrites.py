@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
 from tui.app import curation
@@ -26,11 +26,15 @@ from tui.app.screens.history import (
     write_plan,
 )
 from tui.app.widgets.diff_view import render_diff
+from tui.app.widgets.key_footer import KeyFooter
+from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.claude.discovery import Project
 from tui.claude.lines import split_lines
-from tui.render import condense
+from tui.render import condense, store_place
 
+# (key, width); at 80 columns the file, its state and the lines lost fit.
 COLUMNS = (("state", 5), ("time", 19), ("file", 26), ("lines", 5), ("by", 30), ("overwrote", 30))
+COLUMN_PRIORITY = ("file", "state", "lines", "by", "time", "overwrote")
 
 
 @dataclass
@@ -65,6 +69,10 @@ def lines_back(update, current: str | None) -> bool:
 
 
 class OverwritesScreen(Screen[None]):
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = (  # most used first
+        "overwrites.merge", "overwrites.history", "overwrites.undo", "overwrites.rescan",
+        "overwrites.back",
+    )
     DEFAULT_CSS = """
     OverwritesScreen #overwrites-status { padding: 0 1; color: $text-muted; }
     OverwritesScreen #overwrites-body { height: 1fr; }
@@ -97,17 +105,15 @@ class OverwritesScreen(Screen[None]):
         yield Header(show_clock=False)
         yield Static("Reading the transcripts…", id="overwrites-status")
         with Horizontal(id="overwrites-body"):
-            yield DataTable(id="overwrites", cursor_type="row", zebra_stripes=True)
+            yield VirtualTable(COLUMNS, stretch="file", priority=COLUMN_PRIORITY,
+                               id="overwrites")
             with VerticalScroll(id="overwrite-detail"):
                 yield Static(id="overwrite-text")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = f"Lost updates of {condense(self.project.key_path or str(self.store))}"
-        self.sub_title = str(condense(str(self.store)))
-        table = self.query_one("#overwrites", DataTable)
-        for column, width in COLUMNS:
-            table.add_column(column, key=column, width=width)
+        self.sub_title = store_place(self.store, self.project.key_path)
         self.load()
 
     def palette_commands(self):
@@ -143,23 +149,21 @@ class OverwritesScreen(Screen[None]):
         self.updates = message.updates
         self.current = message.current
         self.conflicts = {}
-        table = self.query_one("#overwrites", DataTable)
-        row = table.cursor_row
-        table.clear()
+        table = self.query_one("#overwrites", VirtualTable)
+        rows = []
         for number, update in enumerate(self.updates):
             back = lines_back(update, self.current.get(update.file))
-            table.add_row(
+            rows.append(TableRow(str(number), (
                 Text("back", style="green") if back else Text("lost", style="bold red"),
                 when(update.time),
                 update.file,
                 str(len(update.lost_lines)),
                 writer(update.session, update.cwd),
                 writer(update.previous_session, update.previous_cwd),
-                key=str(number),
-            )
+            )))
+        table.set_rows(rows)  # the cursor stays on the same row number
         status = self.query_one("#overwrites-status", Static)
         if self.updates:
-            table.move_cursor(row=min(row, len(self.updates) - 1))
             status.update(f"{len(self.updates)} lost update(s): a write that replaced content "
                           "its session had not seen. m merges the lost lines back.")
         else:
@@ -176,10 +180,10 @@ class OverwritesScreen(Screen[None]):
     # --- detail ---------------------------------------------------------------------------
 
     def highlighted(self) -> int | None:
-        table = self.query_one("#overwrites", DataTable)
-        return table.cursor_row if self.updates and table.row_count else None
+        table = self.query_one("#overwrites", VirtualTable)
+        return table.cursor_row if self.updates and table.rows else None
 
-    @on(DataTable.RowHighlighted, "#overwrites")
+    @on(VirtualTable.Highlighted, "#overwrites")
     def row_highlighted(self) -> None:
         self.show_detail()
 

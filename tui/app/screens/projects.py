@@ -14,23 +14,25 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, ProgressBar, Static
+from textual.widgets import Header, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
 from tui.app.commands import PaletteCommand
 from tui.app.messages import DemoBuilt, ProjectsScanned
 from tui.app.summaries import StoreSummary, summarize
+from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project, discover
 from tui.memory.index import MAX_CHARS, MAX_LINES
-from tui.render import age, condense
+from tui.render import PROJECT_STATUS_STYLES, age, condense, project_status
 
-# (key, width); the project path takes any spare width. Keys double as sort keys.
+# (key, width); the project path takes any spare width. Keys double as sort keys. At 80
+# columns the path, memories, index, orphans and lost fit; the rest join them as room allows.
 COLUMNS = (
-    ("path", 36), ("memories", 8), ("index", 23), ("orphans", 7), ("lost", 4),
-    ("folders", 9), ("stranded", 8), ("consolidated", 12), ("since", 5),
+    ("path", 20), ("memories", 8), ("index", 23), ("orphans", 7), ("lost", 4),
+    ("folders", 9), ("status", 13), ("last dream", 10), ("since", 5),
 )
-SORTS = ("path", "memories", "index", "orphans", "lost", "since", "consolidated")
+SORTS = ("path", "memories", "index", "orphans", "lost", "since", "last dream")
 MEMORY_OVERRIDES = (
     "CLAUDE_CONFIG_DIR",
     "CLAUDE_CODE_REMOTE_MEMORY_DIR",
@@ -91,12 +93,7 @@ def project_row(project: Project, summary: StoreSummary | None, now: float | Non
     fill = summary.index.lines / MAX_LINES if summary else 0.0
     if summary:
         fill = max(fill, summary.index.chars / MAX_CHARS)
-    if project.store is None:
-        stranded = Text("no store", style="dim")
-    elif project.stranded:
-        stranded = Text("stranded", style="bold red")
-    else:
-        stranded = Text("")
+    status = project_status(project)
     cells = (
         Text(path),
         str(project.memories) if project.store else "-",
@@ -104,7 +101,7 @@ def project_row(project: Project, summary: StoreSummary | None, now: float | Non
         Text(str(orphans), style="bold red") if orphans else Text("0", style="dim"),
         lost_cell(project, lost),
         folders_cell(project),
-        stranded,
+        Text(status, style=PROJECT_STATUS_STYLES[status] if status != "ok" else "dim"),
         age(project.last_consolidated, now),
         str(since),
     )
@@ -115,7 +112,7 @@ def project_row(project: Project, summary: StoreSummary | None, now: float | Non
         "orphans": -orphans,
         "lost": -(lost or 0),
         "since": -since,
-        "consolidated": -(project.last_consolidated or 0.0),
+        "last dream": -(project.last_consolidated or 0.0),
     }
     key = str(project.store) if project.store else f"folder:{project.name}"
     return ProjectRow(key, project, cells, sort_values, utils.default_process(f"{path} {project.name}"))
@@ -128,6 +125,10 @@ class ProjectTable(VirtualTable):
 
 
 class ProjectsScreen(Screen[None]):
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = (  # most used first
+        "projects.open", "projects.filter", "projects.sort", "projects.rescan", "projects.demo",
+        "app.quit",
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "start_filter", "Filter", id="projects.filter"),
         Binding("s", "cycle_sort", "Sort", id="projects.sort"),
@@ -151,7 +152,7 @@ class ProjectsScreen(Screen[None]):
         yield ProjectTable(COLUMNS, stretch="path", labels={"path": "project"}, keep_end={"path"},
                            id="projects")
         yield Static(id="empty", classes="hidden")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         # A watcher, not Input.Changed: the rows change in the same frame as the typed letter.

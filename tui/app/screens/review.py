@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -12,14 +13,20 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
+from tui.app.widgets.key_footer import KeyFooter
+from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.claude.lines import split_lines
 from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex
+from tui.render import condense
 from tui.visible import visible
 
 KIND_STYLES = {"created": "green", "modified": "yellow", "archived": "red"}
+# (key, width); at 80 columns the file and the choice fit, the kind of change gives way.
+FILE_COLUMNS = (("choice", 8), ("change", 8), ("file", 12))
+FILE_PRIORITY = ("file", "choice", "change")
 
 
 @dataclass
@@ -38,9 +45,11 @@ def index_summary(label: str, index: LoadedIndex) -> Text:
         return Text.assemble((f"{label}: ", "bold"), ("no MEMORY.md", "yellow"))
     cut = (Text(f"cut by {index.cut}: Claude loads only {index.loaded_lines} lines", "bold red")
            if index.cut else Text("within the limits: Claude loads all of it", "green"))
-    return Text.assemble((f"{label}: ", "bold"),
+    line = Text.assemble((f"{label}: ", "bold"),
                          f"{index.lines}/{MAX_LINES} lines, {index.chars:,}/{MAX_CHARS:,} chars — ",
                          cut)
+    line.no_wrap, line.overflow = True, "ellipsis"
+    return line
 
 
 def diff_text(diff: str) -> Text:
@@ -53,6 +62,9 @@ def diff_text(diff: str) -> Text:
 
 
 class ReviewScreen(Screen[None]):
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = (  # most used first
+        "review.apply", "review.toggle", "review.undo", "review.back",
+    )
     DEFAULT_CSS = """
     #review-summary { padding: 0 1; height: auto; max-height: 12; }
     #review-body { height: 1fr; }
@@ -66,9 +78,11 @@ class ReviewScreen(Screen[None]):
         Binding("escape", "back", "Back", id="review.back"),
     ]
 
-    def __init__(self, result) -> None:
+    def __init__(self, result, subject: str = "") -> None:
+        """`subject`: what the run worked on, as the Run screen's title names it."""
         super().__init__()
         self.result = result
+        self.subject = subject
         self.changeset = result.changeset
         self.accepted = self.changeset.default_choice()
         self.outcome = None  # the ApplyResult once applied
@@ -78,24 +92,25 @@ class ReviewScreen(Screen[None]):
         yield Header(show_clock=False)
         yield Static(id="review-summary")
         with Horizontal(id="review-body"):
-            yield DataTable(id="review-files", cursor_type="row", zebra_stripes=True)
+            yield VirtualTable(FILE_COLUMNS, stretch="file", labels={"choice": ""},
+                               keep_end={"file"}, priority=FILE_PRIORITY, id="review-files")
             with VerticalScroll(id="review-diff-scroll"):
                 yield Static(id="review-diff")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = f"review: {self.changeset.label}"
-        self.sub_title = str(self.changeset.store)
-        table = self.query_one("#review-files", DataTable)
-        table.add_column("", key="choice", width=8)
-        table.add_column("change", key="kind", width=9)
-        table.add_column("file", key="file")
-        for diff in self.changeset.files:
-            table.add_row(self.choice(diff.file), Text(diff.kind, style=KIND_STYLES[diff.kind]),
-                          diff.file, key=diff.file)
+        self.sub_title = self.subject or condense(str(self.changeset.store))
+        self.show_files()
         self.show_summary()
         self.show_diff()
-        table.focus()
+        self.query_one("#review-files").focus()
+
+    def show_files(self) -> None:
+        self.query_one("#review-files", VirtualTable).set_rows([
+            TableRow(diff.file, (self.choice(diff.file),
+                                 Text(diff.kind, style=KIND_STYLES[diff.kind]), diff.file))
+            for diff in self.changeset.files])
 
     def choice(self, file: str) -> Text:
         if self.outcome is not None:
@@ -115,7 +130,9 @@ class ReviewScreen(Screen[None]):
                           f"{len(self.accepted)} of {len(changeset.files)} accepted"),
             index_summary("Index before", changeset.index_before),
             index_summary("Index after ", changeset.index_after),
-            *(Text(f"Note: {note}", style="yellow") for note in changeset.notes),
+            # One line each, so the files stay in view at 24 rows: MEMORY.md's diff has it all.
+            *(Text(f"Note: {note}", style="yellow", no_wrap=True, overflow="ellipsis")
+              for note in changeset.notes),
             *([Text(f"MEMORY.md is rejected for now: it would hide {', '.join(changeset.hides)} "
                     "from Claude. Accept it with space to apply it anyway.", style="bold yellow")]
               if changeset.hides else []),
@@ -129,15 +146,13 @@ class ReviewScreen(Screen[None]):
         else:
             lines.append(Text("space accepts or rejects the highlighted file; a applies; "
                               "esc leaves without applying.", style="dim"))
-        self.query_one("#review-summary", Static).update(Text("\n").join(lines))
+        self.query_one("#review-summary", Static).update(Group(*lines))
 
     def highlighted(self) -> str | None:
-        table = self.query_one("#review-files", DataTable)
-        if not table.row_count:
-            return None
-        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        row = self.query_one("#review-files", VirtualTable).highlighted
+        return row.key if row is not None else None
 
-    @on(DataTable.RowHighlighted, "#review-files")
+    @on(VirtualTable.Highlighted, "#review-files")
     def show_diff(self) -> None:
         file = self.highlighted()
         diff = next((d for d in self.changeset.files if d.file == file), None)
@@ -149,9 +164,8 @@ class ReviewScreen(Screen[None]):
         if file is None or self.outcome is not None:
             return
         self.accepted.symmetric_difference_update({file})
-        table = self.query_one("#review-files", DataTable)
-        table.update_cell(file, "choice", self.choice(file))
-        table.action_cursor_down()
+        self.show_files()
+        self.query_one("#review-files", VirtualTable).action_cursor_down()
         self.show_summary()
 
     def action_apply(self) -> None:
@@ -173,9 +187,7 @@ class ReviewScreen(Screen[None]):
     def on_applied(self, message: Applied) -> None:
         self.working = False
         self.outcome = message.outcome
-        table = self.query_one("#review-files", DataTable)
-        for diff in self.changeset.files:
-            table.update_cell(diff.file, "choice", self.choice(diff.file))
+        self.show_files()
         self.show_summary()
         outcome = self.outcome
         refused = f", {len(outcome.refused)} refused" if outcome and outcome.refused else ""

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, RichLog, Static
+from textual.widgets import Header, RichLog, Static
 from textual.worker import Worker, WorkerState
 
 from tui.agents.events import (
@@ -28,15 +28,19 @@ from tui.agents.events import (
     PhaseChanged,
 )
 from tui.app.runs import Engine, Starter, estimated_cost
+from tui.app.widgets.key_footer import KeyFooter
+from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.visible import visible
 
-PHASE_COLUMNS = ("phase", "status", "elapsed", "tokens in", "tokens out", "tool calls", "note")
+# (key, width); the note, written when a phase ends, takes the spare width and gives way
+# first: at 80 columns the log below says the same.
+PHASE_COLUMNS = (("phase", 15), ("status", 9), ("elapsed", 7), ("tokens in", 9),
+                 ("tokens out", 10), ("tool calls", 10), ("note", 20))
 STATUS_STYLES = {PENDING: "dim", RUNNING: "bold yellow", DONE: "green", FAILED: "bold red",
                  CANCELLED: "magenta"}
 LOG_STYLES = {"tool": "cyan", "model": "", "refused": "bold red", "retry": "yellow",
               "error": "bold red", "info": "dim"}
 TICK_SECONDS = 0.5
-NOTE_WIDTH = 48
 LIVE_LINES = 4  # the newest words of a reply still streaming in, shown under the log
 LIVE_KEPT = 4_000  # what is kept of that reply: enough to fill those lines at any width
 
@@ -59,9 +63,12 @@ class RunFinished(Message):
 
 
 class RunScreen(Screen[None]):
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = (  # most used first
+        "run.review", "run.second_pass", "run.force", "run.background", "run.cancel", "run.back",
+    )
     DEFAULT_CSS = """
     #run-engine, #run-totals { padding: 0 1; height: auto; }
-    #run-phases { height: auto; max-height: 8; margin: 1 0; }
+    #run-phases { height: 5; margin: 1 0; }
     #run-log { height: 1fr; border: round $primary-background; }
     #run-live { height: auto; max-height: 5; padding: 0 2; color: $text-muted; display: none; }
     """
@@ -102,23 +109,18 @@ class RunScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         yield Static(id="run-engine")
-        yield DataTable(id="run-phases", cursor_type="none", zebra_stripes=True)
+        yield VirtualTable(PHASE_COLUMNS, stretch="note", cursor=False, id="run-phases")
         yield Static(id="run-totals")
         yield RichLog(id="run-log", wrap=True, markup=False, highlight=False)
         yield Static(id="run-live")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = f"{self.kind}: {self.subject}"
         self.sub_title = "running"
         self.query_one("#run-engine", Static).update(
             Text.assemble(("Engine: ", "bold"), self.engine.describe()))
-        table = self.query_one("#run-phases", DataTable)
-        for column in PHASE_COLUMNS:
-            # The note arrives when a phase ends: give it room up front.
-            table.add_column(column, key=column, width=NOTE_WIDTH if column == "note" else None)
-        for phase in self.phases.values():
-            table.add_row(*self.cells(phase), key=phase.name)
+        self.show_phases()
         self.show_totals()
         self.set_interval(TICK_SECONDS, self.tick)
         self.run_worker(self.execute, thread=True, exit_on_error=False, group="run")
@@ -128,6 +130,10 @@ class RunScreen(Screen[None]):
             return self.can_force
         if action == "second_pass":
             return self.can_second_pass
+        if action == "review":
+            return self.finished
+        if action in ("cancel_run", "background"):
+            return not self.finished
         return True
 
     @property
@@ -201,10 +207,17 @@ class RunScreen(Screen[None]):
         if phase.status == RUNNING and (previous is None or previous.status != RUNNING):
             self.running_since = time.monotonic()
         self.phases[phase.name] = phase
-        table = self.query_one("#run-phases", DataTable)
-        for column, value in zip(PHASE_COLUMNS, self.cells(phase), strict=True):
-            table.update_cell(phase.name, column, value)
+        self.show_phases()
         self.show_totals()
+
+    def show_phases(self) -> None:
+        """One row per phase; the running one's time goes on between events."""
+        running = None
+        if self.running_since is not None and not self.finished:
+            running = time.monotonic() - self.running_since
+        self.query_one("#run-phases", VirtualTable).set_rows([
+            TableRow(phase.name, self.cells(phase, running if phase.status == RUNNING else None))
+            for phase in self.phases.values()])
 
     def cells(self, phase: Phase, elapsed: float | None = None) -> tuple:
         seconds = phase.elapsed if elapsed is None else elapsed
@@ -226,13 +239,8 @@ class RunScreen(Screen[None]):
 
     def tick(self) -> None:
         """Keep the running phase's elapsed time moving between events."""
-        if self.running_since is None or self.finished:
-            return
-        running = next((p for p in self.phases.values() if p.status == RUNNING), None)
-        if running is not None:
-            elapsed = time.monotonic() - self.running_since
-            self.query_one("#run-phases", DataTable).update_cell(
-                running.name, "elapsed", f"{elapsed:.1f} s")
+        if self.running_since is not None and not self.finished:
+            self.show_phases()
 
     def show_totals(self) -> None:
         tokens_in = sum(p.tokens_in for p in self.phases.values())
@@ -288,6 +296,7 @@ class RunScreen(Screen[None]):
             self.sub_title = "failed"
             self.notify(f"{self.kind} failed: {event.worker.error}", severity="error",
                         title="memtui")
+            self.refresh_bindings()
 
     # --- keys -----------------------------------------------------------------------------
 
@@ -363,11 +372,11 @@ class RunScreen(Screen[None]):
 
         if self.topics_left and self.second_pass is not None:
             if not self.settled:  # keep this screen under the review to come back for p
-                self.review = ReviewScreen(result)
+                self.review = ReviewScreen(result, self.subject)
                 self.app.push_screen(self.review)
             return
         self.handed_over = True
-        self.app.switch_screen(ReviewScreen(result))
+        self.app.switch_screen(ReviewScreen(result, self.subject))
         self.app.uninstall_screen(self)
 
     def on_unmount(self) -> None:

@@ -13,15 +13,37 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
+from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.render import condense
+
+# (key, width); the working directory takes the spare width and keeps its end (the role).
+COLUMNS = (("modified", 16), ("new messages", 21), ("working directory", 22), ("session", 8))
+COLUMN_PRIORITY = ("modified", "new messages", "working directory", "session")
 
 
 @dataclass
 class SessionsListed(Message):
     sessions: list  # tui.app.runs.Session, newest first
+
+
+def session_row(session) -> TableRow:
+    """Keyed by the session id."""
+    where = condense(session.cwd)
+    if session.role not in ("main", "other"):
+        where += f" ({session.role})"
+    news = Text(session.news, style="bold" if session.new_messages else "dim")
+    return TableRow(session.session_id, (
+        f"{dt.datetime.fromtimestamp(session.modified):%Y-%m-%d %H:%M}", news, where,
+        session.session_id[:8]))
+
+
+class SessionTable(VirtualTable):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "Extract", show=False, id="sessions.pick"),
+    ]
 
 
 class SessionPicker(ModalScreen[str | None]):
@@ -30,7 +52,7 @@ class SessionPicker(ModalScreen[str | None]):
     DEFAULT_CSS = """
     SessionPicker { align: center middle; }
     #sessions-dialog {
-        width: 90%; height: 80%; padding: 0 1;
+        width: 100; max-width: 100%; height: 80%; padding: 0 1;
         border: thick $primary; background: $surface;
     }
     #sessions-help { height: auto; margin-bottom: 1; }
@@ -50,13 +72,11 @@ class SessionPicker(ModalScreen[str | None]):
                 ("Extract memories from which session? ", "bold"),
                 "enter picks; esc cancels. New messages are those after the last extraction."),
                 id="sessions-help")
-            yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+            yield SessionTable(COLUMNS, stretch="working directory", keep_end={"working directory"},
+                               priority=COLUMN_PRIORITY, id="sessions-table")
             yield Static("Reading the sessions …", id="sessions-status")
 
     def on_mount(self) -> None:
-        table = self.query_one("#sessions-table", DataTable)
-        for column in ("modified", "new messages", "working directory", "session"):
-            table.add_column(column, key=column)
         self.list_sessions()
 
     @work(thread=True, exit_on_error=False, group="sessions")
@@ -66,14 +86,8 @@ class SessionPicker(ModalScreen[str | None]):
         self.post_message(SessionsListed(project_sessions(self.project)))
 
     def on_sessions_listed(self, message: SessionsListed) -> None:
-        table = self.query_one("#sessions-table", DataTable)
-        for session in message.sessions:
-            where = condense(session.cwd)
-            if session.role not in ("main", "other"):
-                where = Text.assemble(where, (f" ({session.role})", "dim"))
-            news = Text(session.news, style="bold" if session.new_messages else "dim")
-            table.add_row(f"{dt.datetime.fromtimestamp(session.modified):%Y-%m-%d %H:%M}",
-                          news, where, session.session_id, key=session.session_id)
+        table = self.query_one("#sessions-table", SessionTable)
+        table.set_rows([session_row(session) for session in message.sessions])
         status = self.query_one("#sessions-status", Static)
         if message.sessions:
             status.update(f"{len(message.sessions)} session(s).")
@@ -81,9 +95,10 @@ class SessionPicker(ModalScreen[str | None]):
         else:
             status.update("This project has no session transcripts to extract from.")
 
-    @on(DataTable.RowSelected, "#sessions-table")
-    def picked(self, event: DataTable.RowSelected) -> None:
-        self.dismiss(event.row_key.value)
+    @on(SessionTable.Selected, "#sessions-table")
+    def picked(self, event: SessionTable.Selected) -> None:
+        if event.row is not None:
+            self.dismiss(event.row.key)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:

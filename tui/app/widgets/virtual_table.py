@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from rich.cells import cell_len, set_cell_size
@@ -32,6 +33,14 @@ CELL_PADDING = 1  # blank cells either side of each column
 class Row(Protocol):
     key: str
     cells: tuple[object, ...]  # strings, or Texts in one style
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A row with nothing more than its key and cells."""
+
+    key: str
+    cells: tuple[object, ...]
 
 
 class VirtualTable(ScrollView, can_focus=True):
@@ -139,14 +148,17 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def __init__(self, columns: Sequence[tuple[str, int]], stretch: str | Sequence[str], *,
                  labels: Mapping[str, str] | None = None, keep_end: Collection[str] = (),
-                 priority: Sequence[str] = (), id: str | None = None) -> None:
+                 priority: Sequence[str] = (), cursor: bool = True,
+                 id: str | None = None) -> None:
         """`columns` are (key, width) pairs, headed by their key unless `labels` names them
         otherwise; text too long for a column is cut at its end, or at its start in the
         `keep_end` columns. `priority` orders the keys from most to least important (the
         declared order by default): a column is shown only when it and every more important
         one fit at their widths. The first shown of the `stretch` columns takes the spare
-        width."""
+        width. Without a `cursor` the table only shows its rows and takes no focus."""
         super().__init__(id=id)
+        self.can_focus = cursor
+        self.show_cursor = cursor
         self.columns = tuple(columns)
         self.labels = dict(labels or {})
         self.keep_end = frozenset(keep_end)
@@ -323,8 +335,8 @@ class VirtualTable(ScrollView, can_focus=True):
         cells = list(row.cells)
         if row.key in self.marked:
             cells[0] = Text(MARK, style=style("virtual-table--mark"))
-        if index != self.cursor_row:
-            if index == self.hover_row:
+        if index != self.cursor_row or not self.show_cursor:
+            if index == self.hover_row and self.show_cursor:
                 row_style += style("virtual-table--hover")
             return self.render_cells(cells, row_style).crop_extend(
                 scroll_x, scroll_x + width, row_style)

@@ -1,0 +1,80 @@
+"""The footer: a screen's most used keys, as many as fit whole, and F1 for all the others.
+
+A screen ranks its keys by binding id, most used first: a `FOOTER_KEYS` tuple, or a
+`footer_keys()` method when the ranking depends on what is shown (the store screen's tab,
+the highlighted finding). Keys are laid out in that order and a key whose label does not
+fit is left out, never cut; F1 stays at the right end, since the help panel lists them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.cells import cell_len
+from textual import events
+from textual.app import ComposeResult
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+HELP_KEY = "app.help"
+HELP_WIDTH = 2  # the help key's border and padding
+
+
+def ranked_keys(screen) -> Sequence[str]:
+    ranking = getattr(screen, "footer_keys", None)
+    return ranking() if callable(ranking) else getattr(screen, "FOOTER_KEYS", ())
+
+
+def key_width(key_display: str, description: str) -> int:
+    """A compact key's cells: the key, a space, the label and a space after it."""
+    return cell_len(key_display) + 1 + cell_len(description) + 1
+
+
+class KeyFooter(Footer):
+    DEFAULT_CSS = """
+    KeyFooter FooterKey.-help {
+        dock: right;
+        padding-right: 1;
+        border-left: vkey $foreground 20%;
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(show_command_palette=False, compact=True)
+        self.composed_width = 0
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        screen = self.screen
+        width = self.size.width or self.app.size.width
+        self.composed_width = width
+        enabled_by_id = {}
+        for _, binding, enabled, tooltip in screen.active_bindings.values():
+            if binding.id and enabled and binding.id not in enabled_by_id:
+                enabled_by_id[binding.id] = (binding, tooltip)
+        help_key = enabled_by_id.get(HELP_KEY)
+        room = width
+        if help_key is not None:
+            binding = help_key[0]
+            room -= key_width(self.app.get_key_display(binding), binding.description) + HELP_WIDTH
+        for key_id in ranked_keys(screen):
+            if key_id == HELP_KEY or key_id not in enabled_by_id:
+                continue
+            binding, tooltip = enabled_by_id[key_id]
+            display = self.app.get_key_display(binding)
+            needed = key_width(display, binding.description)
+            if needed > room:
+                continue  # a shorter key further down may still fit
+            room -= needed
+            yield FooterKey(binding.key, display, binding.description, binding.action,
+                            tooltip=tooltip or binding.tooltip).data_bind(compact=Footer.compact)
+        if help_key is not None:
+            binding, tooltip = help_key
+            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
+                            binding.action, classes="-help",
+                            tooltip=tooltip or "Every key of this screen")
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self.composed_width and self._bindings_ready:
+            self.call_after_refresh(self.recompose)
