@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
@@ -10,6 +11,7 @@ from contextlib import asynccontextmanager
 import pytest
 from app_home import build_app_home
 from conftest import settle, snapshot
+from rich.console import Console
 from textual.widgets import Static
 
 from tui.app.app import MemtuiApp
@@ -78,11 +80,17 @@ async def edit_in_app(app, pilot, screen: StoreScreen, name: str):
     return app.screen, app.screen.query_one(TextArea)
 
 
+def painted(widget: Static) -> str:
+    console = Console(width=200, file=io.StringIO(), color_system=None)
+    console.print(widget.content)
+    return console.file.getvalue()
+
+
 async def confirm(app, pilot) -> str:
     """Accept the confirmation on screen and return what it listed."""
     await pilot.pause()
     assert isinstance(app.screen, ConfirmScreen)
-    listed = " ".join(str(s.content) for s in app.screen.query(Static))
+    listed = " ".join(painted(s) for s in app.screen.query(Static))
     await pilot.press("y")
     await settle(app, pilot)
     return listed
@@ -157,6 +165,78 @@ async def test_cancel_writes_nothing(fixture):
         await settle(app, pilot)
         assert app.screen is screen
         assert snapshot(fixture.store) == before
+
+
+async def on_findings_tab(pilot, screen: StoreScreen, *kinds: str) -> None:
+    """Show the Findings tab with the finding of the first kind highlighted; with more kinds,
+    mark the first finding of each."""
+    await pilot.press("3")
+    table = screen.query_one("#findings-table", VirtualTable)
+    listed = [row.finding.kind for row in table.rows]
+    for kind in kinds if len(kinds) > 1 else ():
+        table.move_cursor(listed.index(kind))
+        await pilot.press("space")
+    table.move_cursor(listed.index(kinds[0]))
+    await pilot.pause()
+
+
+async def proposed(app, pilot):
+    """The plan the confirmation on screen proposes; the confirmation is cancelled."""
+    await pilot.pause()
+    assert isinstance(app.screen, ConfirmScreen)
+    plan = app.screen.plan
+    await pilot.press("escape")
+    await settle(app, pilot)
+    return plan
+
+
+async def test_r_on_the_findings_tab_relinks_the_highlighted_finding_not_every_orphan(fixture):
+    before = snapshot(fixture.store)
+    async with store_screen(fixture) as (app, pilot, screen):
+        await on_findings_tab(pilot, screen, "beyond_cut")
+        await pilot.press("r")
+        plan = await proposed(app, pilot)
+        assert plan.label == "relink 1 memory"
+        assert plan.summary[0] == "Move the index line for project_launch.md up from line 201."
+        assert not any("project_orphan.md" in line for line in plan.summary)
+        await on_findings_tab(pilot, screen, "unindexed")
+        await pilot.press("r")
+        listed = await confirm(app, pilot)
+        assert "Add an index line for project_orphan.md." in listed
+        index = parse_index((fixture.store / "MEMORY.md").read_text())
+        visible = {link.file for link in index.links if link.visible}
+        assert "project_orphan.md" in visible and "project_launch.md" not in visible
+        await undo(app, pilot)
+        assert snapshot(fixture.store) == before
+
+
+async def test_marked_findings_are_fixed_together(fixture):
+    async with store_screen(fixture) as (app, pilot, screen):
+        await on_findings_tab(pilot, screen, "unindexed", "beyond_cut")
+        await pilot.press("r")
+        plan = await proposed(app, pilot)
+        assert plan.label == "relink 2 memories"
+        await pilot.press("a")  # the marked findings' memory files
+        plan = await proposed(app, pilot)
+        assert plan.label == "archive 2 memories"
+        assert {c.file for c in plan.changes} >= {"project_orphan.md", "project_launch.md"}
+
+
+async def test_a_key_that_does_not_fix_the_highlighted_finding_says_so(fixture):
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        await on_findings_tab(pilot, screen, "dangling")
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert app.screen is screen
+        [toast] = app._notifications
+        assert toast.message.startswith("r fixes unindexed, beyond_cut and linked_from findings")
+        await pilot.press("d")  # the key that fixes it: that line only
+        plan = await proposed(app, pilot)
+        assert plan.summary == ["Remove index line 4, which links the missing gone.md."]
+    assert snapshot(fixture.store) == before
 
 
 async def test_edit_in_editor_saves_and_undo_restores(fixture, tmp_path, monkeypatch):

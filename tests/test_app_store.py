@@ -12,6 +12,7 @@ from textual.widgets import Input, Markdown, Static, TabbedContent
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
+from tui.app.widgets.findings import FindingsView
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import discover
 from tui.memory.index import MAX_LINES
@@ -53,7 +54,7 @@ async def test_memory_table_statuses(store_app):
             "dashboards": "ok",
             "testing": "ok",
             "user role": "ok",
-            "launch": "beyond cut",
+            "launch": "past cut",
             "payments": "unindexed",
             "gone.md": "dangling",
         }
@@ -118,15 +119,24 @@ async def test_index_view_shows_cut_rule_and_warning(store_app):
         assert "Only part of it was loaded" in rendered
 
 
-async def test_findings_grouped_with_fix_keys(store_app):
+async def test_findings_one_per_row_worst_first_with_the_keys_that_fix_the_highlighted(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:
         await open_store(app, pilot, project)
         await pilot.press("3")
-        text = text_of(app.screen, "#findings-text")
-        assert "unindexed (1, error)" in text and "fix: r relink" in text
-        assert "dangling (1, warning)" in text and "d remove dangling" in text
-        assert "project_orphan.md" in text
+        view = app.screen.query_one(FindingsView)
+        assert view.query_one("#findings-table").has_focus
+        severities = [row.finding.severity for row in view.rows]
+        assert severities == sorted(severities, key=["error", "warning", "info"].index)
+        kinds = [row.finding.kind for row in view.rows]
+        view.table.move_cursor(kinds.index("unindexed"))
+        await pilot.pause()
+        detail = text_of(app.screen, "#findings-detail")
+        assert "project_orphan.md has no line in MEMORY.md" in detail
+        assert "fix: r relink · e edit · a archive · D delete" in detail
+        view.table.move_cursor(kinds.index("dangling"))
+        await pilot.pause()
+        assert "fix: d remove dangling" in text_of(app.screen, "#findings-detail")
 
 
 async def test_recall_ranks_the_matching_memory_first(store_app):

@@ -20,13 +20,13 @@ TYPE_STYLES = {
 STATUS_STYLES = {
     "ok": "green",
     "unindexed": "bold red",
-    "beyond cut": "bold red",
+    "past cut": "bold red",
     "dangling": "yellow",
     "lint": "yellow",
     "linked": "cyan",  # indexed by another memory (a second-level index), not by MEMORY.md
     "log": "dim",  # a daily log or session note: never indexed
 }
-ORPHAN_STATUSES = ("unindexed", "beyond cut")
+ORPHAN_STATUSES = ("unindexed", "past cut")
 RELINKABLE_STATUSES = (*ORPHAN_STATUSES, "linked")
 HAYSTACK_CHARS = 2_000  # enough body to find a memory by, bounded for speed
 FILTER_CUTOFF = 75
@@ -68,7 +68,7 @@ def build_rows(store: Store, findings: list[Finding], statuses: dict[str, Memory
         elif not status.indexed:
             label = "unindexed"
         elif not status.visible:
-            label = "beyond cut"
+            label = "past cut"
         elif memory.file in linted:
             label = "lint"
         else:

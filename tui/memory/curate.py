@@ -374,17 +374,21 @@ def clip_at_word(text: str, units: int) -> str:
     return cut.rstrip(" ,;:—–-") + "…"
 
 
-def plan_shorten_lines(store: Store, limit: int = LINE_WARN) -> Plan:
-    """Shorten index lines over `limit` by cutting their hook (the text after the link) at
-    a word boundary; the title and link stay byte for byte, and the whole hook moves into
-    the memory file so nothing is lost."""
+def plan_shorten_lines(store: Store, limit: int = LINE_WARN,
+                       lines: Iterable[int] | None = None) -> Plan:
+    """Shorten index lines over `limit` (all of them, or those numbered in `lines`) by
+    cutting their hook (the text after the link) at a word boundary; the title and link
+    stay byte for byte, and the whole hook moves into the memory file so nothing is lost."""
     index = _read_index(store)
+    wanted = None if lines is None else set(lines)
     lines = list(index.lines)
     notes: dict[str, tuple[bytes, str]] = {}  # file -> (bytes before, new text)
     summary: list[str] = []
     links = _links_by_line(index.parsed)
     for line in index.parsed.raw_lines:
         if line.state == "stripped" or line.width <= limit:
+            continue
+        if wanted is not None and line.number not in wanted:
             continue
         link = next((link for link in links.get(line.number, [])
                      if link.file and store.memory(link.file)), None)

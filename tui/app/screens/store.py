@@ -13,7 +13,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import (
-    Footer,
     Header,
     Input,
     LoadingIndicator,
@@ -35,48 +34,74 @@ from tui.app.memory_rows import (
     filter_rows,
 )
 from tui.app.messages import ChangeApplied, StoreChangedOnDisk, StoreLoaded
-from tui.app.widgets.findings import FindingsView
+from tui.app.widgets.findings import FindingsView, fixes
 from tui.app.widgets.index_view import IndexView
+from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.recall import RecallView
+from tui.app.widgets.tab_input import TabInput
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project
-from tui.memory.audit import MemoryStatus, audit_store, duplicate_findings, memory_statuses
+from tui.memory.audit import (
+    Finding,
+    MemoryStatus,
+    audit_store,
+    duplicate_findings,
+    memory_statuses,
+)
 from tui.memory.store import Memory, Store, load_store
-from tui.render import condense
+from tui.render import condense, store_place
 from tui.visible import visible
 
-# (key, width): narrow enough that name and status stay in view beside the preview.
+# (key, width). Beside the preview at 80 columns only mark, name and status fit; wider, the
+# type, then the description (which takes the spare width), then the rest join them.
 COLUMNS = (
-    ("mark", 1), ("type", 9), ("name", 26), ("status", 10),
-    ("description", 40), ("modified", 16), ("size", 8),
+    ("mark", 1), ("type", 9), ("name", 24), ("status", 9),
+    ("description", 16), ("modified", 16), ("size", 8),
 )
+COLUMN_PRIORITY = ("name", "mark", "status", "type", "description", "modified", "size")
 POLL_SECONDS = 1.0
 DUPLICATE_SCAN_LIMIT = 10_000  # the check takes about 1.3 s at 5,000 memories, in the worker
 WATCH_GROUP = "watch"  # the disk watcher: runs as long as the screen
 PREVIEW_PAUSE = 0.1  # the preview waits until typing pauses: Markdown is slow to render
+RELINKABLE_KINDS = ("unindexed", "beyond_cut", "linked_from")
+# The footer's keys on each tab, most used first (as many as fit are shown; F1 lists all).
+AROUND_THE_STORE = ("store.undo", "store.overwrites", "store.dream", "store.extract")
+TAB_KEYS = {
+    "memories": ("store.edit", "store.archive", "store.delete", "store.undo", "store.history",
+                 "store.overwrites", "store.dream", "store.relink", "store.extract",
+                 "store.filter", "store.mark", "store.raw", "store.shorten",
+                 "store.remove_dangling", "store.move_out", "store.back"),
+    "index": ("index.go_to_cut", "store.shorten", "store.remove_dangling", "store.relink",
+              *AROUND_THE_STORE, "store.back"),
+    "findings": ("store.mark", *AROUND_THE_STORE, "store.back"),
+    "recall": ("store.back", *AROUND_THE_STORE),
+}
 
 
 class StoreScreen(Screen[None]):
     # Without this the tab bar takes focus first and the arrow keys do nothing.
     AUTO_FOCUS = "#memory-table"
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="store.back"),
         Binding("slash", "start_filter", "Filter", id="store.filter"),
-        Binding("1", "show_tab('memories')", "Memories", show=False, id="store.tab_memories"),
-        Binding("2", "show_tab('index')", "Index", id="store.tab_index"),
-        Binding("3", "show_tab('findings')", "Findings", id="store.tab_findings"),
-        Binding("4", "show_tab('recall')", "Recall", id="store.tab_recall"),
+        # Before any input: a digit switches tabs even while the filter or a query is typed.
+        Binding("1", "show_tab('memories')", "Memories", priority=True, id="store.tab_memories"),
+        Binding("2", "show_tab('index')", "Index", priority=True, id="store.tab_index"),
+        Binding("3", "show_tab('findings')", "Findings", priority=True, id="store.tab_findings"),
+        Binding("4", "show_tab('recall')", "Recall", priority=True, id="store.tab_recall"),
         Binding("v", "toggle_raw", "Raw", id="store.raw"),
         Binding("space", "mark", "Mark", id="store.mark"),
         Binding("r", "relink", "Relink", id="store.relink"),
-        Binding("d", "remove_dangling", "Dangling", id="store.remove_dangling"),
+        Binding("d", "remove_dangling", "Remove dangling", id="store.remove_dangling"),
         Binding("S", "shorten", "Shorten", id="store.shorten"),
         Binding("a", "archive", "Archive", id="store.archive"),
         Binding("D", "delete", "Delete", id="store.delete"),
         Binding("e", "edit", "Edit", id="store.edit"),
-        Binding("X", "redact", "Redact", show=False, id="store.redact",
+        Binding("X", "redact", "Redact", id="store.redact",
                 tooltip="Replace credentials in the memories with [REDACTED]"),
-        Binding("m", "move_out", "Move out", show=False, id="store.move_out"),
+        Binding("m", "move_out", "Move out", id="store.move_out",
+                tooltip="Move the index line past the cut, to make room"),
         Binding("u", "undo", "Undo", id="store.undo"),
         Binding("h", "history", "History", tooltip="Every version of the highlighted memory",
                 id="store.history"),
@@ -107,42 +132,62 @@ class StoreScreen(Screen[None]):
         yield Static(id="lock-banner", classes="hidden")
         yield LoadingIndicator(id="store-loading")
         with TabbedContent(initial="memories", id="store-tabs"):
-            with TabPane("Memories", id="memories"):
-                yield Input(placeholder="filter name, description, body (fuzzy)",
-                            id="memory-filter")
+            with TabPane("1 Memories", id="memories"):
+                yield TabInput(placeholder="filter name, description, body (fuzzy)",
+                               id="memory-filter")
                 with Horizontal():
-                    yield VirtualTable(COLUMNS, stretch="description", labels={"mark": ""},
+                    yield VirtualTable(COLUMNS, stretch=("description", "name"),
+                                       labels={"mark": ""}, priority=COLUMN_PRIORITY,
                                        id="memory-table")
                     with Vertical(id="preview"):
                         yield Static(id="preview-title")
                         with VerticalScroll(id="preview-scroll"):
                             yield Markdown(id="preview-markdown")
                             yield Static(id="preview-raw", classes="hidden")
-            with TabPane("Index", id="index"):
+            with TabPane("2 Index", id="index"):
                 yield IndexView(id="index-view")
-            with TabPane("Findings", id="findings"):
+            with TabPane("3 Findings", id="findings"):
                 yield FindingsView(id="findings-view")
-            with TabPane("Recall", id="recall"):
+            with TabPane("4 Recall", id="recall"):
                 yield RecallView(id="recall-view")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = condense(self.project.key_path or str(self.path))
-        self.sub_title = str(condense(str(self.path)))
+        self.sub_title = store_place(self.path, self.project.key_path)
         # A watcher, not Input.Changed: the rows change in the same frame as the typed letter.
         self.watch(self.query_one("#memory-filter", Input), "value", self.refresh_table,
                    init=False)
         self.load()
         self.watch_disk()
 
+    @property
+    def tab(self) -> str:
+        return self.query_one("#store-tabs", TabbedContent).active
+
+    @property
+    def findings_view(self) -> FindingsView:
+        return self.query_one("#findings-view", FindingsView)
+
+    def footer_keys(self) -> tuple[str, ...]:
+        keys = TAB_KEYS.get(self.tab, ())
+        if self.tab == "findings" and (finding := self.findings_view.highlighted) is not None:
+            keys = (*fixes(finding), *keys)
+        return keys
+
+    @on(TabbedContent.TabActivated, "#store-tabs")
+    @on(VirtualTable.Highlighted, "#findings-table")
+    def footer_follows(self) -> None:
+        self.refresh_bindings()
+
     def palette_commands(self) -> list[PaletteCommand]:
         return [
-            PaletteCommand("store: relink orphans", "Give orphans an index line inside the cut",
-                           self.action_relink),
-            PaletteCommand("store: remove dangling links", "Drop index lines to missing files",
-                           self.action_remove_dangling),
-            PaletteCommand("store: shorten long index lines", "Move detail to topic files",
-                           self.action_shorten),
+            PaletteCommand("store: relink all orphans", "Give every orphan an index line inside "
+                           "the cut", self.relink_all),
+            PaletteCommand("store: remove all dangling links", "Drop index lines to missing files",
+                           self.remove_all_dangling),
+            PaletteCommand("store: shorten all long index lines", "Cut their hooks; the whole "
+                           "hook moves to the memory file", self.shorten_all),
             PaletteCommand("store: undo last change", "Restore the files of the last change",
                            self.action_undo),
             PaletteCommand("store: lost updates", "Writes that overwrote another session's change",
@@ -214,7 +259,7 @@ class StoreScreen(Screen[None]):
         self.refresh_table()
         self.query_one("#index-view", IndexView).show(message.store.index)
         skipped = len(message.store.memories) > DUPLICATE_SCAN_LIMIT
-        self.query_one("#findings-view", FindingsView).show(message.findings, skipped)
+        self.findings_view.show(message.findings, skipped)
         self.query_one("#recall-view", RecallView).show(message.store)
         self.show_lock(message.store)
         if self.focused is None:
@@ -361,7 +406,7 @@ class StoreScreen(Screen[None]):
     def action_show_tab(self, tab: str) -> None:
         self.query_one("#store-tabs", TabbedContent).active = tab
         focus = {"memories": "#memory-table", "index": "#index-view",
-                 "findings": "#findings-view", "recall": "#recall-query"}[tab]
+                 "findings": "#findings-table", "recall": "#recall-query"}[tab]
         self.query_one(focus).focus()
 
     def action_toggle_raw(self) -> None:
@@ -369,6 +414,9 @@ class StoreScreen(Screen[None]):
         self.show_preview()
 
     def action_mark(self) -> None:
+        if self.tab == "findings":
+            self.findings_view.toggle_mark()
+            return
         row = self.highlighted_row()
         if row is None:
             return
@@ -378,14 +426,41 @@ class StoreScreen(Screen[None]):
         table.action_cursor_down()
 
     # --- curation -------------------------------------------------------------------------
+    # On the Findings tab a key acts on the highlighted finding, or on the marked ones; on
+    # the other tabs on the highlighted memory, or on the marked ones.
+
+    def chosen_findings(self, kinds: tuple[str, ...], fix: str) -> list[Finding] | None:
+        """The chosen findings of `kinds`, or None (and why) when there is none."""
+        chosen = [f for f in self.findings_view.chosen() if f.kind in kinds]
+        if not chosen:
+            named = " and ".join([", ".join(kinds[:-1]), kinds[-1]] if len(kinds) > 1 else kinds)
+            self.notify(f"{fix} fixes {named} findings: highlight one, or mark several with "
+                        "space.", severity="warning")
+            return None
+        return chosen
+
+    def is_memory(self, file: str | None) -> bool:
+        return bool(file) and self.store is not None and self.store.memory(file) is not None
 
     def selected_files(self) -> list[str]:
-        """The marked memories, else the highlighted one."""
+        """The marked memories, else the highlighted one (on the Findings tab: of the
+        marked findings, else of the highlighted one)."""
+        if self.tab == "findings":
+            files = (f.file for f in self.findings_view.chosen())
+            return list(dict.fromkeys(f for f in files if self.is_memory(f)))
         marked = [row.file for row in self.rows if row.key in self.marked and row.file]
         if marked:
             return marked
         row = self.highlighted_row()
         return [row.file] if row and row.file else []
+
+    def highlighted_file(self) -> str | None:
+        """The highlighted memory (on the Findings tab: the highlighted finding's)."""
+        if self.tab == "findings":
+            finding = self.findings_view.highlighted
+            return finding.file if finding and self.is_memory(finding.file) else None
+        row = self.highlighted_row()
+        return row.file if row else None
 
     def writable(self) -> bool:
         if self.store is None:
@@ -399,34 +474,76 @@ class StoreScreen(Screen[None]):
     def action_relink(self) -> None:
         if not self.writable():
             return
-        orphans = {row.file for row in self.rows if row.status in ORPHAN_STATUSES}
-        # A memory another memory links is indexed only when asked for by selecting it.
-        relinkable = {row.file for row in self.rows if row.status in RELINKABLE_STATUSES}
-        files = [f for f in self.selected_files() if f in relinkable] or sorted(orphans)
+        if self.tab == "findings":
+            chosen = self.chosen_findings(RELINKABLE_KINDS, "r")
+            if chosen is None:
+                return
+            files = sorted({f.file for f in chosen if f.file})
+        else:
+            orphans = {row.file for row in self.rows if row.status in ORPHAN_STATUSES}
+            # A memory another memory links is indexed only when asked for by selecting it.
+            relinkable = {row.file for row in self.rows if row.status in RELINKABLE_STATUSES}
+            files = [f for f in self.selected_files() if f in relinkable] or sorted(orphans)
+        self.relink(files)
+
+    def relink_all(self) -> None:
+        if self.writable():
+            self.relink(sorted(row.file for row in self.rows
+                               if row.status in ORPHAN_STATUSES and row.file))
+
+    def relink(self, files: list[str]) -> None:
         if not files:
             self.notify("No orphans: every memory is linked inside the cut.")
             return
         self.propose(lambda curate, store: curate.plan_relink(store, files))
 
     def action_remove_dangling(self) -> None:
+        if not self.writable():
+            return
+        if self.tab != "findings":
+            self.remove_all_dangling()
+        elif (chosen := self.chosen_findings(("dangling",), "d")) is not None:
+            lines = sorted({f.line for f in chosen if f.line})
+            self.propose(lambda curate, store: curate.plan_remove_dangling(store, lines))
+
+    def remove_all_dangling(self) -> None:
         if self.writable():
             self.propose(lambda curate, store: curate.plan_remove_dangling(store))
 
     def action_shorten(self) -> None:
+        if not self.writable():
+            return
+        if self.tab != "findings":
+            self.shorten_all()
+            return
+        chosen = self.chosen_findings(("long_index_line", "index_over_limit"), "S")
+        if chosen is None:
+            return
+        # Over the limit as a whole: every long line is a candidate.
+        lines = None if any(f.kind == "index_over_limit" for f in chosen) else \
+            sorted({f.line for f in chosen if f.line})
+        self.propose(lambda curate, store: curate.plan_shorten_lines(store, lines=lines))
+
+    def shorten_all(self) -> None:
         if self.writable():
             self.propose(lambda curate, store: curate.plan_shorten_lines(store))
 
     def action_move_out(self) -> None:
         """Move the highlighted memory's index line to the end, past the cut, to make room."""
-        row = self.highlighted_row()
-        if not self.writable() or row is None or row.file is None or self.store is None:
+        file = self.highlighted_file()
+        if not self.writable() or file is None or self.store is None:
             return
         end = len(self.store.index.raw_lines) + 1
-        self.propose(lambda curate, store: curate.plan_move_entry(store, row.file, end))
+        self.propose(lambda curate, store: curate.plan_move_entry(store, file, end))
 
     def action_redact(self) -> None:
-        if self.writable():
+        if not self.writable():
+            return
+        if self.tab != "findings":
             self.propose(lambda curate, store: curate.plan_redact_secrets(store))
+        elif (chosen := self.chosen_findings(("secret",), "X")) is not None:
+            files = sorted({f.file for f in chosen if f.file})
+            self.propose(lambda curate, store: curate.plan_redact_secrets(store, files))
 
     def action_archive(self) -> None:
         if self.writable() and (files := self.needs_selection()):
@@ -439,7 +556,8 @@ class StoreScreen(Screen[None]):
     def needs_selection(self) -> list[str]:
         files = self.selected_files()
         if not files:
-            self.notify("Select or mark a memory first.", severity="warning")
+            what = "a finding about a memory" if self.tab == "findings" else "a memory"
+            self.notify(f"Highlight or mark {what} first.", severity="warning")
         return files
 
     def propose(self, make_plan) -> None:
@@ -477,6 +595,7 @@ class StoreScreen(Screen[None]):
     def on_change_applied(self, message: ChangeApplied) -> None:
         self.notify(message.text, severity=message.severity)
         self.marked.clear()
+        self.findings_view.clear_marks()
         self.busy = False
         self.reload_pending = False
         self.load()
@@ -531,13 +650,13 @@ class StoreScreen(Screen[None]):
                 session_id, self.app, engine, force=forced, focus=topics)))
 
     def action_history(self) -> None:
-        row = self.highlighted_row()
-        if row is None or row.file is None:
+        file = self.highlighted_file()
+        if file is None:
             self.notify("Highlight a memory file first.", severity="warning")
             return
         from tui.app.screens.history import HistoryScreen
 
-        self.app.push_screen(HistoryScreen(self.project, row.file))
+        self.app.push_screen(HistoryScreen(self.project, file))
 
     def action_overwrites(self) -> None:
         from tui.app.screens.overwrites import OverwritesScreen
@@ -554,14 +673,17 @@ class StoreScreen(Screen[None]):
         self.post_message(ChangeApplied(*curation.undo(self.path)))
 
     def action_edit(self) -> None:
-        row = self.highlighted_row()
-        if not self.writable() or row is None or row.file is None:
+        file = self.highlighted_file()
+        if self.tab == "findings" and (finding := self.findings_view.highlighted) is not None \
+                and finding.file == "MEMORY.md":
+            file = finding.file  # a long or broken index line: edited by hand
+        if not self.writable() or file is None:
             return
         if curation.edits_in_app(self.app):
-            self.edit_in_app(row.file)
+            self.edit_in_app(file)
             return
         self.busy = True
-        result = curation.edit(self.app, self.path, row.file)
+        result = curation.edit(self.app, self.path, file)
         if result is None:
             self.done_busy()
         else:
@@ -582,4 +704,4 @@ class StoreScreen(Screen[None]):
                 self.post_message(ChangeApplied(*outcome))
 
         self.busy = True
-        self.app.push_screen(EditorScreen(self.path, file, text), edited)
+        self.app.push_screen(EditorScreen(self.path, file, text, str(self.title)), edited)

@@ -1,75 +1,182 @@
-"""Every finding of a store, grouped by kind, each group with the keys that fix it."""
+"""Every finding of a store, one per row, worst first; the highlighted one in full below,
+with the keys that fix it. Keys act on the highlighted finding, or on the marked ones."""
 
 from __future__ import annotations
 
-from itertools import groupby
+from collections import Counter
+from dataclasses import dataclass
 
-from rich.console import Group
-from rich.table import Table
 from rich.text import Text
-from textual.containers import VerticalScroll
+from textual.app import ComposeResult
+from textual.containers import Vertical
 from textual.widgets import Static
 
+from tui.app.widgets.virtual_table import VirtualTable
 from tui.memory.audit import SEVERITIES, Finding
 from tui.render import SEVERITY_STYLE
 from tui.visible import visible
 
-FIX_KEYS = {
-    "unindexed": "r relink · e edit · a archive · D delete",
-    "beyond_cut": "r relink · e edit · a archive · D delete",
-    "linked_from": "r on the memory indexes it too",
-    "dangling": "d remove dangling lines",
-    "long_index_line": "S shorten long lines",
-    "index_over_limit": "S shorten long lines · a archive · D delete",
-    "duplicate": "a archive · D delete · e edit",
-    "stranded_store": "",
-    "secret": "X redact",
-    "unmatched_wiki_link": "",  # a memory worth writing later: nothing to repair
+# The store screen's keys (binding ids) that fix a finding of each kind, first the best.
+ORPHAN_FIX = ("store.relink", "store.edit", "store.archive", "store.delete", "store.history")
+FIXES: dict[str, tuple[str, ...]] = {
+    "unindexed": ORPHAN_FIX,
+    "beyond_cut": ORPHAN_FIX,
+    "linked_from": ORPHAN_FIX,  # r gives it a line of its own in MEMORY.md too
+    "dangling": ("store.remove_dangling",),
+    "long_index_line": ("store.shorten", "store.edit"),
+    "index_over_limit": ("store.shorten", "store.edit"),
+    "duplicate": ("store.archive", "store.delete", "store.edit", "store.history"),
+    "stranded_store": (),
+    "secret": ("store.redact", "store.edit"),
+    "outside_store": ("store.edit",),
+    "untrusted_setting": (),
+    "unmatched_wiki_link": (),
 }
-DEFAULT_FIX = "e edit · a archive · D delete"
-SHOWN_PER_KIND = 100  # a Static holding tens of thousands of rows would stall the screen
+MEMORY_FIX = ("store.edit", "store.archive", "store.delete", "store.history")
+NO_FIX = {
+    "stranded_store": "nothing to fix inside the store: its sessions use another one",
+    "untrusted_setting": "nothing to fix here: the setting is in the repository",
+    "unmatched_wiki_link": "nothing to repair: a memory worth writing later",
+}
+PLURALS = {"error": "errors", "warning": "warnings", "info": "info"}
+# (key, width); at 80 columns the severity gives way (the kind is in its colour).
+COLUMNS = (("mark", 1), ("severity", 8), ("kind", 20), ("where", 24), ("message", 20))
+COLUMN_PRIORITY = ("kind", "mark", "where", "message", "severity")
 
 
-def _order(finding: Finding) -> tuple[int, str]:
-    return SEVERITIES.index(finding.severity), finding.kind
+def fixes(finding: Finding) -> tuple[str, ...]:
+    if finding.kind in FIXES:
+        return FIXES[finding.kind]
+    return MEMORY_FIX if finding.file and finding.file != "MEMORY.md" else ("store.edit",)
 
 
-def findings_renderable(findings: list[Finding], duplicates_skipped: bool = False) -> Group:
-    parts: list = []
-    if duplicates_skipped:
-        parts.append(Text("Near-duplicate check skipped: this store is too large to compare "
-                          "every pair here; `memtui audit` runs it.\n", style="dim"))
+def _order(finding: Finding) -> tuple[int, str, str, int]:
+    return SEVERITIES.index(finding.severity), finding.kind, finding.file or "", finding.line or 0
+
+
+def where(finding: Finding) -> str:
+    place = finding.file or ""
+    return f"{place}:{finding.line}" if finding.line else place
+
+
+@dataclass(frozen=True)
+class FindingRow:
+    key: str  # stays the same across reloads, so marks survive them
+    finding: Finding
+    cells: tuple[object, ...]
+
+
+def finding_rows(findings: list[Finding]) -> list[FindingRow]:
+    rows = []
+    seen: Counter[str] = Counter()
+    for finding in sorted(findings, key=_order):
+        base = f"{finding.kind}|{finding.file}|{finding.line}|{finding.target}|{finding.other}"
+        seen[base] += 1
+        style = SEVERITY_STYLE[finding.severity]
+        cells = ("", Text(finding.severity, style=style), Text(finding.kind, style=style),
+                 visible(where(finding)), visible(finding.message))
+        rows.append(FindingRow(f"{base}|{seen[base]}", finding, cells))
+    return rows
+
+
+def tally(findings: list[Finding], duplicates_skipped: bool) -> Text:
+    """One line: how many findings of each severity."""
     if not findings:
-        parts.append(Text("No findings: Claude sees every memory.", style="green"))
-        return Group(*parts)
-    for kind, group in groupby(sorted(findings, key=_order), key=lambda f: f.kind):
-        items = list(group)
-        severity = items[0].severity
-        fix = FIX_KEYS.get(kind, DEFAULT_FIX)
-        parts.append(Text.assemble(
-            (f"{kind} ", "bold"), (f"({len(items)}, {severity})", SEVERITY_STYLE[severity]),
-            (f"   fix: {fix}" if fix else "", "dim"),
-        ))
-        table = Table(show_header=False, box=None, padding=(0, 1), expand=True)
-        table.add_column("where", no_wrap=True, ratio=1)
-        table.add_column("message", ratio=4)
-        for finding in items[:SHOWN_PER_KIND]:
-            where = finding.file or ""
-            if finding.line:
-                where += f":{finding.line}"
-            table.add_row(Text(visible(where)), Text(visible(finding.message)))
-        parts.append(table)
-        if len(items) > SHOWN_PER_KIND:
-            parts.append(Text(f"  … and {len(items) - SHOWN_PER_KIND} more", style="dim"))
-        parts.append(Text(""))
-    return Group(*parts)
+        text = Text("No findings: Claude sees every memory.", style="green")
+    else:
+        counts = Counter(f.severity for f in findings)
+        text = Text(f"{len(findings)} findings: ", style="bold")
+        text.append(", ".join(f"{counts[s]} {PLURALS[s] if counts[s] > 1 else s}"
+                              for s in SEVERITIES if counts[s]))
+        text.append("; the highlighted one in full below", style="dim")
+    if duplicates_skipped:
+        text.append("  (near-duplicate check skipped: too many memories here; "
+                    "`memtui audit` runs it)", style="dim")
+    return text
 
 
-class FindingsView(VerticalScroll):
-    def compose(self):
-        yield Static(id="findings-text")
+class FindingsView(Vertical):
+    DEFAULT_CSS = """
+    FindingsView #findings-tally { height: 1; }
+    FindingsView #findings-table { height: 1fr; }
+    FindingsView #findings-detail {
+        height: auto; max-height: 6; border-top: solid $primary-background;
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.rows: list[FindingRow] = []
+        self.marked: set[str] = set()
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="findings-tally")
+        yield VirtualTable(COLUMNS, stretch="message", labels={"mark": ""}, keep_end={"where"},
+                           priority=COLUMN_PRIORITY, id="findings-table")
+        yield Static(id="findings-detail")
+
+    @property
+    def table(self) -> VirtualTable:
+        return self.query_one("#findings-table", VirtualTable)
 
     def show(self, findings: list[Finding], duplicates_skipped: bool = False) -> None:
-        self.query_one("#findings-text", Static).update(
-            findings_renderable(findings, duplicates_skipped)
-        )
+        self.rows = finding_rows(findings)
+        self.marked &= {row.key for row in self.rows}
+        self.query_one("#findings-tally", Static).update(tally(findings, duplicates_skipped))
+        self.table.set_rows(self.rows)
+        self.table.set_marked(self.marked)
+        self.show_detail()
+
+    @property
+    def highlighted(self) -> Finding | None:
+        row = self.table.highlighted
+        return row.finding if row is not None else None
+
+    def chosen(self) -> list[Finding]:
+        """The marked findings, else the highlighted one."""
+        marked = [row.finding for row in self.rows if row.key in self.marked]
+        if marked:
+            return marked
+        return [self.highlighted] if self.highlighted is not None else []
+
+    def toggle_mark(self) -> None:
+        row = self.table.highlighted
+        if row is None:
+            return
+        self.marked.symmetric_difference_update({row.key})
+        self.table.set_marked(self.marked)
+        self.table.action_cursor_down()
+
+    def clear_marks(self) -> None:
+        self.marked.clear()
+        self.table.set_marked(self.marked)
+
+    def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.show_detail()  # and the event goes on up: the screen's footer follows it
+
+    def show_detail(self) -> None:
+        detail = self.query_one("#findings-detail", Static)
+        finding = self.highlighted
+        if finding is None:
+            detail.update("")
+            return
+        text = Text.assemble((finding.kind, f"bold {SEVERITY_STYLE[finding.severity]}"),
+                             (f"  {visible(where(finding))}", "bold"), "\n",
+                             visible(finding.message), "\n")
+        keys = [self.key_label(binding_id) for binding_id in fixes(finding)]
+        if keys:
+            text.append("fix: ", style="bold")
+            text.append(" · ".join(k for k in keys if k), style="dim")
+            if self.marked:
+                text.append(f"   on the {len(self.marked)} marked", style="dim")
+            else:
+                text.append("   (space marks several)", style="dim")
+        else:
+            text.append(NO_FIX.get(finding.kind, "nothing for memtui to fix"), style="dim")
+        detail.update(text)
+
+    def key_label(self, binding_id: str) -> str:
+        for _, binding, _, _ in self.screen.active_bindings.values():
+            if binding.id == binding_id:
+                return f"{self.app.get_key_display(binding)} {binding.description.lower()}"
+        return ""

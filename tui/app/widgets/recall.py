@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tui.app.widgets.tab_input import TabInput
 from tui.memory.recall import manifest_line, never_recalled, rank
 from tui.memory.store import RECALL_SCAN_LIMIT, Store
 
@@ -30,6 +31,7 @@ class ModelPicked(Message):
 class RecallView(Vertical):
     DEFAULT_CSS = """
     RecallView #recall-columns { height: auto; }
+    .-narrow RecallView #recall-columns { layout: vertical; }
     RecallView #recall-results, RecallView #recall-model { width: 1fr; padding-right: 2; }
     """
 
@@ -40,7 +42,7 @@ class RecallView(Vertical):
         self.model_query = ""  # the question the model column answers (or is asked)
 
     def compose(self):
-        yield Input(placeholder="what would you ask Claude?", id="recall-query")
+        yield TabInput(placeholder="what would you ask Claude?", id="recall-query")
         with VerticalScroll():
             with Horizontal(id="recall-columns"):
                 yield Static(id="recall-results")

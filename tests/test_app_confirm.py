@@ -1,0 +1,102 @@
+"""The confirmation: its consequence first, its buttons and Cancel always on screen at 80x24,
+the lines a change rewrites shown before and after."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from textual.app import App
+from textual.widgets import Button, Static
+
+import tui.app
+from tui.app.screens.confirm import APPLY, ConfirmScreen
+
+LONG = "a hook long enough to wrap at eighty columns, " * 4
+
+
+@dataclass(frozen=True)
+class Plan:
+    label: str
+    summary: list[str]
+    pushed_out: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+
+
+RELINK_MANY = Plan(
+    "relink 39 memories",
+    [f"Move the index line for feedback_{n}.md up from line {200 + n}." for n in range(39)],
+    pushed_out=tuple(f"reference_{n}.md" for n in range(9)),
+    options=("remove dangling", "shorten long lines", "move an entry out"),
+)
+SHORTEN = Plan("shorten 1 index line", [
+    f"Index line 2 (the whole hook is kept in a.md under \"## Index note\"):\n"
+    f"  before: - [Title: kept](a.md) — {LONG}\n  after:  - [Title: kept](a.md) — a hook…"])
+
+
+class DialogApp(App[None]):
+    CSS_PATH = Path(tui.app.__file__).parent / "app.tcss"
+
+    def __init__(self, plan: Plan) -> None:
+        super().__init__()
+        self.plan = plan
+        self.choices: list[str | None] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(ConfirmScreen(self.plan), self.choices.append)
+
+
+async def test_the_consequence_leads_and_every_button_is_on_screen_at_80x24():
+    app = DialogApp(RELINK_MANY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        screen = app.screen
+        pushed = screen.query_one("#confirm-pushed", Static)
+        summary = screen.query_one("#confirm-summary")
+        assert str(pushed.content).startswith(
+            "Applying this would push these entries past Claude's cut:\n  reference_0.md")
+        assert "… and 5 more, listed below" in str(pushed.content)
+        assert screen.query_one("#confirm-title").region.y < pushed.region.y < summary.region.y
+        for button in screen.query(Button):
+            assert button.region.bottom <= 24 and button.region.right <= 80, button.id
+        assert summary.max_scroll_y > 0  # the 39 entries scroll; the rest stays in place
+        assert {str(b.label) for b in screen.query(Button)} == {
+            "Remove dangling", "Shorten long lines", "Move an entry out", "Apply anyway",
+            "Cancel (esc)"}
+        await pilot.press("y")  # pushing entries out takes the button, not a stray key
+        assert app.screen is screen
+        await pilot.click("#cancel")
+        assert app.choices == [None]
+
+
+@pytest.mark.parametrize(("button", "choice"), [("#apply", APPLY),
+                                                ("#option-1", "shorten long lines")])
+async def test_apply_anyway_or_make_room_first(button, choice):
+    app = DialogApp(RELINK_MANY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.click(button)
+        assert app.choices == [choice]
+
+
+async def test_a_shortened_line_shows_before_and_after_under_each_other():
+    app = DialogApp(SHORTEN)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        summary = app.screen.query_one("#confirm-summary Static", Static)
+        painted = Console(width=summary.content_region.width, file=io.StringIO(),
+                          color_system=None)
+        painted.print(summary.content)
+        lines = painted.file.getvalue().splitlines()
+        before = next(n for n, line in enumerate(lines) if "before:" in line)
+        after = next(n for n, line in enumerate(lines) if "after:" in line)
+        column = lines[before].index("- [Title: kept]")
+        assert lines[after].index("- [Title: kept]") == column
+        # The long "before" line wraps under itself, not under its label.
+        assert all(line[:column].strip() == "" for line in lines[before + 1:after])
+        await pilot.press("y")
+        assert app.choices == [APPLY]
