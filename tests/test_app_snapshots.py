@@ -1,46 +1,87 @@
-"""Snapshots of every screen, on the demo config home with a fixed clock, path and timezone.
+"""Snapshots of every screen at 80x24 and 120x40, on the demo config home with a fixed clock,
+path and timezone.
 
 Store keys (the sanitized project paths) show on screen, so the demo is built at one fixed
-path; a lock file keeps two test runs on the same machine from building it at once.
-Accept changed screens with `pytest tests/test_app_snapshots.py --snapshot-update` after
-looking at the SVGs under tests/__snapshots__/.
+path; a lock file keeps two test runs on the same machine from building it at once. Time is
+kept out: the app's clock, the journal's commit times, a dream's label and the run screen's
+timer are all fixed. Accept changed screens with
+`pytest tests/test_app_snapshots.py --snapshot-update` after looking at the SVGs under
+tests/__snapshots__/.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import fcntl
 import shutil
+import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from conftest import settle
-from textual.widgets import TabbedContent
+from textual.widgets import TabbedContent, TextArea
 
+from tui.agents import dream
+from tui.agents.dream import PHASES, run_dream
+from tui.agents.events import DONE, RUNNING, LogLine, ModelText, Phase, PhaseChanged
+from tui.agents.result import CANCELLED, RunResult
 from tui.app.app import MemtuiApp
+from tui.app.runs import Engine
+from tui.app.screens import run as run_screen
+from tui.app.screens.review import ReviewScreen
+from tui.app.screens.run import RunScreen
 from tui.app.widgets.virtual_table import VirtualTable
+from tui.claude import paths
 from tui.demo import build_demo
+from tui.history import journal
 
 ROOT = Path("/tmp/memtui-snapshots")
 LOCK = Path("/tmp/memtui-snapshots.lock")
 NOW = 1_767_225_600.0  # 2026-01-01 00:00 UTC: the demo's and the app's clock
-SIZE = (120, 40)
+SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
+WEBAPP = "~/code/webapp"
+
+
+# The journal's `time`: every commit made during a snapshot is made at NOW.
+FIXED_CLOCK = SimpleNamespace(time=lambda: NOW, strftime=time.strftime)
+
+
+class FixedDatetime(dt.datetime):
+    @classmethod
+    def now(cls, tz=None):
+        return cls.fromtimestamp(NOW, tz)
+
+
+@pytest.fixture(params=list(SIZES), ids=list(SIZES))
+def size(request) -> tuple[int, int]:
+    return SIZES[request.param]
 
 
 @pytest.fixture
-def app(monkeypatch):
+def demo(monkeypatch):
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     monkeypatch.setenv("HOME", str(ROOT))  # paths read `~/code/webapp`
+    for variable in ("VISUAL", "EDITOR"):  # `e` edits in the app
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setattr(journal, "time", FIXED_CLOCK)
+    monkeypatch.setattr(dream, "dt", SimpleNamespace(datetime=FixedDatetime, date=dt.date))
+    monkeypatch.setattr(run_screen, "time", SimpleNamespace(monotonic=lambda: NOW))
     with LOCK.open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            demo = build_demo(ROOT, now=NOW)
-            yield MemtuiApp(demo.home, {"CLAUDE_CONFIG_DIR": str(demo.home)}, now=NOW)
+            yield build_demo(ROOT, now=NOW)
         finally:
             shutil.rmtree(ROOT, ignore_errors=True)
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture
+def app(demo):
+    return MemtuiApp(demo.home, {"CLAUDE_CONFIG_DIR": str(demo.home)}, now=NOW)
 
 
 async def open_webapp(pilot) -> None:
@@ -48,42 +89,139 @@ async def open_webapp(pilot) -> None:
     await settle(pilot.app, pilot)
     table = pilot.app.screen.query_one("#projects", VirtualTable)
     paths = [str(row.cells[0]) for row in table.rows]
-    table.move_cursor(paths.index("~/code/webapp"))
+    table.move_cursor(paths.index(WEBAPP))
     await pilot.press("enter")
     await settle(pilot.app, pilot)
 
 
-def test_projects_screen(snap_compare, app):
-    assert snap_compare(app, terminal_size=SIZE, run_before=lambda pilot: settle(app, pilot))
+def highlight_memory(pilot, name: str) -> None:
+    table = pilot.app.screen.query_one("#memory-table", VirtualTable)
+    table.move_cursor([str(row.cells[2]) for row in table.rows].index(name))
 
 
-def test_store_memories_tab(snap_compare, app):
-    assert snap_compare(app, terminal_size=SIZE, run_before=open_webapp)
+async def then(pilot, *keys: str) -> None:
+    await pilot.press(*keys)
+    await settle(pilot.app, pilot)
 
 
-def test_store_index_tab_shows_the_cut_rule(snap_compare, app):
-    assert snap_compare(app, press=["2"], terminal_size=SIZE, run_before=open_webapp)
+def test_projects_screen(snap_compare, app, size):
+    assert snap_compare(app, terminal_size=size, run_before=lambda pilot: settle(app, pilot))
 
 
-def test_store_findings_tab(snap_compare, app):
-    assert snap_compare(app, press=["3"], terminal_size=SIZE, run_before=open_webapp)
+def test_store_memories_tab(snap_compare, app, size):
+    assert snap_compare(app, terminal_size=size, run_before=open_webapp)
 
 
-def test_store_recall_tab_with_a_query(snap_compare, app):
+def test_store_index_tab_shows_the_cut_rule(snap_compare, app, size):
+    assert snap_compare(app, press=["2"], terminal_size=size, run_before=open_webapp)
+
+
+def test_store_findings_tab(snap_compare, app, size):
+    assert snap_compare(app, press=["3"], terminal_size=size, run_before=open_webapp)
+
+
+def test_store_recall_tab_with_a_query(snap_compare, app, size):
     press = ["4", *"checkout latency dashboard"]
-    assert snap_compare(app, press=press, terminal_size=SIZE, run_before=open_webapp)
+    assert snap_compare(app, press=press, terminal_size=size, run_before=open_webapp)
 
 
-def test_relink_confirmation(snap_compare, app):
-    assert snap_compare(app, press=["r"], terminal_size=SIZE, run_before=open_webapp)
+def test_help_panel(snap_compare, app, size):
+    assert snap_compare(app, press=["f1"], terminal_size=size, run_before=open_webapp)
 
 
-def test_help_panel(snap_compare, app):
-    assert snap_compare(app, press=["f1"], terminal_size=SIZE, run_before=open_webapp)
+def test_relink_from_the_findings_tab_leads_with_what_it_pushes_out(snap_compare, app, size):
+    async def relink_highlighted(pilot):
+        await open_webapp(pilot)
+        await then(pilot, "3", "r")
+
+    assert snap_compare(app, terminal_size=size, run_before=relink_highlighted)
 
 
-async def test_escape_leaves_the_recall_query_so_digits_switch_tabs(app):
-    async with app.run_test(size=SIZE) as pilot:
+def test_shorten_confirmation_shows_each_line_before_and_after(snap_compare, app, size):
+    async def shorten(pilot):
+        await open_webapp(pilot)
+        await then(pilot, "S")
+
+    assert snap_compare(app, terminal_size=size, run_before=shorten)
+
+
+def test_history_of_a_memory(snap_compare, app, size):
+    async def history(pilot):
+        await open_webapp(pilot)
+        highlight_memory(pilot, "Flaky checkout e2e")
+        await then(pilot, "h")
+
+    assert snap_compare(app, terminal_size=size, run_before=history)
+
+
+def test_lost_updates(snap_compare, app, size):
+    async def overwrites(pilot):
+        await open_webapp(pilot)
+        await then(pilot, "o")
+
+    assert snap_compare(app, terminal_size=size, run_before=overwrites)
+
+
+def test_session_picker(snap_compare, app, size):
+    async def picker(pilot):
+        await open_webapp(pilot)
+        await then(pilot, "x")
+
+    assert snap_compare(app, terminal_size=size, run_before=picker)
+
+
+def test_editor(snap_compare, app, size):
+    async def editor(pilot):
+        await open_webapp(pilot)
+        await then(pilot, "e")
+        pilot.app.screen.query_one(TextArea).cursor_blink = False
+
+    assert snap_compare(app, terminal_size=size, run_before=editor)
+
+
+def scripted_dream(listener, cancel: threading.Event) -> RunResult:
+    """Two phases done, the third mid-reply, with token counts as a model reports them;
+    then it waits to be cancelled (the app closing cancels it)."""
+    done = [Phase("Orient", DONE, 3.4, 5_812, 264, 2), Phase("Gather", DONE, 6.1, 9_407, 511, 3)]
+    for phase in done:
+        listener(LogLine(phase.name, "tool", f"{phase.name.lower()}: read MEMORY.md"))
+        listener(PhaseChanged(phase))
+    listener(LogLine("Gather", "model", "Three sessions since the last dream: the Playwright "
+                     "pin, the pnpm rule and the checkout pagination decision."))
+    listener(PhaseChanged(Phase("Consolidate", RUNNING, 0.0, 12_930, 380, 1)))
+    listener(LogLine("Consolidate", "tool", "read_file project_flaky_e2e.md"))
+    listener(ModelText("Consolidate", "project_flaky_e2e.md and feedback_use_pnpm.md both "
+                       "say to pin Playwright; merging them into one memory and"))
+    cancel.wait(30)
+    return RunResult("dream", "anthropic", CANCELLED, (), ())
+
+
+def test_dream_mid_run(snap_compare, app, size):
+    engine = Engine("anthropic", None, "claude-sonnet-4-5")
+
+    async def start(pilot):
+        await open_webapp(pilot)
+        store = pilot.app.screen.path
+        pilot.app.push_screen(RunScreen("dream", WEBAPP, engine, scripted_dream, PHASES, store))
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=size, run_before=start)
+
+
+def test_review_of_a_dream(snap_compare, app, demo, size):
+    store = paths.projects_dir(demo.home) / paths.sanitize(str(ROOT / "code" / "webapp")) / "memory"
+    result = run_dream(store, engine="offline")
+
+    async def review(pilot):
+        await settle(app, pilot)
+        pilot.app.push_screen(ReviewScreen(result, WEBAPP))
+        await settle(app, pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=review)
+
+
+async def test_escape_leaves_the_recall_query_so_it_can_be_read(app):
+    async with app.run_test(size=SIZES["120x40"]) as pilot:
         await open_webapp(pilot)
         await pilot.press("4", *"deploy", "escape", "2")
         assert app.screen.query_one("#store-tabs", TabbedContent).active == "index"
@@ -91,7 +229,7 @@ async def test_escape_leaves_the_recall_query_so_digits_switch_tabs(app):
 
 
 async def test_c_scrolls_the_index_back_to_the_cut_rule(app):
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZES["120x40"]) as pilot:
         await open_webapp(pilot)
         await pilot.press("2")
         await pilot.pause()

@@ -225,7 +225,7 @@ class RunScreen(Screen[None]):
             Text(phase.name, style="bold"),
             Text(phase.status, style=STATUS_STYLES.get(phase.status, "")),
             "" if phase.status == PENDING else f"{seconds:.1f} s",
-            str(phase.tokens_in), str(phase.tokens_out), str(phase.tool_calls),
+            f"{phase.tokens_in:,}", f"{phase.tokens_out:,}", str(phase.tool_calls),
             phase.note,
         )
 

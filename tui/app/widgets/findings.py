@@ -88,7 +88,6 @@ def tally(findings: list[Finding], duplicates_skipped: bool) -> Text:
         text = Text(f"{len(findings)} findings: ", style="bold")
         text.append(", ".join(f"{counts[s]} {PLURALS[s] if counts[s] > 1 else s}"
                               for s in SEVERITIES if counts[s]))
-        text.append("; the highlighted one in full below", style="dim")
     if duplicates_skipped:
         text.append("  (near-duplicate check skipped: too many memories here; "
                     "`memtui audit` runs it)", style="dim")
@@ -168,9 +167,7 @@ class FindingsView(Vertical):
             text.append("fix: ", style="bold")
             text.append(" · ".join(k for k in keys if k), style="dim")
             if self.marked:
-                text.append(f"   on the {len(self.marked)} marked", style="dim")
-            else:
-                text.append("   (space marks several)", style="dim")
+                text.append(f"  (on the {len(self.marked)} marked)", style="bold")
         else:
             text.append(NO_FIX.get(finding.kind, "nothing for memtui to fix"), style="dim")
         detail.update(text)

@@ -31,7 +31,6 @@ class ModelPicked(Message):
 class RecallView(Vertical):
     DEFAULT_CSS = """
     RecallView #recall-columns { height: auto; }
-    .-narrow RecallView #recall-columns { layout: vertical; }
     RecallView #recall-results, RecallView #recall-model { width: 1fr; padding-right: 2; }
     """
 
