@@ -2,15 +2,24 @@
 
     python scripts/screenshots.py [--out screenshots]
 
-The demo is built with a fixed clock under a temporary HOME, so paths read `~/code/...`
-and the pictures only change when the app does. PNGs need Debian's `chromium` (and
-`fonts-firacode`, `fonts-symbola` for the glyphs); without it only SVGs are written.
+The demo is built with a fixed clock under a temporary HOME, so every path reads `~/...` and
+the pictures only change when the app does. The dream runs with the anthropic engine against
+the tests' fake Messages API (tests/fake_anthropic.py, started here on 127.0.0.1), which
+answers after short delays and streams its replies word by word: the dream is pictured
+mid-run, its phases moving and the token counts as the API reported them.
+
+PNGs need Debian's `chromium` (without it only SVGs are written). Code is drawn in DejaVu Sans
+Mono (`fonts-dejavu-core`), which has no ligatures, so `---` stays three dashes; symbols come
+from `fonts-symbola`:
+
+    apt-get install -y chromium fonts-dejavu-core fonts-symbola
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
 import math
 import os
 import re
@@ -20,23 +29,86 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the fake Messages API
 
 SIZE = (140, 42)
 DEMO_NOW = 1_795_000_000.0  # 2026-11-18, the demo's fixed "now"
+CODE_FONT = "DejaVu Sans Mono"  # fonts-dejavu-core: no ligatures
+API_KEY = "screenshots"
 
 
-async def capture(out: Path, home: Path) -> list[Path]:
+class DemoDatetime(dt.datetime):
+    """The demo's clock, for the dream's label: the review picture does not change daily."""
+
+    @classmethod
+    def now(cls, tz=None):
+        return cls.fromtimestamp(DEMO_NOW, tz)
+
+
+def dream_script():
+    """What the fake model answers, phase by phase: (reply, delay) steps in order."""
+    from fake_anthropic import Scripted, text, tool
+
+    def step(*blocks, usage, delay=0.4, stream_delay=0.0):
+        return Scripted(list(blocks), delay=delay, stream_delay=stream_delay, usage=usage)
+
+    return [
+        # Orient
+        step(text("Reading the index and the files first."), tool("list_files"),
+             usage=(5_812, 96)),
+        step(text("MEMORY.md is 221 lines: Claude loads 194, so 29 memories are past the cut."),
+             usage=(7_305, 168)),
+        # Gather
+        step(tool("grep_transcripts", pattern="Playwright|pnpm"), usage=(8_010, 74)),
+        step(text("Three sessions since the last dream: the Playwright pin, the pnpm rule and "
+                  "the checkout pagination decision."), usage=(9_407, 211)),
+        # Consolidate: read, then a reply that streams slowly enough to be pictured
+        step(tool("read_file", path="project_flaky_e2e.md"), usage=(10_388, 58)),
+        step(text("project_flaky_e2e.md says the suite started flaking yesterday, and a "
+                  "session overwrote the line that Aiko pinned Playwright to 1.48 on main "
+                  "until WEB-4211 lands. I will date the flake and bring the pin back into "
+                  "the same memory, so both facts stay together."),
+             tool("edit_file", path="project_flaky_e2e.md",
+                  old_text="started flaking yesterday after the Playwright bump to 1.49;",
+                  new_text="started flaking on 2026-11-17 after the Playwright bump to 1.49 "
+                           "(Aiko pinned Playwright to 1.48 on main until WEB-4211 lands);"),
+             usage=(12_930, 380), stream_delay=0.12),
+        step(text("Merged: one memory for the flake and the pin."), usage=(13_540, 41)),
+        # Prune and index, then the corrective turn memtui asks for while the index is over
+        step(text("The index is over its limits; the entries past the cut are older notes."),
+             usage=(14_102, 77)),
+        step(text("Left as it is: memtui prunes it deterministically."), usage=(14_480, 35)),
+        step(text("Done."), usage=(14_512, 8)),
+    ]
+
+
+async def capture(out: Path, home: Path, api_url: str) -> list[Path]:
+    from textual.widgets import Static
+
+    from tui.agents.events import RUNNING
     from tui.app.app import MemtuiApp
 
     for variable in ("VISUAL", "EDITOR"):
         os.environ.pop(variable, None)
-    app = MemtuiApp(home, {"CLAUDE_CONFIG_DIR": str(home)}, now=DEMO_NOW)
+    env = {"CLAUDE_CONFIG_DIR": str(home), "ANTHROPIC_API_KEY": API_KEY,
+           "ANTHROPIC_BASE_URL": api_url}
+    app = MemtuiApp(home, env, now=DEMO_NOW)
     saved: list[Path] = []
 
     async def settle(pilot) -> None:
         for _ in range(2):
             await pilot.pause(0.2)
             await app.settled()
+
+    async def until(pilot, condition, seconds: float = 60) -> None:
+        deadline = time.monotonic() + seconds
+        while not condition():
+            if time.monotonic() > deadline:
+                raise TimeoutError("the app never got there")
+            await pilot.pause(0.05)
 
     def shot(name: str) -> None:
         saved.append(Path(app.save_screenshot(filename=f"{name}.svg", path=str(out))))
@@ -45,9 +117,7 @@ async def capture(out: Path, home: Path) -> list[Path]:
         await settle(pilot)
         shot("projects")
         table = app.screen.query_one("#projects")
-        webapp = next(i for i, row in enumerate(table.rows) if "webapp" in row.key
-                      and "worktrees" not in row.key)
-        table.move_cursor(webapp)
+        table.move_cursor([str(row.cells[0]) for row in table.rows].index("~/code/webapp"))
         await pilot.press("enter")
         await settle(pilot)
         shot("store")
@@ -57,38 +127,43 @@ async def capture(out: Path, home: Path) -> list[Path]:
         await pilot.press("3")
         await settle(pilot)
         shot("findings")
-        await pilot.press("4")
-        await settle(pilot)
-        await pilot.click("#recall-query")
-        await pilot.press(*"how do we run the tests")
-        await settle(pilot)
-        shot("recall")
-        await pilot.press("escape")  # leave the query so 1-4 switch tabs again
-        await pilot.press("1")
-        await settle(pilot)
-        await pilot.press("r")
+        await pilot.press("r")  # the highlighted finding only
         await settle(pilot)
         shot("relink")
         await pilot.press("escape")
-        await pilot.press("f1")
+        await pilot.press("4", *"how do we run the tests")
+        await settle(pilot)
+        shot("recall")
+        await pilot.press("1", "f1")
         await settle(pilot)
         shot("help")
-        await pilot.press("f1")
-        await pilot.press("e")  # no $EDITOR here: the in-app editor, as under `memtui serve`
+        await pilot.press("f1", "e")  # no $EDITOR here: the in-app editor, as under `serve`
         await settle(pilot)
         shot("editor")
         await pilot.press("escape")
         await settle(pilot)
         await pilot.press("ctrl+d")
         run = app.screen
-        while not getattr(run, "finished", True):
-            await pilot.pause(0.1)
-        await settle(pilot)
+        live = run.query_one("#run-live", Static)
+        await until(pilot, lambda: run.phases["Consolidate"].status == RUNNING
+                    and len(run.streaming.split()) >= 24)
+        await pilot.pause(0.1)
         shot("dream")
+        await until(pilot, lambda: run.finished and not live.display)
+        await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
         shot("review")
     return saved
+
+
+def ligature_free(svg: Path) -> None:
+    """Draw the picture's text in CODE_FONT, whatever the SVG asked for."""
+    text = svg.read_text(encoding="utf-8")
+    text = re.sub(r"\s*@font-face \{.*?\}", "", text, flags=re.S)
+    text = text.replace("font-family: Fira Code, monospace;",
+                        f'font-family: "{CODE_FONT}", monospace; font-variant-ligatures: none;')
+    svg.write_text(text, encoding="utf-8")
 
 
 def to_png(svg: Path) -> Path | None:
@@ -111,31 +186,39 @@ def to_png(svg: Path) -> Path | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "screenshots")
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
     args = parser.parse_args()
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
 
-    # A fixed place, so the store folder names in the pictures do not change between runs.
     temp = Path(tempfile.gettempdir()) / "memtui-screens"
     shutil.rmtree(temp, ignore_errors=True)
     try:
         fake_home = temp / "home"
         fake_home.mkdir(parents=True)
-        os.environ["HOME"] = str(fake_home)
-        for variable in ("MEMTUI_DATA_DIR", "MEMTUI_STATE_DIR", "MEMTUI_CACHE_DIR"):
+        os.environ["HOME"] = str(fake_home)  # every path on screen reads ~/...
+        for variable in ("MEMTUI_DATA_DIR", "MEMTUI_STATE_DIR", "MEMTUI_CACHE_DIR",
+                         "XDG_CONFIG_HOME"):
             os.environ[variable] = str(temp / variable.lower())
         os.environ["TZ"] = "UTC"
         time.tzset()
-        for variable in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
-            os.environ.pop(variable, None)  # the offline engine: no network, same pictures
+        for variable in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_MODEL"):
+            os.environ.pop(variable, None)
+        from fake_anthropic import FakeAnthropic
+
+        from tui.agents import dream
         from tui.demo import build_demo
 
-        demo = build_demo(fake_home / "demo", now=DEMO_NOW)
-        svgs = asyncio.run(capture(out, demo.home))
+        dream.dt = SimpleNamespace(datetime=DemoDatetime, date=dt.date)
+
+        demo = build_demo(fake_home, now=DEMO_NOW)
+        with FakeAnthropic(API_KEY) as api:
+            api.queue(*dream_script())
+            svgs = asyncio.run(capture(out, demo.home, api.url))
     finally:
         shutil.rmtree(temp, ignore_errors=True)
     for svg in svgs:
+        ligature_free(svg)
         png = to_png(svg)
         print(f"{svg.name}: {'PNG too' if png else 'SVG only (no chromium)'}")
     return 0

@@ -29,6 +29,8 @@ class Scripted:
     status: int = 200
     error_type: str = "api_error"
     delay: float = 0.0  # seconds to wait before answering
+    stream_delay: float = 0.0  # seconds between the pieces of a streamed reply
+    usage: tuple[int, int] | None = None  # (input, output) tokens; else small made-up counts
 
 
 def reply(*blocks: dict) -> Scripted:
@@ -76,9 +78,10 @@ class FakeAnthropic:
                     time.sleep(step.delay)
                 if step.status != 200:
                     return self._error(step.status, step.error_type, "scripted failure")
-                message = _message(step.blocks, len(fake.requests), body.get("model", "m"))
+                message = _message(step.blocks, len(fake.requests), body.get("model", "m"),
+                                   step.usage)
                 if body.get("stream"):
-                    self._stream(message)
+                    self._stream(message, step.stream_delay)
                 else:
                     self._json(200, message)
 
@@ -93,7 +96,7 @@ class FakeAnthropic:
                 self.end_headers()
                 self.wfile.write(raw)
 
-            def _stream(self, message: dict) -> None:
+            def _stream(self, message: dict, pause: float) -> None:
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("cache-control", "no-cache")
@@ -114,6 +117,7 @@ class FakeAnthropic:
                     self._event("content_block_start", {"type": "content_block_start",
                                                         "index": index, "content_block": empty})
                     for delta in deltas:
+                        time.sleep(pause)
                         self._event("content_block_delta", {"type": "content_block_delta",
                                                             "index": index, "delta": delta})
                     self._event("content_block_stop", {"type": "content_block_stop",
@@ -148,7 +152,8 @@ class FakeAnthropic:
         self.server.server_close()
 
 
-def _message(blocks: list[dict], number: int, model: str) -> dict:
+def _message(blocks: list[dict], number: int, model: str,
+             usage: tuple[int, int] | None = None) -> dict:
     content = []
     for position, block in enumerate(blocks):
         if block["type"] == "tool_use":
@@ -158,5 +163,6 @@ def _message(blocks: list[dict], number: int, model: str) -> dict:
     return {
         "id": f"msg_{number}", "type": "message", "role": "assistant", "model": model,
         "content": content, "stop_reason": "tool_use" if uses_tools else "end_turn",
-        "stop_sequence": None, "usage": {"input_tokens": 100 + number, "output_tokens": 10},
+        "stop_sequence": None, "usage": {"input_tokens": usage[0] if usage else 100 + number,
+                                         "output_tokens": usage[1] if usage else 10},
     }
