@@ -3,7 +3,7 @@
     python scripts/screenshots.py [--out screenshots]
 
 The demo is built with a fixed clock under a temporary HOME, so every path reads `~/...` and
-the pictures only change when the app does. The dream runs with the anthropic engine against
+the pictures only change when the app does (the dream's elapsed times aside: they are real). The dream runs with the anthropic engine against
 the tests' fake Messages API (tests/fake_anthropic.py, started here on 127.0.0.1), which
 answers after short delays and streams its replies word by word: the dream is pictured
 mid-run, its phases moving and the token counts as the API reported them.
