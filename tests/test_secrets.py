@@ -3,6 +3,7 @@ app redacts them through the normal safe, undoable write."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -10,6 +11,7 @@ import sys
 
 import pytest
 from conftest import memory_text, settle, snapshot, write_index, write_memory
+from rich.console import Console
 
 from tui.memory.audit import audit_store
 from tui.memory.curate import plan_redact_secrets
@@ -109,7 +111,10 @@ async def test_x_in_the_app_redacts_after_showing_what_it_will_do(store, claude_
         await pilot.press("X")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        shown = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        painted = Console(width=200, file=io.StringIO(), color_system=None)
+        for widget in app.screen.query("Static"):
+            painted.print(widget.content)
+        shown = painted.file.getvalue()
         assert "Redact the GitHub Token on line 2 of MEMORY.md." in shown
         assert GITHUB not in shown
         await pilot.press("y")
