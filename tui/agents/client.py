@@ -9,6 +9,7 @@ retried with backoff, each retry reported.
 
 from __future__ import annotations
 
+import math
 import threading
 import tomllib
 from collections.abc import Callable, Mapping
@@ -16,10 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui import xdg
+from tui.claude.files import read_regular
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_TIMEOUT = 120.0
 RETRIES = 4
+CONFIG_LIMIT = 1 << 20  # a config.toml past this is no config memtui wrote or documents
 MAX_TOKENS = 8192
 
 
@@ -46,26 +49,51 @@ def config_file() -> Path:
     return xdg.config_dir() / "config.toml"
 
 
+def _read_table(path: Path) -> dict:
+    """The `[anthropic]` table of config.toml ({} when there is no file); EngineError when
+    the file is there but is no TOML memtui can use."""
+    try:
+        text = read_regular(path, CONFIG_LIMIT).decode("utf-8")
+        document = tomllib.loads(text)
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        raise EngineError(f"{path} cannot be read ({error.strerror or error}).") from None
+    except UnicodeDecodeError:
+        raise EngineError(f"{path} is not UTF-8 text, so it cannot be read as TOML.") from None
+    except tomllib.TOMLDecodeError as error:
+        raise EngineError(f"{path} cannot be read as TOML ({error}).") from None
+    except (ValueError, RecursionError):  # a number past Python's digit limit, deep nesting
+        raise EngineError(f"{path} holds values too large or too deep to be settings.") from None
+    table = document.get("anthropic", {})
+    if not isinstance(table, dict):
+        raise EngineError(f"{path}: `anthropic` must be a table ([anthropic]).")
+    return table
+
+
+def _seconds(value: object) -> float:
+    """The API timeout, from the environment (text) or config.toml (a number)."""
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        try:
+            seconds = float(value)
+        except (ValueError, OverflowError):
+            seconds = math.nan
+        if 0 < seconds < math.inf:
+            return seconds
+    raise EngineError("The API timeout must be a number of seconds.")
+
+
 def load_config(env: Mapping[str, str], path: Path | None = None) -> ClientConfig:
     path = config_file() if path is None else path
-    try:
-        with open(path, "rb") as handle:
-            table = tomllib.load(handle).get("anthropic", {})
-    except FileNotFoundError:
-        table = {}
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise EngineError(f"{path} cannot be read as TOML ({error}).") from None
-    if not isinstance(table, dict):
-        table = {}
+    table = _read_table(path)
 
     def pick(variable: str, key: str) -> str | None:
         value = env.get(variable) or table.get(key)
-        return str(value) if value else None
+        if value and not isinstance(value, str):
+            raise EngineError(f"{path}: `{key}` in [anthropic] must be a string.")
+        return value or None
 
-    try:
-        timeout = float(env.get("MEMTUI_API_TIMEOUT") or table.get("timeout") or DEFAULT_TIMEOUT)
-    except ValueError:
-        raise EngineError("The API timeout must be a number of seconds.") from None
+    timeout = _seconds(env.get("MEMTUI_API_TIMEOUT") or table.get("timeout") or DEFAULT_TIMEOUT)
     return ClientConfig(
         api_key=pick("ANTHROPIC_API_KEY", "api_key"),
         auth_token=pick("ANTHROPIC_AUTH_TOKEN", "auth_token"),

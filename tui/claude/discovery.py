@@ -123,7 +123,7 @@ class _Scanner:
         """A memory dir named in a transcript, moved to this config home when it matches."""
         folder = Path(store).parent.name
         candidate = self.projects_dir / folder / paths.MEMORY_DIR_NAME
-        return candidate if (self.projects_dir / folder).is_dir() else Path(store)
+        return candidate if os.path.isdir(self.projects_dir / folder) else Path(store)
 
     def transcript_folder(self, entry_name: str, files: list[Path]) -> TranscriptFolder:
         dated = []
@@ -171,7 +171,7 @@ class _Scanner:
         # The folder is named after the sessions' cwd and the store after its project root:
         # a store in the folder itself is the one these sessions used.
         own_store = folder_path / paths.MEMORY_DIR_NAME
-        if own_store.is_dir():
+        if os.path.isdir(own_store):
             return TranscriptFolder(
                 entry_name, folder_path, mtimes, tuple(cwds), own_store, "folder", role,
                 note="its cwd is gone; its sessions sit beside the store they used",
@@ -203,7 +203,7 @@ class _Scanner:
         # The checkout is gone too; its store outlives it, in the folder named after it.
         folder = paths.find_folder(self.folder_names, paths.sanitize(original))
         store = self.projects_dir / folder / paths.MEMORY_DIR_NAME if folder else None
-        return store if store is not None and store.is_dir() else None
+        return store if store is not None and os.path.isdir(store) else None
 
     def key_path(self, name: str, memory_dir: Path, folders: list[TranscriptFolder],
                  own: TranscriptFolder | None) -> tuple[str | None, bool, str, bool]:
@@ -261,7 +261,7 @@ class _Scanner:
             files = transcripts.session_files(Path(entry.path))
             if files:
                 folders[entry.name] = self.transcript_folder(entry.name, files)
-            if (Path(entry.path) / paths.MEMORY_DIR_NAME).is_dir():
+            if os.path.isdir(os.path.join(entry.path, paths.MEMORY_DIR_NAME)):
                 store_names.append(entry.name)
 
         by_store: dict[Path, list[TranscriptFolder]] = {}
@@ -298,7 +298,7 @@ class _Scanner:
 
     def project(self, name: str, store: Path, key: str | None, mapped: list[TranscriptFolder],
                 stranded: bool, why: str, resting: bool) -> Project:
-        exists = store.is_dir()
+        exists = os.path.isdir(store)
         seen_paths: list[str] = []
         for folder in mapped:
             for cwd in folder.cwds:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tui.claude.files import read_regular
+
 
 def find_git_root(start: str | os.PathLike[str]) -> Path | None:
     """The nearest directory at or above `start` holding a `.git` directory or file."""
@@ -21,10 +23,25 @@ def find_git_root(start: str | os.PathLike[str]) -> Path | None:
         current = current.parent
 
 
+# `.git`, `commondir` and `gitdir` files hold one path; past this they are not git's.
+POINTER_LIMIT = 1 << 16
+
+
 def _read_text(path: Path) -> str | None:
+    """A small git pointer file's text; None when missing, unreadable, no regular file
+    (a FIFO must not block discovery) or too long to be a path."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        data = read_regular(path, POINTER_LIMIT + 1)
     except OSError:
+        return None
+    return None if len(data) > POINTER_LIMIT else data.decode("utf-8", errors="replace")
+
+
+def _realpath(path: Path) -> Path | None:
+    """`os.path.realpath`, or None for a path no file can have (a NUL from a damaged file)."""
+    try:
+        return Path(os.path.realpath(path))
+    except ValueError:
         return None
 
 
@@ -36,13 +53,13 @@ def _gitdir_pointer(dot_git: Path) -> Path | None:
     target = text[len("gitdir:") :].strip()
     if not target:
         return None
-    return Path(os.path.realpath(dot_git.parent / target))
+    return _realpath(dot_git.parent / target)
 
 
 def canonical_root_of(git_root: Path) -> Path:
     """Map a checkout to the checkout whose store it shares."""
     dot_git = git_root / ".git"
-    if not dot_git.is_file():
+    if not os.path.isfile(dot_git):
         return git_root
     worktree_git_dir = _gitdir_pointer(dot_git)
     if worktree_git_dir is None:
@@ -50,14 +67,14 @@ def canonical_root_of(git_root: Path) -> Path:
     commondir_text = _read_text(worktree_git_dir / "commondir")
     if commondir_text is None:
         return git_root  # a submodule: no commondir, its own root
-    common_dir = Path(os.path.realpath(worktree_git_dir / commondir_text.strip()))
-    if Path(os.path.realpath(worktree_git_dir.parent)) != common_dir / "worktrees":
+    common_dir = _realpath(worktree_git_dir / commondir_text.strip())
+    if common_dir is None or _realpath(worktree_git_dir.parent) != common_dir / "worktrees":
         return git_root
     back_link = _read_text(worktree_git_dir / "gitdir")
     if back_link is None:
         return git_root
-    back_target = Path(os.path.realpath(worktree_git_dir / back_link.strip()))
-    if back_target != Path(os.path.realpath(dot_git)):
+    back_target = _realpath(worktree_git_dir / back_link.strip())
+    if back_target is None or back_target != _realpath(dot_git):
         return git_root
     if common_dir.name == ".git":
         return common_dir.parent

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from tui.claude.files import read_text
+
 
 def split_lines(text: str) -> list[str]:
     """The lines of `text`; a trailing newline leaves an empty last line, as in JavaScript."""
@@ -34,6 +36,6 @@ def lines_with_endings(text: str) -> list[str]:
 
 
 def read_store_text(path: str | os.PathLike[str]) -> str:
-    """A store file's text, its line endings untouched; bytes that are not UTF-8 are replaced."""
-    with open(path, "rb") as handle:
-        return handle.read().decode("utf-8", errors="replace")
+    """A store file's text, its line endings untouched; bytes that are not UTF-8 are replaced.
+    Only a regular file is read: a FIFO or a device is an OSError (see `claude.files`)."""
+    return read_text(path)

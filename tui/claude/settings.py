@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.claude import paths
+from tui.claude.files import read_regular
 from tui.claude.gitroot import canonical_project_root
 
 SETTING_KEY = "autoMemoryDirectory"
+SETTINGS_LIMIT = 16 << 20  # a settings file past this is no settings file
 
 LINUX_MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
 MACOS_MANAGED_SETTINGS = Path("/Library/Application Support/ClaudeCode/managed-settings.json")
@@ -73,13 +75,19 @@ def rejection_reason(candidate: str) -> str | None:
     return None
 
 
+def read_settings(path: Path) -> dict | None:
+    """A settings file's object; absent, unreadable, not a file, or malformed -> None."""
+    try:
+        data = json.loads(read_regular(path, SETTINGS_LIMIT).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested past any setting
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def read_setting(path: Path) -> str | None:
     """`autoMemoryDirectory` from a settings file; absent, unreadable or malformed -> None."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict):
+    data = read_settings(path)
+    if data is None:
         return None
     value = data.get(SETTING_KEY)
     return value if isinstance(value, str) and value else None
@@ -161,9 +169,5 @@ def auto_memory_enabled(env: Mapping[str, str], user_settings: Path) -> bool:
     flag = env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
     if flag is not None and flag != "":
         return flag.strip().lower() in {"0", "false"}
-    try:
-        data = json.loads(user_settings.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return True
-    value = data.get("autoMemoryEnabled") if isinstance(data, dict) else None
-    return value is not False
+    data = read_settings(user_settings)
+    return data is None or data.get("autoMemoryEnabled") is not False

@@ -29,11 +29,9 @@ class Target:
 
 def _folder_of(memory_dir: Path, home: Path) -> str | None:
     projects = paths.projects_dir(home)
-    try:
-        if memory_dir.parent.parent.resolve() == projects.resolve():
-            return memory_dir.parent.name
-    except OSError:
-        return None
+    # realpath, not resolve(): a symlink loop is a path, not a RuntimeError.
+    if os.path.realpath(memory_dir.parent.parent) == os.path.realpath(projects):
+        return memory_dir.parent.name
     return None
 
 
@@ -60,13 +58,17 @@ def resolve_target(
     if target is None:
         target = os.getcwd()
 
-    candidate = Path(target).expanduser()
-    if candidate.is_dir() and (
-        candidate.name == paths.MEMORY_DIR_NAME or (candidate / paths.INDEX_NAME).is_file()
+    # os.path's tests, not Path's: they answer False for a name too long, unreadable or
+    # holding a NUL, where Path's raise.
+    candidate = Path(os.path.expanduser(target))
+    is_dir = os.path.isdir(candidate)
+    if is_dir and (
+        candidate.name == paths.MEMORY_DIR_NAME
+        or os.path.isfile(candidate / paths.INDEX_NAME)
     ):
         return _with_state(Target(candidate.absolute(), "memory dir"), home, env)
 
-    if candidate.is_dir():
+    if is_dir:
         location = resolve_memory_location(
             candidate, home=home, env=env, settings_file=settings_file
         )

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.claude.files import open_binary, read_text
+
 UUID_NAME = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$")
 MEMORY_WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
 _STORE_IN_PATH = re.compile(r"^(.*[/\\]projects[/\\][^/\\]+[/\\]memory)(?:[/\\]|$)")
@@ -41,13 +43,16 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
 def iter_lines(path: Path, needle: bytes | None = None) -> Iterator[bytes]:
     """Stream raw lines; with `needle`, only the lines that contain it."""
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, generator-owned
+        handle = open_binary(path)
     except OSError:
         return
     with handle:
-        for line in handle:
-            if needle is None or needle in line:
-                yield line
+        try:
+            for line in handle:
+                if needle is None or needle in line:
+                    yield line
+        except OSError:
+            return
 
 
 def decode(line: bytes) -> dict | None:
@@ -138,7 +143,7 @@ def evidence_lines(path: Path) -> Iterator[bytes]:
     """The lines of a transcript that may hold memory evidence, found by searching whole
     blocks (most transcripts are megabytes of tool output with none)."""
     try:
-        handle = open(path, "rb", buffering=0)  # noqa: SIM115 - closed below, generator-owned
+        handle = open_binary(path, buffering=0)
     except OSError:
         return
     with handle:
@@ -183,6 +188,11 @@ def memory_evidence(path: Path) -> MemoryEvidence:
     return evidence
 
 
+def _texts(value: object) -> bool:
+    """A list of strings, as the cache writes it (a damaged entry is read again)."""
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
 class EvidenceCache:
     """Each transcript's memory evidence, kept between runs while the file's size and
     mtime stay the same (a JSON file in the cache dir; a damaged one is started again)."""
@@ -194,10 +204,10 @@ class EvidenceCache:
         self.entries: dict[str, list] = {}
         self.changed = False
         try:
-            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            loaded = json.loads(read_text(self.path))
             if isinstance(loaded, dict):
                 self.entries = loaded
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             pass
 
     def evidence(self, path: Path) -> MemoryEvidence:
@@ -208,7 +218,8 @@ class EvidenceCache:
         key = os.fsdecode(path)
         entry = self.entries.get(key)
         if (isinstance(entry, list) and len(entry) == 4
-                and entry[:2] == [info.st_size, info.st_mtime_ns]):
+                and entry[:2] == [info.st_size, info.st_mtime_ns]
+                and _texts(entry[2]) and _texts(entry[3])):
             return MemoryEvidence(set(entry[2]), set(entry[3]))
         found = memory_evidence(path)
         self.entries[key] = [info.st_size, info.st_mtime_ns, sorted(found.stores),

@@ -16,10 +16,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tui import xdg
+from tui.claude.files import open_binary
 
 BLOCK = 1 << 20
 ANCHOR = 256  # bytes before the resume point, kept to notice a file replaced by another
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: paths are kept as bytes (a file name need not be UTF-8)
 
 LineParser = Callable[[bytes, int, str], list[dict]]  # (line, offset, file path)
 
@@ -31,7 +32,7 @@ def matching_lines(path: Path, needle: bytes, start: int, on_line: Callable[[byt
     half-written last line is left for then. Memory use is one block plus the longest line.
     """
     buffer = bytearray(BLOCK)  # one buffer for the whole file: no fresh megabyte per block
-    with open(path, "rb", buffering=0) as handle:
+    with open_binary(path, buffering=0) as handle:
         handle.seek(start)
         done = start
         kept = 0  # the start of a line not yet complete, at the front of the buffer
@@ -60,7 +61,15 @@ class ScanCache:
 
     def __init__(self, path: Path | None = None):
         self.path = path or xdg.cache_dir() / "transcript-scan.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = self._connect()
+        except (OSError, sqlite3.Error):
+            # No cache dir to write: scan as if the cache were empty, and keep nothing.
+            self.db = sqlite3.connect(":memory:")
+            self._prepare()
+
+    def _connect(self) -> sqlite3.Connection:
         self.db = sqlite3.connect(self.path, timeout=30)
         try:
             self._prepare()
@@ -70,6 +79,7 @@ class ScanCache:
             self.path.unlink(missing_ok=True)
             self.db = sqlite3.connect(self.path, timeout=30)
             self._prepare()
+        return self.db
 
     def _prepare(self) -> None:
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -82,10 +92,10 @@ class ScanCache:
         self.db.executescript(
             """
             CREATE TABLE IF NOT EXISTS files(
-                path TEXT, needle BLOB, size INTEGER, mtime_ns INTEGER, done INTEGER,
+                path BLOB, needle BLOB, size INTEGER, mtime_ns INTEGER, done INTEGER,
                 anchor BLOB, PRIMARY KEY(path, needle));
             CREATE TABLE IF NOT EXISTS items(
-                path TEXT, needle BLOB, offset INTEGER, data TEXT);  -- one row per scan pass
+                path BLOB, needle BLOB, offset INTEGER, data TEXT);  -- one row per scan pass
             CREATE INDEX IF NOT EXISTS items_by_file ON items(path, needle);
             """
         )
@@ -109,23 +119,22 @@ class ScanCache:
         }
         results: dict[str, list[dict]] = {}
         for file in files:
-            key = str(file)
             try:
                 info = os.stat(file)
             except OSError:
                 continue
-            cached = known.get(key)
+            cached = known.get(os.fsencode(file))
             if cached and cached[0] == info.st_size and cached[1] == info.st_mtime_ns:
-                results[key] = self._items(key, needle)
+                results[str(file)] = self._items(os.fsencode(file), needle)
                 continue
             start = 0
             if cached and info.st_size >= cached[2] and _anchor(file, cached[2]) == cached[3]:
                 start = cached[2]
-            results[key] = self._rescan(file, needle, parse, start, info)
+            results[str(file)] = self._rescan(file, needle, parse, start, info)
         self.db.commit()
         return results
 
-    def _items(self, key: str, needle: bytes) -> list[dict]:
+    def _items(self, key: bytes, needle: bytes) -> list[dict]:
         rows = self.db.execute(
             "SELECT data FROM items WHERE path=? AND needle=? ORDER BY offset", (key, needle)
         )
@@ -133,13 +142,13 @@ class ScanCache:
 
     def _rescan(self, file: Path, needle: bytes, parse: LineParser, start: int,
                 info: os.stat_result) -> list[dict]:
-        key = str(file)
+        key = os.fsencode(file)
         if start == 0:
             self.db.execute("DELETE FROM items WHERE path=? AND needle=?", (key, needle))
         fresh: list[dict] = []
 
         def on_line(line: bytes, offset: int) -> None:
-            fresh.extend(parse(line, offset, key))
+            fresh.extend(parse(line, offset, str(file)))
 
         try:
             done = matching_lines(file, needle, start, on_line)
@@ -160,7 +169,7 @@ class ScanCache:
 
 def _anchor(file: Path, done: int) -> bytes:
     try:
-        with open(file, "rb") as handle:
+        with open_binary(file) as handle:
             handle.seek(max(0, done - ANCHOR))
             return handle.read(min(done, ANCHOR))
     except OSError:

@@ -88,12 +88,17 @@ def fingerprint(store: Path) -> tuple[str, int] | None:
     return hashlib.blake2b(listing, digest_size=16).hexdigest(), newest
 
 
+def _key(store: Path) -> bytes:
+    """A store's path as bytes: names need not be UTF-8, and SQLite text must be."""
+    return os.fsencode(store)
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=BUSY_SECONDS)
     db.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
     db.execute(
         "CREATE TABLE IF NOT EXISTS audits("
-        "store TEXT PRIMARY KEY, fingerprint TEXT, memories INTEGER, findings TEXT)"
+        "store BLOB PRIMARY KEY, fingerprint TEXT, memories INTEGER, findings TEXT)"
     )
     return db
 
@@ -133,7 +138,7 @@ class AuditCache:
         try:
             row = self.db.execute(
                 "SELECT memories, findings FROM audits WHERE store=? AND fingerprint=?",
-                (str(store), f"{rules_digest()}:{listing}"),
+                (_key(store), f"{rules_digest()}:{listing}"),
             ).fetchone()
         except sqlite3.Error:
             return None
@@ -152,7 +157,7 @@ class AuditCache:
             with self.db:  # one short transaction each: another run never waits long
                 self.db.execute(
                     "INSERT OR REPLACE INTO audits VALUES (?, ?, ?, ?)",
-                    (str(store), f"{rules_digest()}:{listing}", memories, json.dumps(rows)),
+                    (_key(store), f"{rules_digest()}:{listing}", memories, json.dumps(rows)),
                 )
         except sqlite3.Error:
             self.writable = False  # busy or full: keep reading it, stop waiting to write

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from tui import xdg
+from tui.claude.files import read_text
 from tui.claude.lines import split_lines
 
 # Detectors whose "secret" is not one (a public IP address) or that need context we lack.
@@ -65,8 +66,10 @@ def rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
         return ()
     cached = xdg.cache_dir() / f"secret-rules-{installed}.json"
     try:
-        raw = json.loads(cached.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = json.loads(read_text(cached))
+        if not _rule_list(raw):
+            raise ValueError("damaged rule cache")
+    except (OSError, ValueError, RecursionError):
         raw = _rules_from_detect_secrets()
         try:
             cached.parent.mkdir(parents=True, exist_ok=True)
@@ -79,9 +82,17 @@ def rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
     for kind, pattern, flags in raw:
         try:
             compiled.append((kind, re.compile(pattern, flags & ~re.UNICODE)))
-        except (re.error, TypeError, ValueError):
+        except (re.error, TypeError, ValueError, OverflowError):
             continue
     return tuple(compiled)
+
+
+def _rule_list(raw: object) -> bool:
+    """[kind, pattern, flags] triples, as the cache is written (anything else: rebuilt)."""
+    return isinstance(raw, list) and all(
+        isinstance(rule, list) and len(rule) == 3 and isinstance(rule[0], str)
+        and isinstance(rule[1], str) and type(rule[2]) is int for rule in raw
+    )
 
 
 def find_secrets(text: str) -> Iterator[SecretHit]:

@@ -1,0 +1,89 @@
+"""Reading files found on disk without trusting what they are.
+
+Memory dirs, config homes and checkouts hold whatever other programs left there. A named
+pipe called `MEMORY.md` blocks the `open()` that reads it until some writer comes, a
+symlink to `/dev/zero` never ends, a device may act on being opened, and a path from a
+transcript may hold a NUL or a lone surrogate no file name can. So only regular files are
+opened: the path is checked with `stat` before the open, and the open itself never blocks
+(`O_NONBLOCK`) and is checked again with `fstat`, in case the file changed in between.
+Everything else is an `OSError` with a reason a user can read.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import BinaryIO
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+class NotAFile(OSError):
+    """A path that exists but is no regular file; `strerror` says what it is."""
+
+
+def kind_of(mode: int) -> str:
+    """What a file of this mode is, as a user would say it."""
+    for test, kind in _KINDS:
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def _not_a_file(mode: int, path: str | os.PathLike[str]) -> NotAFile:
+    number = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
+    return NotAFile(number, f"it is {kind_of(mode)}, not a regular file", os.fspath(path))
+
+
+def open_regular(path: str | os.PathLike[str] | bytes) -> int:
+    """A read-only descriptor on a regular file (symlinks followed); OSError for anything
+    else, including a path no file can have (a NUL, a lone surrogate)."""
+    try:
+        before = os.stat(path)
+        if not stat.S_ISREG(before.st_mode):
+            raise _not_a_file(before.st_mode, path)
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except ValueError:
+        raise OSError(errno.EINVAL, "no file can have this name", repr(path)) from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_a_file(mode, path)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+def open_binary(path: str | os.PathLike[str] | bytes, buffering: int = -1) -> BinaryIO:
+    """`open(path, "rb")` for regular files only."""
+    return os.fdopen(open_regular(path), "rb", buffering=buffering)
+
+
+def read_regular(path: str | os.PathLike[str] | bytes, limit: int | None = None) -> bytes:
+    """The bytes of a regular file (at most `limit` of them)."""
+    with open_binary(path, buffering=0) as handle:
+        return handle.readall() if limit is None else _read_up_to(handle, limit)
+
+
+def _read_up_to(handle: BinaryIO, limit: int) -> bytes:
+    chunks = []
+    while limit > 0:
+        chunk = handle.read(min(limit, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        limit -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_text(path: str | os.PathLike[str] | bytes, limit: int | None = None) -> str:
+    """A regular file's text, bytes that are not UTF-8 replaced."""
+    return read_regular(path, limit).decode("utf-8", errors="replace")
