@@ -4,8 +4,10 @@ Memory files, indexes, file names and transcripts are written by models, tools a
 clients; an ESC in a description could clear the screen, retitle the window or plant a
 link. Everything memtui shows a human goes through `visible()`: C0 controls (but newline
 and tab) become their Unicode control pictures (ESC -> ␛), DEL becomes ␡, C1 controls and
-the bidirectional overrides that reorder what is read become `<U+009B>`. `--json` output
-stays exact: JSON escapes them instead (`json_visible`).
+the bidirectional overrides that reorder what is read become `<U+009B>`. Lone surrogates,
+which no terminal encoding can write, are shown too: a byte of a file name that is not
+UTF-8 (Python's `\udcff`) as `\xff`, one from a JSON transcript (`\ud800`) as `<U+D800>`.
+`--json` output stays exact: JSON escapes them instead (`json_visible`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 from typing import TextIO
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-CONTROL_CHARS = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+CONTROL_CHARS = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
 
 
 def _picture(match: re.Match[str]) -> str:
@@ -25,6 +27,8 @@ def _picture(match: re.Match[str]) -> str:
         return chr(0x2400 + code)
     if code == 0x7F:
         return "\u2421"
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
     return f"<U+{code:04X}>"
 
 
@@ -38,8 +42,8 @@ def has_controls(text: str) -> bool:
 
 
 def json_visible(text: str) -> str:
-    """JSON text with C1 controls and bidi overrides escaped too (JSON escapes C0 itself):
-    the same data, nothing a terminal acts on."""
+    """JSON text with C1 controls, bidi overrides and lone surrogates escaped too (JSON
+    escapes C0 itself): the same data, nothing a terminal acts on or cannot encode."""
     return CONTROL_CHARS.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 

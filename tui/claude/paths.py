@@ -48,7 +48,7 @@ def path_hash(text: str) -> str:
     makes the names we create ourselves (demo, benchmarks) distinct and realistic.
     """
     value = 0
-    for unit in text.encode("utf-16-le"):
+    for unit in text.encode("utf-16-le", "surrogatepass"):  # a JS string may hold lone ones
         value = (value * 31 + unit) & 0xFFFFFFFF
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     out = ""
@@ -77,8 +77,15 @@ def sanitize(path: str) -> str:
 
 
 def normalize_path(path: str | os.PathLike[str]) -> str:
-    """The realpath, NFC-normalised: the form Claude Code sanitizes."""
-    return unicodedata.normalize("NFC", os.path.realpath(os.fspath(path)))
+    """The realpath, NFC-normalised: the form Claude Code sanitizes. A path no file can
+    have (a NUL, a lone surrogate, from a transcript) names nothing to resolve: it is only
+    made absolute and normalised."""
+    path = os.fspath(path)
+    try:
+        real = os.path.realpath(path)
+    except ValueError:
+        real = os.path.abspath(path)
+    return unicodedata.normalize("NFC", real)
 
 
 def folder_matches(folder: str, sanitized: str) -> bool:

@@ -77,10 +77,13 @@ class StoreMatcher:
         return match.group(1).replace("\\", "/") if match else None
 
 
-def apply_edits(original: str, edits: Iterable[Mapping]) -> str | None:
-    """The file after Edit/MultiEdit replacements; None when an old string is not there."""
+def apply_edits(original: str, edits: Iterable[object]) -> str | None:
+    """The file after Edit/MultiEdit replacements; None when an old string is not there, or
+    an edit is not the object Claude Code records."""
     text = original
     for edit in edits:
+        if not isinstance(edit, Mapping):
+            return None
         old = edit.get("old_string", edit.get("oldString"))
         new = edit.get("new_string", edit.get("newString"))
         if not isinstance(old, str) or not isinstance(new, str):
@@ -99,14 +102,16 @@ def apply_edits(original: str, edits: Iterable[Mapping]) -> str | None:
 
 def _result_event(result: dict, matcher: StoreMatcher) -> tuple[str, str, str | None, str | None] | None:
     """(kind, file, content, original) from a structured tool result, if it is about the store."""
-    if result.get("type") == "text" and isinstance(result.get("file"), dict):
+    kind = result.get("type")
+    if kind == "text" and isinstance(result.get("file"), dict):
         read = result["file"]
         file = matcher.relative(read.get("filePath"))
         content = read.get("content")
         if file is None or not isinstance(content, str):
             return None
-        whole = read.get("startLine", 1) in (0, 1) and (
-            read.get("totalLines") is None or read.get("numLines") == read.get("totalLines")
+        start, lines, total = (read.get(key) for key in ("startLine", "numLines", "totalLines"))
+        whole = (start is None or _is_number(start, 0, 1)) and (
+            total is None or (_is_number(lines) and lines == total)
         )
         return "read", file, content if whole else None, None
     file = matcher.relative(result.get("filePath"))
@@ -114,7 +119,7 @@ def _result_event(result: dict, matcher: StoreMatcher) -> tuple[str, str, str | 
         return None
     original = result.get("originalFile")
     original = original if isinstance(original, str) else None
-    if result.get("type") in {"create", "update"}:
+    if kind in ("create", "update"):
         content = result.get("content")
         return "write", file, content if isinstance(content, str) else None, original
     if "edits" in result or "oldString" in result:
@@ -124,16 +129,21 @@ def _result_event(result: dict, matcher: StoreMatcher) -> tuple[str, str, str | 
     return None
 
 
+def _is_number(value: object, *choices: int) -> bool:
+    """An integer from a record (JSON `true` is no line number), one of `choices` if given."""
+    return type(value) is int and (not choices or value in choices)
+
+
 def parse_line(line: bytes, offset: int, matcher: StoreMatcher, transcript: str) -> list[dict]:
     """The events one transcript line records about the store, as cacheable dicts."""
     record = transcripts.decode(line)
     if record is None:
         return []
     base = {
-        "session": str(record.get("sessionId") or ""),
-        "cwd": str(record.get("cwd") or ""),
-        "branch": str(record.get("gitBranch") or ""),
-        "time": str(record.get("timestamp") or ""),
+        "session": _field(record.get("sessionId")),
+        "cwd": _field(record.get("cwd")),
+        "branch": _field(record.get("gitBranch")),
+        "time": _field(record.get("timestamp")),
         "transcript": transcript,
         "offset": offset,
     }
@@ -143,13 +153,30 @@ def parse_line(line: bytes, offset: int, matcher: StoreMatcher, transcript: str)
         for path in written if isinstance(written, list) else []:
             file = matcher.relative(path)
             if file:
-                found.append({**base, "kind": "saved", "file": file, "content": None, "original": None})
+                found.append({**base, "kind": "saved", "file": as_written(file), "content": None,
+                              "original": None})
     elif record.get("type") == "user" and isinstance(record.get("toolUseResult"), dict):
         event = _result_event(record["toolUseResult"], matcher)
         if event:
             kind, file, content, original = event
-            found.append({**base, "kind": kind, "file": file, "content": content, "original": original})
+            found.append({**base, "kind": kind, "file": as_written(file),
+                          "content": content and as_written(content),
+                          "original": original and as_written(original)})
     return found
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def as_written(text: str) -> str:
+    """A string from a JSON record as Claude Code's runtime wrote it to disk: a lone
+    surrogate (legal in a JSON string, not in UTF-8) becomes U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
+def _field(value: object) -> str:
+    """A record's session, cwd, branch or time as text; "" when it is no string."""
+    return as_written(value) if isinstance(value, str) else ""
 
 
 def transcript_files(folders: Iterable[Path]) -> list[Path]:
@@ -163,11 +190,18 @@ def transcript_files(folders: Iterable[Path]) -> list[Path]:
         for entry in entries:
             if entry.name.endswith(".jsonl"):
                 files.append(Path(entry.path))
-            elif entry.is_dir(follow_symlinks=False):
+            elif _is_folder(entry):
                 subagents = Path(entry.path) / "subagents"
-                if subagents.is_dir():
+                if os.path.isdir(subagents):
                     files.extend(sorted(subagents.glob("*.jsonl")))
     return sorted(files)
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def store_transcript_folders(store: Path, home: Path | None = None,
