@@ -317,6 +317,41 @@ def _key_identity(key: Any) -> tuple | None:
     return ("string", key)
 
 
+MAX_ALIAS_COUNT = 100  # the package's `maxAliasCount` default
+
+
+class _Anchor:
+    """An anchored node as the package counts its aliases (its `AnchorData`): an alias
+    bomb, nine aliases of nine aliases of ..., is refused before it is built.
+
+    A node's alias shape is 1 for a scalar, the tuple of its children's shapes for a
+    collection (keys and values alike), and the `_Anchor` itself for an alias."""
+
+    def __init__(self, shape: Any) -> None:
+        self.shape = shape
+        self.count = 1  # the anchor itself, then one per alias
+        self.alias_count = 0  # computed at its first alias, as the package does
+
+    def resolve(self) -> _Anchor:
+        """Count one alias of this node; YamlError where `yaml.parse` throws."""
+        self.count += 1
+        if self.alias_count == 0:
+            self.alias_count = _alias_count(self.shape)
+        if self.count * self.alias_count > MAX_ALIAS_COUNT:
+            raise YamlError("Excessive alias count indicates a resource exhaustion attack")
+        return self
+
+
+def _alias_count(shape: Any) -> int:
+    """The package's getAliasCount: an alias weighs its anchor's count times its alias
+    count, a collection its heaviest child (0 when empty), a scalar 1."""
+    if isinstance(shape, _Anchor):
+        return shape.count * shape.alias_count
+    if isinstance(shape, tuple):
+        return max(map(_alias_count, shape), default=0)
+    return 1
+
+
 class _Builder:
     """JavaScript-like values from libyaml's events for one block, and the checks where the
     npm package is stricter than libyaml (line numbers and columns come from the events)."""
@@ -326,6 +361,10 @@ class _Builder:
         self.lines = block.split("\n")
         self.restore = restore
         self.anchors: dict[str, Any] = {}
+        # The package's guard against alias bombs needs the shape of anchored nodes; there
+        # is none to track without an alias.
+        self.aliases: dict[str, _Anchor] | None = {} if "*" in block else None
+        self.shape: Any = None  # the alias shape of the node built last (see `_Anchor`)
         self.block_columns: list[int] = []  # the columns of the enclosing block collections
         self.flow_depth = 0
         self.in_flow_sequence: list[bool] = []
@@ -351,7 +390,10 @@ class _Builder:
         if isinstance(event, yaml.AliasEvent):
             if event.anchor not in self.anchors:
                 raise YamlError(f"Unresolved alias: {event.anchor}")
+            if self.aliases is not None:
+                self.shape = self.aliases[event.anchor].resolve()
             return self.anchors[event.anchor]
+        shapes: list[Any] | None = None if self.aliases is None else []
         if isinstance(event, yaml.ScalarEvent):
             text = event.value if self.restore is None else event.value.translate(self.restore)
             if event.tag is None:
@@ -374,6 +416,8 @@ class _Builder:
             self._open(event)
             while not self.loader.check_event(yaml.SequenceEndEvent):
                 value.append(self.node())
+                if shapes is not None:
+                    shapes.append(self.shape)
             self._close(event, self.loader.get_event())
         else:  # a mapping
             value = {}
@@ -389,8 +433,16 @@ class _Builder:
                         if identity in seen:
                             raise YamlError(f"Map keys must be unique: {js_key(key)!r}")
                         seen.add(identity)
+                if shapes is not None:
+                    shapes.append(self.shape)
                 value[js_key(key)] = self.node()
+                if shapes is not None:
+                    shapes.append(self.shape)
             self._close(event, self.loader.get_event())
+        if shapes is not None:
+            self.shape = 1 if isinstance(event, yaml.ScalarEvent) else tuple(shapes)
+            if event.anchor is not None:
+                self.aliases[event.anchor] = _Anchor(self.shape)
         if event.anchor is not None:
             self.anchors[event.anchor] = value
         return value
