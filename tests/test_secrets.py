@@ -120,3 +120,23 @@ async def test_x_in_the_app_redacts_after_showing_what_it_will_do(store, claude_
         await pilot.press("y")
         await settle(app, pilot)
     assert GITHUB.encode() not in (store / "MEMORY.md").read_bytes()
+
+
+def test_a_huge_index_is_screened_by_blocks_and_still_finds_every_secret():
+    """Lines go to the rules only where one RE2 screen of all of them says a rule could
+    match; secrets at a block's first and last line and deep in a 10,000-line index count."""
+    lines = [f"- [Entry {n}](feedback_testing_{n}.md) — hook" for n in range(10_000)]
+    for number in (0, 1999, 2000, 9999):
+        lines[number] = f"{GITHUB} pasted here"
+    lines[5000] = "ibm_cloud_iam_key = " + "a" * 44  # a rule whose lookbehind RE2 cannot read
+    found = [(hit.kind, hit.line) for hit in find_secrets("\n".join(lines))]
+    assert ("GitHub Token", 1) in found and ("GitHub Token", 10_000) in found
+    assert [line for kind, line in found if kind == "GitHub Token"] == [1, 2000, 2001, 10_000]
+    assert ("IBM Cloud IAM Key", 5001) in found
+
+
+def test_the_screen_drops_lookarounds_and_keeps_classes():
+    from tui.memory.secrets import _without_lookarounds
+
+    assert _without_lookarounds(r"(?:(?<=\W)|(?<=^))ab[(?!)]c(?!\w)") == r"(?:|)ab[(?!)]c"
+    assert _without_lookarounds(r"x(?=(a|b)\))y\(") == r"xy\("

@@ -8,14 +8,14 @@ detectors are left out: on prose they flag every long word.
 
 Importing detect-secrets takes most of a second, so its patterns are read once per
 installed version and kept in the cache dir; an audit then compiles them from there. A
-line is tried against them only when it holds something token-like.
+line is tried against them only when one RE2 pattern built from them all says it could match.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -96,21 +96,121 @@ def _rule_list(raw: object) -> bool:
 
 
 def find_secrets(text: str) -> Iterator[SecretHit]:
-    """Every credential in `text`, one hit per line and kind."""
-    if not _CANDIDATE.search(text):
-        return
-    for number, line in enumerate(split_lines(text), 1):
-        if not _CANDIDATE.search(line):
+    """Every credential in `text`, one hit per line and kind.
+
+    The rules are Python patterns, and trying all of them on every line of a 50 MB index
+    takes tens of seconds. So lines are screened first, a block of lines at a time, with one RE2
+    pattern that matches wherever any rule could (see `_screen`); only the lines it picks
+    are tried against the rules."""
+    lines = split_lines(text)
+    screen = _screen()
+    for first in range(0, len(lines), _SCREEN_BLOCK):
+        block = lines[first:first + _SCREEN_BLOCK]
+        if not screen("\n".join(block)):
             continue
-        seen: set[str] = set()
-        for kind, pattern in rules():
-            if kind in seen:
-                continue
-            match = pattern.search(line)
-            if match:
-                seen.add(kind)
-                start, end = _secret_span(match)
-                yield SecretHit(kind, number, start, end)
+        for number, line in enumerate(block, first + 1):
+            if screen(line):
+                yield from _hits(number, line)
+
+
+_SCREEN_BLOCK = 2000  # lines screened together before they are screened one by one
+
+
+def _hits(number: int, line: str) -> Iterator[SecretHit]:
+    seen: set[str] = set()
+    for kind, pattern in rules():
+        if kind in seen:
+            continue
+        match = pattern.search(line)
+        if match:
+            seen.add(kind)
+            start, end = _secret_span(match)
+            yield SecretHit(kind, number, start, end)
+
+
+@cache
+def _screen() -> Callable[[str], bool]:
+    """A test that is true for any text where a rule could match, and fast.
+
+    Every rule, its lookarounds dropped (they only narrow a match), joined into one RE2
+    pattern with `^` and `$` at line ends: a rule matching a line matches the block it is
+    in. RE2 scans in linear time where Python's re retries a pattern at every position
+    (2 s against 0.16 s on a 50 MB index). If RE2 cannot read a rule, or a text holds a
+    lone surrogate RE2's UTF-8 cannot, the token-like pre-check `_CANDIDATE` decides."""
+    import re2
+
+    def candidate(text: str) -> bool:
+        return _CANDIDATE.search(text) is not None
+
+    parts = []
+    for _, pattern in rules():
+        if pattern.flags & re.VERBOSE and re.search(r"[\s#]", pattern.pattern):
+            return candidate  # spaces and comments that mean nothing: not for RE2
+        wrapped = "(?i:{})" if pattern.flags & re.IGNORECASE else "(?:{})"
+        parts.append(wrapped.format(_LONG_REPEAT.sub(r"{\1,}", _without_lookarounds(pattern.pattern))))
+    try:
+        compiled = re2.compile("(?m)" + "|".join(parts)) if parts else None
+    except re2.error:
+        return candidate
+
+    def screen(text: str) -> bool:
+        try:
+            return compiled is not None and compiled.search(text) is not None
+        except UnicodeEncodeError:
+            return candidate(text)
+
+    return screen
+
+
+# A bound RE2 refuses (past 1000); `{n,}` matches wherever `{n,m}` does.
+_LONG_REPEAT = re.compile(r"\{(\d+),\d{4,}\}")
+_LOOKAROUND = ("(?=", "(?!", "(?<=", "(?<!")
+
+
+def _without_lookarounds(pattern: str) -> str:
+    """`pattern` with its lookahead and lookbehind groups left out."""
+    out: list[str] = []
+    position = 0
+    while position < len(pattern):
+        if pattern.startswith(_LOOKAROUND, position):
+            position = _group_end(pattern, position)
+            continue
+        end = _token_end(pattern, position)
+        out.append(pattern[position:end])
+        position = end
+    return "".join(out)
+
+
+def _token_end(pattern: str, position: int) -> int:
+    """Just past one token: an escape, a character class, or a single character."""
+    char = pattern[position]
+    if char == "\\":
+        return position + 2
+    if char == "[":
+        position += 1
+        if pattern.startswith("^", position):
+            position += 1
+        if pattern.startswith("]", position):
+            position += 1
+        while position < len(pattern) and pattern[position] != "]":
+            position += 2 if pattern[position] == "\\" else 1
+        return position + 1
+    return position + 1
+
+
+def _group_end(pattern: str, position: int) -> int:
+    """Just past the group opening at `position`."""
+    depth = 0
+    while position < len(pattern):
+        char = pattern[position]
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return position + 1
+        position = _token_end(pattern, position)
+    return position
 
 
 def _secret_span(match: re.Match[str]) -> tuple[int, int]:
