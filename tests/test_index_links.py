@@ -23,7 +23,13 @@ from tui.claude.lines import split_lines
 from tui.memory import curate
 from tui.memory.audit import audit_store, memory_statuses
 from tui.memory.index import parse_index
-from tui.memory.links import _MARKDOWN_ONLY, _parsed_links, _scanned_links, wiki_names
+from tui.memory.links import (
+    _MARKDOWN_ONLY,
+    _parsed_links,
+    _scanned_links,
+    find_links,
+    wiki_names,
+)
 from tui.memory.store import load_store
 from tui.memory.writes import apply_changes
 
@@ -122,8 +128,7 @@ PIECES = ["[", "]", "(", ")", "[[", "]]", "a", "b c", " ", "  ", "\n", "\n\n", "
 def test_markdown_parser_and_line_scan_find_the_same_links(text):
     # The scan stands in for the parser only where no Markdown-only syntax appears.
     assume(not text.startswith("    ") and not any(s in text for s in _MARKDOWN_ONLY))
-    lines = split_lines(text)
-    assert _scanned_links(lines) == _parsed_links(text, lines)
+    assert _scanned_links(text) == _parsed_links(text, split_lines(text))
 
 
 @pytest.mark.parametrize("line", [
@@ -304,3 +309,28 @@ def test_audit_and_projects_json_read_real_index_styles(claude_home, tmp_path):
     ]
     assert set(report) == {"store", "index", "memories", "findings"}
     assert [p["memories"] for p in projects] == [6]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([*PIECES, "`", "\n    "]), max_size=60).map("".join))
+def test_a_huge_index_is_parsed_as_markdown_up_to_the_limit_then_scanned(text):
+    """Past MARKDOWN_LIMIT characters the lines are scanned (a Markdown parse of 50 MB
+    takes a minute): links before the line at the limit are the Markdown ones, the rest
+    the scan's, on the right lines."""
+    from tui.memory import links
+
+    filler = "x" * 40 + "\n"
+    head = filler * 30
+    big = head + text + "\n" + text
+    limit = len(head) + len(text)
+    original = links.MARKDOWN_LIMIT
+    links.MARKDOWN_LIMIT = limit
+    try:
+        found = find_links(big)
+    finally:
+        links.MARKDOWN_LIMIT = original
+    first_scanned = big.count("\n", 0, limit) + 1
+    expected = find_links(big[:limit]) + [
+        link._replace(line=link.line + first_scanned) for link in _scanned_links(text)
+    ]
+    assert found == expected

@@ -118,6 +118,16 @@ def project_dir_name_override(env: Mapping[str, str]) -> str | None:
     return None
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def as_written(text: str) -> str:
+    """A string from Claude Code's JSON (a transcript, a settings file) as its runtime puts
+    it on disk, in a file or a file name: a lone surrogate, legal in a JSON string and not
+    in UTF-8, becomes U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
 def utf16_len(text: str) -> int:
     """Length as JavaScript counts it."""
     if text.isascii():

@@ -22,6 +22,7 @@ and relative dates are reported for them.
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,8 +128,8 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
             f"{name} has {' and '.join(limits)}; Claude loads only the first "
             f"{index.loaded_lines} lines, so {hidden} link(s) after that are invisible",
         )
-    for line in index.raw_lines:
-        if line.state == "stripped" or line.width <= LINE_WARN:
+    for line in index.raw_lines.longer_than(LINE_WARN):
+        if line.state == "stripped":
             continue
         severity = "error" if line.width > LINE_ERROR else "warning"
         limit = LINE_ERROR if severity == "error" else LINE_WARN
@@ -138,7 +139,7 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
             "move the detail into the memory file",
         )
     store_root = os.path.realpath(store.path)
-    plain_entries = _plain_entries(store.path)
+    entries, plain_entries = _entries(store.path)
     for link in index.links:
         if link.wiki:
             if link.file is None:
@@ -153,15 +154,18 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
                 target=link.target,
             )
             continue
-        target = store.path / link.file
-        real = os.path.realpath(target) if os.path.lexists(target) else None
+        if "/" not in link.file and link.file != "." and _loose(link.file) not in entries:
+            real = None  # not in the folder's listing: no syscall needed to know it is gone
+        else:
+            target = os.path.join(store.path, link.file)
+            real = os.path.realpath(target) if os.path.lexists(target) else None
         if real is not None and not real.startswith(store_root + os.sep):
             yield Finding(
                 "outside_store", "error", name, link.line,
                 f"link to {link.target} resolves outside the memory directory ({real})",
                 target=link.target,
             )
-        elif real is None or not os.path.exists(target):
+        elif real is None or not os.path.exists(real):
             yield Finding(
                 "dangling", "warning", name, link.line,
                 f"link to {link.target} points at a file that does not exist",
@@ -190,13 +194,28 @@ def _unmatched_wiki_link(file: str, line: int, name: str) -> Finding:
     )
 
 
-def _plain_entries(folder: Path) -> frozenset[str]:
-    """Names directly in `folder` that are not symlinks (they resolve inside it)."""
+def _entries(folder: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """(every name directly in `folder` as `_loose` has it, the names that are not
+    symlinks: they resolve inside)."""
     try:
-        with os.scandir(folder) as entries:
-            return frozenset(e.name for e in entries if not e.is_symlink())
+        with os.scandir(folder) as listing:
+            entries = list(listing)
     except OSError:
-        return frozenset()
+        return frozenset(), frozenset()
+    return (frozenset(_loose(e.name) for e in entries),
+            frozenset(e.name for e in entries if not _is_link(e)))
+
+
+def _loose(name: str) -> str:
+    """A name as a case- and normalisation-insensitive file system (macOS) compares it."""
+    return name.lower() if name.isascii() else unicodedata.normalize("NFC", name).casefold()
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return True  # unknown: resolved like a link, with a syscall
 
 
 def _memory_findings(

@@ -16,8 +16,8 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from tui.claude.lines import split_lines
 
@@ -36,8 +36,7 @@ _MARKDOWN_ONLY = ("`", "\\", "~~~", "][", "]:", "\t", "\n    ", "     ")
 _SEPARATORS = re.compile(r"[\s_-]+")
 
 
-@dataclass(frozen=True)
-class FoundLink:
+class FoundLink(NamedTuple):
     line: int  # 0-based
     end: int  # the column just past the link on its line
     source: str  # the link as written
@@ -46,14 +45,25 @@ class FoundLink:
     wiki: bool
 
 
+MARKDOWN_LIMIT = 1 << 20  # characters read as Markdown; the lines after them are scanned
+
+
 def find_links(text: str) -> list[FoundLink]:
-    """Every link of `text`, in order; line numbers count `\\n` only, as Claude Code does."""
+    """Every link of `text`, in order; line numbers count `\\n` only, as Claude Code does.
+
+    Markdown parsing takes about a second a megabyte: past `MARKDOWN_LIMIT` (forty times
+    what Claude Code loads of an index) the lines are scanned, so in a huge file a link in
+    a code span far down still counts as one."""
     if "[" not in text:
         return []
-    lines = split_lines(text)
+    if len(text) > MARKDOWN_LIMIT:
+        split = text.find("\n", MARKDOWN_LIMIT)
+        if split >= 0:
+            head = find_links(text[:split])
+            return head + _scanned_links(text, split + 1, text.count("\n", 0, split) + 1)
     if text.startswith("    ") or any(syntax in text for syntax in _MARKDOWN_ONLY):
-        return _parsed_links(text, lines)
-    return _scanned_links(lines)
+        return _parsed_links(text, split_lines(text))
+    return _scanned_links(text)
 
 
 def wiki_links(text: str) -> list[FoundLink]:
@@ -64,21 +74,26 @@ def wiki_links(text: str) -> list[FoundLink]:
 
 
 def _link(line: int, end: int, match: re.Match[str]) -> FoundLink:
-    if match.group("wiki") is not None:
-        name = match.group("wiki").strip()
-        title = (match.group("alias") or "").strip() or name
-        return FoundLink(line, end, match.group(0), title, name, True)
-    target = match.group("angle")
-    if target is None:
-        target = match.group("bare")
-    return FoundLink(line, end, match.group(0), match.group("title"), target, False)
+    wiki, alias, title, angle, bare = match.groups()
+    if wiki is not None:
+        name = wiki.strip()
+        return FoundLink(line, end, match.group(), (alias or "").strip() or name, name, True)
+    return FoundLink(line, end, match.group(), title, bare if angle is None else angle, False)
 
 
-def _scanned_links(lines: list[str]) -> list[FoundLink]:
+def _scanned_links(text: str, start: int = 0, line: int = 0) -> list[FoundLink]:
+    """The links from `start` (the beginning of line `line`), found by one search of the
+    whole text: no link spans a line break, so it finds what a search per line finds."""
     found = []
-    for number, line in enumerate(lines):
-        if "[" in line:
-            found.extend(_link(number, match.end(), match) for match in _LINK.finditer(line))
+    position = line_start = start
+    for match in _LINK.finditer(text, start):
+        begin = match.start()
+        newlines = text.count("\n", position, begin)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", position, begin) + 1
+        position = begin
+        found.append(_link(line, match.end() - line_start, match))
     return found
 
 
