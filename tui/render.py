@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import sys
 import time
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from tui.visible import raw_stream, visible
 
 UNWRAPPED = 100_000  # the width human output gets when it is not going to a terminal
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+SHOWN_PER_KIND = 30  # findings of one kind printed by `audit`; a count says how many more
 
 
 def condense(path: str | None, home: str | None = None) -> str:
@@ -144,21 +146,38 @@ def print_audit(report, target) -> None:
     if not report.findings:
         console.print(Text("No findings: Claude sees every memory.", style="green"))
         return
-    ranks = {severity: rank for rank, severity in enumerate(SEVERITY_STYLE)}
-    ordered = sorted(report.findings, key=lambda f: (ranks[f.severity], f.kind, f.file or ""))
     counts: dict[str, int] = {}
-    for finding in ordered:
+    groups: dict[tuple[str, str], list] = {}  # (severity, kind): findings
+    for finding in report.findings:
         counts[finding.kind] = counts.get(finding.kind, 0) + 1
-    console.print(", ".join(f"{count} {kind}" for kind, count in counts.items()), style="dim")
-    for finding in ordered:
-        line = Text()
-        line.append(f"{finding.severity:<8}", style=SEVERITY_STYLE[finding.severity])
-        line.append(f"{finding.kind}  ", style="bold")
-        line.append(visible(finding.message))
-        # beyond_cut's line is the MEMORY.md line, which its message already names.
-        if finding.line and finding.file and finding.kind != "beyond_cut":
-            line.append(f"  ({visible(finding.file)}:{finding.line})", style="dim")
-        console.print(line)
+        groups.setdefault((finding.severity, finding.kind), []).append(finding)
+    ranks = {severity: rank for rank, severity in enumerate(SEVERITY_STYLE)}
+    order = sorted(groups, key=lambda group: (ranks[group[0]], group[1]))
+    kinds = dict.fromkeys(kind for _, kind in order)
+    console.print(", ".join(f"{counts[kind]:,} {kind}" for kind in kinds), style="dim")
+    last_group = {kind: (severity, kind) for severity, kind in order}
+    shown: dict[str, int] = {}
+    for severity, kind in order:
+        # Only what is printed is sorted: a 50 MB index has half a million findings.
+        room = max(0, SHOWN_PER_KIND - shown.get(kind, 0))
+        group = groups[severity, kind]
+        for finding in heapq.nsmallest(room, group, key=lambda f: f.file or ""):
+            console.print(_finding_line(finding))
+        shown[kind] = shown.get(kind, 0) + min(room, len(group))
+        if last_group[kind] == (severity, kind) and counts[kind] > shown[kind]:
+            console.print(Text(f"        ... and {counts[kind] - shown[kind]:,} more {kind} "
+                               "(--json lists every finding)", style="dim"))
+
+
+def _finding_line(finding) -> Text:
+    line = Text()
+    line.append(f"{finding.severity:<8}", style=SEVERITY_STYLE[finding.severity])
+    line.append(f"{finding.kind}  ", style="bold")
+    line.append(visible(finding.message))
+    # beyond_cut's line is the MEMORY.md line, which its message already names.
+    if finding.line and finding.file and finding.kind != "beyond_cut":
+        line.append(f"  ({visible(finding.file)}:{finding.line})", style="dim")
+    return line
 
 
 def print_audit_summary(audits, labels: dict[Path, str]) -> None:
