@@ -13,6 +13,7 @@ from textual.widgets import Input, Markdown, Static, TabbedContent
 from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
 from tui.app.widgets.findings import FindingsView
+from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import discover
 from tui.memory.index import MAX_LINES
@@ -111,8 +112,9 @@ async def test_index_view_shows_cut_rule_and_warning(store_app):
         await pilot.press("2")
         screen = app.screen
         assert screen.query_one("#store-tabs", TabbedContent).active == "index"
-        rendered = text_of(screen, "#index-text")
-        lines = rendered.splitlines()
+        view = screen.query_one("#index-view", IndexView)
+        lines = [view.render_row(row).text for row in range(view.virtual_size.height)]
+        rendered = "\n".join(lines)
         rule = next(i for i, line in enumerate(lines) if "Claude's cut" in line)
         assert "Launch" in lines[rule + 1]  # the entry past the 200th line sits under the rule
         assert f"{MAX_LINES + 1} lines (limit: {MAX_LINES})" in rendered
