@@ -90,7 +90,7 @@ def read_setting(path: Path) -> str | None:
     if data is None:
         return None
     value = data.get(SETTING_KEY)
-    return value if isinstance(value, str) and value else None
+    return paths.as_written(value) if isinstance(value, str) and value else None
 
 
 def _expand_home(value: str) -> str:

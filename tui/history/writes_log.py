@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from tui.claude import paths, transcripts
+from tui.claude.paths import as_written
 from tui.history.scan_cache import ScanCache
 
 
@@ -163,15 +164,6 @@ def parse_line(line: bytes, offset: int, matcher: StoreMatcher, transcript: str)
                           "content": content and as_written(content),
                           "original": original and as_written(original)})
     return found
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def as_written(text: str) -> str:
-    """A string from a JSON record as Claude Code's runtime wrote it to disk: a lone
-    surrogate (legal in a JSON string, not in UTF-8) becomes U+FFFD."""
-    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
 
 
 def _field(value: object) -> str:

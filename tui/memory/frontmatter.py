@@ -188,15 +188,22 @@ def _core_bool(value: str) -> tuple[bool, Any]:
 
 def _core_int(value: str) -> tuple[bool, Any]:
     if _CORE_OCT.fullmatch(value):
-        return True, int(value[2:], 8)
+        return True, _js_int(int(value[2:], 8))
     if _CORE_INT.fullmatch(value):
         try:
-            return True, int(value)
+            return True, _js_int(int(value))
         except ValueError:  # past Python's digit limit: JavaScript's parseInt overflows
             return True, -math.inf if value[0] == "-" else math.inf
     if _CORE_HEX.fullmatch(value):
-        return True, int(value[2:], 16)
+        return True, _js_int(int(value[2:], 16))
     return False, None
+
+
+def _js_int(number: int) -> int | float:
+    """An integer as the package holds it: past a double's range parseInt gives Infinity
+    (and Python could not even write it as text)."""
+    double = _as_double(number)
+    return double if math.isinf(double) else number
 
 
 def _core_float(value: str) -> tuple[bool, Any]:
