@@ -6,6 +6,7 @@ Exit codes: 0 fine, 1 audit found errors, 2 bad usage or unreadable input.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -72,7 +73,7 @@ def _load_target(args: argparse.Namespace):
     from tui.memory.store import load_store
 
     target = resolve_store(args, args.target)
-    if not target.memory_dir.is_dir():
+    if not os.path.isdir(target.memory_dir):
         where = f" for {target.project_path}" if target.project_path else ""
         raise UsageError(f"There is no memory directory{where} yet (looked at {target.memory_dir}).")
     return target, load_store(target.memory_dir)
@@ -81,7 +82,7 @@ def _load_target(args: argparse.Namespace):
 def projects_home(args: argparse.Namespace) -> Path:
     """The config home of a whole-tree command; UsageError when it has no projects."""
     home = config_home_of(args)
-    if not paths.projects_dir(home).is_dir():
+    if not os.path.isdir(paths.projects_dir(home)):
         raise UsageError(
             f"No Claude Code projects folder at {paths.projects_dir(home)}; "
             f"set CLAUDE_CONFIG_DIR or run `{command_name()} demo` to try memtui on demo data."
@@ -140,8 +141,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_index(args: argparse.Namespace) -> int:
     _, store = _load_target(args)
+    index_path = store.path / paths.INDEX_NAME
+    if store.index_not_text:
+        raise UsageError(f"{index_path} is not text ({store.index_not_text}); "
+                         "memtui does not print it.")
     if not store.index.exists:
-        raise UsageError(f"{store.path / paths.INDEX_NAME} does not exist.")
+        raise UsageError(f"{store.path}: {store.index_error}."
+                         if store.index_error else f"{index_path} does not exist.")
     text = store.index.model_text if args.loaded else (store.index_text or "")
     sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     return 0

@@ -201,7 +201,7 @@ def cmd_dream(args: argparse.Namespace) -> int:
     from tui.agents.dream import cwd_transcript_folder, run_dream
     home, env = _home_env(args)
     target = resolve_store(args, args.target)
-    if not target.memory_dir.is_dir():
+    if not os.path.isdir(target.memory_dir):
         raise UsageError(f"There is no memory directory at {target.memory_dir} yet.")
     engine, config = _engine(args, env)
     transcript_dirs = _transcript_dirs(target.memory_dir, home, env, args.settings)

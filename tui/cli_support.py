@@ -175,7 +175,7 @@ def tidy_store(store: Path) -> None:
     from tui.memory.intents import recover_store
     from tui.memory.refusals import WriteRefused
 
-    if not store.is_dir():
+    if not os.path.isdir(store):
         return
     try:
         messages = recover_store(store, wait=1.0)

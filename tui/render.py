@@ -152,7 +152,9 @@ def print_audit(report, target) -> None:
         counts[finding.kind] = counts.get(finding.kind, 0) + 1
         groups.setdefault((finding.severity, finding.kind), []).append(finding)
     ranks = {severity: rank for rank, severity in enumerate(SEVERITY_STYLE)}
-    order = sorted(groups, key=lambda group: (ranks[group[0]], group[1]))
+    # A file that cannot be read comes first: what else is said about it may be its garbage.
+    order = sorted(groups, key=lambda group: (ranks[group[0]], group[1] != "unreadable",
+                                              group[1]))
     kinds = dict.fromkeys(kind for _, kind in order)
     console.print(", ".join(f"{counts[kind]:,} {kind}" for kind in kinds), style="dim")
     last_group = {kind: (severity, kind) for severity, kind in order}

@@ -132,6 +132,10 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
     except (EngineError, LockBusy, WriteRefused) as error:
         result.error = str(error)
         return result
+    except OSError as error:  # the store or its lock file is not ours to write
+        result.error = (f"The consolidation lock in {store} cannot be taken "
+                        f"({error.strerror or error}).")
+        return result
 
     staging: Staging | None = None
     toolbox: Toolbox | None = None
@@ -205,6 +209,10 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
 
     check(cancel)
     progress.start("Prune and index")
+    if INDEX_NAME in staging.not_text:  # its lines are garbage: nothing to prune or move
+        say("info", f"MEMORY.md is not text ({staging.not_text[INDEX_NAME]}); left as it is")
+        progress.finish(note="MEMORY.md is not text: left as it is")
+        return
     rebuild = offline.prune_index(staging, renamed, say)
     notes.extend(rebuild.notes())
     progress.finish(note=f"{len(rebuild.added)} added, {len(rebuild.dangling)} dangling dropped, "

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.claude import transcripts
+from tui.claude.files import not_text
 from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME, LOCK_NAME
 from tui.memory.intents import remove_abandoned_run_copies, run_copy_dir
@@ -58,6 +59,7 @@ class Staging:
     originals: dict[str, bytes] = field(default_factory=dict)  # every .md as staged
     deleted: set[str] = field(default_factory=set)
     links: dict[str, str] = field(default_factory=dict)
+    not_text: dict[str, str] = field(default_factory=dict)  # index: why it is no text
 
     @classmethod
     def create(cls, store: Path) -> Staging:
@@ -68,6 +70,10 @@ class Staging:
         if store.is_dir():
             staging._copy_regular_files()
         staging.originals = {name: (root / name).read_bytes() for name in staging.markdown()}
+        for name, data in staging.originals.items():
+            reason = not_text(data, data.decode("utf-8", "replace"))
+            if reason and name.rpartition("/")[2] == INDEX_NAME:
+                staging.not_text[name] = reason
         return staging
 
     def _copy_regular_files(self) -> None:
@@ -122,6 +128,12 @@ class Staging:
         notes: list[str] = []
         for name in self.markdown():
             data = (self.root / name).read_bytes()
+            if name in self.not_text:
+                files[name] = self.originals[name]
+                if data != self.originals[name]:
+                    notes.append(f"{name} is not text ({self.not_text[name]}); the run left it "
+                                 "as it is: put back a good copy first.")
+                continue
             link = self.linked(name)
             if link is None:
                 files[name] = data
@@ -162,6 +174,9 @@ class Staging:
         if link is not None and (writing or not path.is_file()):
             raise PathRefused(f"{relative} is a symlink (to {self.links[link]}) in the store; "
                               "memtui does not write through links or follow them out of the store")
+        if writing and "/".join(parts) in self.not_text:
+            raise PathRefused(f"{relative} is not text ({self.not_text['/'.join(parts)]}); "
+                              "memtui leaves it as it is until a good copy is put back")
         if writing and not parts[-1].endswith(".md"):
             raise PathRefused(f"{relative} is not a .md file; only memory files can be written")
         return path

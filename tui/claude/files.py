@@ -26,7 +26,8 @@ _KINDS = (
 
 
 class NotAFile(OSError):
-    """A path that exists but is no regular file; `strerror` says what it is."""
+    """A path that exists but is no regular file nor a directory (IsADirectoryError);
+    `strerror` says what it is."""
 
 
 def kind_of(mode: int) -> str:
@@ -37,9 +38,11 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def _not_a_file(mode: int, path: str | os.PathLike[str]) -> NotAFile:
-    number = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
-    return NotAFile(number, f"it is {kind_of(mode)}, not a regular file", os.fspath(path))
+def _not_a_file(mode: int, path: str | os.PathLike[str] | bytes) -> OSError:
+    reason = f"it is {kind_of(mode)}, not a regular file"
+    if stat.S_ISDIR(mode):
+        return IsADirectoryError(errno.EISDIR, reason, os.fspath(path))
+    return NotAFile(errno.EINVAL, reason, os.fspath(path))
 
 
 def open_regular(path: str | os.PathLike[str] | bytes) -> int:
@@ -87,3 +90,22 @@ def _read_up_to(handle: BinaryIO, limit: int) -> bytes:
 def read_text(path: str | os.PathLike[str] | bytes, limit: int | None = None) -> str:
     """A regular file's text, bytes that are not UTF-8 replaced."""
     return read_regular(path, limit).decode("utf-8", errors="replace")
+
+
+# C0 controls but tab, line feed, form feed and carriage return; and DEL.
+_CONTROLS = bytes(byte for byte in range(32) if byte not in b"\t\n\f\r") + b"\x7f"
+NOT_TEXT_SHARE = 0.3  # past this share of odd characters a file is no text
+
+
+def not_text(data: bytes, text: str) -> str | None:
+    """Why a file is no text file (`text` is `data` decoded with replacement), or None.
+
+    A NUL byte makes it binary (no editor or model writes one); so does a share of more
+    than 30% of control characters and bytes that are not UTF-8, which a text in a legacy
+    encoding (a few percent) never reaches and random bytes always do."""
+    if b"\0" in data:
+        return "it holds NUL bytes"
+    controls = len(data) - len(data.translate(None, _CONTROLS))
+    if text and text.count("\ufffd") + controls > NOT_TEXT_SHARE * len(text):
+        return "most of it is not UTF-8 text"
+    return None

@@ -25,9 +25,12 @@ TEAM_INDEX = f"{TEAM_FOLDER}/{INDEX_NAME}"
 _LOG_PREFIXES = tuple(f"{folder}/" for folder in LOG_FOLDERS)
 
 
-def memory_files(store: str | os.PathLike[str]) -> list[tuple[str, os.DirEntry[str]]]:
-    """(store-relative path with `/`, entry) of every memory file below `store`, by path."""
-    found = list(_walk(os.fspath(store)))
+def memory_files(
+    store: str | os.PathLike[str], unreadable: list[tuple[str, str]] | None = None
+) -> list[tuple[str, os.DirEntry[str]]]:
+    """(store-relative path with `/`, entry) of every memory file below `store`, by path;
+    `unreadable` gets (folder, why) for each folder that cannot be listed ("" the store)."""
+    found = list(_walk(os.fspath(store), unreadable))
     found.sort(key=lambda item: item[0])
     return found
 
@@ -36,7 +39,8 @@ def count_memory_files(store: str | os.PathLike[str]) -> int:
     return sum(1 for _ in _walk(os.fspath(store)))
 
 
-def _walk(store: str) -> Iterator[tuple[str, os.DirEntry[str]]]:
+def _walk(store: str, unreadable: list[tuple[str, str]] | None = None
+          ) -> Iterator[tuple[str, os.DirEntry[str]]]:
     visited: set[tuple[int, int]] = set()
     stack = [(store, "", 0)]
     while stack:
@@ -48,7 +52,9 @@ def _walk(store: str) -> Iterator[tuple[str, os.DirEntry[str]]]:
             visited.add((status.st_dev, status.st_ino))
             with os.scandir(folder) as listing:
                 entries = list(listing)
-        except OSError:
+        except OSError as error:
+            if unreadable is not None and not isinstance(error, FileNotFoundError):
+                unreadable.append((prefix, error.strerror or str(error)))
             continue
         for entry in entries:
             name = entry.name

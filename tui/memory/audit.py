@@ -113,9 +113,11 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
     index, name = index_file.loaded, index_file.file
     if index_file.error:
         yield Finding("unreadable", "error", name, None, index_file.error)
-    index_path = store.path / name
-    if index_path.is_symlink():
-        yield _symlink_finding(store.path, name, os.readlink(index_path))
+    if index_file.not_text:
+        return  # its "lines" are garbage: nothing more to say about them
+    link = _readlink(store.path / name)
+    if link is not None:
+        yield _symlink_finding(store.path, name, link)
     if index.cut:
         limits = []
         if index.cut in ("lines", "both"):
@@ -171,6 +173,23 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
                 f"link to {link.target} points at a file that does not exist",
                 target=link.target,
             )
+
+
+def _readlink(path: Path) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:  # not a link (or not there, or not ours to look at)
+        return None
+
+
+def _folder_findings(store: Store) -> Iterable[Finding]:
+    for folder, why in store.unreadable_folders:
+        if folder:
+            yield Finding("unreadable", "error", folder, None,
+                          f"{folder} cannot be listed ({why}): the memories in it are unseen")
+        else:
+            yield Finding("unreadable", "error", None, None,
+                          f"the memory directory cannot be listed ({why})")
 
 
 def _symlink_finding(store: Path, file: str, target: str) -> Finding:
@@ -336,6 +355,7 @@ def audit_store(
             "memtui does not follow it (a repository must not choose where memory goes)",
             target=value,
         ))
+    findings.extend(_folder_findings(store))
     for index in store.indexes:
         findings.extend(_index_findings(store, index))
     findings.extend(secret_findings(store))
@@ -356,7 +376,7 @@ def secret_findings(store: Store) -> list[Finding]:
     from tui.memory.secrets import find_secrets
 
     found: list[Finding] = []
-    texts = [(index.file, index.text or "") for index in store.indexes]
+    texts = [(index.file, index.text or "") for index in store.indexes if not index.not_text]
     texts += [(memory.file, memory.text) for memory in store.memories if not memory.error]
     for file, text in texts:
         for hit in find_secrets(text):

@@ -13,7 +13,7 @@ import posixpath
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import NamedTuple, overload
 from urllib.parse import unquote
 
@@ -346,6 +346,19 @@ def parse_index(
     team/MEMORY.md) to store-relative paths."""
     if raw is None:
         return LoadedIndex(False, 0, 0, "", 0, 0, None, None, (), IndexLines("", None))
+    if "[[" not in raw:  # `names` only resolves [[name]] links: the text decides it all
+        return _parse_again(raw, folder)
+    return _parse(raw, names, folder)
+
+
+@lru_cache(maxsize=1)
+def _parse_again(raw: str, folder: str) -> LoadedIndex:
+    """The last index parsed, kept: a dream reads the same MEMORY.md four times (its facts,
+    its merge, its prune, its change set), and a 300,000-line one takes a second each."""
+    return _parse(raw, None, folder)
+
+
+def _parse(raw: str, names: Mapping[str, str] | None, folder: str) -> LoadedIndex:
     segments = _kept_segments(raw)
     whole = segments == [(0, len(raw))]  # no frontmatter, no comment: the common case
     joined = raw if whole else "".join(raw[a:b] for a, b in segments)

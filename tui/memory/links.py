@@ -140,6 +140,14 @@ def _markdown():
     return markdown
 
 
+@cache
+def _commonmark_link():
+    """markdown-it's own link rule, for reference links (imported once, not per bracket)."""
+    from markdown_it.rules_inline import link
+
+    return link
+
+
 def _link_rule(state, silent: bool) -> bool:
     """The link grammar of the line-by-line scan; reference links as CommonMark has them."""
     start = state.pos
@@ -157,14 +165,12 @@ def _link_rule(state, silent: bool) -> bool:
 
 
 def _reference_link(state, silent: bool) -> bool:
-    from markdown_it.rules_inline import link
-
     start = state.pos
     label_end = state.md.helpers.parseLinkLabel(state, start, True)
     if label_end < 0 or state.src[label_end + 1:label_end + 2] == "(":
         return False  # an inline link the grammar above refused is no link at all
     first = len(state.tokens)
-    if not link(state, silent):
+    if not _commonmark_link()(state, silent):
         return False
     if not silent:
         opening = state.tokens[first]

@@ -1,18 +1,19 @@
 """One memory directory read into plain values: its indexes (MEMORY.md, and team/MEMORY.md
 for team memory) and every memory file, in every subfolder (see `claude.memory_files`).
 
-Reading never writes. Unreadable files, broken symlinks and non-UTF-8 bytes become
-values with an `error`, never exceptions.
+Reading never writes. Unreadable files and folders, broken symlinks, non-UTF-8 bytes and
+special files (a FIFO, socket or device is never opened, see `claude.files`) become values
+with an `error`, never exceptions or a hang.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.claude.files import NotAFile, not_text, open_regular, read_regular
 from tui.claude.lock import LockState, read_lock
 from tui.claude.memory_files import TEAM_FOLDER, TEAM_INDEX, is_log, memory_files
 from tui.claude.paths import INDEX_NAME
@@ -23,6 +24,7 @@ from tui.memory.links import wiki_names
 
 RECALL_SCAN_LIMIT = 200
 FULL_READ_LIMIT = 1 << 20  # a memory file bigger than this is read only this far
+INDEX_READ_LIMIT = 256 << 20  # an index bigger than this is read only this far (and said so)
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class IndexFile:
     text: str | None
     loaded: LoadedIndex
     error: str | None
+    not_text: str | None = None  # why it is no text file (NUL bytes, mostly not UTF-8)
 
 
 @dataclass(frozen=True)
@@ -87,10 +90,13 @@ class Store:
     lock: LockState
     wiki_names: Mapping[str, str] = field(default_factory=dict)  # what `[[name]]` links resolve to
     team_index: IndexFile | None = None  # when the store has a team/ folder
+    index_not_text: str | None = None  # why MEMORY.md is no text file, when it is not
+    unreadable_folders: tuple[tuple[str, str], ...] = ()  # (folder, why) for "" or "topics/"
 
     @property
     def indexes(self) -> tuple[IndexFile, ...]:
-        main = IndexFile(INDEX_NAME, self.index_text, self.index, self.index_error)
+        main = IndexFile(INDEX_NAME, self.index_text, self.index, self.index_error,
+                         self.index_not_text)
         return (main,) if self.team_index is None else (main, self.team_index)
 
     def memory(self, file: str) -> Memory | None:
@@ -99,11 +105,9 @@ class Store:
 
 def _read(path: str, head_only: bool) -> tuple[bytes, os.stat_result]:
     """The file's bytes (all of them up to the limit, or its head) and its stat."""
-    descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    descriptor = open_regular(path)
     try:
         status = os.fstat(descriptor)
-        if stat.S_ISDIR(status.st_mode):
-            raise IsADirectoryError(path)
         if head_only:
             return frontmatter.read_head(descriptor), status
         chunks = []
@@ -122,8 +126,8 @@ def _read(path: str, head_only: bool) -> tuple[bytes, os.stat_result]:
 def _why_unreadable(error: OSError) -> str:
     if isinstance(error, FileNotFoundError):
         return "it is a broken symlink or vanished while reading"
-    if isinstance(error, IsADirectoryError):
-        return "it is a directory"
+    if isinstance(error, NotAFile | IsADirectoryError):
+        return error.strerror  # "it is a named pipe (FIFO), not a regular file"
     return f"it cannot be read ({error.strerror or error})"
 
 
@@ -179,17 +183,27 @@ def _recall_scan(dated: list[tuple[float, str]]) -> frozenset[str]:
 
 def _read_index(store_dir: Path, file: str, names: Mapping[str, str]) -> IndexFile:
     text: str | None = None
-    error = None
+    error = reason = None
     try:
-        text, non_utf8 = _decode((store_dir / file).read_bytes())
-        if non_utf8:
-            error = f"{file} is not valid UTF-8; Claude Code sees replacement characters"
+        data = read_regular(store_dir / file, INDEX_READ_LIMIT + 1)
     except FileNotFoundError:
-        pass
+        data = None
     except OSError as failure:
+        data = None
         error = f"{file} cannot be read ({failure.strerror or failure})"
+    if data is not None:
+        text, non_utf8 = _decode(data[:INDEX_READ_LIMIT])
+        reason = not_text(data[:INDEX_READ_LIMIT], text)
+        if reason:
+            error = (f"{file} is not text ({reason}): Claude Code loads it as garbage; "
+                     "put back a good copy (memtui undo, or the journal)")
+        elif len(data) > INDEX_READ_LIMIT:
+            error = f"{file} is over {INDEX_READ_LIMIT >> 20} MB; memtui read only that much"
+        elif non_utf8:
+            error = f"{file} is not valid UTF-8; Claude Code sees replacement characters"
     folder = file.rpartition("/")[0]
-    return IndexFile(file, text, parse_index(text, names, folder=folder and f"{folder}/"), error)
+    loaded = parse_index(text, names, folder=folder and f"{folder}/")
+    return IndexFile(file, text, loaded, error, reason)
 
 
 def load_store(store_dir: Path, head_only: bool = False) -> Store:
@@ -198,7 +212,8 @@ def load_store(store_dir: Path, head_only: bool = False) -> Store:
     store_dir = Path(store_dir)
     memories: list[Memory] = []
     dated: list[tuple[float, str]] = []  # every .md the recall scanner considers
-    for file, entry in memory_files(store_dir):
+    unreadable: list[tuple[str, str]] = []
+    for file, entry in memory_files(store_dir, unreadable):
         memory, scanned = _read_memory(store_dir, file, entry, head_only)
         memories.append(memory)
         if scanned is not None:
@@ -206,8 +221,9 @@ def load_store(store_dir: Path, head_only: bool = False) -> Store:
     names = wiki_names((m.file, m.frontmatter.name) for m in memories)
     index = _read_index(store_dir, INDEX_NAME, names)
     team = (_read_index(store_dir, TEAM_INDEX, names)
-            if (store_dir / TEAM_FOLDER).is_dir() else None)
+            if os.path.isdir(store_dir / TEAM_FOLDER) else None)
     return Store(
         store_dir, index.text, index.loaded, index.error, tuple(memories),
-        _recall_scan(dated), len(dated), read_lock(store_dir), names, team,
+        _recall_scan(dated), len(dated), read_lock(store_dir), names, team, index.not_text,
+        tuple(unreadable),
     )
