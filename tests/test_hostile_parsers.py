@@ -113,3 +113,11 @@ def test_aliases_within_the_limit_are_kept_shared():
     assert frontmatter.load("a: &a [1]\nb: [*a, *a, *a]\nc: &c [*a]\nd: [*c, *c]") == {
         "a": [1], "b": [[1], [1], [1]], "c": [[1]], "d": [[[1]], [[1]]],
     }
+
+
+def test_lone_surrogates_beside_plane_16_characters_are_read_not_raised():
+    """Characters libyaml refuses are swapped into plane 16 while it reads; when the block
+    already uses plane 16 there is no room, and a lone surrogate (a Python caller's) made
+    libyaml's UTF-8 encoder raise. The fuzz script found it."""
+    memory = frontmatter.parse("---\nname: a\U00100000\udd01 b\ndescription: x\ud800\n---\n")
+    assert memory.data == {"name": "a\U00100000\ufffd b", "description": "x\ufffd"}

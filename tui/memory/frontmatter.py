@@ -170,6 +170,7 @@ _LIBYAML_ODD = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]|\r(?!\n)"
 )
 _PLANE_16 = re.compile("[\U00100000-\U0010ffff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SHIFT = 0x100000
 
 
@@ -626,9 +627,12 @@ def load(block: str) -> Any:
     if block.startswith("\ufeff"):
         block = block[1:]  # the package drops a byte-order mark opening the stream
     restore = None
-    if _LIBYAML_ODD.search(block) and not _PLANE_16.search(block):
-        block = _LIBYAML_ODD.sub(lambda m: chr(_SHIFT + ord(m.group())), block)
-        restore = _restore_table()
+    if _LIBYAML_ODD.search(block):
+        if not _PLANE_16.search(block):
+            block = _LIBYAML_ODD.sub(lambda m: chr(_SHIFT + ord(m.group())), block)
+            restore = _restore_table()
+        else:  # no room to swap: a lone surrogate (only a str from Python has one) is U+FFFD
+            block = _LONE_SURROGATE.sub("\ufffd", block)
     if _ODD_ANCHOR.search(block):
         block = _rename_anchors(block)
     try:
