@@ -143,17 +143,8 @@ def _evidence_the_slow_way(path):
     evidence = transcripts.MemoryEvidence()
     for line in path.read_bytes().split(b"\n"):
         record = transcripts.decode(line)
-        if record is None:
-            continue
-        if record.get("type") == "worktree-state":
-            session = record.get("worktreeSession")
-            if isinstance(session, dict) and isinstance(session.get("originalCwd"), str):
-                evidence.original_cwds.add(session["originalCwd"])
-            continue
-        for file_path in transcripts.written_paths(record):
-            store = transcripts.store_of_memory_path(file_path)
-            if store:
-                evidence.stores.add(store)
+        if record is not None:
+            transcripts.add_evidence(evidence, record)
     return evidence
 
 

@@ -170,21 +170,25 @@ def evidence_lines(path: Path) -> Iterator[bytes]:
             pending = data[complete:]
 
 
+def add_evidence(evidence: MemoryEvidence, record: dict) -> None:
+    """What one record says about the store its session used, added to `evidence`."""
+    if record.get("type") == "worktree-state":
+        session = record.get("worktreeSession")
+        if isinstance(session, dict) and isinstance(session.get("originalCwd"), str):
+            evidence.original_cwds.add(session["originalCwd"])
+        return
+    for file_path in written_paths(record):
+        store = store_of_memory_path(file_path)
+        if store:
+            evidence.stores.add(store)
+
+
 def memory_evidence(path: Path) -> MemoryEvidence:
     evidence = MemoryEvidence()
     for line in evidence_lines(path):
         record = decode(line)
-        if record is None:
-            continue
-        if record.get("type") == "worktree-state":
-            session = record.get("worktreeSession")
-            if isinstance(session, dict) and isinstance(session.get("originalCwd"), str):
-                evidence.original_cwds.add(session["originalCwd"])
-            continue
-        for file_path in written_paths(record):
-            store = store_of_memory_path(file_path)
-            if store:
-                evidence.stores.add(store)
+        if record is not None:
+            add_evidence(evidence, record)
     return evidence
 
 
