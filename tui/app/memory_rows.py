@@ -32,6 +32,9 @@ HAYSTACK_CHARS = 2_000  # enough body to find a memory by, bounded for speed
 FILTER_CUTOFF = 75
 HEAD_CHARS = 200  # fuzzy matching looks at name, description and the start of the body
 FUZZY_LIMIT = 200
+# Index lines of missing files listed as rows; past this a row says how many more (a 50 MB
+# index has 270,000, and building each row is work the table would only scroll past).
+DANGLING_ROWS = 5_000
 # Findings that are about the index or recall order, not a flaw in the memory itself.
 NOT_LINT = {"unindexed", "beyond_cut", "beyond_recall_scan", "linked_from", "missing_why",
             "missing_how_to_apply", "unmatched_wiki_link"}
@@ -85,14 +88,19 @@ def build_rows(store: Store, findings: list[Finding], statuses: dict[str, Memory
         )
         text = f"{memory.name} {memory.description} {memory.body[:HAYSTACK_CHARS]}"
         rows.append(MemoryRow(memory.file, memory.file, label, cells, utils.default_process(text)))
-    for finding in findings:
-        if finding.kind != "dangling":
-            continue
+    dangling = [finding for finding in findings if finding.kind == "dangling"]
+    for finding in dangling[:DANGLING_ROWS]:
         target = finding.target or "?"
         cells = ("", type_badge(None), Text(target), Text("dangling", style=STATUS_STYLES["dangling"]),
                  Text(f"MEMORY.md line {finding.line} links a missing file"), "", "")
         rows.append(MemoryRow(f"dangling:{finding.line}:{target}", None, "dangling", cells,
                               utils.default_process(target)))
+    if len(dangling) > DANGLING_ROWS:
+        more = f"{len(dangling) - DANGLING_ROWS:,} more"
+        cells = ("", type_badge(None), Text(f"… {more}"),
+                 Text("dangling", style=STATUS_STYLES["dangling"]),
+                 Text("index lines link missing files (the Findings tab counts them all)"), "", "")
+        rows.append(MemoryRow("dangling:more", None, "dangling", cells, "dangling more"))
     return rows
 
 

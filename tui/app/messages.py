@@ -7,7 +7,9 @@ from pathlib import Path
 
 from textual.message import Message
 
+from tui.app.memory_rows import MemoryRow
 from tui.app.summaries import StoreSummary
+from tui.app.widgets.findings import FindingsShown
 from tui.claude.discovery import Inventory
 from tui.memory.audit import Finding, MemoryStatus
 from tui.memory.store import Store
@@ -26,10 +28,16 @@ class DemoBuilt(Message):
 
 @dataclass
 class StoreLoaded(Message):
+    """A store read in a worker, with the rows its screen shows already made there: on a
+    50 MB index a sort or a table of rows is seconds, which the UI thread must not spend.
+    The first message comes before the audit (`shown` None), the next after it."""
+
     store: Store
     findings: list[Finding]
     statuses: dict[str, MemoryStatus]
     signature: frozenset[tuple[str, int, int]]
+    rows: list[MemoryRow]
+    shown: FindingsShown | None
 
 
 @dataclass

@@ -79,6 +79,22 @@ def finding_rows(findings: list[Finding]) -> list[FindingRow]:
     return rows
 
 
+@dataclass(frozen=True)
+class FindingsShown:
+    """What the view shows of a store's findings, made in the load worker (on a 50 MB index
+    half a million rows take seconds, which the UI thread must not spend)."""
+
+    rows: list[FindingRow]
+    tally: Text
+
+
+def shown_findings(findings: list[Finding], duplicates_skipped: bool = False) -> FindingsShown:
+    return FindingsShown(finding_rows(findings), tally(findings, duplicates_skipped))
+
+
+AUDITING = FindingsShown([], Text("Auditing…", style="dim"))
+
+
 def tally(findings: list[Finding], duplicates_skipped: bool) -> Text:
     """One line: how many findings of each severity."""
     if not findings:
@@ -118,10 +134,13 @@ class FindingsView(Vertical):
     def table(self) -> VirtualTable:
         return self.query_one("#findings-table", VirtualTable)
 
-    def show(self, findings: list[Finding], duplicates_skipped: bool = False) -> None:
-        self.rows = finding_rows(findings)
-        self.marked &= {row.key for row in self.rows}
-        self.query_one("#findings-tally", Static).update(tally(findings, duplicates_skipped))
+    def show(self, shown: FindingsShown | None) -> None:
+        """What `shown_findings` made, or None while the audit runs."""
+        shown = AUDITING if shown is None else shown
+        self.rows = shown.rows
+        if self.marked:
+            self.marked &= {row.key for row in self.rows}
+        self.query_one("#findings-tally", Static).update(shown.tally)
         self.table.set_rows(self.rows)
         self.table.set_marked(self.marked)
         self.show_detail()

@@ -111,7 +111,7 @@ class IndexView(ScrollView, can_focus=True):
         if self.index is None:
             return
         rows = len(self.head_rows()) + self.line_count + (self.first_cut is not None)
-        self.virtual_size = Size(self.scrollable_content_region.width, rows)
+        self.virtual_size = Size(0, rows)  # rows are cut to the width: no horizontal scroll
 
     def cut_row(self) -> int | None:
         """The row of the cut rule, or None when nothing is cut."""
