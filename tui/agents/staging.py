@@ -71,7 +71,7 @@ class Staging:
             staging._copy_regular_files()
         staging.originals = {name: (root / name).read_bytes() for name in staging.markdown()}
         for name, data in staging.originals.items():
-            reason = not_text(data, data.decode("utf-8", "replace"))
+            reason = not_text(data)
             if reason and name.rpartition("/")[2] == INDEX_NAME:
                 staging.not_text[name] = reason
         return staging

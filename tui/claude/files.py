@@ -95,17 +95,20 @@ def read_text(path: str | os.PathLike[str] | bytes, limit: int | None = None) ->
 # C0 controls but tab, line feed, form feed and carriage return; and DEL.
 _CONTROLS = bytes(byte for byte in range(32) if byte not in b"\t\n\f\r") + b"\x7f"
 NOT_TEXT_SHARE = 0.3  # past this share of odd characters a file is no text
+NOT_TEXT_SAMPLE = 1 << 20  # what is looked at: the first megabyte, as git looks at a head
 
 
-def not_text(data: bytes, text: str) -> str | None:
-    """Why a file is no text file (`text` is `data` decoded with replacement), or None.
+def not_text(data: bytes) -> str | None:
+    """Why a file is no text file, judged by its first megabyte, or None.
 
     A NUL byte makes it binary (no editor or model writes one); so does a share of more
     than 30% of control characters and bytes that are not UTF-8, which a text in a legacy
     encoding (a few percent) never reaches and random bytes always do."""
-    if b"\0" in data:
+    sample = data[:NOT_TEXT_SAMPLE]
+    if b"\0" in sample:
         return "it holds NUL bytes"
-    controls = len(data) - len(data.translate(None, _CONTROLS))
+    text = sample.decode("utf-8", errors="replace")
+    controls = len(sample) - len(sample.translate(None, _CONTROLS))
     if text and text.count("\ufffd") + controls > NOT_TEXT_SHARE * len(text):
         return "most of it is not UTF-8 text"
     return None

@@ -13,7 +13,7 @@ import posixpath
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import NamedTuple, overload
 from urllib.parse import unquote
 
@@ -346,16 +346,26 @@ def parse_index(
     team/MEMORY.md) to store-relative paths."""
     if raw is None:
         return LoadedIndex(False, 0, 0, "", 0, 0, None, None, (), IndexLines("", None))
-    if "[[" not in raw:  # `names` only resolves [[name]] links: the text decides it all
-        return _parse_again(raw, folder)
-    return _parse(raw, names, folder)
+    if "[[" in raw:
+        return _parse(raw, names, folder)
+    # `names` only resolves [[name]] links: without one, the text decides it all. The last
+    # such index is kept: a dream reads one MEMORY.md four times (its facts, its merge, its
+    # prune, its change set), a second each for 300,000 lines. Compared, not hashed: equal
+    # lengths are rare, and a hash of 50 MB holds the GIL as long as the compare.
+    last = _last_parsed
+    if last is not None and last[1] == folder and len(last[0]) == len(raw) and last[0] == raw:
+        return last[2]
+    parsed = _parse(raw, None, folder)
+    _remember((raw, folder, parsed))
+    return parsed
 
 
-@lru_cache(maxsize=1)
-def _parse_again(raw: str, folder: str) -> LoadedIndex:
-    """The last index parsed, kept: a dream reads the same MEMORY.md four times (its facts,
-    its merge, its prune, its change set), and a 300,000-line one takes a second each."""
-    return _parse(raw, None, folder)
+_last_parsed: tuple[str, str, LoadedIndex] | None = None
+
+
+def _remember(parsed: tuple[str, str, LoadedIndex]) -> None:
+    global _last_parsed
+    _last_parsed = parsed
 
 
 def _parse(raw: str, names: Mapping[str, str] | None, folder: str) -> LoadedIndex:

@@ -193,7 +193,7 @@ def _read_index(store_dir: Path, file: str, names: Mapping[str, str]) -> IndexFi
         error = f"{file} cannot be read ({failure.strerror or failure})"
     if data is not None:
         text, non_utf8 = _decode(data[:INDEX_READ_LIMIT])
-        reason = not_text(data[:INDEX_READ_LIMIT], text)
+        reason = not_text(data)
         if reason:
             error = (f"{file} is not text ({reason}): Claude Code loads it as garbage; "
                      "put back a good copy (memtui undo, or the journal)")
