@@ -92,7 +92,7 @@ def run_home(plan: tuple[int, list[str]], timeout: float, deny: bool,
         results = []
         for command in commands:
             why, seconds = run_command(home, command, timeout, deny)
-            results.append((why or "ok", command, " + ".join(faults), seconds))
+            results.append((why or "ok", command, " + ".join(home.faults), seconds))
         return results
     finally:
         hostile_homes.make_writable(scratch)
