@@ -24,6 +24,8 @@ from typing import Any
 
 import yaml
 
+from tui.claude.files import open_binary
+
 MEMORY_TYPES = ("user", "feedback", "project", "reference")
 HEAD_LINES = 30  # the scanner reads this many lines of each file
 
@@ -769,13 +771,22 @@ def parse(text: str) -> Frontmatter:
     return Frontmatter(data, body, form, True, None, retried, block_lines)
 
 
+HEAD_LIMIT = 1 << 20  # a head is never read past this: a file may hold no line break at all
+
+
 def read_head(source, max_lines: int = HEAD_LINES) -> bytes:
-    """The first `max_lines` lines of a file (a path, or an open descriptor left open)."""
+    """The first `max_lines` lines of a file (a path, or an open descriptor left open), at
+    most HEAD_LIMIT bytes; a path that is no regular file is an OSError (`claude.files`)."""
     chunks: list[bytes] = []
-    newlines = 0
-    with open(source, "rb", closefd=not isinstance(source, int)) as handle:
-        while newlines < max_lines:
+    newlines = read = 0
+    if isinstance(source, int):
+        handle = open(source, "rb", closefd=False)  # noqa: SIM115 - closed below
+    else:
+        handle = open_binary(source)
+    with handle:
+        while newlines < max_lines and read < HEAD_LIMIT:
             chunk = handle.read(8192)
+            read += len(chunk)
             if not chunk:
                 break
             chunks.append(chunk)
