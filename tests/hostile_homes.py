@@ -174,12 +174,19 @@ def fault(name: str, *, permissions: bool = False) -> Callable[[Fault], Fault]:
 
 
 def _replace(path: Path) -> Path:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
+    """Clear the place for a fault's file, whatever an earlier fault left there."""
+    if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
+    elif os.path.lexists(path):
+        path.unlink()
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def _put(path: Path, data: str | bytes) -> None:
+    """A fault's file, written over what is there: never into a FIFO an earlier fault made
+    (an open for writing waits for a reader forever)."""
+    _replace(path).write_bytes(data if isinstance(data, bytes) else data.encode())
 
 
 def _fifo(path: Path) -> None:
@@ -251,43 +258,43 @@ def _(h): _replace(h.store / "MEMORY.md").mkdir()
 @fault("memory file is a directory")
 def _(h): _replace(h.store / "dir.md").mkdir()
 @fault("memory dir is a file")
-def _(h): _replace(h.store).write_text("not a dir\n")
+def _(h): _put(h.store, "not a dir\n")
 @fault("memory dir is a fifo")
 def _(h): _fifo(h.store)
 @fault("projects is a file")
-def _(h): _replace(h.projects).write_text("x")
+def _(h): _put(h.projects, "x")
 @fault("deep store")
 def _(h):
     folder = h.store
     for number in range(60):
         folder = folder / f"d{number}"
     folder.mkdir(parents=True)
-    (folder / "deep.md").write_text("---\nname: deep\n---\n")
+    _put(folder / "deep.md", "---\nname: deep\n---\n")
 
 
 @fault("comment bomb index")
-def _(h): (h.store / "MEMORY.md").write_text("<!--" * 50_000)
+def _(h): _put(h.store / "MEMORY.md", "<!--" * 50_000)
 @fault("unclosed comment index")
-def _(h): (h.store / "MEMORY.md").write_text("<!-- x\n" + "- [a](a.md) — a\n" * 20_000)
+def _(h): _put(h.store / "MEMORY.md", "<!-- x\n" + "- [a](a.md) — a\n" * 20_000)
 @fault("binary MEMORY.md")
-def _(h): (h.store / "MEMORY.md").write_bytes(_binary(h.rng, 20_000))
+def _(h): _put(h.store / "MEMORY.md", _binary(h.rng, 20_000))
 @fault("non-UTF-8 MEMORY.md")
-def _(h): (h.store / "MEMORY.md").write_bytes("- [Café](user_role.md) - été\n".encode("latin-1"))
+def _(h): _put(h.store / "MEMORY.md", "- [Café](user_role.md) - été\n".encode("latin-1"))
 @fault("escape sequences in index")
-def _(h): (h.store / "MEMORY.md").write_text("- [\x1b[2J\x1b]0;pwned\x07](user_role.md) — \x9b31m\n")
+def _(h): _put(h.store / "MEMORY.md", "- [\x1b[2J\x1b]0;pwned\x07](user_role.md) — \x9b31m\n")
 @fault("huge index line")
-def _(h): (h.store / "MEMORY.md").write_text("- [a](user_role.md) " + "x" * 3_000_000 + "\n")
+def _(h): _put(h.store / "MEMORY.md", "- [a](user_role.md) " + "x" * 3_000_000 + "\n")
 @fault("index of 300k lines")
-def _(h): (h.store / "MEMORY.md").write_text("- [a](user_role.md) — a\n" * 300_000)
+def _(h): _put(h.store / "MEMORY.md", "- [a](user_role.md) — a\n" * 300_000)
 @fault("index of 100k links")
-def _(h): (h.store / "MEMORY.md").write_text("[a](a.md)" * 100_000)
+def _(h): _put(h.store / "MEMORY.md", "[a](a.md)" * 100_000)
 @fault("index with brackets")
-def _(h): (h.store / "MEMORY.md").write_text("[" * 100_000 + "](" * 50_000 + "`" * 30_000)
+def _(h): _put(h.store / "MEMORY.md", "[" * 100_000 + "](" * 50_000 + "`" * 30_000)
 
 
 @fault("yaml error and a 200 KB value")
 def _(h):
-    (h.store / "big.md").write_text(
+    _put((h.store / "big.md"),
         "---\nname: a: b\ndescription: " + "x" * 200_000 + "\ntype: [\n---\nbody\n")
 
 
@@ -297,50 +304,50 @@ def _(h):
     for level in range(1, 10):
         text.append(f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * 9) + "]")
     text.append("description: *a9")
-    (h.store / "bomb.md").write_text("\n".join(text) + "\n---\nbody\n")
+    _put(h.store / "bomb.md", "\n".join(text) + "\n---\nbody\n")
 
 
 @fault("deeply nested yaml")
-def _(h): (h.store / "deep.md").write_text("---\ndescription: " + "[" * 100_000 + "\n---\n")
+def _(h): _put(h.store / "deep.md", "---\ndescription: " + "[" * 100_000 + "\n---\n")
 @fault("deeply nested block yaml")
 def _(h):
     lines = [" " * depth + "- x:" for depth in range(0, 2_000)]
-    (h.store / "deep2.md").write_text("---\n" + "\n".join(lines[:29]) + "\n---\n")
+    _put(h.store / "deep2.md", "---\n" + "\n".join(lines[:29]) + "\n---\n")
 
 
 @fault("frontmatter of odd types")
 def _(h):
-    (h.store / "odd.md").write_text(
+    _put((h.store / "odd.md"),
         "---\nname: [1, {a: b}]\ndescription: {x: [1, 2]}\ntype: 5\nmetadata: [x]\n---\nbody\n")
 
 
 @fault("frontmatter numbers past limits")
 def _(h):
-    (h.store / "num.md").write_text(
+    _put((h.store / "num.md"),
         f"---\nname: {'9' * 5000}\ndescription: 0x{'f' * 5000}\ntype: 1e99999\n---\n")
 
 
 @fault("NUL and controls in memory")
 def _(h):
-    (h.store / "nul.md").write_bytes(b"---\nname: a\x00b\ndescription: \x1b[31mred\x07\n---\n\x00\x00")
+    _put(h.store / "nul.md", b"---\nname: a\x00b\ndescription: \x1b[31mred\x07\n---\n\x00\x00")
 
 
 @fault("encoded surrogates in memory")
-def _(h): (h.store / "sur.md").write_bytes(b"---\nname: \xed\xa0\x80\n---\n\xed\xb0\x80 body\n")
+def _(h): _put(h.store / "sur.md", b"---\nname: \xed\xa0\x80\n---\n\xed\xb0\x80 body\n")
 @fault("binary memory")
-def _(h): (h.store / "bin.md").write_bytes(_binary(h.rng, 50_000))
+def _(h): _put(h.store / "bin.md", _binary(h.rng, 50_000))
 @fault("memory of one 5 MB line")
-def _(h): (h.store / "long.md").write_text("---\nname: " + "y" * 5_000_000)
+def _(h): _put(h.store / "long.md", "---\nname: " + "y" * 5_000_000)
 @fault("memory file name with escapes")
-def _(h): (h.store / "\x1b[2Jname\x07.md").write_text("---\nname: x\n---\n")
+def _(h): _put(h.store / "\x1b[2Jname\x07.md", "---\nname: x\n---\n")
 @fault("memory file name not UTF-8")
-def _(h): Path(os.fsdecode(os.fsencode(h.store) + b"/caf\xe9.md")).write_text("---\nname: x\n---\n")
+def _(h): _put(Path(os.fsdecode(os.fsencode(h.store) + b"/caf\xe9.md")), "---\nname: x\n---\n")
 
 
 @fault("consolidate lock of 5,000 digits")
-def _(h): (h.store / paths.LOCK_NAME).write_text("7" * 5000)
+def _(h): _put(h.store / paths.LOCK_NAME, "7" * 5000)
 @fault("consolidate lock binary")
-def _(h): (h.store / paths.LOCK_NAME).write_bytes(_binary(h.rng, 3000))
+def _(h): _put(h.store / paths.LOCK_NAME, _binary(h.rng, 3000))
 
 
 @fault("transcript cwd with a lone surrogate")
@@ -451,32 +458,32 @@ def _(h): (h.store_folder / f"{uuid.UUID(int=11)}.jsonl").mkdir()
 
 
 @fault("settings.json not UTF-8")
-def _(h): (h.home / "settings.json").write_bytes(b'{"autoMemoryDirectory": "/tmp/\xff"}')
+def _(h): _put(h.home / "settings.json", b'{"autoMemoryDirectory": "/tmp/\xff"}')
 @fault("settings.json deeply nested")
-def _(h): (h.home / "settings.json").write_text("[" * 100_000)
+def _(h): _put(h.home / "settings.json", "[" * 100_000)
 @fault("settings.json of odd types")
-def _(h): (h.home / "settings.json").write_text('{"autoMemoryDirectory": ["x"], "autoMemoryEnabled": {}}')
+def _(h): _put(h.home / "settings.json", '{"autoMemoryDirectory": ["x"], "autoMemoryEnabled": {}}')
 @fault("settings.json memory dir with NUL")
-def _(h): (h.home / "settings.json").write_text('{"autoMemoryDirectory": "/tmp/a\\u0000b"}')
+def _(h): _put(h.home / "settings.json", '{"autoMemoryDirectory": "/tmp/a\\u0000b"}')
 @fault("settings.json memory dir with a surrogate")
-def _(h): (h.home / "settings.json").write_text('{"autoMemoryDirectory": "/tmp/\\ud800"}')
+def _(h): _put(h.home / "settings.json", '{"autoMemoryDirectory": "/tmp/\\ud800"}')
 @fault("settings.json is a directory")
 def _(h): _replace(h.home / "settings.json").mkdir()
 @fault("project settings deeply nested")
 def _(h):
     (h.checkout / ".claude").mkdir(exist_ok=True)
-    (h.checkout / ".claude" / "settings.local.json").write_text('{"a":' * 100_000)
-    (h.checkout / ".claude" / "settings.json").write_bytes(b"\xff\xfe" + b"\x00" * 100)
+    _put(h.checkout / ".claude" / "settings.local.json", '{"a":' * 100_000)
+    _put(h.checkout / ".claude" / "settings.json", b"\xff\xfe" + b"\x00" * 100)
 
 
 @fault("config.toml not UTF-8")
-def _(h): h.config_toml.write_bytes(b'[anthropic]\nmodel = "\xff\xfe"\n')
+def _(h): _put(h.config_toml, b'[anthropic]\nmodel = "\xff\xfe"\n')
 @fault("config.toml deeply nested")
-def _(h): h.config_toml.write_text("x = " + "[" * 100_000)
+def _(h): _put(h.config_toml, "x = " + "[" * 100_000)
 @fault("config.toml of odd types")
-def _(h): h.config_toml.write_text('anthropic = 5\n[x]\ntimeout = [1]\n')
+def _(h): _put(h.config_toml, 'anthropic = 5\n[x]\ntimeout = [1]\n')
 @fault("config.toml odd timeout")
-def _(h): h.config_toml.write_text(f'[anthropic]\ntimeout = {"9" * 400}.0\nmodel = 5\n')
+def _(h): _put(h.config_toml, f'[anthropic]\ntimeout = {"9" * 400}.0\nmodel = 5\n')
 
 
 @fault(".git file pointing at a fifo")
@@ -486,19 +493,19 @@ def _(h):
     gitdir.mkdir(parents=True)
     os.mkfifo(gitdir / "commondir")
     os.mkfifo(gitdir / "gitdir")
-    (h.checkout / ".git").write_text(f"gitdir: {gitdir}\n")
+    _put(h.checkout / ".git", f"gitdir: {gitdir}\n")
 
 
 @fault(".git file with NUL")
 def _(h):
     shutil.rmtree(h.checkout / ".git")
-    (h.checkout / ".git").write_bytes(b"gitdir: /tmp/a\x00b\n")
+    _put(h.checkout / ".git", b"gitdir: /tmp/a\x00b\n")
 
 
 @fault(".git file huge")
 def _(h):
     shutil.rmtree(h.checkout / ".git")
-    (h.checkout / ".git").write_bytes(b"gitdir: " + b"a/" * 3_000_000)
+    _put(h.checkout / ".git", b"gitdir: " + b"a/" * 3_000_000)
 
 
 @fault(".git is a fifo")
@@ -510,14 +517,14 @@ def _(h):
 @fault("caches of garbage")
 def _(h):
     h.cache.mkdir(parents=True, exist_ok=True)
-    (h.cache / "transcript-evidence.json").write_text(json.dumps(
+    _put(h.cache / "transcript-evidence.json", json.dumps(
         {str(p): [p.stat().st_size, p.stat().st_mtime_ns, 5, {"a": 1}]
          for p in h.projects.rglob("*.jsonl")}))
     from importlib.metadata import version
 
     for name in ("audits.sqlite", "transcript-scan.sqlite",
                  f"secret-rules-{version('detect-secrets')}.json"):
-        (h.cache / name).write_bytes(_binary(h.rng, 5000))
+        _put(h.cache / name, _binary(h.rng, 5000))
 
 
 @fault("unreadable memory file", permissions=True)
@@ -531,7 +538,7 @@ def _(h): os.chmod(h.store, 0o644)
 @fault("unreadable subfolder", permissions=True)
 def _(h):
     (h.store / "topics").mkdir(exist_ok=True)
-    (h.store / "topics" / "t.md").write_text("x")
+    _put(h.store / "topics" / "t.md", "x")
     os.chmod(h.store / "topics", 0)
 
 
@@ -551,7 +558,7 @@ def _(h): os.chmod(h.projects, 0)
 def _(h): os.chmod(h.home / "settings.json", 0)
 @fault("unreadable config.toml", permissions=True)
 def _(h):
-    h.config_toml.write_text("[anthropic]\n")
+    _put(h.config_toml, "[anthropic]\n")
     os.chmod(h.config_toml, 0)
 
 
