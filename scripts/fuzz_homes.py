@@ -19,6 +19,7 @@ Everything happens in a temporary directory that is removed at the end; the exit
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -79,6 +80,27 @@ def run_command(home: hostile_homes.HostileHome, command: list[str], timeout: fl
     return None, seconds
 
 
+BUILDER = """
+import json, sys
+sys.path[:0] = sys.argv[4:]
+import hostile_homes
+home = hostile_homes.build(hostile_homes.Path(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3]))
+print(json.dumps(home.faults))
+"""
+
+
+def build_home(root: Path, seed: int, faults: list[str]) -> hostile_homes.HostileHome:
+    """The home, built in a process of its own: whatever a fault meets, the build ends."""
+    result = subprocess.run(
+        [sys.executable, "-c", BUILDER, str(root), str(seed), json.dumps(faults),
+         str(ROOT), str(ROOT / "tests")],
+        capture_output=True, timeout=120, check=True,
+    )
+    home = hostile_homes.HostileHome(root, random.Random(seed))
+    home.faults = json.loads(result.stdout.decode().splitlines()[-1])
+    return home
+
+
 def run_home(plan: tuple[int, list[str]], timeout: float, deny: bool,
              commands: list[list[str]]) -> list[tuple[str, list[str], str, float]]:
     """(outcome, command, faults, seconds) of every command on one home."""
@@ -86,8 +108,8 @@ def run_home(plan: tuple[int, list[str]], timeout: float, deny: bool,
     scratch = Path(tempfile.mkdtemp(prefix="memtui-home-"))
     try:
         try:
-            home = hostile_homes.build(scratch / "h", seed, faults)
-        except OSError as error:  # a fault this machine cannot lay (no mknod, no FIFOs)
+            home = build_home(scratch / "h", seed, faults)
+        except (OSError, subprocess.SubprocessError) as error:  # a fault this machine lacks
             return [(f"not built: {error}", [], " + ".join(faults), 0.0)]
         results = []
         for command in commands:
