@@ -25,8 +25,9 @@ from tui.memory.audit import audit_store, memory_statuses
 from tui.memory.index import parse_index
 from tui.memory.links import (
     _MARKDOWN_ONLY,
+    FoundLink,
     _parsed_links,
-    _scanned_links,
+    _scan,
     find_links,
     wiki_names,
 )
@@ -128,7 +129,7 @@ PIECES = ["[", "]", "(", ")", "[[", "]]", "a", "b c", " ", "  ", "\n", "\n\n", "
 def test_markdown_parser_and_line_scan_find_the_same_links(text):
     # The scan stands in for the parser only where no Markdown-only syntax appears.
     assume(not text.startswith("    ") and not any(s in text for s in _MARKDOWN_ONLY))
-    assert _scanned_links(text) == _parsed_links(text, split_lines(text))
+    assert list(_scan(text)) == _parsed_links(text, split_lines(text))
 
 
 @pytest.mark.parametrize("line", [
@@ -331,6 +332,6 @@ def test_a_huge_index_is_parsed_as_markdown_up_to_the_limit_then_scanned(text):
         links.MARKDOWN_LIMIT = original
     first_scanned = big.count("\n", 0, limit) + 1
     expected = find_links(big[:limit]) + [
-        link._replace(line=link.line + first_scanned) for link in _scanned_links(text)
+        FoundLink(line + first_scanned, *rest) for line, *rest in _scan(text)
     ]
     assert found == expected

@@ -38,7 +38,7 @@ from tui.memory.store import RECALL_SCAN_LIMIT, IndexFile, Memory, Store
 SEVERITIES = ("error", "warning", "info")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Finding:
     kind: str
     severity: str
@@ -48,6 +48,14 @@ class Finding:
     target: str | None = None  # dangling / outside_store: the link target
     other: str | None = None  # duplicate: the other file
     score: float | None = None  # duplicate: similarity 0-100
+
+    def __init__(self, kind: str, severity: str, file: str | None, line: int | None,
+                 message: str, target: str | None = None, other: str | None = None,
+                 score: float | None = None) -> None:
+        # Set through the instance dict, not the frozen __setattr__ eight times over: a
+        # 50 MB index makes half a million findings.
+        vars(self).update(kind=kind, severity=severity, file=file, line=line,
+                          message=message, target=target, other=other, score=score)
 
     def to_json(self) -> dict:
         # Every field is a plain value: vars() is asdict() without its deep copy (a tenth of
@@ -142,37 +150,30 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
         )
     store_root = os.path.realpath(store.path)
     entries, plain_entries = _entries(store.path)
-    for link in index.links:
-        if link.wiki:
-            if link.file is None:
-                yield _unmatched_wiki_link(name, link.line, link.target)
+    # Unpacked, not read attribute by attribute: 300,000 links in a 50 MB index.
+    for line, _, target, file, _, _, wiki in index.links:
+        if wiki:
+            if file is None:
+                yield _unmatched_wiki_link(name, line, target)
             continue  # a resolved one names an existing memory
-        if link.file in plain_entries:
+        if file in plain_entries:
             continue  # an existing entry of the store itself: inside, not dangling
-        if link.file is None:
-            yield Finding(
-                "outside_store", "error", name, link.line,
-                f"link to {link.target} points outside the memory directory",
-                target=link.target,
-            )
+        if file is None:
+            yield Finding("outside_store", "error", name, line,
+                          f"link to {target} points outside the memory directory", target)
             continue
-        if "/" not in link.file and link.file != "." and _loose(link.file) not in entries:
+        if "/" not in file and file != "." and _loose(file) not in entries:
             real = None  # not in the folder's listing: no syscall needed to know it is gone
         else:
-            target = os.path.join(store.path, link.file)
-            real = os.path.realpath(target) if os.path.lexists(target) else None
+            path = os.path.join(store.path, file)
+            real = os.path.realpath(path) if os.path.lexists(path) else None
         if real is not None and not real.startswith(store_root + os.sep):
-            yield Finding(
-                "outside_store", "error", name, link.line,
-                f"link to {link.target} resolves outside the memory directory ({real})",
-                target=link.target,
-            )
+            yield Finding("outside_store", "error", name, line,
+                          f"link to {target} resolves outside the memory directory ({real})",
+                          target)
         elif real is None or not os.path.exists(real):
-            yield Finding(
-                "dangling", "warning", name, link.line,
-                f"link to {link.target} points at a file that does not exist",
-                target=link.target,
-            )
+            yield Finding("dangling", "warning", name, line,
+                          f"link to {target} points at a file that does not exist", target)
 
 
 def _readlink(path: Path) -> str | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import NamedTuple
 
@@ -49,21 +49,32 @@ MARKDOWN_LIMIT = 1 << 20  # characters read as Markdown; the lines after them ar
 
 
 def find_links(text: str) -> list[FoundLink]:
-    """Every link of `text`, in order; line numbers count `\\n` only, as Claude Code does.
+    """Every link of `text`, in order; line numbers count `\\n` only, as Claude Code does."""
+    return [FoundLink._make(fields) for fields in link_fields(text)]
+
+
+LinkFields = tuple[int, int, str, str, str, bool]  # a FoundLink's fields
+
+
+def link_fields(text: str) -> Iterator[LinkFields]:
+    """find_links' links as plain tuples of FoundLink's fields: for a caller that makes its
+    own object per link (an index of 300,000 links makes no FoundLink at all).
 
     Markdown parsing takes about a second a megabyte: past `MARKDOWN_LIMIT` (forty times
     what Claude Code loads of an index) the lines are scanned, so in a huge file a link in
     a code span far down still counts as one."""
     if "[" not in text:
-        return []
+        return
     if len(text) > MARKDOWN_LIMIT:
         split = text.find("\n", MARKDOWN_LIMIT)
         if split >= 0:
-            head = find_links(text[:split])
-            return head + _scanned_links(text, split + 1, text.count("\n", 0, split) + 1)
+            yield from link_fields(text[:split])
+            yield from _scan(text, split + 1, text.count("\n", 0, split) + 1)
+            return
     if text.startswith("    ") or any(syntax in text for syntax in _MARKDOWN_ONLY):
-        return _parsed_links(text, split_lines(text))
-    return _scanned_links(text)
+        yield from _parsed_links(text, split_lines(text))
+        return
+    yield from _scan(text)
 
 
 def wiki_links(text: str) -> list[FoundLink]:
@@ -73,28 +84,27 @@ def wiki_links(text: str) -> list[FoundLink]:
     return [link for link in find_links(text) if link.wiki]
 
 
-def _link(line: int, end: int, match: re.Match[str]) -> FoundLink:
+def _fields(line: int, end: int, match: re.Match[str]) -> LinkFields:
     wiki, alias, title, angle, bare = match.groups()
     if wiki is not None:
         name = wiki.strip()
-        return FoundLink(line, end, match.group(), (alias or "").strip() or name, name, True)
-    return FoundLink(line, end, match.group(), title, bare if angle is None else angle, False)
+        return line, end, match.group(), (alias or "").strip() or name, name, True
+    return line, end, match.group(), title, bare if angle is None else angle, False
 
 
-def _scanned_links(text: str, start: int = 0, line: int = 0) -> list[FoundLink]:
+def _scan(text: str, start: int = 0, line: int = 0) -> Iterator[LinkFields]:
     """The links from `start` (the beginning of line `line`), found by one search of the
     whole text: no link spans a line break, so it finds what a search per line finds."""
-    found = []
+    count, rfind = text.count, text.rfind  # looked up once, not per link
     position = line_start = start
     for match in _LINK.finditer(text, start):
         begin = match.start()
-        newlines = text.count("\n", position, begin)
+        newlines = count("\n", position, begin)
         if newlines:
             line += newlines
-            line_start = text.rfind("\n", position, begin) + 1
+            line_start = rfind("\n", position, begin) + 1
         position = begin
-        found.append(_link(line, match.end() - line_start, match))
-    return found
+        yield _fields(line, match.end() - line_start, match)
 
 
 # --- the Markdown path ---------------------------------------------------------------------
@@ -156,9 +166,9 @@ def _link_rule(state, silent: bool) -> bool:
     match = _LINK.match(state.src, start, state.posMax)
     if match:
         if not silent:
-            link = _link(0, 0, match)
+            _, _, source, title, target, wiki = _fields(0, 0, match)
             token = state.push("memory_link", "", 0)
-            token.meta = {"memory_link": (start, link.source, link.title, link.target, link.wiki)}
+            token.meta = {"memory_link": (start, source, title, target, wiki)}
         state.pos = match.end()
         return True
     return _reference_link(state, silent)
