@@ -11,6 +11,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from tui.claude.lines import STEP
+
 MAX_FOLDER_NAME = 200
 MEMORY_DIR_NAME = "memory"
 INDEX_NAME = "MEMORY.md"
@@ -128,8 +130,19 @@ def as_written(text: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 units each
+
+
 def utf16_len(text: str) -> int:
     """Length as JavaScript counts it."""
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+    if len(text) <= STEP:
+        return len(text.encode("utf-16-le", "surrogatepass")) // 2
+    return len(text) + sum(len(_ASTRAL.findall(text, start, start + STEP))
+                           for start in range(0, len(text), STEP))
+
+
+def has_astral(text: str) -> bool:
+    """Whether a character of `text` takes two UTF-16 units (a megabyte at a time)."""
+    return any(_ASTRAL.search(text, start, start + STEP) for start in range(0, len(text), STEP))

@@ -18,7 +18,7 @@ from typing import NamedTuple, overload
 from urllib.parse import unquote
 
 from tui.claude.lines import line_count, split_lines
-from tui.claude.paths import utf16_len
+from tui.claude.paths import has_astral, utf16_len
 from tui.memory.frontmatter import BLOCK
 from tui.memory.links import find_links, link_fields, resolve_wiki
 
@@ -28,7 +28,6 @@ LINE_WARN = 150
 LINE_ERROR = 200
 
 _PLACEHOLDER = re.compile(r"\{[^{}/]+\}")  # `{module}_project.md`: a naming template
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 units each
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # JavaScript's String.prototype.trim() whitespace set.
 _JS_WHITESPACE = (
@@ -126,7 +125,7 @@ class IndexLines(Sequence[IndexLine]):
     def _width(self) -> Callable[[str], int]:
         """A line's width in UTF-16 units: its length, unless the index holds a character
         outside the BMP (one search of it, instead of an encode per line)."""
-        return utf16_len if _ASTRAL.search(self.raw) else len
+        return utf16_len if has_astral(self.raw) else len
 
     @cached_property
     def starts(self) -> list[int]:
