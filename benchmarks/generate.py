@@ -330,6 +330,52 @@ def ensure(root: Path = DEFAULT_DIR, projects: int = 1000, memories: int = 20000
     return root / "config"
 
 
+HUGE_DIR = Path(__file__).resolve().parent / ".data" / "huge-index"
+HUGE_FOLDER = "-home-me-code-huge-index"
+
+
+def ensure_huge_index(root: Path = HUGE_DIR, megabytes: int = 50, memories: int = 300,
+                      seed: int = 1, quiet: bool = False) -> Path:
+    """A config home with one store whose MEMORY.md is `megabytes` MB: index lines in the
+    real shape (`- [Title](file.md) — hook`, of 40 to 300 characters) linking
+    the store's memories first, then files that do not exist. Its memory dir is
+    `<config>/projects/HUGE_FOLDER/memory`; the same seed gives the same bytes."""
+    params = {"version": GENERATOR_VERSION, "megabytes": megabytes, "memories": memories,
+              "seed": seed}
+    manifest = root / MANIFEST
+    try:
+        if json.loads(manifest.read_text())["params"] == params:
+            return root / "config"
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    if root.exists():
+        shutil.rmtree(root)
+    if not quiet:
+        print(f"generating a {megabytes} MB MEMORY.md in {root} ...", file=sys.stderr)
+    rng = random.Random(seed)
+    store = root / "config" / "projects" / HUGE_FOLDER / "memory"
+    store.mkdir(parents=True)
+    files = []
+    for number in range(memories):
+        kind = rng.choice(TYPES)
+        name = f"{kind}_{_words(rng, 2).replace(' ', '_')}_{number}"
+        files.append(f"{name}.md")
+        _write(store / f"{name}.md", memory_text(rng, name, kind, _words(rng, 8)), EPOCH)
+    pool = _words(rng, 100_000).split()  # drawn once: 50 MB of lines are sliced from it
+    lines, size, number = [], 0, 0
+    while size < megabytes << 20:
+        target = files[number] if number < len(files) else f"topic_{number}.md"
+        start, count = rng.randrange(len(pool) - 50), rng.randint(4, 40)
+        title = " ".join(pool[start:start + 3]).title()
+        line = f"- [{title}]({target}) — {' '.join(pool[start + 3:start + 3 + count])}"
+        lines.append(line)
+        size += len(line.encode()) + 1
+        number += 1
+    _write(store / "MEMORY.md", "\n".join(lines) + "\n", EPOCH)
+    manifest.write_text(json.dumps({"params": params, "stats": {"lines": len(lines)}}) + "\n")
+    return root / "config"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", nargs="?", type=Path, default=DEFAULT_DIR)
