@@ -219,7 +219,6 @@ async def huge_index_session(home: Path, quit_started: list[float]) -> tuple[flo
     50 MB store; the time quitting starts goes into `quit_started`."""
     from tui.app.app import MemtuiApp
     from tui.app.screens.store import StoreScreen
-    from tui.app.widgets.findings import AUDITING
     from tui.claude.discovery import discover
 
     env = {"CLAUDE_CONFIG_DIR": str(home)}
@@ -236,8 +235,7 @@ async def huge_index_session(home: Path, quit_started: list[float]) -> tuple[flo
             await asyncio.sleep(0.005)
         await repainted(app)
         opened = time.perf_counter() - start
-        findings = screen.query_one("#findings-view")
-        while findings.renderable is AUDITING:
+        while not screen.findings_view.rows:
             await asyncio.sleep(0.005)
         await repainted(app)
         audited = time.perf_counter() - start
