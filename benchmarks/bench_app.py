@@ -287,7 +287,7 @@ def huge_index_report(huge: list[float], runs: int) -> list[str]:
           f"{HUGE_BLOCK_SECONDS * 1000:.0f} ms")
     print(f"  quit                        {quit_seconds:7.2f} s   target {HUGE_QUIT_SECONDS:.0f} s")
     print(f"  memtui audit                {audit_seconds:7.2f} s   target {HUGE_AUDIT_SECONDS:.0f} s")
-    print(f"  memtui audit --json         {audit_json:7.2f} s\n")
+    print(f"  memtui audit --json         {audit_json:7.2f} s")
     missed = []
     if opened >= HUGE_OPEN_SECONDS:
         missed.append(f"the 50 MB index store opened in {opened:.2f} s")
@@ -309,10 +309,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure only the store with a 50 MB MEMORY.md")
     args = parser.parse_args(argv)
     huge_home = ensure_huge_index()
-    huge = [min(values) for values in zip(
-        *((*huge_index_run(huge_home), cli_audit_seconds(huge_home),
-           cli_audit_seconds(huge_home, "--json")) for _ in range(args.runs)), strict=True)]
+    huge_runs = [(*huge_index_run(huge_home), cli_audit_seconds(huge_home),
+                  cli_audit_seconds(huge_home, "--json")) for _ in range(args.runs)]
+    huge = [min(values) for values in zip(*huge_runs, strict=True)]
     missed = huge_index_report(huge, args.runs)
+    for number, run in enumerate(huge_runs, start=1):
+        print(f"  run {number}: open {run[0]:.2f} s, findings {run[1]:.2f} s, longest block "
+              f"{run[2] * 1000:.0f} ms, quit {run[3]:.2f} s, audit {run[4]:.2f} s, "
+              f"--json {run[5]:.2f} s")
+    print()
     if args.huge_only:
         for line in missed:
             print(f"MISSED: {line}")

@@ -11,6 +11,7 @@ Everything else is an `OSError` with a reason a user can read.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
@@ -89,7 +90,23 @@ def _read_up_to(handle: BinaryIO, limit: int) -> bytes:
 
 def read_text(path: str | os.PathLike[str] | bytes, limit: int | None = None) -> str:
     """A regular file's text, bytes that are not UTF-8 replaced."""
-    return read_regular(path, limit).decode("utf-8", errors="replace")
+    return decode_utf8(read_regular(path, limit), "replace")
+
+
+# A huge text is worked on a megabyte at a time: one C call over 50 MB holds the GIL for a
+# tenth of a second, and the app's UI thread waits that long for its next frame.
+STEP = 1 << 20
+
+
+def decode_utf8(data: bytes, errors: str = "strict") -> str:
+    """`data.decode("utf-8", errors)`, a megabyte at a time (see STEP)."""
+    if len(data) <= STEP:
+        return data.decode("utf-8", errors)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors)
+    with memoryview(data) as view:
+        parts = [decoder.decode(view[start:start + STEP]) for start in range(0, len(data), STEP)]
+    parts.append(decoder.decode(b"", final=True))
+    return "".join(parts)
 
 
 # C0 controls but tab, line feed, form feed and carriage return; and DEL.

@@ -10,17 +10,12 @@ from __future__ import annotations
 
 import os
 
-from tui.claude.files import read_text
+from tui.claude.files import STEP, read_text
 
 
 def split_lines(text: str) -> list[str]:
     """The lines of `text`; a trailing newline leaves an empty last line, as in JavaScript."""
     return text.split("\n")
-
-
-# A huge text is worked on a megabyte at a time: one C call over 50 MB holds the GIL for a
-# tenth of a second, and the app's UI thread waits that long for its next frame.
-STEP = 1 << 20
 
 
 def line_count(text: str) -> int:

@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from tui.claude.lines import STEP
+from tui.claude.files import STEP
 
 MAX_FOLDER_NAME = 200
 MEMORY_DIR_NAME = "memory"

@@ -8,14 +8,12 @@ with an `error`, never exceptions or a hang.
 
 from __future__ import annotations
 
-import codecs
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.claude.files import NotAFile, not_text, open_regular, read_regular
-from tui.claude.lines import STEP
+from tui.claude.files import NotAFile, decode_utf8, not_text, open_regular, read_regular
 from tui.claude.lock import LockState, read_lock
 from tui.claude.memory_files import TEAM_FOLDER, TEAM_INDEX, is_log, memory_files
 from tui.claude.paths import INDEX_NAME
@@ -136,20 +134,9 @@ def _why_unreadable(error: OSError) -> str:
 def _decode(data: bytes) -> tuple[str, bool]:
     """The text, and whether bytes that are not UTF-8 were replaced."""
     try:
-        return _decode_in_steps(data, "strict"), False
+        return decode_utf8(data), False
     except UnicodeDecodeError:
-        return _decode_in_steps(data, "replace"), True
-
-
-def _decode_in_steps(data: bytes, errors: str) -> str:
-    """`data.decode("utf-8", errors)`, a megabyte at a time for a big index (see STEP)."""
-    if len(data) <= STEP:
-        return data.decode("utf-8", errors)
-    decoder = codecs.getincrementaldecoder("utf-8")(errors)
-    with memoryview(data) as view:
-        parts = [decoder.decode(view[start:start + STEP]) for start in range(0, len(data), STEP)]
-    parts.append(decoder.decode(b"", final=True))
-    return "".join(parts)
+        return decode_utf8(data, "replace"), True
 
 
 def _read_memory(

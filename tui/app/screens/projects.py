@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
+from tui.app.collector import collector_paused
 from tui.app.commands import PaletteCommand
 from tui.app.messages import DemoBuilt, ProjectsScanned
 from tui.app.summaries import StoreSummary, summarize
@@ -180,12 +181,13 @@ class ProjectsScreen(Screen[None]):
         app.call_from_thread(progress.update, total=len(stores) or 1, progress=0)
         summaries = {}
         shown = time.monotonic()
-        for done, store in enumerate(stores, start=1):
-            summaries[store] = summarize(store)
-            # A call from the thread waits for the UI: a few per second, not one per store.
-            if time.monotonic() - shown > PROGRESS_INTERVAL:
-                app.call_from_thread(progress.update, progress=done)
-                shown = time.monotonic()
+        with collector_paused():  # summaries hold every store's parsed index
+            for done, store in enumerate(stores, start=1):
+                summaries[store] = summarize(store)
+                # A call from the thread waits for the UI: a few per second, not one per store.
+                if time.monotonic() - shown > PROGRESS_INTERVAL:
+                    app.call_from_thread(progress.update, progress=done)
+                    shown = time.monotonic()
         self.post_message(ProjectsScanned(inventory, summaries))
         # After the table is up: the first count of a big history reads every transcript.
         from tui.history.recovery import lost_update_counts

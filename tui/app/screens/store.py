@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import gc
-import threading
-from contextlib import contextmanager
 from typing import ClassVar
 
 from rich.text import Text
@@ -26,6 +24,7 @@ from textual.widgets import (
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.app import curation
+from tui.app.collector import collector_paused
 from tui.app.commands import PaletteCommand
 from tui.app.disk import signature
 from tui.app.memory_rows import (
@@ -65,28 +64,6 @@ POLL_SECONDS = 1.0
 DUPLICATE_SCAN_LIMIT = 10_000  # the check takes about 1.3 s at 5,000 memories, in the worker
 QUICK_DUPLICATES = 500  # up to this many memories the check is milliseconds: no extra pass
 
-_collector_pauses = 0
-_collector_lock = threading.Lock()
-
-
-@contextmanager
-def collector_paused():
-    """Python's cycle collector off while a worker builds a store's objects. Each full
-    collection walks all of them holding the GIL: on a 50 MB index, thirty collections of
-    up to 1.5 s froze the UI thread. gc.freeze() then keeps them out of the next ones
-    (the screen unfreezes when it closes)."""
-    global _collector_pauses
-    with _collector_lock:
-        _collector_pauses += 1
-        gc.disable()
-    try:
-        yield
-    finally:
-        with _collector_lock:
-            _collector_pauses -= 1
-            if not _collector_pauses:
-                gc.freeze()  # else the first collection after this walks all of it at once
-                gc.enable()
 WATCH_GROUP = "watch"  # the disk watcher: runs as long as the screen
 PREVIEW_PAUSE = 0.1  # the preview waits until typing pauses: Markdown is slow to render
 RELINKABLE_KINDS = ("unindexed", "beyond_cut", "linked_from")

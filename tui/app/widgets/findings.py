@@ -78,12 +78,15 @@ class FindingRow:
 def finding_rows(findings: list[Finding]) -> list[FindingRow]:
     rows = []
     seen: Counter[str] = Counter()
-    for finding in _ordered(findings):
+    labels: dict[tuple[str, str], tuple[Text, Text]] = {}  # one pair per kind: the table
+    for finding in _ordered(findings):                    # only reads them
         base = f"{finding.kind}|{finding.file}|{finding.line}|{finding.target}|{finding.other}"
         seen[base] += 1
-        style = SEVERITY_STYLE[finding.severity]
-        cells = ("", Text(finding.severity, style=style), Text(finding.kind, style=style),
-                 visible(where(finding)), visible(finding.message))
+        label = (finding.severity, finding.kind)
+        if label not in labels:
+            style = SEVERITY_STYLE[finding.severity]
+            labels[label] = Text(finding.severity, style=style), Text(finding.kind, style=style)
+        cells = ("", *labels[label], visible(where(finding)), visible(finding.message))
         rows.append(FindingRow(f"{base}|{seen[base]}", finding, cells))
     return rows
 
