@@ -63,7 +63,6 @@ COLUMN_PRIORITY = ("name", "mark", "status", "type", "description", "modified", 
 POLL_SECONDS = 1.0
 DUPLICATE_SCAN_LIMIT = 10_000  # the check takes about 1.3 s at 5,000 memories, in the worker
 QUICK_DUPLICATES = 500  # up to this many memories the check is milliseconds: no extra pass
-
 WATCH_GROUP = "watch"  # the disk watcher: runs as long as the screen
 PREVIEW_PAUSE = 0.1  # the preview waits until typing pauses: Markdown is slow to render
 RELINKABLE_KINDS = ("unindexed", "beyond_cut", "linked_from")

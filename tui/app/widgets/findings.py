@@ -78,8 +78,9 @@ class FindingRow:
 def finding_rows(findings: list[Finding]) -> list[FindingRow]:
     rows = []
     seen: Counter[str] = Counter()
-    labels: dict[tuple[str, str], tuple[Text, Text]] = {}  # one pair per kind: the table
-    for finding in _ordered(findings):                    # only reads them
+    # One severity and one kind Text per kind, shared: the table only reads its cells.
+    labels: dict[tuple[str, str], tuple[Text, Text]] = {}
+    for finding in _ordered(findings):
         base = f"{finding.kind}|{finding.file}|{finding.line}|{finding.target}|{finding.other}"
         seen[base] += 1
         label = (finding.severity, finding.kind)
