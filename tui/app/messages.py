@@ -11,7 +11,7 @@ from tui.app.memory_rows import MemoryRow
 from tui.app.summaries import StoreSummary
 from tui.app.widgets.findings import FindingsShown
 from tui.claude.discovery import Inventory
-from tui.memory.audit import Finding, MemoryStatus
+from tui.memory.audit import MemoryStatus
 from tui.memory.store import Store
 
 
@@ -33,7 +33,6 @@ class StoreLoaded(Message):
     The first message comes before the audit (`shown` None), the next after it."""
 
     store: Store
-    findings: list[Finding]
     statuses: dict[str, MemoryStatus]
     signature: frozenset[tuple[str, int, int]]
     rows: list[MemoryRow]

@@ -232,7 +232,7 @@ class StoreScreen(Screen[None]):
             store.index.first_cut_line  # noqa: B018 - the index view asks for it: found here
             # The memories first, then what the audit finds, then the duplicates of a store
             # with many memories (the slow part): each is shown while the next is worked out.
-            self.post_message(StoreLoaded(store, [], statuses, before,
+            self.post_message(StoreLoaded(store, statuses, before,
                                           build_rows(store, [], statuses), None))
             findings = audit_store(store, stranded_reason=reason, duplicates=False)
             many = len(store.memories) > QUICK_DUPLICATES
@@ -241,14 +241,14 @@ class StoreScreen(Screen[None]):
             if worker.is_cancelled:
                 return
             skipped = len(store.memories) > DUPLICATE_SCAN_LIMIT
-            self.post_message(StoreLoaded(store, findings, statuses, before,
+            self.post_message(StoreLoaded(store, statuses, before,
                                           build_rows(store, findings, statuses),
                                           shown_findings(findings, skipped)))
             if many and not skipped:
                 findings = findings + duplicate_findings(store)
                 if worker.is_cancelled:
                     return
-                self.post_message(StoreLoaded(store, findings, statuses, before,
+                self.post_message(StoreLoaded(store, statuses, before,
                                               build_rows(store, findings, statuses),
                                               shown_findings(findings)))
         from tui.history.recovery import record_external
