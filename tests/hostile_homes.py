@@ -488,7 +488,7 @@ def _(h): _put(h.config_toml, f'[anthropic]\ntimeout = {"9" * 400}.0\nmodel = 5\
 
 @fault(".git file pointing at a fifo")
 def _(h):
-    shutil.rmtree(h.checkout / ".git")
+    _replace(h.checkout / ".git")
     gitdir = h.code / "real.git" / "worktrees" / "proj"
     gitdir.mkdir(parents=True)
     os.mkfifo(gitdir / "commondir")
@@ -498,19 +498,19 @@ def _(h):
 
 @fault(".git file with NUL")
 def _(h):
-    shutil.rmtree(h.checkout / ".git")
+    _replace(h.checkout / ".git")
     _put(h.checkout / ".git", b"gitdir: /tmp/a\x00b\n")
 
 
 @fault(".git file huge")
 def _(h):
-    shutil.rmtree(h.checkout / ".git")
+    _replace(h.checkout / ".git")
     _put(h.checkout / ".git", b"gitdir: " + b"a/" * 3_000_000)
 
 
 @fault(".git is a fifo")
 def _(h):
-    shutil.rmtree(h.checkout / ".git")
+    _replace(h.checkout / ".git")
     os.mkfifo(h.checkout / ".git")
 
 
