@@ -103,6 +103,16 @@ def test_reference_style_link_names_its_definition():
     assert targets("- [Deploy][d] — how\n\n[d]: deploy%20notes.md \"t\"\n") == ["deploy notes.md"]
 
 
+def test_reference_style_link_without_a_definition_is_no_link():
+    assert targets("- [Deploy][d] — how\n- [d] and [e][] too\n") == []
+
+
+def test_a_link_after_thousands_of_open_brackets_is_found():
+    # The hostile-home fault that made `dream --dry-run` outlive its 10 s.
+    raw = "[" * 100_000 + "](" * 50_000 + "[[a]]"
+    assert [link.target for link in parse_index(raw, {"a": "a.md"}).links] == ["a"]
+
+
 def test_template_placeholder_target_is_not_a_file():
     assert targets("- [Module notes]({module}_project.md) — one per module") == []
 

@@ -353,24 +353,31 @@ def parse_index(
     team/MEMORY.md) to store-relative paths."""
     if raw is None:
         return LoadedIndex(False, 0, 0, "", 0, 0, None, None, (), IndexLines("", None))
-    if "[[" in raw:
-        return _parse(raw, names, folder)
     # `names` only resolves [[name]] links: without one, the text decides it all. The last
-    # such index is kept: a dream reads one MEMORY.md four times (its facts, its merge, its
+    # index is kept: a dream reads one MEMORY.md four times (its facts, its merge, its
     # prune, its change set), a second each for 300,000 lines. Compared, not hashed: equal
     # lengths are rare, and a hash of 50 MB holds the GIL as long as the compare.
+    names = names if "[[" in raw else None
     last = _last_parsed
-    if last is not None and last[1] == folder and len(last[0]) == len(raw) and last[0] == raw:
-        return last[2]
-    parsed = _parse(raw, None, folder)
-    _remember((raw, folder, parsed))
+    if (last is not None and last.folder == folder and len(last.raw) == len(raw)
+            and last.names == names and last.raw == raw):
+        return last.parsed
+    parsed = _parse(raw, names, folder)
+    _remember(_Parsed(raw, folder, None if names is None else dict(names), parsed))
     return parsed
 
 
-_last_parsed: tuple[str, str, LoadedIndex] | None = None
+class _Parsed(NamedTuple):
+    raw: str
+    folder: str
+    names: dict[str, str] | None
+    parsed: LoadedIndex
 
 
-def _remember(parsed: tuple[str, str, LoadedIndex]) -> None:
+_last_parsed: _Parsed | None = None
+
+
+def _remember(parsed: _Parsed) -> None:
     global _last_parsed
     _last_parsed = parsed
 

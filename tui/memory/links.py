@@ -175,6 +175,8 @@ def _link_rule(state, silent: bool) -> bool:
 
 
 def _reference_link(state, silent: bool) -> bool:
+    if not state.env.get("references"):
+        return False  # no `[label]: url` definition in the text: no reference link either
     start = state.pos
     label_end = state.md.helpers.parseLinkLabel(state, start, True)
     if label_end < 0 or state.src[label_end + 1:label_end + 2] == "(":
