@@ -31,14 +31,16 @@ class Scripted:
     delay: float = 0.0  # seconds to wait before answering
     stream_delay: float = 0.0  # seconds between the pieces of a streamed reply
     usage: tuple[int, int] | None = None  # (input, output) tokens; else small made-up counts
+    message: str = "scripted failure"  # the error's message, for a failure
 
 
 def reply(*blocks: dict) -> Scripted:
     return Scripted(list(blocks))
 
 
-def failure(status: int, error_type: str = "api_error") -> Scripted:
-    return Scripted(status=status, error_type=error_type)
+def failure(status: int, error_type: str = "api_error",
+            message: str = "scripted failure") -> Scripted:
+    return Scripted(status=status, error_type=error_type, message=message)
 
 
 class FakeAnthropic:
@@ -77,7 +79,7 @@ class FakeAnthropic:
                 if step.delay:
                     time.sleep(step.delay)
                 if step.status != 200:
-                    return self._error(step.status, step.error_type, "scripted failure")
+                    return self._error(step.status, step.error_type, step.message)
                 message = _message(step.blocks, len(fake.requests), body.get("model", "m"),
                                    step.usage)
                 if body.get("stream"):

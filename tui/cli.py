@@ -250,6 +250,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_run_commands(commands)
 
+    from tui.cli_doctor import add_doctor_command
+
+    add_doctor_command(commands)
+
     serve = commands.add_parser("serve", help="the app in a browser (textual-serve)")
     serve.add_argument("--host", default="localhost")
     serve.add_argument("--port", type=int, default=8000)

@@ -49,7 +49,7 @@ def config_file() -> Path:
     return xdg.config_dir() / "config.toml"
 
 
-def _read_table(path: Path) -> dict:
+def read_config_table(path: Path) -> dict:
     """The `[anthropic]` table of config.toml ({} when there is no file); EngineError when
     the file is there but is no TOML memtui can use."""
     try:
@@ -85,7 +85,7 @@ def _seconds(value: object) -> float:
 
 def load_config(env: Mapping[str, str], path: Path | None = None) -> ClientConfig:
     path = config_file() if path is None else path
-    table = _read_table(path)
+    table = read_config_table(path)
 
     def pick(variable: str, key: str) -> str | None:
         value = env.get(variable) or table.get(key)

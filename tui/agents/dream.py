@@ -10,9 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import threading
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from tui import failpoints
@@ -20,15 +18,15 @@ from tui.agents import offline, prompts
 from tui.agents.changeset import build_changeset
 from tui.agents.client import ClientConfig, EngineError, ModelClient
 from tui.agents.events import CANCELLED, FAILED, Listener, Progress, RunCancelled
+from tui.agents.gates import compute_gates
 from tui.agents.indexfit import LINE_LIMIT
 from tui.agents.loop import add_user, check, client_for, run_turns
 from tui.agents.result import CANCELLED as RUN_CANCELLED
 from tui.agents.result import FAILED as RUN_FAILED
 from tui.agents.result import SUCCEEDED, RunResult, unexpected_error
 from tui.agents.staging import LimitReached, Staging, Toolbox
-from tui.claude import transcripts
 from tui.claude.lines import read_store_text, split_lines
-from tui.claude.lock import LockBusy, acquire_lock, read_lock, rollback_lock
+from tui.claude.lock import LockBusy, acquire_lock, rollback_lock
 from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory.audit import audit_store
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
@@ -38,46 +36,6 @@ from tui.memory.store_lock import store_lock
 
 PHASES = ("Orient", "Gather", "Consolidate", "Prune and index")
 PHASE_TURNS = 12
-MIN_HOURS, MIN_SESSIONS = 24, 5
-
-
-@dataclass(frozen=True)
-class Gates:
-    """Claude Code's automatic-dream gates, shown (a manual run does not enforce them)."""
-
-    hours_since: float | None  # None: never consolidated
-    sessions_cwd: int | None  # as Claude Code counts: the cwd's transcript folder only
-    sessions_all: int  # every transcript folder of the store
-
-    def to_json(self) -> dict:
-        return {"hours_since": None if self.hours_since is None else round(self.hours_since, 1),
-                "sessions_cwd": self.sessions_cwd, "sessions_all": self.sessions_all,
-                "min_hours": MIN_HOURS, "min_sessions": MIN_SESSIONS}
-
-
-def _sessions_since(folder: Path, since: float | None) -> int:
-    count = 0
-    for file in transcripts.session_files(folder):
-        if not transcripts.UUID_NAME.match(file.name):
-            continue
-        try:
-            if since is None or file.stat().st_mtime > since:
-                count += 1
-        except OSError:
-            continue
-    return count
-
-
-def compute_gates(store: Path, transcript_dirs: Sequence[Path], cwd_folder: Path | None,
-                  now: float | None = None) -> Gates:
-    lock = read_lock(store)
-    since = lock.mtime if lock.exists else None
-    now = time.time() if now is None else now
-    return Gates(
-        None if since is None else (now - since) / 3600,
-        None if cwd_folder is None else _sessions_since(cwd_folder, since),
-        sum(_sessions_since(folder, since) for folder in set(transcript_dirs)),
-    )
 
 
 def _logs_since(staging: Staging, since: float | None) -> list[str]:

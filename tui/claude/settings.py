@@ -15,7 +15,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,10 +164,47 @@ def resolve_memory_location(
     )
 
 
+ENV_TRUE = frozenset({"1", "true", "yes", "on"})
+ENV_FALSE = frozenset({"0", "false", "no", "off"})
+DISABLE_AUTO_MEMORY = "CLAUDE_CODE_DISABLE_AUTO_MEMORY"
+ENABLED_KEY = "autoMemoryEnabled"
+
+
+def env_switch(value: str | None) -> bool | None:
+    """An on/off variable as Claude Code reads it: True for a true word, False for a false
+    word, None when unset or neither (then the next rule decides)."""
+    word = (value or "").strip().lower()
+    if word in ENV_TRUE:
+        return True
+    if word in ENV_FALSE:
+        return False
+    return None
+
+
+@dataclass(frozen=True)
+class AutoMemory:
+    """Whether Claude Code writes auto-memory, and which rule decided it."""
+
+    enabled: bool
+    decided_by: str  # "env", "setting" or "default"
+    source: Path | None = None  # the settings file, when a setting decided
+
+
+def auto_memory_state(flag: str | None,
+                      settings: Iterable[tuple[Path, Mapping | None]]) -> AutoMemory:
+    """The variable wins, then the first settings file (highest precedence first) holding
+    `autoMemoryEnabled` as a boolean; default on."""
+    switch = env_switch(flag)
+    if switch is not None:
+        return AutoMemory(not switch, "env")
+    for path, data in settings:
+        value = data.get(ENABLED_KEY) if data is not None else None
+        if isinstance(value, bool):
+            return AutoMemory(value, "setting", path)
+    return AutoMemory(True, "default")
+
+
 def auto_memory_enabled(env: Mapping[str, str], user_settings: Path) -> bool:
     """Whether Claude Code writes auto-memory at all (env wins over the setting)."""
-    flag = env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
-    if flag is not None and flag != "":
-        return flag.strip().lower() in {"0", "false"}
-    data = read_settings(user_settings)
-    return data is None or data.get("autoMemoryEnabled") is not False
+    return auto_memory_state(
+        env.get(DISABLE_AUTO_MEMORY), [(user_settings, read_settings(user_settings))]).enabled

@@ -1,0 +1,620 @@
+"""`memtui doctor`: each cause of "memory is not working" built in a temp home, then found.
+
+Every test runs the real CLI on a config home of its own and reads the JSON report: the
+check's id, its status and its fix. Nothing here leaves the machine (see test_doctor_online).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import (
+    add_worktree,
+    index_line,
+    make_repo,
+    memory_text,
+    real,
+    write_index,
+    write_memory,
+)
+from tests.test_history_transcripts import START, Session, blind_overwrite
+from tui import cli
+from tui.claude import paths
+from tui.doctor.report import CHECK_IDS
+
+KEY = "sk-ant-api03-SECRETSECRETSECRET-abcdef"
+NETWORK_VARIABLES = ("ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CODE_OAUTH_TOKEN",
+                     "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
+                     "all_proxy", "NO_PROXY", "no_proxy")
+
+
+@pytest.fixture(autouse=True)
+def no_network_settings(monkeypatch):
+    for name in NETWORK_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def project(tmp_path, fake_home, claude_home):
+    """A project directory under the user's home, its store with a small healthy index."""
+    root = fake_home / "work" / "shop"
+    root.mkdir(parents=True)
+    store = claude_home.store(real(root))
+    write_memory(store, "testing.md", memory_text())
+    write_index(store, [index_line("testing.md")])
+    return claude_home, real(root), store
+
+
+def run_doctor(claude, target, capsys, *extra: str) -> tuple[int, dict, str]:
+    code = cli.main(["--config-dir", str(claude.home), "doctor", str(target), "--json", *extra])
+    out, err = capsys.readouterr()
+    return code, json.loads(out) if out.strip() else {}, out + err
+
+
+def checks_of(report: dict) -> dict[str, dict]:
+    return {check["id"]: check for check in report["checks"]}
+
+
+def settings(path: Path, data: dict) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+# --- the report ---------------------------------------------------------------------------
+
+
+def test_a_healthy_project_passes_with_every_check_in_the_stated_shape(project, capsys):
+    claude, root, store = project
+    code, report, _ = run_doctor(claude, root, capsys)
+
+    assert code == 0
+    assert set(report) == {"project", "store", "checks"}
+    assert (report["project"], report["store"]) == (str(root), str(store))
+    assert [c["id"] for c in report["checks"]] == [i for i in CHECK_IDS if i != "api_probe"]
+    for check in report["checks"]:
+        assert set(check) == {"id", "status", "message", "fix"}
+        assert check["status"] in {"ok", "warn", "skip"}, check
+        assert check["message"]
+    assert checks_of(report)["index_size"]["status"] == "ok"
+
+
+def test_human_report_shows_fixes_and_exits_1_on_a_failure(project, capsys, monkeypatch):
+    claude, root, _ = project
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+    code = cli.main(["--config-dir", str(claude.home), "doctor", str(root)])
+    out = capsys.readouterr().out
+
+    assert code == 1
+    assert "FAIL  auto_memory" in out
+    assert "fix: unset CLAUDE_CODE_DISABLE_AUTO_MEMORY" in out
+    assert "1 failed" in out
+
+
+def test_bad_usage_exits_2_with_one_sentence(project, capsys, tmp_path):
+    claude, _, _ = project
+    code = cli.main(["--config-dir", str(claude.home), "doctor", str(tmp_path / "nowhere" / "x")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("memtui: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert cli.main(["doctor", "--bogus"]) == 2
+
+
+# --- auto_memory and settings ---------------------------------------------------------------
+
+
+def test_auto_memory_off_by_variable_fails_and_names_it(project, capsys, monkeypatch):
+    claude, root, _ = project
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "true")
+    code, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["auto_memory"]
+    assert code == 1
+    assert check["status"] == "fail"
+    assert "CLAUDE_CODE_DISABLE_AUTO_MEMORY=true" in check["message"]
+    assert check["fix"] == "unset CLAUDE_CODE_DISABLE_AUTO_MEMORY"
+
+
+def test_auto_memory_off_by_setting_names_file_and_line(project, capsys):
+    claude, root, _ = project
+    user = settings(claude.home / "settings.json", {"model": "x", "autoMemoryEnabled": False})
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["auto_memory"]
+    assert check["status"] == "fail"
+    assert f"{user}:3" in check["message"]
+    assert check["fix"].startswith(f'set "autoMemoryEnabled": true in {user}')
+
+
+def test_variable_set_to_a_false_word_wins_over_the_setting(project, capsys, monkeypatch):
+    claude, root, _ = project
+    settings(claude.home / "settings.json", {"autoMemoryEnabled": False})
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "0")
+    _, report, _ = run_doctor(claude, root, capsys)
+    assert checks_of(report)["auto_memory"]["status"] == "ok"
+
+
+def test_variable_in_the_settings_env_block_switches_memory_off(project, capsys):
+    claude, root, _ = project
+    local = settings(root / ".claude" / "settings.local.json",
+                     {"env": {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}})
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["auto_memory"]
+    assert check["status"] == "fail"
+    assert str(local) in check["message"] and str(local) in check["fix"]
+
+
+def test_keys_from_shared_guides_are_named_with_the_key_claude_reads(project, capsys):
+    claude, root, _ = project
+    user = settings(claude.home / "settings.json", {
+        "autoMemory": True,
+        "autoDream": {"enabled": True, "minHours": 12, "minSessions": 2},
+    })
+    code, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["settings_keys"]
+    assert code == 0  # a warning, not a failure
+    assert check["status"] == "warn"
+    assert f'"autoMemory" at {user}:2' in check["message"]
+    assert "remote flag" in check["message"]
+    assert f'replace "autoMemory" with "autoMemoryEnabled": true in {user}' in check["fix"]
+    assert f'replace "autoDream" with "autoDreamEnabled": true in {user}' in check["fix"]
+
+
+def test_a_settings_file_that_is_not_json_is_reported(project, capsys):
+    claude, root, _ = project
+    (claude.home / "settings.json").write_text('{"autoMemoryEnabled": false,}', encoding="utf-8")
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["settings_keys"]
+    assert check["status"] == "warn"
+    assert "is not valid JSON" in check["message"]
+
+
+# --- memory_dir ------------------------------------------------------------------------------
+
+
+def test_checked_in_memory_directory_is_reported_as_ignored(project, capsys):
+    claude, root, store = project
+    checked_in = settings(root / ".claude" / "settings.json",
+                          {"autoMemoryDirectory": "~/notes/shop-memory"})
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["memory_dir"]
+    assert report["store"] == str(store)  # not followed
+    assert check["status"] == "warn"
+    assert f"{checked_in}:2 is ignored by design" in check["message"]
+    assert "settings.local.json" in check["fix"]
+
+
+def test_checked_in_memory_directory_pointing_at_ssh_fails(project, capsys):
+    claude, root, _ = project
+    settings(root / ".claude" / "settings.json", {"autoMemoryDirectory": "~/.ssh/memory"})
+    code, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["memory_dir"]
+    assert code == 1
+    assert check["status"] == "fail"
+    assert "~/.ssh" in check["message"]
+    assert check["fix"].startswith('remove "autoMemoryDirectory" from')
+
+
+def test_memory_directory_in_etc_fails_and_outside_home_warns(project, capsys, tmp_path):
+    claude, root, _ = project
+    local = settings(root / ".claude" / "settings.local.json",
+                     {"autoMemoryDirectory": "/etc/claude-memory"})
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["memory_dir"]
+    assert check["status"] == "fail"
+    assert report["store"] == "/etc/claude-memory"
+    assert check["fix"] == f'remove "autoMemoryDirectory" from {local}'
+
+    settings(local, {"autoMemoryDirectory": str(tmp_path / "elsewhere")})
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["memory_dir"]
+    assert check["status"] == "warn"
+    assert "outside your home directory" in check["message"]
+
+
+# --- model access (offline) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("url", "fixed"), [
+    ("https://gateway.example.com/v1", "https://gateway.example.com"),
+    ("https://gateway.example.com/v1/", "https://gateway.example.com"),
+    ("https://gateway.example.com/", "https://gateway.example.com"),
+])
+def test_base_url_ending_in_v1_or_slash_fails_with_the_corrected_url(
+        project, capsys, monkeypatch, url, fixed):
+    claude, root, _ = project
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    code, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["api_base_url"]
+    assert code == 1
+    assert check["status"] == "fail"
+    assert check["fix"] == f"export ANTHROPIC_BASE_URL={fixed}"
+
+
+def test_base_url_in_claude_settings_env_is_checked_too(project, capsys):
+    claude, root, _ = project
+    user = settings(claude.home / "settings.json",
+                    {"env": {"ANTHROPIC_BASE_URL": "http://127.0.0.1:4000/v1"}})
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["api_base_url"]
+    assert check["status"] == "fail"
+    assert str(user) in check["message"] and "used by Claude Code" in check["message"]
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    (KEY + "\n", "a newline at the end"),
+    (" " + KEY, "a space at the start"),
+    (f'"{KEY}"', "wrapped in quotes"),
+])
+def test_key_with_whitespace_or_quotes_fails_without_showing_the_key(
+        project, capsys, monkeypatch, value, problem):
+    claude, root, _ = project
+    monkeypatch.setenv("ANTHROPIC_API_KEY", value)
+    code, report, output = run_doctor(claude, root, capsys)
+    check = checks_of(report)["api_key"]
+    assert code == 1
+    assert check["status"] == "fail"
+    assert problem in check["message"]
+    assert f"{len(value)} characters, starting {value[:4]!r}" in check["message"]
+    assert KEY not in output and KEY[4:20] not in output
+
+    code = cli.main(["--config-dir", str(claude.home), "doctor", str(root)])
+    human = capsys.readouterr()
+    assert KEY[4:20] not in human.out + human.err
+
+
+def test_both_key_kinds_set_warns(project, capsys, monkeypatch):
+    claude, root, _ = project
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "token-" + KEY)
+    _, report, output = run_doctor(claude, root, capsys)
+    check = checks_of(report)["api_key"]
+    assert check["status"] == "warn"
+    assert "Both ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN" in check["message"]
+    assert KEY[4:20] not in output
+
+
+def test_custom_endpoint_without_a_model_warns_and_a_spaced_model_fails(project, capsys, monkeypatch):
+    claude, root, _ = project
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://gateway.example.com")
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["api_model"]
+    assert check["status"] == "warn"
+    assert check["fix"].startswith("export ANTHROPIC_MODEL=")
+
+    monkeypatch.setenv("ANTHROPIC_MODEL", "claude-sonnet-4-5 ")
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["api_model"]
+    assert check["status"] == "fail"
+    assert check["fix"] == "export ANTHROPIC_MODEL=claude-sonnet-4-5"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_proxy_on_localhost_with_nothing_listening_fails(project, capsys, monkeypatch):
+    claude, root, _ = project
+    port = free_port()
+    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{port}")
+    code, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["proxy"]
+    assert code == 1
+    assert check["status"] == "fail"
+    assert f"127.0.0.1:{port}" in check["message"]
+    assert check["fix"] == f"start the proxy on port {port}, or unset HTTPS_PROXY"
+
+
+def test_proxy_on_localhost_that_listens_is_ok(project, capsys, monkeypatch):
+    claude, root, _ = project
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        monkeypatch.setenv("HTTPS_PROXY", f"http://localhost:{server.getsockname()[1]}")
+        _, report, _ = run_doctor(claude, root, capsys)
+    assert checks_of(report)["proxy"]["status"] == "ok"
+
+
+def credentials(claude, expires: datetime) -> str:
+    token = "sk-ant-oat01-" + uuid.uuid4().hex
+    (claude.home / ".credentials.json").write_text(json.dumps({"claudeAiOauth": {
+        "accessToken": token, "refreshToken": "sk-ant-ort01-" + uuid.uuid4().hex,
+        "expiresAt": int(expires.timestamp() * 1000), "scopes": ["user:inference"],
+    }}), encoding="utf-8")
+    return token
+
+
+def test_expired_oauth_login_beside_a_key_warns_and_never_shows_the_token(
+        project, capsys, monkeypatch):
+    claude, root, _ = project
+    token = credentials(claude, datetime.now(UTC) - timedelta(days=2))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    _, report, output = run_doctor(claude, root, capsys)
+    check = checks_of(report)["oauth"]
+    assert check["status"] == "warn"
+    assert "expired" in check["message"] and "ANTHROPIC_API_KEY" in check["message"]
+    assert "claude /login" in check["fix"]
+    assert token not in output and token[13:] not in output
+
+
+def test_valid_oauth_login_is_ok(project, capsys, monkeypatch):
+    claude, root, _ = project
+    credentials(claude, datetime.now(UTC) + timedelta(hours=5))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    _, report, _ = run_doctor(claude, root, capsys)
+    assert checks_of(report)["oauth"]["status"] == "ok"
+
+
+# --- the dream -------------------------------------------------------------------------------
+
+
+def set_lock(store: Path, body: str, age_seconds: float) -> Path:
+    lock = store / paths.LOCK_NAME
+    lock.write_text(body, encoding="utf-8")
+    stamp = time.time() - age_seconds
+    os.utime(lock, (stamp, stamp))
+    return lock
+
+
+def sessions_in(claude, cwd: Path, count: int, age_seconds: float = 60) -> None:
+    for _ in range(count):
+        claude.session(cwd, mtime=time.time() - age_seconds)
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_dream_gates_open_after_24h_and_5_sessions(project, capsys):
+    claude, root, store = project
+    set_lock(store, "", 30 * 3600)
+    sessions_in(claude, root, 5)
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["dream_gates"]
+    assert check["status"] == "ok"
+    assert "30.0 h ago" in check["message"]
+    assert "5 session(s) since" in check["message"]
+    assert "both gates are open" in check["message"]
+    assert "remotely" in check["message"]
+
+
+def test_sessions_spread_over_worktrees_keep_the_session_gate_shut(tmp_path, claude_home, capsys):
+    repo = make_repo(tmp_path / "shop")
+    tree = real(add_worktree(repo, tmp_path / "shop-wt", "feature"))
+    root = real(tmp_path / "shop")
+    store = claude_home.store(root)
+    set_lock(store, "", 48 * 3600)
+    sessions_in(claude_home, root, 2)
+    sessions_in(claude_home, tree, 4)
+    _, report, _ = run_doctor(claude_home, root, capsys)
+    check = checks_of(report)["dream_gates"]
+    assert check["status"] == "warn"
+    assert "2 session(s) since" in check["message"] and "6 across" in check["message"]
+    assert check["fix"] == f"memtui dream {root}"
+
+
+def test_auto_dream_switched_off_warns(project, capsys):
+    claude, root, _ = project
+    user = settings(claude.home / "settings.json", {"autoDreamEnabled": False})
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["dream_gates"]
+    assert check["status"] == "warn"
+    assert f'"autoDreamEnabled": false in {user}:2' in check["message"]
+
+
+def test_lock_with_a_dead_pid_is_stale_with_the_fix(project, capsys):
+    claude, root, store = project
+    pid = dead_pid()
+    lock = set_lock(store, str(pid), 10 * 60)
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["dream_lock"]
+    assert check["status"] == "warn"
+    assert f"process {pid}, which is not running" in check["message"]
+    assert "10 min old" in check["message"]
+    assert check["fix"].startswith(f"rm {lock}")
+
+
+def test_old_lock_of_a_finished_dream_is_fine(project, capsys):
+    claude, root, store = project
+    set_lock(store, str(dead_pid()), 3 * 24 * 3600)
+    _, report, _ = run_doctor(claude, root, capsys)
+    assert checks_of(report)["dream_lock"]["status"] == "ok"
+
+
+def test_lock_held_by_a_live_process_is_a_running_dream(project, capsys):
+    claude, root, store = project
+    set_lock(store, str(os.getpid()), 5 * 60)
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["dream_lock"]
+    assert check["status"] == "ok"
+    assert f"process {os.getpid()} (running)" in check["message"]
+
+
+def test_lock_that_is_a_directory_or_in_the_future_fails(project, capsys):
+    claude, root, store = project
+    (store / paths.LOCK_NAME).mkdir()
+    code, report, _ = run_doctor(claude, root, capsys)
+    assert code == 1
+    assert checks_of(report)["dream_lock"]["status"] == "fail"
+    (store / paths.LOCK_NAME).rmdir()
+
+    set_lock(store, "", -5 * 3600)
+    _, report, _ = run_doctor(claude, root, capsys)
+    assert checks_of(report)["dream_lock"]["status"] == "fail"
+    gates = checks_of(report)["dream_gates"]
+    assert gates["status"] == "fail" and gates["fix"].startswith('touch -d "25 hours ago"')
+
+
+# --- the index -------------------------------------------------------------------------------
+
+
+def test_index_past_its_cut_fails_naming_the_hidden_entries(project, capsys):
+    claude, root, store = project
+    lines = []
+    for number in range(230):
+        write_memory(store, f"note_{number:03}.md", memory_text(name=f"note {number}"))
+        lines.append(index_line(f"note_{number:03}.md"))
+    write_index(store, lines)
+    code, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["index_size"]
+    assert code == 1
+    assert check["status"] == "fail"
+    assert "230 lines" in check["message"]
+    assert "from line 201 on" in check["message"]
+    assert "30 entries the model never sees (note_200.md" in check["message"]
+    assert "--loaded" in check["fix"]
+
+
+def test_long_index_lines_warn_with_their_numbers(project, capsys):
+    claude, root, store = project
+    write_index(store, [index_line("testing.md"), index_line("testing.md", hook="x" * 170)])
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["index_size"]
+    assert check["status"] == "warn"
+    assert "1 line(s) are over 150 characters (line 2)" in check["message"]
+
+
+# --- extraction and compaction ---------------------------------------------------------------
+
+
+def prompt(session: Session, text: str) -> None:
+    session._record("user", message={"role": "user", "content": text})
+
+
+def test_main_agent_writing_memory_itself_is_reported_per_turn(project, capsys):
+    claude, root, store = project
+    session = Session(claude, root, "main", START)
+    prompt(session, "let's fix the billing tests")
+    prompt(session, "remember: never mock the clock")
+    session.write(store / "feedback_clock.md", memory_text(name="clock"), None)
+    session._record("system", subtype="memory_saved",
+                    writtenPaths=[str(store / "testing.md")])
+    session.save()
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["extraction"]
+    assert check["status"] == "warn"
+    assert "in 1 turn(s) the main agent wrote memory itself" in check["message"]
+    assert "in turn(s) 2" in check["message"]
+    assert "1 memory_saved event(s)" in check["message"]
+    assert check["fix"] == f"memtui extract {session.id} --force"
+
+
+def test_extraction_saving_normally_is_ok_with_its_time(project, capsys):
+    claude, root, store = project
+    session = Session(claude, root, "main", START)
+    prompt(session, "hello")
+    saved = session._record("system", subtype="memory_saved",
+                            writtenPaths=[str(store / "testing.md")])
+    session.save()
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["extraction"]
+    assert check["status"] == "ok"
+    assert f"saved memory at {saved['timestamp']}" in check["message"]
+
+
+def test_compaction_after_unsaved_messages_warns_with_the_extract_command(project, capsys):
+    claude, root, store = project
+    session = Session(claude, root, "main", START)
+    prompt(session, "first")
+    session._record("system", subtype="memory_saved", writtenPaths=[str(store / "testing.md")])
+    for text in ("second", "third", "fourth"):
+        prompt(session, text)
+    boundary = session._record("system", subtype="compact_boundary",
+                               content="Conversation compacted",
+                               compactMetadata={"trigger": "auto", "preTokens": 167094})
+    session._record("user", isCompactSummary=True,
+                    message={"role": "user", "content": "This session is being continued"})
+    prompt(session, "fifth")
+    session.save()
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["compaction"]
+    assert check["status"] == "warn"
+    assert f"compacted at {boundary['timestamp']} with 3 user message(s)" in check["message"]
+    assert check["fix"] == f"memtui extract {session.id}"
+
+
+def test_compaction_right_after_a_save_is_fine(project, capsys):
+    claude, root, store = project
+    session = Session(claude, root, "main", START)
+    prompt(session, "first")
+    session._record("system", subtype="memory_saved", writtenPaths=[str(store / "testing.md")])
+    session._record("system", subtype="compact_boundary", content="Conversation compacted")
+    session.save()
+    _, report, _ = run_doctor(claude, root, capsys)
+    assert checks_of(report)["compaction"]["status"] == "ok"
+
+
+# --- worktrees -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def shared_store(tmp_path, claude_home):
+    repo = make_repo(tmp_path / "shop")
+    tree_a = add_worktree(repo, tmp_path / "shop-wt-a", "feature-a")
+    tree_b = add_worktree(repo, tmp_path / "shop-wt-b", "feature-b")
+    store = claude_home.store(real(tmp_path / "shop"))
+    return claude_home, real(tree_a), real(tree_b), store
+
+
+def test_worktrees_overwriting_each_other_fail_with_the_lost_update(shared_store, capsys):
+    claude, tree_a, tree_b, store = shared_store
+    _, b, memory = blind_overwrite(shared_store)
+    code, report, _ = run_doctor(claude, store, capsys)
+    check = checks_of(report)["worktrees"]
+    assert code == 1
+    assert check["status"] == "fail"
+    assert "1 lost update(s), 1 line(s)" in check["message"]
+    assert f"session {b.id[:8]} in {tree_b}" in check["message"]
+    assert "memtui watch" in check["fix"] and "autoMemoryDirectory" in check["fix"]
+
+
+def test_worktrees_writing_in_overlapping_periods_warn(shared_store, capsys):
+    claude, tree_a, tree_b, store = shared_store
+    a = Session(claude, tree_a, "feature-a", START)
+    b = Session(claude, tree_b, "feature-b", START + timedelta(seconds=30))
+    a.write(store / "a.md", "a\n", None)
+    b.write(store / "b.md", "b\n", None)
+    a.clock = b.clock = START + timedelta(minutes=10)
+    a.write(store / "a.md", "a2\n", "a\n")
+    b.write(store / "b.md", "b2\n", "b\n")
+    a.save()
+    b.save()
+    _, report, _ = run_doctor(claude, store, capsys)
+    check = checks_of(report)["worktrees"]
+    assert check["status"] == "warn"
+    assert str(tree_a) in check["message"] and str(tree_b) in check["message"]
+    assert check["fix"].startswith(f"memtui watch {store}")
+
+
+# --- nothing leaves the machine ----------------------------------------------------------------
+
+
+def test_without_online_no_connection_is_made(project, capsys, monkeypatch, fake):
+    claude, root, _ = project
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", fake.api_key)
+    attempts: list[object] = []
+    real_connect = socket.socket.connect
+
+    def record(self, address):
+        attempts.append(address)
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", record)
+    code, report, _ = run_doctor(claude, root, capsys)
+    assert code == 0
+    assert "api_probe" not in checks_of(report)
+    assert fake.requests == []
+    assert attempts == []

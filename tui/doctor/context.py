@@ -1,0 +1,164 @@
+"""What every check reads: the project, its store, Claude Code's settings and environment.
+
+Everything is read lazily and once; nothing here writes anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from tui.claude import paths
+from tui.claude.files import read_regular
+from tui.claude.settings import SETTINGS_LIMIT, MemoryLocation, managed_settings_path
+
+RECENT_SESSIONS = 10  # the extraction and compaction checks read this many newest sessions
+
+
+@dataclass(frozen=True)
+class SettingsFile:
+    """One of Claude Code's settings files, highest precedence first in `DoctorContext`."""
+
+    scope: str  # "managed", "flag", "local", "project" (checked in), "user"
+    path: Path
+    data: dict | None  # None: absent or unreadable
+    problem: str | None = None  # why a file that exists could not be used
+
+    @property
+    def label(self) -> str:
+        return {"managed": "managed settings", "flag": "the --settings file",
+                "local": "local project settings", "project": "checked-in project settings",
+                "user": "user settings"}[self.scope]
+
+
+def read_settings_file(scope: str, path: Path | None) -> SettingsFile | None:
+    if path is None:
+        return None
+    try:
+        raw = read_regular(path, SETTINGS_LIMIT)
+    except FileNotFoundError:
+        return SettingsFile(scope, path, None)
+    except OSError as error:
+        return SettingsFile(scope, path, None, f"cannot be read ({error.strerror or error})")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return SettingsFile(scope, path, None, "is not UTF-8 text")
+    except (ValueError, RecursionError) as error:
+        return SettingsFile(scope, path, None, f"is not valid JSON ({error})")
+    if not isinstance(data, dict):
+        return SettingsFile(scope, path, None, f"holds a JSON {type(data).__name__}, not an object")
+    return SettingsFile(scope, path, data)
+
+
+@dataclass
+class DoctorContext:
+    home: Path  # Claude Code's config home
+    env: Mapping[str, str]  # the process environment
+    store: Path  # the memory directory checked
+    project_root: Path | None  # the project path, when known and present
+    location: MemoryLocation | None  # how the project path resolves to a store
+    settings_flag: Path | None = None
+    managed_file: Path | None = None
+    project: object | None = None  # a discovery Project, when the caller has one
+    now: float = field(default_factory=time.time)
+    memo: dict = field(default_factory=dict)  # what several checks share, read once
+
+    @cached_property
+    def settings(self) -> tuple[SettingsFile, ...]:
+        """Claude Code's settings files, highest precedence first."""
+        root = self.project_root
+        candidates = [
+            ("managed", self.managed_file or managed_settings_path()),
+            ("flag", self.settings_flag),
+            ("local", root / ".claude" / "settings.local.json" if root else None),
+            ("project", root / ".claude" / "settings.json" if root else None),
+            ("user", self.home / "settings.json"),
+        ]
+        found = (read_settings_file(scope, path) for scope, path in candidates)
+        return tuple(f for f in found if f is not None)
+
+    def setting(self, key: str, *, trusted_only: bool = False) -> tuple[object, SettingsFile] | None:
+        """The value Claude Code uses for a setting, and the file it comes from."""
+        for file in self.settings:
+            if trusted_only and file.scope == "project":
+                continue
+            if file.data is not None and key in file.data:
+                return file.data[key], file
+        return None
+
+    @cached_property
+    def claude_env(self) -> dict[str, tuple[str, str]]:
+        """Claude Code's environment: name -> (value, where it comes from). The `env`
+        objects of the settings files are applied over the shell's, the highest file last."""
+        merged = {name: (value, "the environment") for name, value in self.env.items()}
+        for file in reversed(self.settings):
+            block = file.data.get("env") if file.data else None
+            if isinstance(block, dict):
+                for name, value in block.items():
+                    if isinstance(name, str) and isinstance(value, str | int | float | bool):
+                        text = str(value).lower() if isinstance(value, bool) else str(value)
+                        merged[name] = (text, f'"env" in {file.path}')
+        return merged
+
+    def claude_var(self, name: str) -> tuple[str, str] | None:
+        found = self.claude_env.get(name)
+        return found if found and found[0] != "" else None
+
+    @cached_property
+    def discovered(self):
+        """The discovery Project whose store is the one checked (None when none is)."""
+        if self.project is not None:
+            return self.project
+        from tui.claude.discovery import discover
+
+        wanted = os.path.realpath(self.store)
+        for project in discover(self.home, self.env, self.settings_flag).projects:
+            if project.store is not None and os.path.realpath(project.store) == wanted:
+                return project
+        return None
+
+    @cached_property
+    def transcript_dirs(self) -> tuple[Path, ...]:
+        project = self.discovered
+        dirs = tuple(project.transcript_dirs) if project is not None else ()
+        cwd = self.cwd_folder
+        if cwd is not None and cwd not in dirs:
+            dirs += (cwd,)
+        return dirs
+
+    @cached_property
+    def cwd_folder(self) -> Path | None:
+        """The transcript folder of sessions started at the project root, if there is one."""
+        if self.project_root is None:
+            return None
+        projects = paths.projects_dir(self.home)
+        name = paths.project_dir_name_override(self.env) or paths.sanitize(
+            paths.normalize_path(self.project_root))
+        try:
+            folder = paths.find_folder(os.listdir(projects), name)
+        except OSError:
+            return None
+        return projects / folder if folder else None
+
+    @cached_property
+    def recent_sessions(self) -> tuple[Path, ...]:
+        """The newest session transcripts of the project, newest first."""
+        from tui.claude.transcripts import UUID_NAME, session_files
+
+        found: list[tuple[float, Path]] = []
+        for folder in self.transcript_dirs:
+            for file in session_files(folder):
+                if not UUID_NAME.match(file.name):
+                    continue
+                try:
+                    found.append((file.stat().st_mtime, file))
+                except OSError:
+                    continue
+        found.sort(reverse=True)
+        return tuple(file for _, file in found[:RECENT_SESSIONS])

@@ -1,0 +1,146 @@
+"""Checks of the automatic dream: its gates and its lock."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tui.agents.gates import MIN_HOURS, MIN_SESSIONS, compute_gates
+from tui.claude.lock import HOLD_SECONDS, pid_alive, read_lock
+from tui.claude.paths import LOCK_NAME
+from tui.doctor.context import DoctorContext
+from tui.doctor.report import FAIL, OK, SKIP, WARN, Check
+from tui.doctor.settings_checks import DREAM_KEY, where
+
+DAILY_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
+REMOTE_NOTE = (f"the automatic dream waits for {MIN_HOURS} h and {MIN_SESSIONS} sessions "
+               "(defaults; Claude Code can change them remotely)")
+
+
+def stamp(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def daily_logs(store: Path) -> list[str]:
+    """Assistant-mode daily logs, `logs/YYYY/MM/YYYY-MM-DD.md`, newest first."""
+    found: list[str] = []
+    try:
+        for year in os.scandir(store / "logs"):
+            if not (year.is_dir() and year.name.isdigit()):
+                continue
+            for month in os.scandir(year.path):
+                if month.is_dir() and month.name.isdigit():
+                    found += [f"logs/{year.name}/{month.name}/{entry.name}"
+                              for entry in os.scandir(month.path) if DAILY_LOG.match(entry.name)]
+    except OSError:
+        pass
+    return sorted(found, reverse=True)
+
+
+def _target(ctx: DoctorContext) -> str:
+    return str(ctx.project_root or ctx.store)
+
+
+def check_dream_gates(ctx: DoctorContext) -> Check:
+    if not os.path.isdir(ctx.store):
+        return Check("dream_gates", SKIP, f"{ctx.store} does not exist yet: nothing to consolidate.")
+    gates = compute_gates(ctx.store, ctx.transcript_dirs, ctx.cwd_folder, ctx.now)
+    lock = read_lock(ctx.store)
+    if gates.hours_since is None:
+        last = "No consolidation yet (no .consolidate-lock), so the time gate is open"
+    else:
+        last = (f"Last consolidation {stamp(lock.mtime)}, {gates.hours_since:.1f} h ago (the "
+                f"mtime of {lock.path})")
+    folder = ctx.cwd_folder.name if ctx.cwd_folder else "(no transcript folder for the project root)"
+    cwd_count = gates.sessions_cwd or 0
+    sessions = (f"{cwd_count} session(s) since in {folder} (Claude Code counts only the folder "
+                f"of the session's own cwd) and {gates.sessions_all} across the project's folders")
+    message = f"{last}; {sessions}; {REMOTE_NOTE}"
+    fix = f"memtui dream {_target(ctx)}"
+
+    enabled = ctx.setting(DREAM_KEY)
+    if enabled is not None and enabled[0] is False:
+        return Check("dream_gates", WARN,
+                     f'The automatic dream is off: "{DREAM_KEY}": false in '
+                     f"{where(enabled[1], DREAM_KEY)}. {message}.",
+                     f'set "{DREAM_KEY}": true in {enabled[1].path}, or run {fix}')
+    switched = (f' ("{DREAM_KEY}": true in {where(enabled[1], DREAM_KEY)} overrides the '
+                "server-side default)") if enabled is not None and enabled[0] is True else ""
+    logs = daily_logs(ctx.store)
+    if logs:
+        return Check("dream_gates", WARN,
+                     f"The store holds assistant-mode daily logs ({logs[0]} and {len(logs) - 1} "
+                     "more): in assistant mode the automatic dream does not run, a nightly one "
+                     f"distills the logs{switched}. {message}.", fix)
+    if gates.hours_since is not None and gates.hours_since < 0:
+        return Check("dream_gates", FAIL,
+                     f"The lock's mtime {stamp(lock.mtime)} is in the future (a copy with another "
+                     f"clock?): the time gate stays shut until {MIN_HOURS} h after it. {message}.",
+                     f'touch -d "{MIN_HOURS + 1} hours ago" {lock.path}')
+    hours_open = gates.hours_since is None or gates.hours_since >= MIN_HOURS
+    if hours_open and cwd_count < MIN_SESSIONS <= gates.sessions_all:
+        return Check("dream_gates", WARN,
+                     f"{message}: the sessions are spread over several folders (worktrees, "
+                     "subdirectories), so the session gate stays shut in each of them"
+                     f"{switched}.", fix)
+    state = ("both gates are open: the next session in the project starts a dream"
+             if hours_open and cwd_count >= MIN_SESSIONS else "the automatic dream is waiting")
+    return Check("dream_gates", OK, f"{message}: {state}{switched}.")
+
+
+def check_dream_lock(ctx: DoctorContext) -> Check:
+    path = ctx.store / LOCK_NAME
+    if not os.path.isdir(ctx.store):
+        return Check("dream_lock", SKIP, f"{ctx.store} does not exist yet: there is no lock.")
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    if not os.access(ctx.store, os.W_OK | os.X_OK):
+        return Check("dream_lock", FAIL,
+                     f"{ctx.store} is not writable for you, so Claude Code cannot take the lock "
+                     "(nor save any memory).", f"chmod u+rwx {ctx.store}")
+    if info is None:
+        return Check("dream_lock", OK, f"No {LOCK_NAME} in {ctx.store}: no dream has run (or "
+                     "the lock was removed); nothing blocks one.")
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        return Check("dream_lock", FAIL,
+                     f"{path} is {kind}: Claude Code cannot take the lock, so no dream runs.",
+                     f"rm -r {path}")
+    lock = read_lock(ctx.store)
+    age = ctx.now - (lock.mtime or 0)
+    minutes = age / 60
+    when = stamp(lock.mtime or 0)
+    if age < -60:
+        return Check("dream_lock", FAIL,
+                     f"{path} has an mtime in the future ({when}): it counts as a consolidation "
+                     "that has not happened yet.", f'touch -d "{MIN_HOURS + 1} hours ago" {path}')
+    body = (lock.body or b"").strip()
+    if lock.pid is None and body:
+        return Check("dream_lock", WARN,
+                     f"{path} ({when}, {minutes:.0f} min old) holds no process id "
+                     f"({len(body)} bytes that are not a PID).",
+                     f"rm {path} (the next session may then dream)")
+    if lock.pid is None:
+        return Check("dream_lock", OK, f"{path}: last consolidation {when}; no holder.")
+    alive = pid_alive(lock.pid)
+    if age < HOLD_SECONDS and alive:
+        return Check("dream_lock", OK,
+                     f"A dream holds {path}: process {lock.pid} (running) took it {minutes:.0f} "
+                     f"min ago, at {when}; it is free again after 60 minutes at most.")
+    if age < HOLD_SECONDS:
+        return Check("dream_lock", WARN,
+                     f"Stale lock: {path} names process {lock.pid}, which is not running, and is "
+                     f"{minutes:.0f} min old ({when}): a dream died or was killed; Claude Code "
+                     "reclaims the lock but counts the dead run as a consolidation, so the next "
+                     f"automatic dream waits until {stamp((lock.mtime or 0) + MIN_HOURS * 3600)}.",
+                     f"rm {path} (re-arms the dream for the next session), or memtui dream "
+                     f"{_target(ctx)}")
+    state = "still running" if alive else "not running"
+    return Check("dream_lock", OK,
+                 f"{path}: last consolidation {when} by process {lock.pid} ({state}); "
+                 "older than 60 minutes, so the lock is free.")

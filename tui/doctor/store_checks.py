@@ -1,0 +1,108 @@
+"""Checks of the store itself: the index against its cut, and worktrees writing it at once."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+from tui.claude.paths import INDEX_NAME
+from tui.doctor.context import DoctorContext
+from tui.doctor.report import FAIL, OK, SKIP, WARN, Check
+
+NEAR_LIMIT = 0.9  # an index past 90 % of a limit is a few entries from the cut
+SHOWN = 3  # names or line numbers quoted in a message
+
+
+def _listed(items: list[str]) -> str:
+    more = f" and {len(items) - SHOWN} more" if len(items) > SHOWN else ""
+    return ", ".join(items[:SHOWN]) + more
+
+
+def check_index_size(ctx: DoctorContext) -> Check:
+    from tui.claude.lines import read_store_text
+    from tui.memory.index import LINE_WARN, MAX_CHARS, MAX_LINES, parse_index
+
+    path = ctx.store / INDEX_NAME
+    try:
+        index = parse_index(read_store_text(path))
+    except FileNotFoundError:
+        return Check("index_size", SKIP, f"There is no {path} yet.")
+    size = (f"{path} has {index.lines} lines and {index.chars:,} characters; Claude loads "
+            f"{MAX_LINES} lines and {MAX_CHARS:,} characters")
+    long_lines = [line.number for line in index.raw_lines.longer_than(LINE_WARN)]
+    long_text = (f"; {len(long_lines)} line(s) are over {LINE_WARN} characters (line "
+                 f"{_listed([str(n) for n in long_lines])})") if long_lines else ""
+    if index.cut:
+        hidden = [link.file for link in index.links if not link.visible and link.file]
+        first = index.first_cut_line
+        past = (f"from line {first + 1} on, everything is past the cut"
+                if first is not None else "its end is past the cut")
+        entries = (f": {len(hidden)} entries the model never sees ({_listed(hidden)}), and "
+                   "new entries are appended there" if hidden else "")
+        return Check("index_size", FAIL, f"{size}, so {past}{entries}{long_text}.",
+                     f"memtui index {ctx.store} --loaded shows the cut; shorten entries (S in the "
+                     f"app) or let a dream prune the index: memtui dream {ctx.store}")
+    near = index.lines >= NEAR_LIMIT * MAX_LINES or index.chars >= NEAR_LIMIT * MAX_CHARS
+    if near:
+        return Check("index_size", WARN,
+                     f"{size}: a few more entries and the newest fall past the cut{long_text}.",
+                     f"let a dream prune the index: memtui dream {ctx.store}")
+    if long_lines:
+        return Check("index_size", WARN, f"{size}{long_text}: entries should stay one short line.",
+                     "shorten them (S in the app's index tab), moving detail into the topic file")
+    return Check("index_size", OK, f"{size}: all of it is loaded.")
+
+
+def _writers(events) -> dict[str, tuple[str, str, int]]:
+    """cwd -> (first change, last change, number of changes), from the transcripts."""
+    spans: dict[str, list] = defaultdict(list)
+    for event in events:
+        if event.changes_file and event.cwd and event.time:
+            spans[event.cwd].append(event.time)
+    return {cwd: (min(times), max(times), len(times)) for cwd, times in spans.items()}
+
+
+def overlapping(writers: dict[str, tuple[str, str, int]]) -> list[tuple[str, str]]:
+    cwds = sorted(writers)
+    return [(a, b) for i, a in enumerate(cwds) for b in cwds[i + 1:]
+            if writers[a][0] <= writers[b][1] and writers[b][0] <= writers[a][1]]
+
+
+def check_worktrees(ctx: DoctorContext) -> Check:
+    from tui.history.recovery import all_lost_updates
+    from tui.history.writes_log import scan_events, transcript_files
+
+    if not os.path.isdir(ctx.store):
+        return Check("worktrees", SKIP, f"{ctx.store} does not exist yet.")
+    events = scan_events(ctx.store, transcript_files(ctx.transcript_dirs))
+    writers = _writers(events)
+    pairs = overlapping(writers)
+    lost = all_lost_updates(ctx.store, events)
+    separate = ("or give a worktree its own store: \"autoMemoryDirectory\": \"~/memory/<name>\" "
+                "in its .claude/settings.local.json")
+    if lost:
+        first = lost[-1]
+        lines = sum(len(update.lost_lines) for update in lost)
+        by = f"session {first.session[:8]} in {first.cwd}" if first.session else "an untracked writer"
+        return Check("worktrees", FAIL,
+                     f"{len(lost)} lost update(s), {lines} line(s) in all: the newest, "
+                     f"{first.file} at {first.time}, written by {by} over a version it had not "
+                     f"seen; {len(writers)} working directories write {ctx.store}"
+                     + (f", {len(pairs)} pair(s) of them in overlapping periods" if pairs else "")
+                     + ".",
+                     f"memtui overwrites {ctx.store} lists them and memtui merge FILE puts the "
+                     f"lines back; run memtui watch {ctx.store} while worktrees share the store, "
+                     + separate)
+    if pairs:
+        shown = [f"{a} ({writers[a][0][:16]} to {writers[a][1][:16]}) and {b} "
+                 f"({writers[b][0][:16]} to {writers[b][1][:16]})" for a, b in pairs[:SHOWN]]
+        return Check("worktrees", WARN,
+                     f"{len(pairs)} pair(s) of working directories wrote {ctx.store} in "
+                     f"overlapping periods: {'; '.join(shown)}; no lost update found yet, but "
+                     "the last writer of a file wins.",
+                     f"memtui watch {ctx.store} keeps every version, " + separate)
+    if len(writers) > 1:
+        return Check("worktrees", OK, f"{len(writers)} working directories wrote {ctx.store}, "
+                     "never in overlapping periods; no lost update found.")
+    return Check("worktrees", OK, f"{len(writers)} working director{'y' if len(writers) == 1 else 'ies'}"
+                 f" wrote {ctx.store} in the transcripts; no lost update found.")
