@@ -17,8 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import (
+from conftest import (
     add_worktree,
     index_line,
     make_repo,
@@ -27,48 +26,30 @@ from tests.conftest import (
     write_index,
     write_memory,
 )
-from tests.test_history_transcripts import START, Session, blind_overwrite
+from doctor_home import (
+    KEY,
+    build_project,
+    checks_of,
+    clear_network_settings,
+    free_port,
+    run_doctor,
+    settings,
+)
+from test_history_transcripts import START, Session, blind_overwrite
+
 from tui import cli
 from tui.claude import paths
 from tui.doctor.report import CHECK_IDS
 
-KEY = "sk-ant-api03-SECRETSECRETSECRET-abcdef"
-NETWORK_VARIABLES = ("ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CODE_OAUTH_TOKEN",
-                     "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
-                     "all_proxy", "NO_PROXY", "no_proxy")
-
 
 @pytest.fixture(autouse=True)
 def no_network_settings(monkeypatch):
-    for name in NETWORK_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
+    clear_network_settings(monkeypatch)
 
 
 @pytest.fixture
-def project(tmp_path, fake_home, claude_home):
-    """A project directory under the user's home, its store with a small healthy index."""
-    root = fake_home / "work" / "shop"
-    root.mkdir(parents=True)
-    store = claude_home.store(real(root))
-    write_memory(store, "testing.md", memory_text())
-    write_index(store, [index_line("testing.md")])
-    return claude_home, real(root), store
-
-
-def run_doctor(claude, target, capsys, *extra: str) -> tuple[int, dict, str]:
-    code = cli.main(["--config-dir", str(claude.home), "doctor", str(target), "--json", *extra])
-    out, err = capsys.readouterr()
-    return code, json.loads(out) if out.strip() else {}, out + err
-
-
-def checks_of(report: dict) -> dict[str, dict]:
-    return {check["id"]: check for check in report["checks"]}
-
-
-def settings(path: Path, data: dict) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    return path
+def project(fake_home, claude_home):
+    return build_project(fake_home, claude_home)
 
 
 # --- the report ---------------------------------------------------------------------------
@@ -295,12 +276,6 @@ def test_custom_endpoint_without_a_model_warns_and_a_spaced_model_fails(project,
     check = checks_of(report)["api_model"]
     assert check["status"] == "fail"
     assert check["fix"] == "export ANTHROPIC_MODEL=claude-sonnet-4-5"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_proxy_on_localhost_with_nothing_listening_fails(project, capsys, monkeypatch):

@@ -69,3 +69,11 @@ def test_version_is_the_packages():
         cli.build_parser().parse_args(["--version"])
     assert exit_.value.code == 0
     assert __version__.count(".") == 2
+
+
+def test_doctor_imports_no_ui_and_no_api_client(home_env, tmp_path):
+    env, store = home_env
+    code, heavy = imported({**env, "HOME": str(tmp_path)}, "doctor", str(store), "--json")
+    assert code == 0
+    # the index's frontmatter (yaml) and the transcript scan cache (sqlite3) at most
+    assert heavy <= {"yaml", "sqlite3"}
