@@ -20,6 +20,9 @@ GIT_IDENTITY = {
     "GIT_COMMITTER_NAME": "Memtui Tests",
     "GIT_COMMITTER_EMAIL": "tests@memtui.invalid",
 }
+NETWORK_VARIABLES = ("ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CODE_OAUTH_TOKEN",
+                     "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
+                     "all_proxy", "NO_PROXY", "no_proxy")
 _CLAUDE_ENV = (
     "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
     "CLAUDE_CODE_REMOTE_MEMORY_DIR",
@@ -43,7 +46,9 @@ def isolated_env(tmp_path_factory, monkeypatch):
     places = tmp_path_factory.mktemp("memtui-dirs")
     for name in ("MEMTUI_DATA_DIR", "MEMTUI_CACHE_DIR", "MEMTUI_STATE_DIR", "MEMTUI_CONFIG_DIR"):
         monkeypatch.setenv(name, str(places / name.removeprefix("MEMTUI_").lower()))
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+    # Nor with the user's endpoint, model or proxy: the fake servers listen on 127.0.0.1, and
+    # the doctor's report (and the store screen's line) must not depend on the machine.
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", *NETWORK_VARIABLES):
         monkeypatch.delenv(name, raising=False)
 
 

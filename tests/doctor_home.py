@@ -12,16 +12,6 @@ from conftest import index_line, memory_text, real, write_index, write_memory
 from tui import cli
 
 KEY = "sk-ant-api03-SECRETSECRETSECRET-abcdef"
-NETWORK_VARIABLES = ("ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CODE_OAUTH_TOKEN",
-                     "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
-                     "all_proxy", "NO_PROXY", "no_proxy")
-
-
-def clear_network_settings(monkeypatch):
-    for name in NETWORK_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-
-
 def build_project(fake_home, claude_home):
     """A project directory under the user's home, its store with a small healthy index."""
     root = fake_home / "work" / "shop"

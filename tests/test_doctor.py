@@ -30,7 +30,6 @@ from doctor_home import (
     KEY,
     build_project,
     checks_of,
-    clear_network_settings,
     free_port,
     run_doctor,
     settings,
@@ -40,11 +39,6 @@ from test_history_transcripts import START, Session, blind_overwrite
 from tui import cli
 from tui.claude import paths
 from tui.doctor.report import CHECK_IDS
-
-
-@pytest.fixture(autouse=True)
-def no_network_settings(monkeypatch):
-    clear_network_settings(monkeypatch)
 
 
 @pytest.fixture

@@ -11,13 +11,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from doctor_home import KEY, build_project, checks_of, clear_network_settings, free_port, run_doctor
+from doctor_home import KEY, build_project, checks_of, free_port, run_doctor
 from fake_anthropic import failure, reply, text
-
-
-@pytest.fixture(autouse=True)
-def no_network_settings(monkeypatch):
-    clear_network_settings(monkeypatch)
 
 
 @pytest.fixture

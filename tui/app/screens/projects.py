@@ -127,14 +127,16 @@ class ProjectTable(VirtualTable):
 
 class ProjectsScreen(Screen[None]):
     FOOTER_KEYS: ClassVar[tuple[str, ...]] = (  # most used first
-        "projects.open", "projects.filter", "projects.sort", "projects.rescan", "projects.demo",
-        "app.quit",
+        "projects.open", "projects.filter", "projects.doctor", "projects.sort",
+        "projects.rescan", "projects.demo", "app.quit",
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "start_filter", "Filter", id="projects.filter"),
         Binding("s", "cycle_sort", "Sort", id="projects.sort"),
         Binding("f5", "rescan", "Rescan", id="projects.rescan"),
         Binding("d", "build_demo", "Demo", id="projects.demo"),
+        Binding("w", "doctor", "Doctor", id="projects.doctor",
+                tooltip="Why memory is not working for the highlighted project"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="projects.clear_filter"),
     ]
 
@@ -168,6 +170,8 @@ class ProjectsScreen(Screen[None]):
                            self.action_cycle_sort),
             PaletteCommand("projects: build demo", "Build a demo config home and open it",
                            self.action_build_demo),
+            PaletteCommand("projects: doctor", "Why memory is not working for the highlighted "
+                           "project", self.action_doctor),
         ]
 
     # --- scanning -------------------------------------------------------------------------
@@ -308,6 +312,16 @@ class ProjectsScreen(Screen[None]):
     def action_rescan(self) -> None:
         self.query_one("#scan-progress").remove_class("hidden")
         self.scan()
+
+    def action_doctor(self) -> None:
+        from tui.app.screens.doctor import DoctorScreen, doctor_target
+
+        row = self.query_one("#projects", ProjectTable).highlighted
+        target = doctor_target(row.project) if row is not None else None
+        if target is None:
+            self.notify("Highlight a project with a path or a store first.", severity="warning")
+            return
+        self.app.push_screen(DoctorScreen(target, row.project))
 
     def action_build_demo(self) -> None:
         self.notify("Building the demo config home…")

@@ -35,6 +35,7 @@ from tui.app.memory_rows import (
     filter_rows,
 )
 from tui.app.messages import ChangeApplied, StoreChangedOnDisk, StoreLoaded
+from tui.app.screens.doctor import DoctorDone
 from tui.app.widgets.findings import FindingsView, fixes, shown_findings
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.key_footer import KeyFooter
@@ -67,12 +68,13 @@ WATCH_GROUP = "watch"  # the disk watcher: runs as long as the screen
 PREVIEW_PAUSE = 0.1  # the preview waits until typing pauses: Markdown is slow to render
 RELINKABLE_KINDS = ("unindexed", "beyond_cut", "linked_from")
 # The footer's keys on each tab, most used first (as many as fit are shown; F1 lists all).
-AROUND_THE_STORE = ("store.undo", "store.overwrites", "store.dream", "store.extract")
+AROUND_THE_STORE = ("store.undo", "store.overwrites", "store.dream", "store.extract",
+                    "store.doctor")
 TAB_KEYS = {
     "memories": ("store.edit", "store.archive", "store.delete", "store.undo", "store.history",
                  "store.overwrites", "store.dream", "store.relink", "store.extract",
                  "store.filter", "store.mark", "store.raw", "store.shorten",
-                 "store.remove_dangling", "store.move_out", "store.back"),
+                 "store.remove_dangling", "store.move_out", "store.doctor", "store.back"),
     "index": ("index.go_to_cut", "store.shorten", "store.remove_dangling", "store.relink",
               *AROUND_THE_STORE, "store.back"),
     "findings": ("store.mark", *AROUND_THE_STORE, "store.back"),
@@ -112,6 +114,8 @@ class StoreScreen(Screen[None]):
         Binding("ctrl+d", "dream", "Dream", id="store.dream"),
         Binding("x", "extract", "Extract", tooltip="Turn what a session taught into memories",
                 id="store.extract"),
+        Binding("w", "doctor", "Doctor", tooltip="Why memory is not working for this project",
+                id="store.doctor"),
     ]
 
     def __init__(self, project: Project) -> None:
@@ -132,6 +136,7 @@ class StoreScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         yield Static(id="lock-banner", classes="hidden")
+        yield Static(id="doctor-banner", classes="hidden")
         yield LoadingIndicator(id="store-loading")
         with TabbedContent(initial="memories", id="store-tabs"):
             with TabPane("1 Memories", id="memories"):
@@ -162,6 +167,7 @@ class StoreScreen(Screen[None]):
                    init=False)
         self.load()
         self.watch_disk()
+        self.check_health()
 
     @property
     def tab(self) -> str:
@@ -200,6 +206,8 @@ class StoreScreen(Screen[None]):
                            self.action_dream),
             PaletteCommand("store: extract", "Memories from a session: pick, run, review, apply",
                            self.action_extract),
+            PaletteCommand("store: doctor", "Why memory is not working for this project",
+                           self.action_doctor),
             PaletteCommand("memory: move entry out", "Move its index line past the cut",
                            self.action_move_out),
             PaletteCommand("memory: archive", "Archive the marked or selected memories",
@@ -305,6 +313,27 @@ class StoreScreen(Screen[None]):
             self.query_one("#store-loading").add_class("hidden")
             self.busy = False
             self.notify(str(event.worker.error), severity="error", title="memtui")
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="doctor")
+    def check_health(self) -> None:
+        """The doctor's offline checks, for the line that says when one fails."""
+        from tui.app.screens.doctor import run_doctor
+
+        self.post_message(DoctorDone(run_doctor(self.app, str(self.path), self.project)))
+
+    def on_doctor_done(self, message: DoctorDone) -> None:
+        failed = message.report.failed
+        banner = self.query_one("#doctor-banner", Static)
+        banner.set_class(not failed, "hidden")
+        if failed:  # one line at 80 columns
+            names = [check.id for check in failed]
+            shown = ", ".join(names[:2]) + (f", +{len(names) - 2}" if len(names) > 2 else "")
+            banner.update(f"Doctor: {len(names)} failed ({shown}) · w shows why and the fix")
+
+    def action_doctor(self) -> None:
+        from tui.app.screens.doctor import DoctorScreen
+
+        self.app.push_screen(DoctorScreen(str(self.path), self.project))
 
     # --- live refresh ---------------------------------------------------------------------
 
@@ -617,6 +646,7 @@ class StoreScreen(Screen[None]):
         self.busy = False
         self.reload_pending = False
         self.load()
+        self.check_health()  # a fix made here may clear the doctor's line
 
     def action_dream(self) -> None:
         """Consolidate this store in four phases on a staging copy, then review the change set."""

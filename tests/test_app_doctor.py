@@ -1,0 +1,99 @@
+"""The doctor in the app: `w` on the projects and store screens, and the store's line when a
+check fails. The app must work at 80x24."""
+
+from __future__ import annotations
+
+import io
+
+from app_home import build_app_home
+from conftest import settle
+from rich.console import Console
+from textual.widgets import Static
+
+from tui.app.app import MemtuiApp
+from tui.app.screens.doctor import DoctorScreen
+from tui.app.screens.store import StoreScreen
+from tui.claude.discovery import discover
+from tui.doctor.report import CHECK_IDS
+
+
+def shown(screen, selector: str, width: int = 76) -> str:
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    console.print(screen.query_one(selector, Static).content)
+    return " ".join(console.file.getvalue().split())  # as read, whatever the wrapping
+
+
+def footer_text(app) -> str:
+    return " ".join(str(key.description) for key in app.screen.query("FooterKey"))
+
+
+async def test_w_on_the_projects_screen_opens_the_report_at_80x24(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert "Doctor" in footer_text(app)
+        await pilot.press("w")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, DoctorScreen)
+        assert screen.report is not None
+        assert [c.id for c in screen.report.checks] == [i for i in CHECK_IDS if i != "api_probe"]
+        status = shown(screen, "#doctor-status")
+        assert "1 failed" in status  # the fixture's index is one line past the cut
+        report = shown(screen, "#doctor-report")
+        assert report.startswith("FAIL index_size")  # what needs fixing comes first
+        assert "fix: memtui index" in report
+        assert "Back" in footer_text(app)
+        await pilot.press("escape")
+        assert type(app.screen).__name__ == "ProjectsScreen"
+
+
+async def test_store_screen_says_when_a_check_fails_and_w_opens_the_report(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    env = {**fixture.env, "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}
+    project = discover(fixture.home, env).projects[0]
+    app = MemtuiApp(fixture.home, env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        banner = app.screen.query_one("#doctor-banner", Static)
+        assert banner.display and banner.region.height == 1  # one line at 80 columns
+        text = shown(app.screen, "#doctor-banner")
+        assert text == "Doctor: 2 failed (auto_memory, index_size) · w shows why and the fix"
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert isinstance(app.screen, DoctorScreen)
+        assert app.screen.report.check("auto_memory").status == "fail"
+        assert "unset CLAUDE_CODE_DISABLE_AUTO_MEMORY" in shown(app.screen, "#doctor-report")
+
+
+async def test_no_line_on_the_store_screen_when_nothing_fails(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    lines = (fixture.store / "MEMORY.md").read_text(encoding="utf-8").splitlines()
+    (fixture.store / "MEMORY.md").write_text("\n".join(lines[:150]) + "\n", encoding="utf-8")
+    project = discover(fixture.home, fixture.env).projects[0]
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        assert not app.screen.query_one("#doctor-banner", Static).display
+
+
+async def test_probe_key_runs_the_online_check(claude_home, tmp_path, fake):
+    from fake_anthropic import reply, text
+
+    fixture = build_app_home(claude_home, tmp_path)
+    env = {**fixture.env, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": fake.api_key}
+    app = MemtuiApp(fixture.home, env)
+    fake.queue(reply(text("p")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert app.screen.report.check("api_probe") is None
+        assert fake.requests == []
+        await pilot.press("p")
+        await settle(app, pilot)
+        assert app.screen.report.check("api_probe").status == "ok"
+        assert len(fake.requests) == 1

@@ -1,0 +1,133 @@
+"""The doctor's report for one project: every check with its status, evidence and fix.
+
+Opened with `w` from the projects screen (the highlighted project) or a store screen. The
+checks run in a worker; `p` adds the online probe (one minimal API call), `f5` runs again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Header, Static
+from textual.worker import Worker, WorkerState
+
+from tui.app.widgets.key_footer import KeyFooter
+from tui.render import condense
+from tui.visible import visible
+
+STATUS_STYLES = {"fail": "bold red", "warn": "bold yellow", "ok": "green", "skip": "dim"}
+STATUS_LABELS = {"fail": "FAIL", "warn": "warn", "ok": "ok", "skip": "skip"}  # worst first
+
+
+@dataclass
+class DoctorDone(Message):
+    report: object  # tui.doctor.report.DoctorReport
+
+
+def run_doctor(app, target: str, project=None, online: bool = False):
+    """The doctor's report for a target, with the app's config home and environment
+    (raises `TargetError` for a target that names nothing)."""
+    from tui.doctor import build_context, run_checks
+
+    ctx = build_context(target, home=app.home, env=app.env, settings_file=app.settings_file,
+                        project=project)
+    return run_checks(ctx, online=online)
+
+
+def doctor_target(project) -> str | None:
+    """What the doctor is asked about for a discovery Project: its store when there is one,
+    else its project path."""
+    if project.store is not None and project.store_exists:
+        return str(project.store)
+    return project.key_path or (project.paths[0] if project.paths else None)
+
+
+def summary_line(report) -> str:
+    counts = {status: sum(c.status == status for c in report.checks) for status in STATUS_LABELS}
+    return (f"{counts['fail']} failed, {counts['warn']} warning(s), {counts['ok']} ok, "
+            f"{counts['skip']} skipped")
+
+
+def render_report(report) -> Table:
+    """Every check, the failures first: at 80x24 what needs fixing is what shows."""
+    rank = list(STATUS_LABELS)
+    grid = Table.grid(padding=(0, 1), expand=True)
+    grid.add_column(width=4, no_wrap=True)
+    grid.add_column(ratio=1)
+    for check in sorted(report.checks, key=lambda check: rank.index(check.status)):
+        body = Text(check.id, style="bold")
+        body.append("\n" + visible(check.message))
+        if check.fix and check.status != "ok":
+            body.append("\nfix: ", style="bold")
+            body.append(visible(check.fix), style="italic")
+        grid.add_row(Text(STATUS_LABELS[check.status], style=STATUS_STYLES[check.status]), body)
+        grid.add_row("", "")
+    return grid
+
+
+class DoctorScreen(Screen[None]):
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = ("doctor.back", "doctor.probe", "doctor.rerun")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="doctor.back"),
+        Binding("p", "probe", "Probe API", id="doctor.probe",
+                tooltip="Also make one minimal API call (max_tokens 1)"),
+        Binding("f5", "rerun", "Run again", id="doctor.rerun"),
+    ]
+    DEFAULT_CSS = """
+    DoctorScreen #doctor-status { padding: 0 1; color: $text-muted; }
+    DoctorScreen #doctor-body { height: 1fr; padding: 0 1; }
+    """
+
+    def __init__(self, target: str, project=None) -> None:
+        super().__init__()
+        self.target = target
+        self.project = project
+        self.report = None
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield Static("Checking…", id="doctor-status")
+        with VerticalScroll(id="doctor-body"):
+            yield Static(id="doctor-report")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.title = "Doctor"
+        self.sub_title = condense(self.target)
+        self.run_checks(online=False)
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="doctor")
+    def run_checks(self, online: bool) -> None:
+        self.post_message(DoctorDone(run_doctor(self.app, self.target, self.project, online)))
+
+    def on_doctor_done(self, message: DoctorDone) -> None:
+        report = self.report = message.report
+        place = report.project or report.store
+        self.query_one("#doctor-status", Static).update(
+            Text(visible(f"{condense(place)}: {summary_line(report)}")))
+        self.query_one("#doctor-report", Static).update(render_report(report))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.query_one("#doctor-status", Static).update(
+                Text(visible(f"The checks could not run: {event.worker.error}")))
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_probe(self) -> None:
+        self.query_one("#doctor-status", Static).update("Checking, with one API call…")
+        self.run_checks(online=True)
+
+    def action_rerun(self) -> None:
+        self.query_one("#doctor-status", Static).update("Checking…")
+        self.run_checks(online=False)
