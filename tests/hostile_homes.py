@@ -629,7 +629,7 @@ READ_COMMANDS = [
     ["index", "TARGET", "--loaded"], ["index", "TARGET"], ["audit", "TARGET"],
     ["audit", "TARGET", "--json"], ["overwrites", "TARGET"], ["overwrites", "TARGET", "--json"],
     ["history", "backfill", "TARGET"], ["dream", "TARGET", "--dry-run", "--engine", "offline"],
-    ["undo", "TARGET", "--list"],
+    ["undo", "TARGET", "--list"], ["doctor", "TARGET"], ["doctor", "TARGET", "--json"],
 ]
 
 

@@ -1,7 +1,8 @@
 """The CLI on malformed config homes: exit codes 0, 1 or 2, no traceback, no hang.
 
 The commands: `projects`, `projects --json`, `audit --all`, `audit --all --json`,
-`index TARGET --loaded`, `audit TARGET` and `overwrites TARGET` (transcript records reach it).
+`index TARGET --loaded`, `audit TARGET`, `overwrites TARGET` (transcript records reach it) and
+`doctor TARGET --json` (settings, locks and transcripts reach it).
 
 Each home is a healthy base with faults laid on it (`hostile_homes.py`): every fault the
 issue names alone, and a few random combinations. The commands of one home run in one
@@ -21,7 +22,8 @@ import hostile_homes
 import pytest
 
 COMMANDS = [["projects"], ["projects", "--json"], ["audit", "--all"], ["audit", "--all", "--json"],
-            ["index", "TARGET", "--loaded"], ["audit", "TARGET"], ["overwrites", "TARGET"]]
+            ["index", "TARGET", "--loaded"], ["audit", "TARGET"], ["overwrites", "TARGET"],
+            ["doctor", "TARGET", "--json"]]
 NAMED = [  # the faults issue 11 names, and their near relatives
     "fifo MEMORY.md", "fifo memory file", "fifo .consolidate-lock", "socket memory file",
     "MEMORY.md -> /dev/zero", "symlink loops in store", "comment bomb index",

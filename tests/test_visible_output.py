@@ -60,6 +60,7 @@ def run_cli(home, *args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("command", [
     ["audit", "{store}"], ["index", "{store}", "--loaded"], ["index", "{store}"],
     ["projects"], ["audit", "--all"], ["dream", "{store}", "--engine", "offline", "--dry-run"],
+    ["doctor", "{store}"],
 ])
 def test_the_cli_never_writes_a_control_character_from_the_data(hostile_store, claude_home,
                                                                 command):

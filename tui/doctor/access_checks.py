@@ -262,7 +262,6 @@ def oauth_expiry(path) -> float | None:
     file's tokens are never decoded, kept or shown."""
     data = read_regular(path, CREDENTIALS_LIMIT)
     match = _EXPIRES_AT.search(data)
-    del data
     if match is None:
         return None
     stamp = int(match.group(1))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 STATUSES = (OK, WARN, FAIL, SKIP)
+SECRET_MIN = 8  # shorter values are no credential, and replacing them would garble messages
 
 # Every check in the order a report lists them; `api_probe` only with --online.
 CHECK_IDS = (
@@ -62,7 +63,7 @@ class DoctorReport:
     def redacted(self, secrets: Iterable[str]) -> DoctorReport:
         """The same report with every secret value replaced: a last guard, so that no key or
         token reaches output even through a library's error message."""
-        values = sorted({s for s in secrets if s and len(s.strip()) >= 4}, key=len, reverse=True)
+        values = sorted({s for s in secrets if len(s.strip()) >= SECRET_MIN}, key=len, reverse=True)
         values += [v.strip() for v in values if v.strip() != v]
 
         def clean(text: str | None) -> str | None:

@@ -169,7 +169,7 @@ def _source_text(ctx: DoctorContext) -> tuple[str, str | None]:
     """(where the store comes from, the fix that changes it)."""
     location = ctx.location
     if location is None:
-        return "given on the command line as a memory directory", None
+        return "named directly; no existing project path is known for it", None
     if location.source == "env":
         return ("set by CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
                 "unset CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
