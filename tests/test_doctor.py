@@ -587,3 +587,103 @@ def test_without_online_no_connection_is_made(project, capsys, monkeypatch, fake
     assert "api_probe" not in checks_of(report)
     assert fake.requests == []
     assert attempts == []
+
+
+# --- more of each check ----------------------------------------------------------------------
+
+
+def test_assistant_mode_daily_logs_mean_no_automatic_dream(project, capsys):
+    claude, root, store = project
+    write_memory(store, "logs/2026/11/2026-11-29.md", "- 09:14 the user prefers pnpm\n")
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["dream_gates"]
+    assert check["status"] == "warn"
+    assert "assistant-mode daily logs (logs/2026/11/2026-11-29.md" in check["message"]
+    assert check["fix"] == f"memtui dream {root}"
+
+
+def test_lock_holding_no_pid_warns(project, capsys):
+    claude, root, store = project
+    lock = set_lock(store, "not-a-pid", 5 * 60)
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["dream_lock"]
+    assert check["status"] == "warn"
+    assert "holds no process id" in check["message"]
+    assert check["fix"].startswith(f"rm {lock}")
+
+
+def test_memory_path_override_is_named_as_the_source(project, capsys, monkeypatch, fake_home):
+    claude, root, _ = project
+    elsewhere = fake_home / "memory-override"
+    monkeypatch.setenv("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", str(elsewhere))
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["memory_dir"]
+    assert report["store"] == str(elsewhere)
+    assert check["status"] == "ok"
+    assert "set by CLAUDE_COWORK_MEMORY_PATH_OVERRIDE" in check["message"]
+
+
+def test_a_relative_memory_directory_is_refused_and_said_so(project, capsys):
+    claude, root, store = project
+    settings(claude.home / "settings.json", {"autoMemoryDirectory": "notes/memory"})
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["memory_dir"]
+    assert report["store"] == str(store)  # the default, as Claude Code falls back to it
+    assert check["status"] == "warn"
+    assert "Claude Code refuses autoMemoryDirectory 'notes/memory'" in check["message"]
+    assert "is relative" in check["message"]
+
+
+def test_a_store_keyed_by_a_worktree_is_stranded(tmp_path, claude_home, capsys):
+    repo = make_repo(tmp_path / "shop")
+    tree = real(add_worktree(repo, tmp_path / "shop-wt", "feature"))
+    stranded = claude_home.store(tree)  # newer builds were seen keying a store by the worktree
+    write_index(stranded, [index_line("testing.md")])
+    _, report, _ = run_doctor(claude_home, stranded, capsys)
+    check = checks_of(report)["memory_dir"]
+    assert report["store"] == str(stranded)
+    assert check["status"] == "warn"
+    assert f"is not the memory directory of {real(tmp_path / 'shop')}" in check["message"]
+    assert "this store is stranded" in check["message"]
+    assert check["fix"].endswith(f"move what is worth keeping into {claude_home.store(real(tmp_path / 'shop'))}")
+
+
+def test_a_boolean_setting_written_as_text_is_flagged(project, capsys):
+    claude, root, _ = project
+    user = settings(claude.home / "settings.json", {"autoMemoryEnabled": "false"})
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["settings_keys"]
+    assert check["status"] == "warn"
+    assert f"\"autoMemoryEnabled\" at {user}:2 is 'false', not true or false" in check["message"]
+    assert checks_of(report)["auto_memory"]["status"] == "ok"  # text is no boolean: the default
+
+
+def test_many_messages_and_no_save_warn_that_extraction_may_not_run(project, capsys):
+    claude, root, _ = project
+    session = Session(claude, root, "main", START)
+    for number in range(12):
+        prompt(session, f"task {number}")
+    session.save()
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["extraction"]
+    assert check["status"] == "warn"
+    assert "12 user message(s): 0 memory_saved event(s), no memory_saved record" in check["message"]
+    assert check["fix"] == f"memtui extract {session.id}"
+
+
+def test_a_memtui_extraction_past_the_compaction_clears_it(project, capsys):
+    from tui.agents.conversation import save_cursor
+
+    claude, root, _ = project
+    session = Session(claude, root, "main", START)
+    for text in ("first", "second"):
+        prompt(session, text)
+    session._record("system", subtype="compact_boundary", content="Conversation compacted")
+    last = session._record("user", message={"role": "user", "content": "third"})
+    path = session.save()
+    _, report, _ = run_doctor(claude, root, capsys)
+    assert checks_of(report)["compaction"]["status"] == "warn"
+
+    save_cursor(session.id, path, last["uuid"])  # what `memtui extract` leaves
+    _, report, _ = run_doctor(claude, root, capsys)
+    assert checks_of(report)["compaction"]["status"] == "ok"

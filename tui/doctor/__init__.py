@@ -35,7 +35,8 @@ def build_context(target: str | None, *, home: Path, env: Mapping[str, str],
         root = location.project_root
     return DoctorContext(home=home, env=env, store=resolved.memory_dir, project_root=root,
                          location=location, settings_flag=settings_file,
-                         managed_file=managed_file, project=project)
+                         managed_file=managed_file, project=project,
+                         stranded_reason=resolved.stranded_reason)
 
 
 def _checks(online: bool) -> list[tuple[str, Callable[[DoctorContext], Check]]]:

@@ -66,6 +66,7 @@ class DoctorContext:
     settings_flag: Path | None = None
     managed_file: Path | None = None
     project: object | None = None  # a discovery Project, when the caller has one
+    stranded_reason: str | None = None  # why no session loads this store, if none does
     now: float = field(default_factory=time.time)
     memo: dict = field(default_factory=dict)  # what several checks share, read once
 

@@ -185,15 +185,23 @@ def check_memory_dir(ctx: DoctorContext) -> Check:
     store = str(ctx.store)
     source, undo = _source_text(ctx)
     exists = os.path.isdir(ctx.store)
-    message = f"This project's memory directory is {store} ({source})" + (
-        "" if exists else "; it does not exist yet (Claude Code creates it at the first save)")
+    missing = "" if exists else "; it does not exist yet (Claude Code creates it at the first save)"
     status, fix = OK, None
     location = ctx.location
     notes: list[str] = []
     if location is not None and os.path.realpath(location.memory_dir) != os.path.realpath(store):
-        notes.append(f"sessions started in {location.project_root} use {location.memory_dir} "
-                     "instead, so nothing loads this one")
-        status, fix = WARN, f"memtui doctor {location.project_root}"
+        message = (f"{store} is not the memory directory of {location.project_root}: its "
+                   f"sessions use {location.memory_dir} ({source})")
+        if ctx.stranded_reason:
+            notes.append(f"this store is stranded ({ctx.stranded_reason})")
+        status = WARN
+        fix = (f"memtui audit {store} shows what is in it; move what is worth keeping into "
+               f"{location.memory_dir}")
+    else:
+        message = f"This project's memory directory is {store} ({source}){missing}"
+        if ctx.stranded_reason:
+            notes.append(f"it is stranded: {ctx.stranded_reason}; no session loads it")
+            status, fix = WARN, f"memtui audit {store} shows what is in it"
     for rejected in location.rejected if location else ():
         notes.append(f"Claude Code refuses {rejected}")
         status = WARN
