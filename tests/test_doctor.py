@@ -23,6 +23,7 @@ from conftest import (
     make_repo,
     memory_text,
     real,
+    snapshot,
     write_index,
     write_memory,
 )
@@ -51,7 +52,12 @@ def project(fake_home, claude_home):
 
 def test_a_healthy_project_passes_with_every_check_in_the_stated_shape(project, capsys):
     claude, root, store = project
+    set_lock(store, "", 30 * 3600)
+    before = snapshot(claude.home, recursive=True), os.stat(store / paths.LOCK_NAME).st_mtime_ns
     code, report, _ = run_doctor(claude, root, capsys)
+    # read only: not a byte or a lock mtime of Claude Code's changes
+    assert (snapshot(claude.home, recursive=True),
+            os.stat(store / paths.LOCK_NAME).st_mtime_ns) == before
 
     assert code == 0
     assert set(report) == {"project", "store", "checks"}
@@ -107,6 +113,17 @@ def test_auto_memory_off_by_setting_names_file_and_line(project, capsys):
     assert check["status"] == "fail"
     assert f"{user}:3" in check["message"]
     assert check["fix"].startswith(f'set "autoMemoryEnabled": true in {user}')
+
+
+def test_the_settings_flag_file_counts_first(project, capsys, tmp_path):
+    claude, root, _ = project
+    settings(claude.home / "settings.json", {"autoMemoryEnabled": True})
+    flag = settings(tmp_path / "flag.json", {"autoMemoryEnabled": False})
+    code = cli.main(["--config-dir", str(claude.home), "--settings", str(flag), "doctor",
+                     str(root), "--json"])
+    check = checks_of(json.loads(capsys.readouterr().out))["auto_memory"]
+    assert code == 1
+    assert check["status"] == "fail" and f"{flag}:2 (the --settings file)" in check["message"]
 
 
 def test_variable_set_to_a_false_word_wins_over_the_setting(project, capsys, monkeypatch):

@@ -137,3 +137,12 @@ def test_no_key_means_no_probe(online, capsys, monkeypatch):
     _, check, _ = probe(claude, root, capsys)
     assert check["status"] == "skip"
     assert fake.requests == []
+
+
+def test_a_server_error_is_named_with_its_status(online, capsys):
+    (claude, root, _), fake = online
+    fake.queue(failure(529, "overloaded_error", "Overloaded"))
+    _, check, _ = probe(claude, root, capsys)
+    assert check["status"] == "fail"
+    assert check["message"] == f"{fake.url} answered 529: Overloaded."
+    assert check["fix"] == "try again later"
