@@ -704,3 +704,21 @@ def test_a_memtui_extraction_past_the_compaction_clears_it(project, capsys):
     save_cursor(session.id, path, last["uuid"])  # what `memtui extract` leaves
     _, report, _ = run_doctor(claude, root, capsys)
     assert checks_of(report)["compaction"]["status"] == "ok"
+
+
+def test_memtuis_own_config_toml_is_checked_as_memtuis(project, capsys):
+    from tui.agents.client import config_file
+
+    claude, root, _ = project
+    config_file().parent.mkdir(parents=True, exist_ok=True)
+    config_file().write_text('[anthropic]\nbase_url = "https://gateway.example.com/v1"\n'
+                             f'api_key = "{KEY} "\n', encoding="utf-8")
+    _, report, output = run_doctor(claude, root, capsys)
+    checks = checks_of(report)
+    assert checks["api_base_url"]["status"] == "fail"
+    assert "used by memtui" in checks["api_base_url"]["message"]
+    assert checks["api_base_url"]["fix"] == (
+        f'set base_url to "https://gateway.example.com" ([anthropic] in {config_file()})')
+    assert checks["api_key"]["status"] == "fail"
+    assert "a space at the end" in checks["api_key"]["message"]
+    assert KEY[4:20] not in output

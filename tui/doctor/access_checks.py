@@ -53,14 +53,16 @@ def memtui_config(ctx: DoctorContext):
         return None, str(error)
 
 
-def memtui_table() -> dict:
+def memtui_table(ctx: DoctorContext) -> dict:
     """The `[anthropic]` table of memtui's config.toml ({} when absent or unusable)."""
     from tui.agents.client import EngineError, config_file, read_config_table
 
-    try:
-        return read_config_table(config_file())
-    except EngineError:
-        return {}  # `api_key` says why
+    if "config.toml" not in ctx.memo:
+        try:
+            ctx.memo["config.toml"] = read_config_table(config_file())
+        except EngineError:
+            ctx.memo["config.toml"] = {}  # `api_key` says why
+    return ctx.memo["config.toml"]
 
 
 def settings_for(ctx: DoctorContext, variable: str, key: str) -> list[Setting]:
@@ -74,7 +76,7 @@ def settings_for(ctx: DoctorContext, variable: str, key: str) -> list[Setting]:
         shared = claude[1] == "the environment"
         found.append(Setting(variable, claude[0], claude[1],
                              "Claude Code and memtui" if shared else "Claude Code"))
-    mine = memtui_table().get(key)
+    mine = memtui_table(ctx).get(key)
     if isinstance(mine, str) and mine and not shell:  # config.toml counts only without the variable
         found.append(Setting(key, mine, f"[anthropic] in {config_file()}", "memtui"))
     elif shell and claude and claude[1] != "the environment":
