@@ -85,3 +85,22 @@ def test_real_deleted_worktree_maps_to_main_store_through_memory_saved(tmp_path)
     worktree = next(f for f in project.transcript_folders if f.name == worktree_folder.name)
     assert (worktree.mapped_by, worktree.role) == ("evidence", "deleted")
     assert worktree.cwds == (WORKTREE_CWD,)
+
+
+def test_real_compaction_is_found_by_the_doctor(claude_home, capsys):
+    from tui import cli
+
+    folder = claude_home.folder(paths.sanitize(WORKTREE_CWD))
+    shutil.copy(DATA / "spotter" / WORKTREE_FILE, folder / WORKTREE_FILE)
+    store = folder / paths.MEMORY_DIR_NAME
+    store.mkdir()
+    code = cli.main(["--config-dir", str(claude_home.home), "doctor", str(store), "--json"])
+    checks = {c["id"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert code in (0, 1)
+    compaction = checks["compaction"]
+    assert compaction["status"] == "warn"
+    assert "session ae4a77f8" in compaction["message"]
+    assert "compacted at 2026-02-12T14:48:36.922Z" in compaction["message"]
+    assert compaction["fix"] == f"memtui extract {WORKTREE_FILE.removesuffix('.jsonl')}"
+    extraction = checks["extraction"]
+    assert "no memory_saved record" in extraction["message"]
