@@ -142,6 +142,12 @@ async def capture(out: Path, home: Path, api_url: str) -> list[Path]:
         shot("editor")
         await pilot.press("escape")
         await settle(pilot)
+        await pilot.press("w")
+        await until(pilot, lambda: getattr(app.screen, "report", None) is not None)
+        await settle(pilot)
+        shot("doctor")
+        await pilot.press("escape")
+        await settle(pilot)
         await pilot.press("ctrl+d")
         run = app.screen
         live = run.query_one("#run-live", Static)
