@@ -68,6 +68,9 @@ class DoctorContext:
     project: object | None = None  # a discovery Project, when the caller has one
     stranded_reason: str | None = None  # why no session loads this store, if none does
     now: float = field(default_factory=time.time)
+    # MEMORY.md's text when the caller has read it already (the app's store screen): a
+    # 50 MB index is not read, decoded and parsed a second time.
+    index_text: str | None = None
     memo: dict = field(default_factory=dict)  # what several checks share, read once
 
     @cached_property

@@ -24,7 +24,8 @@ def check_index_size(ctx: DoctorContext) -> Check:
 
     path = ctx.store / INDEX_NAME
     try:
-        index = parse_index(read_store_text(path))
+        index = parse_index(ctx.index_text if ctx.index_text is not None
+                            else read_store_text(path))
     except FileNotFoundError:
         return Check("index_size", SKIP, f"There is no {path} yet.")
     size = (f"{path} has {index.lines} lines and {index.chars:,} characters; Claude loads "

@@ -357,10 +357,11 @@ def parse_index(
     # index is kept: a dream reads one MEMORY.md four times (its facts, its merge, its
     # prune, its change set), a second each for 300,000 lines. Compared, not hashed: equal
     # lengths are rare, and a hash of 50 MB holds the GIL as long as the compare.
-    names = names if "[[" in raw else None
+    if names is not None and "[[" not in raw:
+        names = None
     last = _last_parsed
     if (last is not None and last.folder == folder and len(last.raw) == len(raw)
-            and last.names == names and last.raw == raw):
+            and last.names == names and (last.raw is raw or last.raw == raw)):
         return last.parsed
     parsed = _parse(raw, names, folder)
     _remember(_Parsed(raw, folder, None if names is None else dict(names), parsed))

@@ -33,13 +33,16 @@ class DoctorDone(Message):
     report: object  # tui.doctor.report.DoctorReport
 
 
-def run_doctor(app, target: str, project=None, online: bool = False):
+def run_doctor(app, target: str, project=None, online: bool = False,
+               index_text: str | None = None):
     """The doctor's report for a target, with the app's config home and environment
-    (raises `TargetError` for a target that names nothing)."""
+    (raises `TargetError` for a target that names nothing); `index_text` is the store's
+    MEMORY.md as the caller read it."""
     from tui.doctor import build_context, run_checks
 
     ctx = build_context(target, home=app.home, env=app.env, settings_file=app.settings_file,
                         project=project)
+    ctx.index_text = index_text
     return run_checks(ctx, online=online)
 
 

@@ -127,6 +127,7 @@ class StoreScreen(Screen[None]):
         self.statuses: dict[str, MemoryStatus] = {}
         self.rows: list[MemoryRow] = []
         self.marked: set[str] = set()
+        self.health_checked = False  # the doctor runs once the audit after a load is shown
         self.raw = False
         self.busy = False  # a confirmation, an edit or a write is in progress
         self.reload_pending = False
@@ -167,7 +168,6 @@ class StoreScreen(Screen[None]):
                    init=False)
         self.load()
         self.watch_disk()
-        self.check_health()
 
     @property
     def tab(self) -> str:
@@ -286,6 +286,11 @@ class StoreScreen(Screen[None]):
         self.refresh_table()
         self.query_one("#index-view", IndexView).show(message.store.index)
         self.findings_view.show(message.shown)
+        if message.shown is not None and not self.health_checked:
+            # After the audit, not beside it: on a huge index the doctor's own read of it
+            # would compete with the load for the interpreter, and the UI thread wait.
+            self.health_checked = True
+            self.check_health()
         self.query_one("#recall-view", RecallView).show(message.store)
         self.show_lock(message.store)
         if self.focused is None:
@@ -318,8 +323,9 @@ class StoreScreen(Screen[None]):
     def check_health(self) -> None:
         """The doctor's offline checks, for the line that says when one fails."""
         from tui.app.screens.doctor import run_doctor
-
-        self.post_message(DoctorDone(run_doctor(self.app, str(self.path), self.project)))
+        text = self.store.index_text if self.store is not None else None
+        self.post_message(DoctorDone(run_doctor(self.app, str(self.path), self.project,
+                                                index_text=text)))
 
     def on_doctor_done(self, message: DoctorDone) -> None:
         failed = message.report.failed
@@ -645,8 +651,8 @@ class StoreScreen(Screen[None]):
         self.findings_view.clear_marks()
         self.busy = False
         self.reload_pending = False
+        self.health_checked = False  # a fix made here may clear the doctor's line
         self.load()
-        self.check_health()  # a fix made here may clear the doctor's line
 
     def action_dream(self) -> None:
         """Consolidate this store in four phases on a staging copy, then review the change set."""
