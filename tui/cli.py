@@ -249,6 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.cli_runs import add_run_commands
 
     add_run_commands(commands)
+    from tui.cli_sync import add_sync_command
+
+    add_sync_command(commands)
 
     from tui.cli_doctor import add_doctor_command
 

@@ -13,6 +13,8 @@ from difflib import SequenceMatcher
 
 from tui.claude.lines import lines_with_endings
 
+MARK_OURS, MARK_SPLIT, MARK_THEIRS = "<<<<<<<", "=======", ">>>>>>>"
+
 
 @dataclass(frozen=True)
 class Conflict:
@@ -23,7 +25,7 @@ class Conflict:
 
 @dataclass(frozen=True)
 class MergeResult:
-    text: str  # with conflicts, our side of each is kept here
+    text: str  # with conflicts, our side of each is kept here (both, with `markers`)
     conflicts: tuple[Conflict, ...]
 
     @property
@@ -65,7 +67,9 @@ def _side_text(base: list[str], start: int, end: int, hunks: list[_Hunk]) -> tup
     return tuple(out)
 
 
-def merge3(base: str, ours: str, theirs: str) -> MergeResult:
+def merge3(base: str, ours: str, theirs: str, markers: tuple[str, str] | None = None) -> MergeResult:
+    """`markers` (our label, their label): write each conflict as both texts between
+    git-style marker lines instead of keeping only ours."""
     base_lines = lines_with_endings(base)
     ours_lines = lines_with_endings(ours)
     theirs_lines = lines_with_endings(theirs)
@@ -109,7 +113,14 @@ def merge3(base: str, ours: str, theirs: str) -> MergeResult:
             out.extend(mine + other)
         else:
             conflicts.append(Conflict(original, mine, other))
-            out.extend(mine)
+            if markers:
+                out.append(f"{MARK_OURS} {markers[0]}\n")
+                out.extend(mine)
+                out.append(f"{MARK_SPLIT}\n")
+                out.extend(other)
+                out.append(f"{MARK_THEIRS} {markers[1]}\n")
+            else:
+                out.extend(mine)
     out.extend(base_lines[position:])
     text = "".join(out)
     if ours and not ours.endswith("\n") and text.endswith("\n"):

@@ -1,0 +1,150 @@
+"""`memtui sync`: memory across machines through a git remote.
+
+    memtui sync [TARGET | --all] [--remote URL] [--dry-run] [--json] [--yes]
+    memtui sync --name NAME TARGET     give a store without a git origin its identity
+    memtui sync --print-hooks          a Claude Code settings snippet that syncs on its own
+
+Exit codes: 0 synced (conflicts and blocked files are reported, not failures), 1 the
+remote could not be reached or the sync could not finish (one sentence), 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tui.cli_support import UsageError, config_home_of, env_of, print_json, resolve_store
+
+HOOK_COMMAND = "memtui sync --all >/dev/null 2>&1 || true"
+
+
+def hooks_snippet() -> str:
+    """Claude Code settings that sync when a session starts and when Claude stops.
+
+    Output is dropped: a SessionStart hook's stdout would go into Claude's context. `|| true`
+    keeps an offline machine's exit 1 from reaching Claude Code as a hook error."""
+    hook = [{"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 120}]}]
+    return json.dumps({"hooks": {"SessionStart": hook, "Stop": hook}}, indent=2)
+
+
+def _targets(args: argparse.Namespace, settings):
+    from tui.claude.discovery import discover
+    from tui.sync.engine import SyncTarget
+    from tui.sync.identity import identity_of
+
+    if args.all:
+        inventory = discover(config_home_of(args), env_of(args), args.settings)
+        chosen = [(p.store, p.key_path) for p in inventory.projects
+                  if p.store is not None and p.store_exists]
+        if not chosen:
+            raise UsageError(f"No memory store under {config_home_of(args)} to sync.")
+    else:
+        target = resolve_store(args, args.target)
+        if not target.memory_dir.is_dir():
+            raise UsageError(f"There is no memory directory at {target.memory_dir} yet.")
+        chosen = [(target.memory_dir, target.project_path)]
+    return [SyncTarget(Path(store), identity_of(key, settings.name_of(Path(store))))
+            for store, key in chosen]
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    if args.print_hooks:
+        print(hooks_snippet())
+        return 0
+    if args.all and args.target:
+        raise UsageError("Give either a TARGET or --all, not both.")
+    from tui.sync.settings import SettingsError, load_settings, save_settings
+
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        raise UsageError(str(error)) from None
+    if args.name is not None:
+        _give_name(args, settings)
+    remote = args.remote or settings.remote
+    if not remote:
+        raise UsageError("No sync remote yet: give one with --remote URL (a bare repository "
+                         "path, or an ssh or https URL); memtui remembers it.")
+    targets = _targets(args, settings)
+    from tui.sync.engine import SyncFailed, sync
+    from tui.sync.remote import RemoteUnreachable, SyncBusy
+
+    try:
+        report = sync(remote, targets, dry_run=args.dry_run, accept_cut=args.yes)
+    except (RemoteUnreachable, SyncFailed, SyncBusy) as error:
+        print(f"memtui: {error}", file=sys.stderr)
+        return 1
+    if args.remote and args.remote != settings.remote and not args.dry_run:
+        settings.remote = args.remote
+        try:
+            save_settings(settings)
+        except SettingsError as error:
+            print(f"memtui: {error}", file=sys.stderr)
+    if args.json:
+        print_json(report.to_json())
+    else:
+        _print_report(report)
+    return 0
+
+
+def _give_name(args: argparse.Namespace, settings) -> None:
+    from tui.sync.identity import valid_name
+    from tui.sync.settings import SettingsError, save_settings
+
+    if args.all or not args.target:
+        raise UsageError("--name NAME needs the one TARGET it names.")
+    if not valid_name(args.name):
+        raise UsageError(f"{args.name!r} cannot name a store: use letters, digits, '.', '_' "
+                         "and '-' (at most 100).")
+    store = resolve_store(args, args.target).memory_dir
+    settings.names[str(store)] = args.name
+    try:
+        save_settings(settings)
+    except SettingsError as error:
+        raise UsageError(str(error)) from None
+
+
+def _files(files: list[str]) -> str:
+    shown = ", ".join(files[:5])
+    return shown + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+
+
+def _print_report(report) -> None:
+    verb = "would be " if report.dry_run else ""
+    print(f"Remote: {report.remote}" + (" (dry run: nothing written or pushed)" if report.dry_run else ""))
+    for project in report.projects:
+        name = project.identity or str(project.store)
+        if project.skipped:
+            print(f"  {name}: {project.skipped}")
+            continue
+        parts = []
+        if project.pulled:
+            parts.append(f"{len(project.pulled)} {verb}pulled ({_files(project.pulled)})")
+        if project.pushed:
+            parts.append(f"{len(project.pushed)} {verb}pushed ({_files(project.pushed)})")
+        if project.conflicts:
+            parts.append(f"{len(project.conflicts)} conflict(s), both texts kept in "
+                         f"{_files(project.conflicts)}: edit to keep the right one")
+        for blocked in project.blocked:
+            parts.append(f"{blocked['file']} blocked: {blocked['reason']}")
+        print(f"  {name}: {'; '.join(parts) if parts else 'in sync'}")
+
+
+def add_sync_command(commands) -> None:
+    sync = commands.add_parser("sync", help="sync memory with other machines through a git remote")
+    sync.add_argument("target", nargs="?", help="memory dir, project path or folder name "
+                                                "(default: the current directory)")
+    sync.add_argument("--all", action="store_true", help="every store under the config home")
+    sync.add_argument("--remote", metavar="URL",
+                      help="the git remote (bare repository path, ssh or https); remembered")
+    sync.add_argument("--name", metavar="NAME",
+                      help="the identity of TARGET on the remote, for a store without git origin")
+    sync.add_argument("--dry-run", action="store_true", help="show what would move, change nothing")
+    sync.add_argument("--json", action="store_true", help="machine-readable output")
+    sync.add_argument("--yes", action="store_true",
+                      help="accept a merged index that leaves entries past the loaded cut")
+    sync.add_argument("--print-hooks", action="store_true",
+                      help="print a Claude Code settings snippet that syncs on every session")
+    sync.set_defaults(run=cmd_sync)

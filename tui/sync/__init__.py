@@ -1,0 +1,1 @@
+"""Memory across machines: `memtui sync` through a git remote (see `engine`)."""

@@ -1,0 +1,285 @@
+"""`memtui sync`: pull, merge and push every chosen store through one git remote.
+
+One run, under a per-remote lock on this machine:
+
+1. fetch the remote (unreachable: one sentence, nothing changed);
+2. plan each store three-way against its last synced base (`plan`);
+3. write what comes in through the safe, journalled, undoable write (`apply_journalled`),
+   then remember the fetched commit as the store's base;
+4. commit what goes out on top of the fetched commit and push it; when another machine
+   pushed first, the push is rejected: fetch, plan and merge again, and retry.
+
+What never travels: files that are not memories or indexes (`.consolidate-lock`, memtui's
+temp files, anything not `.md`), symlinks, anything outside the store, and files with a
+`secret` finding (blocked, with the line). A store whose dream holds Claude Code's
+consolidate lock is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui import failpoints
+from tui.claude.memory_files import MAX_DEPTH, SKIPPED_FOLDERS
+from tui.sync.identity import Identity
+from tui.sync.plan import StorePlan, is_index, plan_store
+from tui.sync.remote import RemoteUnreachable, SyncRepo, shown_url
+
+ATTEMPTS = 8  # pushes rejected in a row (other machines pushing) before giving up
+
+
+class SyncFailed(Exception):
+    """The sync could not finish; one sentence for the user (exit 1)."""
+
+
+@dataclass(frozen=True)
+class SyncTarget:
+    store: Path
+    identity: Identity
+
+
+@dataclass
+class ProjectSync:
+    identity: str | None
+    store: Path
+    pulled: list[str] = field(default_factory=list)
+    pushed: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    blocked: list[dict[str, str]] = field(default_factory=list)
+    skipped: str | None = None
+
+    def to_json(self) -> dict:
+        return {"identity": self.identity, "store": str(self.store), "pulled": self.pulled,
+                "pushed": self.pushed, "conflicts": self.conflicts, "blocked": self.blocked,
+                "skipped": self.skipped}
+
+
+@dataclass
+class SyncReport:
+    remote: str
+    projects: list[ProjectSync]
+    dry_run: bool = False
+
+    def to_json(self) -> dict:
+        return {"remote": self.remote, "projects": [p.to_json() for p in self.projects]}
+
+
+def read_local(store: Path) -> dict[str, bytes]:
+    """Every file of the store that travels: regular `.md` files, no symlink, no `.git`,
+    at most `MAX_DEPTH` folders down."""
+    found: dict[str, bytes] = {}
+    root = os.fspath(store)
+    for folder, dirs, names in os.walk(root):
+        relative = os.path.relpath(folder, root)
+        depth = 0 if relative == "." else relative.count(os.sep) + 1
+        dirs[:] = [] if depth >= MAX_DEPTH else [
+            d for d in dirs if d not in SKIPPED_FOLDERS and not os.path.islink(os.path.join(folder, d))
+        ]
+        for name in names:
+            if not name.endswith(".md"):
+                continue
+            path = os.path.join(folder, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue  # vanished or unreadable: left for the next sync
+            key = name if relative == "." else f"{relative.replace(os.sep, '/')}/{name}"
+            found[key] = data
+    return found
+
+
+def _secret_reason(data: bytes) -> str | None:
+    from tui.memory.secrets import find_secrets
+
+    hit = next(find_secrets(data.decode("utf-8", "replace")), None)
+    return None if hit is None else f"secret on line {hit.line} ({hit.kind}); not pushed"
+
+
+def _pushed_past_cut(file: str, before: bytes | None, after: bytes | None) -> list[str]:
+    """Memories visible in the loaded index before a change and linked only past it after."""
+    from tui.memory.index import parse_index
+
+    folder = os.path.dirname(file)
+    folder = f"{folder}/" if folder else ""
+
+    def parse(data: bytes | None):
+        return parse_index(None if data is None else data.decode("utf-8", "replace"), folder=folder)
+
+    old, new = parse(before), parse(after)
+    visible_before = {link.file for link in old.links if link.visible and link.file}
+    visible_after = {link.file for link in new.links if link.visible and link.file}
+    linked_after = {link.file for link in new.links if link.file}
+    return sorted((visible_before & linked_after) - visible_after)
+
+
+class _Run:
+    """One `sync` over one remote."""
+
+    def __init__(self, repo: SyncRepo, targets: Sequence[SyncTarget], *, dry_run: bool,
+                 accept_cut: bool):
+        self.repo = repo
+        self.dry_run = dry_run
+        self.accept_cut = accept_cut
+        self.projects: dict[Path, ProjectSync] = {}
+        self.active: list[SyncTarget] = []
+        owners: dict[str, Path] = {}
+        for target in targets:
+            key = target.identity.key
+            project = ProjectSync(key, target.store)
+            self.projects[target.store] = project
+            if key is None:
+                project.skipped = f"not synced: {target.identity.reason}"
+            elif key in owners:
+                project.skipped = (f"not synced: {owners[key]} has the same identity {key} "
+                                   "on this machine; give one of them its own --name")
+            else:
+                owners[key] = target.store
+                self.active.append(target)
+        self.bases = repo.load_bases()
+
+    def run(self) -> None:
+        for _ in range(ATTEMPTS):
+            head = self.repo.fetch()
+            if self._attempt(head):
+                return
+        raise SyncFailed(f"Other machines kept pushing to {shown_url(self.repo.url)} while this "
+                         f"one tried {ATTEMPTS} times; what came in was kept, run sync again.")
+
+    def _base_of(self, target: SyncTarget) -> dict[str, str] | None:
+        recorded = self.bases.get(str(target.store))
+        if not recorded or recorded["identity"] != target.identity.key:
+            return None
+        if not self.repo.has_commit(recorded["commit"]):
+            return None
+        return self._folder(recorded["commit"], target)
+
+    def _folder(self, commit: str | None, target: SyncTarget) -> dict[str, str]:
+        prefix = target.identity.remote_folder + "/"
+        return {path[len(prefix):]: blob for path, blob in self.repo.tree(commit).items()
+                if path.startswith(prefix)}
+
+    def _attempt(self, head: str | None) -> bool:
+        """Plan, pull and push once; False when the push was rejected."""
+        outgoing: dict[str, bytes | None] = {}
+        agreed: list[SyncTarget] = []
+        pushes: dict[Path, list[str]] = {}
+        for target in list(self.active):
+            project = self.projects[target.store]
+            plan = self._plan(target, head, project)
+            if plan is None:
+                self.active.remove(target)
+                continue
+            for file in plan.pulled:
+                if file not in project.pulled:
+                    project.pulled.append(file)
+            for file in plan.conflicts:
+                if file not in project.conflicts:
+                    project.conflicts.append(file)
+            if self.dry_run:
+                project.pushed = sorted(plan.outgoing)
+                continue
+            if not self._pull(target, plan, project):
+                self.active.remove(target)
+                continue
+            agreed.append(target)
+            pushes[target.store] = sorted(plan.outgoing)
+            folder = target.identity.remote_folder
+            outgoing.update({f"{folder}/{file}": data for file, data in plan.outgoing.items()})
+        if self.dry_run:
+            return True
+        self._remember(agreed, head)
+        if not outgoing:
+            return True
+        commit = self.repo.commit(head, outgoing, self._message(pushes))
+        failpoints.reached("sync.before_push", commit)
+        if not self.repo.push(commit):
+            return False
+        for target in agreed:
+            self.projects[target.store].pushed = pushes[target.store]
+        self._remember(agreed, commit)
+        return True
+
+    def _plan(self, target: SyncTarget, head: str | None, project: ProjectSync) -> StorePlan | None:
+        from tui.claude.lock import read_lock
+
+        store = target.store
+        lock = read_lock(store)
+        if lock.held():
+            project.skipped = (f"a memory consolidation (process {lock.pid}) is running in this "
+                               "store; skipped, the next sync catches up")
+            return None
+        if not store.is_dir():
+            project.skipped = f"{store} does not exist"
+            return None
+        local = read_local(store)
+        plan = plan_store(local, self._base_of(target), self._folder(head, target), self.repo.blobs)
+        project.blocked = []
+        for file, data in list(plan.outgoing.items()):
+            reason = None if data is None else _secret_reason(data)
+            if reason:
+                del plan.outgoing[file]
+                project.blocked.append({"file": file, "reason": reason})
+        pushed_out = [name for change in plan.local_changes if is_index(change.file)
+                      for name in _pushed_past_cut(change.file, change.before, change.after)]
+        if pushed_out and not self.accept_cut:
+            project.skipped = (f"the merged index would leave {', '.join(pushed_out)} past the "
+                               "loaded cut, where Claude does not see them; nothing was synced "
+                               "for this store (accept with --yes, or make room in the index first)")
+            return None
+        return plan
+
+    def _pull(self, target: SyncTarget, plan: StorePlan, project: ProjectSync) -> bool:
+        """Write the incoming changes; False (store skipped) when the write is refused."""
+        from tui.history.recovery import apply_journalled
+        from tui.memory.refusals import WriteRefused
+
+        if not plan.local_changes:
+            return True
+        try:
+            apply_journalled(target.store, plan.local_changes,
+                             f"sync from {shown_url(self.repo.url)}")
+        except WriteRefused as error:
+            project.skipped = f"{error} The next sync catches up."
+            project.pulled = []
+            return False
+        return True
+
+    def _remember(self, targets: Sequence[SyncTarget], commit: str | None) -> None:
+        if commit is None:
+            return
+        for target in targets:
+            self.bases[str(target.store)] = {"identity": target.identity.key, "commit": commit}
+        self.repo.save_bases(self.bases)
+
+    def _message(self, pushes: dict[Path, list[str]]) -> str:
+        files = sum(len(files) for files in pushes.values())
+        stores = sum(1 for files in pushes.values() if files)
+        return f"memtui sync from {socket.gethostname()}: {files} file(s) of {stores} project(s)\n"
+
+
+def sync(url: str, targets: Sequence[SyncTarget], *, dry_run: bool = False,
+         accept_cut: bool = False) -> SyncReport:
+    """Sync the targets with the remote at `url`. Raises RemoteUnreachable (nothing changed)
+    or SyncFailed, each with one sentence."""
+    repo = SyncRepo(url)
+    try:
+        repo.ensure()
+    except OSError as error:
+        raise SyncFailed(f"memtui's copy of the remote cannot be set up ({error}).") from None
+    with repo.locked():
+        run = _Run(repo, targets, dry_run=dry_run, accept_cut=accept_cut)
+        try:
+            run.run()
+        except OSError as error:
+            raise SyncFailed(f"Syncing failed ({error}); run sync again.") from None
+    return SyncReport(shown_url(url), list(run.projects.values()), dry_run)
+
+
+__all__ = ["ProjectSync", "RemoteUnreachable", "SyncFailed", "SyncReport", "SyncTarget", "sync"]

@@ -1,0 +1,69 @@
+"""What `memtui sync` remembers in memtui's config: the remote, and the names users gave.
+
+`<config dir>/sync.json`: {"remote": URL, "names": {store path: name}}. Written whole,
+atomically; a damaged file reads as a UsageError-worthy sentence, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui import xdg
+
+SETTINGS_LIMIT = 1 << 20
+
+
+class SettingsError(Exception):
+    """The sync settings cannot be read or written; one sentence for the user."""
+
+
+@dataclass
+class SyncSettings:
+    remote: str | None = None
+    names: dict[str, str] = field(default_factory=dict)
+
+    def name_of(self, store: Path) -> str | None:
+        return self.names.get(str(store))
+
+
+def settings_path() -> Path:
+    return xdg.config_dir() / "sync.json"
+
+
+def load_settings() -> SyncSettings:
+    path = settings_path()
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(SETTINGS_LIMIT + 1)
+    except FileNotFoundError:
+        return SyncSettings()
+    except OSError as error:
+        raise SettingsError(f"{path} cannot be read ({error.strerror or error}).") from None
+    try:
+        raw = json.loads(data.decode("utf-8"))
+        remote = raw.get("remote")
+        names = raw.get("names") or {}
+        if not (remote is None or isinstance(remote, str)) or not isinstance(names, dict) or not all(
+            isinstance(key, str) and isinstance(value, str) for key, value in names.items()
+        ):
+            raise ValueError("unexpected shape")
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        raise SettingsError(f"{path} is not the JSON memtui writes; fix or remove it.") from None
+    return SyncSettings(remote, dict(names))
+
+
+def save_settings(settings: SyncSettings) -> None:
+    path = settings_path()
+    body = json.dumps({"remote": settings.remote, "names": settings.names}, indent=2) + "\n"
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp.write_text(body, encoding="utf-8")
+        os.replace(temp, path)
+    except OSError as error:
+        temp.unlink(missing_ok=True)
+        raise SettingsError(f"{path} cannot be written ({error.strerror or error}).") from None
