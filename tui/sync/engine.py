@@ -143,14 +143,16 @@ class _Run:
                 owners[key] = target.store
                 self.active.append(target)
         self.bases = repo.load_bases()
+        self._folders: dict[str, dict[str, dict[str, str]]] = {}
+        self.refused = ""
 
     def run(self) -> None:
         for _ in range(ATTEMPTS):
             head = self.repo.fetch()
             if self._attempt(head):
                 return
-        raise SyncFailed(f"Other machines kept pushing to {shown_url(self.repo.url)} while this "
-                         f"one tried {ATTEMPTS} times; what came in was kept, run sync again.")
+        raise SyncFailed(f"{shown_url(self.repo.url)} refused this machine's push {ATTEMPTS} "
+                         f"times (last: {self.refused}); what came in was kept, run sync again.")
 
     def _base_of(self, target: SyncTarget) -> dict[str, str] | None:
         recorded = self.bases.get(str(target.store))
@@ -161,9 +163,26 @@ class _Run:
         return self._folder(recorded["commit"], target)
 
     def _folder(self, commit: str | None, target: SyncTarget) -> dict[str, str]:
-        prefix = target.identity.remote_folder + "/"
-        return {path[len(prefix):]: blob for path, blob in self.repo.tree(commit).items()
-                if path.startswith(prefix)}
+        """Blob ids by store-relative path of one store's folder at a commit."""
+        if commit is None:
+            return {}
+        if commit not in self._folders:
+            self._folders[commit] = self._split(self.repo.tree(commit))
+        return self._folders[commit].get(target.identity.remote_folder, {})
+
+    def _split(self, tree: dict[str, str]) -> dict[str, dict[str, str]]:
+        """A commit's files grouped by the store folders this run syncs, in one pass."""
+        wanted = {target.identity.remote_folder for target in self.active}
+        grouped: dict[str, dict[str, str]] = {}
+        for path, blob in tree.items():
+            cut = path.find("/memory/")
+            while cut != -1:
+                folder = path[:cut + len("/memory")]
+                if folder in wanted:
+                    grouped.setdefault(folder, {})[path[len(folder) + 1:]] = blob
+                    break
+                cut = path.find("/memory/", cut + 1)
+        return grouped
 
     def _attempt(self, head: str | None) -> bool:
         """Plan, pull and push once; False when the push was rejected."""
@@ -199,7 +218,9 @@ class _Run:
             return True
         commit = self.repo.commit(head, outgoing, self._message(pushes))
         failpoints.reached("sync.before_push", commit)
-        if not self.repo.push(commit):
+        refused = self.repo.push(commit)
+        if refused:
+            self.refused = refused
             return False
         for target in agreed:
             self.projects[target.store].pushed = pushes[target.store]

@@ -72,6 +72,7 @@ class SyncRepo:
         self.url = url
         self.path = clone_dir(url)
         self._trees: dict[str, dict[str, str]] = {}
+        self._present: dict[str, bool] = {}
 
     # --- setting up and locking ---------------------------------------------------------
 
@@ -121,17 +122,18 @@ class SyncRepo:
                        "+refs/heads/*:refs/remotes/origin/*"])
         return self.rev(TRACKING)
 
-    def push(self, commit: str) -> bool:
-        """Push `commit` as the remote's main; False when the remote moved meanwhile."""
+    def push(self, commit: str) -> str | None:
+        """Push `commit` as the remote's main; None when it went, else why the remote
+        refused it (another machine pushed first, or updated the branch at the same moment)."""
         result = self._network(["push", "--porcelain", "--quiet", "origin",
                                 f"{commit}:refs/heads/{BRANCH}"], check=False)
         if result.returncode == 0:
             self._run(["update-ref", TRACKING, commit])
-            return True
-        report = result.stdout.decode(errors="replace")
-        if re.search(r"^!\t.*\[rejected\]|^!\t.*\(fetch first\)|non-fast-forward|stale info",
-                     report, re.M):
-            return False
+            return None
+        refused = [line for line in result.stdout.decode(errors="replace").splitlines()
+                   if line.startswith("!\t")]
+        if refused:
+            return refused[0].rsplit("\t", 1)[-1].strip() or "rejected"
         raise RemoteUnreachable(
             f"Pushing to {shown_url(self.url)} failed ({_last_line(result.stderr)})."
         )
@@ -161,8 +163,10 @@ class SyncRepo:
             return None
         return result.stdout.decode().strip() or None
 
-    def has_commit(self, rev: str) -> bool:
-        return self.rev(rev) is not None
+    def has_commit(self, commit: str) -> bool:
+        if commit not in self._present:
+            self._present[commit] = self.rev(commit) is not None
+        return self._present[commit]
 
     def tree(self, commit: str | None) -> dict[str, str]:
         """Blob ids by path of a commit ({} for none); kept, a commit never changes."""
