@@ -88,7 +88,7 @@ class Machine:
 
 def make_machines(tmp_path: Path, capsys, count: int = 3) -> tuple[Path, list[Machine]]:
     remote = tmp_path / "remote.git"
-    git("init", "--quiet", "--bare", str(remote))
+    git("init", "--quiet", "--bare", "--initial-branch=main", str(remote))
     source = tmp_path / "source"
     git("init", "--quiet", str(source))
     (source / "README").write_text("app\n")

@@ -358,3 +358,22 @@ def test_unreachable_ssh_host_is_one_sentence(world, monkeypatch):
     assert err.count("\n") == 1
     code, _, err = a.run("sync", "--all")
     assert code == 2  # an unreachable remote was never remembered
+
+
+def test_what_no_store_sends_is_never_pulled(world, tmp_path):
+    """Another tool put a text file and a symlink in the project's folder on the remote."""
+    remote, _ = world
+    a, b, _ = started(world)
+    other = tmp_path / "other"
+    git("clone", "--quiet", str(remote), str(other))
+    folder = other / "github.com/ana/app/memory"
+    (folder / "notes.txt").write_text("not a memory\n")
+    (folder / "escape.md").symlink_to("/etc/passwd")
+    (folder / "real.md").write_text(memory_text(name="real"))
+    git("add", "-A", cwd=other)
+    git("-c", "user.name=x", "-c", "user.email=x@x", "commit", "--quiet", "-m", "other tool",
+        cwd=other)
+    git("push", "--quiet", "origin", "HEAD:main", cwd=other)
+    result = b.sync()["projects"][0]
+    assert result["skipped"] is None and result["pulled"] == ["real.md"]
+    assert sorted(p.name for p in b.store.iterdir()) == ["MEMORY.md", "real.md", "testing.md"]

@@ -176,6 +176,8 @@ class _Run:
         grouped: dict[str, dict[str, str]] = {}
         for path, blob in tree.items():
             cut = path.find("/memory/")
+            if not path.endswith(".md") or "/.git/" in path:
+                continue  # what no store sends: read_local's rule, for what others pushed
             while cut != -1:
                 folder = path[:cut + len("/memory")]
                 if folder in wanted:

@@ -178,9 +178,9 @@ class SyncRepo:
             for entry in listing.split(b"\0"):
                 if entry:
                     meta, _, path = entry.partition(b"\t")
-                    kind = meta.split()
-                    if kind[1] == b"blob":
-                        entries[path.decode("utf-8", "surrogateescape")] = kind[2].decode()
+                    mode, kind, blob = meta.split()
+                    if kind == b"blob" and mode in (b"100644", b"100755"):  # no symlinks
+                        entries[path.decode("utf-8", "surrogateescape")] = blob.decode()
             self._trees[commit] = entries
         return self._trees[commit]
 
