@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pytest
 from conftest import memory_text
@@ -377,3 +378,36 @@ def test_what_no_store_sends_is_never_pulled(world, tmp_path):
     result = b.sync()["projects"][0]
     assert result["skipped"] is None and result["pulled"] == ["real.md"]
     assert sorted(p.name for p in b.store.iterdir()) == ["MEMORY.md", "real.md", "testing.md"]
+
+
+def test_a_sync_conflict_is_shown_and_resolved_by_memtui_merge(world):
+    a, b, c = started(world)
+    a.write("testing.md", TESTING.replace("Use the fixtures.", "Use the A fixtures."))
+    b.write("testing.md", TESTING.replace("Use the fixtures.", "Use the B fixtures."))
+    a.sync()
+    b.sync()
+    path = str(b.store / "testing.md")
+    code, out, _ = b.run("merge", path)
+    assert code == 1
+    assert "1 conflict(s) from memtui sync" in out
+    assert "Use the B fixtures." in out and "Use the A fixtures." in out
+    code, out, err = b.run("merge", path, "--keep", "other")
+    assert code == 0, err
+    assert b.read("testing.md") == TESTING.replace("Use the fixtures.", "Use the A fixtures.")
+    assert b.sync()["projects"][0]["pushed"] == ["testing.md"]
+    a.sync()
+    c.sync()
+    assert a.read("testing.md") == c.read("testing.md") == b.read("testing.md")
+    code, _, err = b.run("undo", str(b.store))  # the resolution is undoable like any change
+    assert code == 0 and "<<<<<<<" in b.read("testing.md")
+
+
+def test_sync_commands_import_nothing_heavy(world):
+    import sys
+
+    _, (a, _, _) = world
+    script = ("import sys; from tui.cli import main; main(['sync', '--print-hooks']); "
+              "print(sorted(m for m in ('git', 'textual', 'detect_secrets') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={**os.environ, **a.env()}).stdout
+    assert out.rstrip().endswith("[]")

@@ -5,6 +5,7 @@
     memtui history FILE [--json]             every version of one memory file
     memtui restore FILE --version REV        put a version back (through the safe write)
     memtui merge FILE [--dry-run]            restore the lines a lost update dropped
+    memtui merge FILE --keep this|other|both resolve a conflict `memtui sync` left
     memtui overwrites [TARGET] [--json]      every lost update of a store
 """
 
@@ -197,6 +198,10 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from tui.history.writes_log import store_events
 
     store, file = _file_in_store(args.file)
+    if _sync_conflicts(store, file):
+        return _merge_sync_conflicts(args, store, file)
+    if args.keep:
+        raise UsageError(f"{file} holds no conflict from memtui sync; --keep has nothing to choose.")
     lost = [u for u in lost_updates_in_events(store_events(store, config_home_of(args), env_of(args)))
             if u.file == file]
     if not lost:
@@ -228,6 +233,41 @@ def cmd_merge(args: argparse.Namespace) -> int:
     status = _apply(store, file, current_bytes, result.text.encode("utf-8"), label)
     if status == 0:
         print(f"Merged the lost lines back into {file}.")
+    return status
+
+
+def _sync_conflicts(store: Path, file: str):
+    from tui.sync.conflicts import find_conflicts
+
+    data = _current(store, file)
+    return find_conflicts(data.decode("utf-8", "surrogateescape")) if data else []
+
+
+def _merge_sync_conflicts(args: argparse.Namespace, store: Path, file: str) -> int:
+    """A conflict `memtui sync` left in the file: show both texts, or keep the side asked for."""
+    from tui.sync.conflicts import find_conflicts, resolve
+
+    before = _current(store, file) or b""
+    text = before.decode("utf-8", "surrogateescape")
+    conflicts = find_conflicts(text)
+    if not args.keep:
+        print(f"{file} holds {len(conflicts)} conflict(s) from memtui sync, both texts kept:")
+        for conflict in conflicts:
+            for label, lines in (("this machine", conflict.this), ("another machine", conflict.other)):
+                print(f"--- line {conflict.line}, {label}")
+                sys.stdout.writelines(line if line.endswith("\n") else line + "\n" for line in lines)
+        print(f"Keep one with `memtui merge {args.file} --keep this|other|both` (or edit the file), "
+              "then run `memtui sync`.")
+        return 1
+    merged = resolve(text, args.keep)
+    sys.stdout.writelines(difflib.unified_diff(
+        lines_with_endings(text), lines_with_endings(merged), f"{file} (now)", f"{file} (resolved)"))
+    if args.dry_run:
+        return 0
+    label = f"resolve sync conflicts in {file}, keeping {args.keep}"
+    status = _apply(store, file, before, merged.encode("utf-8", "surrogateescape"), label)
+    if status == 0:
+        print(f"Resolved {len(conflicts)} sync conflict(s) in {file}; `memtui sync` sends it.")
     return status
 
 
@@ -320,6 +360,8 @@ def add_history_commands(commands) -> None:
     merge = commands.add_parser("merge", help="merge back the lines a lost update dropped")
     merge.add_argument("file", metavar="FILE")
     merge.add_argument("--dry-run", action="store_true", help="show the merge, write nothing")
+    merge.add_argument("--keep", choices=("this", "other", "both"),
+                       help="for a conflict memtui sync left: the text to keep")
     merge.set_defaults(run=cmd_merge)
 
     overwrites = commands.add_parser("overwrites", help="lost updates of a store")
