@@ -114,7 +114,7 @@ def test_the_same_line_changed_on_both_is_a_conflict_keeping_both_texts(world):
     c.sync()
     assert a.read("testing.md") == c.read("testing.md") == text
     code, out, _ = b.run("sync", "--all")
-    assert "in sync" in out  # reported once; the file says the rest
+    assert code == 0 and "testing.md still hold(s) both texts of a conflict" in out
 
 
 def test_a_deletion_propagates(world):

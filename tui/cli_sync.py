@@ -129,6 +129,9 @@ def _print_report(report) -> None:
                          f"{_files(project.conflicts)}: edit to keep the right one")
         for blocked in project.blocked:
             parts.append(f"{blocked['file']} blocked: {blocked['reason']}")
+        if project.unresolved and not project.conflicts:
+            parts.append(f"{_files(project.unresolved)} still hold(s) both texts of a conflict "
+                         "(`memtui merge FILE --keep ...`)")
         print(f"  {name}: {'; '.join(parts) if parts else 'in sync'}")
 
 

@@ -26,9 +26,12 @@ from pathlib import Path
 from tui import failpoints
 from tui.claude.memory_files import MAX_DEPTH, SKIPPED_FOLDERS
 from tui.sync.identity import Identity
-from tui.sync.plan import StorePlan, is_index, plan_store
-from tui.sync.remote import RemoteUnreachable, SyncRepo, shown_url
+from tui.history.merge import MARK_OURS
+from tui.memory.writes import FileChange
+from tui.sync.plan import OURS_LABEL, StorePlan, is_index, plan_store
+from tui.sync.remote import TRACKING, RemoteUnreachable, SyncRepo, shown_url
 
+CONFLICT_MARK = f"{MARK_OURS} {OURS_LABEL}\n".encode()
 ATTEMPTS = 8  # pushes rejected in a row (other machines pushing) before giving up
 
 
@@ -51,6 +54,8 @@ class ProjectSync:
     conflicts: list[str] = field(default_factory=list)
     blocked: list[dict[str, str]] = field(default_factory=list)
     skipped: str | None = None
+    incoming: list[FileChange] = field(default_factory=list)  # a dry run's writes, to preview
+    unresolved: list[str] = field(default_factory=list)  # files still holding a sync conflict
 
     def to_json(self) -> dict:
         return {"identity": self.identity, "store": str(self.store), "pulled": self.pulled,
@@ -123,8 +128,9 @@ class _Run:
     """One `sync` over one remote."""
 
     def __init__(self, repo: SyncRepo, targets: Sequence[SyncTarget], *, dry_run: bool,
-                 accept_cut: bool):
+                 accept_cut: bool, fetch: bool = True):
         self.repo = repo
+        self.fetch = fetch
         self.dry_run = dry_run
         self.accept_cut = accept_cut
         self.projects: dict[Path, ProjectSync] = {}
@@ -148,7 +154,7 @@ class _Run:
 
     def run(self) -> None:
         for _ in range(ATTEMPTS):
-            head = self.repo.fetch()
+            head = self.repo.fetch() if self.fetch else self.repo.rev(TRACKING)
             if self._attempt(head):
                 return
         raise SyncFailed(f"{shown_url(self.repo.url)} refused this machine's push {ATTEMPTS} "
@@ -205,6 +211,7 @@ class _Run:
                     project.conflicts.append(file)
             if self.dry_run:
                 project.pushed = sorted(plan.outgoing)
+                project.incoming = plan.local_changes
                 continue
             if not self._pull(target, plan, project):
                 self.active.remove(target)
@@ -242,6 +249,7 @@ class _Run:
             project.skipped = f"{store} does not exist"
             return None
         local = read_local(store)
+        project.unresolved = sorted(file for file, data in local.items() if CONFLICT_MARK in data)
         plan = plan_store(local, self._base_of(target), self._folder(head, target), self.repo.blobs)
         project.blocked = []
         for file, data in list(plan.outgoing.items()):
@@ -288,16 +296,18 @@ class _Run:
 
 
 def sync(url: str, targets: Sequence[SyncTarget], *, dry_run: bool = False,
-         accept_cut: bool = False) -> SyncReport:
+         accept_cut: bool = False, fetch: bool = True) -> SyncReport:
     """Sync the targets with the remote at `url`. Raises RemoteUnreachable (nothing changed)
-    or SyncFailed, each with one sentence."""
+    or SyncFailed, each with one sentence. `fetch=False` (dry runs only): plan against the
+    remote as last fetched, for a status that needs no network."""
+    assert fetch or dry_run
     repo = SyncRepo(url)
     try:
         repo.ensure()
     except OSError as error:
         raise SyncFailed(f"memtui's copy of the remote cannot be set up ({error}).") from None
     with repo.locked():
-        run = _Run(repo, targets, dry_run=dry_run, accept_cut=accept_cut)
+        run = _Run(repo, targets, dry_run=dry_run, accept_cut=accept_cut, fetch=fetch)
         try:
             run.run()
         except OSError as error:

@@ -1,0 +1,44 @@
+"""Where each store stands with the sync remote, for the app's sync column and preview.
+
+A dry run: fetched when the remote answers, else against the remote as last fetched
+(`offline`). Nothing is written to any store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.sync.engine import ProjectSync, SyncTarget, sync
+from tui.sync.remote import RemoteUnreachable
+
+
+@dataclass(frozen=True)
+class SyncStatus:
+    projects: dict[Path, ProjectSync]
+    offline: str | None  # why the remote was not fetched, when it was not
+
+
+def sync_status(url: str, targets: Sequence[SyncTarget]) -> SyncStatus:
+    try:
+        report = sync(url, targets, dry_run=True)
+        offline = None
+    except RemoteUnreachable as error:
+        report = sync(url, targets, dry_run=True, fetch=False)
+        offline = str(error)
+    return SyncStatus({project.store: project for project in report.projects}, offline)
+
+
+def status_word(project: ProjectSync) -> str:
+    """`in sync`, `3↓`, `2↑`, `3↓ 2↑`, `conflict`, or `-` for a store that is not synced."""
+    if project.skipped:
+        return "-"
+    if project.conflicts or project.unresolved:
+        return "conflict"
+    parts = []
+    if project.pulled:
+        parts.append(f"{len(project.pulled)}↓")
+    if project.pushed:
+        parts.append(f"{len(project.pushed)}↑")
+    return " ".join(parts) or "in sync"
