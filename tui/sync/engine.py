@@ -25,9 +25,9 @@ from pathlib import Path
 
 from tui import failpoints
 from tui.claude.memory_files import MAX_DEPTH, SKIPPED_FOLDERS
-from tui.sync.identity import Identity
 from tui.history.merge import MARK_OURS
 from tui.memory.writes import FileChange
+from tui.sync.identity import Identity
 from tui.sync.plan import OURS_LABEL, StorePlan, is_index, plan_store
 from tui.sync.remote import TRACKING, RemoteUnreachable, SyncRepo, shown_url
 
