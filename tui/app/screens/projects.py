@@ -34,6 +34,8 @@ COLUMNS = (
     ("folders", 9), ("status", 13), ("last dream", 10), ("since", 5),
 )
 SORTS = ("path", "memories", "index", "orphans", "lost", "since", "last dream")
+SYNC_COLUMN = ("sync", 8)  # shown only once a sync remote is set (`memtui sync --remote`)
+SYNC_STYLES = {"in sync": "dim", "-": "dim", "…": "dim", "conflict": "bold red"}
 MEMORY_OVERRIDES = (
     "CLAUDE_CONFIG_DIR",
     "CLAUDE_CODE_REMOTE_MEMORY_DIR",
@@ -46,6 +48,45 @@ PROGRESS_INTERVAL = 0.1  # seconds between progress bar updates during the scan
 @dataclass
 class LostUpdatesCounted(Message):
     counts: dict[Path, int]  # per store; -1 where counting failed
+
+
+@dataclass
+class SyncStatusReady(Message):
+    status: object  # tui.sync.status.SyncStatus
+
+
+@dataclass
+class SyncPreviewReady(Message):
+    project: Project
+    status: object | None  # tui.sync.status.SyncStatus, None when it failed
+    error: str = ""
+
+
+@dataclass
+class SyncDone(Message):
+    text: str
+    severity: str = "information"
+
+
+@dataclass(frozen=True)
+class SyncPlan:
+    """A sync of one store, shaped for ConfirmScreen (label, summary, preview)."""
+
+    label: str
+    summary: list[str]
+    preview: object
+    pushed_out: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+
+
+def with_sync_column(columns: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+    at = [key for key, _ in columns].index("lost") + 1
+    return (*columns[:at], SYNC_COLUMN, *columns[at:])
+
+
+def sync_cell(word: str | None) -> Text:
+    word = "…" if word is None else word
+    return Text(word, style=SYNC_STYLES.get(word, "bold"))
 
 
 @dataclass(frozen=True)
@@ -87,7 +128,8 @@ def lost_cell(project: Project, lost: int | None) -> Text:
 
 
 def project_row(project: Project, summary: StoreSummary | None, now: float | None,
-                lost: int | None = None) -> ProjectRow:
+                lost: int | None = None, sync: Text | None = None) -> ProjectRow:
+    """`sync`: the sync column's cell, when the screen shows one."""
     path = condense(project.key_path or (project.paths[0] if project.paths else project.name))
     since = project.sessions_since(project.last_consolidated)
     orphans = summary.orphans if summary else 0
@@ -106,6 +148,8 @@ def project_row(project: Project, summary: StoreSummary | None, now: float | Non
         age(project.last_consolidated, now),
         str(since),
     )
+    if sync is not None:
+        cells = (*cells[:5], sync, *cells[5:])
     sort_values = {
         "path": path.lower(),
         "memories": -project.memories,
@@ -137,6 +181,7 @@ class ProjectsScreen(Screen[None]):
         Binding("d", "build_demo", "Demo", id="projects.demo"),
         Binding("w", "doctor", "Doctor", id="projects.doctor",
                 tooltip="Why memory is not working for the highlighted project"),
+        Binding("y", "sync", "Sync", id="projects.sync"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="projects.clear_filter"),
     ]
 
@@ -146,13 +191,22 @@ class ProjectsScreen(Screen[None]):
         self.sort_key = "path"
         self.scanned: ProjectsScanned | None = None
         self.lost_counts: dict[Path, int] = {}
+        self.sync_remote, self.sync_names = _sync_settings()
+        self.sync_words: dict[Path, str] = {}
+
+    def footer_keys(self) -> tuple[str, ...]:
+        """Sync joins the footer once a sync remote is set."""
+        if not self.sync_remote:
+            return self.FOOTER_KEYS
+        return (*self.FOOTER_KEYS[:3], "projects.sync", *self.FOOTER_KEYS[3:])
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         yield Static("Looking for Claude Code projects…", id="scan-status")
         yield ProgressBar(id="scan-progress", show_eta=False)
         yield Input(placeholder="filter projects (fuzzy)", id="project-filter", classes="hidden")
-        yield ProjectTable(COLUMNS, stretch="path", labels={"path": "project"}, keep_end={"path"},
+        columns = with_sync_column(COLUMNS) if self.sync_remote else COLUMNS
+        yield ProjectTable(columns, stretch="path", labels={"path": "project"}, keep_end={"path"},
                            id="projects")
         yield Static(id="empty", classes="hidden")
         yield KeyFooter()
@@ -197,10 +251,38 @@ class ProjectsScreen(Screen[None]):
         from tui.history.recovery import lost_update_counts
 
         self.post_message(LostUpdatesCounted(lost_update_counts(inventory.projects)))
+        if self.sync_remote:
+            from tui.sync.engine import SyncFailed
+            from tui.sync.remote import SyncBusy
+            from tui.sync.status import sync_status
+
+            try:
+                status = sync_status(self.sync_remote, self.sync_targets(inventory.projects))
+            except (SyncFailed, SyncBusy, OSError):
+                return  # the column keeps "…"; `memtui sync` says what is wrong
+            self.post_message(SyncStatusReady(status))
+
+    def sync_targets(self, projects):
+        from tui.sync.engine import SyncTarget
+        from tui.sync.identity import identity_of
+
+        return [SyncTarget(p.store, identity_of(p.key_path, self.sync_names.get(str(p.store))))
+                for p in projects if p.store is not None and p.store_exists]
+
+    def on_sync_status_ready(self, message: SyncStatusReady) -> None:
+        from tui.sync.status import status_word
+
+        self.sync_words = {store: status_word(project)
+                           for store, project in message.status.projects.items()}
+        if message.status.offline:
+            self.sub_title = "sync: offline, showing the remote as last fetched"
+        self.rows = self.build_rows()
+        self.refresh_table()
 
     def on_projects_scanned(self, message: ProjectsScanned) -> None:
         self.scanned = message
         self.lost_counts = {}
+        self.sync_words = {}
         self.rows = self.build_rows()
         self.query_one("#scan-progress").add_class("hidden")
         self.query_one("#scan-status", Static).update(
@@ -219,9 +301,15 @@ class ProjectsScreen(Screen[None]):
             return []
         return [
             project_row(p, message.summaries.get(p.store) if p.store else None, self.app.now,
-                        self.lost_counts.get(p.store) if p.store else None)
+                        self.lost_counts.get(p.store) if p.store else None,
+                        self.sync_cell_of(p) if self.sync_remote else None)
             for p in message.inventory.projects
         ]
+
+    def sync_cell_of(self, project: Project) -> Text:
+        if project.store is None or not project.store_exists:
+            return sync_cell("-")
+        return sync_cell(self.sync_words.get(project.store))
 
     def on_lost_updates_counted(self, message: LostUpdatesCounted) -> None:
         self.lost_counts = message.counts
@@ -335,3 +423,124 @@ class ProjectsScreen(Screen[None]):
 
     def on_demo_built(self, message: DemoBuilt) -> None:
         self.app.open_home(Path(message.home))
+
+    # --- sync -----------------------------------------------------------------------------
+
+    def action_sync(self) -> None:
+        if not self.sync_remote:
+            self.notify("No sync remote yet: run `memtui sync --all --remote URL` once.",
+                        severity="warning")
+            return
+        row = self.query_one("#projects", ProjectTable).highlighted
+        if row is None or row.project.store is None or not row.project.store_exists:
+            self.notify("Highlight a project with a memory store to sync it.", severity="warning")
+            return
+        self.notify(f"Looking at what a sync of {row.cells[0]} would move…")
+        self.preview_sync(row.project)
+
+    @work(thread=True, exit_on_error=False, group="sync")
+    def preview_sync(self, project: Project) -> None:
+        from tui.sync.engine import SyncFailed
+        from tui.sync.remote import SyncBusy
+        from tui.sync.status import sync_status
+
+        try:
+            status = sync_status(self.sync_remote, self.sync_targets([project]))
+        except (SyncFailed, SyncBusy) as error:
+            self.post_message(SyncPreviewReady(project, None, str(error)))
+            return
+        self.post_message(SyncPreviewReady(project, status))
+
+    def on_sync_preview_ready(self, message: SyncPreviewReady) -> None:
+        if message.status is None:
+            self.notify(message.error, severity="error")
+            return
+        if message.status.offline:
+            self.notify(message.status.offline, severity="warning")
+            return
+        plan = sync_plan(message.project, message.status.projects[message.project.store])
+        if isinstance(plan, str):
+            self.notify(plan)
+            return
+        from tui.app.screens.confirm import APPLY, ConfirmScreen
+
+        def decided(choice: str | None) -> None:
+            if choice == APPLY:
+                self.run_sync(message.project)
+
+        self.app.push_screen(ConfirmScreen(plan), decided)
+
+    @work(thread=True, exit_on_error=False, group="sync")
+    def run_sync(self, project: Project) -> None:
+        from tui.sync.engine import SyncFailed, sync
+        from tui.sync.remote import RemoteUnreachable, SyncBusy
+
+        try:
+            report = sync(self.sync_remote, self.sync_targets([project]))
+        except (RemoteUnreachable, SyncFailed, SyncBusy) as error:
+            self.post_message(SyncDone(str(error), "error"))
+            return
+        [result] = report.projects
+        self.post_message(SyncDone(*sync_outcome(result)))
+
+    def on_sync_done(self, message: SyncDone) -> None:
+        self.notify(message.text, severity=message.severity)
+        self.action_rescan()
+
+
+def _sync_settings() -> tuple[str | None, dict[str, str]]:
+    """The remembered sync remote and names; none when the settings cannot be read (the
+    CLI says why)."""
+    from tui.sync.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings()
+    except SettingsError:
+        return None, {}
+    return settings.remote, settings.names
+
+
+PREVIEW_FILES = 12  # incoming diffs shown in the preview; the rest are named
+
+
+def sync_plan(project: Project, result) -> SyncPlan | str:
+    """The preview of one store's sync, or the sentence saying there is nothing to do."""
+    from rich.console import Group
+
+    from tui.app.widgets.diff_view import render_diff
+
+    if result.skipped:
+        return f"Not synced: {result.skipped}"
+    if not (result.pulled or result.pushed or result.blocked):
+        return "In sync: nothing to pull or push."
+    summary = []
+    if result.pulled:
+        summary.append(f"Pull {len(result.pulled)}: {', '.join(result.pulled)}")
+    if result.conflicts:
+        summary.append(f"Conflict in {', '.join(result.conflicts)}: the same lines changed on "
+                       "both machines; both texts are kept in the file until you keep one")
+    if result.pushed:
+        summary.append(f"Push {len(result.pushed)}: {', '.join(result.pushed)}")
+    for blocked in result.blocked:
+        summary.append(f"Not pushed: {blocked['file']}, {blocked['reason']}")
+    diffs = []
+    for change in result.incoming[:PREVIEW_FILES]:
+        before = (change.before or b"").decode("utf-8", "replace")
+        after = (change.after or b"").decode("utf-8", "replace")
+        diffs.append(render_diff(before, after, f"{change.file} (here)",
+                                 f"{change.file} (after sync)"))
+    label = f"Sync {project.key_path or project.store} with {result.identity}"
+    return SyncPlan(label, summary, Group(*diffs) if diffs else None)
+
+
+def sync_outcome(result) -> tuple[str, str]:
+    """(sentence, severity) for what a sync of one store did."""
+    if result.skipped:
+        return f"Not synced: {result.skipped}", "warning"
+    parts = [f"pulled {len(result.pulled)}", f"pushed {len(result.pushed)}"]
+    if result.conflicts:
+        parts.append(f"{len(result.conflicts)} conflict(s) kept both texts")
+    if result.blocked:
+        parts.append(f"{len(result.blocked)} blocked (secrets)")
+    severity = "warning" if result.conflicts or result.blocked else "information"
+    return f"Synced {result.identity}: {', '.join(parts)}.", severity

@@ -1,0 +1,54 @@
+"""The sync column on the projects screen, and the sync action with its preview."""
+
+from __future__ import annotations
+
+from conftest import memory_text, settle
+from sync_machines import make_machines
+
+from tui.app.app import MemtuiApp
+from tui.app.screens.confirm import ConfirmScreen
+from tui.app.widgets.virtual_table import VirtualTable
+
+
+def sync_column(app) -> list[str]:
+    table = app.screen.query_one("#projects", VirtualTable)
+    at = [key for key, _ in table.columns].index("sync")
+    return [str(row.cells[at]) for row in table.rows]
+
+
+async def test_the_sync_column_and_a_previewed_sync(tmp_path, capsys):
+    remote, (a, b) = make_machines(tmp_path, capsys, count=2)
+    b.write("MEMORY.md", "# Memory\n")
+    b.sync("--remote", str(remote))
+    a.write("deploy.md", memory_text(name="deploy", body="Deploy on Tuesdays.\n"))
+    a.sync("--remote", str(remote))
+    with b.active():
+        app = MemtuiApp(b.home.home, {**b.env()})
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert sync_column(app) == ["1↓"]
+            await pilot.press("y")
+            await settle(app, pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            plan = app.screen.plan
+            assert plan.summary == ["Pull 1: deploy.md"]
+            assert app.screen.query_one("#confirm-preview")  # the incoming diff is on screen
+            assert b.read("deploy.md") is None  # a preview writes nothing
+            await pilot.press("y")
+            await settle(app, pilot)
+            assert "Deploy on Tuesdays." in b.read("deploy.md")
+            assert sync_column(app) == ["in sync"]
+
+
+async def test_without_a_remote_there_is_no_sync_column_and_y_says_how(tmp_path, capsys):
+    _, (a,) = make_machines(tmp_path, capsys, count=1)
+    a.write("MEMORY.md", "# Memory\n")
+    with a.active():
+        app = MemtuiApp(a.home.home, {**a.env()})
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            table = app.screen.query_one("#projects", VirtualTable)
+            assert "sync" not in [key for key, _ in table.columns]
+            await pilot.press("y")
+            await pilot.pause()
+            assert any("--remote URL" in str(n.message) for n in app._notifications)
