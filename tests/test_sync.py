@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 from conftest import memory_text
@@ -311,7 +312,9 @@ def test_print_hooks_is_a_settings_snippet_and_edits_nothing(world):
     assert code == 0
     hooks = json.loads(out)["hooks"]
     for event in ("SessionStart", "Stop"):
-        assert hooks[event][0]["hooks"][0]["command"].startswith("memtui sync --all")
+        command = hooks[event][0]["hooks"][0]["command"]
+        assert " sync --all >/dev/null 2>&1 || true" in command
+        assert command.startswith(("memtui ", sys.executable))
     assert not (a.home.home / "settings.json").exists()
 
 
@@ -403,11 +406,26 @@ def test_a_sync_conflict_is_shown_and_resolved_by_memtui_merge(world):
 
 
 def test_sync_commands_import_nothing_heavy(world):
-    import sys
-
     _, (a, _, _) = world
     script = ("import sys; from tui.cli import main; main(['sync', '--print-hooks']); "
               "print(sorted(m for m in ('git', 'textual', 'detect_secrets') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env={**os.environ, **a.env()}).stdout
     assert out.rstrip().endswith("[]")
+
+
+def test_one_base_whether_a_store_is_synced_by_path_or_with_all(world, tmp_path):
+    """`sync TARGET` through a symlinked path and `sync --all` agree on the last base, so
+    edits to different lines on two machines still merge without a conflict."""
+    a, b, _ = started(world)
+    link = tmp_path / "link-to-checkout"
+    link.symlink_to(b.checkout)
+    b.write("testing.md", TESTING.replace("Keep it fast.", "Keep it under a minute."))
+    code, _, err = b.run("sync", str(link), "--json")
+    assert code == 0, err
+    a.write("testing.md", TESTING.replace("Run the whole suite.", "Run the whole suite twice."))
+    b.write("testing.md", b.read("testing.md").replace("Use the fixtures.", "Use fixtures."))
+    a.sync()
+    assert b.sync()["projects"][0]["conflicts"] == []
+    text = b.read("testing.md")
+    assert "twice." in text and "under a minute." in text and "Use fixtures." in text

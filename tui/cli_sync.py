@@ -17,15 +17,22 @@ from pathlib import Path
 
 from tui.cli_support import UsageError, config_home_of, env_of, print_json, resolve_store
 
-HOOK_COMMAND = "memtui sync --all >/dev/null 2>&1 || true"
+
+def hook_command() -> str:
+    """`memtui sync --all`, as a hook can run it: `memtui` when it is on the PATH, else this
+    Python running the package. Output is dropped: a SessionStart hook's stdout would go into
+    Claude's context. `|| true` keeps an offline machine's exit 1 from reaching Claude Code as
+    a hook error."""
+    import shlex
+    import shutil
+
+    memtui = "memtui" if shutil.which("memtui") else f"{shlex.quote(sys.executable)} -m tui"
+    return f"{memtui} sync --all >/dev/null 2>&1 || true"
 
 
 def hooks_snippet() -> str:
-    """Claude Code settings that sync when a session starts and when Claude stops.
-
-    Output is dropped: a SessionStart hook's stdout would go into Claude's context. `|| true`
-    keeps an offline machine's exit 1 from reaching Claude Code as a hook error."""
-    hook = [{"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 120}]}]
+    """Claude Code settings that sync when a session starts and when Claude stops."""
+    hook = [{"hooks": [{"type": "command", "command": hook_command(), "timeout": 120}]}]
     return json.dumps({"hooks": {"SessionStart": hook, "Stop": hook}}, indent=2)
 
 
@@ -99,7 +106,7 @@ def _give_name(args: argparse.Namespace, settings) -> None:
         raise UsageError(f"{args.name!r} cannot name a store: use letters, digits, '.', '_' "
                          "and '-' (at most 100).")
     store = resolve_store(args, args.target).memory_dir
-    settings.names[str(store)] = args.name
+    settings.give_name(store, args.name)
     try:
         save_settings(settings)
     except SettingsError as error:

@@ -30,6 +30,7 @@ from tui.memory.writes import FileChange
 from tui.sync.identity import Identity
 from tui.sync.plan import OURS_LABEL, StorePlan, is_index, plan_store
 from tui.sync.remote import TRACKING, RemoteUnreachable, SyncRepo, shown_url
+from tui.sync.settings import store_id
 
 CONFLICT_MARK = f"{MARK_OURS} {OURS_LABEL}\n".encode()
 ATTEMPTS = 8  # pushes rejected in a row (other machines pushing) before giving up
@@ -161,7 +162,7 @@ class _Run:
                          f"times (last: {self.refused}); what came in was kept, run sync again.")
 
     def _base_of(self, target: SyncTarget) -> dict[str, str] | None:
-        recorded = self.bases.get(str(target.store))
+        recorded = self.bases.get(store_id(target.store))
         if not recorded or recorded["identity"] != target.identity.key:
             return None
         if not self.repo.has_commit(recorded["commit"]):
@@ -286,7 +287,7 @@ class _Run:
         if commit is None:
             return
         for target in targets:
-            self.bases[str(target.store)] = {"identity": target.identity.key, "commit": commit}
+            self.bases[store_id(target.store)] = {"identity": target.identity.key, "commit": commit}
         self.repo.save_bases(self.bases)
 
     def _message(self, pushes: dict[Path, list[str]]) -> str:

@@ -18,7 +18,6 @@ import re
 import secrets
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -54,8 +53,8 @@ def clone_dir(url: str) -> Path:
 
 def _git_env(path: Path) -> dict[str, str]:
     env = {**os.environ, "GIT_DIR": str(path), "GIT_TERMINAL_PROMPT": "0"}
-    if "GIT_SSH_COMMAND" not in env and not sys.stdin.isatty():
-        env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"  # a hook never waits for a passphrase
+    # Never a prompt: a hook must not wait for one, and in the app it would land on the screen.
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     return env
 
 

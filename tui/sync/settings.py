@@ -27,7 +27,15 @@ class SyncSettings:
     names: dict[str, str] = field(default_factory=dict)
 
     def name_of(self, store: Path) -> str | None:
-        return self.names.get(str(store))
+        return self.names.get(store_id(store))
+
+    def give_name(self, store: Path, name: str) -> None:
+        self.names[store_id(store)] = name
+
+
+def store_id(store: Path) -> str:
+    """One key per store however it was reached (`sync TARGET` or `--all`, via a symlink)."""
+    return os.path.realpath(store)
 
 
 def settings_path() -> Path:

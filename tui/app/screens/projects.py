@@ -191,7 +191,7 @@ class ProjectsScreen(Screen[None]):
         self.sort_key = "path"
         self.scanned: ProjectsScanned | None = None
         self.lost_counts: dict[Path, int] = {}
-        self.sync_remote, self.sync_names = _sync_settings()
+        self.sync_remote, self.sync_settings = _sync_settings()
         self.sync_words: dict[Path, str] = {}
 
     def footer_keys(self) -> tuple[str, ...]:
@@ -266,7 +266,7 @@ class ProjectsScreen(Screen[None]):
         from tui.sync.engine import SyncTarget
         from tui.sync.identity import identity_of
 
-        return [SyncTarget(p.store, identity_of(p.key_path, self.sync_names.get(str(p.store))))
+        return [SyncTarget(p.store, identity_of(p.key_path, self.sync_settings.name_of(p.store)))
                 for p in projects if p.store is not None and p.store_exists]
 
     def on_sync_status_ready(self, message: SyncStatusReady) -> None:
@@ -488,16 +488,16 @@ class ProjectsScreen(Screen[None]):
         self.action_rescan()
 
 
-def _sync_settings() -> tuple[str | None, dict[str, str]]:
-    """The remembered sync remote and names; none when the settings cannot be read (the
-    CLI says why)."""
-    from tui.sync.settings import SettingsError, load_settings
+def _sync_settings():
+    """(remote, settings) remembered for sync; none when they cannot be read (the CLI says
+    why)."""
+    from tui.sync.settings import SettingsError, SyncSettings, load_settings
 
     try:
         settings = load_settings()
     except SettingsError:
-        return None, {}
-    return settings.remote, settings.names
+        return None, SyncSettings()
+    return settings.remote, settings
 
 
 PREVIEW_FILES = 12  # incoming diffs shown in the preview; the rest are named
