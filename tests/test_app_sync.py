@@ -52,3 +52,31 @@ async def test_without_a_remote_there_is_no_sync_column_and_y_says_how(tmp_path,
             await pilot.press("y")
             await pilot.pause()
             assert any("--remote URL" in str(n.message) for n in app._notifications)
+
+
+async def test_a_sync_that_would_hide_memories_past_the_cut_asks_first(tmp_path, capsys):
+    remote, (a, b) = make_machines(tmp_path, capsys, count=2)
+    filler = "".join(f"- [Note {n}](note-{n}.md) — a note\n" for n in range(195))
+    b.write("MEMORY.md", "# Memory\n" + filler)
+    b.sync("--remote", str(remote))
+    a.sync("--remote", str(remote))
+    a.write("MEMORY.md", "# Memory\n" + "".join(
+        f"- [A {n}](a-{n}.md) — from A\n" for n in range(8)) + filler)
+    a.sync()
+    b.write("MEMORY.md", "# Memory\n" + filler + "- [Last](last.md) — newest\n")
+    with b.active():
+        app = MemtuiApp(b.home.home, {**b.env()})
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert sync_column(app) == ["-"]  # held back: it needs the user's word
+            await pilot.press("y")
+            await settle(app, pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            assert app.screen.plan.pushed_out == ("last.md", *(f"note-{n}.md" for n in range(191, 195)))
+            await pilot.press("y")  # "apply anyway" needs the button, not the key
+            await settle(app, pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            await pilot.click("#apply")
+            await settle(app, pilot)
+            assert "- [A 0](a-0.md)" in b.read("MEMORY.md")
+            assert "- [Last](last.md)" in b.read("MEMORY.md")

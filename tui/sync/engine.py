@@ -57,6 +57,7 @@ class ProjectSync:
     skipped: str | None = None
     incoming: list[FileChange] = field(default_factory=list)  # a dry run's writes, to preview
     unresolved: list[str] = field(default_factory=list)  # files still holding a sync conflict
+    past_cut: list[str] = field(default_factory=list)  # memories the merged index hides
 
     def to_json(self) -> dict:
         return {"identity": self.identity, "store": str(self.store), "pulled": self.pulled,
@@ -260,6 +261,7 @@ class _Run:
                 project.blocked.append({"file": file, "reason": reason})
         pushed_out = [name for change in plan.local_changes if is_index(change.file)
                       for name in _pushed_past_cut(change.file, change.before, change.after)]
+        project.past_cut = pushed_out
         if pushed_out and not self.accept_cut:
             project.skipped = (f"the merged index would leave {', '.join(pushed_out)} past the "
                                "loaded cut, where Claude does not see them; nothing was synced "

@@ -20,12 +20,14 @@ class SyncStatus:
     offline: str | None  # why the remote was not fetched, when it was not
 
 
-def sync_status(url: str, targets: Sequence[SyncTarget]) -> SyncStatus:
+def sync_status(url: str, targets: Sequence[SyncTarget], *, accept_cut: bool = False) -> SyncStatus:
+    """`accept_cut`: plan a store even when its merged index would hide memories past the
+    cut (`past_cut` names them), to preview it."""
     try:
-        report = sync(url, targets, dry_run=True)
+        report = sync(url, targets, dry_run=True, accept_cut=accept_cut)
         offline = None
     except RemoteUnreachable as error:
-        report = sync(url, targets, dry_run=True, fetch=False)
+        report = sync(url, targets, dry_run=True, accept_cut=accept_cut, fetch=False)
         offline = str(error)
     return SyncStatus({project.store: project for project in report.projects}, offline)
 

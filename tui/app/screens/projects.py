@@ -445,7 +445,7 @@ class ProjectsScreen(Screen[None]):
         from tui.sync.status import sync_status
 
         try:
-            status = sync_status(self.sync_remote, self.sync_targets([project]))
+            status = sync_status(self.sync_remote, self.sync_targets([project]), accept_cut=True)
         except (SyncFailed, SyncBusy) as error:
             self.post_message(SyncPreviewReady(project, None, str(error)))
             return
@@ -466,17 +466,17 @@ class ProjectsScreen(Screen[None]):
 
         def decided(choice: str | None) -> None:
             if choice == APPLY:
-                self.run_sync(message.project)
+                self.run_sync(message.project, accept_cut=bool(plan.pushed_out))
 
         self.app.push_screen(ConfirmScreen(plan), decided)
 
     @work(thread=True, exit_on_error=False, group="sync")
-    def run_sync(self, project: Project) -> None:
+    def run_sync(self, project: Project, accept_cut: bool) -> None:
         from tui.sync.engine import SyncFailed, sync
         from tui.sync.remote import RemoteUnreachable, SyncBusy
 
         try:
-            report = sync(self.sync_remote, self.sync_targets([project]))
+            report = sync(self.sync_remote, self.sync_targets([project]), accept_cut=accept_cut)
         except (RemoteUnreachable, SyncFailed, SyncBusy) as error:
             self.post_message(SyncDone(str(error), "error"))
             return
@@ -530,7 +530,7 @@ def sync_plan(project: Project, result) -> SyncPlan | str:
         diffs.append(render_diff(before, after, f"{change.file} (here)",
                                  f"{change.file} (after sync)"))
     label = f"Sync {project.key_path or project.store} with {result.identity}"
-    return SyncPlan(label, summary, Group(*diffs) if diffs else None)
+    return SyncPlan(label, summary, Group(*diffs) if diffs else None, tuple(result.past_cut))
 
 
 def sync_outcome(result) -> tuple[str, str]:
