@@ -27,7 +27,7 @@ def find_git_root(start: str | os.PathLike[str]) -> Path | None:
 POINTER_LIMIT = 1 << 16
 
 
-def _read_text(path: Path) -> str | None:
+def read_small_text(path: Path) -> str | None:
     """A small git pointer file's text; None when missing, unreadable, no regular file
     (a FIFO must not block discovery) or too long to be a path."""
     try:
@@ -45,9 +45,9 @@ def _realpath(path: Path) -> Path | None:
         return None
 
 
-def _gitdir_pointer(dot_git: Path) -> Path | None:
+def gitdir_pointer(dot_git: Path) -> Path | None:
     """The directory a `.git` *file* points at (`gitdir: <path>`), resolved."""
-    text = _read_text(dot_git)
+    text = read_small_text(dot_git)
     if text is None or not text.startswith("gitdir:"):
         return None
     target = text[len("gitdir:") :].strip()
@@ -61,16 +61,16 @@ def canonical_root_of(git_root: Path) -> Path:
     dot_git = git_root / ".git"
     if not os.path.isfile(dot_git):
         return git_root
-    worktree_git_dir = _gitdir_pointer(dot_git)
+    worktree_git_dir = gitdir_pointer(dot_git)
     if worktree_git_dir is None:
         return git_root
-    commondir_text = _read_text(worktree_git_dir / "commondir")
+    commondir_text = read_small_text(worktree_git_dir / "commondir")
     if commondir_text is None:
         return git_root  # a submodule: no commondir, its own root
     common_dir = _realpath(worktree_git_dir / commondir_text.strip())
     if common_dir is None or _realpath(worktree_git_dir.parent) != common_dir / "worktrees":
         return git_root
-    back_link = _read_text(worktree_git_dir / "gitdir")
+    back_link = read_small_text(worktree_git_dir / "gitdir")
     if back_link is None:
         return git_root
     back_target = _realpath(worktree_git_dir / back_link.strip())

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.claude.gitroot import _gitdir_pointer, _read_text, find_git_root
+from tui.claude.gitroot import find_git_root, gitdir_pointer, read_small_text
 
 _SCP_FORM = re.compile(r"^(?:[^@/\s]+@)?([^:/\s]+):(?!//)(.+)$")
 _URL_FORM = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/]*@)?([^/:]+)(?::\d*)?(/.*)?$")
@@ -70,13 +70,13 @@ def origin_url(project_root: str | os.PathLike[str]) -> str | None:
     if git_root is None:
         return None
     dot_git = Path(git_root) / ".git"
-    git_dir = dot_git if dot_git.is_dir() else _gitdir_pointer(dot_git)
+    git_dir = dot_git if dot_git.is_dir() else gitdir_pointer(dot_git)
     if git_dir is None:
         return None
-    common = _read_text(git_dir / "commondir")  # a worktree: the config is the main one's
+    common = read_small_text(git_dir / "commondir")  # a worktree: the config is the main one's
     if common is not None:
         git_dir = git_dir / common.strip()
-    text = _read_text(git_dir / "config")
+    text = read_small_text(git_dir / "config")
     if text is None:
         return None
     inside = False
