@@ -429,3 +429,20 @@ def test_one_base_whether_a_store_is_synced_by_path_or_with_all(world, tmp_path)
     assert b.sync()["projects"][0]["conflicts"] == []
     text = b.read("testing.md")
     assert "twice." in text and "under a minute." in text and "Use fixtures." in text
+
+
+def test_a_damaged_clone_is_put_aside_and_fetched_again(world):
+    from tui.sync.remote import clone_dir
+
+    remote, _ = world
+    a, b, _ = started(world)
+    with b.active():
+        clone = clone_dir(str(remote))
+    (clone / "config").write_text("[core\nnot a git config\n")
+    a.write("deploy.md", memory_text(name="deploy"))
+    b.write("review.md", memory_text(name="review"))
+    a.sync()
+    result = b.sync()["projects"][0]
+    assert result["pulled"] == ["deploy.md"] and result["pushed"] == ["review.md"]
+    assert result["conflicts"] == []  # the bases outlived the clone
+    assert any(p.name.startswith(clone.name + ".broken-") for p in clone.parent.iterdir())

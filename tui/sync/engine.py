@@ -305,17 +305,26 @@ def sync(url: str, targets: Sequence[SyncTarget], *, dry_run: bool = False,
     remote as last fetched, for a status that needs no network."""
     assert fetch or dry_run
     repo = SyncRepo(url)
-    try:
+
+    def once() -> SyncReport:
         repo.ensure()
-    except OSError as error:
-        raise SyncFailed(f"memtui's copy of the remote cannot be set up ({error}).") from None
-    with repo.locked():
         run = _Run(repo, targets, dry_run=dry_run, accept_cut=accept_cut, fetch=fetch)
+        run.run()
+        return SyncReport(shown_url(url), list(run.projects.values()), dry_run)
+
+    with repo.locked():
         try:
-            run.run()
+            return once()
+        except OSError as error:
+            if not (repo.path / "HEAD").is_file():
+                raise SyncFailed(f"memtui's copy of the remote cannot be set up ({error}).") from None
+            # git failing in memtui's own clone: it is damaged. Start a new one, once; the
+            # stores' bases live beside it and the remote holds their commits.
+            repo.move_aside()
+        try:
+            return once()
         except OSError as error:
             raise SyncFailed(f"Syncing failed ({error}); run sync again.") from None
-    return SyncReport(shown_url(url), list(run.projects.values()), dry_run)
 
 
 __all__ = ["ProjectSync", "RemoteUnreachable", "SyncFailed", "SyncReport", "SyncTarget", "sync"]

@@ -79,6 +79,7 @@ class SyncRepo:
         """Create the clone (bare, remote `origin`) unless it exists; built under a temp
         name and renamed into place, so no one ever sees it half made."""
         if (self.path / "HEAD").is_file():
+            self._run(["rev-parse", "--git-dir"])  # OSError for a clone git cannot read
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         building = self.path.with_name(f".{self.path.name}.building-{secrets.token_hex(4)}")
@@ -92,6 +93,16 @@ class SyncRepo:
                 raise
         finally:
             shutil.rmtree(building, ignore_errors=True)
+
+    def move_aside(self) -> Path:
+        """Put a damaged clone aside (kept for a look, never deleted here); the next
+        `ensure` makes a new one."""
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        broken = self.path.with_name(f"{self.path.name}.broken-{stamp}-{secrets.token_hex(2)}")
+        os.replace(self.path, broken)
+        self._trees.clear()
+        self._present.clear()
+        return broken
 
     @contextmanager
     def locked(self, wait: float = 60.0) -> Iterator[None]:
@@ -230,7 +241,8 @@ class SyncRepo:
 
     @property
     def _bases_file(self) -> Path:
-        return self.path / "memtui-bases.json"
+        # Beside the clone, not in it: a clone moved aside and fetched again keeps its bases.
+        return self.path.with_name(self.path.name + ".bases.json")
 
     def load_bases(self) -> dict[str, dict[str, str]]:
         """{store path: {"identity", "commit"}}: the remote commit each store last agreed with."""
@@ -243,7 +255,7 @@ class SyncRepo:
             return {}  # no base: every differing file is treated as changed on both sides
 
     def save_bases(self, bases: Mapping[str, Mapping[str, str]]) -> None:
-        temp = self._bases_file.with_name(f".bases.{secrets.token_hex(4)}.tmp")
+        temp = self._bases_file.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
         temp.write_text(json.dumps(bases, indent=1, sort_keys=True), encoding="utf-8")
         os.replace(temp, self._bases_file)
         # Every base stays reachable, whatever the remote does to its branch later.
