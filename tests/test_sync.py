@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -110,7 +111,9 @@ def test_the_same_line_changed_on_both_is_a_conflict_keeping_both_texts(world):
     assert result["conflicts"] == ["testing.md"]
     text = b.read("testing.md")
     assert "Use the A fixtures." in text and "Use the B fixtures." in text
-    assert "<<<<<<< this machine" in text and ">>>>>>> another machine" in text
+    host = socket.gethostname()
+    assert f"<<<<<<< memtui sync: {host}\nUse the B fixtures.\n=======\nUse the A fixtures.\n" \
+           ">>>>>>> memtui sync: from the remote\n" in text
     a.sync()
     c.sync()
     assert a.read("testing.md") == c.read("testing.md") == text
@@ -394,7 +397,7 @@ def test_a_sync_conflict_is_shown_and_resolved_by_memtui_merge(world):
     assert code == 1
     assert "1 conflict(s) from memtui sync" in out
     assert "Use the B fixtures." in out and "Use the A fixtures." in out
-    code, out, err = b.run("merge", path, "--keep", "other")
+    code, out, err = b.run("merge", path, "--keep", "second")
     assert code == 0, err
     assert b.read("testing.md") == TESTING.replace("Use the fixtures.", "Use the A fixtures.")
     assert b.sync()["projects"][0]["pushed"] == ["testing.md"]

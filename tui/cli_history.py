@@ -5,7 +5,7 @@
     memtui history FILE [--json]             every version of one memory file
     memtui restore FILE --version REV        put a version back (through the safe write)
     memtui merge FILE [--dry-run]            restore the lines a lost update dropped
-    memtui merge FILE --keep this|other|both resolve a conflict `memtui sync` left
+    memtui merge FILE --keep first|second|both   resolve a conflict `memtui sync` left
     memtui overwrites [TARGET] [--json]      every lost update of a store
 """
 
@@ -253,10 +253,11 @@ def _merge_sync_conflicts(args: argparse.Namespace, store: Path, file: str) -> i
     if not args.keep:
         print(f"{file} holds {len(conflicts)} conflict(s) from memtui sync, both texts kept:")
         for conflict in conflicts:
-            for label, lines in (("this machine", conflict.this), ("another machine", conflict.other)):
-                print(f"--- line {conflict.line}, {label}")
+            for label, lines in (("first", conflict.first), ("second", conflict.second)):
+                name = conflict.first_label if label == "first" else conflict.second_label
+                print(f"--- line {conflict.line}, {label}: {name}")
                 sys.stdout.writelines(line if line.endswith("\n") else line + "\n" for line in lines)
-        print(f"Keep one with `memtui merge {args.file} --keep this|other|both` (or edit the file), "
+        print(f"Keep one with `memtui merge {args.file} --keep first|second|both` (or edit the file), "
               "then run `memtui sync`.")
         return 1
     merged = resolve(text, args.keep)
@@ -360,7 +361,7 @@ def add_history_commands(commands) -> None:
     merge = commands.add_parser("merge", help="merge back the lines a lost update dropped")
     merge.add_argument("file", metavar="FILE")
     merge.add_argument("--dry-run", action="store_true", help="show the merge, write nothing")
-    merge.add_argument("--keep", choices=("this", "other", "both"),
+    merge.add_argument("--keep", choices=("first", "second", "both"),
                        help="for a conflict memtui sync left: the text to keep")
     merge.set_defaults(run=cmd_merge)
 

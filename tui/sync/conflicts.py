@@ -1,8 +1,9 @@
 """Sync conflicts left in a memory file, and resolving them.
 
 A conflict `memtui sync` could not merge sits in the file as both texts between marker
-lines (see `plan`), on every machine. `memtui merge FILE --keep this|other|both` (or an
-edit) resolves it; the next sync sends the resolution everywhere.
+lines (see `plan`), on every machine: first the text of the machine that merged (named),
+then the remote's. `memtui merge FILE --keep first|second|both` (or an edit) resolves it;
+the next sync sends the resolution everywhere.
 """
 
 from __future__ import annotations
@@ -11,18 +12,20 @@ from dataclasses import dataclass
 
 from tui.claude.lines import lines_with_endings
 from tui.history.merge import MARK_OURS, MARK_SPLIT, MARK_THEIRS
-from tui.sync.plan import OURS_LABEL, THEIRS_LABEL
+from tui.sync.plan import SYNC_LABEL
 
-KEEP_CHOICES = ("this", "other", "both")
-_OPEN = f"{MARK_OURS} {OURS_LABEL}"
-_CLOSE = f"{MARK_THEIRS} {THEIRS_LABEL}"
+KEEP_CHOICES = ("first", "second", "both")
+_OPEN = f"{MARK_OURS} {SYNC_LABEL} "
+_CLOSE = f"{MARK_THEIRS} {SYNC_LABEL} "
 
 
 @dataclass(frozen=True)
 class SyncConflict:
     line: int  # 1-based line of the opening marker
-    this: tuple[str, ...]  # the text this machine had
-    other: tuple[str, ...]  # the text another machine had
+    first_label: str  # "memtui sync: <machine>"
+    first: tuple[str, ...]
+    second_label: str  # "memtui sync: from the remote"
+    second: tuple[str, ...]
 
 
 def find_conflicts(text: str) -> list[SyncConflict]:
@@ -33,13 +36,15 @@ def find_conflicts(text: str) -> list[SyncConflict]:
 def _blocks(lines: list[str]):
     index = 0
     while index < len(lines):
-        if lines[index].rstrip("\n") == _OPEN:
+        if lines[index].startswith(_OPEN):
             split = next((n for n in range(index + 1, len(lines))
                           if lines[n].rstrip("\n") == MARK_SPLIT), None)
             close = None if split is None else next(
-                (n for n in range(split + 1, len(lines)) if lines[n].rstrip("\n") == _CLOSE), None)
+                (n for n in range(split + 1, len(lines)) if lines[n].startswith(_CLOSE)), None)
             if close is not None:
-                yield (SyncConflict(index + 1, tuple(lines[index + 1:split]),
+                label = lines[index][len(MARK_OURS) + 1:].rstrip("\n")
+                other = lines[close][len(MARK_THEIRS) + 1:].rstrip("\n")
+                yield (SyncConflict(index + 1, label, tuple(lines[index + 1:split]), other,
                                     tuple(lines[split + 1:close])), index, close)
                 index = close + 1
                 continue
@@ -47,16 +52,16 @@ def _blocks(lines: list[str]):
 
 
 def resolve(text: str, keep: str) -> str:
-    """The text with each conflict block replaced by the side(s) to keep."""
+    """The text with each conflict block replaced by the text(s) to keep."""
     lines = lines_with_endings(text)
     out: list[str] = []
     position = 0
     for conflict, start, end in _blocks(lines):
         out.extend(lines[position:start])
-        if keep in ("this", "both"):
-            out.extend(conflict.this)
-        if keep in ("other", "both"):
-            out.extend(conflict.other)
+        if keep in ("first", "both"):
+            out.extend(conflict.first)
+        if keep in ("second", "both"):
+            out.extend(conflict.second)
         position = end + 1
     out.extend(lines[position:])
     return "".join(out)

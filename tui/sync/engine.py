@@ -28,11 +28,11 @@ from tui.claude.memory_files import MAX_DEPTH, SKIPPED_FOLDERS
 from tui.history.merge import MARK_OURS
 from tui.memory.writes import FileChange
 from tui.sync.identity import Identity
-from tui.sync.plan import OURS_LABEL, StorePlan, is_index, plan_store
+from tui.sync.plan import SYNC_LABEL, StorePlan, is_index, plan_store
 from tui.sync.remote import TRACKING, RemoteUnreachable, SyncRepo, shown_url
 from tui.sync.settings import store_id
 
-CONFLICT_MARK = f"{MARK_OURS} {OURS_LABEL}\n".encode()
+CONFLICT_MARK = f"{MARK_OURS} {SYNC_LABEL} ".encode()
 ATTEMPTS = 8  # pushes rejected in a row (other machines pushing) before giving up
 
 
@@ -252,7 +252,8 @@ class _Run:
             return None
         local = read_local(store)
         project.unresolved = sorted(file for file, data in local.items() if CONFLICT_MARK in data)
-        plan = plan_store(local, self._base_of(target), self._folder(head, target), self.repo.blobs)
+        plan = plan_store(local, self._base_of(target), self._folder(head, target), self.repo.blobs,
+                          socket.gethostname())
         project.blocked = []
         for file, data in list(plan.outgoing.items()):
             reason = None if data is None else _secret_reason(data)

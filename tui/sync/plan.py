@@ -8,8 +8,9 @@ with it) and `remote` (the remote now), compared by git blob id:
 - remote == base: only this machine changed: push;
 - both changed: a deletion on one side gives way to the change on the other; two changes
   are merged, `MEMORY.md` as an ordered set of index lines, any other file line by line
-  (`history.merge.merge3`). A real conflict keeps both texts, between marker lines, in the
-  file on both sides: nothing is dropped, and the file says so to whoever opens it.
+  (`history.merge.merge3`). A real conflict keeps both texts, between marker lines naming
+  the machine that merged and the remote, in the file on both sides: nothing is dropped,
+  and the file says so to whoever opens it.
 
 Pure: no disk, no git. `engine` reads the inputs and carries the plan out.
 """
@@ -26,8 +27,13 @@ from tui.history.journal import blob_id
 from tui.history.merge import MARK_OURS, MARK_SPLIT, MARK_THEIRS, merge3
 from tui.memory.writes import FileChange
 
-OURS_LABEL = "this machine"
-THEIRS_LABEL = "another machine (memtui sync)"
+SYNC_LABEL = "memtui sync:"  # starts both marker labels, so a conflict is found as sync's
+REMOTE_LABEL = f"{SYNC_LABEL} from the remote"
+
+
+def here_label(machine: str) -> str:
+    """The label of the merging machine's text: its name, the same on every machine."""
+    return f"{SYNC_LABEL} {machine}"
 
 
 @dataclass
@@ -85,15 +91,17 @@ def merge_index(base: str | None, ours: str, theirs: str) -> str:
     return "\n".join(unique) + ending if unique else ""
 
 
-def merge_file(file: str, base: bytes | None, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:
-    """(merged bytes, conflicted) for a file both sides changed."""
+def merge_file(file: str, base: bytes | None, ours: bytes, theirs: bytes,
+               machine: str) -> tuple[bytes, bool]:
+    """(merged bytes, conflicted) for a file both sides changed on `machine` and the remote."""
+    labels = (here_label(machine), REMOTE_LABEL)
     if is_index(file):
         return _bytes(merge_index(None if base is None else _text(base), _text(ours), _text(theirs))), False
     if base is None:  # created on both sides, differently: no common line to trust
-        marked = (f"{MARK_OURS} {OURS_LABEL}\n{_text(ours).rstrip(chr(10))}\n{MARK_SPLIT}\n"
-                  f"{_text(theirs).rstrip(chr(10))}\n{MARK_THEIRS} {THEIRS_LABEL}\n")
+        marked = (f"{MARK_OURS} {labels[0]}\n{_text(ours).rstrip(chr(10))}\n{MARK_SPLIT}\n"
+                  f"{_text(theirs).rstrip(chr(10))}\n{MARK_THEIRS} {labels[1]}\n")
         return _bytes(marked), True
-    result = merge3(_text(base), _text(ours), _text(theirs), (OURS_LABEL, THEIRS_LABEL))
+    result = merge3(_text(base), _text(ours), _text(theirs), labels)
     return _bytes(result.text), not result.clean
 
 
@@ -102,6 +110,7 @@ def plan_store(
     base: Mapping[str, str] | None,
     remote: Mapping[str, str],
     read_blobs: Callable[[list[str]], Mapping[str, bytes]],
+    machine: str = "this machine",
 ) -> StorePlan:
     """The plan for one store. `local`: bytes by store-relative path; `base`, `remote`:
     blob ids by store-relative path (`base` None: never synced); `read_blobs` fetches the
@@ -138,7 +147,7 @@ def plan_store(
         else:
             assert ours_bytes is not None and theirs_bytes is not None
             was_bytes = blobs[base[file]] if file in base else None
-            merged, conflicted = merge_file(file, was_bytes, ours_bytes, theirs_bytes)
+            merged, conflicted = merge_file(file, was_bytes, ours_bytes, theirs_bytes, machine)
             if conflicted:
                 plan.conflicts.append(file)
             if merged != ours_bytes:
