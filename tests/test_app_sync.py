@@ -80,3 +80,19 @@ async def test_a_sync_that_would_hide_memories_past_the_cut_asks_first(tmp_path,
             await settle(app, pilot)
             assert "- [A 0](a-0.md)" in b.read("MEMORY.md")
             assert "- [Last](last.md)" in b.read("MEMORY.md")
+
+
+async def test_a_store_holding_a_sync_conflict_says_so_in_the_column(tmp_path, capsys):
+    remote, (a, b) = make_machines(tmp_path, capsys, count=2)
+    a.write("rule.md", memory_text(name="rule", body="Use tabs.\n"))
+    a.sync("--remote", str(remote))
+    b.sync("--remote", str(remote))
+    a.write("rule.md", memory_text(name="rule", body="Use spaces.\n"))
+    b.write("rule.md", memory_text(name="rule", body="Use two spaces.\n"))
+    a.sync()
+    assert b.sync()["projects"][0]["conflicts"] == ["rule.md"]
+    with b.active():
+        app = MemtuiApp(b.home.home, {**b.env()})
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert sync_column(app) == ["conflict"]
