@@ -449,3 +449,12 @@ def test_a_damaged_clone_is_put_aside_and_fetched_again(world):
     assert result["pulled"] == ["deploy.md"] and result["pushed"] == ["review.md"]
     assert result["conflicts"] == []  # the bases outlived the clone
     assert any(p.name.startswith(clone.name + ".broken-") for p in clone.parent.iterdir())
+
+
+def test_a_token_in_the_remote_url_is_never_printed(world):
+    _, (a, _, _) = world
+    a.write("x.md", memory_text(name="x"))
+    url = "https://ana:ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8@memtui.invalid/ana/memory.git"
+    code, out, err = a.run("sync", "--all", "--remote", url)
+    assert code == 1 and "ghp_" not in out + err
+    assert "https://memtui.invalid/ana/memory.git" in err

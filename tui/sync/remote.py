@@ -61,7 +61,8 @@ def _git_env(path: Path) -> dict[str, str]:
 def _last_line(stderr: bytes) -> str:
     lines = [line.strip() for line in stderr.decode(errors="replace").splitlines() if line.strip()]
     useful = [line for line in lines if not line.startswith("hint:")]
-    return (useful or lines or ["git error"])[-1].removeprefix("fatal: ").removeprefix("error: ")
+    last = (useful or lines or ["git error"])[-1].removeprefix("fatal: ").removeprefix("error: ")
+    return shown_url(last)  # git may quote the URL, credentials and all
 
 
 class SyncRepo:
