@@ -14,6 +14,8 @@ from pathlib import Path
 
 from conftest import ClaudeHome, real
 
+from tui.claude import paths
+
 ORIGINS = ("git@github.com:ana/app.git", "https://github.com/ana/app.git",
            "ssh://git@github.com:22/ana/app")
 MEMTUI_DIRS = ("MEMTUI_DATA_DIR", "MEMTUI_STATE_DIR", "MEMTUI_CONFIG_DIR")
@@ -34,7 +36,8 @@ class Machine:
 
     @property
     def store(self) -> Path:
-        return self.home.store(self.checkout)
+        """The store Claude Code keys by the checkout (not created here)."""
+        return self.home.projects / paths.sanitize(str(self.checkout)) / paths.MEMORY_DIR_NAME
 
     def env(self) -> dict[str, str]:
         env = {"CLAUDE_CONFIG_DIR": str(self.home.home)}

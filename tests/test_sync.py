@@ -458,3 +458,20 @@ def test_a_token_in_the_remote_url_is_never_printed(world):
     code, out, err = a.run("sync", "--all", "--remote", url)
     assert code == 1 and "ghp_" not in out + err
     assert "https://memtui.invalid/ana/memory.git" in err
+
+
+def test_a_new_machine_with_sessions_but_no_memory_yet_receives_it(world):
+    remote, (a, _, c) = world
+    a.write("MEMORY.md", INDEX)
+    a.write("testing.md", TESTING)
+    a.sync("--remote", str(remote))
+    c.store.rmdir()  # C has worked in the project, Claude Code has written no memory yet
+    loose = c.root / "scratch"  # and a project with no origin and no memory: not listed
+    loose.mkdir()
+    c.home.session(os.path.realpath(loose))
+    dry = c.sync("--remote", str(remote), "--dry-run")["projects"]
+    assert [p["pulled"] for p in dry] == [["MEMORY.md", "testing.md"]]
+    assert not c.store.exists()
+    [result] = c.sync("--remote", str(remote))["projects"]
+    assert result["pulled"] == ["MEMORY.md", "testing.md"] and result["skipped"] is None
+    assert c.read("testing.md") == TESTING

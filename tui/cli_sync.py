@@ -43,8 +43,10 @@ def _targets(args: argparse.Namespace, settings):
 
     if args.all:
         inventory = discover(config_home_of(args), env_of(args), args.settings)
+        # Projects with sessions but no memory yet are included: what other machines
+        # learned for them comes in.
         chosen = [(p.store, p.key_path) for p in inventory.projects
-                  if p.store is not None and p.store_exists]
+                  if p.store is not None and (p.store_exists or (p.sessions and not p.stranded))]
         if not chosen:
             raise UsageError(f"No memory store under {config_home_of(args)} to sync.")
     else:
@@ -52,8 +54,10 @@ def _targets(args: argparse.Namespace, settings):
         if not target.memory_dir.is_dir():
             raise UsageError(f"There is no memory directory at {target.memory_dir} yet.")
         chosen = [(target.memory_dir, target.project_path)]
-    return [SyncTarget(Path(store), identity_of(key, settings.name_of(Path(store))))
-            for store, key in chosen]
+    targets = [SyncTarget(Path(store), identity_of(key, settings.name_of(Path(store))))
+               for store, key in chosen]
+    # A project with no memory yet is worth listing only when it can receive some.
+    return [t for t in targets if t.store.is_dir() or t.identity.key is not None]
 
 
 def cmd_sync(args: argparse.Namespace) -> int:

@@ -247,12 +247,22 @@ class _Run:
             project.skipped = (f"a memory consolidation (process {lock.pid}) is running in this "
                                "store; skipped, the next sync catches up")
             return None
+        remote = self._folder(head, target)
         if not store.is_dir():
-            project.skipped = f"{store} does not exist"
-            return None
-        local = read_local(store)
+            # A project with sessions but no memory yet here: the other machines' memory
+            # comes in, in the folder Claude Code would create for it.
+            if not remote:
+                project.skipped = "no memory yet, here or on the remote"
+                return None
+            if not self.dry_run:
+                try:
+                    store.mkdir(parents=True, exist_ok=True)
+                except OSError as error:
+                    project.skipped = f"{store} cannot be created ({error.strerror or error})"
+                    return None
+        local = read_local(store) if store.is_dir() else {}
         project.unresolved = sorted(file for file, data in local.items() if CONFLICT_MARK in data)
-        plan = plan_store(local, self._base_of(target), self._folder(head, target), self.repo.blobs,
+        plan = plan_store(local, self._base_of(target), remote, self.repo.blobs,
                           socket.gethostname())
         project.blocked = []
         for file, data in list(plan.outgoing.items()):
