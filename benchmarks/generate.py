@@ -1,6 +1,7 @@
 """Generate a heavy Claude Code user's config home for the benchmarks.
 
     python benchmarks/generate.py [DIR] [--projects 1000] [--memories 20000] [--seed 1]
+                                  [--transcript-mb 0]
 
 DIR (default `benchmarks/.data/heavy`, git-ignored) receives:
 - `config/`: the config home (`CLAUDE_CONFIG_DIR`) with `projects/<sanitized>/` folders holding
@@ -11,7 +12,9 @@ DIR (default `benchmarks/.data/heavy`, git-ignored) receives:
 
 Memories are spread unevenly (a few big stores, many small), in the three frontmatter forms,
 with MEMORY.md indexes (big stores run past the loaded cut), dangling links, relative dates,
-near-duplicates and a few broken files. The same seed gives the same bytes and mtimes; a
+near-duplicates and a few broken files. With `--transcript-mb N`, the transcripts are then
+grown to about N MB in all with big Read results (real sessions are mostly tool output),
+unevenly, a few of them reading a memory file. The same seed gives the same bytes and mtimes; a
 manifest records the parameters so a second run with the same ones reuses the data.
 """
 
@@ -256,6 +259,58 @@ def write_sessions(rng: random.Random, folder: Path, cwd: str, memory_dir: str |
                    transcript(rng, cwd, session, None), now - rng.randint(0, 29) * DAY)
 
 
+CODE_WORDS = (
+    "def class return import self value cache index store session token parser request "
+    "response error retry timeout config module schema table column query row if else for"
+).split()
+
+
+def pad_transcripts(projects_dir: Path, total_mb: int, seed: int) -> None:
+    """Grow the transcripts to about `total_mb` in all with Read tool uses and results.
+
+    A separate random stream, so the tree without padding stays byte-identical."""
+    rng = random.Random(seed + 1_000_003)
+    files = sorted(projects_dir.rglob("*.jsonl"))
+    missing = (total_mb << 20) - sum(f.stat().st_size for f in files)
+    if not files or missing <= 0:
+        return
+    pool = " ".join(rng.choice(CODE_WORDS) for _ in range(400_000))
+    pool = "\n".join(pool[i:i + 80] for i in range(0, len(pool), 80))
+    weights = [rng.lognormvariate(0, 1.2) for _ in files]
+    scale = missing / sum(weights)
+    for path, weight in zip(files, weights, strict=True):
+        stat = path.stat()
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        try:
+            first = json.loads(lines[1])
+        except (IndexError, ValueError):
+            continue
+        cwd, session = first.get("cwd", "/"), first.get("sessionId", "")
+        wanted, added = int(weight * scale), []
+        while wanted > 0:
+            size = max(1, min(wanted // 2, rng.choice((2_000, 8_000, 30_000, 120_000))))
+            start = rng.randrange(0, len(pool) - size)
+            content = pool[start:start + size]
+            target = (f"{projects_dir / sanitize(cwd)}/memory/MEMORY.md" if rng.random() < 0.01
+                      else f"{cwd}/src/{rng.choice(WORDS)}.py")
+            tool = "toolu_" + _uuid(rng)[:12]
+            base = {"parentUuid": None, "isSidechain": False, "cwd": cwd, "sessionId": session,
+                    "version": "2.1.88", "timestamp": "2026-03-01T10:00:00.000Z"}
+            use = json.dumps({**base, "type": "assistant", "uuid": _uuid(rng), "message": {
+                "role": "assistant", "content": [{"type": "tool_use", "id": tool, "name": "Read",
+                                                  "input": {"file_path": target}}]}}) + "\n"
+            result = json.dumps({**base, "type": "user", "uuid": _uuid(rng), "message": {
+                "role": "user", "content": [{"tool_use_id": tool, "type": "tool_result",
+                                             "content": content}]},
+                "toolUseResult": {"type": "text", "file": {"filePath": target,
+                                                            "content": content}}}) + "\n"
+            added += (use, result)
+            wanted -= len(use) + len(result)
+        cut = min(3, len(lines))
+        path.write_text("".join(lines[:cut] + added + lines[cut:]), encoding="utf-8")
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
 def generate(root: Path, projects: int, memories: int, seed: int) -> dict:
     rng = random.Random(seed)
     root = Path(os.path.realpath(root))
@@ -311,10 +366,12 @@ def generate(root: Path, projects: int, memories: int, seed: int) -> dict:
 
 
 def ensure(root: Path = DEFAULT_DIR, projects: int = 1000, memories: int = 20000,
-           seed: int = 1, quiet: bool = False) -> Path:
+           seed: int = 1, quiet: bool = False, transcript_mb: int = 0) -> Path:
     """The config home for these parameters, generated unless the manifest already matches."""
     params = {"version": GENERATOR_VERSION, "projects": projects, "memories": memories,
               "seed": seed}
+    if transcript_mb:
+        params["transcript_mb"] = transcript_mb
     manifest = root / MANIFEST
     try:
         if json.loads(manifest.read_text())["params"] == params:
@@ -326,6 +383,10 @@ def ensure(root: Path = DEFAULT_DIR, projects: int = 1000, memories: int = 20000
     if not quiet:
         print(f"generating {projects} projects, {memories} memories in {root} ...", file=sys.stderr)
     stats = generate(root, projects, memories, seed)
+    if transcript_mb:
+        pad_transcripts(root / "config" / "projects", transcript_mb, seed)
+    stats["transcript_mb"] = round(sum(
+        f.stat().st_size for f in (root / "config" / "projects").rglob("*.jsonl")) / 2**20, 1)
     manifest.write_text(json.dumps({"params": params, "stats": stats}, indent=2) + "\n")
     return root / "config"
 
@@ -382,8 +443,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--projects", type=int, default=1000)
     parser.add_argument("--memories", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--transcript-mb", type=int, default=0,
+                        help="grow the transcripts to about this many MB in all")
     args = parser.parse_args(argv)
-    home = ensure(args.dir, args.projects, args.memories, args.seed)
+    home = ensure(args.dir, args.projects, args.memories, args.seed,
+                  transcript_mb=args.transcript_mb)
     print(json.loads((args.dir / MANIFEST).read_text())["stats"])
     print(f"CLAUDE_CONFIG_DIR={home}")
     return 0

@@ -1,0 +1,317 @@
+"""memtui's whole-tree commands on a heavy user's tree, against floors measured in the same run.
+
+    python benchmarks/bench_tree.py [--scale 1] [--runs 3] [--compare] [--check]
+                                    [--growth 0.25,0.5,1,2] [--overwrites-mb 165,1024] [--no-app]
+
+The tree (`generate.py`, reused when its manifest matches): per 1x, 1,000 project folders,
+~690 stores holding 20,000 memory files, ~205 MB of transcripts. Every memtui command runs
+as its own process (`python -m tui`), with CLAUDE_CONFIG_DIR on the tree and HOME and the XDG
+dirs in a temporary directory; "cold" means memtui's caches were removed first. The page
+cache is warm for everyone (an untimed pass reads every file first): the floors and memtui
+read the same files, so the ratios compare work, not disk. Each figure is the best of
+`--runs`.
+
+Without `--compare`, only memtui's times. With it, the floors too, and every ratio next to
+its target (issue 13):
+  io floor      read every MEMORY.md, stat every memory file, read 4 KB of every transcript
+  lines floor   read the first 30 lines of every memory file
+  grep          `grep -rcF <store> <transcript folders>` (the overwrites corpus)
+  start-up      `memtui --help`
+  projects --json        cold <= 3x io floor; second run <= 1.27x io floor
+  audit --all --json     --no-cache and cold <= 5x lines floor; cache warm <= 2x
+  overwrites --json      (cold - start-up) <= 3x grep; (warm - start-up) <= 0.1x (cold -
+                         start-up); peak RSS < 64 MB; at each `--overwrites-mb` size
+  near-duplicates        the biggest store (5,000 memories per 1x), in this process, < 1 s
+  app rows on screen     `memtui` in tmux (120x40) until project rows are painted, < 0.8 s
+  growth                 projects and audit cold at each `--growth` scale, with a line fit
+`--check` exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+import generate  # noqa: E402
+
+MEMTUI = [sys.executable, "-m", "tui"]
+FLOORS = [sys.executable, "-I", str(HERE / "floors.py")]
+
+
+@dataclass
+class Run:
+    seconds: float
+    rss_mb: float
+    output: bytes
+
+
+@dataclass
+class Sandbox:
+    """HOME and memtui's XDG dirs in a temporary directory; `cold()` empties the caches."""
+
+    home: Path
+    root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="memtui-bench-")))
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMTUI_", "XDG_"))}
+        env.update(CLAUDE_CONFIG_DIR=str(self.home), HOME=str(self.root / "home"),
+                   XDG_CACHE_HOME=str(self.root / "cache"), XDG_STATE_HOME=str(self.root / "state"),
+                   XDG_DATA_HOME=str(self.root / "data"), XDG_CONFIG_HOME=str(self.root / "config"))
+        return env
+
+    def cold(self) -> None:
+        for name in ("cache", "state"):
+            shutil.rmtree(self.root / name, ignore_errors=True)
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def run(command: list[str], env: dict[str, str] | None = None) -> Run:
+    """One process, timed from spawn to exit, with its own peak RSS (wait4)."""
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        output = out.read()
+    if process.returncode not in (0, 1):  # audit exits 1 when it finds errors
+        raise SystemExit(f"{' '.join(command)} exited {process.returncode}")
+    return Run(seconds, usage.ru_maxrss / 1024, output)
+
+
+def best(runs: int, measure: Callable[[], Run], before: Callable[[], None] | None = None) -> Run:
+    results = []
+    for _ in range(runs):
+        if before:
+            before()
+        results.append(measure())
+    fastest = min(results, key=lambda r: r.seconds)
+    return Run(fastest.seconds, max(r.rss_mb for r in results), fastest.output)
+
+
+def warm_page_cache(root: Path) -> None:
+    for folder, _, names in os.walk(root):
+        for name in names:
+            try:
+                with open(os.path.join(folder, name), "rb") as handle:
+                    while handle.read(1 << 24):
+                        pass
+            except OSError:
+                pass
+
+
+def tree(scale: float) -> Path:
+    name = f"tree-{scale:g}x"
+    return generate.ensure(HERE / ".data" / name, projects=round(1000 * scale),
+                           memories=round(20000 * scale), transcript_mb=round(205 * scale))
+
+
+class Report:
+    def __init__(self) -> None:
+        self.missed: list[str] = []
+
+    def line(self, label: str, seconds: float, extra: str = "") -> None:
+        print(f"  {label:<44} {seconds * 1000:9.0f} ms  {extra}", flush=True)
+
+    def ratio(self, label: str, value: float, target: float, unit: str = "x") -> None:
+        met = value <= target
+        print(f"  {label:<44} {value:9.2f} {unit:<3} target <= {target:g}{unit}: "
+              f"{'met' if met else 'MISSED'}", flush=True)
+        if not met:
+            self.missed.append(label)
+
+
+def tree_figures(scale: float, runs: int, compare: bool, report: Report) -> dict[str, float]:
+    home = tree(scale)
+    stats = json.loads((home.parent / generate.MANIFEST).read_text())["stats"]
+    print(f"\ntree {scale:g}x: {home.parent} {stats}")
+    warm_page_cache(home / "projects")
+    box = Sandbox(home)
+    env = box.env()
+    projects_dir = str(home / "projects")
+    try:
+        startup = best(runs, lambda: run([*MEMTUI, "--help"], env))
+        cold = best(runs, lambda: run([*MEMTUI, "projects", "--json"], env), box.cold)
+        warm = best(runs, lambda: run([*MEMTUI, "projects", "--json"], env))
+        if warm.output != cold.output:
+            raise SystemExit("projects --json: the second run printed something else")
+        audit_cold = best(runs, lambda: run([*MEMTUI, "audit", "--all", "--json", "--no-cache"],
+                                            env), box.cold)
+        run([*MEMTUI, "audit", "--all", "--json"], env)
+        audit_warm = best(runs, lambda: run([*MEMTUI, "audit", "--all", "--json"], env))
+        report.line("memtui --help (start-up)", startup.seconds)
+        report.line("projects --json, cold", cold.seconds, f"peak RSS {cold.rss_mb:.0f} MB")
+        report.line("projects --json, second run", warm.seconds)
+        report.line("audit --all --json --no-cache, cold", audit_cold.seconds,
+                    f"peak RSS {audit_cold.rss_mb:.0f} MB")
+        report.line("audit --all --json, cache warm", audit_warm.seconds)
+        figures = {"projects": cold.seconds, "audit": audit_cold.seconds}
+        if compare:
+            io = best(runs, lambda: run([*FLOORS, "io", projects_dir]))
+            lines = best(runs, lambda: run([*FLOORS, "lines", projects_dir]))
+            report.line("io floor", io.seconds, io.output.decode().strip())
+            report.line("first-30-lines floor", lines.seconds, lines.output.decode().strip())
+            report.ratio("projects cold / io floor", cold.seconds / io.seconds, 3)
+            report.ratio("projects second run / io floor", warm.seconds / io.seconds, 1.27)
+            report.ratio("audit --no-cache / lines floor", audit_cold.seconds / lines.seconds, 5)
+            report.ratio("audit cached / lines floor", audit_warm.seconds / lines.seconds, 2)
+            figures.update(io=io.seconds, lines=lines.seconds)
+        return figures
+    finally:
+        box.close()
+
+
+def overwrites_figures(size_mb: int, runs: int, report: Report) -> None:
+    from bench_transcripts import DEFAULT_ROOT, Corpus
+
+    corpus = Corpus(DEFAULT_ROOT / f"transcripts-{size_mb}mb", size_mb)
+    corpus.ensure()
+    folders = sorted(str(p) for p in (corpus.home / "projects").iterdir() if p.is_dir())
+    warm_page_cache(corpus.home / "projects")
+    box = Sandbox(corpus.home)
+    env = box.env()
+    try:
+        command = [*MEMTUI, "overwrites", str(corpus.store), "--json"]
+        startup = best(runs, lambda: run([*MEMTUI, "--help"], env))
+        grep = best(runs, lambda: run(["grep", "-rcF", str(corpus.store), *folders]))
+        cold = best(runs, lambda: run(command, env), box.cold)
+        warm = best(runs, lambda: run(command, env))
+        if warm.output != cold.output:
+            raise SystemExit("overwrites --json: the rescan printed something else")
+        scan_cold, scan_warm = cold.seconds - startup.seconds, warm.seconds - startup.seconds
+        print(f"\noverwrites on {size_mb} MB of transcripts ({corpus.root})")
+        report.line("memtui --help (start-up)", startup.seconds)
+        report.line("grep -rcF", grep.seconds)
+        report.line("overwrites --json, cold", cold.seconds, f"peak RSS {cold.rss_mb:.0f} MB")
+        report.line("overwrites --json, warm", warm.seconds, f"peak RSS {warm.rss_mb:.0f} MB")
+        report.ratio(f"{size_mb} MB: (cold - start-up) / grep", scan_cold / grep.seconds, 3)
+        report.ratio(f"{size_mb} MB: (warm - start-up) / (cold - start-up)",
+                     scan_warm / scan_cold, 0.1)
+        report.ratio(f"{size_mb} MB: peak RSS", max(cold.rss_mb, warm.rss_mb), 64, "MB")
+    finally:
+        box.close()
+
+
+def near_duplicates_figure(scale: float, report: Report) -> None:
+    from tui.memory.similarity import near_duplicates
+    from tui.memory.store import load_store
+
+    projects = tree(scale) / "projects"
+    biggest = max((p / "memory" for p in projects.iterdir() if (p / "memory").is_dir()),
+                  key=lambda m: len(os.listdir(m)))
+    store = load_store(biggest)
+    start = time.perf_counter()
+    pairs = near_duplicates(store.memories)
+    seconds = time.perf_counter() - start
+    print(f"\nnear-duplicates in the biggest store ({len(store.memories)} memories, "
+          f"{len(pairs)} pairs)")
+    report.ratio("near_duplicates (s)", seconds, 1, "s")
+
+
+def app_figure(scale: float, runs: int, report: Report) -> None:
+    """From starting `memtui` in a fresh tmux until a project row is painted."""
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from tmux_terminal import TmuxTerminal
+
+    home = tree(scale)
+    box = Sandbox(home)
+    try:
+        env = box.env()
+        names = [p["key_path"] or p["name"] for p in
+                 json.loads(run([*MEMTUI, "projects", "--json"], env).output)]
+        marks = sorted({n.rsplit("/", 1)[-1] for n in names if n})[:3]  # path order: the top rows
+        passed = {k: env[k] for k in ("CLAUDE_CONFIG_DIR", "HOME", "XDG_CACHE_HOME",
+                                      "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME")}
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            with TmuxTerminal(f"{sys.executable} -m tui", passed) as terminal:
+                deadline = start + 30
+                while time.perf_counter() < deadline:
+                    screen = terminal.screen()
+                    if any(mark in screen for mark in marks):
+                        times.append(time.perf_counter() - start)
+                        break
+                    time.sleep(0.01)
+                else:
+                    raise SystemExit(f"no project row on screen after 30 s:\n{screen}")
+        print(f"\napp: {sys.executable} -m tui in tmux, until one of {marks} is on screen "
+              "(discovery cache warm)")
+        report.ratio("app rows on screen (s)", min(times), 0.8, "s")
+    finally:
+        box.close()
+
+
+def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """Least-squares (intercept, slope)."""
+    n = len(points)
+    mean_x = sum(x for x, _ in points) / n
+    mean_y = sum(y for _, y in points) / n
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / spread if spread else 0.0
+    return mean_y - slope * mean_x, slope
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="tree size (default 1x)")
+    parser.add_argument("--runs", type=int, default=3, help="best of N (default 3)")
+    parser.add_argument("--compare", action="store_true", help="floors and ratios too")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--growth", default="", help="scales to measure, e.g. 0.25,0.5,1,2")
+    parser.add_argument("--overwrites-mb", default="", help="corpus sizes, e.g. 165,1024")
+    parser.add_argument("--no-app", action="store_true", help="skip the tmux measurement")
+    args = parser.parse_args(argv)
+
+    load = os.getloadavg()
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}  {os.cpu_count()} cores, load average "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; warm page cache; best of {args.runs}")
+    report = Report()
+    tree_figures(args.scale, args.runs, args.compare, report)
+    if args.compare:
+        near_duplicates_figure(args.scale, report)
+        if not args.no_app:
+            app_figure(args.scale, args.runs, report)
+        for size in filter(None, args.overwrites_mb.split(",")):
+            overwrites_figures(int(size), args.runs, report)
+    if args.growth:
+        scales = [float(s) for s in args.growth.split(",")]
+        curve = {s: tree_figures(s, args.runs, args.compare, Report()) for s in scales}
+        print("\ngrowth (cold, ms)")
+        print(f"  {'scale':>6} {'projects':>9} {'audit':>9}" +
+              (f" {'io floor':>9} {'lines':>9} {'proj/io':>8} {'audit/lines':>12}"
+               if args.compare else ""))
+        for s, f in curve.items():
+            row = f"  {s:6g} {f['projects'] * 1000:9.0f} {f['audit'] * 1000:9.0f}"
+            if args.compare:
+                row += (f" {f['io'] * 1000:9.0f} {f['lines'] * 1000:9.0f}"
+                        f" {f['projects'] / f['io']:8.2f} {f['audit'] / f['lines']:12.2f}")
+            print(row)
+        for key in ("projects", "audit"):
+            intercept, slope = fit([(s, f[key]) for s, f in curve.items()])
+            print(f"  {key}: {intercept * 1000:.0f} ms + {slope * 1000:.0f} ms per 1x tree")
+    load = os.getloadavg()
+    print(f"\nload average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    if report.missed:
+        print("MISSED: " + "; ".join(report.missed))
+    return 1 if args.check and report.missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
