@@ -9,6 +9,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import real, write_index, write_memory
 
 from tui import cli
@@ -161,3 +163,17 @@ def test_sanitize_nfd_and_nfc_spellings_resolve_to_the_same_folder(tmp_path, cla
     kwargs = {"home": claude_home.home, "env": {}, "managed_file": tmp_path / "none.json"}
     assert (resolve_memory_location(nfd_spelling, **kwargs).memory_dir
             == resolve_memory_location(nfc_dir, **kwargs).memory_dir)
+
+
+def _encode_char_by_char(path: str) -> str:
+    """The rule read literally: each UTF-16 unit of a non-[A-Za-z0-9] character is a '-'."""
+    return "".join(
+        char if char.isascii() and char.isalnum() else "-" * (2 if ord(char) > 0xFFFF else 1)
+        for char in path
+    )
+
+
+@given(st.text(alphabet=st.characters(), max_size=80) | st.from_regex(r"[/a-zA-Z0-9._ -]{0,80}"))
+@settings(max_examples=300)
+def test_encode_path_agrees_with_the_rule_read_character_by_character(path):
+    assert paths.encode_path(path) == _encode_char_by_char(path)

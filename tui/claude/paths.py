@@ -34,12 +34,12 @@ def projects_dir(home: Path) -> Path:
     return home / "projects"
 
 
-def _is_ascii_alnum(char: str) -> bool:
-    return char.isascii() and char.isalnum()
+_NOT_ASCII_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
 
-def _utf16_units(char: str) -> int:
-    return 2 if ord(char) > 0xFFFF else 1
+def _dashes(match: re.Match[str]) -> str:
+    """One `-` per UTF-16 code unit: two for a character past the BMP."""
+    return "--" if ord(match.group()) > 0xFFFF else "-"
 
 
 def path_hash(text: str) -> str:
@@ -63,7 +63,9 @@ def path_hash(text: str) -> str:
 
 def encode_path(path: str) -> str:
     """The sanitized form before the length cap."""
-    return "".join(char if _is_ascii_alnum(char) else "-" * _utf16_units(char) for char in path)
+    if path.isascii():
+        return _NOT_ASCII_ALNUM.sub("-", path)
+    return _NOT_ASCII_ALNUM.sub(_dashes, path)
 
 
 def sanitize(path: str) -> str:
