@@ -44,6 +44,8 @@ def has_controls(text: str) -> bool:
 def json_visible(text: str) -> str:
     """JSON text with C1 controls, bidi overrides and lone surrogates escaped too (JSON
     escapes C0 itself): the same data, nothing a terminal acts on or cannot encode."""
+    if text.isascii():  # all of those are past ASCII; isascii() is a flag lookup
+        return text
     return CONTROL_CHARS.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 

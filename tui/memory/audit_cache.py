@@ -42,6 +42,7 @@ def _version(package: str) -> str:
         return "absent"
 
 
+@cache  # the code cannot change under a running process; hashing it per store cost 1 s
 def rules_digest() -> str:
     import rapidfuzz
     import yaml

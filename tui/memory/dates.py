@@ -74,9 +74,9 @@ def _rules_by_trigger() -> dict[str, tuple[Rule, ...]]:
     return {
         trigger: tuple(dict.fromkeys(
             rule for other, named in rules.items()
-            if other == trigger or (_is_cjk(trigger) and trigger.startswith(other))
+            if other == trigger or trigger.startswith(other)
             for rule in named
-        ))
+        ) if _is_cjk(trigger) else dict.fromkeys(rules[trigger]))
         for trigger in rules
     }
 
