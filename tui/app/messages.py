@@ -18,7 +18,7 @@ from tui.memory.store import Store
 @dataclass
 class ProjectsScanned(Message):
     inventory: Inventory
-    summaries: dict[Path, StoreSummary]
+    summaries: dict[Path, StoreSummary] | None  # None: still being read (rows come first)
 
 
 @dataclass

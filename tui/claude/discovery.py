@@ -21,7 +21,7 @@ from tui.claude.gitroot import canonical_project_root
 from tui.claude.lock import read_lock
 from tui.claude.memory_files import count_memory_files
 from tui.claude.pathfinder import DirectoryLister, paths_for_folder
-from tui.claude.settings import MemoryLocation, resolve_memory_location
+from tui.claude.settings import MemoryLocation, read_setting, resolve_memory_location
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,7 @@ class _Scanner:
         self.settings_file = settings_file
         self.lister = DirectoryLister()
         self._locations: dict[str, MemoryLocation] = {}
+        self._settings: dict[Path, str | None] = {}
         self.evidence_cache: transcripts.EvidenceCache | None = None  # made when first needed
 
     @cached_property
@@ -110,11 +111,18 @@ class _Scanner:
         except OSError:
             return []
 
+    def read_setting(self, file: Path) -> str | None:
+        """A settings file's value, read once per scan (the user's file serves every cwd)."""
+        if file not in self._settings:
+            self._settings[file] = read_setting(file)
+        return self._settings[file]
+
     def location(self, cwd: str) -> MemoryLocation:
         cached = self._locations.get(cwd)
         if cached is None:
             cached = resolve_memory_location(
-                cwd, home=self.home, env=self.env, settings_file=self.settings_file
+                cwd, home=self.home, env=self.env, settings_file=self.settings_file,
+                read=self.read_setting,
             )
             self._locations[cwd] = cached
         return cached

@@ -15,7 +15,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,12 +119,17 @@ def resolve_memory_location(
     env: Mapping[str, str] | None = None,
     settings_file: Path | None = None,
     managed_file: Path | None = None,
+    read: Callable[[Path], str | None] | None = None,
 ) -> MemoryLocation:
-    """Resolve the store a session started in `cwd` reads and writes."""
+    """Resolve the store a session started in `cwd` reads and writes.
+
+    `read` reads a settings file's `autoMemoryDirectory` (default `read_setting`): a caller
+    resolving many cwds passes one that reads each file once."""
+    read = read or read_setting
     env = os.environ if env is None else env
     home = paths.config_home(env) if home is None else home
     project_root = canonical_project_root(paths.normalize_path(cwd))
-    untrusted_value = read_setting(project_root / ".claude" / "settings.json")
+    untrusted_value = read(project_root / ".claude" / "settings.json")
     untrusted = (
         SettingValue(untrusted_value, project_root / ".claude" / "settings.json")
         if untrusted_value
@@ -145,7 +150,7 @@ def resolve_memory_location(
     for source, file in candidates:
         if file is None:
             continue
-        value = read_setting(file)
+        value = read(file)
         if value is None:
             continue
         reason = rejection_reason(value)

@@ -128,8 +128,10 @@ def lost_cell(project: Project, lost: int | None) -> Text:
 
 
 def project_row(project: Project, summary: StoreSummary | None, now: float | None,
-                lost: int | None = None, sync: Text | None = None) -> ProjectRow:
-    """`sync`: the sync column's cell, when the screen shows one."""
+                lost: int | None = None, sync: Text | None = None,
+                summary_pending: bool = False) -> ProjectRow:
+    """`sync`: the sync column's cell, when the screen shows one; `summary_pending`: the
+    store's index is still being read ("…" in its columns)."""
     path = condense(project.key_path or (project.paths[0] if project.paths else project.name))
     since = project.sessions_since(project.last_consolidated)
     orphans = summary.orphans if summary else 0
@@ -140,7 +142,8 @@ def project_row(project: Project, summary: StoreSummary | None, now: float | Non
     cells = (
         Text(path),
         str(project.memories) if project.store else "-",
-        index_gauge(summary),
+        Text("…", style="dim") if summary_pending else index_gauge(summary),
+        Text("…", style="dim") if summary_pending else
         Text(str(orphans), style="bold red") if orphans else Text("0", style="dim"),
         lost_cell(project, lost),
         folders_cell(project),
@@ -234,6 +237,8 @@ class ProjectsScreen(Screen[None]):
     def scan(self) -> None:
         app = self.app
         inventory = discover(app.home, app.env, app.settings_file)
+        # The rows first: reading every store's index takes longer than finding them.
+        self.post_message(ProjectsScanned(inventory, None))
         stores = [p.store for p in inventory.projects if p.store and p.store_exists]
         progress = self.query_one("#scan-progress", ProgressBar)
         app.call_from_thread(progress.update, total=len(stores) or 1, progress=0)
@@ -281,10 +286,13 @@ class ProjectsScreen(Screen[None]):
 
     def on_projects_scanned(self, message: ProjectsScanned) -> None:
         self.scanned = message
+        self.rows = self.build_rows()
+        if message.summaries is not None:  # the indexes are read: the rows are complete
+            self.query_one("#scan-progress").add_class("hidden")
+            self.refresh_table()
+            return
         self.lost_counts = {}
         self.sync_words = {}
-        self.rows = self.build_rows()
-        self.query_one("#scan-progress").add_class("hidden")
         self.query_one("#scan-status", Static).update(
             f"{len(self.rows)} projects in {condense(str(self.app.home))}"
         )
@@ -299,10 +307,13 @@ class ProjectsScreen(Screen[None]):
         message = self.scanned
         if message is None:
             return []
+        summaries = message.summaries or {}
+        pending = message.summaries is None
         return [
-            project_row(p, message.summaries.get(p.store) if p.store else None, self.app.now,
+            project_row(p, summaries.get(p.store) if p.store else None, self.app.now,
                         self.lost_counts.get(p.store) if p.store else None,
-                        self.sync_cell_of(p) if self.sync_remote else None)
+                        self.sync_cell_of(p) if self.sync_remote else None,
+                        summary_pending=pending and bool(p.store and p.store_exists))
             for p in message.inventory.projects
         ]
 
