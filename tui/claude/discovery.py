@@ -350,4 +350,8 @@ def store_state(
 ) -> tuple[str | None, bool, str, bool]:
     """(key path, stranded, why, resting) for the store folder `name` under `home`."""
     env = os.environ if env is None else env
-    return _Scanner(home, env, None).store_state(name)
+    scanner = _Scanner(home, env, None)
+    state = scanner.store_state(name)
+    if scanner.evidence_cache is not None:  # a discovery that follows reads it, not the files
+        scanner.evidence_cache.save()
+    return state
