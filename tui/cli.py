@@ -95,13 +95,14 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
 
     from tui.claude.discovery import discover
     from tui.memory.audit_cache import AuditCache
-    from tui.memory.bulk import audit_many
+    from tui.memory.bulk import AuditRun
 
     home = projects_home(args)
-    inventory = discover(home, env_of(args), args.settings)
-    stores = [(p.store, p.stranded_reason or None) for p in inventory.projects if p.store_exists]
-    with nullcontext() if args.no_cache else AuditCache() as cache:
-        audits = audit_many(stores, cache=cache)
+    with nullcontext() if args.no_cache else AuditCache() as cache, AuditRun(cache=cache) as run:
+        run.start(likely_stores(home))  # audited by the workers while discovery runs
+        inventory = discover(home, env_of(args), args.settings)
+        audits = run.finish([(p.store, p.stranded_reason or None)
+                             for p in inventory.projects if p.store_exists])
     if args.json:
         print_json([
             {"store": str(a.store), "memories": a.memories, "errors": a.errors,
@@ -114,6 +115,17 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
         labels = {p.store: p.key_path or str(p.store) for p in inventory.projects if p.store}
         print_audit_summary(audits, labels)
     return 1 if any(a.errors for a in audits) else 0
+
+
+def likely_stores(home: Path) -> list[Path]:
+    """The memory dirs under the projects folder: most of what discovery will find."""
+    projects = paths.projects_dir(home)
+    try:
+        names = os.listdir(projects)
+    except OSError:
+        return []
+    return [store for name in names
+            if os.path.isdir(store := projects / name / paths.MEMORY_DIR_NAME)]
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,60 +46,106 @@ def audit_many(
 
     With a `cache`, unchanged stores are answered from it and fresh audits are kept in it.
     """
-    audits, listings = _from_cache(stores, cache) if cache is not None else ({}, {})
-    todo = [i for i in range(len(stores)) if i not in audits]
-    for i, audit in zip(todo, _audit_fresh([stores[i][0] for i in todo], workers), strict=True):
-        store, reason = stores[i]
-        if i in listings:
-            cache.put(store, listings[i], audit.memories, audit.findings)
-        audits[i] = StoreAudit(store, audit.memories, stranded_findings(reason) + audit.findings)
-    return [audits[i] for i in range(len(stores))]
+    with AuditRun(workers, cache) as run:
+        return run.finish(stores)
 
 
-def _from_cache(
-    stores: Sequence[tuple[Path, str | None]], cache: AuditCache
-) -> tuple[dict[int, StoreAudit], dict[int, str]]:
-    """Audits of the unchanged stores, and the fingerprints of the others worth caching."""
-    audits: dict[int, StoreAudit] = {}
-    listings: dict[int, str] = {}
-    for i, (store, reason) in enumerate(stores):
+class AuditRun:
+    """Audits that may start before the list of stores is known: `start` the likely ones
+    (every store under the projects folder) while discovery runs, then `finish` with the
+    stores discovery found. Audits of stores it did not find are dropped."""
+
+    def __init__(self, workers: int | None = None, cache: AuditCache | None = None):
+        self.workers = workers or os.cpu_count() or 1
+        self.cache = cache
+        self.pool: ProcessPoolExecutor | None = None
+        self.cached: dict[Path, tuple[int, tuple[Finding, ...]]] = {}
+        self.listings: dict[Path, str] = {}  # fingerprints of the fresh audits worth caching
+        # Each fresh audit: in a worker (future, place in its batch), done, or None when it
+        # is made in this process as `finish` reaches it.
+        self.pending: dict[Path, tuple[Future, int] | StoreAudit | None] = {}
+
+    def __enter__(self) -> AuditRun:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+    def start(self, stores: Sequence[Path]) -> None:
+        fresh = [store for store in dict.fromkeys(stores)
+                 if store not in self.cached and store not in self.pending
+                 and not self._from_cache(store)]
+        if self.workers == 1 or (len(fresh) < 2 and self.pool is None):
+            self.pending.update(dict.fromkeys(fresh))
+            return
+        if self.pool is None:
+            # The workers only audit: what they build dies with each store (reference
+            # counting frees it), so the cycle collector's passes are pure cost there (~5%).
+            self.pool = ProcessPoolExecutor(max_workers=self.workers, initializer=gc.disable)
+        for batch in _batches(fresh):
+            future = self.pool.submit(_audit_batch, batch)
+            for position, store in enumerate(batch):
+                self.pending[store] = (future, position)
+
+    def finish(self, stores: Sequence[tuple[Path, str | None]]) -> list[StoreAudit]:
+        self.start([store for store, _ in stores])
+        audits = []
+        for store, reason in stores:
+            if store in self.cached:
+                memories, findings = self.cached[store]
+                audits.append(StoreAudit(store, memories, stranded_findings(reason) + findings,
+                                         cached=True))
+                continue
+            audit = self._fresh(store)
+            audits.append(StoreAudit(store, audit.memories,
+                                     stranded_findings(reason) + audit.findings))
+        return audits
+
+    def _fresh(self, store: Path) -> StoreAudit:
+        waiting = self.pending[store]
+        if isinstance(waiting, StoreAudit):
+            return waiting
+        if waiting is None:
+            audit = audit_one(store)
+        else:
+            future, position = waiting
+            audit = future.result()[position]
+        self.pending[store] = audit
+        if store in self.listings:
+            self.cache.put(store, self.listings.pop(store), audit.memories, audit.findings)
+        return audit
+
+    def _from_cache(self, store: Path) -> bool:
+        """Whether the cache answered for `store`; notes its fingerprint when not."""
+        if self.cache is None:
+            return False
         taken = fingerprint(store)
         if taken is None:
-            continue
+            return False
         listing, newest_change = taken
-        hit = cache.get(store, listing)
+        hit = self.cache.get(store, listing)
         if hit is not None:
-            memories, findings = hit
-            audits[i] = StoreAudit(store, memories, stranded_findings(reason) + findings,
-                                   cached=True)
-        elif cache.settled(newest_change):
-            listings[i] = listing
-    return audits, listings
+            self.cached[store] = hit
+            return True
+        if self.cache.settled(newest_change):
+            self.listings[store] = listing
+        return False
 
 
-def _audit_fresh(stores: list[Path], workers: int | None) -> list[StoreAudit]:
-    workers = workers or os.cpu_count() or 1
-    if workers == 1 or len(stores) < 2:
-        return [audit_one(store) for store in stores]
-    # Big stores first, so one giant store does not finish last on its own; small ones go
-    # in batches, so hundreds of tiny stores do not cost a round trip each.
-    sizes = [_size(store) for store in stores]
-    batches: list[list[int]] = []
+def _batches(stores: list[Path]) -> list[list[Path]]:
+    """Big stores first, so one giant store does not finish last on its own; small ones in
+    batches, so hundreds of tiny stores do not cost a round trip each."""
+    sizes = {store: _size(store) for store in stores}
+    batches: list[list[Path]] = []
     batch_size = 0
-    for i in sorted(range(len(stores)), key=lambda i: -sizes[i]):
-        if not batches or batch_size + sizes[i] > BATCH_ENTRIES:
+    for store in sorted(stores, key=lambda store: -sizes[store]):
+        if not batches or batch_size + sizes[store] > BATCH_ENTRIES:
             batches.append([])
             batch_size = 0
-        batches[-1].append(i)
-        batch_size += sizes[i]
-    # The workers only audit: what they build dies with each store (reference counting
-    # frees it), so the cycle collector's passes over the heap are pure cost there (~5%).
-    with ProcessPoolExecutor(max_workers=workers, initializer=gc.disable) as pool:
-        futures = [pool.submit(_audit_batch, [stores[i] for i in batch]) for batch in batches]
-        audits: dict[int, StoreAudit] = {}
-        for batch, future in zip(batches, futures, strict=True):
-            audits.update(zip(batch, future.result(), strict=True))
-    return [audits[i] for i in range(len(stores))]
+        batches[-1].append(store)
+        batch_size += sizes[store]
+    return batches
 
 
 def _audit_batch(stores: list[Path]) -> list[StoreAudit]:
