@@ -102,6 +102,7 @@ class _Scanner:
         self.lister = DirectoryLister()
         self._locations: dict[str, MemoryLocation] = {}
         self._settings: dict[Path, str | None] = {}
+        self._normalized: dict[str, str] = {}
         self.evidence_cache: transcripts.EvidenceCache | None = None  # made when first needed
 
     @cached_property
@@ -116,6 +117,12 @@ class _Scanner:
         if file not in self._settings:
             self._settings[file] = read_setting(file)
         return self._settings[file]
+
+    def normalized(self, path: str) -> str:
+        """`paths.normalize_path`, once per path and scan (a realpath is an lstat a part)."""
+        if path not in self._normalized:
+            self._normalized[path] = paths.normalize_path(path)
+        return self._normalized[path]
 
     def location(self, cwd: str) -> MemoryLocation:
         cached = self._locations.get(cwd)
@@ -153,7 +160,7 @@ class _Scanner:
             if os.path.isdir(cwd):
                 location = self.location(cwd)
                 root = str(location.project_root)
-                real_cwd = paths.normalize_path(cwd)
+                real_cwd = self.normalized(cwd)
                 role = "main" if real_cwd == root else (
                     "subdirectory" if real_cwd.startswith(root.rstrip("/") + "/") else "worktree"
                 )
@@ -238,8 +245,8 @@ class _Scanner:
         key = candidates[0]
         if not os.path.isdir(key):
             return key, True, f"{key} no longer exists, so no session will load this store", False
-        root = str(canonical_project_root(paths.normalize_path(key)))
-        if root != paths.normalize_path(key):
+        root = str(canonical_project_root(self.normalized(key)))
+        if root != self.normalized(key):
             return (key, True,
                     f"it is keyed by {key}, but sessions there use the store of {root}", resting)
         return key, False, "", resting
