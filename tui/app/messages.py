@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from tui.app.memory_rows import MemoryRow
-from tui.app.summaries import StoreSummary
-from tui.app.widgets.findings import FindingsShown
-from tui.claude.discovery import Inventory
-from tui.memory.audit import MemoryStatus
-from tui.memory.store import Store
+if TYPE_CHECKING:  # the audit's modules load once a store is opened, not at start-up
+    from tui.app.memory_rows import MemoryRow
+    from tui.app.summaries import StoreSummary
+    from tui.app.widgets.findings import FindingsShown
+    from tui.claude.discovery import Inventory
+    from tui.memory.audit import MemoryStatus
+    from tui.memory.store import Store
 
 
 @dataclass

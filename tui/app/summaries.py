@@ -10,8 +10,6 @@ from pathlib import Path
 from tui.claude.lines import read_store_text
 from tui.claude.memory_files import TEAM_INDEX, is_log, memory_files
 from tui.claude.paths import INDEX_NAME
-from tui.memory import frontmatter
-from tui.memory.audit import second_level_links
 from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex, parse_index
 from tui.memory.links import wiki_names
 
@@ -53,6 +51,9 @@ def summarize(store: Path) -> StoreSummary:
     orphans = {file for file, _ in files if file not in visible}
     if orphans - indexed:
         # Unindexed, but perhaps listed by another memory (a second-level index).
+        from tui.memory import frontmatter
+        from tui.memory.audit import second_level_links
+
         texts = [(file, _read(Path(path)) or "") for file, path in files]
         if any("[[" in text for _, text in texts):
             names = wiki_names((file, frontmatter.parse(text).name) for file, text in texts)
@@ -61,6 +62,8 @@ def summarize(store: Path) -> StoreSummary:
 
 
 def _name(path: Path) -> str | None:
+    from tui.memory import frontmatter
+
     try:
         head = frontmatter.read_head(path).decode("utf-8", errors="replace")
     except OSError:
