@@ -275,7 +275,8 @@ def app_figure(scale: float, runs: int, report: Report) -> None:
         env = box.env()
         run([*MEMTUI, "projects", "--json"], env)  # the discovery cache, as after any use
         passed = {k: env[k] for k in ("CLAUDE_CONFIG_DIR", "HOME", "XDG_CACHE_HOME",
-                                      "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME")}
+                                      "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME",
+                                      "PYTHONPATH") if k in env}  # PYTHONPATH: another memtui
         listed = re.compile(r"\d projects in |\d project in ")
         times, first_frames = [], []
         for _ in range(runs):
