@@ -4,12 +4,12 @@
                                     [--growth 0.25,0.5,1,2] [--overwrites-mb 165,1024] [--no-app]
 
 The tree (`generate.py`, reused when its manifest matches): per 1x, 1,000 project folders,
-~690 stores holding 20,000 memory files, ~205 MB of transcripts. Every memtui command runs
+~674 stores holding 20,000 memory files, ~205 MB of transcripts. Every memtui command runs
 as its own process (`python -m tui`), with CLAUDE_CONFIG_DIR on the tree and HOME and the XDG
-dirs in a temporary directory; "cold" means memtui's caches were removed first. The page
-cache is warm for everyone (an untimed pass reads every file first): the floors and memtui
-read the same files, so the ratios compare work, not disk. Each figure is the best of
-`--runs`.
+dirs in a temporary directory; "cold" means the transcript-evidence cache was removed first
+(for `overwrites`, every memtui cache). The page cache is warm for everyone (an untimed pass
+reads every file first): the floors and memtui read the same files, so the ratios compare
+work, not disk. The measures take turns for `--runs` rounds; each keeps its fastest run.
 
 Without `--compare`, only memtui's times. With it, the floors too, and every ratio next to
 its target (issue 13):
@@ -191,7 +191,7 @@ def tree_figures(scale: float, runs: int, compare: bool, report: Report) -> dict
                     f"peak RSS {got['projects cold'].rss_mb:.0f} MB")
         report.line("projects --json, second run", got["projects warm"].seconds)
         report.line("audit --all --json --no-cache, cold", got["audit cold"].seconds,
-                    f"peak RSS {got['audit cold'].rss_mb:.0f} MB (main process)")
+                    f"peak RSS {got['audit cold'].rss_mb:.0f} MB (its largest process)")
         report.line("audit --all --json, cache warm", got["audit cached"].seconds)
         figures = {"projects": got["projects cold"].seconds, "audit": got["audit cold"].seconds,
                    "projects warm": got["projects warm"].seconds,
