@@ -9,9 +9,9 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from conftest import real, write_index, write_memory
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import real, write_index, write_memory
 
 from tui import cli
 from tui.claude import paths
