@@ -72,13 +72,18 @@ def where(finding: Finding) -> str:
 class FindingRow:
     key: str  # stays the same across reloads, so marks survive them
     finding: Finding
-    cells: tuple[object, ...]
+    labels: tuple[Text, Text]  # severity and kind, one pair shared by every row of a kind
+
+    @property
+    def cells(self) -> tuple[object, ...]:
+        # Made when the row is drawn: a 50 MB index has half a million rows, a screenful shown.
+        finding = self.finding
+        return ("", *self.labels, visible(where(finding)), visible(finding.message))
 
 
 def finding_rows(findings: list[Finding]) -> list[FindingRow]:
     rows = []
     seen: Counter[str] = Counter()
-    # One severity and one kind Text per kind, shared: the table only reads its cells.
     labels: dict[tuple[str, str], tuple[Text, Text]] = {}
     for finding in _ordered(findings):
         base = f"{finding.kind}|{finding.file}|{finding.line}|{finding.target}|{finding.other}"
@@ -87,8 +92,7 @@ def finding_rows(findings: list[Finding]) -> list[FindingRow]:
         if label not in labels:
             style = SEVERITY_STYLE[finding.severity]
             labels[label] = Text(finding.severity, style=style), Text(finding.kind, style=style)
-        cells = ("", *labels[label], visible(where(finding)), visible(finding.message))
-        rows.append(FindingRow(f"{base}|{seen[base]}", finding, cells))
+        rows.append(FindingRow(f"{base}|{seen[base]}", finding, labels[label]))
     return rows
 
 
