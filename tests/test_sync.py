@@ -234,6 +234,7 @@ def test_an_unreachable_remote_changes_nothing_and_says_so(world, tmp_path):
     code, out, err = b.run("sync", "--all")
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and "cannot be reached" in err and "nothing was changed" in err
+    assert "does not appear to be a git repository" in err  # git's cause, not its advice
     assert {p.name: p.read_bytes() for p in b.store.iterdir()} == before
     os.rename(moved, remote)  # back online: the next sync catches up
     assert b.sync()["projects"][0]["pulled"] == ["deploy.md"]

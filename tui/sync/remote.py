@@ -58,11 +58,14 @@ def _git_env(path: Path) -> dict[str, str]:
     return env
 
 
-def _last_line(stderr: bytes) -> str:
+def _first_cause(stderr: bytes) -> str:
+    """git's first error line: the specific one (`'x' does not appear to be a git
+    repository`, `ssh: connect to host ...`), not the advice printed after it."""
     lines = [line.strip() for line in stderr.decode(errors="replace").splitlines() if line.strip()]
-    useful = [line for line in lines if not line.startswith("hint:")]
-    last = (useful or lines or ["git error"])[-1].removeprefix("fatal: ").removeprefix("error: ")
-    return shown_url(last)  # git may quote the URL, credentials and all
+    causes = [line for line in lines if line.startswith(("fatal:", "error:", "ssh:"))]
+    first = (causes or lines or ["git error"])[0]
+    first = first.removeprefix("fatal: ").removeprefix("error: ").rstrip(".")
+    return shown_url(first)  # git may quote the URL, credentials and all
 
 
 class SyncRepo:
@@ -146,7 +149,7 @@ class SyncRepo:
         if refused:
             return refused[0].rsplit("\t", 1)[-1].strip() or "rejected"
         raise RemoteUnreachable(
-            f"Pushing to {shown_url(self.url)} failed ({_last_line(result.stderr)})."
+            f"Pushing to {shown_url(self.url)} failed ({_first_cause(result.stderr)})."
         )
 
     def _network(self, args: list[str], *, check: bool = True) -> subprocess.CompletedProcess:
@@ -161,7 +164,7 @@ class SyncRepo:
         if check and result.returncode != 0:
             raise RemoteUnreachable(
                 f"The sync remote {shown_url(self.url)} cannot be reached "
-                f"({_last_line(result.stderr)}); nothing was changed."
+                f"({_first_cause(result.stderr)}); nothing was changed."
             )
         return result
 
@@ -273,7 +276,7 @@ class SyncRepo:
         result = subprocess.run(["git", *args], env=_git_env(path or self.path),
                                 capture_output=True, input=stdin)
         if result.returncode != 0:
-            raise OSError(f"git {args[0]} failed in {path or self.path}: {_last_line(result.stderr)}")
+            raise OSError(f"git {args[0]} failed in {path or self.path}: {_first_cause(result.stderr)}")
         return result
 
 
