@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import NamedTuple, overload
 from urllib.parse import unquote
 
+from tui.claude.files import STEP
 from tui.claude.lines import line_count, split_lines
 from tui.claude.paths import has_astral, utf16_len
 from tui.memory.frontmatter import BLOCK
@@ -357,7 +358,7 @@ def parse_index(
     # index is kept: a dream reads one MEMORY.md four times (its facts, its merge, its
     # prune, its change set), a second each for 300,000 lines. Compared, not hashed: equal
     # lengths are rare, and a hash of 50 MB holds the GIL as long as the compare.
-    if names is not None and "[[" not in raw:
+    if names is not None and not _has_wiki_link(raw):
         names = None
     last = _last_parsed
     if (last is not None and last.folder == folder and len(last.raw) == len(raw)
@@ -366,6 +367,14 @@ def parse_index(
     parsed = _parse(raw, names, folder)
     _remember(_Parsed(raw, folder, None if names is None else dict(names), parsed))
     return parsed
+
+
+def _has_wiki_link(raw: str) -> bool:
+    """Whether `raw` holds `[[`, looked for a megabyte at a time: one search of a 50 MB index
+    full of brackets holds the interpreter, and the app's UI thread, for tens of ms."""
+    if len(raw) <= STEP:
+        return "[[" in raw
+    return any(raw.find("[[", start, start + STEP + 1) >= 0 for start in range(0, len(raw), STEP))
 
 
 class _Parsed(NamedTuple):
