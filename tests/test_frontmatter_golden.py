@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.memory import frontmatter
+from tui.memory import frontmatter, yaml_js
 
 GOLDEN = Path(__file__).parent / "data" / "frontmatter_golden.jsonl"
 
@@ -48,9 +48,9 @@ def _js_value(value):
         return [_js_value(item) for item in value]
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
-    number = frontmatter._as_double(value)
+    number = yaml_js._as_double(value)
     if not math.isfinite(number):
-        return ("number", frontmatter.js_number_text(number))
+        return ("number", yaml_js.js_number_text(number))
     return ("number", number)
 
 
