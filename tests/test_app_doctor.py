@@ -97,3 +97,11 @@ async def test_probe_key_runs_the_online_check(claude_home, tmp_path, fake):
         await settle(app, pilot)
         assert app.screen.report.check("api_probe").status == "ok"
         assert len(fake.requests) == 1
+
+
+def test_the_report_writes_the_home_directory_as_a_tilde_and_nothing_else():
+    from tui.app.screens.doctor import homed
+
+    text = "rm /home/me/.claude/x/.consolidate-lock; /home/me2/y and /home/me stay"
+    assert homed(text, "/home/me") == (
+        "rm ~/.claude/x/.consolidate-lock; /home/me2/y and /home/me stay")

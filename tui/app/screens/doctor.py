@@ -7,6 +7,7 @@ checks run in a worker; `p` adds the online probe (one minimal API call), `f5` r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from rich.table import Table
@@ -60,6 +61,13 @@ def summary_line(report) -> str:
             f"{counts['skip']} skipped")
 
 
+def homed(text: str, home: str | None = None) -> str:
+    """`text` with the home directory written `~`, as the app shows paths elsewhere (a fix
+    still pastes into a shell: `~/` at the start of a word expands)."""
+    home = (home or str(Path.home())).rstrip("/")
+    return text.replace(home + "/", "~/") if home else text
+
+
 def render_report(report) -> Table:
     """Every check, the failures first: at 80x24 what needs fixing is what shows."""
     rank = list(STATUS_LABELS)
@@ -68,10 +76,10 @@ def render_report(report) -> Table:
     grid.add_column(ratio=1)
     for check in sorted(report.checks, key=lambda check: rank.index(check.status)):
         body = Text(check.id, style="bold")
-        body.append("\n" + visible(check.message))
+        body.append("\n" + visible(homed(check.message)))
         if check.fix and check.status != "ok":
             body.append("\nfix: ", style="bold")
-            body.append(visible(check.fix), style="italic")
+            body.append(visible(homed(check.fix)), style="italic")
         grid.add_row(Text(STATUS_LABELS[check.status], style=STATUS_STYLES[check.status]), body)
         grid.add_row("", "")
     return grid
