@@ -262,6 +262,11 @@ class StoreScreen(Screen[None]):
         from tui.history.recovery import record_external
 
         record_external(self.path)  # after the view: the journal never delays what users see
+        if not self.health_checked:
+            # After the load, not beside it: on a huge index every worker running at once
+            # competes with the UI thread for the interpreter.
+            self.health_checked = True
+            self.app.call_from_thread(self.check_health)
 
     def tidy_interrupted_writes(self) -> None:
         """Roll back a change a killed memtui left half applied, remove its temp files."""
@@ -286,11 +291,6 @@ class StoreScreen(Screen[None]):
         self.refresh_table()
         self.query_one("#index-view", IndexView).show(message.store.index)
         self.findings_view.show(message.shown)
-        if message.shown is not None and not self.health_checked:
-            # After the audit, not beside it: on a huge index the doctor's own read of it
-            # would compete with the load for the interpreter, and the UI thread wait.
-            self.health_checked = True
-            self.check_health()
         self.query_one("#recall-view", RecallView).show(message.store)
         self.show_lock(message.store)
         if self.focused is None:
