@@ -171,7 +171,8 @@ def tree_figures(scale: float, runs: int, compare: bool, report: Report) -> dict
             return lambda: run(list(command), env)
 
         def cold() -> None:  # the discovery cache only: the audit cache stays warm
-            (box.root / "cache" / "memtui" / "transcript-evidence.json").unlink(missing_ok=True)
+            for name in ("transcript-evidence.json", "discovery.json"):
+                (box.root / "cache" / "memtui" / name).unlink(missing_ok=True)
 
         measures: dict[str, Measure] = {
             "startup": (measure(*MEMTUI, "--help"), None),

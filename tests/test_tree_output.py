@@ -60,3 +60,143 @@ def test_audit_all_json_is_what_a_plain_audit_of_each_store_gives(tree, capsys):
     ], indent=2, ensure_ascii=False) + "\n"
     assert printed_json == expected
     assert sum(a.memories for a in plain) >= 900
+
+
+# --- the discovery cache against changes between runs ------------------------------------
+
+AGED = generate.EPOCH  # files written by a test, dated back as if the change were old
+
+
+@pytest.fixture
+def small_tree(tmp_path) -> Path:
+    import os
+
+    home = generate.ensure(tmp_path / "heavy", projects=40, memories=300, quiet=True)
+    age(home / "settings.json")
+    for folder, _, names in os.walk(home.parent / "code"):  # worktrees' pointer files
+        for name in names:
+            age(Path(folder) / name)
+    return home
+
+
+def age(path: Path, seconds: int = 0) -> None:
+    import os
+
+    os.utime(path, (AGED + seconds, AGED + seconds))
+
+
+def projects_json(capsys, home: Path) -> str:
+    return printed(capsys, "--config-dir", str(home), "projects", "--json")
+
+
+def uncached_projects_json(capsys, home: Path) -> str:
+    from tui import xdg
+
+    shutil.rmtree(xdg.cache_dir(), ignore_errors=True)
+    return projects_json(capsys, home)
+
+
+def cached_then_uncached(capsys, home: Path, change) -> tuple[str, str, str]:
+    """(before the change, cached run after it, uncached run after it)."""
+    before = projects_json(capsys, home)
+    assert projects_json(capsys, home) == before  # the cache is warm and agrees
+    change()
+    return before, projects_json(capsys, home), uncached_projects_json(capsys, home)
+
+
+def folders(output: str) -> dict[str, dict]:
+    return {Path(f["path"]).name: f for p in json.loads(output) for f in p["transcript_folders"]}
+
+
+def test_a_warm_discovery_resolves_no_cwd_again(small_tree, capsys, monkeypatch):
+    from tui.claude import discovery
+
+    projects_json(capsys, small_tree)
+    resolved = []
+    real = discovery.resolve_memory_location
+    monkeypatch.setattr(discovery, "resolve_memory_location",
+                        lambda cwd, **kw: resolved.append(cwd) or real(cwd, **kw))
+    projects_json(capsys, small_tree)
+    assert resolved == []
+
+
+def test_a_new_transcript_in_a_new_checkout_is_seen_by_a_cached_run(small_tree, capsys):
+    import git
+
+    new_repo = small_tree.parent / "code" / "new-checkout"
+    git.Repo.init(new_repo)
+    source = next((small_tree / "projects").glob("*/*.jsonl"))
+    first = json.loads(source.read_text().splitlines()[1])
+    folder = small_tree / "projects" / generate.sanitize(str(new_repo))
+
+    def change():
+        folder.mkdir()
+        copy = folder / source.name
+        copy.write_text(source.read_text().replace(first["cwd"], str(new_repo)))
+        age(copy, 60)
+
+    before, cached, uncached = cached_then_uncached(capsys, small_tree, change)
+    assert cached == uncached
+    assert folder.name not in folders(before)
+    assert folders(cached)[folder.name]["mapped_by"] == "git"
+
+
+def test_a_removed_worktree_is_seen_by_a_cached_run(small_tree, capsys):
+    before = projects_json(capsys, small_tree)
+    worktree = next(f for f in folders(before).values() if f["role"] == "worktree")
+
+    def change():
+        shutil.rmtree(worktree["cwd"])
+
+    before, cached, uncached = cached_then_uncached(capsys, small_tree, change)
+    assert cached == uncached
+    assert folders(cached)[Path(worktree["path"]).name]["role"] == "deleted"
+
+
+def test_a_changed_auto_memory_directory_is_seen_by_a_cached_run(small_tree, capsys):
+    before = projects_json(capsys, small_tree)
+    main = next(f for f in folders(before).values() if f["role"] == "main")
+    elsewhere = small_tree.parent / "elsewhere-memory"
+    local = Path(main["cwd"]) / ".claude" / "settings.local.json"
+    user = small_tree / "settings.json"
+
+    def project_setting():
+        local.parent.mkdir(exist_ok=True)
+        local.write_text(json.dumps({"autoMemoryDirectory": str(elsewhere)}))
+        age(local, 60)
+
+    _, cached, uncached = cached_then_uncached(capsys, small_tree, project_setting)
+    assert cached == uncached
+    assert str(elsewhere) in [p["store"] for p in json.loads(cached)]
+
+    def user_setting():  # same size, a new mtime: only the file's signature tells
+        user.write_text(json.dumps({"autoMemoryDirectory": str(elsewhere) + "-user"}))
+        age(user, 120)
+
+    _, cached, uncached = cached_then_uncached(capsys, small_tree, user_setting)
+    assert cached == uncached
+    assert str(elsewhere) + "-user" in [p["store"] for p in json.loads(cached)]
+
+
+def test_a_new_store_is_seen_by_a_cached_run(small_tree, capsys):
+    before = projects_json(capsys, small_tree)
+    unstored = next(p for p in json.loads(before) if p["store"] and not p["store_exists"])
+
+    def change():
+        Path(unstored["store"]).mkdir()
+        (Path(unstored["store"]) / "fact.md").write_text("---\nname: fact\n---\nbody\n")
+
+    _, cached, uncached = cached_then_uncached(capsys, small_tree, change)
+    assert cached == uncached
+    assert next(p for p in json.loads(cached) if p["store"] == unstored["store"])["memories"] == 1
+
+
+def test_a_damaged_discovery_cache_is_read_again(small_tree, capsys):
+    from tui import xdg
+
+    expected = projects_json(capsys, small_tree)
+    cache = xdg.cache_dir() / "discovery.json"
+    for damage in ('{"version": 1, "context": [], "transcripts": [1], "resolutions": 7}',
+                   cache.read_text()[:-40], '{"version": 1, "transcripts": {"x": [1, 2, 3, 4]}}'):
+        cache.write_text(damage)
+        assert projects_json(capsys, small_tree) == expected

@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from tui.claude import paths, transcripts
+from tui.claude.discovery_cache import DiscoveryCache, Resolution, witnesses
 from tui.claude.gitroot import canonical_project_root
 from tui.claude.lock import read_lock
 from tui.claude.memory_files import count_memory_files
@@ -103,7 +104,18 @@ class _Scanner:
         self._locations: dict[str, MemoryLocation] = {}
         self._settings: dict[Path, str | None] = {}
         self._normalized: dict[str, str] = {}
+        self._resolved: dict[str, Resolution | None] = {}
         self.evidence_cache: transcripts.EvidenceCache | None = None  # made when first needed
+        from tui.claude.settings import managed_settings_path
+
+        # What every cwd's resolution depends on besides its own files.
+        self.cache = DiscoveryCache(
+            [os.fspath(home), os.path.abspath(home), str(Path.home()),
+             *(env.get(name) for name in ("CLAUDE_CONFIG_DIR", "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+                                          "CLAUDE_CODE_REMOTE_MEMORY_DIR",
+                                          "CLAUDE_CODE_PROJECT_DIR_NAME"))],
+            [managed_settings_path(), settings_file, home / "settings.json"],
+        )
 
     @cached_property
     def folder_names(self) -> list[str]:
@@ -123,6 +135,21 @@ class _Scanner:
         if path not in self._normalized:
             self._normalized[path] = paths.normalize_path(path)
         return self._normalized[path]
+
+    def resolved(self, cwd: str) -> Resolution | None:
+        """An existing cwd's realpath, project root and store (None when it is no folder),
+        from the cache while what decided it stays the same."""
+        if cwd in self._resolved:
+            return self._resolved[cwd]
+        found = self.cache.resolution(cwd)
+        if found is None and os.path.isdir(cwd):
+            location = self.location(cwd)
+            found = Resolution(self.normalized(cwd), str(location.project_root),
+                               str(location.memory_dir))
+            self.cache.remember(cwd, found, witnesses(cwd, found.real, found.root,
+                                                      found.memory_dir, self.cache.signatures))
+        self._resolved[cwd] = found
+        return found
 
     def location(self, cwd: str) -> MemoryLocation:
         cached = self._locations.get(cwd)
@@ -144,28 +171,28 @@ class _Scanner:
         dated = []
         for file in files:
             try:
-                dated.append((file.stat().st_mtime, file))
+                dated.append((file.stat(), file))
             except OSError:
                 continue
-        dated.sort(reverse=True)
+        dated.sort(key=lambda pair: (pair[0].st_mtime, pair[1]), reverse=True)
         cwds: list[str] = []
-        for _, file in dated:
-            cwd = transcripts.first_cwd(file)
+        for info, file in dated:
+            cwd = self.first_cwd(file, info)
             if cwd and cwd not in cwds:
                 cwds.append(cwd)
         folder_path = self.projects_dir / entry_name
-        mtimes = tuple(m for m, _ in dated)
+        mtimes = tuple(info.st_mtime for info, _ in dated)
 
         for cwd in cwds:
-            if os.path.isdir(cwd):
-                location = self.location(cwd)
-                root = str(location.project_root)
-                real_cwd = self.normalized(cwd)
+            resolution = self.resolved(cwd)
+            if resolution is not None:
+                root, real_cwd = resolution.root, resolution.real
                 role = "main" if real_cwd == root else (
                     "subdirectory" if real_cwd.startswith(root.rstrip("/") + "/") else "worktree"
                 )
                 return TranscriptFolder(
-                    entry_name, folder_path, mtimes, tuple(cwds), location.memory_dir, "git", role
+                    entry_name, folder_path, mtimes, tuple(cwds), Path(resolution.memory_dir),
+                    "git", role
                 )
 
         evidence = transcripts.MemoryEvidence()
@@ -211,10 +238,20 @@ class _Scanner:
             entry_name, folder_path, mtimes, tuple(cwds), None, "unmapped", role, note=note,
         )
 
+    def first_cwd(self, file: Path, info: os.stat_result) -> str | None:
+        """A transcript's first cwd, from the cache while its size and mtime stay the same."""
+        key = os.path.abspath(file)
+        known, cwd = self.cache.first_cwd(key, info)
+        if not known:
+            cwd = transcripts.first_cwd(file)
+            self.cache.remember_first_cwd(key, info, cwd)
+        return cwd
+
     def origin_store(self, original: str) -> Path | None:
         """The store of the checkout a worktree was made from (`worktree-state` originalCwd)."""
-        if os.path.isdir(original):
-            return self.location(original).memory_dir
+        resolution = self.resolved(original)
+        if resolution is not None:
+            return Path(resolution.memory_dir)
         # The checkout is gone too; its store outlives it, in the folder named after it.
         folder = paths.find_folder(self.folder_names, paths.sanitize(original))
         store = self.projects_dir / folder / paths.MEMORY_DIR_NAME if folder else None
@@ -227,8 +264,9 @@ class _Scanner:
             if folder.mapped_by != "git":
                 continue
             for cwd in folder.cwds:
-                if os.path.isdir(cwd):
-                    root = str(self.location(cwd).project_root)
+                resolution = self.resolved(cwd)
+                if resolution is not None:
+                    root = resolution.root
                     if paths.folder_matches(name, paths.sanitize(root)):
                         return root, False, "", False
         candidates: list[str] = []
@@ -297,9 +335,9 @@ class _Scanner:
             if store in seen_stores:
                 continue
             name = store.parent.name if store.parent.parent == self.projects_dir else str(store)
-            git_roots = [self.location(c).project_root for f in mapped for c in f.cwds
-                         if f.mapped_by == "git" and os.path.isdir(c)]
-            key = str(git_roots[0]) if git_roots else None
+            git_roots = [r.root for f in mapped if f.mapped_by == "git"
+                         for r in map(self.resolved, f.cwds) if r is not None]
+            key = git_roots[0] if git_roots else None
             inventory.projects.append(self.project(name, store, key, mapped, False, "", False))
         for folder in folders.values():
             if folder.store is None:
@@ -349,6 +387,7 @@ def discover(
     inventory = scanner.scan()
     if scanner.evidence_cache is not None:
         scanner.evidence_cache.save()
+    scanner.cache.save(whole_tree=True)
     return inventory
 
 
@@ -361,4 +400,5 @@ def store_state(
     state = scanner.store_state(name)
     if scanner.evidence_cache is not None:  # a discovery that follows reads it, not the files
         scanner.evidence_cache.save()
+    scanner.cache.save()
     return state

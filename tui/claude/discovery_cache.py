@@ -1,0 +1,252 @@
+"""What discovery worked out, kept between runs while the files that decided it stay the same.
+
+Two answers are kept, in a JSON file in the cache dir (written whole and renamed into place;
+a damaged, foreign or older one is started again):
+
+- each transcript's first `cwd`, while its size and mtime stay the same;
+- each existing cwd's resolution (its realpath, the canonical project root, the store),
+  while every path the resolution looked at stays the same: each folder on the way to the
+  cwd and to its realpath (a symlink made, moved or removed), the `.git` of every folder from
+  the realpath up to the checkout (a repository made or removed), a worktree's pointer files
+  and the project's settings files (`autoMemoryDirectory`).
+
+What serves every cwd (the config home, the environment, the user's, managed and
+`--settings` files) is the cache's context: when it changes, no resolution is reused.
+
+A file changed in the same clock tick as it was looked at keeps its size and mtime; like
+git's index, a signature taken within `RACY_NS` of a file's mtime is never trusted later.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.claude.files import read_text
+from tui.claude.paths import MAX_FOLDER_NAME
+
+VERSION = 1
+RACY_NS = 2_000_000_000
+NAME = "n"  # what a path names: its kind and inode (a symlink: also when it was made)
+CONTENT = "c"  # a file that was read: kind, inode, size, mtime and ctime (symlinks followed)
+LISTING = "l"  # a folder that was listed: inode and mtime
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """An existing cwd as discovery sees it."""
+
+    real: str  # realpath, NFC (`paths.normalize_path`)
+    root: str  # canonical project root
+    memory_dir: str
+
+
+class Signatures:
+    """Each (kind, path) signature, taken once per run."""
+
+    def __init__(self) -> None:
+        self._taken: dict[str, object] = {}
+        self.now_ns = time.time_ns()
+
+    def of(self, key: str) -> object:
+        if key not in self._taken:
+            self._taken[key] = self._take(key[0], key[1:])
+        return self._taken[key]
+
+    def _take(self, kind: str, path: str) -> object:
+        try:
+            info = os.lstat(path) if kind == NAME else os.stat(path)
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            return None
+        except (OSError, ValueError):
+            return "unreadable"  # never equal to a stored signature
+        if kind == NAME:
+            made = info.st_mtime_ns if stat.S_ISLNK(info.st_mode) else 0
+            return [stat.S_IFMT(info.st_mode), info.st_ino, info.st_dev, made]
+        if self.now_ns - info.st_mtime_ns < RACY_NS:
+            return "racy"  # may still change within the same mtime
+        if kind == CONTENT:
+            return [stat.S_IFMT(info.st_mode), info.st_ino, info.st_dev, info.st_size,
+                    info.st_mtime_ns, info.st_ctime_ns]
+        return [info.st_ino, info.st_dev, info.st_mtime_ns]
+
+    def trusted(self, key: str) -> bool:
+        return self.of(key) not in ("racy", "unreadable")
+
+
+def prefixes(path: str) -> Iterable[str]:
+    """`/a`, `/a/b`, `/a/b/c` for `/a/b/c`."""
+    position = path.find("/", 1)
+    while position != -1:
+        yield path[:position]
+        position = path.find("/", position + 1)
+    if path != "/":
+        yield path.rstrip("/") or "/"
+
+
+class DiscoveryCache:
+    def __init__(self, values: list, files: list[Path | None], path: Path | None = None):
+        """`values` and `files` (the settings files every cwd reads) are the context."""
+        from tui import xdg
+
+        self.path = path or xdg.cache_dir() / "discovery.json"
+        self.signatures = Signatures()
+        self.context = [*values, *([os.fspath(file), self.signatures.of(CONTENT + os.fspath(file))]
+                                   if file is not None else None for file in files)]
+        self.transcripts: dict[str, list] = {}
+        self.resolutions: dict[str, tuple[Resolution, tuple[str, ...]]] = {}
+        self.witnessed: dict[str, object] = {}  # signature of each key, when it was stored
+        self.changed = False
+        self.asked: set[str] = set()  # transcripts and cwds this run asked about
+        try:
+            self._load(json.loads(read_text(self.path)))
+        except (OSError, ValueError, RecursionError, TypeError, KeyError, IndexError):
+            self.transcripts, self.resolutions, self.witnessed = {}, {}, {}
+
+    def _load(self, loaded: object) -> None:
+        if not isinstance(loaded, dict) or loaded.get("version") != VERSION:
+            return
+        transcripts = loaded["transcripts"]
+        if isinstance(transcripts, dict):
+            self.transcripts = transcripts
+        if loaded.get("context") != self.context:
+            return  # another config home, environment or global settings: resolve again
+        table = loaded["witnesses"]
+        keys = [key for key, _ in table]
+        if not all(isinstance(key, str) and key for key in keys):
+            return
+        self.witnessed = {key: signature for key, signature in table}
+        for cwd, (real, root, memory_dir, used) in loaded["resolutions"].items():
+            if (all(isinstance(t, str) for t in (cwd, real, root, memory_dir))
+                    and all(type(i) is int and 0 <= i < len(keys) for i in used)):
+                self.resolutions[cwd] = (Resolution(real, root, memory_dir),
+                                         tuple(keys[i] for i in used))
+
+    # --- transcripts ------------------------------------------------------------------------
+
+    def first_cwd(self, path: str, info: os.stat_result) -> tuple[bool, str | None]:
+        """(known, cwd) for a transcript of this size and mtime."""
+        self.asked.add(path)
+        entry = self.transcripts.get(path)
+        if (isinstance(entry, list) and len(entry) == 3 and entry[0] == info.st_size
+                and entry[1] == info.st_mtime_ns and (entry[2] is None or isinstance(entry[2], str))):
+            return True, entry[2]
+        return False, None
+
+    def remember_first_cwd(self, path: str, info: os.stat_result, cwd: str | None) -> None:
+        if self.signatures.now_ns - info.st_mtime_ns >= RACY_NS:
+            self.transcripts[path] = [info.st_size, info.st_mtime_ns, cwd]
+            self.changed = True
+
+    # --- resolutions ------------------------------------------------------------------------
+
+    def resolution(self, cwd: str) -> Resolution | None:
+        """The stored resolution of `cwd`, when nothing it was decided by has changed."""
+        self.asked.add(cwd)
+        entry = self.resolutions.get(cwd)
+        if entry is None:
+            return None
+        resolution, used = entry
+        if all(self.signatures.of(key) == self.witnessed.get(key, "absent") for key in used):
+            return resolution
+        del self.resolutions[cwd]
+        self.changed = True
+        return None
+
+    def remember(self, cwd: str, resolution: Resolution, used: Iterable[str]) -> None:
+        used = tuple(dict.fromkeys(used))
+        if not os.path.isabs(cwd) or not all(self.signatures.trusted(key) for key in used):
+            return
+        for key in used:
+            self.witnessed[key] = self.signatures.of(key)
+        self.resolutions[cwd] = (resolution, used)
+        self.changed = True
+
+    def save(self, whole_tree: bool = False) -> None:
+        """Write what changed; after a whole-tree scan, only what it asked about is kept
+        (transcripts and checkouts since removed are forgotten)."""
+        if whole_tree:
+            kept = {path: entry for path, entry in self.transcripts.items() if path in self.asked}
+            self.changed |= len(kept) != len(self.transcripts)
+            self.transcripts = kept
+            for cwd in [cwd for cwd in self.resolutions if cwd not in self.asked]:
+                del self.resolutions[cwd]
+                self.changed = True
+        if not self.changed:
+            return
+        index: dict[str, int] = {}
+        resolutions = {}
+        for cwd, (resolution, used) in self.resolutions.items():
+            for key in used:
+                index.setdefault(key, len(index))
+            resolutions[cwd] = [resolution.real, resolution.root, resolution.memory_dir,
+                                [index[key] for key in used]]
+        document = {"version": VERSION, "context": self.context,
+                    "transcripts": self.transcripts,
+                    "witnesses": [[key, self.witnessed[key]] for key in index],
+                    "resolutions": resolutions}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
+            partial.write_text(json.dumps(document, ensure_ascii=True, separators=(",", ":")),
+                               encoding="utf-8", errors="surrogateescape")
+            os.replace(partial, self.path)
+        except (OSError, ValueError):
+            pass  # a cache that cannot be written only costs time
+
+
+def witnesses(cwd: str, real: str, root: str, memory_dir: str,
+              signatures: Signatures) -> list[str]:
+    """The keys a resolution of `cwd` was decided by (see the module's docstring)."""
+    keys = [NAME + path for path in prefixes(cwd)]
+    keys += [NAME + path for path in prefixes(real)]
+    current = real
+    while True:  # `find_git_root`: the first `.git` from the realpath up
+        dot_git = os.path.join(current, ".git")
+        keys.append(NAME + dot_git)
+        found = signatures.of(NAME + dot_git)
+        if found is not None:
+            if not (isinstance(found, list) and stat.S_ISDIR(found[0])):
+                keys += _checkout_keys(dot_git)  # a `.git` file, or a link to either
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    keys += [CONTENT + os.path.join(root, ".claude", name)
+             for name in ("settings.json", "settings.local.json")]
+    projects = os.path.dirname(os.path.dirname(memory_dir))
+    if len(os.path.basename(os.path.dirname(memory_dir))) > MAX_FOLDER_NAME:
+        keys.append(LISTING + projects)  # an over-long name is matched among the folders
+    return keys
+
+
+def _checkout_keys(dot_git: str) -> list[str]:
+    """A `.git` file (a worktree or submodule) and what `canonical_root_of` reads through it."""
+    from tui.claude.gitroot import gitdir_pointer, read_small_text
+
+    keys = [CONTENT + dot_git]
+    if not os.path.isfile(dot_git):
+        return keys
+    worktree_git_dir = gitdir_pointer(Path(dot_git))
+    if worktree_git_dir is None:
+        return keys
+    keys += [NAME + path for path in prefixes(str(worktree_git_dir))]
+    for name in ("commondir", "gitdir"):
+        pointer = os.path.join(worktree_git_dir, name)
+        keys.append(CONTENT + pointer)
+        text = read_small_text(Path(pointer))
+        if text is not None:
+            try:
+                target = os.path.realpath(os.path.join(worktree_git_dir, text.strip()))
+            except ValueError:
+                continue
+            keys += [NAME + path for path in prefixes(target)]
+    return keys
