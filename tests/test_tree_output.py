@@ -76,6 +76,8 @@ def small_tree(tmp_path) -> Path:
     for folder, _, names in os.walk(home.parent / "code"):  # worktrees' pointer files
         for name in names:
             age(Path(folder) / name)
+    for store in (home / "projects").glob("*/memory"):  # listings counted
+        age(store)
     return home
 
 
@@ -200,3 +202,22 @@ def test_a_damaged_discovery_cache_is_read_again(small_tree, capsys):
                    cache.read_text()[:-40], '{"version": 1, "transcripts": {"x": [1, 2, 3, 4]}}'):
         cache.write_text(damage)
         assert projects_json(capsys, small_tree) == expected
+
+
+def test_memories_added_to_a_store_and_its_subfolder_are_counted_by_a_cached_run(
+        small_tree, capsys):
+    before = projects_json(capsys, small_tree)
+    stored = next(p for p in json.loads(before) if p["store_exists"] and p["memories"] > 1)
+    store = Path(stored["store"])
+    topic = next(f for f in store.glob("*.md") if f.name != "MEMORY.md")
+
+    def change():
+        (store / "team").mkdir(exist_ok=True)
+        (store / "team" / "shared.md").write_text("---\nname: shared\n---\nbody\n")
+        topic.unlink()  # one memory less at the top, one more below: the store's own
+        (store / "renamed.md").write_text("x")  # listing changes, not its count alone
+
+    _, cached, uncached = cached_then_uncached(capsys, small_tree, change)
+    assert cached == uncached
+    after = next(p for p in json.loads(cached) if p["store"] == stored["store"])
+    assert after["memories"] == stored["memories"] + 1

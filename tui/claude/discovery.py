@@ -20,7 +20,7 @@ from tui.claude import paths, transcripts
 from tui.claude.discovery_cache import DiscoveryCache, Resolution, witnesses
 from tui.claude.gitroot import canonical_project_root
 from tui.claude.lock import read_lock
-from tui.claude.memory_files import count_memory_files
+from tui.claude.memory_files import count_memory_files, counted_memory_files
 from tui.claude.pathfinder import DirectoryLister, paths_for_folder
 from tui.claude.settings import MemoryLocation, read_setting, resolve_memory_location
 
@@ -167,11 +167,11 @@ class _Scanner:
         candidate = self.projects_dir / folder / paths.MEMORY_DIR_NAME
         return candidate if os.path.isdir(self.projects_dir / folder) else Path(store)
 
-    def transcript_folder(self, entry_name: str, files: list[Path]) -> TranscriptFolder:
+    def transcript_folder(self, entry_name: str, files: list[str]) -> TranscriptFolder:
         dated = []
         for file in files:
             try:
-                dated.append((file.stat(), file))
+                dated.append((os.stat(file), file))
             except OSError:
                 continue
         dated.sort(key=lambda pair: (pair[0].st_mtime, pair[1]), reverse=True)
@@ -238,14 +238,23 @@ class _Scanner:
             entry_name, folder_path, mtimes, tuple(cwds), None, "unmapped", role, note=note,
         )
 
-    def first_cwd(self, file: Path, info: os.stat_result) -> str | None:
+    def first_cwd(self, file: str, info: os.stat_result) -> str | None:
         """A transcript's first cwd, from the cache while its size and mtime stay the same."""
-        key = os.path.abspath(file)
+        key = file if os.path.isabs(file) else os.path.abspath(file)
         known, cwd = self.cache.first_cwd(key, info)
         if not known:
             cwd = transcripts.first_cwd(file)
             self.cache.remember_first_cwd(key, info, cwd)
         return cwd
+
+    def memory_count(self, store: Path) -> int:
+        """`count_memories`, from the cache while the store's folders list the same."""
+        key = os.path.abspath(store)
+        count = self.cache.memory_count(key)
+        if count is None:
+            count, folders = counted_memory_files(key)
+            self.cache.remember_count(key, count, folders)
+        return count
 
     def origin_store(self, original: str) -> Path | None:
         """The store of the checkout a worktree was made from (`worktree-state` originalCwd)."""
@@ -292,7 +301,7 @@ class _Scanner:
     def store_state(self, name: str) -> tuple[str | None, bool, str, bool]:
         """(key path, stranded, why, resting) for one store folder, without a full scan."""
         memory_dir = self.projects_dir / name / paths.MEMORY_DIR_NAME
-        files = transcripts.session_files(self.projects_dir / name)
+        files = transcripts.session_paths(self.projects_dir / name)
         own = self.transcript_folder(name, files) if files else None
         mapped = [own] if own is not None and own.store == memory_dir else []
         return self.key_path(name, memory_dir, mapped, own)
@@ -311,7 +320,7 @@ class _Scanner:
                     continue
             except OSError:
                 continue
-            files = transcripts.session_files(Path(entry.path))
+            files = transcripts.session_paths(entry.path)
             if files:
                 folders[entry.name] = self.transcript_folder(entry.name, files)
             if os.path.isdir(os.path.join(entry.path, paths.MEMORY_DIR_NAME)):
@@ -367,7 +376,7 @@ class _Scanner:
             key_path=key,
             paths=tuple(seen_paths),
             transcript_folders=tuple(sorted(mapped, key=lambda f: f.name)),
-            memories=count_memories(store) if exists else 0,
+            memories=self.memory_count(store) if exists else 0,
             stranded=stranded,
             stranded_reason=why,
             resting=resting,

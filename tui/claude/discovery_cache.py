@@ -1,6 +1,6 @@
 """What discovery worked out, kept between runs while the files that decided it stay the same.
 
-Two answers are kept, in a JSON file in the cache dir (written whole and renamed into place;
+Three answers are kept, in a JSON file in the cache dir (written whole and renamed into place;
 a damaged, foreign or older one is started again):
 
 - each transcript's first `cwd`, while its size and mtime stay the same;
@@ -8,7 +8,9 @@ a damaged, foreign or older one is started again):
   while every path the resolution looked at stays the same: each folder on the way to the
   cwd and to its realpath (a symlink made, moved or removed), the `.git` of every folder from
   the realpath up to the checkout (a repository made or removed), a worktree's pointer files
-  and the project's settings files (`autoMemoryDirectory`).
+  and the project's settings files (`autoMemoryDirectory`);
+- each store's count of memory files, while every folder it walked lists the same (its
+  mtime; a store holding a symlink or a folder it cannot list is counted every time).
 
 What serves every cwd (the config home, the environment, the user's, managed and
 `--settings` files) is the cache's context: when it changes, no resolution is reused.
@@ -30,7 +32,7 @@ from pathlib import Path
 from tui.claude.files import read_text
 from tui.claude.paths import MAX_FOLDER_NAME
 
-VERSION = 1
+VERSION = 2
 RACY_NS = 2_000_000_000
 NAME = "n"  # what a path names: its kind and inode (a symlink: also when it was made)
 CONTENT = "c"  # a file that was read: kind, inode, size, mtime and ctime (symlinks followed)
@@ -101,14 +103,21 @@ class DiscoveryCache:
         self.context = [*values, *([os.fspath(file), self.signatures.of(CONTENT + os.fspath(file))]
                                    if file is not None else None for file in files)]
         self.transcripts: dict[str, list] = {}
-        self.resolutions: dict[str, tuple[Resolution, tuple[str, ...]]] = {}
-        self.witnessed: dict[str, object] = {}  # signature of each key, when it was stored
+        self.counts: dict[str, list] = {}  # store: [memory files, [[folder, listing], ...]]
+        # Each resolution names the keys it was decided by as indices into `keys`, whose
+        # signatures when stored are `witnessed`; a key seen changed gets a new index.
+        self.resolutions: dict[str, tuple[Resolution, tuple[int, ...]]] = {}
+        self.keys: list[str] = []
+        self.witnessed: list[object] = []
+        self._index: dict[str, int] | None = None
+        self._stale: set[int] | None = None  # indices whose signature changed since
         self.changed = False
         self.asked: set[str] = set()  # transcripts and cwds this run asked about
         try:
             self._load(json.loads(read_text(self.path)))
         except (OSError, ValueError, RecursionError, TypeError, KeyError, IndexError):
-            self.transcripts, self.resolutions, self.witnessed = {}, {}, {}
+            self.transcripts, self.resolutions, self.keys, self.witnessed = {}, {}, [], []
+            self.counts = {}
 
     def _load(self, loaded: object) -> None:
         if not isinstance(loaded, dict) or loaded.get("version") != VERSION:
@@ -116,18 +125,21 @@ class DiscoveryCache:
         transcripts = loaded["transcripts"]
         if isinstance(transcripts, dict):
             self.transcripts = transcripts
+        counts = loaded["counts"]
+        if isinstance(counts, dict):
+            self.counts = counts
         if loaded.get("context") != self.context:
             return  # another config home, environment or global settings: resolve again
-        table = loaded["witnesses"]
-        keys = [key for key, _ in table]
+        keys = [key for key, _ in loaded["witnesses"]]
         if not all(isinstance(key, str) and key for key in keys):
             return
-        self.witnessed = {key: signature for key, signature in table}
+        witnessed = [signature for _, signature in loaded["witnesses"]]
+        resolutions = {}
         for cwd, (real, root, memory_dir, used) in loaded["resolutions"].items():
             if (all(isinstance(t, str) for t in (cwd, real, root, memory_dir))
                     and all(type(i) is int and 0 <= i < len(keys) for i in used)):
-                self.resolutions[cwd] = (Resolution(real, root, memory_dir),
-                                         tuple(keys[i] for i in used))
+                resolutions[cwd] = (Resolution(real, root, memory_dir), tuple(used))
+        self.keys, self.witnessed, self.resolutions = keys, witnessed, resolutions
 
     # --- transcripts ------------------------------------------------------------------------
 
@@ -145,6 +157,27 @@ class DiscoveryCache:
             self.transcripts[path] = [info.st_size, info.st_mtime_ns, cwd]
             self.changed = True
 
+    # --- stores ---------------------------------------------------------------------------
+
+    def memory_count(self, store: str) -> int | None:
+        """A store's count of memory files, while none of its folders' listings changed."""
+        self.asked.add(store)
+        entry = self.counts.get(store)
+        if not (isinstance(entry, list) and len(entry) == 2 and type(entry[0]) is int
+                and isinstance(entry[1], list)):
+            return None
+        for folder, listing in entry[1]:
+            if not isinstance(folder, str) or self.signatures.of(LISTING + folder) != listing:
+                return None
+        return entry[0]
+
+    def remember_count(self, store: str, count: int, folders: list[str] | None) -> None:
+        keys = [LISTING + folder for folder in folders or ()]
+        if folders is None or not all(self.signatures.trusted(key) for key in keys):
+            return
+        self.counts[store] = [count, [[key[1:], self.signatures.of(key)] for key in keys]]
+        self.changed = True
+
     # --- resolutions ------------------------------------------------------------------------
 
     def resolution(self, cwd: str) -> Resolution | None:
@@ -153,8 +186,12 @@ class DiscoveryCache:
         entry = self.resolutions.get(cwd)
         if entry is None:
             return None
+        if self._stale is None:  # every stored key looked at once
+            of = self.signatures.of
+            self._stale = {index for index, (key, signature)
+                           in enumerate(zip(self.keys, self.witnessed, strict=True)) if of(key) != signature}
         resolution, used = entry
-        if all(self.signatures.of(key) == self.witnessed.get(key, "absent") for key in used):
+        if self._stale.isdisjoint(used):
             return resolution
         del self.resolutions[cwd]
         self.changed = True
@@ -162,11 +199,20 @@ class DiscoveryCache:
 
     def remember(self, cwd: str, resolution: Resolution, used: Iterable[str]) -> None:
         used = tuple(dict.fromkeys(used))
+        of = self.signatures.of
         if not os.path.isabs(cwd) or not all(self.signatures.trusted(key) for key in used):
             return
+        if self._index is None:
+            self._index = {key: index for index, key in enumerate(self.keys)}
+        indices = []
         for key in used:
-            self.witnessed[key] = self.signatures.of(key)
-        self.resolutions[cwd] = (resolution, used)
+            index = self._index.get(key)
+            if index is None or self.witnessed[index] != of(key):
+                index = self._index[key] = len(self.keys)
+                self.keys.append(key)
+                self.witnessed.append(of(key))
+            indices.append(index)
+        self.resolutions[cwd] = (resolution, tuple(indices))
         self.changed = True
 
     def save(self, whole_tree: bool = False) -> None:
@@ -176,21 +222,25 @@ class DiscoveryCache:
             kept = {path: entry for path, entry in self.transcripts.items() if path in self.asked}
             self.changed |= len(kept) != len(self.transcripts)
             self.transcripts = kept
+            counts = {store: entry for store, entry in self.counts.items() if store in self.asked}
+            self.changed |= len(counts) != len(self.counts)
+            self.counts = counts
             for cwd in [cwd for cwd in self.resolutions if cwd not in self.asked]:
                 del self.resolutions[cwd]
                 self.changed = True
         if not self.changed:
             return
-        index: dict[str, int] = {}
+        renumbered: dict[int, int] = {}  # only the keys a kept resolution names
         resolutions = {}
         for cwd, (resolution, used) in self.resolutions.items():
-            for key in used:
-                index.setdefault(key, len(index))
+            for index in used:
+                renumbered.setdefault(index, len(renumbered))
             resolutions[cwd] = [resolution.real, resolution.root, resolution.memory_dir,
-                                [index[key] for key in used]]
+                                [renumbered[index] for index in used]]
         document = {"version": VERSION, "context": self.context,
-                    "transcripts": self.transcripts,
-                    "witnesses": [[key, self.witnessed[key]] for key in index],
+                    "transcripts": self.transcripts, "counts": self.counts,
+                    "witnesses": [[self.keys[index], self.witnessed[index]]
+                                  for index in renumbered],
                     "resolutions": resolutions}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -39,8 +39,17 @@ def count_memory_files(store: str | os.PathLike[str]) -> int:
     return sum(1 for _ in _walk(os.fspath(store)))
 
 
-def _walk(store: str, unreadable: list[tuple[str, str]] | None = None
-          ) -> Iterator[tuple[str, os.DirEntry[str]]]:
+def counted_memory_files(store: str) -> tuple[int, list[str] | None]:
+    """The count, and the folders whose listings decide it: None when more does (a folder
+    that cannot be listed, a symlink whose target may change kind)."""
+    unreadable: list[tuple[str, str]] = []
+    listed: list[str | None] = []
+    count = sum(1 for _ in _walk(store, unreadable, listed))
+    return count, None if unreadable or None in listed else listed
+
+
+def _walk(store: str, unreadable: list[tuple[str, str]] | None = None,
+          listed: list[str | None] | None = None) -> Iterator[tuple[str, os.DirEntry[str]]]:
     visited: set[tuple[int, int]] = set()
     stack = [(store, "", 0)]
     while stack:
@@ -55,12 +64,20 @@ def _walk(store: str, unreadable: list[tuple[str, str]] | None = None
         except OSError as error:
             if unreadable is not None and not isinstance(error, FileNotFoundError):
                 unreadable.append((prefix, error.strerror or str(error)))
+            if listed is not None:
+                listed.append(None)
             continue
+        if listed is not None:
+            listed.append(folder)
         for entry in entries:
             name = entry.name
             try:
                 is_folder = entry.is_dir(follow_symlinks=False)
+                if listed is not None and entry.is_symlink():
+                    listed.append(None)
             except OSError:
+                if listed is not None:
+                    listed.append(None)
                 continue
             if is_folder:
                 if depth < MAX_DEPTH and name not in SKIPPED_FOLDERS:

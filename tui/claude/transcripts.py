@@ -26,11 +26,16 @@ def is_session_file(name: str) -> bool:
 
 
 def session_files(folder: Path) -> list[Path]:
+    return [Path(path) for path in session_paths(folder)]
+
+
+def session_paths(folder: str | os.PathLike[str]) -> list[str]:
+    """`session_files` as strings (discovery lists thousands of folders)."""
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return []
-    return [Path(e.path) for e in entries if is_session_file(e.name) and _is_file(e)]
+    return [e.path for e in entries if is_session_file(e.name) and _is_file(e)]
 
 
 def _is_file(entry: os.DirEntry[str]) -> bool:
@@ -40,7 +45,7 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def iter_lines(path: Path, needle: bytes | None = None) -> Iterator[bytes]:
+def iter_lines(path: str | os.PathLike[str], needle: bytes | None = None) -> Iterator[bytes]:
     """Stream raw lines; with `needle`, only the lines that contain it."""
     try:
         handle = open_binary(path)
@@ -64,14 +69,14 @@ def decode(line: bytes) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
-def iter_records(path: Path, needle: bytes | None = None) -> Iterator[dict]:
+def iter_records(path: str | os.PathLike[str], needle: bytes | None = None) -> Iterator[dict]:
     for line in iter_lines(path, needle):
         record = decode(line)
         if record is not None:
             yield record
 
 
-def first_cwd(path: Path) -> str | None:
+def first_cwd(path: str | os.PathLike[str]) -> str | None:
     """The `cwd` of the first record that has one (the first line often has none)."""
     for record in iter_records(path, b'"cwd"'):
         cwd = record.get("cwd")
@@ -156,7 +161,7 @@ def _evidence_starts(data: bytes, end: int) -> list[int]:
     return sorted(starts)
 
 
-def evidence_lines(path: Path) -> Iterator[bytes]:
+def evidence_lines(path: str | os.PathLike[str]) -> Iterator[bytes]:
     """The lines of a transcript that may hold memory evidence, found by searching whole
     blocks (most transcripts are megabytes of tool output with none)."""
     try:
@@ -199,7 +204,7 @@ def add_evidence(evidence: MemoryEvidence, record: dict) -> None:
             evidence.stores.add(store)
 
 
-def memory_evidence(path: Path) -> MemoryEvidence:
+def memory_evidence(path: str | os.PathLike[str]) -> MemoryEvidence:
     evidence = MemoryEvidence()
     for line in evidence_lines(path):
         record = decode(line)
@@ -230,7 +235,7 @@ class EvidenceCache:
         except (OSError, ValueError, RecursionError):
             pass
 
-    def evidence(self, path: Path) -> MemoryEvidence:
+    def evidence(self, path: str | os.PathLike[str]) -> MemoryEvidence:
         try:
             info = os.stat(path)
         except OSError:
