@@ -156,7 +156,8 @@ class Report:
             self.missed.append(label)
 
 
-def tree_figures(scale: float, runs: int, compare: bool, report: Report) -> dict[str, float]:
+def tree_figures(scale: float, runs: int, compare: bool, report: Report,
+                 audits: bool = True) -> dict[str, float]:
     home = tree(scale)
     stats = json.loads((home.parent / generate.MANIFEST).read_text())["stats"]
     print(f"\ntree {scale:g}x: {home.parent} {stats}")
@@ -165,7 +166,8 @@ def tree_figures(scale: float, runs: int, compare: bool, report: Report) -> dict
     env = box.env()
     projects_dir = str(home / "projects")
     try:
-        run([*MEMTUI, "audit", "--all", "--json"], env)  # fills the audit cache
+        if audits:
+            run([*MEMTUI, "audit", "--all", "--json"], env)  # fills the audit cache
 
         def measure(*command: str) -> Callable[[], Run]:
             return lambda: run(list(command), env)
@@ -178,12 +180,15 @@ def tree_figures(scale: float, runs: int, compare: bool, report: Report) -> dict
             "startup": (measure(*MEMTUI, "--help"), None),
             "projects cold": (measure(*MEMTUI, "projects", "--json"), cold),
             "projects warm": (measure(*MEMTUI, "projects", "--json"), None),
-            "audit cold": (measure(*MEMTUI, "audit", "--all", "--json", "--no-cache"), cold),
-            "audit cached": (measure(*MEMTUI, "audit", "--all", "--json"), None),
         }
+        if audits:
+            measures["audit cold"] = (
+                measure(*MEMTUI, "audit", "--all", "--json", "--no-cache"), cold)
+            measures["audit cached"] = (measure(*MEMTUI, "audit", "--all", "--json"), None)
         if compare:
             measures["io"] = (measure(*FLOORS, "io", projects_dir), None)
-            measures["lines"] = (measure(*FLOORS, "lines", projects_dir), None)
+            if audits:
+                measures["lines"] = (measure(*FLOORS, "lines", projects_dir), None)
         got = rounds(runs, measures)
         if got["projects warm"].output != got["projects cold"].output:
             raise SystemExit("projects --json: the second run printed something else")
@@ -191,24 +196,29 @@ def tree_figures(scale: float, runs: int, compare: bool, report: Report) -> dict
         report.line("projects --json, cold", got["projects cold"].seconds,
                     f"peak RSS {got['projects cold'].rss_mb:.0f} MB")
         report.line("projects --json, second run", got["projects warm"].seconds)
-        report.line("audit --all --json --no-cache, cold", got["audit cold"].seconds,
-                    f"peak RSS {got['audit cold'].rss_mb:.0f} MB (its largest process)")
-        report.line("audit --all --json, cache warm", got["audit cached"].seconds)
-        figures = {"projects": got["projects cold"].seconds, "audit": got["audit cold"].seconds,
-                   "projects warm": got["projects warm"].seconds,
-                   "audit cached": got["audit cached"].seconds}
+        figures = {"projects": got["projects cold"].seconds,
+                   "projects warm": got["projects warm"].seconds}
+        if audits:
+            report.line("audit --all --json --no-cache, cold", got["audit cold"].seconds,
+                        f"peak RSS {got['audit cold'].rss_mb:.0f} MB (its largest process)")
+            report.line("audit --all --json, cache warm", got["audit cached"].seconds)
+            figures["audit"] = got["audit cold"].seconds
+            figures["audit cached"] = got["audit cached"].seconds
         if compare:
-            io, lines = got["io"], got["lines"]
+            io = got["io"]
             report.line("io floor", io.seconds, io.output.decode().strip())
-            report.line("first-30-lines floor", lines.seconds, lines.output.decode().strip())
             report.ratio("projects cold / io floor", got["projects cold"].seconds / io.seconds, 3)
             report.ratio("projects second run / io floor",
                          got["projects warm"].seconds / io.seconds, 1.27)
+            figures.update(io=io.seconds)
+        if compare and audits:
+            lines = got["lines"]
+            report.line("first-30-lines floor", lines.seconds, lines.output.decode().strip())
             report.ratio("audit --no-cache / lines floor",
                          got["audit cold"].seconds / lines.seconds, 5)
             report.ratio("audit cached / lines floor",
                          got["audit cached"].seconds / lines.seconds, 2)
-            figures.update(io=io.seconds, lines=lines.seconds)
+            figures.update(lines=lines.seconds)
         return figures
     finally:
         box.close()
@@ -324,15 +334,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--growth", default="", help="scales to measure, e.g. 0.25,0.5,1,2")
     parser.add_argument("--overwrites-mb", default="", help="corpus sizes, e.g. 165,1024")
     parser.add_argument("--no-app", action="store_true", help="skip the tmux measurement")
+    parser.add_argument("--projects-only", action="store_true",
+                        help="only `projects` and the app (no audit, near-duplicates, growth)")
     args = parser.parse_args(argv)
 
     load = os.getloadavg()
     print(f"{time.strftime('%Y-%m-%d %H:%M')}  {os.cpu_count()} cores, load average "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; warm page cache; best of {args.runs}")
     report = Report()
-    tree_figures(args.scale, args.runs, args.compare, report)
+    tree_figures(args.scale, args.runs, args.compare, report, audits=not args.projects_only)
     if args.compare:
-        near_duplicates_figure(args.scale, report)
+        if not args.projects_only:
+            near_duplicates_figure(args.scale, report)
         if not args.no_app:
             app_figure(args.scale, args.runs, report)
         for size in filter(None, args.overwrites_mb.split(",")):

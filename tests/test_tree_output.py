@@ -73,9 +73,11 @@ def small_tree(tmp_path) -> Path:
 
     home = generate.ensure(tmp_path / "heavy", projects=40, memories=300, quiet=True)
     age(home / "settings.json")
-    for folder, _, names in os.walk(home.parent / "code"):  # worktrees' pointer files
+    for folder, _, names in os.walk(home.parent / "code"):  # pointer files, listed folders
         for name in names:
             age(Path(folder) / name)
+        age(Path(folder))
+    age(home.parent / "code")
     for store in (home / "projects").glob("*/memory"):  # listings counted
         age(store)
     return home
@@ -221,3 +223,17 @@ def test_memories_added_to_a_store_and_its_subfolder_are_counted_by_a_cached_run
     assert cached == uncached
     after = next(p for p in json.loads(cached) if p["store"] == stored["store"])
     assert after["memories"] == stored["memories"] + 1
+
+
+def test_a_resting_store_whose_checkout_moved_is_seen_by_a_cached_run(small_tree, capsys):
+    before = projects_json(capsys, small_tree)
+    resting = next(p for p in json.loads(before) if p["resting"] and not p["stranded"])
+    checkout = Path(resting["key_path"])
+
+    def change():
+        checkout.rename(checkout.with_name(checkout.name + "-moved"))
+
+    _, cached, uncached = cached_then_uncached(capsys, small_tree, change)
+    assert cached == uncached
+    after = next(p for p in json.loads(cached) if p["name"] == resting["name"])
+    assert after["stranded"] and not after["resting"]

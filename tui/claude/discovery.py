@@ -18,8 +18,6 @@ from pathlib import Path
 
 from tui.claude import paths, transcripts
 from tui.claude.discovery_cache import DiscoveryCache, Resolution, witnesses
-from tui.claude.gitroot import canonical_project_root
-from tui.claude.lock import read_lock
 from tui.claude.memory_files import count_memory_files, counted_memory_files
 from tui.claude.pathfinder import DirectoryLister, paths_for_folder
 from tui.claude.settings import MemoryLocation, read_setting, resolve_memory_location
@@ -283,20 +281,30 @@ class _Scanner:
             candidates = [c for c in own.cwds if paths.folder_matches(name, paths.sanitize(c))]
         resting = False
         if not candidates:
-            candidates = paths_for_folder(name, lister=self.lister)
+            candidates = self.paths_for_folder(name)
             resting = bool(candidates)
         if not candidates:
             return (None, True,
                     "no path on this machine has this folder name, so no session will load it",
                     False)
         key = candidates[0]
-        if not os.path.isdir(key):
+        resolution = self.resolved(key)
+        if resolution is None:
             return key, True, f"{key} no longer exists, so no session will load this store", False
-        root = str(canonical_project_root(self.normalized(key)))
-        if root != self.normalized(key):
+        root = resolution.root
+        if root != resolution.real:
             return (key, True,
                     f"it is keyed by {key}, but sessions there use the store of {root}", resting)
         return key, False, "", resting
+
+    def paths_for_folder(self, name: str) -> list[str]:
+        """`paths_for_folder`, from the cache while every folder it listed lists the same."""
+        found = self.cache.walk(name)
+        if found is None:
+            listed: list[str] = []
+            found = paths_for_folder(name, lister=self.lister, listed=listed)
+            self.cache.remember_walk(name, found, listed)
+        return found
 
     def store_state(self, name: str) -> tuple[str | None, bool, str, bool]:
         """(key path, stranded, why, resting) for one store folder, without a full scan."""
@@ -368,7 +376,10 @@ class _Scanner:
                     seen_paths.append(cwd)
         if key and key not in seen_paths:
             seen_paths.insert(0, key)
-        lock = read_lock(store) if exists else None
+        try:  # the lock's mtime is "last consolidated at" (`lock.read_lock`)
+            consolidated = os.stat(store / paths.LOCK_NAME).st_mtime if exists else None
+        except OSError:
+            consolidated = None
         return Project(
             name=name,
             store=store,
@@ -380,7 +391,7 @@ class _Scanner:
             stranded=stranded,
             stranded_reason=why,
             resting=resting,
-            last_consolidated=lock.mtime if lock and lock.exists else None,
+            last_consolidated=consolidated,
         )
 
 

@@ -1,6 +1,6 @@
 """What discovery worked out, kept between runs while the files that decided it stay the same.
 
-Three answers are kept, in a JSON file in the cache dir (written whole and renamed into place;
+Four answers are kept, in a JSON file in the cache dir (written whole and renamed into place;
 a damaged, foreign or older one is started again):
 
 - each transcript's first `cwd`, while its size and mtime stay the same;
@@ -10,7 +10,9 @@ a damaged, foreign or older one is started again):
   the realpath up to the checkout (a repository made or removed), a worktree's pointer files
   and the project's settings files (`autoMemoryDirectory`);
 - each store's count of memory files, while every folder it walked lists the same (its
-  mtime; a store holding a symlink or a folder it cannot list is counted every time).
+  mtime; a store holding a symlink or a folder it cannot list is counted every time);
+- the paths found for a store folder no transcript names (`pathfinder`), while every
+  folder the walk listed lists the same.
 
 What serves every cwd (the config home, the environment, the user's, managed and
 `--settings` files) is the cache's context: when it changes, no resolution is reused.
@@ -32,7 +34,7 @@ from pathlib import Path
 from tui.claude.files import read_text
 from tui.claude.paths import MAX_FOLDER_NAME
 
-VERSION = 2
+VERSION = 3
 RACY_NS = 2_000_000_000
 NAME = "n"  # what a path names: its kind and inode (a symlink: also when it was made)
 CONTENT = "c"  # a file that was read: kind, inode, size, mtime and ctime (symlinks followed)
@@ -104,6 +106,7 @@ class DiscoveryCache:
                                    if file is not None else None for file in files)]
         self.transcripts: dict[str, list] = {}
         self.counts: dict[str, list] = {}  # store: [memory files, [[folder, listing], ...]]
+        self.walks: dict[str, list] = {}  # folder name: [paths found, [[folder, listing], ...]]
         # Each resolution names the keys it was decided by as indices into `keys`, whose
         # signatures when stored are `witnessed`; a key seen changed gets a new index.
         self.resolutions: dict[str, tuple[Resolution, tuple[int, ...]]] = {}
@@ -117,7 +120,7 @@ class DiscoveryCache:
             self._load(json.loads(read_text(self.path)))
         except (OSError, ValueError, RecursionError, TypeError, KeyError, IndexError):
             self.transcripts, self.resolutions, self.keys, self.witnessed = {}, {}, [], []
-            self.counts = {}
+            self.counts, self.walks = {}, {}
 
     def _load(self, loaded: object) -> None:
         if not isinstance(loaded, dict) or loaded.get("version") != VERSION:
@@ -125,9 +128,9 @@ class DiscoveryCache:
         transcripts = loaded["transcripts"]
         if isinstance(transcripts, dict):
             self.transcripts = transcripts
-        counts = loaded["counts"]
-        if isinstance(counts, dict):
-            self.counts = counts
+        counts, walks = loaded["counts"], loaded["walks"]
+        if isinstance(counts, dict) and isinstance(walks, dict):
+            self.counts, self.walks = counts, walks
         if loaded.get("context") != self.context:
             return  # another config home, environment or global settings: resolve again
         keys = [key for key, _ in loaded["witnesses"]]
@@ -162,20 +165,36 @@ class DiscoveryCache:
     def memory_count(self, store: str) -> int | None:
         """A store's count of memory files, while none of its folders' listings changed."""
         self.asked.add(store)
-        entry = self.counts.get(store)
-        if not (isinstance(entry, list) and len(entry) == 2 and type(entry[0]) is int
-                and isinstance(entry[1], list)):
+        count = self._listed(self.counts.get(store))
+        return count if type(count) is int else None
+
+    def remember_count(self, store: str, count: int, folders: list[str] | None) -> None:
+        self._remember_listed(self.counts, store, count, folders)
+
+    def walk(self, name: str) -> list[str] | None:
+        """The paths a walk from the root found for a folder name, while every folder it
+        listed lists the same."""
+        self.asked.add(name)
+        found = self._listed(self.walks.get(name))
+        return found if isinstance(found, list) and all(isinstance(p, str) for p in found) else None
+
+    def remember_walk(self, name: str, found: list[str], folders: list[str]) -> None:
+        self._remember_listed(self.walks, name, found, folders)
+
+    def _listed(self, entry: object) -> object:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], list)):
             return None
         for folder, listing in entry[1]:
             if not isinstance(folder, str) or self.signatures.of(LISTING + folder) != listing:
                 return None
         return entry[0]
 
-    def remember_count(self, store: str, count: int, folders: list[str] | None) -> None:
+    def _remember_listed(self, entries: dict[str, list], name: str, answer: object,
+                         folders: list[str] | None) -> None:
         keys = [LISTING + folder for folder in folders or ()]
         if folders is None or not all(self.signatures.trusted(key) for key in keys):
             return
-        self.counts[store] = [count, [[key[1:], self.signatures.of(key)] for key in keys]]
+        entries[name] = [answer, [[key[1:], self.signatures.of(key)] for key in keys]]
         self.changed = True
 
     # --- resolutions ------------------------------------------------------------------------
@@ -222,9 +241,10 @@ class DiscoveryCache:
             kept = {path: entry for path, entry in self.transcripts.items() if path in self.asked}
             self.changed |= len(kept) != len(self.transcripts)
             self.transcripts = kept
-            counts = {store: entry for store, entry in self.counts.items() if store in self.asked}
-            self.changed |= len(counts) != len(self.counts)
-            self.counts = counts
+            for entries in (self.counts, self.walks):
+                for name in [name for name in entries if name not in self.asked]:
+                    del entries[name]
+                    self.changed = True
             for cwd in [cwd for cwd in self.resolutions if cwd not in self.asked]:
                 del self.resolutions[cwd]
                 self.changed = True
@@ -238,7 +258,7 @@ class DiscoveryCache:
             resolutions[cwd] = [resolution.real, resolution.root, resolution.memory_dir,
                                 [renumbered[index] for index in used]]
         document = {"version": VERSION, "context": self.context,
-                    "transcripts": self.transcripts, "counts": self.counts,
+                    "transcripts": self.transcripts, "counts": self.counts, "walks": self.walks,
                     "witnesses": [[self.keys[index], self.witnessed[index]]
                                   for index in renumbered],
                     "resolutions": resolutions}

@@ -52,14 +52,18 @@ class DirectoryLister:
 
 
 def paths_for_folder(
-    folder: str, root: str = "/", lister: DirectoryLister | None = None, limit: int = 8
+    folder: str, root: str = "/", lister: DirectoryLister | None = None, limit: int = 8,
+    listed: list[str] | None = None,
 ) -> list[str]:
-    """Existing directories whose sanitized path is `folder` (at most `limit`)."""
+    """Existing directories whose sanitized path is `folder` (at most `limit`); `listed`
+    gets every directory listed on the way."""
     lister = lister or DirectoryLister()
     found: list[str] = []
     stack = [root]
     while stack and len(found) < limit:
         parent = stack.pop()
+        if listed is not None:
+            listed.append(parent)
         for name in lister.subdirectories(parent):
             child = os.path.join(parent, name)
             encoded = encode_path(unicodedata.normalize("NFC", child))
