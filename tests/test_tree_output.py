@@ -78,8 +78,10 @@ def small_tree(tmp_path) -> Path:
             age(Path(folder) / name)
         age(Path(folder))
     age(home.parent / "code")
-    for store in (home / "projects").glob("*/memory"):  # listings counted
-        age(store)
+    for listed in (home / "projects").glob("*/memory"):  # listings counted
+        age(listed)
+    for listed in (home / "projects").iterdir():  # transcript folders listed
+        age(listed)
     return home
 
 
@@ -124,7 +126,7 @@ def test_a_warm_discovery_resolves_no_cwd_again(small_tree, capsys, monkeypatch)
     assert resolved == []
 
 
-def test_a_new_transcript_in_a_new_checkout_is_seen_by_a_cached_run(small_tree, capsys):
+def test_new_transcripts_in_a_new_checkout_are_seen_by_a_cached_run(small_tree, capsys):
     import git
 
     new_repo = small_tree.parent / "code" / "new-checkout"
@@ -132,17 +134,21 @@ def test_a_new_transcript_in_a_new_checkout_is_seen_by_a_cached_run(small_tree, 
     source = next((small_tree / "projects").glob("*/*.jsonl"))
     first = json.loads(source.read_text().splitlines()[1])
     folder = small_tree / "projects" / generate.sanitize(str(new_repo))
+    existing = next(f for f in (small_tree / "projects").iterdir()
+                    if f != source.parent and any(f.glob("*.jsonl")))
 
     def change():
         folder.mkdir()
-        copy = folder / source.name
-        copy.write_text(source.read_text().replace(first["cwd"], str(new_repo)))
-        age(copy, 60)
+        for place in (folder, existing):  # a new folder, and the newest session of another
+            copy = place / "00000000-0000-4000-8000-000000000000.jsonl"
+            copy.write_text(source.read_text().replace(first["cwd"], str(new_repo)))
+            age(copy, 200 * 86_400)
 
     before, cached, uncached = cached_then_uncached(capsys, small_tree, change)
     assert cached == uncached
     assert folder.name not in folders(before)
     assert folders(cached)[folder.name]["mapped_by"] == "git"
+    assert folders(cached)[existing.name]["cwd"] == str(new_repo)
 
 
 def test_a_removed_worktree_is_seen_by_a_cached_run(small_tree, capsys):

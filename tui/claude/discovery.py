@@ -236,6 +236,16 @@ class _Scanner:
             entry_name, folder_path, mtimes, tuple(cwds), None, "unmapped", role, note=note,
         )
 
+    def session_paths(self, folder: str) -> list[str]:
+        """`transcripts.session_paths`, from the cache while the folder lists the same."""
+        key = folder if os.path.isabs(folder) else os.path.abspath(folder)
+        names = self.cache.session_names(key)
+        if names is None:
+            found = transcripts.session_paths(folder)
+            self.cache.remember_session_names(key, [os.path.basename(path) for path in found])
+            return found
+        return [os.path.join(folder, name) for name in names]
+
     def first_cwd(self, file: str, info: os.stat_result) -> str | None:
         """A transcript's first cwd, from the cache while its size and mtime stay the same."""
         key = file if os.path.isabs(file) else os.path.abspath(file)
@@ -309,7 +319,7 @@ class _Scanner:
     def store_state(self, name: str) -> tuple[str | None, bool, str, bool]:
         """(key path, stranded, why, resting) for one store folder, without a full scan."""
         memory_dir = self.projects_dir / name / paths.MEMORY_DIR_NAME
-        files = transcripts.session_paths(self.projects_dir / name)
+        files = self.session_paths(os.path.join(self.projects_dir, name))
         own = self.transcript_folder(name, files) if files else None
         mapped = [own] if own is not None and own.store == memory_dir else []
         return self.key_path(name, memory_dir, mapped, own)
@@ -328,7 +338,7 @@ class _Scanner:
                     continue
             except OSError:
                 continue
-            files = transcripts.session_paths(entry.path)
+            files = self.session_paths(entry.path)
             if files:
                 folders[entry.name] = self.transcript_folder(entry.name, files)
             if os.path.isdir(os.path.join(entry.path, paths.MEMORY_DIR_NAME)):
@@ -377,7 +387,8 @@ class _Scanner:
         if key and key not in seen_paths:
             seen_paths.insert(0, key)
         try:  # the lock's mtime is "last consolidated at" (`lock.read_lock`)
-            consolidated = os.stat(store / paths.LOCK_NAME).st_mtime if exists else None
+            consolidated = (os.stat(os.path.join(store, paths.LOCK_NAME)).st_mtime
+                            if exists else None)
         except OSError:
             consolidated = None
         return Project(

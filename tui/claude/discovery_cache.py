@@ -3,7 +3,8 @@
 Four answers are kept, in a JSON file in the cache dir (written whole and renamed into place;
 a damaged, foreign or older one is started again):
 
-- each transcript's first `cwd`, while its size and mtime stay the same;
+- each transcript's first `cwd`, while its size and mtime stay the same, and each
+  transcript folder's session files, while the folder lists the same;
 - each existing cwd's resolution (its realpath, the canonical project root, the store),
   while every path the resolution looked at stays the same: each folder on the way to the
   cwd and to its realpath (a symlink made, moved or removed), the `.git` of every folder from
@@ -34,7 +35,7 @@ from pathlib import Path
 from tui.claude.files import read_text
 from tui.claude.paths import MAX_FOLDER_NAME
 
-VERSION = 3
+VERSION = 4
 RACY_NS = 2_000_000_000
 NAME = "n"  # what a path names: its kind and inode (a symlink: also when it was made)
 CONTENT = "c"  # a file that was read: kind, inode, size, mtime and ctime (symlinks followed)
@@ -107,6 +108,7 @@ class DiscoveryCache:
         self.transcripts: dict[str, list] = {}
         self.counts: dict[str, list] = {}  # store: [memory files, [[folder, listing], ...]]
         self.walks: dict[str, list] = {}  # folder name: [paths found, [[folder, listing], ...]]
+        self.sessions: dict[str, list] = {}  # transcript folder: [names, [[itself, listing]]]
         # Each resolution names the keys it was decided by as indices into `keys`, whose
         # signatures when stored are `witnessed`; a key seen changed gets a new index.
         self.resolutions: dict[str, tuple[Resolution, tuple[int, ...]]] = {}
@@ -120,17 +122,17 @@ class DiscoveryCache:
             self._load(json.loads(read_text(self.path)))
         except (OSError, ValueError, RecursionError, TypeError, KeyError, IndexError):
             self.transcripts, self.resolutions, self.keys, self.witnessed = {}, {}, [], []
-            self.counts, self.walks = {}, {}
+            self.counts, self.walks, self.sessions = {}, {}, {}
 
     def _load(self, loaded: object) -> None:
         if not isinstance(loaded, dict) or loaded.get("version") != VERSION:
             return
-        transcripts = loaded["transcripts"]
-        if isinstance(transcripts, dict):
-            self.transcripts = transcripts
-        counts, walks = loaded["counts"], loaded["walks"]
-        if isinstance(counts, dict) and isinstance(walks, dict):
-            self.counts, self.walks = counts, walks
+        self.transcripts = {os.path.join(folder, name): entry  # stored by folder: shorter
+                            for folder, names in loaded["transcripts"].items()
+                            for name, entry in names.items()}
+        counts, walks, sessions = loaded["counts"], loaded["walks"], loaded["sessions"]
+        if all(isinstance(entries, dict) for entries in (counts, walks, sessions)):
+            self.counts, self.walks, self.sessions = counts, walks, sessions
         if loaded.get("context") != self.context:
             return  # another config home, environment or global settings: resolve again
         keys = [key for key, _ in loaded["witnesses"]]
@@ -170,6 +172,15 @@ class DiscoveryCache:
 
     def remember_count(self, store: str, count: int, folders: list[str] | None) -> None:
         self._remember_listed(self.counts, store, count, folders)
+
+    def session_names(self, folder: str) -> list[str] | None:
+        """The transcripts' names in a folder, while it lists the same."""
+        self.asked.add(folder)
+        names = self._listed(self.sessions.get(folder))
+        return names if isinstance(names, list) and all(isinstance(n, str) for n in names) else None
+
+    def remember_session_names(self, folder: str, names: list[str]) -> None:
+        self._remember_listed(self.sessions, folder, names, [folder])
 
     def walk(self, name: str) -> list[str] | None:
         """The paths a walk from the root found for a folder name, while every folder it
@@ -241,7 +252,7 @@ class DiscoveryCache:
             kept = {path: entry for path, entry in self.transcripts.items() if path in self.asked}
             self.changed |= len(kept) != len(self.transcripts)
             self.transcripts = kept
-            for entries in (self.counts, self.walks):
+            for entries in (self.counts, self.walks, self.sessions):
                 for name in [name for name in entries if name not in self.asked]:
                     del entries[name]
                     self.changed = True
@@ -250,6 +261,10 @@ class DiscoveryCache:
                 self.changed = True
         if not self.changed:
             return
+        by_folder: dict[str, dict[str, list]] = {}
+        for path, entry in self.transcripts.items():
+            folder, name = os.path.split(path)
+            by_folder.setdefault(folder, {})[name] = entry
         renumbered: dict[int, int] = {}  # only the keys a kept resolution names
         resolutions = {}
         for cwd, (resolution, used) in self.resolutions.items():
@@ -258,7 +273,8 @@ class DiscoveryCache:
             resolutions[cwd] = [resolution.real, resolution.root, resolution.memory_dir,
                                 [renumbered[index] for index in used]]
         document = {"version": VERSION, "context": self.context,
-                    "transcripts": self.transcripts, "counts": self.counts, "walks": self.walks,
+                    "transcripts": by_folder, "counts": self.counts, "walks": self.walks,
+                    "sessions": self.sessions,
                     "witnesses": [[self.keys[index], self.witnessed[index]]
                                   for index in renumbered],
                     "resolutions": resolutions}
