@@ -306,8 +306,11 @@ def witnesses(cwd: str, real: str, root: str, memory_dir: str,
         if parent == current:
             break
         current = parent
-    keys += [CONTENT + os.path.join(root, ".claude", name)
-             for name in ("settings.json", "settings.local.json")]
+    settings = os.path.join(root, ".claude")
+    keys.append(NAME + settings)
+    if signatures.of(NAME + settings) is not None:  # most projects have no `.claude`
+        keys += [CONTENT + os.path.join(settings, name)
+                 for name in ("settings.json", "settings.local.json")]
     projects = os.path.dirname(os.path.dirname(memory_dir))
     if len(os.path.basename(os.path.dirname(memory_dir))) > MAX_FOLDER_NAME:
         keys.append(LISTING + projects)  # an over-long name is matched among the folders
