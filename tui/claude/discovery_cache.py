@@ -59,9 +59,11 @@ class Signatures:
         self.now_ns = time.time_ns()
 
     def of(self, key: str) -> object:
-        if key not in self._taken:
-            self._taken[key] = self._take(key[0], key[1:])
-        return self._taken[key]
+        try:
+            return self._taken[key]
+        except KeyError:
+            taken = self._taken[key] = self._take(key[0], key[1:])
+            return taken
 
     def _take(self, kind: str, path: str) -> object:
         try:
@@ -83,7 +85,7 @@ class Signatures:
         return [info.st_ino, info.st_dev, info.st_mtime_ns]
 
     def trusted(self, key: str) -> bool:
-        return self.of(key) not in ("racy", "unreadable")
+        return type(self.of(key)) is not str  # "racy" or "unreadable"
 
 
 def prefixes(path: str) -> Iterable[str]:
@@ -229,18 +231,18 @@ class DiscoveryCache:
 
     def remember(self, cwd: str, resolution: Resolution, used: Iterable[str]) -> None:
         used = tuple(dict.fromkeys(used))
-        of = self.signatures.of
-        if not os.path.isabs(cwd) or not all(self.signatures.trusted(key) for key in used):
+        signatures = [self.signatures.of(key) for key in used]
+        if not os.path.isabs(cwd) or any(type(s) is str for s in signatures):  # not trusted
             return
         if self._index is None:
             self._index = {key: index for index, key in enumerate(self.keys)}
         indices = []
-        for key in used:
+        for key, signature in zip(used, signatures, strict=True):
             index = self._index.get(key)
-            if index is None or self.witnessed[index] != of(key):
+            if index is None or self.witnessed[index] != signature:
                 index = self._index[key] = len(self.keys)
                 self.keys.append(key)
-                self.witnessed.append(of(key))
+                self.witnessed.append(signature)
             indices.append(index)
         self.resolutions[cwd] = (resolution, tuple(indices))
         self.changed = True
@@ -292,7 +294,8 @@ def witnesses(cwd: str, real: str, root: str, memory_dir: str,
               signatures: Signatures) -> list[str]:
     """The keys a resolution of `cwd` was decided by (see the module's docstring)."""
     keys = [NAME + path for path in prefixes(cwd)]
-    keys += [NAME + path for path in prefixes(real)]
+    if real != cwd:
+        keys += [NAME + path for path in prefixes(real)]
     current = real
     while True:  # `find_git_root`: the first `.git` from the realpath up
         dot_git = os.path.join(current, ".git")
