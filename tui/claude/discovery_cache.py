@@ -161,8 +161,12 @@ class DiscoveryCache:
 
     def remember_first_cwd(self, path: str, info: os.stat_result, cwd: str | None) -> None:
         if self.signatures.now_ns - info.st_mtime_ns >= RACY_NS:
+            previous = self.transcripts.get(path)
             self.transcripts[path] = [info.st_size, info.st_mtime_ns, cwd]
-            self.changed = True
+            # A session still running grows at every turn, its first cwd stays: the file
+            # is not rewritten for that alone (the next run reads one line again).
+            if not (isinstance(previous, list) and len(previous) == 3 and previous[2] == cwd):
+                self.changed = True
 
     # --- stores ---------------------------------------------------------------------------
 
