@@ -337,6 +337,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--projects-only", action="store_true",
                         help="only `projects` and the app (no audit, near-duplicates, growth)")
     args = parser.parse_args(argv)
+    # `python -m tui` imports the memtui of its working directory first: the commands run
+    # elsewhere, so that PYTHONPATH (another checkout) or else this checkout is what is timed.
+    os.environ.setdefault("PYTHONPATH", str(HERE.parent))
+    os.chdir(tempfile.gettempdir())
 
     load = os.getloadavg()
     print(f"{time.strftime('%Y-%m-%d %H:%M')}  {os.cpu_count()} cores, load average "
