@@ -365,6 +365,18 @@ def generate(root: Path, projects: int, memories: int, seed: int) -> dict:
     return stats
 
 
+def _generated(root: Path, params: dict) -> bool:
+    """Whether `root` already holds what `params` generate; if not, it is cleared for them."""
+    try:
+        if json.loads((root / MANIFEST).read_text())["params"] == params:
+            return True
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    if root.exists():
+        shutil.rmtree(root)
+    return False
+
+
 def ensure(root: Path = DEFAULT_DIR, projects: int = 1000, memories: int = 20000,
            seed: int = 1, quiet: bool = False, transcript_mb: int = 0) -> Path:
     """The config home for these parameters, generated unless the manifest already matches."""
@@ -373,13 +385,8 @@ def ensure(root: Path = DEFAULT_DIR, projects: int = 1000, memories: int = 20000
     if transcript_mb:
         params["transcript_mb"] = transcript_mb
     manifest = root / MANIFEST
-    try:
-        if json.loads(manifest.read_text())["params"] == params:
-            return root / "config"
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    if root.exists():
-        shutil.rmtree(root)
+    if _generated(root, params):
+        return root / "config"
     if not quiet:
         print(f"generating {projects} projects, {memories} memories in {root} ...", file=sys.stderr)
     stats = generate(root, projects, memories, seed)
@@ -404,13 +411,8 @@ def ensure_huge_index(root: Path = HUGE_DIR, megabytes: int = 50, memories: int 
     params = {"version": GENERATOR_VERSION, "megabytes": megabytes, "memories": memories,
               "seed": seed}
     manifest = root / MANIFEST
-    try:
-        if json.loads(manifest.read_text())["params"] == params:
-            return root / "config"
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    if root.exists():
-        shutil.rmtree(root)
+    if _generated(root, params):
+        return root / "config"
     if not quiet:
         print(f"generating a {megabytes} MB MEMORY.md in {root} ...", file=sys.stderr)
     rng = random.Random(seed)
