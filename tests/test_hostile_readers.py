@@ -321,3 +321,12 @@ def test_a_frontmatter_number_past_a_double_is_infinity_as_in_javascript(value):
     memory = frontmatter.parse(f"---\nname: {value}\ntype: user\n---\n")
     assert memory.data["name"] in (float("inf"), float("-inf"))
     assert memory.name in ("inf", "-inf")  # text, where str() of the integer raised
+
+
+def test_a_pid_past_what_the_kernel_takes_is_no_live_process():
+    # `memtui-run-4999999999-x` in the temp dir, or a lock naming that PID, crashed every
+    # command with OverflowError from os.kill.
+    from tui.claude.lock import pid_alive
+
+    assert pid_alive(4_999_999_999) is False
+    assert pid_alive(os.getpid()) is True

@@ -77,3 +77,26 @@ def test_doctor_imports_no_ui_and_no_api_client(home_env, tmp_path):
     assert code == 0
     # the index's frontmatter (yaml) and the transcript scan cache (sqlite3) at most
     assert heavy <= {"yaml", "sqlite3"}
+
+
+def _all_imported(env: dict[str, str], *argv: str) -> set[str]:
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c",
+         "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
+        capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()
+            if line.startswith("import time:")}
+
+
+def test_recovery_code_loads_only_when_a_killed_memtui_left_something(home_env, tmp_path):
+    env, _ = home_env
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**env, "TMPDIR": str(scratch)}
+    assert "tui.memory.intents" not in _all_imported(env, "projects", "--json")
+    # A store copy of a run whose process is gone (no PID is this high): recovered.
+    corpse = scratch / "memtui-run-4999999999-abc"
+    (corpse / "memory").mkdir(parents=True)
+    assert "tui.memory.intents" in _all_imported(env, "projects", "--json")
+    assert not corpse.exists()

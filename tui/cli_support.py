@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from tui.claude import paths
@@ -160,6 +161,8 @@ def resolve_store(args: argparse.Namespace, target: str | None):
 
 def recover_interrupted() -> None:
     """Finish what a killed memtui left half done, saying so in one line each."""
+    if not _maybe_interrupted():
+        return
     from tui.memory.intents import recover_pending
 
     try:
@@ -168,6 +171,27 @@ def recover_interrupted() -> None:
         messages = [f"could not check for interrupted changes ({error.strerror or error})"]
     for message in messages:
         print(f"memtui: {message}", file=sys.stderr)
+
+
+def _maybe_interrupted() -> bool:
+    """Whether a killed memtui may have left work behind (see `tui.xdg`): three listings,
+    so that the recovery code, ~15 ms of imports, loads only when there is something."""
+    from tui import xdg
+
+    for folder in (xdg.intents_dir(), xdg.lock_leases_dir()):
+        try:
+            with os.scandir(folder) as entries:
+                if next(entries, None) is not None:
+                    return True
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True  # let the recovery say what is wrong with it
+    try:
+        with os.scandir(tempfile.gettempdir()) as entries:
+            return any(entry.name.startswith(xdg.RUN_COPY_PREFIX) for entry in entries)
+    except OSError:
+        return True
 
 
 def tidy_store(store: Path) -> None:

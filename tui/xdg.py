@@ -38,6 +38,20 @@ def config_dir() -> Path:
     return _place("MEMTUI_CONFIG_DIR", "XDG_CONFIG_HOME", ".config")
 
 
+# Where a killed memtui leaves work for the next command to finish (tui.memory.intents):
+# intent records of half-applied changes, leases of Claude Code's lock taken by a dream, and
+# store copies of runs in the temp dir, named `memtui-run-<pid>-...`.
+RUN_COPY_PREFIX = "memtui-run-"
+
+
+def intents_dir() -> Path:
+    return state_dir() / "intents"
+
+
+def lock_leases_dir() -> Path:
+    return state_dir() / "lock-leases"
+
+
 def store_key(store: Path) -> str:
     """`<X>` for `<home>/projects/<X>/memory`, else a short hash of the path."""
     store = Path(os.path.abspath(store))

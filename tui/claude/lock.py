@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tui import failpoints
 from tui.claude.paths import LOCK_NAME
-from tui.xdg import state_dir, store_key
+from tui.xdg import lock_leases_dir, store_key
 
 _PID_DIGITS = 10  # a PID is at most this long; a longer body is no PID
 
@@ -33,7 +33,7 @@ def pid_alive(pid: int) -> bool:
         return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # no such process; no PID is that high
         return False
     except PermissionError:
         return True
@@ -197,13 +197,9 @@ def state_from_json(memory_dir: Path, data: dict) -> LockState:
                      None, None if body is None else base64.b64decode(body))
 
 
-def _leases_dir() -> Path:
-    return state_dir() / "lock-leases"
-
-
 def _lease_record(memory_dir: Path, pid: int) -> Path:
     """One record per process: two dreams racing for the lock never touch each other's."""
-    return _leases_dir() / f"{store_key(memory_dir)}.{pid}.json"
+    return lock_leases_dir() / f"{store_key(memory_dir)}.{pid}.json"
 
 
 def _write_lease_record(memory_dir: Path, pid: int, previous: LockState) -> Path:
@@ -220,7 +216,7 @@ def recover_abandoned_leases() -> list[str]:
     """Locks taken by a memtui that died mid-dream, put back as they were before it."""
     messages: list[str] = []
     try:
-        records = list(_leases_dir().glob("*.json"))
+        records = list(lock_leases_dir().glob("*.json"))
     except OSError:
         return messages
     for record in records:

@@ -35,7 +35,7 @@ from tui.memory.swap import (
 )
 from tui.xdg import store_key
 
-RUN_PREFIX = "memtui-run-"
+RUN_PREFIX = xdg.RUN_COPY_PREFIX
 
 
 def _encode(data: bytes | None) -> str | None:
@@ -47,7 +47,7 @@ def _decode(text: str | None) -> bytes | None:
 
 
 def intents_dir(store: Path | None = None) -> Path:
-    base = xdg.state_dir() / "intents"
+    base = xdg.intents_dir()
     if store is None:
         return base
     return base / store_key(store)
