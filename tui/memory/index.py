@@ -352,6 +352,7 @@ def parse_index(
     """An index read as Claude Code reads it; `names` (see `links.wiki_names`) resolves
     `[[name]]` links to memory files, other links resolve from `folder` ("team/" for
     team/MEMORY.md) to store-relative paths."""
+    global _last_parsed
     if raw is None:
         return LoadedIndex(False, 0, 0, "", 0, 0, None, None, (), IndexLines("", None))
     # `names` only resolves [[name]] links: without one, the text decides it all. The last
@@ -365,7 +366,7 @@ def parse_index(
             and last.names == names and (last.raw is raw or last.raw == raw)):
         return last.parsed
     parsed = _parse(raw, names, folder)
-    _remember(_Parsed(raw, folder, None if names is None else dict(names), parsed))
+    _last_parsed = _Parsed(raw, folder, None if names is None else dict(names), parsed)
     return parsed
 
 
@@ -384,12 +385,7 @@ class _Parsed(NamedTuple):
     parsed: LoadedIndex
 
 
-_last_parsed: _Parsed | None = None
-
-
-def _remember(parsed: _Parsed) -> None:
-    global _last_parsed
-    _last_parsed = parsed
+_last_parsed: _Parsed | None = None  # see parse_index
 
 
 def _parse(raw: str, names: Mapping[str, str] | None, folder: str) -> LoadedIndex:
