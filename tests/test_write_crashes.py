@@ -25,9 +25,10 @@ from tui.claude.lock import read_lock
 from tui.claude.paths import LOCK_NAME
 from tui.cli import main
 from tui.history.journal import journal_dir
-from tui.memory.intents import RUN_PREFIX, intents_dir
+from tui.memory.intents import intents_dir
 from tui.memory.store_lock import StoreBusy
 from tui.memory.writes import FileChange, apply_changes, history, undo_last
+from tui.xdg import RUN_COPY_PREFIX
 
 FILES = ("a_first.md", "b_second.md", "c_third.md")
 
@@ -162,17 +163,17 @@ def test_a_dream_killed_before_apply_leaves_the_lock_exactly_as_it_was(store, ca
     if moment == "dream.staged":
         assert "put the consolidation lock back as it was" in said
     assert list((xdg.state_dir() / "lock-leases").glob("*.json")) == []
-    copies = [p.name for p in Path(tempfile.gettempdir()).glob(f"{RUN_PREFIX}{dream.pid}-*")]
+    copies = [p.name for p in Path(tempfile.gettempdir()).glob(f"{RUN_COPY_PREFIX}{dream.pid}-*")]
     assert copies == []
 
 
 def test_a_store_copy_of_a_killed_run_is_removed_on_the_next_run(store, capsys):
     dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                               capture_output=True, text=True).stdout)
-    corpse = Path(tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{dead}-"))
+    corpse = Path(tempfile.mkdtemp(prefix=f"{RUN_COPY_PREFIX}{dead}-"))
     (corpse / "memory").mkdir()
     (corpse / "memory" / "MEMORY.md").write_text("a copy of someone's store")
-    alive = Path(tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{os.getpid()}-"))
+    alive = Path(tempfile.mkdtemp(prefix=f"{RUN_COPY_PREFIX}{os.getpid()}-"))
 
     next_command(store, capsys)
 

@@ -35,8 +35,6 @@ from tui.memory.swap import (
 )
 from tui.xdg import store_key
 
-RUN_PREFIX = xdg.RUN_COPY_PREFIX
-
 
 def _encode(data: bytes | None) -> str | None:
     return None if data is None else base64.b64encode(data).decode("ascii")
@@ -269,11 +267,11 @@ def _store_of(folder: Path) -> Path | None:
 def run_copy_dir() -> Path:
     """A new temp dir for a run's store copy, named after this process
     (`memtui-run-<pid>-…`), so a killed run's copy is recognised from its name alone."""
-    return Path(tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{os.getpid()}-"))
+    return Path(tempfile.mkdtemp(prefix=f"{xdg.RUN_COPY_PREFIX}{os.getpid()}-"))
 
 
 def _owner(entry: Path) -> int | None:
-    pid = entry.name.removeprefix(RUN_PREFIX).split("-", 1)[0]
+    pid = entry.name.removeprefix(xdg.RUN_COPY_PREFIX).split("-", 1)[0]
     return int(pid) if pid.isdigit() and len(pid) <= 10 else None
 
 
@@ -283,7 +281,7 @@ def remove_abandoned_run_copies() -> int:
 
     removed = 0
     try:
-        entries = list(Path(tempfile.gettempdir()).glob(f"{RUN_PREFIX}*"))
+        entries = list(Path(tempfile.gettempdir()).glob(f"{xdg.RUN_COPY_PREFIX}*"))
     except OSError:
         return 0
     for entry in entries:
