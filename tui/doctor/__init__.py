@@ -18,7 +18,8 @@ SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OA
 
 def build_context(target: str | None, *, home: Path, env: Mapping[str, str],
                   settings_file: Path | None = None, project=None,
-                  managed_file: Path | None = None) -> DoctorContext:
+                  managed_file: Path | None = None,
+                  index_text: str | None = None) -> DoctorContext:
     """The context for a TARGET as `memtui audit` takes it (memory dir, project path or folder
     name; default the current directory). A store that does not exist yet is fine here.
     Raises `tui.claude.targets.TargetError` (one sentence) for a target that names nothing."""
@@ -36,7 +37,7 @@ def build_context(target: str | None, *, home: Path, env: Mapping[str, str],
     return DoctorContext(home=home, env=env, store=resolved.memory_dir, project_root=root,
                          location=location, settings_flag=settings_file,
                          managed_file=managed_file, project=project,
-                         stranded_reason=resolved.stranded_reason)
+                         stranded_reason=resolved.stranded_reason, index_text=index_text)
 
 
 def _checks(online: bool) -> list[tuple[str, Callable[[DoctorContext], Check]]]:
