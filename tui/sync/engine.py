@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui import failpoints
-from tui.claude.memory_files import MAX_DEPTH, SKIPPED_FOLDERS
 from tui.history.merge import MARK_OURS
 from tui.memory.writes import FileChange
 from tui.sync.identity import Identity
@@ -76,30 +75,12 @@ class SyncReport:
 
 
 def read_local(store: Path) -> dict[str, bytes]:
-    """Every file of the store that travels: regular `.md` files, no symlink, no `.git`,
-    at most `MAX_DEPTH` folders down."""
-    found: dict[str, bytes] = {}
-    root = os.fspath(store)
-    for folder, dirs, names in os.walk(root):
-        relative = os.path.relpath(folder, root)
-        depth = 0 if relative == "." else relative.count(os.sep) + 1
-        dirs[:] = [] if depth >= MAX_DEPTH else [
-            d for d in dirs if d not in SKIPPED_FOLDERS and not os.path.islink(os.path.join(folder, d))
-        ]
-        for name in names:
-            if not name.endswith(".md"):
-                continue
-            path = os.path.join(folder, name)
-            if os.path.islink(path) or not os.path.isfile(path):
-                continue
-            try:
-                with open(path, "rb") as handle:
-                    data = handle.read()
-            except OSError:
-                continue  # vanished or unreadable: left for the next sync
-            key = name if relative == "." else f"{relative.replace(os.sep, '/')}/{name}"
-            found[key] = data
-    return found
+    """Every file of the store that travels: of what the journal snapshots (regular files,
+    no symlink, nothing under `.git`, no lock, no temp file), the `.md` files."""
+    from tui.history.journal import read_store
+
+    return {file: data for file, data in (read_store(store) or {}).items()
+            if file.endswith(".md")}
 
 
 def _secret_reason(data: bytes) -> str | None:
