@@ -1,0 +1,50 @@
+"""`--json` output is made by orjson, and must be the text the json module wrote before."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tui.cli_support import json_text
+
+scalars = (
+    st.none() | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)  # past 64 bits: orjson refuses them
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, categories=None)))
+documents = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+def reference(data: object) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+@settings(max_examples=600, deadline=None)
+@given(documents)
+def test_json_text_is_what_the_json_module_writes(data: object) -> None:
+    assert json_text(data) == reference(data)
+
+
+def test_the_shapes_orjson_writes_otherwise_are_still_exact() -> None:
+    awkward = {
+        "undecodable file name": "caf\udce9.md",  # a lone surrogate (surrogateescape)
+        "small float": 1e-05,
+        "tiny float": -5e-324,
+        "huge int": 2**80,
+        "float exponent": 1e16,
+        "controls": "\x1b[31m\x00\x7f\u2028",
+        "empty": [[], {}],
+    }
+    for key, value in awkward.items():
+        assert json_text({key: value}) == reference({key: value}), key
+
+
+def test_non_finite_floats_are_written_as_null_not_invalid_json() -> None:
+    text = json_text({"time": float("inf"), "score": float("nan")})
+    assert json.loads(text) == {"time": None, "score": None}
