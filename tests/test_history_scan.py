@@ -97,14 +97,8 @@ def test_a_replaced_transcript_is_read_again_from_the_start(claude_home, store):
 
 def test_watch_stops_cleanly_on_ctrl_c(claude_home, store, tmp_path):
     script = textwrap.dedent("""
-        import argparse, sys
+        import sys
         from tui import cli
-        from tui.cli_history import add_history_commands
-        parser = cli.build_parser()
-        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        if "watch" not in commands.choices:
-            add_history_commands(commands)
-        cli.build_parser = lambda: parser
         sys.exit(cli.main(sys.argv[1:]))
     """)
     process = subprocess.Popen(

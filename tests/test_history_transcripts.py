@@ -16,29 +16,15 @@ import pytest
 
 from tests.conftest import ClaudeHome, add_worktree, make_repo, memory_text, real, write_jsonl
 from tui.claude import paths
-from tui.cli_history import add_history_commands
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
-    """`memtui ARGS` through the real CLI when it has the history commands, else our parser."""
-    import argparse
-
+    """`memtui ARGS` through the real CLI."""
     from tui import cli
 
-    parser = cli.build_parser()
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    if "overwrites" not in commands.choices:
-        add_history_commands(commands)
-        original = cli.build_parser
-        cli.build_parser = lambda: parser
-        try:
-            code = cli.main(argv)
-        finally:
-            cli.build_parser = original
-    else:
-        code = cli.main(argv)
+    code = cli.main(argv)
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -100,3 +100,24 @@ def test_recovery_code_loads_only_when_a_killed_memtui_left_something(home_env, 
     (corpse / "memory").mkdir(parents=True)
     assert "tui.memory.intents" in _all_imported(env, "projects", "--json")
     assert not corpse.exists()
+
+
+def imported_command_modules(env: dict[str, str], *argv: str) -> set[str]:
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c",
+         "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
+        capture_output=True, text=True, env=env, timeout=60)
+    modules = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()
+               if line.startswith("import time:")}
+    return modules & {"tui.cli_history", "tui.cli_runs", "tui.cli_sync", "tui.cli_doctor"}
+
+
+def test_a_command_builds_only_its_own_parser(home_env):
+    env, _ = home_env
+    assert imported_command_modules(env, "projects", "--json") == set()
+    assert imported_command_modules(
+        env, "--config-dir", env["CLAUDE_CONFIG_DIR"], "overwrites", "--help") == {"tui.cli_history"}
+    # Help, or a command memtui does not know, names them all.
+    everything = {"tui.cli_history", "tui.cli_runs", "tui.cli_sync", "tui.cli_doctor"}
+    assert imported_command_modules(env, "--help") == everything
+    assert imported_command_modules(env, "projecs") == everything

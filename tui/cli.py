@@ -214,7 +214,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """memtui's parser; given a command word, with only that command's parser."""
+    parser, commands = top_parser()
+    add_commands(commands, command)
+    return parser
+
+
+def top_parser() -> tuple[CommandParser, argparse._SubParsersAction]:
+    """memtui's own options, and the place for its commands."""
     from tui import __version__
 
     parser = CommandParser(
@@ -229,8 +237,28 @@ def build_parser() -> argparse.ArgumentParser:
         "--settings", metavar="FILE", type=Path,
         help="a settings file, as passed to `claude --settings`",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
 
+
+def add_commands(commands: argparse._SubParsersAction, command: str | None) -> None:
+    """The parser of `command`, or of every command when it is None or unknown (argparse
+    then lists them all)."""
+    if not any(command in names for names, _ in COMMANDS):
+        command = None
+    for names, adder in COMMANDS:
+        if command is None or command in names:
+            _adder(adder)(commands)
+
+
+def _adder(adder):
+    """An adder, or a `module:function` one, imported now."""
+    if callable(adder):
+        return adder
+    module, function = adder.split(":")
+    return getattr(__import__(module, fromlist=[function]), function)
+
+
+def add_core_commands(commands) -> None:
     projects = commands.add_parser("projects", help="every project and memory store")
     projects.add_argument("--json", action="store_true", help="machine-readable output")
     projects.set_defaults(run=cmd_projects)
@@ -254,26 +282,34 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--no-open", action="store_true",
                       help="only build it; do not open the app on it")
     demo.set_defaults(run=cmd_demo)
-    from tui.cli_history import add_history_commands
 
-    add_history_commands(commands)
 
-    from tui.cli_runs import add_run_commands
-
-    add_run_commands(commands)
-    from tui.cli_sync import add_sync_command
-
-    add_sync_command(commands)
-
-    from tui.cli_doctor import add_doctor_command
-
-    add_doctor_command(commands)
-
+def add_serve_command(commands) -> None:
     serve = commands.add_parser("serve", help="the app in a browser (textual-serve)")
     serve.add_argument("--host", default="localhost")
     serve.add_argument("--port", type=int, default=8000)
     serve.set_defaults(run=cmd_serve)
-    return parser
+
+
+# Every command, in the order `--help` lists them, and what adds its parser. Only the
+# module of the command given is imported: all of them cost ~10 ms of every command's start.
+COMMANDS = (
+    (("projects", "audit", "index", "demo"), add_core_commands),
+    (("undo", "watch", "history", "restore", "merge", "overwrites"),
+     "tui.cli_history:add_history_commands"),
+    (("dream", "extract"), "tui.cli_runs:add_run_commands"),
+    (("sync",), "tui.cli_sync:add_sync_command"),
+    (("doctor",), "tui.cli_doctor:add_doctor_command"),
+    (("serve",), add_serve_command),
+)
+
+
+def command_word(parser: CommandParser, argv: Sequence[str]) -> str | None:
+    """The command `argv` names, read past memtui's own options as the parser reads them."""
+    for word in parser.options_first(list(argv)):
+        if parser.option_of(word) is None:
+            return None if word == "--" else word
+    return None
 
 
 @contextmanager
@@ -292,7 +328,9 @@ def visible_output():
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser, commands = top_parser()
+    add_commands(commands, command_word(parser, argv))
     try:
         args, extras = parser.parse_known_args(argv)
         if extras:

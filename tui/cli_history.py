@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 import time
 from pathlib import Path
@@ -223,6 +222,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if result.text == current:
         print(f"Every line lost on {update.time} is already back in {file}.")
         return 0
+    import difflib
+
     sys.stdout.writelines(difflib.unified_diff(
         lines_with_endings(current), lines_with_endings(result.text),
         f"{file} (now)", f"{file} (merged)",
@@ -261,6 +262,8 @@ def _merge_sync_conflicts(args: argparse.Namespace, store: Path, file: str) -> i
               "then run `memtui sync`.")
         return 1
     merged = resolve(text, args.keep)
+    import difflib
+
     sys.stdout.writelines(difflib.unified_diff(
         lines_with_endings(text), lines_with_endings(merged), f"{file} (now)", f"{file} (resolved)"))
     if args.dry_run:

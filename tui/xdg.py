@@ -6,7 +6,6 @@ XDG base directories, each overridable for tests and unusual setups with
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -57,5 +56,7 @@ def store_key(store: Path) -> str:
     store = Path(os.path.abspath(store))
     if store.name == "memory" and store.parent.parent.name == "projects":
         return store.parent.name
+    import hashlib  # ~3 ms, for stores outside a projects folder only
+
     digest = hashlib.sha256(os.path.realpath(store).encode("utf-8", "surrogateescape"))
     return f"path-{digest.hexdigest()[:12]}"
