@@ -48,3 +48,15 @@ def test_the_shapes_orjson_writes_otherwise_are_still_exact() -> None:
 def test_non_finite_floats_are_written_as_null_not_invalid_json() -> None:
     text = json_text({"time": float("inf"), "score": float("nan")})
     assert json.loads(text) == {"time": None, "score": None}
+
+
+def test_strings_that_look_like_small_floats_keep_the_fast_path(monkeypatch) -> None:
+    import tui.cli_support as support
+
+    def no_fallback(*args, **kwargs):
+        raise AssertionError("went to the json module")
+
+    monkeypatch.setattr(support.json, "dumps", no_fallback)
+    looks_like = {"session": "5e0f3c2e-4a1e-4b2c-9d3e-0f1e2d3c4b5a", "note": "v0.00001, 2e-5,",
+                  "time": 1732912345.123456}
+    assert json.loads(json_text(looks_like)) == looks_like

@@ -251,13 +251,34 @@ def json_text(data: object) -> str:
 
 
 def _may_hold_small_float(text: bytes) -> bool:
-    """Whether orjson's text may hold a float under 1e-4 (or only a string that looks so):
-    a bytes search, as a regex over megabytes of output costs a tenth of a second."""
-    if b"0.0000" in text:
-        return True
+    """Whether orjson's text holds a float under 1e-4 (`1e-05`, `6e-8`, `0.00001`).
+
+    Indented, a number stands after a space or at the start, and before a line end (a
+    comma between) or the end; a string never holds a raw line end, so `1e-4b` in a uuid
+    or `2e-5, ` in a sentence is no number. Bytes searches: a regex over megabytes of output costs a tenth of a second."""
+    at = text.find(b"0.0000")
+    while at != -1:
+        if _number_at(text, at):
+            return True
+        at = text.find(b"0.0000", at + 1)
     at = text.find(b"e-")
     while at != -1:
-        if at and 48 <= text[at - 1] <= 57:  # a digit before: `6e-8`
+        if at and text[at - 1] in _DIGITS and _number_at(text, at):
             return True
-        at = text.find(b"e-", at + 2)
+        at = text.find(b"e-", at + 1)
     return False
+
+
+_DIGITS = frozenset(b"0123456789")
+_NUMBER_BYTES = frozenset(b"0123456789.+-e")
+
+
+def _number_at(text: bytes, at: int) -> bool:
+    start = end = at
+    while start and text[start - 1] in _NUMBER_BYTES:
+        start -= 1
+    while end < len(text) and text[end] in _NUMBER_BYTES:
+        end += 1
+    if text[end:end + 1] == b",":
+        end += 1
+    return (start == 0 or text[start - 1] == 32) and text[end:end + 1] in (b"\n", b"")
