@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.cli_support import json_text
+from tui.jsontext import json_text
 
 scalars = (
     st.none() | st.booleans()
@@ -51,7 +51,7 @@ def test_non_finite_floats_are_written_as_null_not_invalid_json() -> None:
 
 
 def test_strings_that_look_like_small_floats_keep_the_fast_path(monkeypatch) -> None:
-    import tui.cli_support as support
+    import tui.jsontext as support
 
     def no_fallback(*args, **kwargs):
         raise AssertionError("went to the json module")
@@ -60,3 +60,11 @@ def test_strings_that_look_like_small_floats_keep_the_fast_path(monkeypatch) -> 
     looks_like = {"session": "5e0f3c2e-4a1e-4b2c-9d3e-0f1e2d3c4b5a", "note": "v0.00001, 2e-5,",
                   "time": 1732912345.123456}
     assert json.loads(json_text(looks_like)) == looks_like
+
+
+def test_caches_keep_undecodable_names_and_big_numbers() -> None:
+    from tui.jsontext import compact_json, load_json
+
+    document = {"caf\udce9.md": ["/home/\udcff/x", 2**70, 1.5, None], "plain": "é"}
+    assert load_json(compact_json(document)) == document
+    assert load_json(compact_json({"plain": "é"})) == {"plain": "é"}

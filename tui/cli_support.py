@@ -224,61 +224,9 @@ def tidy_store(store: Path) -> None:
 
 def print_json(data: object) -> None:
     """JSON on stdout, exact: controls in the data are escaped, never written raw."""
+    from tui.jsontext import json_text
     from tui.visible import json_visible, raw_stream
 
     out = raw_stream(sys.stdout)
     out.write(json_visible(json_text(data)))
     out.write("\n")
-
-
-def json_text(data: object) -> str:
-    """`json.dumps(data, indent=2, ensure_ascii=False)`, made by orjson when it gives the
-    same text: Python's encoder runs in Python once it indents (0.2 s for a whole tree's
-    audit). orjson refuses what it cannot write the same way (lone surrogates from
-    undecodable file names, integers past 64 bits) and writes a float under 1e-4 its own
-    way (`0.00001` for `1e-05`, `6e-8` for `6e-08`): those go to the json module. The one
-    difference left: a NaN or an infinity (only a hand-edited record could hold one) is
-    written as `null`, where the json module wrote `NaN`, which is not JSON."""
-    import orjson
-
-    try:
-        text = orjson.dumps(data, option=orjson.OPT_INDENT_2)
-    except TypeError:
-        return json.dumps(data, indent=2, ensure_ascii=False)
-    if _may_hold_small_float(text):
-        return json.dumps(data, indent=2, ensure_ascii=False)
-    return text.decode("utf-8")
-
-
-def _may_hold_small_float(text: bytes) -> bool:
-    """Whether orjson's text holds a float under 1e-4 (`1e-05`, `6e-8`, `0.00001`).
-
-    Indented, a number stands after a space or at the start, and before a line end (a
-    comma between) or the end; a string never holds a raw line end, so `1e-4b` in a uuid
-    or `2e-5, ` in a sentence is no number. Bytes searches: a regex over megabytes of output costs a tenth of a second."""
-    at = text.find(b"0.0000")
-    while at != -1:
-        if _number_at(text, at):
-            return True
-        at = text.find(b"0.0000", at + 1)
-    at = text.find(b"e-")
-    while at != -1:
-        if at and text[at - 1] in _DIGITS and _number_at(text, at):
-            return True
-        at = text.find(b"e-", at + 1)
-    return False
-
-
-_DIGITS = frozenset(b"0123456789")
-_NUMBER_BYTES = frozenset(b"0123456789.+-e")
-
-
-def _number_at(text: bytes, at: int) -> bool:
-    start = end = at
-    while start and text[start - 1] in _NUMBER_BYTES:
-        start -= 1
-    while end < len(text) and text[end] in _NUMBER_BYTES:
-        end += 1
-    if text[end:end + 1] == b",":
-        end += 1
-    return (start == 0 or text[start - 1] == 32) and text[end:end + 1] in (b"\n", b"")

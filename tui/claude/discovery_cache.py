@@ -24,7 +24,6 @@ git's index, a signature taken within `RACY_NS` of a file's mtime is never trust
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import time
@@ -32,8 +31,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.claude.files import read_text
+from tui.claude.files import read_regular
 from tui.claude.paths import MAX_FOLDER_NAME
+from tui.jsontext import compact_json, load_json
 
 VERSION = 4
 RACY_NS = 2_000_000_000
@@ -121,7 +121,7 @@ class DiscoveryCache:
         self.changed = False
         self.asked: set[str] = set()  # transcripts and cwds this run asked about
         try:
-            self._load(json.loads(read_text(self.path)))
+            self._load(load_json(read_regular(self.path)))
         except (OSError, ValueError, RecursionError, TypeError, KeyError, IndexError):
             self.transcripts, self.resolutions, self.keys, self.witnessed = {}, {}, [], []
             self.counts, self.walks, self.sessions = {}, {}, {}
@@ -287,8 +287,7 @@ class DiscoveryCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
-            partial.write_text(json.dumps(document, ensure_ascii=True, separators=(",", ":")),
-                               encoding="utf-8", errors="surrogateescape")
+            partial.write_bytes(compact_json(document))
             os.replace(partial, self.path)
         except (OSError, ValueError):
             pass  # a cache that cannot be written only costs time
