@@ -243,3 +243,22 @@ def test_a_resting_store_whose_checkout_moved_is_seen_by_a_cached_run(small_tree
     assert cached == uncached
     after = next(p for p in json.loads(cached) if p["name"] == resting["name"])
     assert after["stranded"] and not after["resting"]
+
+
+def test_a_store_folder_that_is_a_link_is_looked_at_by_every_run(small_tree, capsys, tmp_path):
+    """A folder lists the same when the target of its `memory` link is removed."""
+    before = json.loads(projects_json(capsys, small_tree))
+    stored = next(p for p in before if p["store_exists"] and p["transcript_folders"]
+                  and Path(p["store"]).parent.parent == small_tree / "projects")
+    store = Path(stored["store"])
+    target = tmp_path / "store-elsewhere"
+    store.rename(target)
+    store.symlink_to(target, target_is_directory=True)
+    age(store.parent, 10)  # listed differently, and old enough for the cache to trust
+    linked = json.loads(projects_json(capsys, small_tree))
+    assert next(p for p in linked if p["store"] == stored["store"])["store_exists"]
+
+    _, cached, uncached = cached_then_uncached(
+        capsys, small_tree, lambda: target.rename(tmp_path / "gone"))
+    assert cached == uncached
+    assert stored["store"] not in [p["store"] for p in json.loads(cached) if p["store_exists"]]

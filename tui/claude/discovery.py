@@ -10,6 +10,7 @@ walking the filesystem when every transcript has been swept).
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -236,15 +237,19 @@ class _Scanner:
             entry_name, folder_path, mtimes, tuple(cwds), None, "unmapped", role, note=note,
         )
 
-    def session_paths(self, folder: str) -> list[str]:
-        """`transcripts.session_paths`, from the cache while the folder lists the same."""
+    def folder_contents(self, folder: str) -> tuple[list[str], bool]:
+        """(`transcripts.session_paths`, whether it holds a store folder), from the cache
+        while the folder lists the same."""
         key = folder if os.path.isabs(folder) else os.path.abspath(folder)
-        names = self.cache.session_names(key)
+        names, holds_store = self.cache.folder_contents(key)
         if names is None:
             found = transcripts.session_paths(folder)
-            self.cache.remember_session_names(key, [os.path.basename(path) for path in found])
-            return found
-        return [os.path.join(folder, name) for name in names]
+            names = [os.path.basename(path) for path in found]
+            holds_store = _holds_store(folder)
+            self.cache.remember_folder_contents(key, names, holds_store)
+        if holds_store is None:
+            holds_store = os.path.isdir(os.path.join(folder, paths.MEMORY_DIR_NAME))
+        return [os.path.join(folder, name) for name in names], holds_store
 
     def first_cwd(self, file: str, info: os.stat_result) -> str | None:
         """A transcript's first cwd, from the cache while its size and mtime stay the same."""
@@ -319,7 +324,7 @@ class _Scanner:
     def store_state(self, name: str) -> tuple[str | None, bool, str, bool]:
         """(key path, stranded, why, resting) for one store folder, without a full scan."""
         memory_dir = self.projects_dir / name / paths.MEMORY_DIR_NAME
-        files = self.session_paths(os.path.join(self.projects_dir, name))
+        files, _ = self.folder_contents(os.path.join(self.projects_dir, name))
         own = self.transcript_folder(name, files) if files else None
         mapped = [own] if own is not None and own.store == memory_dir else []
         return self.key_path(name, memory_dir, mapped, own)
@@ -338,10 +343,10 @@ class _Scanner:
                     continue
             except OSError:
                 continue
-            files = self.session_paths(entry.path)
+            files, holds_store = self.folder_contents(entry.path)
             if files:
                 folders[entry.name] = self.transcript_folder(entry.name, files)
-            if os.path.isdir(os.path.join(entry.path, paths.MEMORY_DIR_NAME)):
+            if holds_store:
                 store_names.append(entry.name)
 
         by_store: dict[Path, list[TranscriptFolder]] = {}
@@ -356,7 +361,7 @@ class _Scanner:
             mapped = by_store.get(memory_dir, [])
             key, stranded, why, resting = self.key_path(name, memory_dir, mapped, folders.get(name))
             inventory.projects.append(
-                self.project(name, memory_dir, key, mapped, stranded, why, resting)
+                self.project(name, memory_dir, key, mapped, stranded, why, resting, exists=True)
             )
         for store, mapped in sorted(by_store.items()):
             if store in seen_stores:
@@ -377,8 +382,9 @@ class _Scanner:
         return inventory
 
     def project(self, name: str, store: Path, key: str | None, mapped: list[TranscriptFolder],
-                stranded: bool, why: str, resting: bool) -> Project:
-        exists = os.path.isdir(store)
+                stranded: bool, why: str, resting: bool, exists: bool | None = None) -> Project:
+        if exists is None:
+            exists = os.path.isdir(store)
         seen_paths: list[str] = []
         for folder in mapped:
             for cwd in folder.cwds:
@@ -404,6 +410,16 @@ class _Scanner:
             resting=resting,
             last_consolidated=consolidated,
         )
+
+
+def _holds_store(folder: str) -> bool | None:
+    """Whether a `projects/` folder holds a store folder; None when it is a link, whose
+    target may come and go while the folder lists the same."""
+    try:
+        kind = stat.S_IFMT(os.lstat(os.path.join(folder, paths.MEMORY_DIR_NAME)).st_mode)
+    except OSError:
+        return False
+    return None if kind == stat.S_IFLNK else kind == stat.S_IFDIR
 
 
 def discover(

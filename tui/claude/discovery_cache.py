@@ -4,7 +4,8 @@ Four answers are kept, in a JSON file in the cache dir (written whole and rename
 a damaged, foreign or older one is started again):
 
 - each transcript's first `cwd`, while its size and mtime stay the same, and each
-  transcript folder's session files, while the folder lists the same;
+  transcript folder's session files and whether it holds a store folder (unless that is
+  a link), while the folder lists the same;
 - each existing cwd's resolution (its realpath, the canonical project root, the store),
   while every path the resolution looked at stays the same: each folder on the way to the
   cwd and to its realpath (a symlink made, moved or removed), the `.git` of every folder from
@@ -35,7 +36,7 @@ from tui.claude.files import read_regular
 from tui.claude.paths import MAX_FOLDER_NAME
 from tui.jsontext import compact_json, load_json
 
-VERSION = 4
+VERSION = 5  # 5: a transcript folder's entry says whether it holds a store
 RACY_NS = 2_000_000_000
 NAME = "n"  # what a path names: its kind and inode (a symlink: also when it was made)
 CONTENT = "c"  # a file that was read: kind, inode, size, mtime and ctime (symlinks followed)
@@ -179,14 +180,22 @@ class DiscoveryCache:
     def remember_count(self, store: str, count: int, folders: list[str] | None) -> None:
         self._remember_listed(self.counts, store, count, folders)
 
-    def session_names(self, folder: str) -> list[str] | None:
-        """The transcripts' names in a folder, while it lists the same."""
+    def folder_contents(self, folder: str) -> tuple[list[str] | None, bool | None]:
+        """(the transcripts' names, whether it holds a store folder; None: a link) in a
+        folder, while it lists the same; (None, None) when unknown."""
         self.asked.add(folder)
-        names = self._listed(self.sessions.get(folder))
-        return names if isinstance(names, list) and all(isinstance(n, str) for n in names) else None
+        contents = self._listed(self.sessions.get(folder))
+        if not (isinstance(contents, list) and len(contents) == 2):
+            return None, None
+        names, holds_store = contents
+        if (isinstance(names, list) and all(isinstance(n, str) for n in names)
+                and holds_store in (True, False, None)):
+            return names, holds_store
+        return None, None
 
-    def remember_session_names(self, folder: str, names: list[str]) -> None:
-        self._remember_listed(self.sessions, folder, names, [folder])
+    def remember_folder_contents(self, folder: str, names: list[str],
+                                 holds_store: bool | None) -> None:
+        self._remember_listed(self.sessions, folder, [names, holds_store], [folder])
 
     def walk(self, name: str) -> list[str] | None:
         """The paths a walk from the root found for a folder name, while every folder it
