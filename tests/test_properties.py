@@ -110,3 +110,28 @@ def test_frontmatter_after_a_bom_is_read_like_the_memory_scanner(rest):
         assert memory.frontmatter.present and memory.type == "user"
         kinds = {f.kind for f in audit_store(load_store(store)) if f.file == "m.md"}
         assert "missing_frontmatter" not in kinds
+
+
+# Folders and links (to folders, up, across, to nothing, to themselves), and paths
+# through them: `RealPaths` must give what `normalize_path` (os.path.realpath) gives.
+LINKS = [("a", "l1", "b"), ("c", "l2", "../a"), ("a/b", "l1", ".."), ("c", "l1", "nowhere"),
+         ("a", "l2", "l2"), ("a/b", "l2", "/")]
+NAMES = ["a", "b", "c", "l1", "l2", "l1", "l2", "é", "e\u0301", "x", ".", ".."]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(NAMES), min_size=1, max_size=6), min_size=1, max_size=8))
+def test_real_paths_of_a_pass_are_each_paths_realpath(walks):
+    import os
+
+    from tui.claude.paths import RealPaths, normalize_path
+
+    with tempfile.TemporaryDirectory() as root:
+        for folder in ("a/b", "c"):
+            os.makedirs(os.path.join(root, folder))
+        for folder, name, target in LINKS:
+            os.symlink(target, os.path.join(root, folder, name))
+        real_paths = RealPaths()
+        for walk in walks:
+            path = root + "/" + "/".join(walk)
+            assert real_paths(path) == normalize_path(path), path

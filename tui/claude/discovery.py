@@ -102,7 +102,7 @@ class _Scanner:
         self.lister = DirectoryLister()
         self._locations: dict[str, MemoryLocation] = {}
         self._settings: dict[Path, str | None] = {}
-        self._normalized: dict[str, str] = {}
+        self.normalized = paths.RealPaths()
         self._resolved: dict[str, Resolution | None] = {}
         self.evidence_cache: transcripts.EvidenceCache | None = None  # made when first needed
         from tui.claude.settings import managed_settings_path
@@ -129,12 +129,6 @@ class _Scanner:
             self._settings[file] = read_setting(file)
         return self._settings[file]
 
-    def normalized(self, path: str) -> str:
-        """`paths.normalize_path`, once per path and scan (a realpath is an lstat a part)."""
-        if path not in self._normalized:
-            self._normalized[path] = paths.normalize_path(path)
-        return self._normalized[path]
-
     def resolved(self, cwd: str) -> Resolution | None:
         """An existing cwd's realpath, project root and store (None when it is no folder),
         from the cache while what decided it stays the same."""
@@ -155,7 +149,7 @@ class _Scanner:
         if cached is None:
             cached = resolve_memory_location(
                 cwd, home=self.home, env=self.env, settings_file=self.settings_file,
-                read=self.read_setting,
+                read=self.read_setting, normalize=self.normalized,
             )
             self._locations[cwd] = cached
         return cached

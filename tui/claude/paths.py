@@ -92,6 +92,42 @@ def normalize_path(path: str | os.PathLike[str]) -> str:
     return unicodedata.normalize("NFC", real)
 
 
+class RealPaths:
+    """`normalize_path` for many paths in one pass: each folder's realpath is worked out
+    once (a tree's cwds share most of their folders; `os.path.realpath` looks at every
+    part of every path again). Only for a pass: links may change between passes."""
+
+    def __init__(self) -> None:
+        self._real: dict[str, str] = {"/": "/"}
+        self._normalized: dict[str, str] = {}
+
+    def __call__(self, path: str | os.PathLike[str]) -> str:
+        path = os.fspath(path)
+        found = self._normalized.get(path)
+        if found is None:
+            parts = path.split("/")
+            if path.startswith("/") and not ({"", ".", ".."} & set(parts[1:])) and "\0" not in path:
+                real = self._realpath(path)
+            else:  # relative, `..`, `//`, a trailing slash, a NUL: as realpath itself does
+                real = None
+            found = self._normalized[path] = (
+                normalize_path(path) if real is None else unicodedata.normalize("NFC", real))
+        return found
+
+    def _realpath(self, path: str) -> str:
+        """`os.path.realpath` of a clean absolute path, from its parent's."""
+        real = self._real.get(path)
+        if real is None:
+            parent, name = path.rsplit("/", 1)
+            joined = os.path.join(self._realpath(parent or "/"), name)
+            try:
+                real = os.path.realpath(joined) if os.path.islink(joined) else joined
+            except ValueError:  # a lone surrogate
+                real = os.path.abspath(joined)
+            self._real[path] = real
+        return real
+
+
 def folder_matches(folder: str, sanitized: str) -> bool:
     """Does an on-disk folder name belong to this sanitized name?
 

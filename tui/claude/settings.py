@@ -120,15 +120,17 @@ def resolve_memory_location(
     settings_file: Path | None = None,
     managed_file: Path | None = None,
     read: Callable[[Path], str | None] | None = None,
+    normalize: Callable[[str], str] | None = None,
 ) -> MemoryLocation:
     """Resolve the store a session started in `cwd` reads and writes.
 
-    `read` reads a settings file's `autoMemoryDirectory` (default `read_setting`): a caller
-    resolving many cwds passes one that reads each file once."""
+    `read` reads a settings file's `autoMemoryDirectory` (default `read_setting`) and
+    `normalize` makes the realpath (default `paths.normalize_path`): a caller resolving
+    many cwds passes ones that do each file and folder once."""
     read = read or read_setting
     env = os.environ if env is None else env
     home = paths.config_home(env) if home is None else home
-    project_root = canonical_project_root(paths.normalize_path(cwd))
+    project_root = canonical_project_root((normalize or paths.normalize_path)(cwd))
     untrusted_value = read(project_root / ".claude" / "settings.json")
     untrusted = (
         SettingValue(untrusted_value, project_root / ".claude" / "settings.json")
