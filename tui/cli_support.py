@@ -27,10 +27,23 @@ class CommandParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs) -> None:
         self.takes_value: dict[str, bool] = {}  # option string -> does it take a value
         self.has_commands = False
+        self.adding = False
         super().__init__(*args, **kwargs)
 
+    def _get_formatter(self):
+        # argparse makes a formatter for each argument added, only to check its metavar
+        # (and one for the commands' prog): one of a set width skips shutil's import and
+        # a terminal size query each time.
+        if self.adding:
+            return self.formatter_class(prog=self.prog, width=80)
+        return super()._get_formatter()
+
     def add_argument(self, *args, **kwargs):
-        action = super().add_argument(*args, **kwargs)
+        self.adding = True
+        try:
+            action = super().add_argument(*args, **kwargs)
+        finally:
+            self.adding = False
         if action.option_strings and action.nargs not in (None, 0, 1):
             raise ValueError("memtui options take no value or exactly one")
         for option in action.option_strings:
@@ -39,7 +52,11 @@ class CommandParser(argparse.ArgumentParser):
 
     def add_subparsers(self, **kwargs):
         self.has_commands = True
-        return super().add_subparsers(**kwargs)
+        self.adding = True  # its formatter only makes the commands' prog: `memtui`
+        try:
+            return super().add_subparsers(**kwargs)
+        finally:
+            self.adding = False
 
     def parse_known_args(self, args=None, namespace=None):
         words = list(sys.argv[1:] if args is None else args)
