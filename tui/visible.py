@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import re
+
 TYPE_CHECKING = False  # importing typing costs 2 ms of every command's start
 if TYPE_CHECKING:
     from typing import TextIO

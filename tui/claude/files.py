@@ -15,6 +15,7 @@ import codecs
 import errno
 import os
 import stat
+
 TYPE_CHECKING = False  # importing typing costs 2 ms of every command's start
 if TYPE_CHECKING:
     from typing import BinaryIO
