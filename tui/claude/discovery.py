@@ -422,13 +422,16 @@ def discover(
     settings_file: Path | None = None,
 ) -> Inventory:
     """Scan a config home (default: `$CLAUDE_CONFIG_DIR` or `~/.claude`)."""
+    from tui.collector import collector_paused
+
     env = os.environ if env is None else env
     home = paths.config_home(env) if home is None else home
-    scanner = _Scanner(home, env, settings_file)
-    inventory = scanner.scan()
-    if scanner.evidence_cache is not None:
-        scanner.evidence_cache.save()
-    scanner.cache.save(whole_tree=True)
+    with collector_paused():
+        scanner = _Scanner(home, env, settings_file)
+        inventory = scanner.scan()
+        if scanner.evidence_cache is not None:
+            scanner.evidence_cache.save()
+        scanner.cache.save(whole_tree=True)
     return inventory
 
 

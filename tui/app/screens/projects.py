@@ -17,13 +17,13 @@ from textual.screen import Screen
 from textual.widgets import Header, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
-from tui.app.collector import collector_paused
 from tui.app.commands import PaletteCommand
 from tui.app.messages import DemoBuilt, ProjectsScanned
 from tui.app.summaries import StoreSummary, summarize
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project, discover
+from tui.collector import collector_paused
 from tui.memory.index import MAX_CHARS, MAX_LINES
 from tui.render import PROJECT_STATUS_STYLES, age, condense, project_status
 

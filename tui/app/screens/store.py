@@ -24,7 +24,6 @@ from textual.widgets import (
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.app import curation
-from tui.app.collector import collector_paused
 from tui.app.commands import PaletteCommand
 from tui.app.disk import signature
 from tui.app.memory_rows import (
@@ -43,6 +42,7 @@ from tui.app.widgets.recall import RecallView
 from tui.app.widgets.tab_input import TabInput
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project
+from tui.collector import collector_paused
 from tui.memory.audit import (
     Finding,
     MemoryStatus,
