@@ -102,6 +102,7 @@ class _Scanner:
         self.lister = DirectoryLister()
         self._locations: dict[str, MemoryLocation] = {}
         self._settings: dict[Path, str | None] = {}
+        self._folders: dict[str, bool] = {}  # settings folders: is there one
         self.normalized = paths.RealPaths()
         self._resolved: dict[str, Resolution | None] = {}
         self.evidence_cache: transcripts.EvidenceCache | None = None  # made when first needed
@@ -124,9 +125,13 @@ class _Scanner:
             return []
 
     def read_setting(self, file: Path) -> str | None:
-        """A settings file's value, read once per scan (the user's file serves every cwd)."""
+        """A settings file's value, read once per scan (the user's file serves every cwd);
+        most projects have no `.claude` folder, looked at once for its two files."""
         if file not in self._settings:
-            self._settings[file] = read_setting(file)
+            folder = os.fspath(file.parent)
+            if folder not in self._folders:
+                self._folders[folder] = os.path.isdir(folder)
+            self._settings[file] = read_setting(file) if self._folders[folder] else None
         return self._settings[file]
 
     def resolved(self, cwd: str) -> Resolution | None:
