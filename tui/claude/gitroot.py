@@ -14,13 +14,14 @@ from tui.claude.files import read_regular
 
 def find_git_root(start: str | os.PathLike[str]) -> Path | None:
     """The nearest directory at or above `start` holding a `.git` directory or file."""
-    current = Path(start)
+    current = str(Path(start))  # pathlib's form; then strings, a tenth of the cost per level
     while True:
-        if os.path.lexists(current / ".git"):
-            return current
-        if current.parent == current:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return Path(current)
+        parent = os.path.dirname(current)
+        if parent == current:
             return None
-        current = current.parent
+        current = parent
 
 
 # `.git`, `commondir` and `gitdir` files hold one path; past this they are not git's.
