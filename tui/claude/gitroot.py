@@ -14,14 +14,20 @@ from tui.claude.files import read_regular
 
 def find_git_root(start: str | os.PathLike[str]) -> Path | None:
     """The nearest directory at or above `start` holding a `.git` directory or file."""
-    current = str(Path(start))  # pathlib's form; then strings, a tenth of the cost per level
+    found = _git_root_of(str(Path(start)))  # pathlib's form, then strings
+    return None if found is None else Path(found)
+
+
+def _git_root_of(path: str) -> str | None:
+    """`find_git_root` of a path in pathlib's form (a realpath is): walked up by strings,
+    a tenth of the cost of Path objects per level."""
     while True:
-        if os.path.lexists(os.path.join(current, ".git")):
-            return Path(current)
-        parent = os.path.dirname(current)
-        if parent == current:
+        if os.path.lexists(os.path.join(path, ".git")):
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
             return None
-        current = parent
+        path = parent
 
 
 # `.git`, `commondir` and `gitdir` files hold one path; past this they are not git's.
@@ -87,7 +93,5 @@ def canonical_project_root(cwd: str | os.PathLike[str]) -> Path:
 
     `cwd` must already be a realpath; outside git it is its own root.
     """
-    git_root = find_git_root(cwd)
-    if git_root is None:
-        return Path(cwd)
-    return canonical_root_of(git_root)
+    git_root = _git_root_of(os.fspath(cwd))
+    return Path(cwd) if git_root is None else canonical_root_of(Path(git_root))

@@ -73,23 +73,25 @@ def _walk(store: str, unreadable: list[tuple[str, str]] | None = None,
             name = entry.name
             try:
                 is_folder = entry.is_dir(follow_symlinks=False)
-                if listed is not None and entry.is_symlink():
-                    listed.append(None)
+                is_link = entry.is_symlink()
             except OSError:
                 if listed is not None:
                     listed.append(None)
                 continue
+            if is_link and listed is not None:
+                listed.append(None)
             if is_folder:
                 if depth < MAX_DEPTH and name not in SKIPPED_FOLDERS:
                     stack.append((entry.path, f"{prefix}{name}/", depth + 1))
-            elif name.endswith(".md") and name != INDEX_NAME and not _links_to_folder(entry):
+            elif name.endswith(".md") and name != INDEX_NAME and not (
+                    is_link and _links_to_folder(entry)):
                 yield prefix + name, entry
 
 
 def _links_to_folder(entry: os.DirEntry[str]) -> bool:
-    """A symlink to a folder: never followed, and not a file either."""
+    """Whether a symlink leads to a folder: never followed, and not a file either."""
     try:
-        return entry.is_symlink() and entry.is_dir()
+        return entry.is_dir()
     except OSError:
         return False
 

@@ -131,12 +131,10 @@ def resolve_memory_location(
     env = os.environ if env is None else env
     home = paths.config_home(env) if home is None else home
     project_root = canonical_project_root((normalize or paths.normalize_path)(cwd))
-    untrusted_value = read(project_root / ".claude" / "settings.json")
-    untrusted = (
-        SettingValue(untrusted_value, project_root / ".claude" / "settings.json")
-        if untrusted_value
-        else None
-    )
+    project_settings = project_root / ".claude"
+    shared_file = project_settings / "settings.json"
+    untrusted_value = read(shared_file)
+    untrusted = SettingValue(untrusted_value, shared_file) if untrusted_value else None
 
     override = env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
     if override:
@@ -146,7 +144,7 @@ def resolve_memory_location(
     candidates = [
         ("managed", managed_file or managed_settings_path()),
         ("flag", settings_file),
-        ("local", project_root / ".claude" / "settings.local.json"),
+        ("local", project_settings / "settings.local.json"),
         ("user", home / "settings.json"),
     ]
     for source, file in candidates:
