@@ -13,9 +13,9 @@ import os
 import stat
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from tui.claude import paths, transcripts
 from tui.claude.discovery_cache import DiscoveryCache, Resolution, witnesses
@@ -24,8 +24,9 @@ from tui.claude.pathfinder import DirectoryLister, paths_for_folder
 from tui.claude.settings import MemoryLocation, read_setting, resolve_memory_location
 
 
-@dataclass(frozen=True)
-class TranscriptFolder:
+# The records of discovery are NamedTuples, not dataclasses: importing dataclasses (and
+# inspect with it) and making each class cost ~10 ms of every command that discovers.
+class TranscriptFolder(NamedTuple):
     """One folder of `projects/` seen as a place sessions ran."""
 
     name: str
@@ -42,8 +43,7 @@ class TranscriptFolder:
         return len(self.session_mtimes)
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(NamedTuple):
     """A store plus the transcript folders whose sessions used it (or an unmapped folder)."""
 
     name: str
@@ -76,10 +76,10 @@ class Project:
         )
 
 
-@dataclass
 class Inventory:
-    home: Path
-    projects: list[Project] = field(default_factory=list)
+    def __init__(self, home: Path, projects: list[Project] | None = None) -> None:
+        self.home = home
+        self.projects: list[Project] = [] if projects is None else projects
 
     def find(self, name: str) -> Project | None:
         for project in self.projects:

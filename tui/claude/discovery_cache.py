@@ -29,8 +29,8 @@ import os
 import stat
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from tui.claude.files import read_regular
 from tui.claude.paths import MAX_FOLDER_NAME
@@ -43,8 +43,7 @@ CONTENT = "c"  # a file that was read: kind, inode, size, mtime and ctime (symli
 LISTING = "l"  # a folder that was listed: inode and mtime
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(NamedTuple):
     """An existing cwd as discovery sees it."""
 
     real: str  # realpath, NFC (`paths.normalize_path`)

@@ -16,8 +16,8 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from tui.claude import paths
 from tui.claude.files import read_regular
@@ -34,14 +34,12 @@ def managed_settings_path() -> Path:
     return MACOS_MANAGED_SETTINGS if sys.platform == "darwin" else LINUX_MANAGED_SETTINGS
 
 
-@dataclass(frozen=True)
-class SettingValue:
+class SettingValue(NamedTuple):
     value: str
     source: Path
 
 
-@dataclass(frozen=True)
-class MemoryLocation:
+class MemoryLocation(NamedTuple):
     """Where a project's memory lives and why."""
 
     memory_dir: Path
@@ -186,8 +184,7 @@ def env_switch(value: str | None) -> bool | None:
     return None
 
 
-@dataclass(frozen=True)
-class AutoMemory:
+class AutoMemory(NamedTuple):
     """Whether Claude Code writes auto-memory, and which rule decided it."""
 
     enabled: bool
