@@ -119,9 +119,9 @@ def test_a_warm_discovery_resolves_no_cwd_again(small_tree, capsys, monkeypatch)
 
     projects_json(capsys, small_tree)
     resolved = []
-    real = discovery.resolve_memory_location
-    monkeypatch.setattr(discovery, "resolve_memory_location",
-                        lambda cwd, **kw: resolved.append(cwd) or real(cwd, **kw))
+    real = discovery.canonical_project_root
+    monkeypatch.setattr(discovery, "canonical_project_root",
+                        lambda cwd: resolved.append(cwd) or real(cwd))
     projects_json(capsys, small_tree)
     assert resolved == []
 

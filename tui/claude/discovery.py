@@ -19,9 +19,10 @@ from typing import NamedTuple
 
 from tui.claude import paths, transcripts
 from tui.claude.discovery_cache import DiscoveryCache, Resolution, witnesses
+from tui.claude.gitroot import canonical_project_root
 from tui.claude.memory_files import count_memory_files, counted_memory_files
 from tui.claude.pathfinder import DirectoryLister, paths_for_folder
-from tui.claude.settings import MemoryLocation, read_setting, resolve_memory_location
+from tui.claude.settings import MemoryLocation, read_setting, root_memory_location
 
 
 # The records of discovery are NamedTuples, not dataclasses: importing dataclasses (and
@@ -100,7 +101,7 @@ class _Scanner:
         self.env = env
         self.settings_file = settings_file
         self.lister = DirectoryLister()
-        self._locations: dict[str, MemoryLocation] = {}
+        self._locations: dict[Path, MemoryLocation] = {}  # by project root
         self._settings: dict[Path, str | None] = {}
         self._folders: dict[str, bool] = {}  # settings folders: is there one
         self.normalized = paths.RealPaths()
@@ -150,14 +151,15 @@ class _Scanner:
         return found
 
     def location(self, cwd: str) -> MemoryLocation:
-        cached = self._locations.get(cwd)
-        if cached is None:
-            cached = resolve_memory_location(
-                cwd, home=self.home, env=self.env, settings_file=self.settings_file,
-                read=self.read_setting, normalize=self.normalized,
+        """`resolve_memory_location`, once per project root (a project's cwds share it)."""
+        root = canonical_project_root(self.normalized(cwd))
+        found = self._locations.get(root)
+        if found is None:
+            found = self._locations[root] = root_memory_location(
+                root, home=self.home, env=self.env, settings_file=self.settings_file,
+                read=self.read_setting,
             )
-            self._locations[cwd] = cached
-        return cached
+        return found
 
     def local_store(self, store: str) -> Path:
         """A memory dir named in a transcript, moved to this config home when it matches."""

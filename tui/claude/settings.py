@@ -125,10 +125,24 @@ def resolve_memory_location(
     `read` reads a settings file's `autoMemoryDirectory` (default `read_setting`) and
     `normalize` makes the realpath (default `paths.normalize_path`): a caller resolving
     many cwds passes ones that do each file and folder once."""
-    read = read or read_setting
     env = os.environ if env is None else env
     home = paths.config_home(env) if home is None else home
     project_root = canonical_project_root((normalize or paths.normalize_path)(cwd))
+    return root_memory_location(project_root, home=home, env=env, settings_file=settings_file,
+                                managed_file=managed_file, read=read)
+
+
+def root_memory_location(
+    project_root: Path,
+    *,
+    home: Path,
+    env: Mapping[str, str],
+    settings_file: Path | None = None,
+    managed_file: Path | None = None,
+    read: Callable[[Path], str | None] | None = None,
+) -> MemoryLocation:
+    """`resolve_memory_location` past the canonical root: the same for every cwd of it."""
+    read = read or read_setting
     project_settings = project_root / ".claude"
     shared_file = project_settings / "settings.json"
     untrusted_value = read(shared_file)
