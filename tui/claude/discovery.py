@@ -102,7 +102,7 @@ class _Scanner:
         self.settings_file = settings_file
         self.lister = DirectoryLister()
         self._locations: dict[Path, MemoryLocation] = {}  # by project root
-        self._settings: dict[Path, str | None] = {}
+        self._settings: dict[str, str | None] = {}
         self._folders: dict[str, bool] = {}  # settings folders: is there one
         self.normalized = paths.RealPaths()
         self._resolved: dict[str, Resolution | None] = {}
@@ -128,12 +128,13 @@ class _Scanner:
     def read_setting(self, file: Path) -> str | None:
         """A settings file's value, read once per scan (the user's file serves every cwd);
         most projects have no `.claude` folder, looked at once for its two files."""
-        if file not in self._settings:
-            folder = os.fspath(file.parent)
+        key = os.fspath(file)  # a Path hashes and finds its parent slowly: by its text
+        if key not in self._settings:
+            folder = os.path.dirname(key)
             if folder not in self._folders:
                 self._folders[folder] = os.path.isdir(folder)
-            self._settings[file] = read_setting(file) if self._folders[folder] else None
-        return self._settings[file]
+            self._settings[key] = read_setting(file) if self._folders[folder] else None
+        return self._settings[key]
 
     def resolved(self, cwd: str) -> Resolution | None:
         """An existing cwd's realpath, project root and store (None when it is no folder),
