@@ -30,13 +30,14 @@ def memory_files(
 ) -> list[tuple[str, os.DirEntry[str]]]:
     """(store-relative path with `/`, entry) of every memory file below `store`, by path;
     `unreadable` gets (folder, why) for each folder that cannot be listed ("" the store)."""
-    found = list(_walk(os.fspath(store), unreadable))
+    found = [(prefix + entry.name, entry)
+             for prefix, entries in _walk(os.fspath(store), unreadable) for entry in entries]
     found.sort(key=lambda item: item[0])
     return found
 
 
 def count_memory_files(store: str | os.PathLike[str]) -> int:
-    return sum(1 for _ in _walk(os.fspath(store)))
+    return sum(len(entries) for _, entries in _walk(os.fspath(store)))
 
 
 def counted_memory_files(store: str) -> tuple[int, list[str] | None]:
@@ -44,12 +45,15 @@ def counted_memory_files(store: str) -> tuple[int, list[str] | None]:
     that cannot be listed, a symlink whose target may change kind)."""
     unreadable: list[tuple[str, str]] = []
     listed: list[str | None] = []
-    count = sum(1 for _ in _walk(store, unreadable, listed))
+    count = sum(len(entries) for _, entries in _walk(store, unreadable, listed))
     return count, None if unreadable or None in listed else listed
 
 
 def _walk(store: str, unreadable: list[tuple[str, str]] | None = None,
-          listed: list[str | None] | None = None) -> Iterator[tuple[str, os.DirEntry[str]]]:
+          listed: list[str | None] | None = None
+          ) -> Iterator[tuple[str, list[os.DirEntry[str]]]]:
+    """(store-relative prefix of a folder, its memory files), folder by folder: a count
+    needs no path of its own for each file."""
     visited: set[tuple[int, int]] = set()
     stack = [(store, "", 0)]
     while stack:
@@ -69,6 +73,7 @@ def _walk(store: str, unreadable: list[tuple[str, str]] | None = None,
             continue
         if listed is not None:
             listed.append(folder)
+        files = []
         for entry in entries:
             name = entry.name
             try:
@@ -85,7 +90,8 @@ def _walk(store: str, unreadable: list[tuple[str, str]] | None = None,
                     stack.append((entry.path, f"{prefix}{name}/", depth + 1))
             elif name.endswith(".md") and name != INDEX_NAME and not (
                     is_link and _links_to_folder(entry)):
-                yield prefix + name, entry
+                files.append(entry)
+        yield prefix, files
 
 
 def _links_to_folder(entry: os.DirEntry[str]) -> bool:
