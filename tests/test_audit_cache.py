@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from conftest import write_index, write_memory
 
-from tui.memory import audit_cache, bulk
+from tui.memory import audit_cache
+from tui.memory import store as store_module
 from tui.memory.audit_cache import AuditCache
 from tui.memory.bulk import audit_many
 
@@ -37,13 +40,13 @@ def stores(tmp_path) -> list[Path]:
 def loads(monkeypatch) -> list[Path]:
     """Every store read from disk, in order."""
     seen: list[Path] = []
-    real = bulk.load_store
+    real = store_module.load_store
 
     def counting(store, *args, **kwargs):
         seen.append(Path(store))
         return real(store, *args, **kwargs)
 
-    monkeypatch.setattr(bulk, "load_store", counting)
+    monkeypatch.setattr(store_module, "load_store", counting)
     return seen
 
 
@@ -174,3 +177,36 @@ def test_the_summary_says_how_many_stores_came_from_the_cache(stores, tmp_path, 
         audit(stores, cache)
         print_audit_summary(audit(stores, cache), {})
     assert "2 of 2 stores unchanged since the last audit" in capsys.readouterr().out
+
+
+def test_a_run_the_cache_answers_whole_loads_none_of_the_audits_rules(stores, tmp_path):
+    with AuditCache(tmp_path / "cache.sqlite", clock=later_clock) as cache:
+        audit(stores, cache)
+    script = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from tui.memory.audit_cache import AuditCache\n"
+        "from tui.memory.bulk import audit_many\n"
+        "cache = AuditCache(Path(sys.argv[1]), clock=lambda: time.time_ns() + 120 * 10**9)\n"
+        "audits = audit_many([(Path(store), None) for store in sys.argv[2:]], cache=cache)\n"
+        "print([audit.cached for audit in audits])\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "cache.sqlite"),
+                             *map(str, stores)], capture_output=True, text=True, timeout=60)
+    cached, modules = result.stdout.splitlines()
+    assert cached == "[True, True]"
+    rules = {"tui.memory.audit", "tui.memory.store", "tui.memory.dates", "tui.memory.similarity",
+             "tui.memory.frontmatter", "yaml", "rapidfuzz", "importlib.metadata",
+             "concurrent.futures.process"}
+    assert not set(modules.split()) & rules
+
+
+def test_the_rules_digest_names_each_rule_librarys_installed_version():
+    from importlib.metadata import version
+
+    records = audit_cache._installed_records()
+    for library, distribution in (("rapidfuzz", "rapidfuzz"), ("pyyaml", "pyyaml"),
+                                  ("detect_secrets", "detect-secrets"),
+                                  ("markdown_it_py", "markdown-it-py")):
+        assert f"{library}-{version(distribution)}.dist-info/".encode() in records.lower()

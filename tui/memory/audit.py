@@ -29,38 +29,12 @@ from pathlib import Path
 
 from tui.claude.memory_files import index_of
 from tui.memory import dates
+from tui.memory.finding import SEVERITIES, Finding, stranded_findings
 from tui.memory.frontmatter import HEAD_LINES, MEMORY_TYPES
 from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES, linked_files
 from tui.memory.links import resolve_wiki, wiki_links
 from tui.memory.rationale import HOW_TO_APPLY, WHY, rationale_labels
 from tui.memory.store import RECALL_SCAN_LIMIT, IndexFile, Memory, Store
-
-SEVERITIES = ("error", "warning", "info")
-
-
-@dataclass(frozen=True, init=False)
-class Finding:
-    kind: str
-    severity: str
-    file: str | None
-    line: int | None
-    message: str
-    target: str | None = None  # dangling / outside_store: the link target
-    other: str | None = None  # duplicate: the other file
-    score: float | None = None  # duplicate: similarity 0-100
-
-    def __init__(self, kind: str, severity: str, file: str | None, line: int | None,
-                 message: str, target: str | None = None, other: str | None = None,
-                 score: float | None = None) -> None:
-        # Set through the instance dict, not the frozen __setattr__ eight times over: a
-        # 50 MB index makes half a million findings.
-        vars(self).update(kind=kind, severity=severity, file=file, line=line,
-                          message=message, target=target, other=other, score=score)
-
-    def to_json(self) -> dict:
-        # Every field is a plain value: vars() is asdict() without its deep copy (a tenth of
-        # a second for the findings of a whole tree).
-        return {k: v for k, v in vars(self).items() if v is not None or k in ("file", "line")}
 
 
 @dataclass(frozen=True)
@@ -332,12 +306,6 @@ def _date_findings(memory: Memory) -> Iterable[Finding]:
             "relative_date", "warning", memory.file, found.line,
             f"{memory.file} says {found.phrase!r}; write an absolute date, it will be read later",
         )
-
-
-def stranded_findings(reason: str | None) -> tuple[Finding, ...]:
-    if not reason:
-        return ()
-    return (Finding("stranded_store", "error", None, None, f"stranded store: {reason}"),)
 
 
 def audit_store(

@@ -23,39 +23,48 @@ from functools import cache
 from pathlib import Path
 
 from tui import xdg
-from tui.memory.audit import Finding
+from tui.memory.finding import Finding
 
 SETTLE_NS = 2_000_000_000
 BUSY_SECONDS = 1.0  # how long to wait for another memtui writing the cache; then go without
 # The code an audit runs, and the libraries whose answers it keeps: a change to any (an
 # upgrade) makes every cached audit stale.
 _RULE_PACKAGES = ("memory", "claude")
+_RULE_LIBRARIES = ("rapidfuzz", "pyyaml", "detect_secrets", "markdown_it_py")
 
 
-@cache
-def _version(package: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(package)
-    except PackageNotFoundError:
-        return "absent"
+def _installed_records() -> bytes:
+    """The RECORD of each rule library's installed distribution (every file it installed,
+    with its hash: the version, and whether libyaml's extension is there), the first found
+    on sys.path as import finds it. Read, not imported: a cached run never loads them."""
+    found: dict[str, bytes] = {}
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith(".dist-info"):
+                continue
+            project = name.partition("-")[0].lower().replace("-", "_").replace(".", "_")
+            if project in _RULE_LIBRARIES and project not in found:
+                try:
+                    found[project] = Path(folder, name, "RECORD").read_bytes()
+                except OSError:
+                    found[project] = b"unreadable"
+    return b"".join(b"%s\0%s\0" % (library.encode(), found.get(library, b"absent"))
+                    for library in _RULE_LIBRARIES)
 
 
 @cache  # the code cannot change under a running process; hashing it per store cost 1 s
 def rules_digest() -> str:
-    import rapidfuzz
-    import yaml
-
     digest = hashlib.blake2b(digest_size=16)
     root = Path(__file__).parent.parent
     for package in _RULE_PACKAGES:
         for source in sorted((root / package).glob("*.py")):
             digest.update(source.read_bytes())
-    digest.update(f"{sys.version_info[:2]} pyyaml {yaml.__version__} {yaml.__with_libyaml__} "
-                  f"rapidfuzz {rapidfuzz.__version__} "
-                  f"detect-secrets {_version('detect-secrets')} "
-                  f"markdown-it-py {_version('markdown-it-py')}".encode())
+    digest.update(f"{sys.version_info[:2]}".encode())
+    digest.update(_installed_records())
     return digest.hexdigest()
 
 

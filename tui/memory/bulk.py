@@ -9,13 +9,15 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tui.memory.audit import Finding, audit_store, stranded_findings
 from tui.memory.audit_cache import AuditCache, fingerprint
-from tui.memory.store import load_store
+from tui.memory.finding import Finding, stranded_findings
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 BATCH_ENTRIES = 500  # store entries per worker task
 
@@ -33,6 +35,10 @@ class StoreAudit:
 
 
 def audit_one(store: Path) -> StoreAudit:
+    # Imported here: a run the cache answers whole never loads the audit's rules.
+    from tui.memory.audit import audit_store
+    from tui.memory.store import load_store
+
     loaded = load_store(store)
     return StoreAudit(store, len(loaded.memories), tuple(audit_store(loaded)))
 
@@ -80,6 +86,11 @@ class AuditRun:
             self.pending.update(dict.fromkeys(fresh))
             return
         if self.pool is None:
+            from concurrent.futures import ProcessPoolExecutor
+
+            import tui.memory.audit  # noqa: F401 - loaded once here, not in every worker
+            import tui.memory.similarity  # noqa: F401
+
             # The workers only audit: what they build dies with each store (reference
             # counting frees it), so the cycle collector's passes are pure cost there (~5%).
             self.pool = ProcessPoolExecutor(max_workers=self.workers, initializer=gc.disable)
