@@ -11,6 +11,8 @@ import sys
 
 import pytest
 from conftest import memory_text, settle, snapshot, write_index, write_memory
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from tui.memory.audit import audit_store
@@ -140,3 +142,28 @@ def test_the_screen_drops_lookarounds_and_keeps_classes():
 
     assert _without_lookarounds(r"(?:(?<=\W)|(?<=^))ab[(?!)]c(?!\w)") == r"(?:|)ab[(?!)]c"
     assert _without_lookarounds(r"x(?=(a|b)\))y\(") == r"xy\("
+
+
+SECRET_LINES = [f"token {GITHUB}", f"id {AWS}", "ibm_cloud_iam_key = " + "a" * 44,
+                f"postgres://admin:{PASSWORD}@db.internal:5432/app"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["clean", "secret", "huge clean", "huge secret"]),
+                          st.integers(0, 3)), max_size=12))
+def test_texts_screened_together_keep_every_text_holding_a_secret_in_order(shapes):
+    """The audit screens a store's texts joined: no text with a secret is left out, and the
+    ones kept come in the order given."""
+    from tui.memory.secrets import screened
+
+    texts = []
+    for number, (shape, which) in enumerate(shapes):
+        lines = ["Plain words about a deploy, nothing secret."] * (7000 if "huge" in shape else 5)
+        if "secret" in shape:
+            lines[which] = SECRET_LINES[which]
+        texts.append((f"m{number}.md", "\n".join(lines)))
+    kept = [name for name, _ in screened(texts)]
+    holding = [name for name, text in texts if list(find_secrets(text))]
+    assert set(holding) <= set(kept)
+    assert kept == [name for name, _ in texts if name in kept]
+    assert all(list(find_secrets(text)) == [] for name, text in texts if name not in kept)

@@ -342,12 +342,12 @@ def audit_store(
 def secret_findings(store: Store) -> list[Finding]:
     """A `secret` error per credential in the index or a memory, naming its kind and line,
     never the secret itself."""
-    from tui.memory.secrets import find_secrets
+    from tui.memory.secrets import find_secrets, screened
 
     found: list[Finding] = []
     texts = [(index.file, index.text or "") for index in store.indexes if not index.not_text]
     texts += [(memory.file, memory.text) for memory in store.memories if not memory.error]
-    for file, text in texts:
+    for file, text in screened(texts):
         for hit in find_secrets(text):
             found.append(Finding(
                 "secret", "error", file, hit.line,

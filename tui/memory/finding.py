@@ -27,6 +27,11 @@ class Finding:
         vars(self).update(kind=kind, severity=severity, file=file, line=line,
                           message=message, target=target, other=other, score=score)
 
+    def __reduce__(self) -> tuple:
+        # Workers send their findings back pickled: as the fields in order, a third of what
+        # pickling the instance dict costs on both sides.
+        return Finding, tuple(vars(self).values())
+
     def to_json(self) -> dict:
         # Every field is a plain value: vars() is asdict() without its deep copy (a tenth of
         # a second for the findings of a whole tree).

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -119,6 +119,27 @@ def find_secrets(text: str) -> Iterator[SecretHit]:
 
 
 _SCREEN_BLOCK = 1 << 18  # characters screened together before they are screened line by line
+
+
+def screened(texts: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    """The (name, text) pairs in which a rule could match, in order. Small texts are screened
+    together, joined by line breaks (a rule matching a line of one matches the joined
+    block), so a store of clean memories costs one screen, not one per memory."""
+    screen = _screen()
+    batch: list[tuple[str, str]] = []
+    size = 0
+    for name, text in texts:
+        if size + len(text) > _SCREEN_BLOCK and batch:
+            if screen("\n".join(text for _, text in batch)):
+                yield from batch
+            batch, size = [], 0
+        if len(text) > _SCREEN_BLOCK:
+            yield name, text  # find_secrets screens it a block at a time
+            continue
+        batch.append((name, text))
+        size += len(text) + 1
+    if batch and screen("\n".join(text for _, text in batch)):
+        yield from batch
 
 
 def _hits(number: int, line: str) -> Iterator[SecretHit]:

@@ -10,6 +10,7 @@ memories is not scored pair by pair; the fuzzy score then decides.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from fractions import Fraction
@@ -59,20 +60,27 @@ def near_duplicates(
         return " ".join(sorted(texts[i].split()))
 
     least_shared = {size: math.ceil(WORD_OVERLAP * size) for size in set(map(len, words.values()))}
+    # Sets are taken smallest first; a posting holds the ranks of the sets taken so far.
+    order = sorted(keep, key=lambda i: (len(words[i]), i))
+    sizes = [len(words[i]) for i in order]
     postings: dict[int, list[int]] = defaultdict(list)
     scored: list[tuple[float, int, int]] = []
-    for i in sorted(keep, key=lambda i: (len(words[i]), i)):
-        size = len(words[i])
+    for rank, i in enumerate(order):
+        size = sizes[rank]
         overlap = least_shared[size]  # the fewest shared words any match can have
-        prefix = numbered[i][: size - overlap + _PREFIX_HITS]
-        hits = Counter(chain.from_iterable(map(postings.__getitem__, prefix)))
-        for word in prefix:
-            postings[word].append(i)
+        # A set smaller than that cannot reach Jaccard >= t with this set nor any later
+        # (larger) one: it leaves the postings for good (length filtering).
+        smallest = bisect_left(sizes, overlap)
+        lists = list(map(postings.__getitem__, numbered[i][: size - overlap + _PREFIX_HITS]))
+        for ranks in lists:
+            if ranks and ranks[0] < smallest:
+                del ranks[: bisect_left(ranks, smallest)]
+        hits = Counter(chain.from_iterable(lists))
+        for ranks in lists:
+            ranks.append(rank)
         needed = min(_PREFIX_HITS, overlap)
-        for j in [j for j, count in hits.items() if count >= needed]:
+        for j in [order[j] for j, count in hits.items() if count >= needed]:
             other = len(words[j])
-            if other < overlap:  # too small for Jaccard >= t with this set
-                continue
             shared = len(words[i] & words[j])
             # Jaccard >= 4/5, in integers (a Fraction comparison costs a second per store).
             if 5 * shared < 4 * (size + other - shared):
