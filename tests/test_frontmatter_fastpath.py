@@ -107,3 +107,28 @@ def test_duplicate_and_overlong_keys_go_to_yaml(block):
 ])
 def test_the_two_common_forms_take_the_fast_path(block):
     assert _simple_mapping(block) == _yaml_mapping(block)
+
+
+# Texts made of what decides where a block opens and closes: dashes, JavaScript spaces
+# (line breaks among them), carriage returns, and other characters.
+BLOCKISH = st.lists(st.sampled_from(["---", "-", "\n", " ", "\t", "\r", "\u00a0", "\ufeff",
+                                     "\u2028", "\x1c", "a", "name: x", ":"]),
+                    max_size=25).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(BLOCKISH, st.integers(0, 3))
+@example("---\n\n \n---\n", 0)
+@example("---\n----\n", 0)
+@example("--- \nname: a---b\n---\n", 0)
+def test_the_block_is_found_where_the_blocks_regex_finds_it(text, start):
+    start = min(start, len(text))
+    match = frontmatter.BLOCK.match(text, start)
+    expected = None if match is None else (match.start(1), match.end(1), match.end())
+    assert frontmatter._block_span(text, start) == expected
+
+
+@given(st.text(alphabet=string.ascii_letters, max_size=6)
+       | st.sampled_from(["yes", "No", "tRuE", "FALSE", "oN", "Off", "nULL", "Y", "n", "nul"]))
+def test_words_yaml_reads_as_booleans_or_null_are_known_in_any_case(word):
+    assert (word in frontmatter._YAML_WORD_CASES) == (word.lower() in frontmatter._YAML_WORDS)

@@ -165,3 +165,14 @@ def test_audit_json_keeps_the_exact_message(binary_index, capsys):
     report = json.loads(capsys.readouterr().out)
     kinds = [f["kind"] for f in report["findings"] if f["file"] == INDEX_NAME]
     assert kinds == ["unreadable"]
+
+
+@pytest.mark.parametrize("size", [0, 1, 8191, 8192, 8193, 70_001, (1 << 20) - 1, (1 << 20) + 9])
+def test_a_memory_is_read_whole_up_to_the_limit_whatever_its_size(store, size):
+    from tui.memory.store import FULL_READ_LIMIT
+
+    text = "".join(chr(ord("a") + n % 26) + ("\n" if n % 61 == 60 else "") for n in range(size))
+    (store / "sized.md").write_text(text[:size])
+    loaded = load_store(store).memory("sized.md")
+    assert loaded.text == text[:size][:FULL_READ_LIMIT]
+    assert loaded.size == size and loaded.error is None

@@ -52,6 +52,11 @@ def _not_a_file(mode: int, path: str | os.PathLike[str] | bytes) -> OSError:
 def open_regular(path: str | os.PathLike[str] | bytes) -> int:
     """A read-only descriptor on a regular file (symlinks followed); OSError for anything
     else, including a path no file can have (a NUL, a lone surrogate)."""
+    return open_regular_status(path)[0]
+
+
+def open_regular_status(path: str | os.PathLike[str] | bytes) -> tuple[int, os.stat_result]:
+    """`open_regular`, and the open file's status (its `fstat`)."""
     try:
         before = os.stat(path)
         if not stat.S_ISREG(before.st_mode):
@@ -60,13 +65,13 @@ def open_regular(path: str | os.PathLike[str] | bytes) -> int:
     except ValueError:
         raise OSError(errno.EINVAL, "no file can have this name", repr(path)) from None
     try:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            raise _not_a_file(mode, path)
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise _not_a_file(status.st_mode, path)
     except BaseException:
         os.close(descriptor)
         raise
-    return descriptor
+    return descriptor, status
 
 
 def open_binary(path: str | os.PathLike[str] | bytes, buffering: int = -1) -> BinaryIO:

@@ -16,6 +16,7 @@ checks this module against it, and lists the few exotic shapes still read differ
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -153,10 +154,12 @@ _SIMPLE_LINE = re.compile(
     rf"(?: (?:({_PLAIN}|{_UUID}|{_ISO_TIME})|({_INTEGER})|{_DOUBLE_QUOTED}|{_SINGLE_QUOTED})| ?)"
 )
 _YAML_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n"})
-
-
-def _is_yaml_word(text: str) -> bool:
-    return len(text) <= 5 and text.lower() in _YAML_WORDS
+# Each of them in every mix of cases: keys and plain values are ASCII here, so a lookup
+# says what `text.lower() in _YAML_WORDS` says, without making the lowered copy.
+_YAML_WORD_CASES = frozenset(
+    "".join(letters) for word in _YAML_WORDS
+    for letters in itertools.product(*({char, char.upper()} for char in word))
+)
 
 
 def _simple_mapping(block: str) -> dict[str, Any] | None:
@@ -171,7 +174,7 @@ def _simple_mapping(block: str) -> dict[str, Any] | None:
         if match is None:
             return None
         indent, key, plain, integer, double, single = match.groups()
-        if _is_yaml_word(key) or (plain is not None and _is_yaml_word(plain)) or len(key) > 1000:
+        if key in _YAML_WORD_CASES or plain in _YAML_WORD_CASES or len(key) > 1000:
             return None
         value: Any = plain
         if integer is not None:
@@ -196,6 +199,22 @@ def _simple_mapping(block: str) -> dict[str, Any] | None:
 
 
 _OPENING = re.compile(rf"---[{JS_SPACE}]*\n")
+_SPACES = re.compile(rf"[{JS_SPACE}]*")
+
+
+def _block_span(text: str, start: int) -> tuple[int, int, int] | None:
+    """What `BLOCK.match(text, start)` finds, as (group start, group end, match end), with
+    one `find` where the regex's lazy group tries `---` at every character. The group ends
+    at the first `---` after the opening (what follows it always matches: spaces, perhaps
+    none), and an opening that leaves no `---` after it leaves none after a shorter one
+    (what it gave up is spaces)."""
+    opening = _OPENING.match(text, start)
+    if opening is None:
+        return None
+    close = text.find("---", opening.end())
+    if close < 0:
+        return None
+    return opening.end(), close, _SPACES.match(text, close + 3).end()
 
 
 def parse(text: str) -> Frontmatter:
@@ -204,25 +223,25 @@ def parse(text: str) -> Frontmatter:
     start = 1 if text.startswith("\ufeff") else 0
     if not text.startswith("---", start):
         return Frontmatter(body=text)
-    match = BLOCK.match(text, start)
-    closing = match.end(1) if match is not None else 0
+    span = _block_span(text, start)
     if (
-        match is not None
-        and text.find("\r", start, closing) < 0
-        and (lines := text.count("\n", start, closing)) < HEAD_LINES
+        span is not None
+        and text.find("\r", start, span[1]) < 0
+        and (lines := text.count("\n", start, span[1])) < HEAD_LINES
     ):
         # The block closes within the scanner's 30 lines and holds no CR: the scanner's
         # view reads the same block.
-        block = match.group(1)
-        body = text[match.end() :]
-        block_lines = lines + text.count("\n", closing, match.end())
+        opened, closing, end = span
+        block = text[opened:closing]
+        body = text[end:]
+        block_lines = lines + text.count("\n", closing, end)
     else:
         view, start, dropped = _scanner_view(text)
-        match = BLOCK.match(view)
-        if not match:
+        span = _block_span(view, 0)
+        if span is None:
             return Frontmatter(body=text, unclosed=_OPENING.match(view) is not None)
-        block = match.group(1)
-        end = match.end()
+        opened, closing, end = span
+        block = view[opened:closing]
         body = text[_original_offset(text, start, view, end) if dropped else start + end :]
         block_lines = view.count("\n", 0, end)
     simple = _simple_mapping(block)

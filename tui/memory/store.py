@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.claude.files import NotAFile, decode_utf8, not_text, open_regular, read_regular
+from tui.claude.files import NotAFile, decode_utf8, not_text, open_regular_status, read_regular
 from tui.claude.lock import LockState, read_lock
 from tui.claude.memory_files import TEAM_FOLDER, TEAM_INDEX, is_log, memory_files
 from tui.claude.paths import INDEX_NAME
@@ -105,19 +105,23 @@ class Store:
 
 def _read(path: str, head_only: bool) -> tuple[bytes, os.stat_result]:
     """The file's bytes (all of them up to the limit, or its head) and its stat."""
-    descriptor = open_regular(path)
+    descriptor, status = open_regular_status(path)
     try:
-        status = os.fstat(descriptor)
         if head_only:
             return frontmatter.read_head(descriptor), status
         chunks = []
         remaining = FULL_READ_LIMIT
         while remaining > 0:
-            chunk = os.read(descriptor, min(remaining, max(status.st_size + 1, 8192)))
+            wanted = min(remaining, max(status.st_size + 1, 8192))
+            chunk = os.read(descriptor, wanted)
             if not chunk:
                 break
             chunks.append(chunk)
             remaining -= len(chunk)
+            if len(chunk) < wanted and FULL_READ_LIMIT - remaining >= status.st_size:
+                # Short, with every byte it had when opened: its end, with no read of
+                # nothing to see it. (A short read before that size reads on.)
+                break
         return b"".join(chunks), status
     finally:
         os.close(descriptor)
