@@ -9,7 +9,6 @@ memories is not scored pair by pair; the fuzzy score then decides.
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -59,7 +58,6 @@ def near_duplicates(
     def sorted_words(i: int) -> str:
         return " ".join(sorted(texts[i].split()))
 
-    least_shared = {size: math.ceil(WORD_OVERLAP * size) for size in set(map(len, words.values()))}
     # Sets are taken smallest first; a posting holds the ranks of the sets taken so far.
     order = sorted(keep, key=lambda i: (len(words[i]), i))
     sizes = [len(words[i]) for i in order]
@@ -67,7 +65,8 @@ def near_duplicates(
     scored: list[tuple[float, int, int]] = []
     for rank, i in enumerate(order):
         size = sizes[rank]
-        overlap = least_shared[size]  # the fewest shared words any match can have
+        # The fewest shared words any match can have: ceil(4/5 * size), in integers.
+        overlap = -(-size * WORD_OVERLAP.numerator // WORD_OVERLAP.denominator)
         # A set smaller than that cannot reach Jaccard >= t with this set nor any later
         # (larger) one: it leaves the postings for good (length filtering).
         smallest = bisect_left(sizes, overlap)
