@@ -7,6 +7,8 @@ import os
 
 import pytest
 from conftest import index_line, memory_text, write_index, write_memory
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tui import cli
 from tui.memory.audit import SEVERITIES, audit_store, worst_severity
@@ -294,3 +296,21 @@ def test_audit_index_link_leaving_the_store(store):
     write_index(store, ["- [Up](../x.md) — escapes"])
     finding = only(audit(store), "outside_store")
     assert (finding.severity, finding.line, finding.target) == ("error", 1, "../x.md")
+
+
+FINDING_FIELDS = st.tuples(
+    st.sampled_from(["dangling", "duplicate", "secret"]), st.sampled_from(SEVERITIES),
+    st.none() | st.text(max_size=5), st.none() | st.integers(0, 99), st.text(max_size=5),
+    st.none() | st.text(max_size=5), st.none() | st.text(max_size=5),
+    st.none() | st.floats(0, 100))
+
+
+@given(FINDING_FIELDS)
+def test_a_findings_json_is_its_fields_in_order_the_optional_ones_only_when_set(fields):
+    from tui.memory.finding import Finding
+
+    data = Finding(*fields).to_json()
+    names = ("kind", "severity", "file", "line", "message", "target", "other", "score")
+    expected = {name: value for name, value in zip(names, fields, strict=True)
+                if value is not None or name in ("file", "line")}
+    assert list(data.items()) == list(expected.items())

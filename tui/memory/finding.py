@@ -33,9 +33,17 @@ class Finding:
         return Finding, tuple(vars(self).values())
 
     def to_json(self) -> dict:
-        # Every field is a plain value: vars() is asdict() without its deep copy (a tenth of
-        # a second for the findings of a whole tree).
-        return {k: v for k, v in vars(self).items() if v is not None or k in ("file", "line")}
+        """The fields in order, the optional ones only when set."""
+        # Every field is a plain value: a copy of vars() is asdict() without its deep copy,
+        # and dropping the three optional ones is a third of filtering all eight.
+        fields = vars(self).copy()
+        for optional in _OPTIONAL:
+            if fields[optional] is None:
+                del fields[optional]
+        return fields
+
+
+_OPTIONAL = ("target", "other", "score")
 
 
 def stranded_findings(reason: str | None) -> tuple[Finding, ...]:
