@@ -187,7 +187,9 @@ def test_a_run_the_cache_answers_whole_loads_none_of_the_audits_rules(stores, tm
         "from pathlib import Path\n"
         "from tui.memory.audit_cache import AuditCache\n"
         "from tui.memory.bulk import audit_many\n"
-        "cache = AuditCache(Path(sys.argv[1]), clock=lambda: time.time_ns() + 120 * 10**9)\n"
+        "def later():\n"
+        "    return time.time_ns() + 120 * 10**9\n"
+        "cache = AuditCache(Path(sys.argv[1]), clock=later)\n"
         "audits = audit_many([(Path(store), None) for store in sys.argv[2:]], cache=cache)\n"
         "print([audit.cached for audit in audits])\n"
         "print(' '.join(sorted(sys.modules)))\n"
@@ -197,8 +199,7 @@ def test_a_run_the_cache_answers_whole_loads_none_of_the_audits_rules(stores, tm
     cached, modules = result.stdout.splitlines()
     assert cached == "[True, True]"
     rules = {"tui.memory.audit", "tui.memory.store", "tui.memory.dates", "tui.memory.similarity",
-             "tui.memory.frontmatter", "yaml", "rapidfuzz", "importlib.metadata",
-             "concurrent.futures.process"}
+             "tui.memory.frontmatter", "yaml", "rapidfuzz", "importlib.metadata"}
     assert not set(modules.split()) & rules
 
 
@@ -210,3 +211,20 @@ def test_the_rules_digest_names_each_rule_librarys_installed_version():
                                   ("detect_secrets", "detect-secrets"),
                                   ("markdown_it_py", "markdown-it-py")):
         assert f"{library}-{version(distribution)}.dist-info/".encode() in records.lower()
+
+
+def test_worker_processes_look_stores_up_in_the_cache_and_fill_it(stores, tmp_path):
+    pairs = [(store, None) for store in stores]
+    with AuditCache(tmp_path / "cache.sqlite", clock=later_clock) as cache:
+        first = audit_many(pairs, workers=2, cache=cache)
+        second = audit_many(pairs, workers=2, cache=cache)
+        uncached = audit(stores, None)
+        memory = stores[0] / "user_role.md"
+        before = memory.stat()
+        time.sleep(0.05)  # past the filesystem's timestamp tick
+        memory.write_text(memory.read_text().replace("type: user", "type: usex"))
+        os.utime(memory, ns=(before.st_atime_ns, before.st_mtime_ns))
+        third = audit_many(pairs, workers=2, cache=cache)
+    assert [a.cached for a in first + second + third] == [False, False, True, True, False, True]
+    assert answers(second) == answers(first) == answers(uncached)
+    assert "unknown_type" in kinds(third[0]) and "unknown_type" not in kinds(first[0])
