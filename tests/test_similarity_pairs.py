@@ -83,3 +83,15 @@ def test_memory_extended_by_a_quarter_of_rare_words_is_a_duplicate_at_jaccard_0_
     ]
     assert [(a.file, b.file) for a, b, _ in near_duplicates(memories, 70.0)] == [("m0.md", "m1.md")]
     assert near_duplicates(memories, 70.0) == _all_pairs(memories, 70.0)
+
+
+def test_two_memories_of_one_size_sharing_eight_ninths_of_their_words_are_duplicates():
+    # The tightest case for the shorter index prefix: equal sizes, Jaccard exactly 0.8
+    # (16 of 20 words), each memory's own words rarer than every shared one.
+    shared = [f"common{n:02}" for n in range(16)]
+    memories = [
+        _memory(number, f"---\ndescription: note\n---\n{' '.join(shared + own)}\n")
+        for number, own in enumerate([["firstonly", "firstalso"], ["secondonly", "secondalso"]])
+    ]
+    assert [(a.file, b.file) for a, b, _ in near_duplicates(memories, 70.0)] == [("m0.md", "m1.md")]
+    assert near_duplicates(memories, 70.0) == _all_pairs(memories, 70.0)

@@ -24,6 +24,7 @@ WORD_OVERLAP = Fraction(4, 5)  # Jaccard of the word sets; the pair loop tests i
 # Sets sharing m >= k words share their k rarest common words, and each of those lies within
 # the set's (size - m + k) rarest: so a match must hit k times in those longer prefixes.
 _PREFIX_HITS = 3
+_INDEXED = 2 * WORD_OVERLAP / (1 + WORD_OVERLAP)  # the least overlap with a set no smaller
 _MIN_TEXT = 24
 
 
@@ -75,7 +76,11 @@ def near_duplicates(
             if ranks and ranks[0] < smallest:
                 del ranks[: bisect_left(ranks, smallest)]
         hits = Counter(chain.from_iterable(lists))
-        for ranks in lists:
+        # Indexed under fewer words than it probes with: its later partners are no smaller,
+        # so a match shares at least 2t/(1+t) * size of its words (8/9 for t = 4/5), and the
+        # rarest common ones lie within (size - that + hits) of them (ppjoin's index prefix).
+        least_with_larger = -(-size * _INDEXED.numerator // _INDEXED.denominator)
+        for ranks in lists[: size - least_with_larger + _PREFIX_HITS]:
             ranks.append(rank)
         needed = min(_PREFIX_HITS, overlap)
         for j in [order[j] for j, count in hits.items() if count >= needed]:
