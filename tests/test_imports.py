@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from conftest import index_line, memory_text, write_index, write_memory
@@ -121,3 +122,13 @@ def test_a_command_builds_only_its_own_parser(home_env):
     everything = {"tui.cli_history", "tui.cli_runs", "tui.cli_sync", "tui.cli_doctor"}
     assert imported_command_modules(env, "--help") == everything
     assert imported_command_modules(env, "projecs") == everything
+
+
+def test_audit_all_answered_by_the_cache_loads_no_rules(home_env, tmp_path):
+    env, _ = home_env
+    env = {**env, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    time.sleep(2.1)  # settled: a store changed in the last 2 s is audited, never cached
+    imported(env, "audit", "--all", "--json")  # fills the audit cache
+    code, heavy = imported(env, "audit", "--all", "--json")
+    assert code == 0
+    assert heavy & {"yaml", "rapidfuzz", "markdown_it", "re2", "detect_secrets"} == set()

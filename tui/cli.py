@@ -94,26 +94,30 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
     from tui.claude.discovery import discover
+    from tui.collector import collector_paused
     from tui.memory.audit_cache import AuditCache
     from tui.memory.bulk import AuditRun
 
     home = projects_home(args)
-    with nullcontext() if args.no_cache else AuditCache() as cache, AuditRun(cache=cache) as run:
-        run.start(likely_stores(home))  # audited by the workers while discovery runs
-        inventory = discover(home, env_of(args), args.settings)
-        audits = run.finish([(p.store, p.stranded_reason or None)
-                             for p in inventory.projects if p.store_exists])
-    if args.json:
-        print_json([
-            {"store": str(a.store), "memories": a.memories, "errors": a.errors,
-             "cached": a.cached, "findings": [f.to_json() for f in a.findings]}
-            for a in audits
-        ])
-    else:
-        from tui.render import print_audit_summary
+    # A one-shot run of ~100,000 objects without cycles: collecting them only costs (~10%).
+    with collector_paused():
+        with nullcontext() if args.no_cache else AuditCache() as cache, \
+                AuditRun(cache=cache) as run:
+            run.start(likely_stores(home))  # audited by the workers while discovery runs
+            inventory = discover(home, env_of(args), args.settings)
+            audits = run.finish([(p.store, p.stranded_reason or None)
+                                 for p in inventory.projects if p.store_exists])
+        if args.json:
+            print_json([
+                {"store": str(a.store), "memories": a.memories, "errors": a.errors,
+                 "cached": a.cached, "findings": [f.to_json() for f in a.findings]}
+                for a in audits
+            ])
+        else:
+            from tui.render import print_audit_summary
 
-        labels = {p.store: p.key_path or str(p.store) for p in inventory.projects if p.store}
-        print_audit_summary(audits, labels)
+            labels = {p.store: p.key_path or str(p.store) for p in inventory.projects if p.store}
+            print_audit_summary(audits, labels)
     return 1 if any(a.errors for a in audits) else 0
 
 
@@ -129,13 +133,13 @@ def likely_stores(home: Path) -> list[Path]:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from tui.memory.audit import audit_store
-    from tui.memory.report import AuditReport
-
     if args.all:
         if args.target:
             raise UsageError("Give either a TARGET or --all, not both.")
         return cmd_audit_all(args)
+    from tui.memory.audit import audit_store  # after --all: the cache may answer every store
+    from tui.memory.report import AuditReport
+
     target, store = _load_target(args)
     untrusted = (target.untrusted.value, target.untrusted.source) if target.untrusted else None
     findings = audit_store(
