@@ -240,7 +240,7 @@ def entry_points(scratch: Path) -> list[EntryPoint]:
         keyed = text.replace("SIZE", str(info.st_size)).replace("MTIME", str(info.st_mtime_ns))
         cache = transcripts.EvidenceCache(write("evidence.json", keyed.replace(
             "PATH", json.dumps(os.fsdecode(transcript))[1:-1])))
-        cache.evidence(transcript)
+        cache.folder_evidence([transcript])
 
     evidence_seeds = ('{"PATH": [SIZE, MTIME, ["/s/memory"], ["/o"]]}',
                       '{"PATH": [SIZE, MTIME, [], []], "x": 5}')

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import write_jsonl
+from tui.claude import transcripts
 from tui.history import scan_cache
 from tui.history.scan_cache import ScanCache
 from tui.history.writes_log import scan_events, transcript_files
@@ -146,3 +147,91 @@ def test_matching_lines_finds_every_complete_line_across_block_edges(tmp_path_fa
 
     assert found == expected
     assert resume == max(start, data.rfind(b"\n") + 1)
+
+
+def _evidence_search(transcript, tmp_path) -> None:
+    """Discovery's search of a transcript whose cwd is gone, which a store scan may reuse."""
+    transcripts.EvidenceCache(tmp_path / "evidence.json").folder_evidence([str(transcript)])
+
+
+def test_a_store_scan_reads_only_the_lines_the_evidence_search_found(claude_home, store, tmp_path,
+                                                                     monkeypatch):
+    transcript = claude_home.folder("-w") / "s.jsonl"
+    write_jsonl(transcript, [{"type": "user", "message": {"content": "x" * 5000}},
+                             write_result("s", str(store / "a.md"), "one\n", "2026-03-01T09:00:00.000Z")])
+    _evidence_search(transcript, tmp_path)
+    monkeypatch.setattr(scan_cache, "matching_lines", lambda *_: pytest.fail("the file was read again"))
+    with ScanCache() as cache:
+        assert [e.content for e in scan_events(store, [transcript], cache)] == ["one\n"]
+
+
+@pytest.mark.parametrize("change", ["grown", "shrunk", "replaced"])
+def test_a_transcript_changed_after_the_evidence_search_is_read_again(claude_home, store, tmp_path,
+                                                                      change):
+    transcript = claude_home.folder("-w") / "s.jsonl"
+    filler = {"type": "user", "message": {"content": "x" * 100}}
+
+    def event(content: str) -> dict:
+        return write_result("s", str(store / "a.md"), content, "2026-03-01T09:00:00.000Z")
+
+    write_jsonl(transcript, [event("one\n"), filler, event("two\n")])
+    _evidence_search(transcript, tmp_path)
+    before = transcript.stat()
+    if change == "grown":
+        with open(transcript, "a") as out:
+            out.write(json.dumps(event("three\n")) + "\n")
+        expected = ["one\n", "two\n", "three\n"]
+    elif change == "shrunk":
+        write_jsonl(transcript, [{"type": "user"}, event("1\n")])
+        expected = ["1\n"]
+    else:  # the same size, its lines elsewhere
+        write_jsonl(transcript, [filler, event("uno\n"), event("dos\n")])
+        assert transcript.stat().st_size == before.st_size
+        os.utime(transcript, ns=(before.st_atime_ns, before.st_mtime_ns + 1))
+        expected = ["uno\n", "dos\n"]
+    with ScanCache() as cache:
+        assert [e.content for e in scan_events(store, [transcript], cache)] == expected
+
+
+_LINES = st.sampled_from([
+    b'{"p": "/h/projects/-a/memory/x.md"}', b'{"p": "C:\\\\h\\\\projects\\\\-a\\\\memory\\\\x.md"}',
+    b'{"p": "/h/projects/-b/memory/y.md", "q": "/h/projects/-a/memory/"}',
+    b'{"p": "/h/projects/-b/memory/y.md"}', b'{"t": "memory is hard", "y": "directory/"}',
+    b'{"type": "worktree-state"}', b"x" * 300, b"",
+])
+
+
+@given(lines=st.lists(_LINES, max_size=30), tail=_LINES, block=st.integers(8, 128),
+       start_line=st.integers(0, 5))
+@settings(max_examples=200, deadline=None)
+def test_the_lines_the_evidence_search_found_give_what_a_store_scan_finds(tmp_path_factory, lines,
+                                                                          tail, block, start_line):
+    """For a needle naming a memory dir, the remembered lines give the same lines, offsets
+    and resume point as reading the whole file, whatever the block size of either search."""
+    import unittest.mock
+
+    path = tmp_path_factory.mktemp("scan") / "t.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in lines) + tail)
+    start = sum(len(line) + 1 for line in lines[:start_line])
+    needle = b"projects/-a/memory/"
+    with unittest.mock.patch.object(transcripts, "_BLOCK", block):
+        transcripts.EvidenceCache(path.with_suffix(".json")).folder_evidence([str(path)])
+    remembered, read = [], []
+    with unittest.mock.patch.object(scan_cache, "BLOCK", block * 3):
+        expected = scan_cache.matching_lines(path, needle, start, lambda *found: read.append(found))
+    resume = transcripts.read_memory_dir_lines(path, path.stat(), needle, start,
+                                               lambda *found: remembered.append(found))
+    assert (remembered, resume) == (read, expected)
+
+
+def test_a_store_outside_projects_is_read_from_its_transcripts_after_the_evidence_search(
+        claude_home, tmp_path):
+    """Its lines need not name a memory dir, so the evidence search's lines cannot answer."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    transcript = claude_home.folder("-w") / "s.jsonl"
+    write_jsonl(transcript, [write_result("s", str(notes / "a.md"), "one\n", "2026-03-01T09:00:00.000Z"),
+                             saved("s", str(claude_home.store(folder="-w") / "b.md"))])
+    _evidence_search(transcript, tmp_path)
+    with ScanCache() as cache:
+        assert [e.content for e in scan_events(notes, [transcript], cache)] == ["one\n"]

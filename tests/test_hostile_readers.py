@@ -85,7 +85,7 @@ def test_a_path_no_file_can_have_is_an_os_error(tmp_path):
 def test_transcripts_that_are_fifos_or_devices_are_skipped(tmp_path):
     with watched_fifo(tmp_path / "s.jsonl") as opened:
         assert transcripts.first_cwd(tmp_path / "s.jsonl") is None
-        assert list(transcripts.evidence_lines(tmp_path / "s.jsonl")) == []
+        assert transcripts.memory_evidence(tmp_path / "s.jsonl") == transcripts.MemoryEvidence()
     assert opened == []
     os.symlink("/dev/zero", tmp_path / "z.jsonl")
     assert transcripts.memory_evidence(tmp_path / "z.jsonl").stores == set()
@@ -229,9 +229,9 @@ def test_a_damaged_evidence_cache_is_read_again(tmp_path):
     for entry in ([info.st_size, info.st_mtime_ns, 5, {"a": 1}],
                   [info.st_size, info.st_mtime_ns, [{"a": 1}], []]):
         cache_file.write_text(json.dumps({str(transcript): entry}))
-        assert transcripts.EvidenceCache(cache_file).evidence(transcript).stores == {STORE}
+        assert transcripts.EvidenceCache(cache_file).folder_evidence([transcript]).stores == {STORE}
     cache_file.write_text("[" * 100_000)
-    assert transcripts.EvidenceCache(cache_file).evidence(transcript).stores == {STORE}
+    assert transcripts.EvidenceCache(cache_file).folder_evidence([transcript]).stores == {STORE}
 
 
 def test_history_scan_keeps_transcripts_whose_names_are_not_utf8(tmp_path):

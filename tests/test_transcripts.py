@@ -182,20 +182,23 @@ def test_the_block_search_finds_the_same_evidence_as_decoding_every_line(tmp_pat
 
 def test_the_evidence_cache_rereads_a_transcript_only_when_it_changed(tmp_path, monkeypatch):
     path = tmp_path / "s.jsonl"
-    write_jsonl(path, [{"type": "system", "subtype": "memory_saved",
-                        "writtenPaths": ["/h/projects/-a/memory/x.md"]}])
+    write_jsonl(path, [{"type": "worktree-state", "worktreeSession": {"originalCwd": "/o"}}])
     cache_file = tmp_path / "cache.json"
-    scans = []
-    real = transcripts.memory_evidence
-    monkeypatch.setattr(transcripts, "memory_evidence", lambda p: scans.append(p) or real(p))
+    searches = []
+    for name in ("_memory_dir_stores", "_original_cwds"):
+        real = getattr(transcripts, name)
+        monkeypatch.setattr(transcripts, name,
+                            lambda *args, real=real, name=name: searches.append(name) or real(*args))
 
     first = transcripts.EvidenceCache(cache_file)
-    assert first.evidence(path).stores == {"/h/projects/-a/memory"}
+    assert first.folder_evidence([str(path)]).original_cwds == {"/o"}
     first.save()
     again = transcripts.EvidenceCache(cache_file)
-    assert again.evidence(path).stores == {"/h/projects/-a/memory"}
-    assert len(scans) == 1  # answered from the cache
+    assert again.folder_evidence([str(path)]).original_cwds == {"/o"}
+    assert searches == ["_memory_dir_stores", "_original_cwds"]  # the second answered from the cache
     with open(path, "a") as out:
-        out.write('{"type": "worktree-state", "worktreeSession": {"originalCwd": "/o"}}\n')
-    assert again.evidence(path).original_cwds == {"/o"}
-    assert len(scans) == 2
+        out.write('{"type": "system", "subtype": "memory_saved", '
+                  '"writtenPaths": ["/h/projects/-a/memory/x.md"]}\n')
+    assert again.folder_evidence([str(path)]).stores == {"/h/projects/-a/memory"}
+    # read again; the worktree origins not even searched: a folder with a store needs none
+    assert searches == ["_memory_dir_stores", "_original_cwds", "_memory_dir_stores"]

@@ -196,13 +196,9 @@ class _Scanner:
                     "git", role
                 )
 
-        evidence = transcripts.MemoryEvidence()
         if self.evidence_cache is None:
             self.evidence_cache = transcripts.EvidenceCache()
-        for _, file in dated:
-            found = self.evidence_cache.evidence(file)
-            evidence.stores |= found.stores
-            evidence.original_cwds |= found.original_cwds
+        evidence = self.evidence_cache.folder_evidence([file for _, file in dated])
         role = "deleted" if cwds else "other"
         if evidence.stores:
             counts = Counter(self.local_store(s) for s in evidence.stores)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.claude import line_search
 from tui.claude.files import open_binary, read_text
 
 UUID_NAME = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$")
@@ -138,57 +139,109 @@ def written_paths(record: dict) -> list[str]:
     return found
 
 
-# A memory write names `<projects>/<folder>/memory/…` (JSON escapes Windows' `\\`);
-# a worktree record says so. Lines with neither are never decoded. The search starts at
-# the literal `memory` (re skips ahead to a literal prefix quickly; an alternation of
-# `/memory/`, `\\memory\\` and `worktree-state` is tried at every byte, 4x slower).
-_MEMORY_DIR = re.compile(rb"memory(?:/|\\\\)")
+# A memory write names `<projects>/<folder>/memory/…` (JSON escapes Windows' `\\`), a
+# worktree record says `worktree-state`; lines with neither are never decoded. Blocks are
+# searched for the `y/` or `y\\` that ends such a path, each hit checked backwards: re
+# finds a one-byte literal prefix fastest, `y` is the rarest letter of `memory`, and the
+# word `memory` (common in transcripts) is then no hit. Worktree records are looked for
+# only when no memory write says more (`EvidenceCache.folder_evidence`).
+_MEMORY_DIR_END = re.compile(rb"y(?:/|\\\\)")
 _WORKTREE_STATE = b"worktree-state"
 _BLOCK = 1 << 20
 
 
-def _evidence_starts(data: bytes, end: int) -> list[int]:
-    """Where `/memory/`, `\\\\memory\\\\` or `worktree-state` begin in `data[:end]`."""
-    starts = []
-    for match in _MEMORY_DIR.finditer(data, 0, end):
-        closing = match.group()[len(b"memory"):]  # `/` or `\\\\`: the opening must match
-        if data.endswith(closing, 0, match.start()):
-            starts.append(match.start() - len(closing))
-    position = data.find(_WORKTREE_STATE, 0, end)
-    while position != -1:
-        starts.append(position)
-        position = data.find(_WORKTREE_STATE, position + 1, end)
-    return sorted(starts)
+def _memory_dir_starts(data: bytes | bytearray, end: int) -> Iterator[int]:
+    """Where `/memory/` or `\\\\memory\\\\` (the same separator on both sides) begin in `data[:end]`."""
+    for match in _MEMORY_DIR_END.finditer(data, 0, end):
+        separator = match.group()[1:]
+        opening = match.start() - len(b"memor") - len(separator)
+        if opening >= 0 and data[opening:match.start()] == separator + b"memor":
+            yield opening
 
 
-def evidence_lines(path: str | os.PathLike[str]) -> Iterator[bytes]:
-    """The lines of a transcript that may hold memory evidence, found by searching whole
-    blocks (most transcripts are megabytes of tool output with none)."""
+def names_memory_dir(text: bytes) -> bool:
+    """Whether `text` holds `/memory/` or `\\\\memory\\\\`: every line holding it is one the
+    evidence search finds."""
+    return next(_memory_dir_starts(text, len(text)), None) is not None
+
+
+def _lines(path: str | os.PathLike[str], starts: line_search.Starts,
+           on_line: line_search.OnLine) -> int | None:
+    """`line_search.search_lines` over a whole transcript, its last line included; None
+    when it cannot be read (what was found until then stands)."""
     try:
-        handle = open_binary(path, buffering=0)
+        return line_search.search_lines(path, starts, on_line, unterminated=True, block=_BLOCK)
     except OSError:
-        return
-    with handle:
-        pending = b""
-        while True:
-            try:
-                block = handle.read(_BLOCK)
-            except OSError:
-                return
-            data = pending + block if pending else block
-            complete = data.rfind(b"\n") + 1 if block else len(data)
-            after_last = 0
-            for start in _evidence_starts(data, complete):
-                if start < after_last:
-                    continue  # on a line already given
-                line_start = data.rfind(b"\n", 0, start) + 1
-                end = data.find(b"\n", start, complete)
-                end = complete if end == -1 else end
-                yield data[line_start:end]
-                after_last = end + 1
-            if not block:
-                return
-            pending = data[complete:]
+        return None
+
+
+@dataclass(frozen=True)
+class MemoryDirLines:
+    """Where one search of a transcript found the lines naming a memory dir."""
+
+    size: int
+    mtime_ns: int
+    complete: int  # just past the last complete line
+    spans: tuple[tuple[int, int], ...]  # (offset, length) of each line
+
+
+# The transcripts this process searched for memory-dir lines, with the size and mtime each
+# had. A store under `projects/` is scanned for `projects/<folder>/memory/`, which occurs
+# only on such lines: `scan_cache` then reads those lines, not the whole file again.
+_searched: dict[str, MemoryDirLines] = {}
+
+
+def _memory_dir_stores(path: str | os.PathLike[str], info: os.stat_result | None = None) -> set[str]:
+    """The stores a transcript's memory writes name; with the `stat` taken before the
+    search, where the lines were is kept for `read_memory_dir_lines`."""
+    stores: set[str] = set()
+    spans: list[tuple[int, int]] = []
+
+    def on_line(line: bytes, offset: int) -> None:
+        spans.append((offset, len(line)))
+        record = decode(line)
+        if record is not None:
+            for file_path in written_paths(record):
+                store = store_of_memory_path(file_path)
+                if store:
+                    stores.add(store)
+
+    complete = _lines(path, _memory_dir_starts, on_line)
+    if info is not None and complete is not None:
+        _searched[os.path.abspath(path)] = MemoryDirLines(
+            info.st_size, info.st_mtime_ns, complete, tuple(spans))
+    return stores
+
+
+def _original_cwds(path: str | os.PathLike[str]) -> set[str]:
+    """The checkouts a transcript's `worktree-state` records say its worktree was made from."""
+    evidence = MemoryEvidence()
+
+    def on_line(line: bytes, _offset: int) -> None:
+        record = decode(line)
+        if record is not None and record.get("type") == "worktree-state":
+            add_evidence(evidence, record)
+
+    _lines(path, line_search.needle_starts(_WORKTREE_STATE), on_line)
+    return evidence.original_cwds
+
+
+def read_memory_dir_lines(path: str | os.PathLike[str], info: os.stat_result, needle: bytes,
+                          start: int, on_line: line_search.OnLine) -> int | None:
+    """`line_search.search_lines(path, needle, start)` without reading the whole file, when
+    this process already searched it for memory-dir lines, it still has the size and mtime
+    it had then (`info`), and every line holding `needle` is one of those. None otherwise."""
+    seen = _searched.get(os.path.abspath(path))
+    if (seen is None or (seen.size, seen.mtime_ns) != (info.st_size, info.st_mtime_ns)
+            or start > seen.complete or not names_memory_dir(needle)):
+        return None
+    with open_binary(path, buffering=0) as handle:
+        for offset, length in seen.spans:
+            if offset >= start and offset + length < seen.complete:
+                line = os.pread(handle.fileno(), length, offset)
+                if needle in line:
+                    on_line(line, offset)
+    return seen.complete
 
 
 def add_evidence(evidence: MemoryEvidence, record: dict) -> None:
@@ -205,12 +258,7 @@ def add_evidence(evidence: MemoryEvidence, record: dict) -> None:
 
 
 def memory_evidence(path: str | os.PathLike[str]) -> MemoryEvidence:
-    evidence = MemoryEvidence()
-    for line in evidence_lines(path):
-        record = decode(line)
-        if record is not None:
-            add_evidence(evidence, record)
-    return evidence
+    return MemoryEvidence(_memory_dir_stores(path), _original_cwds(path))
 
 
 def _texts(value: object) -> bool:
@@ -220,7 +268,10 @@ def _texts(value: object) -> bool:
 
 class EvidenceCache:
     """Each transcript's memory evidence, kept between runs while the file's size and
-    mtime stay the same (a JSON file in the cache dir; a damaged one is started again)."""
+    mtime stay the same (a JSON file in the cache dir; a damaged one is started again).
+
+    An entry is `[size, mtime_ns, stores, original cwds]`; the cwds are null until some
+    folder needed them (`folder_evidence`)."""
 
     def __init__(self, path: Path | None = None):
         from tui import xdg
@@ -235,22 +286,42 @@ class EvidenceCache:
         except (OSError, ValueError, RecursionError):
             pass
 
-    def evidence(self, path: str | os.PathLike[str]) -> MemoryEvidence:
+    def folder_evidence(self, files: list[str]) -> MemoryEvidence:
+        """What the transcripts of one folder say together. Worktree origins, a second
+        search, are looked for only when no transcript names a store: a folder's store
+        comes from its stores when it has any."""
+        evidence = MemoryEvidence()
+        entries = [self._entry(file) for file in files]
+        for entry in entries:
+            if entry is not None:
+                evidence.stores.update(entry[2])
+        if not evidence.stores:
+            for file, entry in zip(files, entries, strict=True):
+                if entry is not None:
+                    evidence.original_cwds.update(self._original_cwds(file, entry))
+        return evidence
+
+    def _entry(self, path: str | os.PathLike[str]) -> list | None:
         try:
             info = os.stat(path)
         except OSError:
-            return MemoryEvidence()
+            return None
         key = os.fsdecode(path)
         entry = self.entries.get(key)
         if (isinstance(entry, list) and len(entry) == 4
                 and entry[:2] == [info.st_size, info.st_mtime_ns]
-                and _texts(entry[2]) and _texts(entry[3])):
-            return MemoryEvidence(set(entry[2]), set(entry[3]))
-        found = memory_evidence(path)
-        self.entries[key] = [info.st_size, info.st_mtime_ns, sorted(found.stores),
-                             sorted(found.original_cwds)]
+                and _texts(entry[2]) and (entry[3] is None or _texts(entry[3]))):
+            return entry
+        entry = [info.st_size, info.st_mtime_ns, sorted(_memory_dir_stores(path, info)), None]
+        self.entries[key] = entry
         self.changed = True
-        return found
+        return entry
+
+    def _original_cwds(self, path: str | os.PathLike[str], entry: list) -> list[str]:
+        if entry[3] is None:
+            entry[3] = sorted(_original_cwds(path))
+            self.changed = True
+        return entry[3]
 
     def save(self) -> None:
         if not self.changed:

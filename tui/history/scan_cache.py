@@ -17,6 +17,8 @@ from pathlib import Path
 
 from tui import xdg
 from tui.claude.files import open_binary
+from tui.claude.line_search import needle_starts, search_lines
+from tui.claude.transcripts import read_memory_dir_lines
 
 BLOCK = 1 << 20
 ANCHOR = 256  # bytes before the resume point, kept to notice a file replaced by another
@@ -29,31 +31,9 @@ def matching_lines(path: Path, needle: bytes, start: int, on_line: Callable[[byt
     """Call `on_line(line, offset)` for each complete line from `start` holding `needle`.
 
     Returns the offset just past the last complete line, where the next scan resumes; a
-    half-written last line is left for then. Memory use is one block plus the longest line.
+    half-written last line is left for then.
     """
-    buffer = bytearray(BLOCK)  # one buffer for the whole file: no fresh megabyte per block
-    with open_binary(path, buffering=0) as handle:
-        handle.seek(start)
-        done = start
-        kept = 0  # the start of a line not yet complete, at the front of the buffer
-        while True:
-            if kept == len(buffer):  # a line longer than the buffer
-                buffer.extend(bytes(len(buffer)))
-            with memoryview(buffer) as view:
-                size = handle.readinto(view[kept:])
-            if not size:
-                return done
-            end = kept + size
-            complete = buffer.rfind(b"\n", 0, end) + 1
-            found = buffer.find(needle, 0, complete)
-            while found != -1:
-                line_start = buffer.rfind(b"\n", 0, found) + 1
-                line_end = buffer.find(b"\n", found)
-                on_line(bytes(buffer[line_start:line_end]), done + line_start)
-                found = buffer.find(needle, line_end + 1, complete)
-            done += complete
-            kept = end - complete
-            buffer[:kept] = buffer[complete:end]
+    return search_lines(path, needle_starts(needle), on_line, start, block=BLOCK)
 
 
 class ScanCache:
@@ -151,7 +131,9 @@ class ScanCache:
             fresh.extend(parse(line, offset, str(file)))
 
         try:
-            done = matching_lines(file, needle, start, on_line)
+            done = read_memory_dir_lines(file, info, needle, start, on_line)
+            if done is None:
+                done = matching_lines(file, needle, start, on_line)
         except OSError:
             return self._items(key, needle) if start else []
         if fresh:
