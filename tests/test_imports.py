@@ -132,3 +132,13 @@ def test_audit_all_answered_by_the_cache_loads_no_rules(home_env, tmp_path):
     code, heavy = imported(env, "audit", "--all", "--json")
     assert code == 0
     assert heavy & {"yaml", "rapidfuzz", "markdown_it", "re2", "detect_secrets"} == set()
+
+
+def test_overwrites_loads_the_journal_only_for_a_store_that_has_one(home_env):
+    from tui.history.journal import Journal
+
+    env, store = home_env
+    journal_code = {"tui.history.journal", "tui.history.merge", "git", "difflib"}
+    assert not _all_imported(env, "overwrites", str(store), "--json") & journal_code
+    Journal(store).snapshot("a first version", source="external")
+    assert "tui.history.journal" in _all_imported(env, "overwrites", str(store), "--json")

@@ -60,3 +60,8 @@ def store_key(store: Path) -> str:
 
     digest = hashlib.sha256(os.path.realpath(store).encode("utf-8", "surrogateescape"))
     return f"path-{digest.hexdigest()[:12]}"
+
+
+def journal_dir(store: Path) -> Path:
+    """Where `tui.history.journal` keeps a store's history (a git repository)."""
+    return data_dir() / "journal" / store_key(store)

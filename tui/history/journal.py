@@ -29,10 +29,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui import xdg
 from tui.claude.paths import LOCK_NAME
 from tui.memory.store_lock import store_lock
-from tui.xdg import store_key
+from tui.xdg import journal_dir
 
 MAIN = "main"
 BACKFILL = "backfill"
@@ -71,10 +70,6 @@ class Version:
     @property
     def branch(self) -> str:
         return self.trailers.get("Branch", "")
-
-
-def journal_dir(store: Path) -> Path:
-    return xdg.data_dir() / "journal" / store_key(store)
 
 
 def blob_id(data: bytes) -> str:

@@ -9,24 +9,30 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tui.history.merge import MergeResult, merge3
 from tui.history.overwrites import LostUpdate, lost_updates_in_events, lost_updates_in_journal
 from tui.history.writes_log import MemoryEvent
+from tui.xdg import journal_dir
+
+if TYPE_CHECKING:
+    from tui.history.merge import MergeResult
 
 
 def all_lost_updates(store: Path, events: Iterable[MemoryEvent]) -> list[LostUpdate]:
     """Lost updates the transcripts show, then those between journal snapshots (if any)."""
-    from tui.history.journal import Journal, journal_dir
-
     found = lost_updates_in_events(events)
     if journal_dir(store).exists():  # opening a journal would create one: only read it
+        from tui.history.journal import Journal  # git and its helpers: ~12 ms to import
+
         found += lost_updates_in_journal(Journal(store))
     return found
 
 
 def merge_back(update: LostUpdate, current: str) -> MergeResult:
     """The file as it is now with the lines `update` dropped merged back in."""
+    from tui.history.merge import merge3
+
     return merge3(update.base or "", current, update.lost_version)
 
 
