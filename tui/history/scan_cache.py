@@ -97,6 +97,7 @@ class ScanCache:
                 "SELECT path, size, mtime_ns, done, anchor FROM files WHERE needle=?", (needle,)
             )
         }
+        stored: dict[bytes, list[dict]] | None = None  # every unchanged file's items, read at once
         results: dict[str, list[dict]] = {}
         for file in files:
             try:
@@ -105,7 +106,9 @@ class ScanCache:
                 continue
             cached = known.get(os.fsencode(file))
             if cached and cached[0] == info.st_size and cached[1] == info.st_mtime_ns:
-                results[str(file)] = self._items(os.fsencode(file), needle)
+                if stored is None:
+                    stored = self._all_items(needle)
+                results[str(file)] = stored.get(os.fsencode(file), [])
                 continue
             start = 0
             if cached and info.st_size >= cached[2] and _anchor(file, cached[2]) == cached[3]:
@@ -113,6 +116,14 @@ class ScanCache:
             results[str(file)] = self._rescan(file, needle, parse, start, info)
         self.db.commit()
         return results
+
+    def _all_items(self, needle: bytes) -> dict[bytes, list[dict]]:
+        items: dict[bytes, list[dict]] = {}
+        rows = self.db.execute(
+            "SELECT path, data FROM items WHERE needle=? ORDER BY path, offset", (needle,))
+        for key, data in rows:
+            items.setdefault(key, []).extend(json.loads(data))
+        return items
 
     def _items(self, key: bytes, needle: bytes) -> list[dict]:
         rows = self.db.execute(

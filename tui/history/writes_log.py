@@ -173,7 +173,7 @@ def _field(value: object) -> str:
 
 def transcript_files(folders: Iterable[Path]) -> list[Path]:
     """Every transcript in these folders: sessions, old-style and new-style subagents."""
-    files: list[Path] = []
+    files: list[str] = []
     for folder in folders:
         try:
             entries = list(os.scandir(folder))
@@ -181,12 +181,18 @@ def transcript_files(folders: Iterable[Path]) -> list[Path]:
             continue
         for entry in entries:
             if entry.name.endswith(".jsonl"):
-                files.append(Path(entry.path))
+                files.append(entry.path)
             elif _is_folder(entry):
-                subagents = Path(entry.path) / "subagents"
-                if os.path.isdir(subagents):
-                    files.extend(sorted(subagents.glob("*.jsonl")))
-    return sorted(files)
+                files.extend(_jsonl_in(os.path.join(entry.path, "subagents")))
+    return [Path(file) for file in sorted(files)]
+
+
+def _jsonl_in(folder: str) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return [entry.path for entry in entries if entry.name.endswith(".jsonl")]
+    except OSError:  # no subagents (most sessions), or not a folder
+        return []
 
 
 def _is_folder(entry: os.DirEntry[str]) -> bool:
