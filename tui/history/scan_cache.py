@@ -97,19 +97,21 @@ class ScanCache:
                 "SELECT path, size, mtime_ns, done, anchor FROM files WHERE needle=?", (needle,)
             )
         }
-        stored: dict[bytes, list[dict]] | None = None  # every unchanged file's items, read at once
-        results: dict[str, list[dict]] = {}
+        checked = []
         for file in files:
             try:
-                info = os.stat(file)
+                checked.append((file, os.fsencode(file), os.stat(file)))
             except OSError:
                 continue
-            cached = known.get(os.fsencode(file))
-            if cached and cached[0] == info.st_size and cached[1] == info.st_mtime_ns:
-                if stored is None:
-                    stored = self._all_items(needle)
-                results[str(file)] = stored.get(os.fsencode(file), [])
+        unchanged = {key for _, key, info in checked
+                     if (known.get(key) or ())[:2] == (info.st_size, info.st_mtime_ns)}
+        stored = self._stored_items(needle, unchanged) if unchanged else {}
+        results: dict[str, list[dict]] = {}
+        for file, key, info in checked:
+            if key in unchanged:
+                results[str(file)] = stored.get(key, [])
                 continue
+            cached = known.get(key)
             start = 0
             if cached and info.st_size >= cached[2] and _anchor(file, cached[2]) == cached[3]:
                 start = cached[2]
@@ -117,12 +119,14 @@ class ScanCache:
         self.db.commit()
         return results
 
-    def _all_items(self, needle: bytes) -> dict[bytes, list[dict]]:
+    def _stored_items(self, needle: bytes, keys: set[bytes]) -> dict[bytes, list[dict]]:
+        """The items of these files, in one query (only theirs decoded)."""
         items: dict[bytes, list[dict]] = {}
         rows = self.db.execute(
             "SELECT path, data FROM items WHERE needle=? ORDER BY path, offset", (needle,))
         for key, data in rows:
-            items.setdefault(key, []).extend(json.loads(data))
+            if key in keys:
+                items.setdefault(key, []).extend(json.loads(data))
         return items
 
     def _items(self, key: bytes, needle: bytes) -> list[dict]:
