@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from tui.claude import line_search
 from tui.claude.files import open_binary, read_text
@@ -175,8 +176,7 @@ def _lines(path: str | os.PathLike[str], starts: line_search.Starts,
         return None
 
 
-@dataclass(frozen=True)
-class MemoryDirLines:
+class MemoryDirLines(NamedTuple):  # a NamedTuple: a fifth of a dataclass's cost to define
     """Where one search of a transcript found the lines naming a memory dir."""
 
     size: int
