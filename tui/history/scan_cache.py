@@ -63,6 +63,9 @@ class ScanCache:
 
     def _prepare(self) -> None:
         self.db.execute("PRAGMA journal_mode=WAL")
+        # No sync at each commit (WAL stays consistent; a crash may lose the last scan's
+        # rows, which a cache can afford): a cold scan committed three times.
+        self.db.execute("PRAGMA synchronous=NORMAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             self.db.executescript(
