@@ -12,7 +12,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
 from tui.claude import line_search
 from tui.claude.files import open_binary, read_text
@@ -176,13 +175,17 @@ def _lines(path: str | os.PathLike[str], starts: line_search.Starts,
         return None
 
 
-class MemoryDirLines(NamedTuple):  # a NamedTuple: a fifth of a dataclass's cost to define
+class MemoryDirLines:
     """Where one search of a transcript found the lines naming a memory dir."""
 
-    size: int
-    mtime_ns: int
-    complete: int  # just past the last complete line
-    spans: tuple[tuple[int, int], ...]  # (offset, length) of each line
+    __slots__ = ("size", "mtime_ns", "complete", "spans")
+
+    def __init__(self, size: int, mtime_ns: int, complete: int,
+                 spans: tuple[tuple[int, int], ...]):
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.complete = complete  # just past the last complete line
+        self.spans = spans  # (offset, length) of each line
 
 
 # The transcripts this process searched for memory-dir lines, with the size and mtime each
