@@ -6,7 +6,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tui.memory import frontmatter
@@ -20,7 +20,8 @@ FAST = settings(max_examples=60, deadline=None,
 # String.prototype.trim()'s whitespace (ECMAScript WhiteSpace + LineTerminator).
 JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007" \
                 "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-FRONTMATTER = re.compile(r"^---\s*\n[\s\S]*?---\s*\n?")
+# Claude Code's frontmatter pattern, with JavaScript's `\s` (it holds U+FEFF; Python's not).
+FRONTMATTER = re.compile(rf"^---[{JS_WHITESPACE}]*\n[\s\S]*?---[{JS_WHITESPACE}]*\n?")
 COMMENT = re.compile(r"<!--[\s\S]*?-->")
 
 # Pieces that exercise the parsers' edges: YAML syntax, markers, wide characters, CR.
@@ -67,6 +68,7 @@ def test_frontmatter_parse_never_raises_on_crlf(text):
 
 @FAST
 @given(index_text | piece_text)
+@example("\n".join(["---\ufeff"] * 40))  # frontmatter closed by `---` and U+FEFF, a JS space
 def test_loaded_cut_limits_hold_and_loaded_is_a_prefix(raw):
     index = parse_index(raw)
     assert index.loaded_lines <= 200
