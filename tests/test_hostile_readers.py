@@ -85,7 +85,8 @@ def test_a_path_no_file_can_have_is_an_os_error(tmp_path):
 def test_transcripts_that_are_fifos_or_devices_are_skipped(tmp_path):
     with watched_fifo(tmp_path / "s.jsonl") as opened:
         assert transcripts.first_cwd(tmp_path / "s.jsonl") is None
-        assert transcripts.memory_evidence(tmp_path / "s.jsonl") == transcripts.MemoryEvidence()
+        found = transcripts.memory_evidence(tmp_path / "s.jsonl")
+        assert (found.stores, found.original_cwds) == (set(), set())
     assert opened == []
     os.symlink("/dev/zero", tmp_path / "z.jsonl")
     assert transcripts.memory_evidence(tmp_path / "z.jsonl").stores == set()

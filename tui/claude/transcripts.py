@@ -10,7 +10,6 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.claude import line_search
@@ -92,12 +91,14 @@ def store_of_memory_path(file_path: str) -> str | None:
     return match.group(1) if match else None
 
 
-@dataclass
 class MemoryEvidence:
     """What a transcript says about the memory store its session used."""
 
-    stores: set[str] = field(default_factory=set)  # memory dirs written to
-    original_cwds: set[str] = field(default_factory=set)  # from worktree-state records
+    def __init__(self, stores: set[str] | None = None,
+                 original_cwds: set[str] | None = None) -> None:
+        self.stores = set() if stores is None else stores  # memory dirs written to
+        # from worktree-state records
+        self.original_cwds = set() if original_cwds is None else original_cwds
 
 
 def _one_of(value: object, options: frozenset[str] | set[str]) -> bool:
