@@ -258,3 +258,25 @@ def test_discovery_projects_folder_with_2000_entries_completes(tmp_path, claude_
     inventory = scan(claude_home)
     assert len(inventory.projects) == 2000
     assert time.monotonic() - started < 60
+
+
+def test_a_gone_folder_naming_two_stores_alike_maps_the_same_on_every_run(tmp_path, claude_home):
+    """A tie between two stores the transcripts name once each goes to the first by path,
+    not to whichever a set iterates first (that changes with the hash seed)."""
+    import json
+    import subprocess
+    import sys
+
+    stores = [claude_home.store(tmp_path / name) for name in ("beta", "alpha")]
+    gone = str(tmp_path / "gone-checkout")
+    claude_home.session(gone, memory_saved_record([str(s / "fact.md") for s in stores]))
+    mapped = set()
+    for seed in range(6):
+        result = subprocess.run(
+            [sys.executable, "-m", "tui", "projects", "--json"], capture_output=True, text=True,
+            env={**os.environ, **claude_home.env, "PYTHONHASHSEED": str(seed)}, timeout=60)
+        folder = next(f for p in json.loads(result.stdout) for f in p["transcript_folders"]
+                      if f["cwd"] == gone)
+        mapped.add(next(p["store"] for p in json.loads(result.stdout)
+                        if folder in p["transcript_folders"]))
+    assert mapped == {str(min(stores))}

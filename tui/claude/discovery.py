@@ -201,7 +201,8 @@ class _Scanner:
         evidence = self.evidence_cache.folder_evidence([file for _, file in dated])
         role = "deleted" if cwds else "other"
         if evidence.stores:
-            counts = Counter(self.local_store(s) for s in evidence.stores)
+            # Sorted: a tie goes to the first by path, not to the set's order of the run.
+            counts = Counter(self.local_store(s) for s in sorted(evidence.stores))
             store = counts.most_common(1)[0][0]
             return TranscriptFolder(
                 entry_name, folder_path, mtimes, tuple(cwds), store, "evidence", role,
