@@ -80,12 +80,12 @@ def test_doctor_imports_no_ui_and_no_api_client(home_env, tmp_path):
     assert heavy <= {"yaml", "sqlite3"}
 
 
-def _all_imported(env: dict[str, str], *argv: str) -> set[str]:
+def _all_imported(env: dict[str, str], *argv: str, code: int = 0) -> set[str]:
     result = subprocess.run(
         [sys.executable, "-X", "importtime", "-c",
          "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
         capture_output=True, text=True, env=env, timeout=60)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == code, result.stderr
     return {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()
             if line.startswith("import time:")}
 
@@ -103,25 +103,17 @@ def test_recovery_code_loads_only_when_a_killed_memtui_left_something(home_env, 
     assert not corpse.exists()
 
 
-def imported_command_modules(env: dict[str, str], *argv: str) -> set[str]:
-    result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c",
-         "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
-        capture_output=True, text=True, env=env, timeout=60)
-    modules = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()
-               if line.startswith("import time:")}
-    return modules & {"tui.cli_history", "tui.cli_runs", "tui.cli_sync", "tui.cli_doctor"}
+COMMAND_MODULES = {"tui.cli_history", "tui.cli_runs", "tui.cli_sync", "tui.cli_doctor"}
 
 
 def test_a_command_builds_only_its_own_parser(home_env):
     env, _ = home_env
-    assert imported_command_modules(env, "projects", "--json") == set()
-    assert imported_command_modules(
-        env, "--config-dir", env["CLAUDE_CONFIG_DIR"], "overwrites", "--help") == {"tui.cli_history"}
+    assert _all_imported(env, "projects", "--json") & COMMAND_MODULES == set()
+    assert _all_imported(env, "--config-dir", env["CLAUDE_CONFIG_DIR"], "overwrites",
+                         "--help") & COMMAND_MODULES == {"tui.cli_history"}
     # Help, or a command memtui does not know, names them all.
-    everything = {"tui.cli_history", "tui.cli_runs", "tui.cli_sync", "tui.cli_doctor"}
-    assert imported_command_modules(env, "--help") == everything
-    assert imported_command_modules(env, "projecs") == everything
+    assert _all_imported(env, "--help") & COMMAND_MODULES == COMMAND_MODULES
+    assert _all_imported(env, "projecs", code=2) & COMMAND_MODULES == COMMAND_MODULES
 
 
 def test_audit_all_answered_by_the_cache_loads_no_rules(home_env, tmp_path):
@@ -142,3 +134,11 @@ def test_overwrites_loads_the_journal_only_for_a_store_that_has_one(home_env):
     assert not _all_imported(env, "overwrites", str(store), "--json") & journal_code
     Journal(store).snapshot("a first version", source="external")
     assert "tui.history.journal" in _all_imported(env, "overwrites", str(store), "--json")
+
+
+def test_a_store_command_loads_the_recovery_code_only_for_a_store_left_half_changed(home_env):
+    env, store = home_env
+    assert "tui.memory.intents" not in _all_imported(env, "index", str(store))
+    (store / ".testing.md.memtui-new").write_text("half written")  # a killed write's
+    assert "tui.memory.intents" in _all_imported(env, "index", str(store))
+    assert not (store / ".testing.md.memtui-new").exists()  # and it was tidied

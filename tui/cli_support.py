@@ -215,6 +215,21 @@ def _maybe_interrupted() -> bool:
     return False
 
 
+def _may_need_tidying(store: Path) -> bool:
+    """Whether a killed memtui may have left this store half changed: an intent record for
+    it, or a memtui temp file in it. A listing and a walk, so that the recovery code (~7 ms
+    of imports) loads only when there is something."""
+    from tui import xdg
+
+    if os.path.lexists(xdg.intents_dir() / xdg.store_key(store)):
+        return True
+    for _, folders, names in os.walk(store):
+        folders[:] = [name for name in folders if not name.startswith(".git")]
+        if any(name.startswith(".") and xdg.TEMP_MARK in name for name in names):
+            return True
+    return False
+
+
 def _temp_dir_candidates() -> list[str]:
     """Every folder `tempfile.gettempdir()` may choose, in its order: the one run copies
     are in is among them, without importing tempfile (~4 ms) to ask which."""
@@ -224,11 +239,11 @@ def _temp_dir_candidates() -> list[str]:
 
 def tidy_store(store: Path) -> None:
     """Roll back an interrupted change of a store a command opens, and remove temp files."""
+    if not os.path.isdir(store) or not _may_need_tidying(store):
+        return
     from tui.memory.intents import recover_store
     from tui.memory.refusals import WriteRefused
 
-    if not os.path.isdir(store):
-        return
     try:
         messages = recover_store(store, wait=1.0)
     except WriteRefused:

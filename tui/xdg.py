@@ -41,6 +41,9 @@ def config_dir() -> Path:
 # intent records of half-applied changes, leases of Claude Code's lock taken by a dream, and
 # store copies of runs in the temp dir, named `memtui-run-<pid>-...`.
 RUN_COPY_PREFIX = "memtui-run-"
+# ... and temp files in the store itself: `.<name>.memtui-new` and the like, every one a
+# dot file holding this mark (tui.memory.swap, tui.claude.lock).
+TEMP_MARK = ".memtui-"
 
 
 def intents_dir() -> Path:

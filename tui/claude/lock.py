@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tui import failpoints
 from tui.claude.paths import LOCK_NAME
-from tui.xdg import lock_leases_dir, store_key
+from tui.xdg import TEMP_MARK, lock_leases_dir, store_key
 
 _PID_DIGITS = 10  # a PID is at most this long; a longer body is no PID
 
@@ -90,7 +90,7 @@ def _read_body(path: Path) -> bytes | None:
         os.close(handle)
 
 
-LOCK_TEMP_SUFFIX = ".memtui-lock"
+LOCK_TEMP_SUFFIX = f"{TEMP_MARK}lock"
 
 
 def _replace_lock(path: Path, body: bytes, mtime: float | None = None) -> None:

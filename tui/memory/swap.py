@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui import failpoints
+from tui.xdg import TEMP_MARK
 
-NEW_SUFFIX, OLD_SUFFIX = ".memtui-new", ".memtui-old"
-LEGACY_SUFFIX = ".memtui-tmp"  # what memtui before the swap left behind
+NEW_SUFFIX, OLD_SUFFIX = f"{TEMP_MARK}new", f"{TEMP_MARK}old"
+LEGACY_SUFFIX = f"{TEMP_MARK}tmp"  # what memtui before the swap left behind
 
 
 class SwapConflict(Exception):
