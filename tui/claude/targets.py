@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from tui.claude import paths
 from tui.claude.discovery import store_state
@@ -16,8 +16,7 @@ class TargetError(Exception):
     """A target that names no store; the message is one sentence for the user."""
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     memory_dir: Path
     how: str  # "memory dir", "project path", "folder name"
     project_path: str | None = None

@@ -16,15 +16,14 @@ most likely written from a copy older than b.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from tui.claude.lines import split_lines
 from tui.history.writes_log import MemoryEvent
 
 
-@dataclass(frozen=True)
-class LostUpdate:
+class LostUpdate(NamedTuple):
     file: str
     session: str | None
     cwd: str | None

@@ -16,17 +16,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from tui.claude import paths, transcripts
 from tui.claude.paths import as_written
 from tui.history.scan_cache import ScanCache
 
 
-@dataclass(frozen=True)
-class MemoryEvent:
+class MemoryEvent(NamedTuple):
     """One thing a session did to one file of the store."""
 
     kind: str  # "write", "edit", "read" or "saved"
