@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.jsontext import json_text
+from tui.jsontext import _orjson_text, json_text
 
 scalars = (
     st.none() | st.booleans()
@@ -29,6 +29,7 @@ def reference(data: object) -> str:
 @given(documents)
 def test_json_text_is_what_the_json_module_writes(data: object) -> None:
     assert json_text(data) == reference(data)
+    assert _orjson_text(data) == reference(data)  # what long outputs take, whatever the size
 
 
 def test_the_shapes_orjson_writes_otherwise_are_still_exact() -> None:
@@ -43,11 +44,27 @@ def test_the_shapes_orjson_writes_otherwise_are_still_exact() -> None:
     }
     for key, value in awkward.items():
         assert json_text({key: value}) == reference({key: value}), key
+        assert _orjson_text({key: value}) == reference({key: value}), key
 
 
 def test_non_finite_floats_are_written_as_null_not_invalid_json() -> None:
-    text = json_text({"time": float("inf"), "score": float("nan")})
-    assert json.loads(text) == {"time": None, "score": None}
+    for data in ({"time": float("inf"), "score": float("nan")},
+                 [{"time": float("nan")}] * 500):  # small, and long enough for orjson
+        assert "NaN" not in json_text(data)
+        assert json.loads(json_text(data)) == json.loads(json.dumps(data).replace("NaN", "null")
+                                                         .replace("Infinity", "null"))
+
+
+def test_long_output_is_written_by_orjson_and_short_output_without_importing_it() -> None:
+    import subprocess
+    import sys
+
+    script = ("import sys; from tui.jsontext import json_text; json_text(%s); "
+              "print('orjson' in sys.modules)")
+    for data, loaded in (("[1, 2]", "False"), ("list(range(500))", "True")):
+        result = subprocess.run([sys.executable, "-c", script % data], capture_output=True,
+                                text=True, timeout=60)
+        assert result.stdout.strip() == loaded, data
 
 
 def test_strings_that_look_like_small_floats_keep_the_fast_path(monkeypatch) -> None:
@@ -59,7 +76,7 @@ def test_strings_that_look_like_small_floats_keep_the_fast_path(monkeypatch) -> 
     monkeypatch.setattr(support.json, "dumps", no_fallback)
     looks_like = {"session": "5e0f3c2e-4a1e-4b2c-9d3e-0f1e2d3c4b5a", "note": "v0.00001, 2e-5,",
                   "time": 1732912345.123456}
-    assert json.loads(json_text(looks_like)) == looks_like
+    assert json.loads(_orjson_text(looks_like)) == looks_like
 
 
 def test_caches_keep_undecodable_names_and_big_numbers() -> None:
@@ -68,3 +85,8 @@ def test_caches_keep_undecodable_names_and_big_numbers() -> None:
     document = {"caf\udce9.md": ["/home/\udcff/x", 2**70, 1.5, None], "plain": "é"}
     assert load_json(compact_json(document)) == document
     assert load_json(compact_json({"plain": "é"})) == {"plain": "é"}
+    big = {f"/home/me/caf\udce9-{n}/memory": [n, "é" * 600] for n in range(500)}  # orjson's
+    assert load_json(compact_json(big)) == big
+    assert load_json(compact_json({**big, "plain": 2**70})) == {**big, "plain": 2**70}
+    long_plain = {f"/home/me/{n}": ["é" * 600] for n in range(500)}
+    assert load_json(compact_json(long_plain)) == long_plain

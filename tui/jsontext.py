@@ -1,32 +1,55 @@
 """JSON through orjson where it gives what the json module would: memtui's output is
-indented (the json module indents in Python) and its caches are megabytes."""
+indented (the json module indents in Python) and its caches are megabytes. Small data stays
+with the json module: importing orjson (and the datetime, uuid and dataclasses it loads)
+costs more than it saves below a few hundred items."""
 
 from __future__ import annotations
 
 import json
 import re
 
+SMALL_BYTES = 256 << 10  # a cache file this small is read by the json module
+SMALL_ITEMS = 200  # data with fewer items in its first two levels is written by it
+
 
 def load_json(data: bytes) -> object:
     """`json.loads`; ValueError when it is not JSON. orjson refuses escaped lone surrogates
     (an undecodable file name kept by the json module): those are read by the json module."""
-    import orjson
+    if len(data) >= SMALL_BYTES:
+        import orjson
 
-    try:
-        return orjson.loads(data)
-    except ValueError:
-        return json.loads(data.decode("utf-8", "surrogateescape"))
+        try:
+            return orjson.loads(data)
+        except ValueError:
+            pass
+    return json.loads(data.decode("utf-8", "surrogateescape"))
 
 
 def compact_json(data: object) -> bytes:
     """JSON with no spaces, as UTF-8; what orjson refuses (lone surrogates, integers past 64
     bits) written ASCII-only by the json module."""
-    import orjson
+    if not _is_small(data):
+        import orjson
 
-    try:
-        return orjson.dumps(data)
-    except TypeError:
-        return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        try:
+            return orjson.dumps(data)
+        except TypeError:
+            pass
+    return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def _is_small(data: object) -> bool:
+    """Whether `data` has fewer than SMALL_ITEMS items in its first two levels."""
+    if not isinstance(data, (list, dict)):
+        return True
+    children = data.values() if isinstance(data, dict) else data
+    items = len(data)
+    for child in children:
+        if isinstance(child, (list, dict)):
+            items += len(child)
+            if items >= SMALL_ITEMS:
+                return False
+    return items < SMALL_ITEMS
 
 
 def json_text(data: object) -> str:
@@ -37,6 +60,15 @@ def json_text(data: object) -> str:
     way (`0.00001` for `1e-05`, `6e-8` for `6e-08`): those go to the json module. The one
     difference left: a NaN or an infinity (only a hand-edited record could hold one) is
     written as `null`, where the json module wrote `NaN`, which is not JSON."""
+    if _is_small(data):
+        try:
+            return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+        except ValueError:
+            pass  # a NaN: written as orjson writes it, whatever the size
+    return _orjson_text(data)
+
+
+def _orjson_text(data: object) -> str:
     import orjson
 
     try:
