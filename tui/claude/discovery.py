@@ -255,7 +255,7 @@ class _Scanner:
         key = file if os.path.isabs(file) else os.path.abspath(file)
         known, cwd = self.cache.first_cwd(key, info)
         if not known:
-            cwd = transcripts.first_cwd(file)
+            cwd = transcripts.first_cwd(file, info)  # stat'd a moment ago, for its mtime
             self.cache.remember_first_cwd(key, info, cwd)
         return cwd
 

@@ -49,16 +49,20 @@ def _not_a_file(mode: int, path: str | os.PathLike[str] | bytes) -> OSError:
     return NotAFile(errno.EINVAL, reason, os.fspath(path))
 
 
-def open_regular(path: str | os.PathLike[str] | bytes) -> int:
+def open_regular(path: str | os.PathLike[str] | bytes,
+                 status: os.stat_result | None = None) -> int:
     """A read-only descriptor on a regular file (symlinks followed); OSError for anything
-    else, including a path no file can have (a NUL, a lone surrogate)."""
-    return open_regular_status(path)[0]
+    else, including a path no file can have (a NUL, a lone surrogate). `status`: the
+    path's `os.stat`, when the caller has just taken it (it stands for ours)."""
+    return open_regular_status(path, status)[0]
 
 
-def open_regular_status(path: str | os.PathLike[str] | bytes) -> tuple[int, os.stat_result]:
+def open_regular_status(path: str | os.PathLike[str] | bytes,
+                        before: os.stat_result | None = None) -> tuple[int, os.stat_result]:
     """`open_regular`, and the open file's status (its `fstat`)."""
     try:
-        before = os.stat(path)
+        if before is None:  # not opening what is no file (a device may act on an open)
+            before = os.stat(path)
         if not stat.S_ISREG(before.st_mode):
             raise _not_a_file(before.st_mode, path)
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -74,9 +78,10 @@ def open_regular_status(path: str | os.PathLike[str] | bytes) -> tuple[int, os.s
     return descriptor, status
 
 
-def open_binary(path: str | os.PathLike[str] | bytes, buffering: int = -1) -> BinaryIO:
-    """`open(path, "rb")` for regular files only."""
-    return os.fdopen(open_regular(path), "rb", buffering=buffering)
+def open_binary(path: str | os.PathLike[str] | bytes, buffering: int = -1,
+                status: os.stat_result | None = None) -> BinaryIO:
+    """`open(path, "rb")` for regular files only (`status` as for `open_regular`)."""
+    return os.fdopen(open_regular(path, status), "rb", buffering=buffering)
 
 
 def read_regular(path: str | os.PathLike[str] | bytes, limit: int | None = None) -> bytes:

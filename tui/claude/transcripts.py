@@ -45,10 +45,12 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def iter_lines(path: str | os.PathLike[str], needle: bytes | None = None) -> Iterator[bytes]:
-    """Stream raw lines; with `needle`, only the lines that contain it."""
+def iter_lines(path: str | os.PathLike[str], needle: bytes | None = None,
+               status: os.stat_result | None = None) -> Iterator[bytes]:
+    """Stream raw lines; with `needle`, only the lines that contain it (`status`: the
+    path's `os.stat`, just taken)."""
     try:
-        handle = open_binary(path)
+        handle = open_binary(path, status=status)
     except OSError:
         return
     with handle:
@@ -69,16 +71,17 @@ def decode(line: bytes) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
-def iter_records(path: str | os.PathLike[str], needle: bytes | None = None) -> Iterator[dict]:
-    for line in iter_lines(path, needle):
+def iter_records(path: str | os.PathLike[str], needle: bytes | None = None,
+                 status: os.stat_result | None = None) -> Iterator[dict]:
+    for line in iter_lines(path, needle, status):
         record = decode(line)
         if record is not None:
             yield record
 
 
-def first_cwd(path: str | os.PathLike[str]) -> str | None:
+def first_cwd(path: str | os.PathLike[str], status: os.stat_result | None = None) -> str | None:
     """The `cwd` of the first record that has one (the first line often has none)."""
-    for record in iter_records(path, b'"cwd"'):
+    for record in iter_records(path, b'"cwd"', status):
         cwd = record.get("cwd")
         if isinstance(cwd, str) and cwd:
             return cwd
