@@ -10,7 +10,6 @@ walking the filesystem when every transcript has been swept).
 from __future__ import annotations
 
 import os
-import stat
 from collections import Counter
 from collections.abc import Mapping
 from functools import cached_property
@@ -242,9 +241,9 @@ class _Scanner:
         key = folder if os.path.isabs(folder) else os.path.abspath(folder)
         names, holds_store = self.cache.folder_contents(key)
         if names is None:
-            found = transcripts.session_paths(folder)
+            found, memory = transcripts.listed_folder(folder)
             names = [os.path.basename(path) for path in found]
-            holds_store = _holds_store(folder)
+            holds_store = _holds_store(memory)
             self.cache.remember_folder_contents(key, names, holds_store)
         if holds_store is None:
             holds_store = os.path.isdir(os.path.join(folder, paths.MEMORY_DIR_NAME))
@@ -411,14 +410,15 @@ class _Scanner:
         )
 
 
-def _holds_store(folder: str) -> bool | None:
-    """Whether a `projects/` folder holds a store folder; None when it is a link, whose
-    target may come and go while the folder lists the same."""
+def _holds_store(memory: os.DirEntry[str] | None) -> bool | None:
+    """Whether a `projects/` folder's `memory` entry is a store folder; None when it is a
+    link, whose target may come and go while the folder lists the same."""
     try:
-        kind = stat.S_IFMT(os.lstat(os.path.join(folder, paths.MEMORY_DIR_NAME)).st_mode)
+        if memory is None:
+            return False
+        return None if memory.is_symlink() else memory.is_dir(follow_symlinks=False)
     except OSError:
         return False
-    return None if kind == stat.S_IFLNK else kind == stat.S_IFDIR
 
 
 def discover(

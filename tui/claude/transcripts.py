@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tui.claude import line_search
 from tui.claude.files import open_binary, read_text
+from tui.claude.paths import MEMORY_DIR_NAME
 
 UUID_NAME = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$")
 MEMORY_WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
@@ -31,11 +32,18 @@ def session_files(folder: Path) -> list[Path]:
 
 def session_paths(folder: str | os.PathLike[str]) -> list[str]:
     """`session_files` as strings (discovery lists thousands of folders)."""
+    return listed_folder(folder)[0]
+
+
+def listed_folder(folder: str | os.PathLike[str]) -> tuple[list[str], os.DirEntry[str] | None]:
+    """A transcript folder's session files, and its entry named `memory` (a store folder,
+    or what stands in its name), from one listing."""
     try:
         entries = list(os.scandir(folder))
     except OSError:
-        return []
-    return [e.path for e in entries if is_session_file(e.name) and _is_file(e)]
+        return [], None
+    memory = next((e for e in entries if e.name == MEMORY_DIR_NAME), None)
+    return [e.path for e in entries if is_session_file(e.name) and _is_file(e)], memory
 
 
 def _is_file(entry: os.DirEntry[str]) -> bool:
