@@ -87,6 +87,8 @@ def test_caches_keep_undecodable_names_and_big_numbers() -> None:
     assert load_json(compact_json({"plain": "é"})) == {"plain": "é"}
     big = {f"/home/me/caf\udce9-{n}/memory": [n, "é" * 600] for n in range(500)}  # orjson's
     assert load_json(compact_json(big)) == big
-    assert load_json(compact_json({**big, "plain": 2**70})) == {**big, "plain": 2**70}
+    stat_fields = {**big, "inode": 2**64 - 1, "mtime_ns": 2**63 - 1, "before_1970": -(2**63)}
+    assert load_json(compact_json(stat_fields)) == stat_fields
+    assert load_json(compact_json({"small": 2**70 + 1})) == {"small": 2**70 + 1}
     long_plain = {f"/home/me/{n}": ["é" * 600] for n in range(500)}
     assert load_json(compact_json(long_plain)) == long_plain

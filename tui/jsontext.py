@@ -14,7 +14,9 @@ SMALL_ITEMS = 200  # data with fewer items in its first two levels is written by
 
 def load_json(data: bytes) -> object:
     """`json.loads`; ValueError when it is not JSON. orjson refuses escaped lone surrogates
-    (an undecodable file name kept by the json module): those are read by the json module."""
+    (an undecodable file name kept by the json module): those are read by the json module.
+    One difference: from a big file, an integer outside 64 bits comes back as a float
+    (orjson's reading); memtui's caches hold stat fields and counts, all within."""
     if len(data) >= SMALL_BYTES:
         import orjson
 
