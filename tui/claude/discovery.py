@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tui.claude import paths, transcripts
-from tui.claude.discovery_cache import DiscoveryCache, Resolution, witnesses
-from tui.claude.gitroot import canonical_project_root
+from tui.claude.discovery_cache import DiscoveryCache, Resolution, Signatures, witnesses
+from tui.claude.gitroot import Looks, canonical_project_root
 from tui.claude.memory_files import count_memory_files, counted_memory_files
 from tui.claude.pathfinder import DirectoryLister, paths_for_folder
 from tui.claude.settings import MemoryLocation, read_setting, root_memory_location
@@ -103,7 +103,6 @@ class _Scanner:
         self._locations: dict[Path, MemoryLocation] = {}  # by project root
         self._settings: dict[str, str | None] = {}
         self._folders: dict[str, bool] = {}  # settings folders: is there one
-        self.normalized = paths.RealPaths()
         self._resolved: dict[str, Resolution | None] = {}
         self.evidence_cache: transcripts.EvidenceCache | None = None  # made when first needed
         from tui.claude.settings import managed_settings_path
@@ -116,6 +115,8 @@ class _Scanner:
                                           "CLAUDE_CODE_PROJECT_DIR_NAME"))],
             [managed_settings_path(), settings_file, home / "settings.json"],
         )
+        self.normalized = paths.RealPaths(self.cache.signatures.is_link)
+        self.looks = _PassLooks(self.cache.signatures, self.normalized)
 
     @cached_property
     def folder_names(self) -> list[str]:
@@ -131,7 +132,7 @@ class _Scanner:
         if key not in self._settings:
             folder = os.path.dirname(key)
             if folder not in self._folders:
-                self._folders[folder] = os.path.isdir(folder)
+                self._folders[folder] = self.cache.signatures.is_dir(folder)
             self._settings[key] = read_setting(file) if self._folders[folder] else None
         return self._settings[key]
 
@@ -141,18 +142,19 @@ class _Scanner:
         if cwd in self._resolved:
             return self._resolved[cwd]
         found = self.cache.resolution(cwd)
-        if found is None and os.path.isdir(cwd):
+        if found is None and self.cache.signatures.is_dir(cwd):
             location = self.location(cwd)
             found = Resolution(self.normalized(cwd), str(location.project_root),
                                str(location.memory_dir))
             self.cache.remember(cwd, found, witnesses(cwd, found.real, found.root,
-                                                      found.memory_dir, self.cache.signatures))
+                                                      found.memory_dir, self.cache.signatures,
+                                                      self.looks))
         self._resolved[cwd] = found
         return found
 
     def location(self, cwd: str) -> MemoryLocation:
         """`resolve_memory_location`, once per project root (a project's cwds share it)."""
-        root = canonical_project_root(self.normalized(cwd))
+        root = canonical_project_root(self.normalized(cwd), self.looks)
         found = self._locations.get(root)
         if found is None:
             found = self._locations[root] = root_memory_location(
@@ -408,6 +410,16 @@ class _Scanner:
             resting=resting,
             last_consolidated=consolidated,
         )
+
+
+class _PassLooks(Looks):
+    """`os.path`'s answers for one discovery pass: from the NAME signatures its cache takes
+    anyway (each path lstat'ed once) and realpaths built from their parents'."""
+
+    def __init__(self, signatures: Signatures, real_paths: paths.RealPaths) -> None:
+        self.lexists = signatures.exists
+        self.isfile = signatures.is_file
+        self.realpath = real_paths.real
 
 
 def _holds_store(memory: os.DirEntry[str] | None) -> bool | None:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tui.claude.files import read_regular
+from tui.claude.gitroot import Looks
 from tui.claude.paths import MAX_FOLDER_NAME
 from tui.jsontext import compact_json, load_json
 
@@ -86,6 +87,26 @@ class Signatures:
 
     def trusted(self, key: str) -> bool:
         return type(self.of(key)) is not str  # "racy" or "unreadable"
+
+    # `os.path`'s lexists, islink, isfile and isdir from the NAME signatures the cache
+    # keeps anyway: discovery looks at each path once (a link's target, again each time).
+    def exists(self, path: str) -> bool:
+        return type(self.of(NAME + path)) is list
+
+    def is_link(self, path: str) -> bool:
+        return self._kind(path) == stat.S_IFLNK
+
+    def is_file(self, path: str) -> bool:
+        kind = self._kind(path)
+        return os.path.isfile(path) if kind == stat.S_IFLNK else kind == stat.S_IFREG
+
+    def is_dir(self, path: str) -> bool:
+        kind = self._kind(path)
+        return os.path.isdir(path) if kind == stat.S_IFLNK else kind == stat.S_IFDIR
+
+    def _kind(self, path: str) -> int | None:
+        found = self.of(NAME + path)
+        return found[0] if type(found) is list else None
 
 
 def prefixes(path: str) -> Iterable[str]:
@@ -302,8 +323,9 @@ class DiscoveryCache:
 
 
 def witnesses(cwd: str, real: str, root: str, memory_dir: str,
-              signatures: Signatures) -> list[str]:
-    """The keys a resolution of `cwd` was decided by (see the module's docstring)."""
+              signatures: Signatures, looks: Looks) -> list[str]:
+    """The keys a resolution of `cwd` was decided by (see the module's docstring); `looks`
+    as `canonical_root_of` had them."""
     keys = [NAME + path for path in prefixes(cwd)]
     if real != cwd:
         keys += [NAME + path for path in prefixes(real)]
@@ -314,7 +336,7 @@ def witnesses(cwd: str, real: str, root: str, memory_dir: str,
         found = signatures.of(NAME + dot_git)
         if found is not None:
             if not (isinstance(found, list) and stat.S_ISDIR(found[0])):
-                keys += _checkout_keys(dot_git)  # a `.git` file, or a link to either
+                keys += _checkout_keys(dot_git, looks)  # a `.git` file, or a link to either
             break
         parent = os.path.dirname(current)
         if parent == current:
@@ -331,14 +353,14 @@ def witnesses(cwd: str, real: str, root: str, memory_dir: str,
     return keys
 
 
-def _checkout_keys(dot_git: str) -> list[str]:
+def _checkout_keys(dot_git: str, looks: Looks) -> list[str]:
     """A `.git` file (a worktree or submodule) and what `canonical_root_of` reads through it."""
     from tui.claude.gitroot import gitdir_pointer, read_small_text
 
     keys = [CONTENT + dot_git]
-    if not os.path.isfile(dot_git):
+    if not looks.isfile(dot_git):
         return keys
-    worktree_git_dir = gitdir_pointer(Path(dot_git))
+    worktree_git_dir = gitdir_pointer(Path(dot_git), looks)
     if worktree_git_dir is None:
         return keys
     keys += [NAME + path for path in prefixes(str(worktree_git_dir))]
@@ -348,7 +370,7 @@ def _checkout_keys(dot_git: str) -> list[str]:
         text = read_small_text(Path(pointer))
         if text is not None:
             try:
-                target = os.path.realpath(os.path.join(worktree_git_dir, text.strip()))
+                target = looks.realpath(os.path.join(worktree_git_dir, text.strip()))
             except ValueError:
                 continue
             keys += [NAME + path for path in prefixes(target)]

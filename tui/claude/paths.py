@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from tui.claude.files import STEP
@@ -95,24 +95,28 @@ def normalize_path(path: str | os.PathLike[str]) -> str:
 class RealPaths:
     """`normalize_path` for many paths in one pass: each folder's realpath is worked out
     once (a tree's cwds share most of their folders; `os.path.realpath` looks at every
-    part of every path again). Only for a pass: links may change between passes."""
+    part of every path again). Only for a pass: links may change between passes.
 
-    def __init__(self) -> None:
+    `is_link` answers `os.path.islink` (a caller that lstats the same paths anyway passes
+    its own, so that each is looked at once)."""
+
+    def __init__(self, is_link: Callable[[str], bool] = os.path.islink) -> None:
         self._real: dict[str, str] = {"/": "/"}
         self._normalized: dict[str, str] = {}
+        self._is_link = is_link
 
     def __call__(self, path: str | os.PathLike[str]) -> str:
         path = os.fspath(path)
         found = self._normalized.get(path)
         if found is None:
-            parts = path.split("/")
-            if path.startswith("/") and not ({"", ".", ".."} & set(parts[1:])) and "\0" not in path:
-                real = self._realpath(path)
-            else:  # relative, `..`, `//`, a trailing slash, a NUL: as realpath itself does
-                real = None
+            real = self._realpath(path) if _clean(path) else None
             found = self._normalized[path] = (
                 normalize_path(path) if real is None else unicodedata.normalize("NFC", real))
         return found
+
+    def real(self, path: str) -> str:
+        """`os.path.realpath(path)` itself (not normalised)."""
+        return self._realpath(path) if _clean(path) else os.path.realpath(path)
 
     def _realpath(self, path: str) -> str:
         """`os.path.realpath` of a clean absolute path, from its parent's."""
@@ -121,11 +125,18 @@ class RealPaths:
             parent, name = path.rsplit("/", 1)
             joined = os.path.join(self._realpath(parent or "/"), name)
             try:
-                real = os.path.realpath(joined) if os.path.islink(joined) else joined
+                real = os.path.realpath(joined) if self._is_link(joined) else joined
             except ValueError:  # a lone surrogate
                 real = os.path.abspath(joined)
             self._real[path] = real
         return real
+
+
+def _clean(path: str) -> bool:
+    """Absolute, with no `.`, `..` or empty part and no NUL: a path `RealPaths` builds
+    from its parent's (anything else goes to realpath itself)."""
+    return (path.startswith("/") and not ({"", ".", ".."} & set(path.split("/")[1:]))
+            and "\0" not in path)
 
 
 def folder_matches(folder: str, sanitized: str) -> bool:
