@@ -122,7 +122,7 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
             f"index line is {line.width} characters (keep it under {limit}); "
             "move the detail into the memory file",
         )
-    store_root = os.path.realpath(store.path)
+    store_root = None  # resolved (a syscall per folder of its path) when a link needs it
     entries, plain_entries = _entries(store.path)
     # Unpacked, not read attribute by attribute: 300,000 links in a 50 MB index.
     for line, _, target, file, _, _, wiki in index.links:
@@ -141,6 +141,8 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
         else:
             path = os.path.join(store.path, file)
             real = os.path.realpath(path) if os.path.lexists(path) else None
+        if real is not None and store_root is None:
+            store_root = os.path.realpath(store.path)
         if real is not None and not real.startswith(store_root + os.sep):
             yield Finding("outside_store", "error", name, line,
                           f"link to {target} resolves outside the memory directory ({real})",

@@ -51,7 +51,7 @@ def near_duplicates(
         return []
     words = {i: frozenset(texts[i].split()) for i in keep}
     frequency = Counter(chain.from_iterable(words.values()))
-    # Words as numbers, rarest first (ties in first-seen order): a set's prefix is then
+    # Words as numbers, rarest first (ties in last-seen order): a set's prefix is then
     # simply its smallest numbers.
     number = {word: n for n, (word, _) in enumerate(reversed(frequency.most_common()))}
     numbered = {i: sorted(map(number.__getitem__, words[i])) for i in keep}
