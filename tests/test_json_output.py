@@ -92,3 +92,28 @@ def test_caches_keep_undecodable_names_and_big_numbers() -> None:
     assert load_json(compact_json({"small": 2**70 + 1})) == {"small": 2**70 + 1}
     long_plain = {f"/home/me/{n}": ["é" * 600] for n in range(500)}
     assert load_json(compact_json(long_plain)) == long_plain
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.characters(codec="utf-8") | st.sampled_from(
+    ["\x7f", "\x9b", "\u00a0", "\u061c", "\u200f", "\u202e", "\u2066", "\u2014", "é", "项"])),
+    min_size=1, max_size=5))
+def test_long_json_printed_as_bytes_is_the_visible_text(texts) -> None:
+    import io
+    import sys
+
+    from tui.cli_support import print_json
+    from tui.visible import json_visible
+
+    data = [{"name": text, "n": n} for n in range(120) for text in texts]  # long: orjson's
+    for encoding in ("utf-8", "latin-1"):
+        raw = io.BytesIO()
+        stream = io.TextIOWrapper(raw, encoding=encoding, errors="backslashreplace")
+        saved, sys.stdout = sys.stdout, stream
+        try:
+            print_json(data)
+        finally:
+            sys.stdout = saved
+        stream.detach()  # flushed, and `raw` left open
+        expected = (json_visible(json_text(data)) + "\n").encode(encoding, "backslashreplace")
+        assert raw.getvalue() == expected, encoding

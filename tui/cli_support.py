@@ -256,9 +256,26 @@ def tidy_store(store: Path) -> None:
 
 def print_json(data: object) -> None:
     """JSON on stdout, exact: controls in the data are escaped, never written raw."""
-    from tui.jsontext import json_text
-    from tui.visible import json_visible, raw_stream
+    from tui.jsontext import json_text, long_json_utf8
+    from tui.visible import json_visible, raw_stream, utf8_json_is_visible
 
     out = raw_stream(sys.stdout)
-    out.write(json_visible(json_text(data)))
+    utf8 = long_json_utf8(data)
+    if utf8 is not None and _utf8_stream(out) and utf8_json_is_visible(utf8):
+        out.flush()
+        out.buffer.write(utf8)  # megabytes: not decoded, checked and encoded again
+        out.buffer.write(b"\n")
+        out.buffer.flush()
+        return
+    out.write(json_visible(json_text(data) if utf8 is None else utf8.decode()))
     out.write("\n")
+
+
+def _utf8_stream(stream) -> bool:
+    import codecs
+
+    try:
+        return (hasattr(stream, "buffer")
+                and codecs.lookup(stream.encoding or "").name == "utf-8")
+    except LookupError:
+        return False

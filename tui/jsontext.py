@@ -70,16 +70,26 @@ def json_text(data: object) -> str:
     return _orjson_text(data)
 
 
+def long_json_utf8(data: object) -> bytes | None:
+    """`json_text(data)` as UTF-8, when orjson made it: for long data, whose megabytes
+    need no decoding and encoding again on their way out. None otherwise."""
+    return None if _is_small(data) else _orjson_utf8(data)
+
+
 def _orjson_text(data: object) -> str:
+    utf8 = _orjson_utf8(data)
+    return json.dumps(data, indent=2, ensure_ascii=False) if utf8 is None else utf8.decode()
+
+
+def _orjson_utf8(data: object) -> bytes | None:
+    """orjson's indented text, or None where it is not the json module's (see json_text)."""
     import orjson
 
     try:
         text = orjson.dumps(data, option=orjson.OPT_INDENT_2)
     except TypeError:
-        return json.dumps(data, indent=2, ensure_ascii=False)
-    if _may_hold_small_float(text):
-        return json.dumps(data, indent=2, ensure_ascii=False)
-    return text.decode("utf-8")
+        return None
+    return None if _may_hold_small_float(text) else text
 
 
 def _may_hold_small_float(text: bytes) -> bool:

@@ -44,6 +44,19 @@ def has_controls(text: str) -> bool:
     return CONTROL_CHARS.search(text) is not None
 
 
+def utf8_json_is_visible(data: bytes) -> bool:
+    """Whether JSON text in UTF-8 holds nothing `json_visible` would escape. JSON escapes
+    C0 itself: only DEL, C1 controls, the bidi marks and surrogates are looked for, by
+    their UTF-8 lead bytes (searches of megabytes at memory speed; a lead byte that
+    starts another character too, such as a no-break space's, only sends the text the
+    slower way)."""
+    return not any(lead in data for lead in _ESCAPED_LEADS)
+
+
+# DEL; U+0080-U+00BF; U+061C; U+2000-U+207F (holding the other bidi marks); surrogates.
+_ESCAPED_LEADS = (b"\x7f", b"\xc2", b"\xd8\x9c", b"\xe2\x80", b"\xe2\x81", b"\xed")
+
+
 def json_visible(text: str) -> str:
     """JSON text with C1 controls, bidi overrides and lone surrogates escaped too (JSON
     escapes C0 itself): the same data, nothing a terminal acts on or cannot encode."""
