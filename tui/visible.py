@@ -47,14 +47,14 @@ def has_controls(text: str) -> bool:
 def utf8_json_is_visible(data: bytes) -> bool:
     """Whether JSON text in UTF-8 holds nothing `json_visible` would escape. JSON escapes
     C0 itself: only DEL, C1 controls, the bidi marks and surrogates are looked for, by
-    their UTF-8 lead bytes (searches of megabytes at memory speed; a lead byte that
+    their UTF-8 bytes (a byte search of megabytes runs at memory speed; a lead byte that
     starts another character too, such as a no-break space's, only sends the text the
     slower way)."""
-    return not any(lead in data for lead in _ESCAPED_LEADS)
-
-
-# DEL; U+0080-U+00BF; U+061C; U+2000-U+207F (holding the other bidi marks); surrogates.
-_ESCAPED_LEADS = (b"\x7f", b"\xc2", b"\xd8\x9c", b"\xe2\x80", b"\xe2\x81", b"\xed")
+    if any(lead in data for lead in (b"\x7f", b"\xc2", b"\xed")):  # DEL, C1, surrogates
+        return False
+    # The bidi marks: U+061C, and U+200E-U+2069 (only if their lead bytes are there at all).
+    return not (b"\xd8" in data and b"\xd8\x9c" in data) and not (
+        b"\xe2" in data and (b"\xe2\x80" in data or b"\xe2\x81" in data))
 
 
 def json_visible(text: str) -> str:
