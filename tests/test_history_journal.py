@@ -216,3 +216,15 @@ def test_two_processes_creating_one_journal_both_succeed_and_nothing_is_moved_as
     commits = [out.strip() for out, _ in outputs if out.strip() != "none"]
     assert len(commits) == 1  # one snapshot; the others found nothing new
     assert sorted(p.name for p in journal_dir(store).parent.iterdir()) == [journal_dir(store).name]
+
+
+def test_a_snapshot_never_records_a_memtui_write_in_flight(store):
+    """memtui's temp files (a new version beside the file, the old one set aside, a lock's
+    own temp file) are gone a moment later: a version holding them would be history of
+    files nobody wrote."""
+    journal = Journal(store)
+    for name in (".user_role.md.memtui-new", ".user_role.md.1.memtui-old",
+                 ".consolidate-lock.memtui-lock", ".old.md.memtui-tmp"):
+        (store / name).write_text("in flight\n")
+    first = journal.snapshot("while writing")
+    assert sorted(journal.tree(first)) == ["MEMORY.md", "user_role.md"]

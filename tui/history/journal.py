@@ -31,13 +31,12 @@ from pathlib import Path
 
 from tui.claude.paths import LOCK_NAME
 from tui.memory.store_lock import store_lock
-from tui.xdg import journal_dir
+from tui.xdg import TEMP_MARK, journal_dir
 
 MAIN = "main"
 BACKFILL = "backfill"
 SOURCE = "Memtui-Source"
 # Our own temp files and Claude Code's lock are not memories; their churn is noise.
-_SKIPPED_SUFFIXES = (".memtui-tmp",)
 
 
 class JournalError(Exception):
@@ -85,8 +84,8 @@ def read_store(store: Path) -> dict[str, bytes] | None:
     for folder, dirs, names in os.walk(store):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".git"))
         for name in names:
-            if name == LOCK_NAME or name.endswith(_SKIPPED_SUFFIXES):
-                continue
+            if name == LOCK_NAME or (name.startswith(".") and TEMP_MARK in name):
+                continue  # Claude Code's lock, or a memtui write in flight
             path = Path(folder, name)
             if path.is_symlink() or not path.is_file():
                 continue
