@@ -114,6 +114,7 @@ def test_a_command_builds_only_its_own_parser(home_env):
     # Help, or a command memtui does not know, names them all.
     assert _all_imported(env, "--help") & COMMAND_MODULES == COMMAND_MODULES
     assert _all_imported(env, "projecs", code=2) & COMMAND_MODULES == COMMAND_MODULES
+    assert _all_imported(env, "-h", "projects") & COMMAND_MODULES == COMMAND_MODULES
 
 
 def test_audit_all_answered_by_the_cache_loads_no_rules(home_env, tmp_path):

@@ -309,9 +309,13 @@ COMMANDS = (
 
 
 def command_word(parser: CommandParser, argv: Sequence[str]) -> str | None:
-    """The command `argv` names, read past memtui's own options as the parser reads them."""
+    """The command `argv` names, read past memtui's own options as the parser reads them;
+    None for memtui's own help, which names every command."""
     for word in parser.options_first(list(argv)):
-        if parser.option_of(word) is None:
+        option = parser.option_of(word)
+        if option in ("-h", "--help"):
+            return None
+        if option is None:
             return None if word == "--" else word
     return None
 
