@@ -225,7 +225,7 @@ def _may_need_tidying(store: Path) -> bool:
         return True
     for _, folders, names in os.walk(store):
         folders[:] = [name for name in folders if not name.startswith(".git")]
-        if any(name.startswith(".") and xdg.TEMP_MARK in name for name in names):
+        if any(map(xdg.is_temp_name, names)):
             return True
     return False
 

@@ -46,6 +46,11 @@ RUN_COPY_PREFIX = "memtui-run-"
 TEMP_MARK = ".memtui-"
 
 
+def is_temp_name(name: str) -> bool:
+    """Whether a file name in a store is one of memtui's temp files (a write in flight)."""
+    return name.startswith(".") and TEMP_MARK in name
+
+
 def intents_dir() -> Path:
     return state_dir() / "intents"
 

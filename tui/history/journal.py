@@ -31,7 +31,7 @@ from pathlib import Path
 
 from tui.claude.paths import LOCK_NAME
 from tui.memory.store_lock import store_lock
-from tui.xdg import TEMP_MARK, journal_dir
+from tui.xdg import is_temp_name, journal_dir
 
 MAIN = "main"
 BACKFILL = "backfill"
@@ -84,7 +84,7 @@ def read_store(store: Path) -> dict[str, bytes] | None:
     for folder, dirs, names in os.walk(store):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".git"))
         for name in names:
-            if name == LOCK_NAME or (name.startswith(".") and TEMP_MARK in name):
+            if name == LOCK_NAME or is_temp_name(name):
                 continue  # Claude Code's lock, or a memtui write in flight
             path = Path(folder, name)
             if path.is_symlink() or not path.is_file():
