@@ -238,7 +238,7 @@ class _Scanner:
         )
 
     def folder_contents(self, folder: str) -> tuple[list[str], bool]:
-        """(`transcripts.session_paths`, whether it holds a store folder), from the cache
+        """(its session files, whether it holds a store folder), from the cache
         while the folder lists the same."""
         key = folder if os.path.isabs(folder) else os.path.abspath(folder)
         names, holds_store = self.cache.folder_contents(key)

@@ -27,12 +27,7 @@ def is_session_file(name: str) -> bool:
 
 
 def session_files(folder: Path) -> list[Path]:
-    return [Path(path) for path in session_paths(folder)]
-
-
-def session_paths(folder: str | os.PathLike[str]) -> list[str]:
-    """`session_files` as strings (discovery lists thousands of folders)."""
-    return listed_folder(folder)[0]
+    return [Path(path) for path in listed_folder(folder)[0]]
 
 
 def listed_folder(folder: str | os.PathLike[str]) -> tuple[list[str], os.DirEntry[str] | None]:
