@@ -201,7 +201,7 @@ def test_two_processes_creating_one_journal_both_succeed_and_nothing_is_moved_as
     import subprocess
     import sys
 
-    from tui.history.journal import journal_dir
+    from tui.xdg import journal_dir
 
     code = ("import sys, time; from pathlib import Path; from tui.history.journal import Journal;"
             "time.sleep(max(0.0, float(sys.argv[2]) - time.time()));"
