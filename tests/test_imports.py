@@ -14,14 +14,21 @@ HEAVY = ("textual", "anthropic", "rich", "git", "detect_secrets", "re2", "rapidf
          "markdown_it", "sqlite3", "yaml")
 
 
-def imported(env: dict[str, str], *argv: str) -> tuple[int, set[str]]:
+def run_importing(env: dict[str, str], *argv: str) -> tuple[int, set[str], str]:
+    """(exit code, every module `memtui ARGV` imported, its stderr without the timings)."""
     result = subprocess.run(
         [sys.executable, "-X", "importtime", "-c",
          "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
         capture_output=True, text=True, env=env, timeout=60)
-    modules = {line.rsplit("|", 1)[-1].strip().split(".")[0]
-               for line in result.stderr.splitlines() if line.startswith("import time:")}
-    return result.returncode, modules & set(HEAVY)
+    lines = result.stderr.splitlines()
+    modules = {line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")}
+    said = "\n".join(line for line in lines if not line.startswith("import time:"))
+    return result.returncode, modules, said
+
+
+def imported(env: dict[str, str], *argv: str) -> tuple[int, set[str]]:
+    code, modules, _ = run_importing(env, *argv)
+    return code, {module.split(".")[0] for module in modules} & set(HEAVY)
 
 
 @pytest.fixture
@@ -81,13 +88,9 @@ def test_doctor_imports_no_ui_and_no_api_client(home_env, tmp_path):
 
 
 def _all_imported(env: dict[str, str], *argv: str, code: int = 0) -> set[str]:
-    result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c",
-         "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
-        capture_output=True, text=True, env=env, timeout=60)
-    assert result.returncode == code, result.stderr
-    return {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()
-            if line.startswith("import time:")}
+    exit_code, modules, said = run_importing(env, *argv)
+    assert exit_code == code, said
+    return modules
 
 
 def test_recovery_code_loads_only_when_a_killed_memtui_left_something(home_env, tmp_path):
