@@ -24,10 +24,9 @@ from tui import xdg
 from tui.claude.lock import read_lock
 from tui.claude.paths import LOCK_NAME
 from tui.cli import main
-from tui.memory.intents import intents_dir
 from tui.memory.store_lock import StoreBusy
 from tui.memory.writes import FileChange, apply_changes, history, undo_last
-from tui.xdg import RUN_COPY_PREFIX, journal_dir
+from tui.xdg import RUN_COPY_PREFIX, intents_dir, journal_dir
 
 FILES = ("a_first.md", "b_second.md", "c_third.md")
 

@@ -221,7 +221,7 @@ def _may_need_tidying(store: Path) -> bool:
     of imports) loads only when there is something."""
     from tui import xdg
 
-    if os.path.lexists(xdg.intents_dir() / xdg.store_key(store)):
+    if os.path.lexists(xdg.intents_dir(store)):
         return True
     for _, folders, names in os.walk(store):
         folders[:] = [name for name in folders if not name.startswith(".git")]

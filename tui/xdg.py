@@ -51,8 +51,10 @@ def is_temp_name(name: str) -> bool:
     return name.startswith(".") and TEMP_MARK in name
 
 
-def intents_dir() -> Path:
-    return state_dir() / "intents"
+def intents_dir(store: Path | None = None) -> Path:
+    """Where intent records are kept: every store's, or one store's."""
+    base = state_dir() / "intents"
+    return base if store is None else base / store_key(store)
 
 
 def lock_leases_dir() -> Path:

@@ -33,7 +33,7 @@ from tui.memory.swap import (
     temp_name,
     write_new_file,
 )
-from tui.xdg import store_key
+from tui.xdg import intents_dir
 
 
 def _encode(data: bytes | None) -> str | None:
@@ -42,13 +42,6 @@ def _encode(data: bytes | None) -> str | None:
 
 def _decode(text: str | None) -> bytes | None:
     return None if text is None else base64.b64decode(text)
-
-
-def intents_dir(store: Path | None = None) -> Path:
-    base = xdg.intents_dir()
-    if store is None:
-        return base
-    return base / store_key(store)
 
 
 def write_intent(store: Path, record_id: str, label: str,
