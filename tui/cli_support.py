@@ -194,25 +194,20 @@ def _maybe_interrupted() -> bool:
     so that the recovery code, ~15 ms of imports, loads only when there is something."""
     from tui import xdg
 
-    for folder in (xdg.intents_dir(), xdg.lock_leases_dir()):
-        try:
-            with os.scandir(folder) as entries:
-                if next(entries, None) is not None:
-                    return True
-        except FileNotFoundError:
-            continue
-        except OSError:
-            return True  # let the recovery say what is wrong with it
-    for folder in _temp_dir_candidates():
-        try:
-            with os.scandir(folder) as entries:
-                if any(entry.name.startswith(xdg.RUN_COPY_PREFIX) for entry in entries):
-                    return True
-        except FileNotFoundError:
-            continue
-        except OSError:
-            return True
-    return False
+    return (any(_lists(folder, "") for folder in (xdg.intents_dir(), xdg.lock_leases_dir()))
+            or any(_lists(folder, xdg.RUN_COPY_PREFIX) for folder in _temp_dir_candidates()))
+
+
+def _lists(folder: str | os.PathLike[str], prefix: str) -> bool:
+    """Whether the folder holds an entry named with `prefix`; a folder that cannot be read
+    counts (the recovery then says what is wrong with it), a missing one does not."""
+    try:
+        with os.scandir(folder) as entries:
+            return any(entry.name.startswith(prefix) for entry in entries)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
 
 
 def _may_need_tidying(store: Path) -> bool:
