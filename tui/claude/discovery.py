@@ -102,7 +102,6 @@ class _Scanner:
         self.lister = DirectoryLister()
         self._locations: dict[Path, MemoryLocation] = {}  # by project root
         self._settings: dict[str, str | None] = {}
-        self._folders: dict[str, bool] = {}  # settings folders: is there one
         self._resolved: dict[str, Resolution | None] = {}
         self.evidence_cache: transcripts.EvidenceCache | None = None  # made when first needed
         from tui.claude.settings import managed_settings_path
@@ -130,10 +129,9 @@ class _Scanner:
         most projects have no `.claude` folder, looked at once for its two files."""
         key = os.fspath(file)  # a Path hashes and finds its parent slowly: by its text
         if key not in self._settings:
-            folder = os.path.dirname(key)
-            if folder not in self._folders:
-                self._folders[folder] = self.cache.signatures.is_dir(folder)
-            self._settings[key] = read_setting(file) if self._folders[folder] else None
+            # The folder's lstat is taken once per pass by the signatures (a witness).
+            present = self.cache.signatures.is_dir(os.path.dirname(key))
+            self._settings[key] = read_setting(file) if present else None
         return self._settings[key]
 
     def resolved(self, cwd: str) -> Resolution | None:
