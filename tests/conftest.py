@@ -341,6 +341,16 @@ async def settle(app, pilot) -> None:
     await pilot.pause()
 
 
+@pytest.fixture
+def worktrees(tmp_path, claude_home):
+    """A repository with two linked worktrees, and the one store they all share."""
+    repo = make_repo(tmp_path / "shop")
+    tree_a = add_worktree(repo, tmp_path / "shop-wt-a", "feature-a")
+    tree_b = add_worktree(repo, tmp_path / "shop-wt-b", "feature-b")
+    store = claude_home.store(real(tmp_path / "shop"))
+    return claude_home, real(tree_a), real(tree_b), store
+
+
 def snapshot(folder: Path, recursive: bool = False) -> dict[str, bytes]:
     """Every file's bytes, by path relative to `folder`."""
     files = folder.rglob("*") if recursive else folder.iterdir()

@@ -545,18 +545,9 @@ def test_compaction_right_after_a_save_is_fine(project, capsys):
 # --- worktrees -------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def shared_store(tmp_path, claude_home):
-    repo = make_repo(tmp_path / "shop")
-    tree_a = add_worktree(repo, tmp_path / "shop-wt-a", "feature-a")
-    tree_b = add_worktree(repo, tmp_path / "shop-wt-b", "feature-b")
-    store = claude_home.store(real(tmp_path / "shop"))
-    return claude_home, real(tree_a), real(tree_b), store
-
-
-def test_worktrees_overwriting_each_other_fail_with_the_lost_update(shared_store, capsys):
-    claude, tree_a, tree_b, store = shared_store
-    _, b, memory = blind_overwrite(shared_store)
+def test_worktrees_overwriting_each_other_fail_with_the_lost_update(worktrees, capsys):
+    claude, tree_a, tree_b, store = worktrees
+    _, b, memory = blind_overwrite(worktrees)
     code, report, _ = run_doctor(claude, store, capsys)
     check = checks_of(report)["worktrees"]
     assert code == 1
@@ -566,8 +557,8 @@ def test_worktrees_overwriting_each_other_fail_with_the_lost_update(shared_store
     assert "memtui watch" in check["fix"] and "autoMemoryDirectory" in check["fix"]
 
 
-def test_worktrees_writing_in_overlapping_periods_warn(shared_store, capsys):
-    claude, tree_a, tree_b, store = shared_store
+def test_worktrees_writing_in_overlapping_periods_warn(worktrees, capsys):
+    claude, tree_a, tree_b, store = worktrees
     a = Session(claude, tree_a, "feature-a", START)
     b = Session(claude, tree_b, "feature-b", START + timedelta(seconds=30))
     a.write(store / "a.md", "a\n", None)

@@ -12,9 +12,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
-
-from tests.conftest import ClaudeHome, add_worktree, make_repo, memory_text, real, write_jsonl
+from tests.conftest import ClaudeHome, memory_text, write_jsonl
 from tui.claude import paths
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -95,16 +93,6 @@ class Session:
                     "isSnapshotUpdate": False}
         write_jsonl(path, [snapshot, *self.records])
         return path
-
-
-@pytest.fixture
-def worktrees(tmp_path, claude_home):
-    """A repository with two linked worktrees, and the one store they all share."""
-    repo = make_repo(tmp_path / "shop")
-    tree_a = add_worktree(repo, tmp_path / "shop-wt-a", "feature-a")
-    tree_b = add_worktree(repo, tmp_path / "shop-wt-b", "feature-b")
-    store = claude_home.store(real(tmp_path / "shop"))
-    return claude_home, real(tree_a), real(tree_b), store
 
 
 BASE = memory_text(body="Run the whole suite.\n**Why:** it caught bugs.\n")
