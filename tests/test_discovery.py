@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 from conftest import (
@@ -81,6 +82,24 @@ def test_discovery_deleted_worktree_folder_mapped_by_memory_evidence(tmp_path, r
     deleted = folder_named(project, paths.sanitize(gone))
     assert (deleted.mapped_by, deleted.role) == ("evidence", "deleted")
     assert deleted.note
+
+
+@pytest.mark.parametrize("local", [True, False], ids=["folder here", "folder only there"])
+def test_a_memory_path_written_on_windows_names_its_folder_not_the_projects_folder(
+        tmp_path, claude_home, local):
+    """`C:\\Users\\me\\.claude\\projects\\<F>\\memory\\x.md`: on POSIX the whole
+    path is one name, so its folder was taken as "" and the store as `projects/memory`."""
+    folder = "C--Users-me-repo"
+    if local:
+        (claude_home.home / "projects" / folder / "memory").mkdir(parents=True)
+    written = rf"C:\Users\me\.claude\projects\{folder}\memory\feedback_x.md"
+    gone = str(tmp_path / "gone-checkout")
+    claude_home.session(gone, memory_saved_record([written]))
+    project, mapped = next((p, f) for p in scan(claude_home).projects
+                           for f in p.transcript_folders if f.name == paths.sanitize(gone))
+    expected = (claude_home.home / "projects" / folder / "memory" if local
+                else Path(written.rpartition("\\")[0]))
+    assert (project.store, mapped.mapped_by) == (expected, "evidence")
 
 
 def test_discovery_deleted_worktree_folder_mapped_by_worktree_state(tmp_path, repo, claude_home):

@@ -162,8 +162,9 @@ class _Scanner:
         return found
 
     def local_store(self, store: str) -> Path:
-        """A memory dir named in a transcript, moved to this config home when it matches."""
-        folder = Path(store).parent.name
+        """A memory dir named in a transcript, moved to this config home when it matches
+        (a session on Windows names it with backslashes, which POSIX paths do not split)."""
+        folder = store.replace("\\", "/").split("/")[-2]
         candidate = self.projects_dir / folder / paths.MEMORY_DIR_NAME
         return candidate if os.path.isdir(self.projects_dir / folder) else Path(store)
 
