@@ -6,7 +6,7 @@ import io
 
 import pytest
 from app_home import build_app_home
-from conftest import settle
+from conftest import index_line, memory_text, settle, write_index, write_memory
 from rich.console import Console
 from textual.widgets import Input, Markdown, Static, TabbedContent
 
@@ -119,6 +119,52 @@ async def test_index_view_shows_cut_rule_and_warning(store_app):
         assert "Launch" in lines[rule + 1]  # the entry past the 200th line sits under the rule
         assert f"{MAX_LINES + 1} lines (limit: {MAX_LINES})" in rendered
         assert "Only part of it was loaded" in rendered
+
+
+def rendered_rows(view: IndexView) -> list[str]:
+    return [view.render_row(row).text for row in range(view.virtual_size.height)]
+
+
+async def test_index_tab_shows_team_memory_index_under_its_own_name_and_cut(store_app):
+    fixture, app, project = store_app
+    team = fixture.store / "team"
+    team.mkdir()
+    write_memory(team, "conventions.md", memory_text("conventions", "review rules", "feedback"))
+    write_index(team, [index_line("conventions.md", "Conventions", "review rules"),
+                       *(f"- team note {n}" for n in range(MAX_LINES - 1)),
+                       index_line("late.md", "Late", "past the team cut")])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, project)
+        await pilot.press("2")
+        main_view = app.screen.query_one("#index-view", IndexView)
+        team_view = app.screen.query_one("#team-index-view", IndexView)
+        assert team_view.display and team_view.region.height > 0
+        assert (main_view.border_title, team_view.border_title) == ("MEMORY.md", "team/MEMORY.md")
+        team_rows = rendered_rows(team_view)
+        assert "Conventions" in "\n".join(team_rows)
+        rule = next(i for i, line in enumerate(team_rows) if "Claude's cut" in line)
+        assert "Late" in team_rows[rule + 1]
+        assert not any("Conventions" in line for line in rendered_rows(main_view))
+        await pilot.press("tab")
+        assert team_view.has_focus
+
+
+async def test_index_tab_of_a_store_without_team_memory_shows_one_index(store_app):
+    _, app, project = store_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, project)
+        await pilot.press("2")
+        assert not app.screen.query_one("#team-index-view", IndexView).display
+
+
+async def test_a_team_folder_without_its_index_says_so(store_app):
+    fixture, app, project = store_app
+    (fixture.store / "team").mkdir()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, project)
+        await pilot.press("2")
+        rows = rendered_rows(app.screen.query_one("#team-index-view", IndexView))
+        assert "This store has no team/MEMORY.md" in rows[0]
 
 
 async def test_findings_one_per_row_worst_first_with_the_keys_that_fix_the_highlighted(store_app):

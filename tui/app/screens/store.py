@@ -42,6 +42,7 @@ from tui.app.widgets.recall import RecallView
 from tui.app.widgets.tab_input import TabInput
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project
+from tui.claude.memory_files import TEAM_INDEX
 from tui.collector import collector_paused
 from tui.memory.audit import (
     Finding,
@@ -154,6 +155,7 @@ class StoreScreen(Screen[None]):
                             yield Static(id="preview-raw", classes="hidden")
             with TabPane("2 Index", id="index"):
                 yield IndexView(id="index-view")
+                yield IndexView(TEAM_INDEX, id="team-index-view")
             with TabPane("3 Findings", id="findings"):
                 yield FindingsView(id="findings-view")
             with TabPane("4 Recall", id="recall"):
@@ -289,7 +291,7 @@ class StoreScreen(Screen[None]):
         self.marked &= known
         self.query_one("#store-loading").add_class("hidden")
         self.refresh_table()
-        self.query_one("#index-view", IndexView).show(message.store.index)
+        self.show_indexes(message.store)
         self.findings_view.show(message.shown)
         self.query_one("#recall-view", RecallView).show(message.store)
         self.show_lock(message.store)
@@ -302,6 +304,16 @@ class StoreScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         gc.unfreeze()
+
+    def show_indexes(self, store: Store) -> None:
+        """MEMORY.md, and team/MEMORY.md below it when the store has team memory."""
+        team = store.team_index
+        self.query_one("#index-view", IndexView).show(store.index)
+        self.query_one("#index", TabPane).set_class(team is not None, "-team")
+        team_view = self.query_one("#team-index-view", IndexView)
+        team_view.display = team is not None
+        if team is not None:
+            team_view.show(team.loaded)
 
     def show_lock(self, store: Store) -> None:
         banner = self.query_one("#lock-banner", Static)

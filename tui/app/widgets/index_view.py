@@ -1,4 +1,5 @@
-"""MEMORY.md as Claude Code loads it: a rule where the cut falls, what is past it dimmed.
+"""An index as Claude Code loads it: a rule where the cut falls, what is past it dimmed.
+A store with team memory has two (MEMORY.md and team/MEMORY.md), each in its own view.
 
 A Line-API view: only the rows on screen are rendered, so a 50 MB index (hundreds of
 thousands of lines) scrolls like a short one. Rows are the head (the limits and Claude's
@@ -19,21 +20,21 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.claude.paths import INDEX_NAME
 from tui.memory.index import MAX_CHARS, MAX_LINES, IndexLine, LoadedIndex
 from tui.visible import visible
 
 CUT_RULE = "Claude's cut: nothing below this line is loaded"
-NO_INDEX = "This store has no MEMORY.md: Claude starts with no index."
 
 
 def _limit_style(index: LoadedIndex, limit: str) -> str:
     return "bold red" if index.cut in (limit, "both") else "bold"
 
 
-def _head(index: LoadedIndex) -> list[RenderableType]:
+def _head(index: LoadedIndex, file: str) -> list[RenderableType]:
     """The limits and Claude's warning, above the lines."""
     if not index.exists:
-        return [Text(NO_INDEX, style="yellow")]
+        return [Text(f"This store has no {file}: Claude starts with no index.", style="yellow")]
     parts: list[RenderableType] = [
         Text.assemble(
             ("lines ", "dim"), (f"{index.lines}/{MAX_LINES}", _limit_style(index, "lines")),
@@ -66,8 +67,10 @@ class IndexView(ScrollView, can_focus=True):
         Binding("c", "scroll_to_cut", "Go to cut", id="index.go_to_cut"),
     ]
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, file: str = INDEX_NAME, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.file = file  # store-relative, e.g. "team/MEMORY.md"
+        self.border_title = file  # shown when the store has two indexes (a border, in CSS)
         self.index: LoadedIndex | None = None
         self.cut_unseen = False  # scroll to the rule the first time a cut index is shown
         self.first_cut: int | None = None  # the first line past the cut (0-based)
@@ -102,7 +105,7 @@ class IndexView(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if width != self.head_width and self.index is not None:
             options = self.app.console.options.update_width(max(1, width))
-            lines = self.app.console.render_lines(Group(*_head(self.index)), options, pad=False)
+            lines = self.app.console.render_lines(Group(*_head(self.index, self.file)), options, pad=False)
             self.head = [Strip(line) for line in lines]
             self.head_width = width
         return self.head
