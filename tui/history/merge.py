@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from tui.claude.lines import lines_with_endings
-
-MARK_OURS, MARK_SPLIT, MARK_THEIRS = "<<<<<<<", "=======", ">>>>>>>"
+from tui.history.markers import MARK_OURS, MARK_SPLIT, MARK_THEIRS
 
 
 @dataclass(frozen=True)

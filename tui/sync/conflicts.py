@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tui.claude.lines import lines_with_endings
-from tui.history.merge import MARK_OURS, MARK_SPLIT, MARK_THEIRS
-from tui.sync.plan import SYNC_LABEL
+from tui.history.markers import MARK_OURS, MARK_SPLIT, MARK_THEIRS
 
+SYNC_LABEL = "memtui sync:"  # starts both marker labels, so a conflict is found as sync's
 KEEP_CHOICES = ("first", "second", "both")
-_OPEN = f"{MARK_OURS} {SYNC_LABEL} "
+CONFLICT_OPEN = f"{MARK_OURS} {SYNC_LABEL} "  # a line starting so opens a sync conflict
 _CLOSE = f"{MARK_THEIRS} {SYNC_LABEL} "
 
 
@@ -36,7 +36,7 @@ def find_conflicts(text: str) -> list[SyncConflict]:
 def _blocks(lines: list[str]):
     index = 0
     while index < len(lines):
-        if lines[index].startswith(_OPEN):
+        if lines[index].startswith(CONFLICT_OPEN):
             split = next((n for n in range(index + 1, len(lines))
                           if lines[n].rstrip("\n") == MARK_SPLIT), None)
             close = None if split is None else next(

@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui import failpoints
-from tui.history.merge import MARK_OURS
 from tui.memory.writes import FileChange
+from tui.sync.conflicts import CONFLICT_OPEN
 from tui.sync.identity import Identity
-from tui.sync.plan import SYNC_LABEL, StorePlan, is_index, plan_store
+from tui.sync.plan import StorePlan, is_index, plan_store
 from tui.sync.remote import TRACKING, RemoteUnreachable, SyncRepo, shown_url
 from tui.sync.settings import store_id
 
-CONFLICT_MARK = f"{MARK_OURS} {SYNC_LABEL} ".encode()
+CONFLICT_MARK = CONFLICT_OPEN.encode()
 ATTEMPTS = 8  # pushes rejected in a row (other machines pushing) before giving up
 
 

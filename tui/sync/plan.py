@@ -26,8 +26,8 @@ from tui.claude.paths import INDEX_NAME
 from tui.history.journal import blob_id
 from tui.history.merge import MARK_OURS, MARK_SPLIT, MARK_THEIRS, merge3
 from tui.memory.writes import FileChange
+from tui.sync.conflicts import SYNC_LABEL
 
-SYNC_LABEL = "memtui sync:"  # starts both marker labels, so a conflict is found as sync's
 REMOTE_LABEL = f"{SYNC_LABEL} from the remote"
 
 
