@@ -261,6 +261,19 @@ def write_jsonl(path: Path, records: Iterable[dict | bytes | str]) -> None:
     path.write_bytes(b"".join(chunks))
 
 
+def sync_conflicted_memory(machine: str = "laptop") -> str:
+    """A memory as `memtui sync` leaves it after a conflict: both texts between markers."""
+    from tui.sync.plan import merge_file
+
+    base = memory_text(name="rule", body="Indent with tabs.\n")
+    ours = memory_text(name="rule", body="Indent with two spaces.\n")
+    theirs = memory_text(name="rule", body="Indent with four spaces.\n")
+    merged, conflict = merge_file("rule.md", base.encode(), ours.encode(), theirs.encode(),
+                                  machine)
+    assert conflict
+    return merged.decode()
+
+
 def write_memory(store: Path, file: str, text: str | bytes, mtime: float | None = None) -> Path:
     path = store / file
     path.parent.mkdir(parents=True, exist_ok=True)

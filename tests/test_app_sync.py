@@ -96,3 +96,47 @@ async def test_a_store_holding_a_sync_conflict_says_so_in_the_column(tmp_path, c
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(app, pilot)
             assert sync_column(app) == ["conflict"]
+
+
+async def test_a_sync_conflict_is_resolved_in_the_store_screen_and_undone(tmp_path, capsys):
+    from textual.widgets import Button
+
+    from tui.app.screens.store import StoreScreen
+    from tui.app.widgets.findings import FindingsView
+
+    remote, (a, b) = make_machines(tmp_path, capsys, count=2)
+    a.write("rule.md", memory_text(name="rule", body="Use tabs.\n"))
+    a.sync("--remote", str(remote))
+    b.sync("--remote", str(remote))
+    a.write("rule.md", memory_text(name="rule", body="Use spaces.\n"))
+    b.write("rule.md", memory_text(name="rule", body="Use two spaces.\n"))
+    a.sync()
+    b.sync()
+    conflicted = b.read("rule.md")
+    with b.active():
+        app = MemtuiApp(b.home.home, {**b.env()})
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("enter")
+            await settle(app, pilot)
+            assert isinstance(app.screen, StoreScreen)
+            await pilot.press("3")
+            view = app.screen.query_one(FindingsView)
+            kinds = [row.finding.kind for row in view.rows]
+            view.table.move_cursor(kinds.index("sync_conflict"))
+            await pilot.pause()
+            await pilot.press("K")
+            await settle(app, pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            assert app.screen.plan.label == "resolve 1 sync conflict: keep the first text"
+            assert b.read("rule.md") == conflicted  # a preview writes nothing
+            # The remote's text instead: its own preview, then applied.
+            app.screen.query_one("#option-0", Button).press()
+            await settle(app, pilot)
+            assert app.screen.plan.label == "resolve 1 sync conflict: keep the second text"
+            await pilot.press("y")
+            await settle(app, pilot)
+            assert b.read("rule.md") == memory_text(name="rule", body="Use spaces.\n")
+            await pilot.press("u")
+            await settle(app, pilot)
+            assert b.read("rule.md") == conflicted

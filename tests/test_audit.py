@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from conftest import index_line, memory_text, write_index, write_memory
+from conftest import index_line, memory_text, sync_conflicted_memory, write_index, write_memory
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -314,3 +314,21 @@ def test_a_findings_json_is_its_fields_in_order_the_optional_ones_only_when_set(
     expected = {name: value for name, value in zip(names, fields, strict=True)
                 if value is not None or name in ("file", "line")}
     assert list(data.items()) == list(expected.items())
+
+
+def test_audit_sync_conflict_where_its_markers_open(store):
+    text = sync_conflicted_memory()
+    write_memory(store, "rule.md", text)
+    write_index(store, [index_line("rule.md")])
+    found = only(audit(store), "sync_conflict")
+    opening = text.split("\n").index("<<<<<<< memtui sync: laptop") + 1
+    assert (found.severity, found.file, found.line) == ("warning", "rule.md", opening)
+    assert "from laptop and from the remote" in found.message
+
+
+def test_audit_markers_that_are_no_complete_sync_conflict_are_no_finding(store):
+    text = sync_conflicted_memory()
+    write_memory(store, "half.md", text.replace(">>>>>>> memtui sync: from the remote\n", ""))
+    write_memory(store, "git.md", text.replace("memtui sync: ", ""))  # git's own markers
+    write_index(store, [index_line("half.md"), index_line("git.md")])
+    assert "sync_conflict" not in kinds(audit(store))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from conftest import index_line as entry
-from conftest import memory_text, snapshot, write_index, write_memory
+from conftest import memory_text, snapshot, sync_conflicted_memory, write_index, write_memory
 
 from tui.claude.paths import utf16_len
 from tui.memory import curate
@@ -302,3 +302,29 @@ def test_move_entry_to_the_top_keeps_frontmatter_and_comments(store):
 def test_a_plan_for_an_unknown_memory_is_refused_in_one_sentence(store):
     with pytest.raises(curate.WriteRefused, match="not a memory in this store"):
         curate.plan_relink(load_store(store), ["nope.md"])
+
+
+def test_keeping_a_side_of_a_sync_conflict_offers_the_other_two(store):
+    write_memory(store, "rule.md", sync_conflicted_memory())
+    plan = curate.plan_keep_sync_side(load_store(store), ["rule.md"], "second")
+    assert plan.label == "resolve 1 sync conflict: keep the second text"
+    assert plan.options == ("keep the first text", "keep both texts")
+    [summary] = plan.summary
+    assert "drop: (first, from laptop)" in summary and "keep: (second, from the remote)" in summary
+    apply(store, plan)
+    assert (store / "rule.md").read_text() == memory_text(name="rule",
+                                                          body="Indent with four spaces.\n")
+
+
+def test_keeping_both_texts_drops_only_the_marker_lines(store):
+    write_memory(store, "rule.md", sync_conflicted_memory())
+    apply(store, curate.plan_keep_sync_side(load_store(store), ["rule.md"], "both"))
+    text = (store / "rule.md").read_text()
+    assert "two spaces" in text and "four spaces" in text and "memtui sync" not in text
+
+
+def test_keeping_a_side_where_there_is_no_conflict_changes_nothing(store):
+    write_memory(store, "rule.md", memory_text(name="rule"))
+    plan = curate.plan_keep_sync_side(load_store(store), ["rule.md"], "first")
+    assert (plan.changes, plan.options) == ((), ())
+    assert plan.summary == ["No conflict from memtui sync there."]

@@ -6,7 +6,8 @@ Severity rules:
   cannot read or parse (unreadable, bad_frontmatter), or a path leaving the store
   (outside_store).
 - warning: wasted or misleading context that still loads (dangling, long_index_line over
-  150, duplicate, relative_date), metadata the selector relies on (missing_frontmatter,
+  150, duplicate, relative_date, sync_conflict: both texts of a conflict `memtui sync`
+  could not merge, between marker lines), metadata the selector relies on (missing_frontmatter,
   missing_description, unknown_type), recall limits (beyond_recall_scan), and a checked-in
   setting that tries to move memory (untrusted_setting).
 - info: prompt guidance Claude Code does not enforce (missing_why, missing_how_to_apply),
@@ -35,6 +36,7 @@ from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES, linked
 from tui.memory.links import resolve_wiki, wiki_links
 from tui.memory.rationale import HOW_TO_APPLY, WHY, rationale_labels
 from tui.memory.store import RECALL_SCAN_LIMIT, IndexFile, Memory, Store
+from tui.sync.conflicts import CONFLICT_OPEN, SYNC_LABEL, find_conflicts
 
 
 @dataclass(frozen=True)
@@ -234,6 +236,8 @@ def _memory_findings(
             "unreadable", "error", file, None,
             f"{file} is not valid UTF-8; Claude Code reads it with replacement characters",
         )
+    if CONFLICT_OPEN in memory.text:
+        yield from _sync_conflict_findings(memory)
     if memory.is_log:
         yield from _date_findings(memory)
         return
@@ -300,6 +304,17 @@ def _memory_findings(
     for link in wiki_links(fm.body):
         if resolve_wiki(link.target, names) is None:
             yield _unmatched_wiki_link(file, fm.block_lines + link.line + 1, link.target)
+
+
+def _sync_conflict_findings(memory: Memory) -> Iterable[Finding]:
+    for conflict in find_conflicts(memory.text):
+        yield Finding(
+            "sync_conflict", "warning", memory.file, conflict.line,
+            f"{memory.file} holds two texts memtui sync could not merge (from "
+            f"{conflict.first_label.removeprefix(SYNC_LABEL).strip()} and from the remote), "
+            "marker lines included, and Claude reads them all; keep one (K in the app, or "
+            "memtui merge --keep)",
+        )
 
 
 def _date_findings(memory: Memory) -> Iterable[Finding]:

@@ -41,7 +41,7 @@ class Plan:
     changes: tuple[FileChange, ...]
     summary: list[str]  # what will change, one sentence each
     pushed_out: tuple[str, ...] = ()  # entries this plan would leave past the loaded cut
-    options: tuple[str, ...] = ()  # other plans that would make room
+    options: tuple[str, ...] = ()  # other plans to pick instead: ones making room, other sides
 
     @property
     def empty(self) -> bool:
@@ -523,3 +523,48 @@ def plan_redact_secrets(store: Store, files: Sequence[str] | None = None) -> Pla
         changes.append(FileChange(file, before, "\n".join(lines).encode("utf-8")))
     label = f"redact {_plural(len(summary), 'secret')}"
     return Plan(label, tuple(changes), summary or ["No secret found."])
+
+
+# --- sync conflicts ------------------------------------------------------------------------
+
+KEEP_PHRASES = {"first": "keep the first text", "second": "keep the second text",
+                "both": "keep both texts"}
+SHOWN_CONFLICT_LINES = 4  # of each text, in the summary
+
+
+def plan_keep_sync_side(store: Store, files: Sequence[str], keep: str) -> Plan:
+    """Each conflict `memtui sync` left in `files` replaced by the text(s) `keep` names:
+    "first" (the machine that merged), "second" (the remote's) or "both"; the other two
+    choices are the plan's options. What `memtui merge FILE --keep` does."""
+    from tui.sync.conflicts import SYNC_LABEL, find_conflicts, resolve
+
+    changes: list[FileChange] = []
+    summary: list[str] = []
+    for file in files:
+        before = read_bytes(store.path, file)
+        if before is None:
+            continue
+        text = before.decode("utf-8", "surrogateescape")  # bytes kept, whatever they are
+        conflicts = find_conflicts(text)
+        for conflict in conflicts:
+            machine = conflict.first_label.removeprefix(SYNC_LABEL).strip()
+            summary.append(f"Line {conflict.line} of {file}:" + "".join(
+                _conflict_side("keep:" if keep in (side, "both") else "drop:", where, lines)
+                for side, where, lines in (("first", f"first, from {machine}", conflict.first),
+                                           ("second", "second, from the remote",
+                                            conflict.second))))
+        if conflicts:
+            changes.append(FileChange(file, before,
+                                      resolve(text, keep).encode("utf-8", "surrogateescape")))
+    label = f"resolve {_plural(len(summary), 'sync conflict')}: {KEEP_PHRASES[keep]}"
+    others = tuple(phrase for choice, phrase in KEEP_PHRASES.items() if choice != keep)
+    return Plan(label, tuple(changes), summary or ["No conflict from memtui sync there."],
+                options=others if changes else ())
+
+
+def _conflict_side(verb: str, where: str, lines: tuple[str, ...]) -> str:
+    """One text of a conflict as summary lines: `keep:` or `drop:`, its origin, its lines."""
+    shown = [line.rstrip("\n") for line in lines[:SHOWN_CONFLICT_LINES]]
+    if len(lines) > SHOWN_CONFLICT_LINES:
+        shown.append(f"… {len(lines) - SHOWN_CONFLICT_LINES} more line(s)")
+    return "".join(f"\n  {verb} {line}" for line in [f"({where})", *shown])

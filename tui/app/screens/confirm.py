@@ -19,7 +19,7 @@ from tui.visible import visible
 
 APPLY = "apply"
 PUSHED_SHOWN = 4  # entries named at the top; the rest are listed in the summary below
-LINE_STYLES = {"before:": "red", "after:": "green"}
+LINE_STYLES = {"before:": "red", "after:": "green", "drop:": "red", "keep:": "green"}
 
 
 def pushed_warning(pushed: tuple[str, ...]) -> Text:
@@ -82,7 +82,7 @@ class ConfirmScreen(ModalScreen[str | None]):
                 preview = getattr(plan, "preview", None)  # a renderable, e.g. a diff
                 if preview is not None:
                     yield Static(preview, id="confirm-preview")
-            if plan.pushed_out and plan.options:
+            if plan.options:  # other plans to choose instead (make room, another side)
                 with Horizontal(id="confirm-options"):
                     for number, option in enumerate(plan.options):
                         yield Button(option.capitalize(), id=f"option-{number}", compact=True,

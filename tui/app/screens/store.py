@@ -105,6 +105,8 @@ class StoreScreen(Screen[None]):
         Binding("e", "edit", "Edit", id="store.edit"),
         Binding("X", "redact", "Redact", id="store.redact",
                 tooltip="Replace credentials in the memories with [REDACTED]"),
+        Binding("K", "keep_side", "Keep a side", id="store.keep_side",
+                tooltip="Resolve a conflict memtui sync left: keep one text, or both"),
         Binding("m", "move_out", "Move out", id="store.move_out",
                 tooltip="Move the index line past the cut, to make room"),
         Binding("u", "undo", "Undo", id="store.undo"),
@@ -610,6 +612,27 @@ class StoreScreen(Screen[None]):
             files = sorted({f.file for f in chosen if f.file})
             self.propose(lambda curate, store: curate.plan_redact_secrets(store, files))
 
+    def action_keep_side(self) -> None:
+        """Resolve the sync conflicts in the chosen memories, first text kept; the confirm
+        screen offers the other choices, each previewed the same way."""
+        from tui.memory.curate import KEEP_PHRASES
+
+        if not self.writable():
+            return
+        if self.tab == "findings":
+            chosen = self.chosen_findings(("sync_conflict",), "K")
+            if chosen is None:
+                return
+            files = sorted({f.file for f in chosen if f.file})
+        elif not (files := self.needs_selection()):
+            return
+
+        def keeping(keep: str):
+            return lambda curate, store: curate.plan_keep_sync_side(store, files, keep)
+
+        self.propose(keeping("first"),
+                     {phrase: keeping(keep) for keep, phrase in KEEP_PHRASES.items()})
+
     def action_archive(self) -> None:
         if self.writable() and (files := self.needs_selection()):
             self.propose(lambda curate, store: curate.plan_archive(store, files))
@@ -625,8 +648,9 @@ class StoreScreen(Screen[None]):
             self.notify(f"Highlight or mark {what} first.", severity="warning")
         return files
 
-    def propose(self, make_plan) -> None:
-        """Plan a change, confirm it with the user, then apply it in a worker."""
+    def propose(self, make_plan, choices: dict | None = None) -> None:
+        """Plan a change, confirm it with the user, then apply it in a worker. `choices`:
+        the plans the user may pick instead, by the option that names each."""
         plan = curation.make_plan(make_plan, self.store)
         if isinstance(plan, str):
             self.notify(plan, severity="warning")
@@ -641,7 +665,9 @@ class StoreScreen(Screen[None]):
                 self.apply(plan)
                 return
             self.done_busy()
-            if choice is not None:
+            if choices and choice in choices:
+                self.propose(choices[choice], choices)
+            elif choice is not None:
                 follow_up = curation.option_plan(choice)
                 if follow_up is None:
                     self.notify("Highlight the entry to move past the cut and press m; "

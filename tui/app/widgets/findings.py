@@ -28,6 +28,7 @@ FIXES: dict[str, tuple[str, ...]] = {
     "duplicate": ("store.archive", "store.delete", "store.edit", "store.history"),
     "stranded_store": (),
     "secret": ("store.redact", "store.edit"),
+    "sync_conflict": ("store.keep_side", "store.edit", "store.history"),
     "outside_store": ("store.edit",),
     "untrusted_setting": (),
     "unmatched_wiki_link": (),
