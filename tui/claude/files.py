@@ -58,24 +58,24 @@ def open_regular(path: str | os.PathLike[str] | bytes,
 
 
 def open_regular_status(path: str | os.PathLike[str] | bytes,
-                        before: os.stat_result | None = None) -> tuple[int, os.stat_result]:
+                        status: os.stat_result | None = None) -> tuple[int, os.stat_result]:
     """`open_regular`, and the open file's status (its `fstat`)."""
     try:
-        if before is None:  # not opening what is no file (a device may act on an open)
-            before = os.stat(path)
-        if not stat.S_ISREG(before.st_mode):
-            raise _not_a_file(before.st_mode, path)
+        if status is None:  # not opening what is no file (a device may act on an open)
+            status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode):
+            raise _not_a_file(status.st_mode, path)
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except ValueError:
         raise OSError(errno.EINVAL, "no file can have this name", repr(path)) from None
     try:
-        status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode):
-            raise _not_a_file(status.st_mode, path)
+        opened = os.fstat(descriptor)
+        if not stat.S_ISREG(opened.st_mode):
+            raise _not_a_file(opened.st_mode, path)
     except BaseException:
         os.close(descriptor)
         raise
-    return descriptor, status
+    return descriptor, opened
 
 
 def open_binary(path: str | os.PathLike[str] | bytes, buffering: int = -1,
