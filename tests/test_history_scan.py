@@ -17,7 +17,7 @@ from tests.conftest import write_jsonl
 from tui.claude import transcripts
 from tui.history import scan_cache
 from tui.history.scan_cache import ScanCache
-from tui.history.writes_log import scan_events, transcript_files
+from tui.history.writes_log import folder_events, scan_events, transcript_files
 
 
 def saved(session: str, *paths: str) -> dict:
@@ -235,3 +235,90 @@ def test_a_store_outside_projects_is_read_from_its_transcripts_after_the_evidenc
     _evidence_search(transcript, tmp_path)
     with ScanCache() as cache:
         assert [e.content for e in scan_events(notes, [transcript], cache)] == ["one\n"]
+
+
+# --- forgetting transcripts that are gone -------------------------------------------------
+
+
+def cached_paths(cache: ScanCache) -> set[str]:
+    """The transcripts the cache holds rows of, in either table."""
+    rows = cache.db.execute("SELECT path FROM files UNION SELECT path FROM items")
+    return {os.fsdecode(path) for (path,) in rows}
+
+
+def two_sessions(claude_home, store, folder_name: str = "-w") -> tuple:
+    folder = claude_home.folder(folder_name)
+    first, second = folder / "s1.jsonl", folder / "s2.jsonl"
+    write_jsonl(first, [saved("s1", str(store / "a.md"))])
+    write_jsonl(second, [saved("s2", str(store / "b.md"))])
+    return folder, first, second
+
+
+def test_a_transcript_deleted_between_two_scans_leaves_no_row(claude_home, store):
+    folder, first, second = two_sessions(claude_home, store)
+    other_store = claude_home.store(folder="-other")
+    with ScanCache() as cache:
+        folder_events(store, [folder], cache)
+        folder_events(other_store, [folder], cache)  # rows of a second needle, same files
+        assert cached_paths(cache) == {str(first), str(second)}
+        second.unlink()
+        assert [e.file for e in folder_events(store, [folder], cache)] == ["a.md"]
+        assert cached_paths(cache) == {str(first)}  # the other needle's rows too
+
+
+def test_a_transcript_left_out_of_a_partial_scan_keeps_its_rows(claude_home, store, monkeypatch):
+    folder, first, second = two_sessions(claude_home, store)
+    with ScanCache() as cache:
+        folder_events(store, [folder], cache)
+        scan_events(store, [first], cache)  # one file, no folder said to be listed whole
+        assert cached_paths(cache) == {str(first), str(second)}
+        # A caller that names a folder listed whole but leaves out a file still there:
+        scan_events(store, [first], cache, listed=[folder])
+        assert cached_paths(cache) == {str(first), str(second)}
+        read = []
+        monkeypatch.setattr(scan_cache, "matching_lines", lambda *args: read.append(args) or 0)
+        assert sorted(e.file for e in folder_events(store, [folder], cache)) == ["a.md", "b.md"]
+        assert read == []  # both answered from the cache
+
+
+def test_a_removed_folder_is_forgotten_by_the_daily_sweep_not_before(claude_home, store):
+    folder, first, second = two_sessions(claude_home, store)
+    gone_folder, gone, _ = two_sessions(claude_home, store, "-w-worktrees-gone")
+    with ScanCache() as cache:
+        folder_events(store, [folder, gone_folder], cache)
+        import shutil
+
+        shutil.rmtree(gone_folder)  # no scan lists it again
+        folder_events(store, [folder], cache)
+        assert str(gone) in cached_paths(cache)  # swept at the first scan, a day not yet past
+        cache.db.execute("UPDATE swept SET at = at - ?", (scan_cache.SWEEP_SECONDS + 1,))
+        cache.db.commit()
+        folder_events(store, [folder], cache)
+        assert cached_paths(cache) == {str(first), str(second)}
+
+
+def test_a_busy_or_read_only_cache_still_answers_and_forgets_later(claude_home, store):
+    import sqlite3
+    import time
+
+    folder, first, second = two_sessions(claude_home, store)
+    with ScanCache() as cache:
+        folder_events(store, [folder], cache)
+    second.unlink()
+    with ScanCache() as cache:
+        cache.db.execute("PRAGMA query_only=ON")  # what a read-only database file answers
+        assert [e.file for e in folder_events(store, [folder], cache)] == ["a.md"]
+        assert str(second) in cached_paths(cache)
+    writer = sqlite3.connect(scan_cache.ScanCache().path)
+    writer.execute("BEGIN IMMEDIATE")  # another process in the middle of its write
+    try:
+        with ScanCache() as cache:
+            started = time.monotonic()
+            assert [e.file for e in folder_events(store, [folder], cache)] == ["a.md"]
+            assert time.monotonic() - started < 5  # not the 30 s a scan's own write waits
+    finally:
+        writer.rollback()
+        writer.close()
+    with ScanCache() as cache:
+        folder_events(store, [folder], cache)
+        assert cached_paths(cache) == {str(first)}

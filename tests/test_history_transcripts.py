@@ -244,3 +244,27 @@ def test_restore_of_an_unknown_version_is_one_sentence(worktrees, capsys):
     assert code == 2
     assert err.count("\n") == 1 and "no version 'deadbeef'" in err
     assert memory.read_text(encoding="utf-8") == BASE
+
+
+def test_overwrites_after_a_transcript_is_deleted_prints_what_an_empty_cache_prints(worktrees, capsys):
+    import shutil
+    import sqlite3
+
+    from tui import xdg
+
+    claude, tree_a, _, store = worktrees
+    blind_overwrite(worktrees)
+    reader = Session(claude, tree_a, "feature-a", START + timedelta(hours=1))
+    reader.read(store / "feedback_testing.md", BASE)
+    old = reader.save()
+    argv = ["--config-dir", str(claude.home), "overwrites", str(store), "--json"]
+    before = run_cli(argv, capsys)
+    old.unlink()  # Claude Code's cleanup of an old session
+
+    pruned = run_cli(argv, capsys)
+    with sqlite3.connect(xdg.cache_dir() / "transcript-scan.sqlite") as db:
+        rows = {path for (path,) in db.execute("SELECT path FROM files UNION SELECT path FROM items")}
+    shutil.rmtree(xdg.cache_dir())
+    assert pruned == run_cli(argv, capsys) == before  # the reader's session lost nothing
+    assert len(json.loads(pruned[1])) == 1
+    assert len(rows) == 2 and str(old).encode() not in rows

@@ -101,6 +101,18 @@ def _read_up_to(handle: BinaryIO, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def is_gone(path: str | os.PathLike[str] | bytes) -> bool:
+    """Whether nothing is at `path` any more, so a cache may forget it (a path that cannot
+    be looked at is not gone: it may be back when it can)."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
 def read_text(path: str | os.PathLike[str] | bytes, limit: int | None = None) -> str:
     """A regular file's text, bytes that are not UTF-8 replaced."""
     return decode_utf8(read_regular(path, limit), "replace")

@@ -71,11 +71,11 @@ def overlapping(writers: dict[str, tuple[str, str, int]]) -> list[tuple[str, str
 
 def check_worktrees(ctx: DoctorContext) -> Check:
     from tui.history.recovery import all_lost_updates
-    from tui.history.writes_log import scan_events, transcript_files
+    from tui.history.writes_log import folder_events
 
     if not os.path.isdir(ctx.store):
         return Check("worktrees", SKIP, f"{ctx.store} does not exist yet.")
-    events = scan_events(ctx.store, transcript_files(ctx.transcript_dirs))
+    events = folder_events(ctx.store, ctx.transcript_dirs)
     writers = _writers(events)
     pairs = overlapping(writers)
     lost = all_lost_updates(ctx.store, events)

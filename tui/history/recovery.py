@@ -102,7 +102,7 @@ def lost_update_counts(projects) -> dict[Path, int]:
 
     from tui.history.journal import JournalError
     from tui.history.scan_cache import ScanCache
-    from tui.history.writes_log import scan_events, transcript_files
+    from tui.history.writes_log import folder_events
 
     folders: dict[Path, list[Path]] = {}
     for project in projects:
@@ -112,7 +112,7 @@ def lost_update_counts(projects) -> dict[Path, int]:
     with ScanCache() as cache:
         for store, dirs in folders.items():
             try:
-                events = scan_events(store, transcript_files(dirs), cache)
+                events = folder_events(store, dirs, cache)
                 counts[store] = len(all_lost_updates(store, events))
             except (OSError, sqlite3.Error, GitError, JournalError):
                 counts[store] = -1  # one unreadable journal or cache never hides the others

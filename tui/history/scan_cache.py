@@ -5,6 +5,11 @@ only the lines holding the needle are handed on. What a file yielded is kept in 
 cache under the XDG cache dir, keyed by (path, needle) and checked against (size, mtime):
 an unchanged file is not opened again, a grown file is read only from the end of its last
 complete line, and a file that shrank or was replaced is read again from the start.
+
+Claude Code deletes old transcripts, so the rows of a transcript gone from disk are dropped:
+at once when a scan lists its folder and no longer finds it, and once a day for every row
+(a removed project folder is listed by no scan). A row is dropped only once its file is
+gone (`lstat` says so); looking costs a stat per row that is not listed, never per row kept.
 """
 
 from __future__ import annotations
@@ -12,17 +17,20 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tui import xdg
-from tui.claude.files import open_binary
+from tui.claude.files import is_gone, open_binary
 from tui.claude.line_search import needle_starts, search_lines
 from tui.claude.transcripts import read_memory_dir_lines
 
 BLOCK = 1 << 20
 ANCHOR = 256  # bytes before the resume point, kept to notice a file replaced by another
 SCHEMA_VERSION = 4  # 4: paths are kept as bytes (a file name need not be UTF-8)
+BUSY_SECONDS = 30  # how long a scan waits for another process's write
+SWEEP_SECONDS = 24 * 3600  # how often every row is checked for a transcript gone
 
 LineParser = Callable[[bytes, int, str], list[dict]]  # (line, offset, file path)
 
@@ -50,14 +58,14 @@ class ScanCache:
             self._prepare()
 
     def _connect(self) -> sqlite3.Connection:
-        self.db = sqlite3.connect(self.path, timeout=30)
+        self.db = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
         try:
             self._prepare()
         except sqlite3.DatabaseError:
             # A cache is throw-away: a damaged one is replaced, never repaired.
             self.db.close()
             self.path.unlink(missing_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=30)
+            self.db = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
             self._prepare()
         return self.db
 
@@ -69,7 +77,7 @@ class ScanCache:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             self.db.executescript(
-                "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS items;"
+                "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS items; DROP TABLE IF EXISTS swept;"
                 f"PRAGMA user_version={SCHEMA_VERSION};"
             )
         self.db.executescript(
@@ -80,6 +88,7 @@ class ScanCache:
             CREATE TABLE IF NOT EXISTS items(
                 path BLOB, needle BLOB, offset INTEGER, data TEXT);  -- one row per scan pass
             CREATE INDEX IF NOT EXISTS items_by_file ON items(path, needle);
+            CREATE TABLE IF NOT EXISTS swept(at REAL);  -- when every row was last checked
             """
         )
 
@@ -92,8 +101,14 @@ class ScanCache:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def scan(self, files: Iterable[Path], needle: bytes, parse: LineParser) -> dict[str, list[dict]]:
-        """Items per file path: `parse(line, offset, path)` over every line holding `needle`."""
+    def scan(self, files: Iterable[Path], needle: bytes, parse: LineParser,
+             listed: Iterable[Path] = ()) -> dict[str, list[dict]]:
+        """Items per file path: `parse(line, offset, path)` over every line holding `needle`.
+
+        `listed`: folders whose every transcript is among `files` (`transcript_files`);
+        the rows of a transcript under one of them that `files` does not name are dropped
+        if it is gone. A file of an unlisted folder keeps its rows.
+        """
         known = {
             row[0]: row[1:]
             for row in self.db.execute(
@@ -120,7 +135,34 @@ class ScanCache:
                 start = cached[2]
             results[str(file)] = self._rescan(file, needle, parse, start, info)
         self.db.commit()
+        prefixes = tuple(os.path.join(os.fsencode(folder), b"") for folder in listed)
+        present = {key for _, key, _ in checked}
+        self._forget_gone([key for key in known if key not in present and key.startswith(prefixes)])
         return results
+
+    def _forget_gone(self, unlisted: list[bytes]) -> None:
+        """Drop every needle's rows of the transcripts gone from disk among `unlisted`, and
+        once a day among every row. A cache that cannot be written now (read-only, or busy
+        with another process's write) forgets them another time."""
+        swept = self.db.execute("SELECT max(at) FROM swept").fetchone()[0]
+        sweep = swept is None or not 0 <= time.time() - swept < SWEEP_SECONDS
+        if sweep:
+            unlisted = [key for (key,) in self.db.execute("SELECT DISTINCT path FROM files")]
+        gone = [(key,) for key in unlisted if is_gone(key)]
+        if not gone and not sweep:
+            return
+        try:
+            self.db.execute("PRAGMA busy_timeout=0")
+            self.db.executemany("DELETE FROM files WHERE path=?", gone)
+            self.db.executemany("DELETE FROM items WHERE path=?", gone)
+            if sweep:
+                self.db.execute("DELETE FROM swept")
+                self.db.execute("INSERT INTO swept(at) VALUES (?)", (time.time(),))
+            self.db.commit()
+        except sqlite3.Error:
+            self.db.rollback()
+        finally:
+            self.db.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
 
     def _stored_items(self, needle: bytes, keys: set[bytes]) -> dict[bytes, list[dict]]:
         """The items of these files, in one query (only theirs decoded)."""

@@ -125,7 +125,7 @@ class StoreWatcher:
 def transcript_attributor(home: Path | None, env: Mapping[str, str] | None) -> Attributor:
     """Name the sessions whose transcripts changed these files since a time."""
     from tui.history.scan_cache import ScanCache
-    from tui.history.writes_log import scan_events, store_transcript_folders, transcript_files
+    from tui.history.writes_log import folder_events, store_transcript_folders
 
     folders: dict[Path, list[Path]] = {}
     caches: list[ScanCache] = []  # made in the watching thread: SQLite objects stay in theirs
@@ -135,7 +135,7 @@ def transcript_attributor(home: Path | None, env: Mapping[str, str] | None) -> A
             folders[store] = store_transcript_folders(store, home, env)
         if not caches:
             caches.append(ScanCache())
-        events = scan_events(store, transcript_files(folders[store]), caches[0])
+        events = folder_events(store, folders[store], caches[0])
         # A transcript's clock and ours differ by the time a tool result takes to land.
         writers = [e for e in events if e.changes_file and e.file in files and e.when >= since - 5]
         if not writers:

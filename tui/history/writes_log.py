@@ -214,15 +214,17 @@ def store_transcript_folders(store: Path, home: Path | None = None,
     return folders
 
 
-def scan_events(store: Path, files: Iterable[Path], cache: ScanCache | None = None) -> list[MemoryEvent]:
-    """Every event about `store` in these transcripts, oldest first."""
+def scan_events(store: Path, files: Iterable[Path], cache: ScanCache | None = None,
+                listed: Iterable[Path] = ()) -> list[MemoryEvent]:
+    """Every event about `store` in these transcripts, oldest first (`listed`: folders
+    whose every transcript `files` names, see `ScanCache.scan`)."""
     matcher = StoreMatcher(store)
     owned = cache is None
     cache = cache or ScanCache()
     try:
         by_file = cache.scan(
             files, matcher.needle,
-            lambda line, offset, path: parse_line(line, offset, matcher, path),
+            lambda line, offset, path: parse_line(line, offset, matcher, path), listed,
         )
     finally:
         if owned:
@@ -232,7 +234,15 @@ def scan_events(store: Path, files: Iterable[Path], cache: ScanCache | None = No
     return events
 
 
+def folder_events(store: Path, folders: Iterable[Path],
+                  cache: ScanCache | None = None) -> list[MemoryEvent]:
+    """Every event about `store` in every transcript of these folders (the cache forgets
+    the transcripts they no longer hold)."""
+    folders = list(folders)
+    return scan_events(store, transcript_files(folders), cache, folders)
+
+
 def store_events(store: Path, home: Path | None = None, env: Mapping[str, str] | None = None,
                  cache: ScanCache | None = None) -> list[MemoryEvent]:
     """Every event about `store` in the transcripts of every folder mapped to it."""
-    return scan_events(store, transcript_files(store_transcript_folders(store, home, env)), cache)
+    return folder_events(store, store_transcript_folders(store, home, env), cache)

@@ -157,12 +157,12 @@ class HistoryScreen(Screen[None]):
         """Snapshot the store, backfill from the transcripts, then list the file's versions."""
         from tui.history.backfill import backfill
         from tui.history.journal import Journal
-        from tui.history.writes_log import scan_events, transcript_files
+        from tui.history.writes_log import folder_events
 
         journal = Journal(self.store)
         note = f"journal moved aside to {journal.recreated_from}; " if journal.recreated_from else ""
         journal.snapshot("changes found by memtui history", source="external")
-        events = scan_events(self.store, transcript_files(self.project.transcript_dirs))
+        events = folder_events(self.store, self.project.transcript_dirs)
         backfill(journal, events)
         versions = journal.versions(self.file)
         texts: dict[str, bytes] = {}

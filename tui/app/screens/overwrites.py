@@ -131,10 +131,10 @@ class OverwritesScreen(Screen[None]):
     @work(thread=True, exit_on_error=False, exclusive=True, group="overwrites")
     def load(self) -> None:
         from tui.history.recovery import all_lost_updates
-        from tui.history.writes_log import scan_events, transcript_files
+        from tui.history.writes_log import folder_events
         from tui.memory.writes import WriteRefused, read_bytes
 
-        events = scan_events(self.store, transcript_files(self.project.transcript_dirs))
+        events = folder_events(self.store, self.project.transcript_dirs)
         updates = all_lost_updates(self.store, events)
         current: dict[str, str | None] = {}
         for file in {update.file for update in updates}:
