@@ -299,3 +299,59 @@ def test_a_gone_folder_naming_two_stores_alike_maps_the_same_on_every_run(tmp_pa
         mapped.add(next(p["store"] for p in json.loads(result.stdout)
                         if folder in p["transcript_folders"]))
     assert mapped == {str(min(stores))}
+
+
+# --- the evidence cache forgets deleted transcripts -----------------------------------------
+
+
+def evidence_keys() -> set[str]:
+    import json
+
+    from tui.claude.transcripts import evidence_cache_path
+
+    return set(json.loads(evidence_cache_path().read_text()))
+
+
+def test_a_deleted_transcript_leaves_no_evidence_entry(tmp_path, repo, claude_home):
+    import shutil
+
+    store = claude_home.store(repo)
+    gone = str(tmp_path / "deleted-worktree")
+    saved = memory_saved_record([str(store / "feedback_x.md")])
+    kept, deleted = claude_home.session(gone, saved), claude_home.session(gone, saved)
+    scan(claude_home)
+    assert evidence_keys() == {str(kept), str(deleted)}
+    deleted.unlink()
+
+    inventory = scan(claude_home)
+
+    assert evidence_keys() == {str(kept)}
+    assert folder_named(project_named(inventory, store.parent.name),
+                        paths.sanitize(gone)).mapped_by == "evidence"
+    shutil.rmtree(kept.parent)  # no folder needs evidence now: the cache is still pruned
+    scan(claude_home)
+    assert evidence_keys() == set()
+
+
+def test_evidence_of_transcripts_still_on_disk_is_kept(tmp_path, repo, make_home):
+    import json
+
+    from tui.claude.transcripts import evidence_cache_path
+
+    here, other = make_home(), make_home()
+    store = here.store(repo)
+    saved = memory_saved_record([str(store / "feedback_x.md")])
+    other_home = other.session(str(tmp_path / "gone-elsewhere"), saved)
+    discover(other.home, other.env)
+    listed = here.session(str(tmp_path / "gone-here"), saved)
+    # A file under this home that no discovery listing names (not a session transcript):
+    unlisted = listed.parent / "agent-1.jsonl"
+    unlisted.write_text(listed.read_text())
+    discover(here.home, here.env)
+    entries = json.loads(evidence_cache_path().read_text())
+    entries[str(unlisted)] = entries[str(listed)]
+    evidence_cache_path().write_text(json.dumps(entries))
+
+    discover(here.home, here.env)
+
+    assert evidence_keys() == {str(other_home), str(listed), str(unlisted)}

@@ -262,3 +262,22 @@ def test_a_store_folder_that_is_a_link_is_looked_at_by_every_run(small_tree, cap
         capsys, small_tree, lambda: target.rename(tmp_path / "gone"))
     assert cached == uncached
     assert stored["store"] not in [p["store"] for p in json.loads(cached) if p["store_exists"]]
+
+
+def test_a_deleted_transcript_leaves_the_evidence_cache_and_the_output_as_if_never_cached(
+        small_tree, capsys):
+    from tui.claude.transcripts import evidence_cache_path
+
+    before = projects_json(capsys, small_tree)
+    by_evidence = next(f for f in folders(before).values() if f["mapped_by"] == "evidence")
+    transcripts = sorted(Path(by_evidence["path"]).glob("*.jsonl"))
+    assert {str(t) for t in transcripts} <= set(json.loads(evidence_cache_path().read_text()))
+    deleted = transcripts[0]
+    deleted.unlink()
+    age(deleted.parent, 300)  # a new listing, as Claude Code's delete gives
+
+    cached = projects_json(capsys, small_tree)
+    kept = set(json.loads(evidence_cache_path().read_text()))
+    assert str(deleted) not in kept and {str(t) for t in transcripts[1:]} <= kept
+    assert projects_json(capsys, small_tree) == cached  # from the pruned cache
+    assert uncached_projects_json(capsys, small_tree) == cached

@@ -104,6 +104,7 @@ class _Scanner:
         self._settings: dict[str, str | None] = {}
         self._resolved: dict[str, Resolution | None] = {}
         self.evidence_cache: transcripts.EvidenceCache | None = None  # made when first needed
+        self.listed: set[str] | None = None  # every session file a whole-tree scan listed
         from tui.claude.settings import managed_settings_path
 
         # What every cwd's resolution depends on besides its own files.
@@ -336,6 +337,7 @@ class _Scanner:
             return inventory
         folders: dict[str, TranscriptFolder] = {}
         store_names: list[str] = []
+        self.listed = set()
         for entry in entries:
             try:
                 if not entry.is_dir():
@@ -343,6 +345,7 @@ class _Scanner:
             except OSError:
                 continue
             files, holds_store = self.folder_contents(entry.path)
+            self.listed.update(files)
             if files:
                 folders[entry.name] = self.transcript_folder(entry.name, files)
             if holds_store:
@@ -379,6 +382,16 @@ class _Scanner:
                     )
                 )
         return inventory
+
+    def forget_gone_transcripts(self) -> None:
+        """After a whole-tree scan, the evidence of transcripts deleted since is forgotten
+        (the cache is read for it even when no folder needed evidence this time)."""
+        if self.listed is None:
+            return
+        if self.evidence_cache is None and transcripts.evidence_cache_path().exists():
+            self.evidence_cache = transcripts.EvidenceCache()
+        if self.evidence_cache is not None:
+            self.evidence_cache.forget_gone(os.fspath(self.projects_dir), self.listed)
 
     def project(self, name: str, store: Path, key: str | None, mapped: list[TranscriptFolder],
                 stranded: bool, why: str, resting: bool, exists: bool | None = None) -> Project:
@@ -445,6 +458,7 @@ def discover(
     with collector_paused():
         scanner = _Scanner(home, env, settings_file)
         inventory = scanner.scan()
+        scanner.forget_gone_transcripts()
         if scanner.evidence_cache is not None:
             scanner.evidence_cache.save()
         scanner.cache.save(whole_tree=True)

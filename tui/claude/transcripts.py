@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tui.claude import line_search
-from tui.claude.files import open_binary, read_text
+from tui.claude.files import is_gone, open_binary, read_text
 from tui.claude.paths import MEMORY_DIR_NAME
 
 UUID_NAME = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$")
@@ -276,6 +276,12 @@ def _texts(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
+def evidence_cache_path() -> Path:
+    from tui import xdg
+
+    return xdg.cache_dir() / "transcript-evidence.json"
+
+
 class EvidenceCache:
     """Each transcript's memory evidence, kept between runs while the file's size and
     mtime stay the same (a JSON file in the cache dir; a damaged one is started again).
@@ -284,9 +290,7 @@ class EvidenceCache:
     folder needed them (`folder_evidence`)."""
 
     def __init__(self, path: Path | None = None):
-        from tui import xdg
-
-        self.path = path or xdg.cache_dir() / "transcript-evidence.json"
+        self.path = path or evidence_cache_path()
         self.entries: dict[str, list] = {}
         self.changed = False
         try:
@@ -332,6 +336,18 @@ class EvidenceCache:
             entry[3] = sorted(_original_cwds(path))
             self.changed = True
         return entry[3]
+
+    def forget_gone(self, projects_dir: str, listed: set[str]) -> None:
+        """After a scan that listed every folder of `projects_dir` (`listed`: the session
+        files it found), forget the transcripts under it that no listing named and that
+        are gone from disk (Claude Code deletes old sessions). Other config homes' entries
+        stay; a listed transcript costs no stat."""
+        prefix = os.path.join(projects_dir, "")
+        gone = [key for key in self.entries
+                if key.startswith(prefix) and key not in listed and is_gone(key)]
+        for key in gone:
+            del self.entries[key]
+        self.changed |= bool(gone)
 
     def save(self) -> None:
         if not self.changed:
