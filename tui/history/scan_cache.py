@@ -49,6 +49,7 @@ class ScanCache:
 
     def __init__(self, path: Path | None = None):
         self.path = path or xdg.cache_dir() / "transcript-scan.sqlite"
+        self.writable = True  # until a write fails: read-only, or busy past BUSY_SECONDS
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = self._connect()
@@ -134,34 +135,44 @@ class ScanCache:
             if cached and info.st_size >= cached[2] and _anchor(file, cached[2]) == cached[3]:
                 start = cached[2]
             results[str(file)] = self._rescan(file, needle, parse, start, info)
-        self.db.commit()
+        self._write(self.db.commit)
         prefixes = tuple(os.path.join(os.fsencode(folder), b"") for folder in listed)
         present = {key for _, key, _ in checked}
         self._forget_gone([key for key in known if key not in present and key.startswith(prefixes)])
         return results
 
-    def _forget_gone(self, unlisted: list[bytes]) -> None:
-        """Drop every needle's rows of the transcripts gone from disk among `unlisted`, and
-        once a day among every row. A cache that cannot be written now (read-only, or busy
-        with another process's write) forgets them another time."""
-        swept = self.db.execute("SELECT max(at) FROM swept").fetchone()[0]
-        sweep = swept is None or not 0 <= time.time() - swept < SWEEP_SECONDS
-        if sweep:
-            unlisted = [key for (key,) in self.db.execute("SELECT DISTINCT path FROM files")]
-        gone = [(key,) for key in unlisted if is_gone(key)]
-        if not gone and not sweep:
+    def _write(self, write: Callable[[], object]) -> None:
+        """Run a write of the cache; when it fails, this scan's writes are undone and no
+        more are tried: the cache only costs time, the scan answers from what it read."""
+        if not self.writable:
             return
         try:
-            self.db.execute("PRAGMA busy_timeout=0")
-            self.db.executemany("DELETE FROM files WHERE path=?", gone)
-            self.db.executemany("DELETE FROM items WHERE path=?", gone)
-            if sweep:
+            write()
+        except sqlite3.Error:
+            self.writable = False
+            self.db.rollback()
+
+    def _forget_gone(self, unlisted: list[bytes]) -> None:
+        """Drop every needle's rows of the transcripts gone from disk among `unlisted`, and
+        once a day among every row. A cache busy with another process's write is not
+        waited for: it forgets them another time."""
+        swept = self.db.execute("SELECT max(at) FROM swept").fetchone()[0]
+        sweep = swept is None or not 0 <= time.time() - swept < SWEEP_SECONDS
+
+        def forget() -> None:
+            nonlocal unlisted
+            if sweep:  # stamped first: a cache that cannot be written stats nothing
                 self.db.execute("DELETE FROM swept")
                 self.db.execute("INSERT INTO swept(at) VALUES (?)", (time.time(),))
+                unlisted = [key for (key,) in self.db.execute("SELECT DISTINCT path FROM files")]
+            gone = [(key,) for key in unlisted if is_gone(key)]
+            self.db.executemany("DELETE FROM files WHERE path=?", gone)
+            self.db.executemany("DELETE FROM items WHERE path=?", gone)
             self.db.commit()
-        except sqlite3.Error:
-            self.db.rollback()
-        finally:
+
+        if sweep or unlisted:
+            self.db.execute("PRAGMA busy_timeout=0")
+            self._write(forget)
             self.db.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
 
     def _stored_items(self, needle: bytes, keys: set[bytes]) -> dict[bytes, list[dict]]:
@@ -183,8 +194,7 @@ class ScanCache:
     def _rescan(self, file: Path, needle: bytes, parse: LineParser, start: int,
                 info: os.stat_result) -> list[dict]:
         key = os.fsencode(file)
-        if start == 0:
-            self.db.execute("DELETE FROM items WHERE path=? AND needle=?", (key, needle))
+        earlier = self._items(key, needle) if start else []
         fresh: list[dict] = []
 
         def on_line(line: bytes, offset: int) -> None:
@@ -195,18 +205,24 @@ class ScanCache:
             if done is None:
                 done = matching_lines(file, needle, start, on_line)
         except OSError:
-            return self._items(key, needle) if start else []
-        if fresh:
+            return earlier
+
+        def store() -> None:
+            if start == 0:
+                self.db.execute("DELETE FROM items WHERE path=? AND needle=?", (key, needle))
+            if fresh:
+                self.db.execute(
+                    "INSERT INTO items(path, needle, offset, data) VALUES (?, ?, ?, ?)",
+                    (key, needle, start, json.dumps(fresh)),
+                )
             self.db.execute(
-                "INSERT INTO items(path, needle, offset, data) VALUES (?, ?, ?, ?)",
-                (key, needle, start, json.dumps(fresh)),
+                "INSERT OR REPLACE INTO files(path, needle, size, mtime_ns, done, anchor) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (key, needle, info.st_size, info.st_mtime_ns, done, _anchor(file, done)),
             )
-        self.db.execute(
-            "INSERT OR REPLACE INTO files(path, needle, size, mtime_ns, done, anchor) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (key, needle, info.st_size, info.st_mtime_ns, done, _anchor(file, done)),
-        )
-        return self._items(key, needle) if start else fresh
+
+        self._write(store)
+        return earlier + fresh
 
 
 def _anchor(file: Path, done: int) -> bytes:
