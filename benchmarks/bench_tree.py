@@ -173,8 +173,9 @@ def tree_figures(scale: float, runs: int, compare: bool, report: Report,
             return lambda: run(list(command), env)
 
         def cold() -> None:  # the discovery cache only: the audit cache stays warm
-            for name in ("transcript-evidence.json", "discovery.json"):
-                (box.root / "cache" / "memtui" / name).unlink(missing_ok=True)
+            folder = box.root / "cache" / "memtui"
+            for cache in [*folder.glob("discovery*.json"), folder / "transcript-evidence.json"]:
+                cache.unlink(missing_ok=True)
 
         measures: dict[str, Measure] = {
             "startup": (measure(*MEMTUI, "--help"), None),

@@ -126,6 +126,26 @@ def test_a_warm_discovery_resolves_no_cwd_again(small_tree, capsys, monkeypatch)
     assert resolved == []
 
 
+def test_switching_between_two_config_homes_keeps_both_warm(small_tree, claude_home, capsys,
+                                                           monkeypatch):
+    """Someone with a work and a personal CLAUDE_CONFIG_DIR: one shared cache was all
+    resolved again at every switch."""
+    from tui import xdg
+    from tui.claude import discovery
+
+    claude_home.session(claude_home.home.parent / "elsewhere")
+    projects_json(capsys, small_tree)
+    projects_json(capsys, claude_home.home)
+    resolved = []
+    real = discovery.canonical_project_root
+    monkeypatch.setattr(discovery, "canonical_project_root",
+                        lambda cwd, *rest: resolved.append(cwd) or real(cwd, *rest))
+    projects_json(capsys, small_tree)
+    projects_json(capsys, claude_home.home)
+    assert resolved == []
+    assert not (xdg.cache_dir() / "discovery.json").exists()
+
+
 def test_new_transcripts_in_a_new_checkout_are_seen_by_a_cached_run(small_tree, capsys):
     import git
 
@@ -202,10 +222,11 @@ def test_a_new_store_is_seen_by_a_cached_run(small_tree, capsys):
 
 
 def test_a_damaged_discovery_cache_is_read_again(small_tree, capsys):
-    from tui import xdg
+    from tui.claude.discovery_cache import cache_path
 
     expected = projects_json(capsys, small_tree)
-    cache = xdg.cache_dir() / "discovery.json"
+    cache = cache_path(small_tree)
+    assert cache.exists()
     for damage in ('{"version": 1, "context": [], "transcripts": [1], "resolutions": 7}',
                    cache.read_text()[:-40], '{"version": 1, "transcripts": {"x": [1, 2, 3, 4]}}'):
         cache.write_text(damage)

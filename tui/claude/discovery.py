@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tui.claude import paths, transcripts
-from tui.claude.discovery_cache import DiscoveryCache, Resolution, Signatures, witnesses
+from tui.claude.discovery_cache import (
+    DiscoveryCache,
+    Resolution,
+    Signatures,
+    cache_path,
+    witnesses,
+)
 from tui.claude.gitroot import Looks, canonical_project_root
 from tui.claude.memory_files import count_memory_files, counted_memory_files
 from tui.claude.pathfinder import DirectoryLister, paths_for_folder
@@ -114,6 +120,7 @@ class _Scanner:
                                           "CLAUDE_CODE_REMOTE_MEMORY_DIR",
                                           "CLAUDE_CODE_PROJECT_DIR_NAME"))],
             [managed_settings_path(), settings_file, home / "settings.json"],
+            cache_path(home),
         )
         self.normalized = paths.RealPaths(self.cache.signatures.is_link)
         self.looks = _PassLooks(self.cache.signatures, self.normalized)

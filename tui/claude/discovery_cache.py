@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 from tui.claude.files import read_regular
 from tui.claude.gitroot import Looks
-from tui.claude.paths import MAX_FOLDER_NAME
+from tui.claude.paths import MAX_FOLDER_NAME, sanitize
 from tui.jsontext import compact_json, load_json
 
 VERSION = 5  # 5: a transcript folder's entry says whether it holds a store
@@ -119,12 +119,21 @@ def prefixes(path: str) -> Iterable[str]:
         yield path.rstrip("/") or "/"
 
 
-class DiscoveryCache:
-    def __init__(self, values: list, files: list[Path | None], path: Path | None = None):
-        """`values` and `files` (the settings files every cwd reads) are the context."""
-        from tui import xdg
+LEGACY_NAME = "discovery.json"  # the one file all config homes shared once: removed on save
 
-        self.path = path or xdg.cache_dir() / "discovery.json"
+
+def cache_path(home: Path) -> Path:
+    """One cache per config home: switching CLAUDE_CONFIG_DIR between two leaves both warm
+    (one shared file was all resolved again at every switch)."""
+    from tui import xdg
+
+    return xdg.cache_dir() / f"discovery{sanitize(os.path.abspath(home))}.json"
+
+
+class DiscoveryCache:
+    def __init__(self, values: list, files: list[Path | None], path: Path):
+        """`values` and `files` (the settings files every cwd reads) are the context."""
+        self.path = path
         self.signatures = Signatures()
         self.context = [*values, *([os.fspath(file), self.signatures.of(CONTENT + os.fspath(file))]
                                    if file is not None else None for file in files)]
@@ -318,6 +327,7 @@ class DiscoveryCache:
             partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
             partial.write_bytes(compact_json(document))
             os.replace(partial, self.path)
+            (self.path.parent / LEGACY_NAME).unlink(missing_ok=True)
         except (OSError, ValueError):
             pass  # a cache that cannot be written only costs time
 
