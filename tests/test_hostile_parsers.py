@@ -78,6 +78,21 @@ def test_comment_stripping_is_linear(text):
     assert time.process_time() - start < 3.0
 
 
+@pytest.mark.parametrize("text", [
+    "<<<<<<< memtui sync: x\n" * 50_000,  # each opening marker was followed to the end
+    "<<<<<<< memtui sync: x\n=======\n" * 25_000,
+    "<<<<<<< memtui sync: x\n=======\n>>>>>>> memtui sync: from the remote\n" * 20_000,
+], ids=["openings alone", "never closed", "closed"])
+def test_finding_sync_conflicts_is_linear(text):
+    from tui.sync.conflicts import find_conflicts, resolve
+
+    start = time.process_time()
+    found = find_conflicts(text)
+    resolve(text, "first")
+    assert time.process_time() - start < 3.0
+    assert len(found) == (20_000 if "from the remote" in text else 0)
+
+
 def _bomb(width: int, depth: int) -> str:
     lines = ["a0: &a0 [" + ", ".join(["x"] * width) + "]"]
     lines += [f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * width) + "]"

@@ -8,6 +8,7 @@ the next sync sends the resolution everywhere.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from tui.claude.lines import lines_with_endings
@@ -34,21 +35,26 @@ def find_conflicts(text: str) -> list[SyncConflict]:
 
 
 def _blocks(lines: list[str]):
+    """(conflict, opening line, closing line) of each block: an opening marker, the first
+    split after it, the first closing marker after that. Linear: each marker's line is
+    found once (a file of opening markers alone took a scan to its end for each)."""
+    splits = [n for n, line in enumerate(lines) if line.rstrip("\n") == MARK_SPLIT]
+    closes = [n for n, line in enumerate(lines) if line.startswith(_CLOSE)]
     index = 0
     while index < len(lines):
-        if lines[index].startswith(CONFLICT_OPEN):
-            split = next((n for n in range(index + 1, len(lines))
-                          if lines[n].rstrip("\n") == MARK_SPLIT), None)
-            close = None if split is None else next(
-                (n for n in range(split + 1, len(lines)) if lines[n].startswith(_CLOSE)), None)
-            if close is not None:
-                label = lines[index][len(MARK_OURS) + 1:].rstrip("\n")
-                other = lines[close][len(MARK_THEIRS) + 1:].rstrip("\n")
-                yield (SyncConflict(index + 1, label, tuple(lines[index + 1:split]), other,
-                                    tuple(lines[split + 1:close])), index, close)
-                index = close + 1
-                continue
-        index += 1
+        if not lines[index].startswith(CONFLICT_OPEN):
+            index += 1
+            continue
+        at = bisect_right(splits, index)
+        close_at = bisect_right(closes, splits[at]) if at < len(splits) else len(closes)
+        if close_at == len(closes):
+            return  # no split, or no close after it: no later opening can find one either
+        split, close = splits[at], closes[close_at]
+        label = lines[index][len(MARK_OURS) + 1:].rstrip("\n")
+        other = lines[close][len(MARK_THEIRS) + 1:].rstrip("\n")
+        yield (SyncConflict(index + 1, label, tuple(lines[index + 1:split]), other,
+                            tuple(lines[split + 1:close])), index, close)
+        index = close + 1
 
 
 def resolve(text: str, keep: str) -> str:
