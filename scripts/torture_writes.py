@@ -622,8 +622,8 @@ def child_cli(argv: list[str]) -> int:
     """`memtui ARGS` through `tui.cli.main`, after the imports (so a kill lands in the
     command's work, not in Python's start-up): prints "go" first; `--at T` waits till T."""
     import tui.agents.dream  # noqa: F401
-    import tui.cli_history  # noqa: F401
-    import tui.cli_runs  # noqa: F401
+    import tui.cli.history  # noqa: F401
+    import tui.cli.runs  # noqa: F401
     import tui.history.journal  # noqa: F401
     import tui.history.recovery  # noqa: F401
     from tui.cli import main
@@ -641,8 +641,8 @@ def child_zygote() -> int:
     "args": [...], "output": path}; answers {"pid", "ready"} once the victim is ready, then
     {"status"} when it is gone. The victim is a real process, killed with a real SIGKILL."""
     import tui.agents.dream  # noqa: F401
-    import tui.cli_history  # noqa: F401
-    import tui.cli_runs  # noqa: F401
+    import tui.cli.history  # noqa: F401
+    import tui.cli.runs  # noqa: F401
     import tui.history.journal  # noqa: F401
     import tui.memory.audit  # noqa: F401
     import tui.memory.report  # noqa: F401

@@ -12,7 +12,7 @@ import pytest
 from conftest import index_line, memory_text, user_record, write_index, write_memory
 
 from tui import cli
-from tui.cli_support import command_name
+from tui.cli.support import command_name
 
 
 def run(capsys, *argv):

@@ -102,7 +102,7 @@ def test_long_json_printed_as_bytes_is_the_visible_text(texts) -> None:
     import io
     import sys
 
-    from tui.cli_support import print_json
+    from tui.cli.support import print_json
     from tui.visible import json_visible
 
     data = [{"name": text, "n": n} for n in range(120) for text in texts]  # long: orjson's

@@ -263,7 +263,7 @@ def test_the_models_words_stream_in_before_each_whole_reply_is_logged(fake, stor
 
 @pytest.mark.parametrize("stream", [True, False])
 def test_the_cli_shows_each_reply_once_whether_streamed_or_not(fake, store, stream, capsys):
-    from tui.cli_runs import _Printer
+    from tui.cli.runs import _Printer
 
     full_dream_script(fake)
     printer = _Printer(quiet=False)

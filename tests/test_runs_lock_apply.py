@@ -17,7 +17,7 @@ from tui.agents.result import FAILED, SUCCEEDED, conclude
 from tui.claude.lock import acquire_lock, read_lock, release_lock, rollback_lock
 from tui.claude.paths import LOCK_NAME
 from tui.cli import build_parser
-from tui.cli_runs import add_run_commands
+from tui.cli.runs import add_run_commands
 
 
 @pytest.fixture
@@ -170,7 +170,7 @@ def test_cli_json_with_yes_applies_and_reports_phases_and_tokens(store, claude_h
 
 
 def test_cli_unknown_target_and_missing_key_are_one_sentence(store, claude_home, capsys):
-    from tui.cli import UsageError
+    from tui.cli.support import UsageError
 
     with pytest.raises(UsageError, match="No project folder"):
         _parser_main(["--config-dir", str(claude_home.home), "dream", "no-such-folder"])

@@ -14,7 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
-from tui.cli_support import UsageError, command_name, config_home_of, env_of, resolve_store
+from tui.cli.support import UsageError, command_name, config_home_of, env_of, resolve_store
 
 ENGINES = ("anthropic", "offline")
 

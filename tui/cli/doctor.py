@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tui.cli_support import UsageError, config_home_of, env_of, print_json
+from tui.cli.support import UsageError, config_home_of, env_of, print_json
 
 LABELS = {"ok": "ok", "warn": "warn", "fail": "FAIL", "skip": "skip"}
 

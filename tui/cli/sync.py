@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from tui.cli_support import UsageError, config_home_of, env_of, print_json, resolve_store
+from tui.cli.support import UsageError, config_home_of, env_of, print_json, resolve_store
 
 
 def hook_command() -> str:

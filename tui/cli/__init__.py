@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tui.claude import paths
-from tui.cli_support import (
+from tui.cli.support import (
     CommandParser,
     UsageError,
     check_settings_file,
@@ -300,10 +300,10 @@ def add_serve_command(commands) -> None:
 COMMANDS = (
     (("projects", "audit", "index", "demo"), add_core_commands),
     (("undo", "watch", "history", "restore", "merge", "overwrites"),
-     "tui.cli_history:add_history_commands"),
-    (("dream", "extract"), "tui.cli_runs:add_run_commands"),
-    (("sync",), "tui.cli_sync:add_sync_command"),
-    (("doctor",), "tui.cli_doctor:add_doctor_command"),
+     "tui.cli.history:add_history_commands"),
+    (("dream", "extract"), "tui.cli.runs:add_run_commands"),
+    (("sync",), "tui.cli.sync:add_sync_command"),
+    (("doctor",), "tui.cli.doctor:add_doctor_command"),
     (("serve",), add_serve_command),
 )
 

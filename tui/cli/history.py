@@ -19,7 +19,7 @@ from pathlib import Path
 from tui.claude import paths
 from tui.claude.lines import lines_with_endings
 from tui.claude.memory_files import TEAM_FOLDER
-from tui.cli_support import UsageError, config_home_of, env_of, print_json, resolve_store
+from tui.cli.support import UsageError, config_home_of, env_of, print_json, resolve_store
 
 TARGET_HELP = "memory dir, project path or folder name (default: the current directory)"
 
