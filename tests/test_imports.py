@@ -106,12 +106,13 @@ def test_recovery_code_loads_only_when_a_killed_memtui_left_something(home_env, 
     assert not corpse.exists()
 
 
-COMMAND_MODULES = {"tui.cli.history", "tui.cli.runs", "tui.cli.sync", "tui.cli.doctor"}
+COMMAND_MODULES = {"tui.cli.stores", "tui.cli.demo", "tui.cli.history", "tui.cli.runs",
+                   "tui.cli.sync", "tui.cli.doctor", "tui.cli.serve"}
 
 
 def test_a_command_builds_only_its_own_parser(home_env):
     env, _ = home_env
-    assert _all_imported(env, "projects", "--json") & COMMAND_MODULES == set()
+    assert _all_imported(env, "projects", "--json") & COMMAND_MODULES == {"tui.cli.stores"}
     assert _all_imported(env, "--config-dir", env["CLAUDE_CONFIG_DIR"], "overwrites",
                          "--help") & COMMAND_MODULES == {"tui.cli.history"}
     # Help, or a command memtui does not know, names them all.

@@ -1,221 +1,26 @@
 """`memtui`: the command line. Every command is a thin shell over the core.
 
+This module reads the command word and builds only that command's parser; the commands
+live one group to a module beside it (stores, demo, history, runs, sync, doctor, serve).
 Exit codes: 0 fine, 1 audit found errors, 2 bad usage or unreadable input.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from tui.claude import paths
 from tui.cli.support import (
     CommandParser,
     UsageError,
     check_settings_file,
-    command_name,
     config_home_of,
     env_of,
-    print_json,
     recover_interrupted,
-    resolve_store,
 )
-
-
-def cmd_projects(args: argparse.Namespace) -> int:
-    from tui.claude.discovery import discover
-
-    home = projects_home(args)
-    inventory = discover(home, env_of(args), args.settings)
-    if args.json:
-        print_json([project_to_json(p) for p in inventory.projects])
-    else:
-        from tui.render import print_projects, project_rows  # Rich only for human output
-
-        print_projects(project_rows(inventory.projects), home)
-    return 0
-
-
-def project_to_json(project) -> dict:
-    return {
-        "name": project.name,
-        "store": str(project.store) if project.store else None,
-        "store_exists": project.store_exists,
-        "key_path": project.key_path,
-        "paths": list(project.paths),
-        "transcript_dirs": [str(d) for d in project.transcript_dirs],
-        "transcript_folders": [
-            {
-                "path": str(f.path),
-                "cwd": f.cwds[0] if f.cwds else None,
-                "role": f.role,
-                "mapped_by": f.mapped_by,
-                "sessions": f.sessions,
-                "note": f.note or None,
-            }
-            for f in project.transcript_folders
-        ],
-        "sessions": project.sessions,
-        "memories": project.memories,
-        "stranded": project.stranded,
-        "stranded_reason": project.stranded_reason or None,
-        "resting": project.resting,
-        "last_consolidated": project.last_consolidated,
-        "note": project.note or None,
-    }
-
-
-def _load_target(args: argparse.Namespace):
-    from tui.memory.store import load_store
-
-    target = resolve_store(args, args.target)
-    if not os.path.isdir(target.memory_dir):
-        where = f" for {target.project_path}" if target.project_path else ""
-        raise UsageError(f"There is no memory directory{where} yet (looked at {target.memory_dir}).")
-    return target, load_store(target.memory_dir)
-
-
-def projects_home(args: argparse.Namespace) -> Path:
-    """The config home of a whole-tree command; UsageError when it has no projects."""
-    home = config_home_of(args)
-    if not os.path.isdir(paths.projects_dir(home)):
-        raise UsageError(
-            f"No Claude Code projects folder at {paths.projects_dir(home)}; "
-            f"set CLAUDE_CONFIG_DIR or run `{command_name()} demo` to try memtui on demo data."
-        )
-    return home
-
-
-def cmd_audit_all(args: argparse.Namespace) -> int:
-    from contextlib import nullcontext
-
-    from tui.claude.discovery import discover
-    from tui.collector import collector_paused
-    from tui.memory.audit_cache import AuditCache
-    from tui.memory.bulk import AuditRun
-
-    home = projects_home(args)
-    # A one-shot run of ~100,000 objects without cycles: collecting them only costs (~10%).
-    with collector_paused():
-        with nullcontext() if args.no_cache else AuditCache() as cache, \
-                AuditRun(cache=cache) as run:
-            run.start(likely_stores(home))  # audited by the workers while discovery runs
-            inventory = discover(home, env_of(args), args.settings)
-            audits = run.finish([(p.store, p.stranded_reason or None)
-                                 for p in inventory.projects if p.store_exists])
-        if args.json:
-            print_json([
-                {"store": str(a.store), "memories": a.memories, "errors": a.errors,
-                 "cached": a.cached, "findings": [f.to_json() for f in a.findings]}
-                for a in audits
-            ])
-        else:
-            from tui.render import print_audit_summary
-
-            labels = {p.store: p.key_path or str(p.store) for p in inventory.projects if p.store}
-            print_audit_summary(audits, labels)
-    return 1 if any(a.errors for a in audits) else 0
-
-
-def likely_stores(home: Path) -> list[Path]:
-    """The memory dirs under the projects folder: most of what discovery will find."""
-    projects = paths.projects_dir(home)
-    try:
-        names = os.listdir(projects)
-    except OSError:
-        return []
-    return [store for name in names
-            if os.path.isdir(store := projects / name / paths.MEMORY_DIR_NAME)]
-
-
-def cmd_audit(args: argparse.Namespace) -> int:
-    if args.all:
-        if args.target:
-            raise UsageError("Give either a TARGET or --all, not both.")
-        return cmd_audit_all(args)
-    from tui.memory.audit import audit_store  # after --all: the cache may answer every store
-    from tui.memory.report import AuditReport
-
-    target, store = _load_target(args)
-    untrusted = (target.untrusted.value, target.untrusted.source) if target.untrusted else None
-    findings = audit_store(
-        store, stranded_reason=target.stranded_reason, untrusted_setting=untrusted
-    )
-    report = AuditReport(store, tuple(findings))
-    if args.json:
-        print_json(report.to_json())
-    else:
-        from tui.render import print_audit
-
-        print_audit(report, target)
-    return 1 if report.errors else 0
-
-
-def cmd_index(args: argparse.Namespace) -> int:
-    _, store = _load_target(args)
-    index_path = store.path / paths.INDEX_NAME
-    if store.index_not_text:
-        raise UsageError(f"{index_path} is not text ({store.index_not_text}); "
-                         "memtui does not print it.")
-    if not store.index.exists:
-        raise UsageError(f"{store.path}: {store.index_error}."
-                         if store.index_error else f"{index_path} does not exist.")
-    text = store.index.model_text if args.loaded else (store.index_text or "")
-    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
-    return 0
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    from tui.demo import build_demo
-
-    where = Path(args.dir).expanduser() if args.dir else None
-    try:
-        demo = build_demo(where)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    if sys.stdout.isatty() and not args.no_open:
-        from tui.app import run_app
-
-        run_app(demo.home, {**env_of(args), "CLAUDE_CONFIG_DIR": str(demo.home)}, None)
-    # After the app, so the way back to the demo stays on screen once the user quits.
-    memtui = command_name()
-    print(f"Demo config home built at {demo.home}")
-    print(f"Try it:  CLAUDE_CONFIG_DIR={demo.home} {memtui} projects")
-    print(f"         {memtui} --config-dir {demo.home} audit {demo.audit_example}")
-    return 0
-
-
-def cmd_app(args: argparse.Namespace) -> int:
-    from tui.app import run_app
-
-    run_app(config_home_of(args), env_of(args), args.settings)
-    return 0
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    import shlex
-    import socket
-
-    from textual_serve.server import Server
-
-    with socket.socket() as probe:
-        try:
-            probe.bind((args.host, args.port))
-        except OSError as error:
-            raise UsageError(
-                f"Cannot serve on {args.host}:{args.port} ({error.strerror}); try --port."
-            ) from None
-    command = [sys.executable, "-m", "tui"]
-    if args.config_dir:
-        command += ["--config-dir", str(config_home_of(args))]
-    if args.settings:
-        command += ["--settings", str(args.settings)]
-    Server(shlex.join(command), host=args.host, port=args.port, title="memtui").serve()
-    return 0
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -254,57 +59,23 @@ def add_commands(commands: argparse._SubParsersAction, command: str | None) -> N
             _adder(adder)(commands)
 
 
-def _adder(adder):
-    """An adder, or a `module:function` one, imported now."""
-    if callable(adder):
-        return adder
+def _adder(adder: str):
+    """A `module:function` adder, imported now."""
     module, function = adder.split(":")
     return getattr(__import__(module, fromlist=[function]), function)
-
-
-def add_core_commands(commands) -> None:
-    projects = commands.add_parser("projects", help="every project and memory store")
-    projects.add_argument("--json", action="store_true", help="machine-readable output")
-    projects.set_defaults(run=cmd_projects)
-
-    audit = commands.add_parser("audit", help="findings for one store (exit 1 on errors)")
-    audit.add_argument("target", nargs="?", help="memory dir, project path or folder name")
-    audit.add_argument("--json", action="store_true", help="machine-readable output")
-    audit.add_argument("--all", action="store_true", help="every store under the config home")
-    audit.add_argument("--no-cache", action="store_true",
-                       help="with --all: read every store again, even unchanged ones")
-    audit.set_defaults(run=cmd_audit)
-
-    index = commands.add_parser("index", help="print MEMORY.md")
-    index.add_argument("target", nargs="?", help="memory dir, project path or folder name")
-    index.add_argument("--loaded", action="store_true",
-                       help="print exactly what Claude loads, warning included")
-    index.set_defaults(run=cmd_index)
-
-    demo = commands.add_parser("demo", help="build a realistic demo config home and open it")
-    demo.add_argument("dir", nargs="?", help="where to build it (default: a temp dir)")
-    demo.add_argument("--no-open", action="store_true",
-                      help="only build it; do not open the app on it")
-    demo.set_defaults(run=cmd_demo)
-
-
-def add_serve_command(commands) -> None:
-    serve = commands.add_parser("serve", help="the app in a browser (textual-serve)")
-    serve.add_argument("--host", default="localhost")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.set_defaults(run=cmd_serve)
 
 
 # Every command, in the order `--help` lists them, and what adds its parser. Only the
 # module of the command given is imported: all of them cost ~10 ms of every command's start.
 COMMANDS = (
-    (("projects", "audit", "index", "demo"), add_core_commands),
+    (("projects", "audit", "index"), "tui.cli.stores:add_store_commands"),
+    (("demo",), "tui.cli.demo:add_demo_command"),
     (("undo", "watch", "history", "restore", "merge", "overwrites"),
      "tui.cli.history:add_history_commands"),
     (("dream", "extract"), "tui.cli.runs:add_run_commands"),
     (("sync",), "tui.cli.sync:add_sync_command"),
     (("doctor",), "tui.cli.doctor:add_doctor_command"),
-    (("serve",), add_serve_command),
+    (("serve",), "tui.cli.serve:add_serve_command"),
 )
 
 
@@ -333,6 +104,14 @@ def visible_output():
         sys.stdout.flush()
         sys.stderr.flush()
         sys.stdout, sys.stderr = saved
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    """`memtui` without a command: the app."""
+    from tui.app import run_app
+
+    run_app(config_home_of(args), env_of(args), args.settings)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,37 @@
+"""`memtui serve [--host HOST] [--port PORT]`: the app in a browser."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tui.cli.support import UsageError, config_home_of
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import shlex
+    import socket
+
+    from textual_serve.server import Server
+
+    with socket.socket() as probe:
+        try:
+            probe.bind((args.host, args.port))
+        except OSError as error:
+            raise UsageError(
+                f"Cannot serve on {args.host}:{args.port} ({error.strerror}); try --port."
+            ) from None
+    command = [sys.executable, "-m", "tui"]
+    if args.config_dir:
+        command += ["--config-dir", str(config_home_of(args))]
+    if args.settings:
+        command += ["--settings", str(args.settings)]
+    Server(shlex.join(command), host=args.host, port=args.port, title="memtui").serve()
+    return 0
+
+
+def add_serve_command(commands) -> None:
+    serve = commands.add_parser("serve", help="the app in a browser (textual-serve)")
+    serve.add_argument("--host", default="localhost")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(run=cmd_serve)
