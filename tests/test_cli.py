@@ -125,6 +125,34 @@ def test_cli_exit_2_for_index_without_memory_md(claude_home, capsys):
     assert_one_sentence(err)
 
 
+def test_cli_index_team_prints_team_memory_index_and_what_claude_loads_of_it(claude_home,
+                                                                            capsys):
+    from tui.memory.index import MAX_LINES
+
+    store = claude_home.store(folder="-p")
+    write_index(store, [index_line("a.md")])
+    lines = [index_line(f"t{n}.md") for n in range(MAX_LINES + 1)]
+    (store / "team").mkdir()
+    write_index(store / "team", lines)
+    home = ("--config-dir", str(claude_home.home))
+    code, out, _ = run(capsys, *home, "index", str(store), "--team")
+    assert code == 0 and out.splitlines() == lines
+    code, out, _ = run(capsys, *home, "index", str(store), "--team", "--loaded")
+    assert code == 0 and lines[-1] not in out and lines[-2] in out and "WARNING" in out
+    code, out, _ = run(capsys, *home, "index", str(store))
+    assert code == 0 and out.splitlines() == [index_line("a.md")]
+
+
+def test_cli_index_team_of_a_store_without_team_memory_is_one_sentence(claude_home, capsys):
+    store = claude_home.store(folder="-p")
+    write_index(store, [index_line("a.md")])
+    code, out, err = run(capsys, "--config-dir", str(claude_home.home), "index", str(store),
+                         "--team")
+    assert (code, out) == (2, "")
+    assert_one_sentence(err)
+    assert "no team/ folder" in err
+
+
 def test_cli_exit_2_for_bad_usage(capsys):
     code, _, err = run(capsys, "audit", "--no-such-flag")
     assert code == 2

@@ -152,14 +152,17 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_index(args: argparse.Namespace) -> int:
     _, store = _load_target(args)
-    index_path = store.path / paths.INDEX_NAME
-    if store.index_not_text:
-        raise UsageError(f"{index_path} is not text ({store.index_not_text}); "
+    index = store.team_index if args.team else store.indexes[0]
+    if index is None:
+        raise UsageError(f"{store.path} has no team/ folder: no team memory to print.")
+    index_path = store.path / index.file
+    if index.not_text:
+        raise UsageError(f"{index_path} is not text ({index.not_text}); "
                          "memtui does not print it.")
-    if not store.index.exists:
-        raise UsageError(f"{store.path}: {store.index_error}."
-                         if store.index_error else f"{index_path} does not exist.")
-    text = store.index.model_text if args.loaded else (store.index_text or "")
+    if not index.loaded.exists:
+        raise UsageError(f"{store.path}: {index.error}."
+                         if index.error else f"{index_path} does not exist.")
+    text = index.loaded.model_text if args.loaded else (index.text or "")
     sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     return 0
 
@@ -181,4 +184,6 @@ def add_store_commands(commands) -> None:
     index.add_argument("target", nargs="?", help="memory dir, project path or folder name")
     index.add_argument("--loaded", action="store_true",
                        help="print exactly what Claude loads, warning included")
+    index.add_argument("--team", action="store_true",
+                       help="team/MEMORY.md, the index of team memory, instead")
     index.set_defaults(run=cmd_index)
