@@ -119,6 +119,7 @@ def test_the_same_line_changed_on_both_is_a_conflict_keeping_both_texts(world):
     assert a.read("testing.md") == c.read("testing.md") == text
     code, out, _ = b.run("sync", "--all")
     assert code == 0 and "testing.md still hold(s) both texts of a conflict" in out
+    assert "memtui merge FILE --keep ...`, or K in the app" in out
 
 
 def test_a_deletion_propagates(world):

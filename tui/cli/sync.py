@@ -137,12 +137,13 @@ def _print_report(report) -> None:
             parts.append(f"{len(project.pushed)} {verb}pushed ({_files(project.pushed)})")
         if project.conflicts:
             parts.append(f"{len(project.conflicts)} conflict(s), both texts kept in "
-                         f"{_files(project.conflicts)}: edit to keep the right one")
+                         f"{_files(project.conflicts)}: keep one with `memtui merge FILE --keep ...` "
+                         "or K in the app")
         for blocked in project.blocked:
             parts.append(f"{blocked['file']} blocked: {blocked['reason']}")
         if project.unresolved and not project.conflicts:
             parts.append(f"{_files(project.unresolved)} still hold(s) both texts of a conflict "
-                         "(`memtui merge FILE --keep ...`)")
+                         "(`memtui merge FILE --keep ...`, or K in the app)")
         print(f"  {name}: {'; '.join(parts) if parts else 'in sync'}")
 
 
