@@ -82,7 +82,9 @@ async def test_a_sync_that_would_hide_memories_past_the_cut_asks_first(tmp_path,
             assert "- [Last](last.md)" in b.read("MEMORY.md")
 
 
-async def test_a_store_holding_a_sync_conflict_says_so_in_the_column(tmp_path, capsys):
+def machine_with_a_conflict(tmp_path, capsys):
+    """Machine b after a sync that could not merge rule.md: both texts kept in it (the
+    remote's, a's, says "Use spaces.")."""
     remote, (a, b) = make_machines(tmp_path, capsys, count=2)
     a.write("rule.md", memory_text(name="rule", body="Use tabs.\n"))
     a.sync("--remote", str(remote))
@@ -91,6 +93,11 @@ async def test_a_store_holding_a_sync_conflict_says_so_in_the_column(tmp_path, c
     b.write("rule.md", memory_text(name="rule", body="Use two spaces.\n"))
     a.sync()
     assert b.sync()["projects"][0]["conflicts"] == ["rule.md"]
+    return b
+
+
+async def test_a_store_holding_a_sync_conflict_says_so_in_the_column(tmp_path, capsys):
+    b = machine_with_a_conflict(tmp_path, capsys)
     with b.active():
         app = MemtuiApp(b.home.home, {**b.env()})
         async with app.run_test(size=(120, 40)) as pilot:
@@ -104,14 +111,7 @@ async def test_a_sync_conflict_is_resolved_in_the_store_screen_and_undone(tmp_pa
     from tui.app.screens.store import StoreScreen
     from tui.app.widgets.findings import FindingsView
 
-    remote, (a, b) = make_machines(tmp_path, capsys, count=2)
-    a.write("rule.md", memory_text(name="rule", body="Use tabs.\n"))
-    a.sync("--remote", str(remote))
-    b.sync("--remote", str(remote))
-    a.write("rule.md", memory_text(name="rule", body="Use spaces.\n"))
-    b.write("rule.md", memory_text(name="rule", body="Use two spaces.\n"))
-    a.sync()
-    b.sync()
+    b = machine_with_a_conflict(tmp_path, capsys)
     conflicted = b.read("rule.md")
     with b.active():
         app = MemtuiApp(b.home.home, {**b.env()})
