@@ -105,3 +105,21 @@ def test_the_report_writes_the_home_directory_as_a_tilde_and_nothing_else():
     text = "rm /home/me/.claude/x/.consolidate-lock; /home/me2/y and /home/me stay"
     assert homed(text, "/home/me") == (
         "rm ~/.claude/x/.consolidate-lock; /home/me2/y and /home/me stay")
+
+
+async def test_the_reports_ages_follow_the_apps_clock(claude_home, tmp_path):
+    """The app's fixed clock (demo, screenshots) is the doctor's too: the time since the
+    last consolidation is counted from it, not from the wall clock."""
+    import os
+
+    fixture = build_app_home(claude_home, tmp_path)
+    lock = fixture.store / ".consolidate-lock"
+    lock.write_text("")
+    consolidated = 1_790_000_000.0
+    os.utime(lock, (consolidated, consolidated))
+    app = MemtuiApp(fixture.home, fixture.env, now=consolidated + 10 * 3600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert "10.0 h ago" in shown(app.screen, "#doctor-report", width=116)

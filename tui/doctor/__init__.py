@@ -7,6 +7,7 @@ proxy port. `online=True` adds `api_probe`, one minimal Messages API call.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -19,10 +20,11 @@ SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OA
 def build_context(target: str | None, *, home: Path, env: Mapping[str, str],
                   settings_file: Path | None = None, project=None,
                   managed_file: Path | None = None,
-                  index_text: str | None = None) -> DoctorContext:
+                  index_text: str | None = None, now: float | None = None) -> DoctorContext:
     """The context for a TARGET as `memtui audit` takes it (memory dir, project path or folder
     name; default the current directory). A store that does not exist yet is fine here.
-    Raises `tui.claude.targets.TargetError` (one sentence) for a target that names nothing."""
+    Raises `tui.claude.targets.TargetError` (one sentence) for a target that names nothing.
+    `now`: the clock ages are counted from (default the time of the call)."""
     from tui.claude.settings import resolve_memory_location
     from tui.claude.targets import resolve_target
 
@@ -37,7 +39,8 @@ def build_context(target: str | None, *, home: Path, env: Mapping[str, str],
     return DoctorContext(home=home, env=env, store=resolved.memory_dir, project_root=root,
                          location=location, settings_flag=settings_file,
                          managed_file=managed_file, project=project,
-                         stranded_reason=resolved.stranded_reason, index_text=index_text)
+                         stranded_reason=resolved.stranded_reason, index_text=index_text,
+                         now=time.time() if now is None else now)
 
 
 def _checks(online: bool) -> list[tuple[str, Callable[[DoctorContext], Check]]]:

@@ -42,7 +42,7 @@ def run_doctor(app, target: str, project=None, online: bool = False,
     from tui.doctor import build_context, run_checks
 
     ctx = build_context(target, home=app.home, env=app.env, settings_file=app.settings_file,
-                        project=project, index_text=index_text)
+                        project=project, index_text=index_text, now=app.now)
     return run_checks(ctx, online=online)
 
 
