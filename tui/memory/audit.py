@@ -7,9 +7,10 @@ Severity rules:
   (outside_store).
 - warning: wasted or misleading context that still loads (dangling, long_index_line over
   150, duplicate, relative_date, sync_conflict: both texts of a conflict `memtui sync`
-  could not merge, between marker lines), metadata the selector relies on (missing_frontmatter,
-  missing_description, unknown_type), recall limits (beyond_recall_scan), and a checked-in
-  setting that tries to move memory (untrusted_setting).
+  could not merge, between marker lines), metadata the selector relies on
+  (missing_frontmatter, missing_description, unknown_type), recall limits
+  (beyond_recall_scan), and a checked-in setting that tries to move memory
+  (untrusted_setting).
 - info: prompt guidance Claude Code does not enforce (missing_why, missing_how_to_apply),
   a memory reached only through another memory (linked_from), and a `[[name]]` link that
   names no memory yet (unmatched_wiki_link): Claude Code's prompt calls that a memory worth
@@ -36,7 +37,7 @@ from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES, linked
 from tui.memory.links import resolve_wiki, wiki_links
 from tui.memory.rationale import HOW_TO_APPLY, WHY, rationale_labels
 from tui.memory.store import RECALL_SCAN_LIMIT, IndexFile, Memory, Store
-from tui.sync.conflicts import CONFLICT_OPEN, SYNC_LABEL, find_conflicts
+from tui.sync.conflicts import CONFLICT_OPEN, find_conflicts
 
 
 @dataclass(frozen=True)
@@ -311,7 +312,7 @@ def _sync_conflict_findings(memory: Memory) -> Iterable[Finding]:
         yield Finding(
             "sync_conflict", "warning", memory.file, conflict.line,
             f"{memory.file} holds two texts memtui sync could not merge (from "
-            f"{conflict.first_label.removeprefix(SYNC_LABEL).strip()} and from the remote), "
+            f"{conflict.machine} and from the remote), "
             "marker lines included, and Claude reads them all; keep one (K in the app, or "
             "memtui merge --keep)",
         )

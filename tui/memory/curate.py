@@ -536,7 +536,7 @@ def plan_keep_sync_side(store: Store, files: Sequence[str], keep: str) -> Plan:
     """Each conflict `memtui sync` left in `files` replaced by the text(s) `keep` names:
     "first" (the machine that merged), "second" (the remote's) or "both"; the other two
     choices are the plan's options. What `memtui merge FILE --keep` does."""
-    from tui.sync.conflicts import SYNC_LABEL, find_conflicts, resolve
+    from tui.sync.conflicts import find_conflicts, resolve
 
     changes: list[FileChange] = []
     summary: list[str] = []
@@ -547,10 +547,10 @@ def plan_keep_sync_side(store: Store, files: Sequence[str], keep: str) -> Plan:
         text = before.decode("utf-8", "surrogateescape")  # bytes kept, whatever they are
         conflicts = find_conflicts(text)
         for conflict in conflicts:
-            machine = conflict.first_label.removeprefix(SYNC_LABEL).strip()
             summary.append(f"Line {conflict.line} of {file}:" + "".join(
                 _conflict_side("keep:" if keep in (side, "both") else "drop:", where, lines)
-                for side, where, lines in (("first", f"first, from {machine}", conflict.first),
+                for side, where, lines in (("first", f"first, from {conflict.machine}",
+                                            conflict.first),
                                            ("second", "second, from the remote",
                                             conflict.second))))
         if conflicts:

@@ -28,6 +28,11 @@ class SyncConflict:
     second_label: str  # "memtui sync: from the remote"
     second: tuple[str, ...]
 
+    @property
+    def machine(self) -> str:
+        """The machine that merged: its text is the first."""
+        return self.first_label.removeprefix(SYNC_LABEL).strip()
+
 
 def find_conflicts(text: str) -> list[SyncConflict]:
     """Every complete conflict block in the text, in order."""
