@@ -86,6 +86,7 @@ def machine_with_a_conflict(tmp_path, capsys):
     """Machine b after a sync that could not merge rule.md: both texts kept in it (the
     remote's, a's, says "Use spaces.")."""
     remote, (a, b) = make_machines(tmp_path, capsys, count=2)
+    a.write("MEMORY.md", "- [Rule](rule.md) — how to indent\n")
     a.write("rule.md", memory_text(name="rule", body="Use tabs.\n"))
     a.sync("--remote", str(remote))
     b.sync("--remote", str(remote))
@@ -120,6 +121,9 @@ async def test_a_sync_conflict_is_resolved_in_the_store_screen_and_undone(tmp_pa
             await pilot.press("enter")
             await settle(app, pilot)
             assert isinstance(app.screen, StoreScreen)
+            table = app.screen.query_one("#memory-table", VirtualTable)
+            assert [str(row.cells[3]) for row in table.rows if row.file == "rule.md"] == \
+                ["conflict"]
             await pilot.press("3")
             view = app.screen.query_one(FindingsView)
             kinds = [row.finding.kind for row in view.rows]

@@ -23,6 +23,7 @@ STATUS_STYLES = {
     "past cut": "bold red",
     "dangling": "yellow",
     "lint": "yellow",
+    "conflict": "bold red",  # holds both texts of a change memtui sync could not merge
     "linked": "cyan",  # indexed by another memory (a second-level index), not by MEMORY.md
     "log": "dim",  # a daily log or session note: never indexed
 }
@@ -61,6 +62,7 @@ def human_size(size: int) -> str:
 
 def build_rows(store: Store, findings: list[Finding], statuses: dict[str, MemoryStatus]) -> list[MemoryRow]:
     linted = {f.file for f in findings if f.file and f.kind not in NOT_LINT}
+    conflicted = {f.file for f in findings if f.kind == "sync_conflict"}
     rows = []
     for memory in store.memories:
         status = statuses[memory.file]
@@ -72,6 +74,8 @@ def build_rows(store: Store, findings: list[Finding], statuses: dict[str, Memory
             label = "unindexed"
         elif not status.visible:
             label = "past cut"
+        elif memory.file in conflicted:
+            label = "conflict"
         elif memory.file in linted:
             label = "lint"
         else:
