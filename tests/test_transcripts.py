@@ -202,3 +202,19 @@ def test_the_evidence_cache_rereads_a_transcript_only_when_it_changed(tmp_path, 
     assert again.folder_evidence([str(path)]).stores == {"/h/projects/-a/memory"}
     # read again; the worktree origins not even searched: a folder with a store needs none
     assert searches == ["_memory_dir_stores", "_original_cwds", "_memory_dir_stores"]
+
+
+@given(parts=st.lists(st.sampled_from([b"/", b"\\\\", b"memory", b"memor", b"y", b"x", b"\n"]),
+                      max_size=40),
+       cut=st.integers(0, 400))
+def test_the_memory_dir_search_finds_every_path_form_and_nothing_else(parts, cut):
+    """Every `/memory/` and `\\\\memory\\\\` (JSON's escaped Windows separator) that lies
+    whole in the searched part, overlapping ones too; never mixed separators."""
+    import re
+
+    from tui.claude.transcripts import _memory_dir_starts
+
+    data = bytearray(b"".join(parts))
+    end = min(cut, len(data))
+    expected = [m.start() for m in re.finditer(rb"(?=/memory/|\\\\memory\\\\)", data[:end])]
+    assert list(_memory_dir_starts(data, end)) == expected
