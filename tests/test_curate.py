@@ -328,3 +328,14 @@ def test_keeping_a_side_where_there_is_no_conflict_changes_nothing(store):
     plan = curate.plan_keep_sync_side(load_store(store), ["rule.md"], "first")
     assert (plan.changes, plan.options) == ((), ())
     assert plan.summary == ["No conflict from memtui sync there."]
+
+
+def test_a_conflict_an_editor_saved_with_crlf_is_still_one_to_resolve(store):
+    """`memtui sync` calls a file with CRLF marker lines unresolved: K must find it too."""
+    crlf = sync_conflicted_memory().replace("\n", "\r\n")
+    write_memory(store, "rule.md", crlf.encode())
+    plan = curate.plan_keep_sync_side(load_store(store), ["rule.md"], "second")
+    assert plan.label == "resolve 1 sync conflict: keep the second text"
+    apply(store, plan)
+    assert (store / "rule.md").read_bytes() == memory_text(
+        name="rule", body="Indent with four spaces.\n").replace("\n", "\r\n").encode()

@@ -41,9 +41,10 @@ def find_conflicts(text: str) -> list[SyncConflict]:
 
 def _blocks(lines: list[str]):
     """(conflict, opening line, closing line) of each block: an opening marker, the first
-    split after it, the first closing marker after that. Linear: each marker's line is
+    split after it, the first closing marker after that; a marker line may end in CRLF
+    (an editor that saved the file so; `memtui sync` still calls it unresolved). Linear: each marker's line is
     found once (a file of opening markers alone took a scan to its end for each)."""
-    splits = [n for n, line in enumerate(lines) if line.rstrip("\n") == MARK_SPLIT]
+    splits = [n for n, line in enumerate(lines) if line.rstrip("\r\n") == MARK_SPLIT]
     closes = [n for n, line in enumerate(lines) if line.startswith(_CLOSE)]
     index = 0
     while index < len(lines):
@@ -55,8 +56,8 @@ def _blocks(lines: list[str]):
         if close_at == len(closes):
             return  # no split, or no close after it: no later opening can find one either
         split, close = splits[at], closes[close_at]
-        label = lines[index][len(MARK_OURS) + 1:].rstrip("\n")
-        other = lines[close][len(MARK_THEIRS) + 1:].rstrip("\n")
+        label = lines[index][len(MARK_OURS) + 1:].rstrip("\r\n")
+        other = lines[close][len(MARK_THEIRS) + 1:].rstrip("\r\n")
         yield (SyncConflict(index + 1, label, tuple(lines[index + 1:split]), other,
                             tuple(lines[split + 1:close])), index, close)
         index = close + 1
