@@ -336,6 +336,8 @@ def test_a_conflict_an_editor_saved_with_crlf_is_still_one_to_resolve(store):
     write_memory(store, "rule.md", crlf.encode())
     plan = curate.plan_keep_sync_side(load_store(store), ["rule.md"], "second")
     assert plan.label == "resolve 1 sync conflict: keep the second text"
+    [summary] = plan.summary  # a line's CR is its ending, not a character to show as ␍
+    assert "  drop: Indent with two spaces.\n" in summary and "\r" not in summary
     apply(store, plan)
     assert (store / "rule.md").read_bytes() == memory_text(
         name="rule", body="Indent with four spaces.\n").replace("\n", "\r\n").encode()

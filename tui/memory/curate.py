@@ -564,7 +564,7 @@ def plan_keep_sync_side(store: Store, files: Sequence[str], keep: str) -> Plan:
 
 def _conflict_side(verb: str, where: str, lines: tuple[str, ...]) -> str:
     """One text of a conflict as summary lines: `keep:` or `drop:`, its origin, its lines."""
-    shown = [line.rstrip("\n") for line in lines[:SHOWN_CONFLICT_LINES]]
+    shown = [line.rstrip("\r\n") for line in lines[:SHOWN_CONFLICT_LINES]]
     if len(lines) > SHOWN_CONFLICT_LINES:
         shown.append(f"… {len(lines) - SHOWN_CONFLICT_LINES} more line(s)")
     return "".join(f"\n  {verb} {line}" for line in [f"({where})", *shown])
