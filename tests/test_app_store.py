@@ -207,3 +207,22 @@ async def test_escape_returns_to_projects(store_app):
         await open_store(app, pilot, project)
         await pilot.press("escape")
         assert type(app.screen).__name__ == "ProjectsScreen"
+
+
+@pytest.mark.parametrize(("make", "said"), [
+    (lambda team: (team / "MEMORY.md").write_bytes(b"\x89PNG\r\n\x00\x00" * 50),
+     "team/MEMORY.md is not text (it holds NUL bytes)"),
+    (lambda team: (team / "MEMORY.md").mkdir(),
+     "team/MEMORY.md cannot be read (it is a directory"),
+], ids=["binary", "a directory"])
+async def test_a_team_index_that_is_no_text_file_says_why_above_its_lines(store_app, make, said):
+    """As `memtui index --team` and the audit say it, not as garbage or as a missing index."""
+    fixture, app, project = store_app
+    (fixture.store / "team").mkdir()
+    make(fixture.store / "team")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_store(app, pilot, project)
+        await pilot.press("2")
+        rows = rendered_rows(app.screen.query_one("#team-index-view", IndexView))
+        assert said in " ".join(rows[:3])
+        assert "no team/MEMORY.md" not in "\n".join(rows)

@@ -310,12 +310,12 @@ class StoreScreen(Screen[None]):
     def show_indexes(self, store: Store) -> None:
         """MEMORY.md, and team/MEMORY.md below it when the store has team memory."""
         team = store.team_index
-        self.query_one("#index-view", IndexView).show(store.index)
+        self.query_one("#index-view", IndexView).show(store.index, store.index_error)
         self.query_one("#index", TabPane).set_class(team is not None, "-team")
         team_view = self.query_one("#team-index-view", IndexView)
         team_view.display = team is not None
         if team is not None:
-            team_view.show(team.loaded)
+            team_view.show(team.loaded, team.error)
 
     def show_lock(self, store: Store) -> None:
         banner = self.query_one("#lock-banner", Static)

@@ -31,11 +31,14 @@ def _limit_style(index: LoadedIndex, limit: str) -> str:
     return "bold red" if index.cut in (limit, "both") else "bold"
 
 
-def _head(index: LoadedIndex, file: str) -> list[RenderableType]:
-    """The limits and Claude's warning, above the lines."""
+def _head(index: LoadedIndex, file: str, problem: str | None) -> list[RenderableType]:
+    """The limits and Claude's warning, above the lines; `problem`: what is wrong with the
+    file itself (not text, unreadable, not UTF-8), the audit's sentence."""
     if not index.exists:
-        return [Text(f"This store has no {file}: Claude starts with no index.", style="yellow")]
-    parts: list[RenderableType] = [
+        return [Text(visible(problem) if problem else
+                     f"This store has no {file}: Claude starts with no index.", style="yellow")]
+    parts: list[RenderableType] = [Text(visible(problem), style="bold red")] if problem else []
+    parts += [
         Text.assemble(
             ("lines ", "dim"), (f"{index.lines}/{MAX_LINES}", _limit_style(index, "lines")),
             ("   chars ", "dim"), (f"{index.chars:,}/{MAX_CHARS:,}", _limit_style(index, "chars")),
@@ -72,16 +75,18 @@ class IndexView(ScrollView, can_focus=True):
         self.file = file  # store-relative, e.g. "team/MEMORY.md"
         self.border_title = file  # shown when the store has two indexes (a border, in CSS)
         self.index: LoadedIndex | None = None
+        self.problem: str | None = None
         self.cut_unseen = False  # scroll to the rule the first time a cut index is shown
         self.first_cut: int | None = None  # the first line past the cut (0-based)
         self.head: list[Strip] = []  # the head's rows at `head_width`
         self.head_width = -1
 
-    def show(self, index: LoadedIndex) -> None:
+    def show(self, index: LoadedIndex, problem: str | None = None) -> None:
         newly_cut = index.cut is not None and (self.index is None or self.index.cut is None)
         if newly_cut or index.cut is None:
             self.cut_unseen = newly_cut
         self.index = index
+        self.problem = problem
         self.first_cut = index.first_cut_line
         self.head_width = -1
         self.update_size()
@@ -105,7 +110,8 @@ class IndexView(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if width != self.head_width and self.index is not None:
             options = self.app.console.options.update_width(max(1, width))
-            lines = self.app.console.render_lines(Group(*_head(self.index, self.file)), options, pad=False)
+            head = Group(*_head(self.index, self.file, self.problem))
+            lines = self.app.console.render_lines(head, options, pad=False)
             self.head = [Strip(line) for line in lines]
             self.head_width = width
         return self.head
