@@ -355,3 +355,26 @@ def test_evidence_of_transcripts_still_on_disk_is_kept(tmp_path, repo, make_home
     discover(here.home, here.env)
 
     assert evidence_keys() == {str(other_home), str(listed), str(unlisted)}
+
+
+def test_cache_files_a_folder_took_the_place_of_cost_time_and_leave_nothing_behind(
+        tmp_path, repo, claude_home):
+    """A cache that cannot be replaced is not written, run after run, without a partial
+    file left beside it each time."""
+    from tui import xdg
+    from tui.claude.discovery_cache import cache_path
+    from tui.claude.transcripts import evidence_cache_path
+
+    store = claude_home.store(repo)
+    gone = str(tmp_path / "deleted-worktree")
+    claude_home.session(gone, memory_saved_record([str(store / "feedback_x.md")]))
+    for cache in (cache_path(claude_home.home), evidence_cache_path()):
+        cache.mkdir(parents=True)
+    before = set(os.listdir(xdg.cache_dir()))
+
+    for _ in range(2):
+        inventory = scan(claude_home)
+        assert folder_named(project_named(inventory, store.parent.name),
+                            paths.sanitize(gone)).mapped_by == "evidence"
+
+    assert set(os.listdir(xdg.cache_dir())) - before <= {"transcript-scan.sqlite"}

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from tui.claude.files import read_regular
+from tui.claude.files import read_regular, replace_cache_file
 from tui.claude.gitroot import Looks
 from tui.claude.paths import MAX_FOLDER_NAME, sanitize
 from tui.jsontext import compact_json, load_json
@@ -323,13 +323,14 @@ class DiscoveryCache:
                                   for index in renumbered],
                     "resolutions": resolutions}
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
-            partial.write_bytes(compact_json(document))
-            os.replace(partial, self.path)
-            (self.path.parent / LEGACY_NAME).unlink(missing_ok=True)
-        except (OSError, ValueError):
-            pass  # a cache that cannot be written only costs time
+            data = compact_json(document)
+        except ValueError:
+            return  # a cache that cannot be written only costs time
+        if replace_cache_file(os.fspath(self.path), data):
+            try:
+                (self.path.parent / LEGACY_NAME).unlink(missing_ok=True)
+            except OSError:
+                pass
 
 
 def witnesses(cwd: str, real: str, root: str, memory_dir: str,

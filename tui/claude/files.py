@@ -113,6 +113,26 @@ def is_gone(path: str | os.PathLike[str] | bytes) -> bool:
     return False
 
 
+def replace_cache_file(path: str, data: bytes) -> bool:
+    """Write a cache file whole: into a partial file beside it, renamed into place. Whether
+    it was written; a cache that cannot be (a folder in its place, a full disk) only costs
+    time, and leaves no partial file behind to pile up run after run."""
+    folder, name = os.path.split(path)
+    partial = os.path.join(folder, f".{name}.{os.getpid()}.partial")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(partial, "wb") as handle:
+            handle.write(data)
+        os.replace(partial, path)
+    except OSError:
+        try:
+            os.unlink(partial)
+        except OSError:
+            pass
+        return False
+    return True
+
+
 def read_text(path: str | os.PathLike[str] | bytes, limit: int | None = None) -> str:
     """A regular file's text, bytes that are not UTF-8 replaced."""
     return decode_utf8(read_regular(path, limit), "replace")

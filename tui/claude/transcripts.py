@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from tui.claude import line_search
-from tui.claude.files import is_gone, open_binary, read_text
+from tui.claude.files import is_gone, open_binary, read_text, replace_cache_file
 from tui.claude.paths import MEMORY_DIR_NAME
 
 UUID_NAME = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$")
@@ -363,10 +363,7 @@ class EvidenceCache:
         if not self.changed:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
-            partial.write_text(json.dumps(self.entries, ensure_ascii=True,
-                                          default=str), encoding="utf-8", errors="surrogateescape")
-            os.replace(partial, self.path)
-        except (OSError, ValueError):
-            pass  # a cache that cannot be written only costs time
+            data = json.dumps(self.entries, ensure_ascii=True, default=str).encode()
+        except ValueError:
+            return  # a cache that cannot be written only costs time
+        replace_cache_file(os.fspath(self.path), data)
