@@ -527,6 +527,20 @@ def _(h):
         _put(h.cache / name, _binary(h.rng, 5000))
 
 
+@fault("cache files that are folders and fifos")
+def _(h):
+    from importlib.metadata import version
+
+    h.cache.mkdir(parents=True, exist_ok=True)
+    folders = (f"discovery{paths.sanitize(os.path.abspath(h.home))}.json", "audits.sqlite")
+    fifos = ("transcript-evidence.json", "transcript-scan.sqlite",
+             f"secret-rules-{version('detect-secrets')}.json")
+    for name in folders:
+        (h.cache / name).mkdir()
+    for name in fifos:
+        os.mkfifo(h.cache / name)
+
+
 @fault("unreadable memory file", permissions=True)
 def _(h): os.chmod(h.store / "user_role.md", 0)
 @fault("unreadable MEMORY.md", permissions=True)

@@ -32,7 +32,7 @@ NAMED = [  # the faults issue 11 names, and their near relatives
     "project folder not UTF-8", "transcript cwd long and not UTF-8", "binary MEMORY.md",
     "toolUseResult of odd types", "Edit result with edits [5]", "config.toml not UTF-8",
     "settings.json deeply nested", "frontmatter numbers past limits", ".git file pointing at a fifo",
-    "caches of garbage", "unreadable transcript folder", "memory dir not searchable",
+    "caches of garbage", "cache files that are folders and fifos", "unreadable transcript folder", "memory dir not searchable",
 ]
 DENY = hostile_homes.can_deny_permissions()
 RANDOM = random.Random(11)

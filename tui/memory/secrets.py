@@ -14,13 +14,14 @@ line is tried against them only when one RE2 pattern built from them all says it
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
 from tui import xdg
-from tui.claude.files import read_text
+from tui.claude.files import read_text, replace_cache_file
 from tui.claude.lines import split_lines
 
 # Detectors whose "secret" is not one (a public IP address) or that need context we lack.
@@ -71,13 +72,7 @@ def rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
             raise ValueError("damaged rule cache")
     except (OSError, ValueError, RecursionError):
         raw = _rules_from_detect_secrets()
-        try:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            partial = cached.with_suffix(".partial")
-            partial.write_text(json.dumps(raw), encoding="utf-8")
-            partial.replace(cached)
-        except OSError:
-            pass
+        replace_cache_file(os.fspath(cached), json.dumps(raw).encode())
     compiled = []
     for kind, pattern, flags in raw:
         try:
