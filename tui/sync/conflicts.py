@@ -42,8 +42,9 @@ def find_conflicts(text: str) -> list[SyncConflict]:
 def _blocks(lines: list[str]):
     """(conflict, opening line, closing line) of each block: an opening marker, the first
     split after it, the first closing marker after that; a marker line may end in CRLF
-    (an editor that saved the file so; `memtui sync` still calls it unresolved). Linear: each marker's line is
-    found once (a file of opening markers alone took a scan to its end for each)."""
+    (an editor that saved the file so; `memtui sync` still calls it unresolved). Linear:
+    each marker's line is found once (a file of opening markers alone took a scan to its
+    end for each)."""
     splits = [n for n, line in enumerate(lines) if line.rstrip("\r\n") == MARK_SPLIT]
     closes = [n for n, line in enumerate(lines) if line.startswith(_CLOSE)]
     index = 0
