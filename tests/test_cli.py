@@ -151,6 +151,12 @@ def test_cli_index_team_of_a_store_without_team_memory_is_one_sentence(claude_ho
     assert (code, out) == (2, "")
     assert_one_sentence(err)
     assert "no team/ folder" in err
+    (store / "team").symlink_to(store / "gone")
+    code, out, err = run(capsys, "--config-dir", str(claude_home.home), "index", str(store),
+                         "--team")
+    assert (code, out) == (2, "")
+    assert_one_sentence(err)
+    assert "team is no folder (a file, or a link to none)" in err
 
 
 def test_cli_exit_2_for_bad_usage(capsys):

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from tui.claude import paths
+from tui.claude.memory_files import TEAM_FOLDER
 from tui.cli.support import (
     UsageError,
     command_name,
@@ -154,6 +155,10 @@ def cmd_index(args: argparse.Namespace) -> int:
     _, store = _load_target(args)
     index = store.team_index if args.team else store.indexes[0]
     if index is None:
+        team = store.path / TEAM_FOLDER
+        if os.path.lexists(team):
+            raise UsageError(f"{team} is no folder (a file, or a link to none): no team memory "
+                             "to print.")
         raise UsageError(f"{store.path} has no team/ folder: no team memory to print.")
     index_path = store.path / index.file
     if index.not_text:
