@@ -149,30 +149,37 @@ def written_paths(record: dict) -> list[str]:
 
 # A memory write names `<projects>/<folder>/memory/…` (JSON escapes Windows' `\\`), a
 # worktree record says `worktree-state`; lines with neither are never decoded. Blocks are
-# searched for `memory/` or `memory\\` by RE2 (2.1 GB/s here, where re's fastest form of
-# this search, a `y/` prefix checked backwards, ran at 1.5: the search is most of a cold
-# `overwrites`), then each hit for the same separator before it; RE2 is loaded with the
-# first search. Worktree records are looked for only when no memory write says more
-# (`EvidenceCache.folder_evidence`).
-_MEMORY_DIR_END = rb"memory(?:/|\\\\)"
+# searched for the end of such a path, each hit checked backwards for `/memory/` or
+# `\\memory\\`. re is fastest at it with a one-byte prefix (`y/`, 1.5 GB/s: `y` is the
+# rarest letter of `memory`); RE2 runs `memory/` at 2.1 GB/s but costs ~5 ms to load. So
+# a process searches its first 32 MB with re (a `projects` needs no more on a heavy tree),
+# the rest with RE2 (most of a cold `overwrites`). Worktree records are looked for only
+# when no memory write says more (`EvidenceCache.folder_evidence`).
+_MEMORY_DIR_END_RE = re.compile(rb"y(?:/|\\\\)")
+_MEMORY_DIR_END_RE2 = rb"memory(?:/|\\\\)"
+RE2_AFTER = 32 << 20  # bytes searched with re before RE2 takes over
+_bytes_searched = 0
 _WORKTREE_STATE = b"worktree-state"
 _BLOCK = 1 << 20
 
 
 @cache
-def _memory_dir_end():
+def _memory_dir_end_re2():
     import re2
 
-    return re2.compile(_MEMORY_DIR_END)
+    return re2.compile(_MEMORY_DIR_END_RE2)
 
 
 def _memory_dir_starts(data: bytes | bytearray, end: int) -> Iterator[int]:
     """Where `/memory/` or `\\\\memory\\\\` (the same separator on both sides) begin in `data[:end]`."""
-    for match in _memory_dir_end().finditer(data, 0, end):
-        word = match.start()
-        separator = match.group()[len(b"memory"):]
-        opening = word - len(separator)
-        if opening >= 0 and data[opening:word] == separator:
+    global _bytes_searched
+    _bytes_searched += end
+    finder = _MEMORY_DIR_END_RE if _bytes_searched <= RE2_AFTER else _memory_dir_end_re2()
+    for match in finder.finditer(data, 0, end):
+        close = match.end()  # just past the separator after `memory`
+        separator = b"/" if data[close - 1] == 0x2F else b"\\\\"
+        opening = close - len(b"memory") - 2 * len(separator)
+        if opening >= 0 and data[opening:close] == separator + b"memory" + separator:
             yield opening
 
 
