@@ -177,3 +177,14 @@ def _encode_char_by_char(path: str) -> str:
 @settings(max_examples=300)
 def test_encode_path_agrees_with_the_rule_read_character_by_character(path):
     assert paths.encode_path(path) == _encode_char_by_char(path)
+
+
+@given(st.lists(st.sampled_from(list("/.-_ aZ09~")) | st.characters(codec="utf-8"), max_size=60)
+       .map("".join))
+def test_encode_path_is_one_dash_per_utf16_unit_not_ascii_alnum(text):
+    """The plain definition, unit by unit, for any text: ASCII paths take a faster road."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    expected = "".join(
+        chr(unit) if chr(unit).isascii() and chr(unit).isalnum() else "-"
+        for unit in (int.from_bytes(units[i:i + 2], "little") for i in range(0, len(units), 2)))
+    assert paths.encode_path(text) == expected

@@ -61,10 +61,16 @@ def path_hash(text: str) -> str:
             return out
 
 
+# Every byte but [A-Za-z0-9] to `-`: an ASCII path in one C call (a regex substitution per
+# separator costs 7x as much, and discovery encodes ~7,000 paths on a cold run).
+_ASCII_DASHES = bytes(c if chr(c).isascii() and chr(c).isalnum() else ord("-")
+                      for c in range(256))
+
+
 def encode_path(path: str) -> str:
     """The sanitized form before the length cap."""
     if path.isascii():
-        return _NOT_ASCII_ALNUM.sub("-", path)
+        return path.encode("ascii").translate(_ASCII_DASHES).decode("ascii")
     return _NOT_ASCII_ALNUM.sub(_dashes, path)
 
 
