@@ -22,7 +22,7 @@ from tui.claude import gitroot, lock, pathfinder, paths, settings, transcripts
 from tui.claude.targets import TargetError, resolve_target
 from tui.history import backfill
 from tui.history.writes_log import MemoryEvent, StoreMatcher, parse_line
-from tui.memory import frontmatter, index, links
+from tui.memory import frontmatter, index, links, yaml_js
 from tui.memory.audit import audit_store
 from tui.memory.store import load_store
 
@@ -247,7 +247,7 @@ def entry_points(scratch: Path) -> list[EntryPoint]:
     return [
         EntryPoint("frontmatter.parse", MEMORY_SEEDS, frontmatter.parse),
         EntryPoint("frontmatter.load", tuple(s.split("---")[1] for s in MEMORY_SEEDS[:4]),
-                   frontmatter.load, (frontmatter.YamlError,)),
+                   yaml_js.load, (yaml_js.YamlError,)),
         EntryPoint("frontmatter retry", MEMORY_SEEDS, frontmatter.quote_special_values),
         EntryPoint("index.parse_index", INDEX_SEEDS + MEMORY_SEEDS[:1],
                    lambda text: index.parse_index(text, names)),

@@ -1,5 +1,5 @@
 """The frontmatter fast path reads exactly what YAML reads (the npm `yaml` package, as
-`frontmatter.load` reads it), or leaves the block to YAML."""
+`yaml_js.load` reads it), or leaves the block to YAML."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tui.memory import frontmatter
-from tui.memory.frontmatter import _simple_mapping, load, parse
+from tui.memory.frontmatter import _simple_mapping, parse
+from tui.memory.yaml_js import load
 
 KEYS = st.sampled_from(
     ["name", "description", "type", "node_type", "originSessionId", "modified", "priority",

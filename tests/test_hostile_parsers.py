@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tui.memory import frontmatter
+from tui.memory import frontmatter, yaml_js
 from tui.memory.index import is_plain_name, parse_index
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
@@ -109,10 +109,10 @@ REFUSED = {2: range(10, 12), 3: range(4, 12), 4: range(3, 12)}
 @pytest.mark.parametrize("width", range(1, 12))
 def test_alias_bombs_are_refused_where_the_yaml_package_refuses_them(width, depth):
     if width in REFUSED.get(depth, ()):
-        with pytest.raises(frontmatter.YamlError, match="Excessive alias count"):
-            frontmatter.load(_bomb(width, depth))
+        with pytest.raises(yaml_js.YamlError, match="Excessive alias count"):
+            yaml_js.load(_bomb(width, depth))
     else:
-        assert len(frontmatter.load(_bomb(width, depth))) == depth + 1
+        assert len(yaml_js.load(_bomb(width, depth))) == depth + 1
 
 
 def test_an_alias_bomb_in_a_memory_is_bad_frontmatter_at_once():
@@ -125,7 +125,7 @@ def test_an_alias_bomb_in_a_memory_is_bad_frontmatter_at_once():
 
 
 def test_aliases_within_the_limit_are_kept_shared():
-    assert frontmatter.load("a: &a [1]\nb: [*a, *a, *a]\nc: &c [*a]\nd: [*c, *c]") == {
+    assert yaml_js.load("a: &a [1]\nb: [*a, *a, *a]\nc: &c [*a]\nd: [*c, *c]") == {
         "a": [1], "b": [[1], [1], [1]], "c": [[1]], "d": [[[1]], [[1]]],
     }
 
