@@ -37,21 +37,15 @@ def _installed_records() -> bytes:
     """The RECORD of each rule library's installed distribution (every file it installed,
     with its hash: the version, and whether libyaml's extension is there), the first found
     on sys.path as import finds it. Read, not imported: a cached run never loads them."""
+    from tui.installed import dist_info_folders
+
+    folders = dist_info_folders(_RULE_LIBRARIES)
     found: dict[str, bytes] = {}
-    for folder in sys.path:
+    for library, folder in folders.items():
         try:
-            names = os.listdir(folder or ".")
+            found[library] = Path(folder, "RECORD").read_bytes()
         except OSError:
-            continue
-        for name in names:
-            if not name.endswith(".dist-info"):
-                continue
-            project = name.partition("-")[0].lower().replace("-", "_").replace(".", "_")
-            if project in _RULE_LIBRARIES and project not in found:
-                try:
-                    found[project] = Path(folder, name, "RECORD").read_bytes()
-                except OSError:
-                    found[project] = b"unreadable"
+            found[library] = b"unreadable"
     return b"".join(b"%s\0%s\0" % (library.encode(), found.get(library, b"absent"))
                     for library in _RULE_LIBRARIES)
 

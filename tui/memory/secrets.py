@@ -59,11 +59,10 @@ def _rules_from_detect_secrets() -> list[tuple[str, str, int]]:
 @cache
 def rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """(kind, compiled pattern) for every rule, read from the cache when it is current."""
-    from importlib.metadata import PackageNotFoundError, version
+    from tui.installed import installed_version
 
-    try:
-        installed = version("detect-secrets")
-    except PackageNotFoundError:
+    installed = installed_version("detect-secrets")
+    if installed is None:
         return ()
     cached = xdg.cache_dir() / f"secret-rules-{installed}.json"
     try:
