@@ -146,6 +146,34 @@ def test_switching_between_two_config_homes_keeps_both_warm(small_tree, claude_h
     assert not (xdg.cache_dir() / "discovery.json").exists()
 
 
+def test_one_stores_audit_neither_reads_nor_rewrites_the_whole_trees_cache(small_tree, capsys,
+                                                                          monkeypatch):
+    """A single store's stranded state is worked out from its own folder (~1 ms), not by
+    loading the tree's discovery cache (~20 ms on a heavy tree), and the cache is left as it
+    was; the audit says what it says with no cache at all."""
+    import os
+
+    from tui.claude import discovery_cache
+    from tui.claude.discovery_cache import cache_path
+
+    projects_json(capsys, small_tree)
+    cache = cache_path(small_tree)
+    before = (cache.read_bytes(), os.stat(cache).st_mtime_ns)
+    stranded = next(p for p in json.loads(projects_json(capsys, small_tree))
+                    if p["store_exists"] and p["stranded"])
+    read = []
+    real_read = discovery_cache.read_regular
+    monkeypatch.setattr(discovery_cache, "read_regular",
+                        lambda path, *rest: read.append(str(path)) or real_read(path, *rest))
+    audited = printed(capsys, "--config-dir", str(small_tree), "audit", stranded["store"], "--json")
+    assert str(cache) not in read
+    assert (cache.read_bytes(), os.stat(cache).st_mtime_ns) == before
+    cache.write_text('{"version": 1}')  # a cache that answers nothing
+    assert printed(capsys, "--config-dir", str(small_tree), "audit", stranded["store"],
+                   "--json") == audited
+    assert "stranded_store" in audited
+
+
 def test_new_transcripts_in_a_new_checkout_are_seen_by_a_cached_run(small_tree, capsys):
     import git
 

@@ -100,7 +100,8 @@ def count_memories(memory_dir: Path) -> int:
 
 
 class _Scanner:
-    def __init__(self, home: Path, env: Mapping[str, str], settings_file: Path | None):
+    def __init__(self, home: Path, env: Mapping[str, str], settings_file: Path | None,
+                 cached: bool = True):
         self.home = home
         self.projects_dir = paths.projects_dir(home)
         self.env = env
@@ -120,7 +121,7 @@ class _Scanner:
                                           "CLAUDE_CODE_REMOTE_MEMORY_DIR",
                                           "CLAUDE_CODE_PROJECT_DIR_NAME"))],
             [managed_settings_path(), settings_file, home / "settings.json"],
-            cache_path(home),
+            cache_path(home) if cached else None,
         )
         self.normalized = paths.RealPaths(self.cache.signatures.is_link)
         self.looks = _PassLooks(self.cache.signatures, self.normalized)
@@ -475,11 +476,12 @@ def discover(
 def store_state(
     name: str, home: Path, env: Mapping[str, str] | None = None
 ) -> tuple[str | None, bool, str, bool]:
-    """(key path, stranded, why, resting) for the store folder `name` under `home`."""
+    """(key path, stranded, why, resting) for the store folder `name` under `home`: one
+    folder's transcripts, without the whole tree's discovery cache (reading it is 20 times
+    the work on a heavy tree)."""
     env = os.environ if env is None else env
-    scanner = _Scanner(home, env, None)
+    scanner = _Scanner(home, env, None, cached=False)
     state = scanner.store_state(name)
     if scanner.evidence_cache is not None:  # a discovery that follows reads it, not the files
         scanner.evidence_cache.save()
-    scanner.cache.save()
     return state

@@ -131,8 +131,10 @@ def cache_path(home: Path) -> Path:
 
 
 class DiscoveryCache:
-    def __init__(self, values: list, files: list[Path | None], path: Path):
-        """`values` and `files` (the settings files every cwd reads) are the context."""
+    def __init__(self, values: list, files: list[Path | None], path: Path | None):
+        """`values` and `files` (the settings files every cwd reads) are the context;
+        `path` None: a pass of its own, nothing read or kept (one store's state is worked
+        out in ~1 ms, reading a heavy tree's cache took 20)."""
         self.path = path
         self.signatures = Signatures()
         self.context = [*values, *([os.fspath(file), self.signatures.of(CONTENT + os.fspath(file))]
@@ -150,6 +152,8 @@ class DiscoveryCache:
         self._stale: set[int] | None = None  # indices whose signature changed since
         self.changed = False
         self.asked: set[str] = set()  # transcripts and cwds this run asked about
+        if path is None:
+            return
         try:
             self._load(load_json(read_regular(self.path)))
         except (OSError, ValueError, RecursionError, TypeError, KeyError, IndexError):
@@ -303,7 +307,7 @@ class DiscoveryCache:
             for cwd in [cwd for cwd in self.resolutions if cwd not in self.asked]:
                 del self.resolutions[cwd]
                 self.changed = True
-        if not self.changed:
+        if not self.changed or self.path is None:
             return
         by_folder: dict[str, dict[str, list]] = {}
         for path, entry in self.transcripts.items():
