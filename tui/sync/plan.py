@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from tui.claude.lines import split_lines
 from tui.claude.paths import INDEX_NAME
 from tui.history.journal import blob_id
-from tui.history.merge import MARK_OURS, MARK_SPLIT, MARK_THEIRS, merge3
+from tui.history.markers import MARK_OURS, MARK_SPLIT, MARK_THEIRS
+from tui.history.merge import merge3
 from tui.memory.writes import FileChange
 from tui.sync.conflicts import SYNC_LABEL
 

@@ -665,15 +665,14 @@ class StoreScreen(Screen[None]):
                 self.apply(plan)
                 return
             self.done_busy()
-            if choices and choice in choices:
-                self.propose(choices[choice], choices)
-            elif choice is not None:
-                follow_up = curation.option_plan(choice)
-                if follow_up is None:
-                    self.notify("Highlight the entry to move past the cut and press m; "
-                                "then relink again.")
-                else:
-                    self.propose(follow_up)
+            if choice is None:
+                return
+            follow_up = (choices or {}).get(choice) or curation.option_plan(choice)
+            if follow_up is None:
+                self.notify("Highlight the entry to move past the cut and press m; "
+                            "then relink again.")
+            else:
+                self.propose(follow_up, choices)
 
         self.busy = True
         self.app.push_screen(ConfirmScreen(plan), decided)
