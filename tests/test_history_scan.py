@@ -297,6 +297,30 @@ def test_a_removed_folder_is_forgotten_by_the_daily_sweep_not_before(claude_home
         assert cached_paths(cache) == {str(first), str(second)}
 
 
+def test_a_cache_another_process_holds_while_it_is_upgraded_is_kept_not_replaced(
+        claude_home, store, monkeypatch):
+    import sqlite3
+
+    folder, _, _ = two_sessions(claude_home, store)
+    with ScanCache() as cache:
+        folder_events(store, [folder], cache)
+        path = cache.path
+        cache.db.execute("PRAGMA user_version=3")  # left by an older memtui: to be rebuilt
+        cache.db.commit()
+    inode = path.stat().st_ino
+    writer = sqlite3.connect(path)
+    writer.execute("BEGIN IMMEDIATE")  # that older memtui, in the middle of its write
+    try:
+        monkeypatch.setattr(scan_cache, "BUSY_SECONDS", 0.1)
+        with ScanCache() as cache:
+            assert sorted(e.file for e in folder_events(store, [folder], cache)) == ["a.md", "b.md"]
+        assert path.stat().st_ino == inode  # its file, not deleted under it
+    finally:
+        writer.rollback()
+        writer.close()
+    assert sqlite3.connect(path).execute("SELECT count(*) FROM files").fetchone()[0] == 2
+
+
 def test_a_busy_or_read_only_cache_still_answers_and_forgets_later(claude_home, store, monkeypatch):
     import sqlite3
     import time

@@ -54,7 +54,8 @@ class ScanCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = self._connect()
         except (OSError, sqlite3.Error):
-            # No cache dir to write: scan as if the cache were empty, and keep nothing.
+            # No cache to write (no folder for it, or another process holds it past
+            # BUSY_SECONDS, or it is read-only): scan as if it were empty, and keep nothing.
             self.db = sqlite3.connect(":memory:")
             self._prepare()
 
@@ -62,6 +63,9 @@ class ScanCache:
         self.db = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
         try:
             self._prepare()
+        except sqlite3.OperationalError:
+            self.db.close()
+            raise  # busy past BUSY_SECONDS or read-only: another process's cache, not damaged
         except sqlite3.DatabaseError:
             # A cache is throw-away: a damaged one is replaced, never repaired.
             self.db.close()
