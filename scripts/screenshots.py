@@ -38,6 +38,7 @@ SIZE = (140, 42)
 DEMO_NOW = 1_795_000_000.0  # 2026-11-18, the demo's fixed "now"
 CODE_FONT = "DejaVu Sans Mono"  # fonts-dejavu-core: no ligatures
 API_KEY = "screenshots"
+API_PORT = 41911
 
 
 class DemoDatetime(dt.datetime):
@@ -210,7 +211,6 @@ def main() -> int:
         time.tzset()
         for variable in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_MODEL"):
             os.environ.pop(variable, None)
-        from fake_anthropic import FakeAnthropic
 
         from tui.agents import dream
         from tui.demo import build_demo
@@ -218,7 +218,7 @@ def main() -> int:
         dream.dt = SimpleNamespace(datetime=DemoDatetime, date=dt.date)
 
         demo = build_demo(fake_home, now=DEMO_NOW)
-        with FakeAnthropic(API_KEY) as api:
+        with fake_api() as api:
             api.queue(*dream_script())
             svgs = asyncio.run(capture(out, demo.home, api.url))
     finally:
@@ -228,6 +228,17 @@ def main() -> int:
         png = to_png(svg)
         print(f"{svg.name}: {'PNG too' if png else 'SVG only (no chromium)'}")
     return 0
+
+
+def fake_api():
+    """The fake Messages API, on the same port each time when it is free: the doctor's
+    screenshot shows the API's address."""
+    from fake_anthropic import FakeAnthropic
+
+    try:
+        return FakeAnthropic(API_KEY, port=API_PORT)
+    except OSError:
+        return FakeAnthropic(API_KEY)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ def failure(status: int, error_type: str = "api_error",
 
 
 class FakeAnthropic:
-    def __init__(self, api_key: str = "test-key"):
+    def __init__(self, api_key: str = "test-key", port: int = 0):
         self.api_key = api_key
         self.script: list[Scripted] = []
         self.requests: list[dict] = []  # {"path", "body", "auth"}
@@ -134,7 +134,7 @@ class FakeAnthropic:
                 self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
                 self.wfile.flush()
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.thread = threading.Thread(
             target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
