@@ -8,6 +8,7 @@ import io
 from app_home import build_app_home
 from conftest import settle
 from rich.console import Console
+from textual.geometry import Region
 from textual.widgets import Static
 
 from tui.app.app import MemtuiApp
@@ -123,3 +124,22 @@ async def test_the_reports_ages_follow_the_apps_clock(claude_home, tmp_path):
         await pilot.press("w")
         await settle(app, pilot)
         assert "10.0 h ago" in shown(app.screen, "#doctor-report", width=116)
+
+
+async def test_a_long_path_in_the_report_wraps_whole_at_80_columns(claude_home, tmp_path):
+    """A path wider than the terminal (the fix's command above all) is folded onto the next
+    line, never cut with an ellipsis: the user copies it into a shell."""
+    deep = tmp_path / ("a-rather-long-folder-name-for-the-checkout-" * 2).rstrip("-")
+    fixture = build_app_home(claude_home, deep)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        report = app.screen.query_one("#doctor-report", Static)
+        painted = [strip.text.rstrip() for strip in
+                   report.render_lines(Region(0, 0, report.size.width, report.size.height))]
+        index = str(fixture.store / "MEMORY.md")
+        assert len(index) > 80
+        assert not any(line.endswith("…") for line in painted)
+        assert index in "".join(line.strip() for line in painted)

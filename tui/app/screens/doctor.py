@@ -74,7 +74,7 @@ def render_report(report) -> Table:
     grid.add_column(width=4, no_wrap=True)
     grid.add_column(ratio=1)
     for check in sorted(report.checks, key=lambda check: rank.index(check.status)):
-        body = Text(check.id, style="bold")
+        body = Text(check.id, style="bold", overflow="fold")  # a path too wide goes on whole
         body.append("\n" + visible(homed(check.message)))
         if check.fix and check.status != "ok":
             body.append("\nfix: ", style="bold")
