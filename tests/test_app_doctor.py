@@ -143,3 +143,20 @@ async def test_a_long_path_in_the_report_wraps_whole_at_80_columns(claude_home, 
         assert len(index) > 80
         assert not any(line.endswith("…") for line in painted)
         assert index in "".join(line.strip() for line in painted)
+
+
+async def test_w_on_a_project_whose_folder_is_gone_reports_on_its_sessions(claude_home, tmp_path):
+    """A project listed as `no store` (its sessions ran in a folder deleted since) gets a
+    report, not "the checks could not run", and the report sees its sessions."""
+    gone = tmp_path / "spike"  # never created: the folder was thrown away
+    claude_home.session(gone)
+    claude_home.session(gone)
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, DoctorScreen)
+        assert screen.report is not None, shown(screen, "#doctor-status")
+        assert screen.report.check("extraction").status != "skip"

@@ -6,6 +6,7 @@ checks run in a worker; `p` adds the online probe (one minimal API call), `f5` r
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -48,10 +49,14 @@ def run_doctor(app, target: str, project=None, online: bool = False,
 
 def doctor_target(project) -> str | None:
     """What the doctor is asked about for a discovery Project: its store when there is one,
-    else its project path."""
+    else its project path while that exists, else its transcript folder's name (the path
+    of a deleted checkout names nothing the doctor can resolve)."""
     if project.store is not None and project.store_exists:
         return str(project.store)
-    return project.key_path or (project.paths[0] if project.paths else None)
+    path = project.key_path or (project.paths[0] if project.paths else None)
+    if path is not None and os.path.isdir(path):
+        return path
+    return project.name or path
 
 
 def summary_line(report) -> str:
