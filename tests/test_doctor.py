@@ -91,6 +91,19 @@ def test_bad_usage_exits_2_with_one_sentence(project, capsys, tmp_path):
     assert cli.main(["doctor", "--bogus"]) == 2
 
 
+def test_a_folder_name_whose_checkout_is_gone_finds_the_folders_sessions(claude_home, capsys, tmp_path):
+    """`memtui doctor <folder>` for a project `memtui projects` lists as `no store`: the
+    session checks read that folder's transcripts instead of skipping for want of any."""
+    gone = tmp_path / "spike"  # never created: the checkout was thrown away
+    claude_home.session(gone)
+    claude_home.session(gone)
+    code, report, _ = run_doctor(claude_home, paths.sanitize(str(gone)), capsys)
+    assert code in (0, 1)
+    extraction = checks_of(report)["extraction"]
+    assert extraction["status"] != "skip", extraction
+    assert "newest 2 session(s)" in extraction["message"]
+
+
 # --- auto_memory and settings ---------------------------------------------------------------
 
 

@@ -122,8 +122,16 @@ class DoctorContext:
         from tui.claude.discovery import discover
 
         wanted = os.path.realpath(self.store)
-        for project in discover(self.home, self.env, self.settings_flag).projects:
+        projects = discover(self.home, self.env, self.settings_flag).projects
+        for project in projects:
             if project.store is not None and os.path.realpath(project.store) == wanted:
+                return project
+        # A folder named as TARGET whose store cannot be determined (its checkout is gone):
+        # the project is that folder's sessions.
+        folder = os.path.dirname(wanted)
+        for project in projects:
+            if project.store is None and any(os.path.realpath(path) == folder
+                                             for path in project.transcript_dirs):
                 return project
         return None
 
