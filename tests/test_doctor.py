@@ -104,6 +104,19 @@ def test_a_folder_name_whose_checkout_is_gone_finds_the_folders_sessions(claude_
     assert "newest 2 session(s)" in extraction["message"]
 
 
+def test_a_stranded_store_that_does_not_exist_gets_no_audit_to_run(claude_home, capsys, tmp_path):
+    """The memory_dir check of a folder whose checkout is gone says so once, and offers no
+    `memtui audit` of a store that is not there (that command would only say so)."""
+    gone = tmp_path / "spike"
+    claude_home.session(gone)
+    _, report, _ = run_doctor(claude_home, paths.sanitize(str(gone)), capsys)
+    memory_dir = checks_of(report)["memory_dir"]
+    assert memory_dir["status"] == "warn"
+    assert "stranded" in memory_dir["message"]
+    assert memory_dir["message"].count("no session") == 1, memory_dir["message"]
+    assert memory_dir["fix"] is None
+
+
 # --- auto_memory and settings ---------------------------------------------------------------
 
 

@@ -200,8 +200,9 @@ def check_memory_dir(ctx: DoctorContext) -> Check:
     else:
         message = f"This project's memory directory is {store} ({source}){missing}"
         if ctx.stranded_reason:
-            notes.append(f"it is stranded: {ctx.stranded_reason}; no session loads it")
-            status, fix = WARN, f"memtui audit {store} shows what is in it"
+            notes.append(f"it is stranded: {ctx.stranded_reason}")
+            status = WARN
+            fix = f"memtui audit {store} shows what is in it" if exists else None
     for rejected in location.rejected if location else ():
         notes.append(f"Claude Code refuses {rejected}")
         status = WARN
