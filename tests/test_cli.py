@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import index_line, make_repo, memory_text, real, write_index, write_memory
 
-from tui import cli
+from tui import cli, xdg
 
 PROJECT_KEYS = {"name", "store", "paths", "transcript_dirs", "sessions", "memories", "stranded",
                 "last_consolidated"}
@@ -110,6 +110,21 @@ def test_cli_exit_2_for_project_without_memory_dir(tmp_path, claude_home, capsys
     code, _, err = run(capsys, "--config-dir", str(claude_home.home), "audit", str(tmp_path / "fresh"))
     assert code == 2
     assert_one_sentence(err)
+
+
+@pytest.mark.parametrize("command", [["undo"], ["undo", "--list"], ["overwrites"],
+                                     ["history", "backfill"]])
+def test_store_commands_on_a_project_without_memory_dir_say_so(tmp_path, claude_home, capsys,
+                                                               command):
+    """Not "nothing to undo" or "no lost updates" for a store that is not there, and no
+    journal made for it."""
+    (tmp_path / "fresh").mkdir()
+    code, out, err = run(capsys, "--config-dir", str(claude_home.home), *command,
+                         str(tmp_path / "fresh"))
+    assert (code, out) == (2, "")
+    assert_one_sentence(err)
+    assert "no memory directory" in err
+    assert not any(xdg.data_dir().rglob("journal/*")), "a journal for a store that is not there"
 
 
 def test_cli_exit_2_for_missing_config_home(tmp_path, capsys):

@@ -19,13 +19,24 @@ from pathlib import Path
 from tui.claude import paths
 from tui.claude.lines import lines_with_endings
 from tui.claude.memory_files import TEAM_FOLDER
-from tui.cli.support import UsageError, config_home_of, env_of, print_json, resolve_store
+from tui.cli.support import (
+    UsageError,
+    config_home_of,
+    env_of,
+    existing_store,
+    print_json,
+    resolve_store,
+)
 
 TARGET_HELP = "memory dir, project path or folder name (default: the current directory)"
 
 
 def _store(args: argparse.Namespace, target: str | None) -> Path:
     return resolve_store(args, target).memory_dir
+
+
+def _existing_store(args: argparse.Namespace, target: str | None) -> Path:
+    return existing_store(args, target).memory_dir
 
 
 def _file_in_store(name: str) -> tuple[Path, str]:
@@ -127,7 +138,7 @@ def _backfill(args: argparse.Namespace) -> int:
     from tui.history.journal import Journal
     from tui.history.writes_log import store_events
 
-    store = _store(args, args.target)
+    store = _existing_store(args, args.target)
     events = store_events(store, config_home_of(args), env_of(args))
     journal = Journal(store)
     result = backfill(journal, events)
@@ -282,7 +293,7 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
     from tui.history.recovery import all_lost_updates
     from tui.history.writes_log import store_events
 
-    store = _store(args, args.target)
+    store = _existing_store(args, args.target)
     found = all_lost_updates(store, store_events(store, config_home_of(args), env_of(args)))
     if args.json:
         print_json([update.to_json() for update in found])
@@ -309,7 +320,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
     from tui.agents.changeset import undo_changeset
     from tui.memory.writes import WriteRefused, history, undone_phrase
 
-    store = _store(args, args.target)
+    store = _existing_store(args, args.target)
     if args.list:
         records = history(store)
         if args.json:

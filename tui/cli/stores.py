@@ -17,8 +17,8 @@ from tui.cli.support import (
     command_name,
     config_home_of,
     env_of,
+    existing_store,
     print_json,
-    resolve_store,
 )
 
 
@@ -68,10 +68,7 @@ def project_to_json(project) -> dict:
 def _load_target(args: argparse.Namespace):
     from tui.memory.store import load_store
 
-    target = resolve_store(args, args.target)
-    if not os.path.isdir(target.memory_dir):
-        where = f" for {target.project_path}" if target.project_path else ""
-        raise UsageError(f"There is no memory directory{where} yet (looked at {target.memory_dir}).")
+    target = existing_store(args, args.target)
     return target, load_store(target.memory_dir)
 
 

@@ -175,6 +175,17 @@ def resolve_store(args: argparse.Namespace, target: str | None):
     return resolved
 
 
+def existing_store(args: argparse.Namespace, target: str | None):
+    """The `Target` of a command that reads a store: UsageError when its memory dir is not
+    there (yet), rather than an answer about an empty one."""
+    resolved = resolve_store(args, target)
+    if not os.path.isdir(resolved.memory_dir):
+        where = f" for {resolved.project_path}" if resolved.project_path else ""
+        raise UsageError(f"There is no memory directory{where} yet "
+                         f"(looked at {resolved.memory_dir}).")
+    return resolved
+
+
 def recover_interrupted() -> None:
     """Finish what a killed memtui left half done, saying so in one line each."""
     if not _maybe_interrupted():
