@@ -245,6 +245,32 @@ def test_offline_dream_keeps_lines_of_unmatched_wiki_links():
     assert rebuild.text.startswith("- [[later]] — to write\n- [A](a.md)\n")
 
 
+def test_a_title_with_parentheses_moves_only_the_hook_into_the_topic_file():
+    hook = "Sentry board for server rendering latency and errors, " * 3
+    memory = MemoryInfo("dash.md", "Dashboard", "sentry board", "reference", 0.0,
+                        "---\nname: dash\n---\n\nSentry.\n")
+    rebuild = rebuild_index(f"- [Dashboard (Sentry)](dash.md) — {hook}\n", [memory])
+    assert rebuild.shortened == ["dash.md"]
+    assert rebuild.details == {"dash.md": [hook.strip()]}
+
+
+def test_entries_left_out_for_room_move_what_the_index_said_once_and_nothing_else():
+    """An index entry with no room keeps its words in its file, whole (not the shortened
+    line's, cut with …) and once; a line the rebuild wrote itself moves nothing."""
+    def memory(file: str, description: str = "") -> MemoryInfo:
+        return MemoryInfo(file, file, description, "project", 0.0, f"# {file}\n")
+
+    memories = [memory(f"m{n:03}.md", f"about {n}") for n in range(200)]
+    described = " ".join(["the release train leaves on Thursdays, every step written down"] * 2)
+    said = f"{described} and signed off"
+    memories += [memory("late.md", described), memory("bare.md")]
+    lines = [f"- [m{n:03}](m{n:03}.md) — about {n}" for n in range(200)]
+    lines.append(f"- [Late](late.md) — {said}")
+    rebuild = rebuild_index("\n".join(lines) + "\n", memories)
+    assert set(rebuild.unfit) == {"late.md", "bare.md"}
+    assert rebuild.details == {"late.md": [said]}
+
+
 def test_shorten_keeps_the_text_after_a_wiki_link(store):
     write_memory(store, "deploy.md", memory_text(name="deploy", description="deploys"))
     write_index(store, ["- [[deploy]] — " + "every step of the release in detail " * 6])

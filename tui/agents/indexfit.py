@@ -13,6 +13,7 @@ never deleted.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -24,6 +25,7 @@ from tui.memory.links import wiki_names
 LINE_LIMIT = 150
 NOTES_NAME = "index_notes"
 TYPE_ORDER = ("user", "feedback", "project", "reference")
+_LINK_END = re.compile(r"\]\([^)]*\)|\]\]")  # where an entry's link ends and its hook starts
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ class _Entry:
     line: str
     order: int
     visible: bool = False  # inside the loaded cut before the rebuild
+    said: str | None = None  # the index's own line, whole; None for a line written here
 
 
 def _shorten(line: str, limit: int = LINE_LIMIT) -> str:
@@ -141,11 +144,12 @@ def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
         seen.add(target)
         line = raw.text.replace(f"]({files[0]})", f"]({target})", 1) if files[0] != target \
             else raw.text
+        said = line
         if utf16_len(line) > LINE_LIMIT:
             _move_detail(result, by_file[target], line)
             result.shortened.append(target)
             line = _shorten(line)
-        entries.append(_Entry(target, line, raw.number, raw.number in visible_lines))
+        entries.append(_Entry(target, line, raw.number, raw.number in visible_lines, said))
     for memory in sorted(memories, key=lambda m: m.file):
         if memory.file not in seen:
             entries.append(_Entry(memory.file, entry_line(memory), len(entries) + 10**6))
@@ -157,10 +161,15 @@ def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
 
 
 def _move_detail(result: IndexRebuild, memory: MemoryInfo, line: str) -> None:
-    """Keep an index line's words in the topic file when they are not there already."""
-    hook = line.split(")", 1)[-1].strip(" —-–:")
-    if hook and hook not in memory.text and hook not in memory.description:
-        result.details.setdefault(memory.file, []).append(hook)
+    """Keep an index line's words (what follows its link) in the topic file when they are
+    not there already."""
+    link = _LINK_END.search(line)
+    hook = line[link.end() if link else 0:].strip(" —-–:")
+    moved = result.details.setdefault(memory.file, [])
+    if hook and hook not in memory.text and hook not in memory.description and hook not in moved:
+        moved.append(hook)
+    if not moved:
+        del result.details[memory.file]
 
 
 def _fit(entries: list[_Entry], by_file: Mapping[str, MemoryInfo],
@@ -193,6 +202,7 @@ def _fit(entries: list[_Entry], by_file: Mapping[str, MemoryInfo],
             lines, chars = lines + 1, chars + width
         else:
             result.unfit.append(entry.file)
-            _move_detail(result, by_file[entry.file], entry.line)
+            if entry.said is not None:
+                _move_detail(result, by_file[entry.file], entry.said)
     kept.sort(key=lambda e: e.order)
     return kept
