@@ -125,3 +125,18 @@ def test_the_projects_table_names_the_gone_checkout_once(spotter, capsys, monkey
     (row,) = [line for line in out.splitlines() if line.startswith(condense(MAIN_CWD) + " ")]
     assert row.split()[1:4] == ["1", str(MAIN_SESSIONS), "1"]  # memories, sessions, folders
     assert paths.sanitize(MAIN_CWD) not in out
+
+
+def test_the_path_the_projects_table_prints_names_the_gone_checkouts_store(spotter, capsys):
+    """`memtui projects` lists the gone checkout by its path: that path, given back as a
+    TARGET, names its store (as its folder name does), not "not a project path"."""
+    code = cli.main(["--config-dir", str(spotter.home.home), "audit", MAIN_CWD, "--json"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    assert json.loads(out)["store"] == str(spotter.store)
+
+
+def test_a_gone_path_no_folder_is_named_after_says_it_does_not_exist(claude_home, capsys, tmp_path):
+    gone = tmp_path / "nothing-here"
+    assert cli.main(["--config-dir", str(claude_home.home), "audit", str(gone)]) == 2
+    assert capsys.readouterr().err == f"memtui: {gone} does not exist.\n"

@@ -87,4 +87,16 @@ def resolve_target(
                 Target(projects / folder / paths.MEMORY_DIR_NAME, "folder name"), home, env
             )
         raise TargetError(f"No project folder named {target!r} under {projects}.")
+    if not os.path.lexists(candidate):
+        # A checkout deleted since its sessions ran, by the path `memtui projects` shows.
+        try:
+            names = os.listdir(projects)
+        except OSError:
+            names = []
+        folder = paths.find_folder(names, paths.sanitize(paths.normalize_path(candidate)))
+        if folder:
+            return _with_state(
+                Target(projects / folder / paths.MEMORY_DIR_NAME, "folder name"), home, env
+            )
+        raise TargetError(f"{target} does not exist.")
     raise TargetError(f"{target} is not a memory directory, a project path or a folder name.")
