@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 import pytest
@@ -226,3 +227,19 @@ async def test_a_team_index_that_is_no_text_file_says_why_above_its_lines(store_
         rows = rendered_rows(app.screen.query_one("#team-index-view", IndexView))
         assert said in " ".join(rows[:3])
         assert "no team/MEMORY.md" not in "\n".join(rows)
+
+
+async def test_a_store_removed_while_open_says_it_is_gone(store_app):
+    """Moved or deleted behind the app's back: the table says so, not "no memories yet"."""
+    fixture, app, project = store_app
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_store(app, pilot, project)
+        table = screen.query_one("#memory-table", VirtualTable)
+        fixture.store.rename(fixture.store.with_name("memory.moved"))
+        for _ in range(40):  # the screen's own watcher notices (it polls every second)
+            await asyncio.sleep(0.1)
+            await settle(app, pilot)
+            if not table.rows:
+                break
+        assert table.rows == []
+        assert "no longer exists" in table.empty_text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 from typing import ClassVar
 
 from rich.text import Text
@@ -392,6 +393,9 @@ class StoreScreen(Screen[None]):
             empty = ""
         elif query:
             empty = f"No memory matches “{query}”."
+        elif not os.path.isdir(self.path):
+            empty = (f"{visible(condense(str(self.path)))} no longer exists: the store was "
+                     "moved or deleted.")
         else:
             empty = "No memories in this store yet."
         table.set_rows(filter_rows(self.rows, query), empty)
