@@ -239,6 +239,23 @@ async def test_a_key_that_does_not_fix_the_highlighted_finding_says_so(fixture):
     assert snapshot(fixture.store) == before
 
 
+async def test_m_on_an_entry_already_past_the_cut_says_it_makes_no_room(fixture):
+    """`m` moves a line past the cut to make room; on a line already there it would only
+    shuffle lines Claude does not load."""
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await open_store(app, fixture, pilot)
+        highlight(screen, "launch")  # indexed on line 201, past the cut
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert app.screen is screen
+        [toast] = app._notifications
+        assert toast.message == ("project_launch.md is already past the cut: moving its index "
+                                 "line makes no room.")
+    assert snapshot(fixture.store) == before
+
+
 async def test_edit_in_editor_saves_and_undo_restores(fixture, tmp_path, monkeypatch):
     use_editor(tmp_path, monkeypatch, "printf 'Added in the editor.\\n' >> \"$1\"\n")
     before = snapshot(fixture.store)

@@ -604,6 +604,11 @@ class StoreScreen(Screen[None]):
         file = self.highlighted_file()
         if not self.writable() or file is None or self.store is None:
             return
+        status = self.statuses.get(file)
+        if status is not None and status.indexed and not status.visible:
+            self.notify(f"{file} is already past the cut: moving its index line makes no room.",
+                        severity="warning")
+            return
         end = len(self.store.index.raw_lines) + 1
         self.propose(lambda curate, store: curate.plan_move_entry(store, file, end))
 
