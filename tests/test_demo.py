@@ -223,6 +223,14 @@ def test_cli_builds_a_demo_and_refuses_a_folder_with_other_files(tmp_path, capsy
     assert [p.name for p in occupied.iterdir()] == ["thesis.tex"]
 
 
+def test_cli_says_in_one_sentence_when_the_demo_folder_cannot_be_made(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("a file, not a folder")
+    assert main(["demo", str(tmp_path / "notes.txt" / "demo"), "--no-open"]) == 2
+    error = capsys.readouterr().err
+    assert error == (f"memtui: Cannot make the folder {tmp_path / 'notes.txt' / 'demo'} "
+                     "for the demo: Not a directory.\n")
+
+
 def test_no_path_appears_on_two_rows(inventory):
     labels = [row.path for row in project_rows(inventory.projects)]
     assert len(labels) == len(set(labels))

@@ -34,7 +34,11 @@ def _prepare(where: Path | None) -> Path:
     if where.exists() and not where.is_dir():
         raise ValueError(f"{where} is a file; give a new or empty folder for the demo.")
     if not where.exists():
-        where.mkdir(parents=True)
+        try:
+            where.mkdir(parents=True)
+        except OSError as error:
+            raise ValueError(f"Cannot make the folder {where} for the demo: "
+                             f"{error.strerror or error}.") from None
     elif (where / MARKER).is_file():
         for child in where.iterdir():
             if child.is_dir() and not child.is_symlink():
