@@ -71,3 +71,14 @@ def test_serve_on_a_busy_port_says_so_in_one_sentence(capsys):
         assert main(["serve", "--host", "127.0.0.1", "--port", str(port)]) == 2
     error = capsys.readouterr().err
     assert "Cannot serve on 127.0.0.1" in error and "Traceback" not in error
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_serve_on_a_port_that_cannot_be_says_so_in_one_sentence(capsys, port):
+    from tui.cli import main
+
+    assert main(["serve", "--host", "127.0.0.1", "--port", port]) == 2
+    error = capsys.readouterr().err
+    assert "Traceback" not in error
+    assert error.splitlines()[-1] == (f"memtui serve: error: argument --port: {port!r} is not "
+                                      "a port number (1-65535)")

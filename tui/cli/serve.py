@@ -30,8 +30,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    port = int(text) if text.strip().lstrip("-").isdigit() else 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1-65535)")
+    return port
+
+
 def add_serve_command(commands) -> None:
     serve = commands.add_parser("serve", help="the app in a browser (textual-serve)")
     serve.add_argument("--host", default="localhost")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=_port, default=8000)
     serve.set_defaults(run=cmd_serve)
