@@ -127,6 +127,18 @@ def test_store_commands_on_a_project_without_memory_dir_say_so(tmp_path, claude_
     assert not any(xdg.data_dir().rglob("journal/*")), "a journal for a store that is not there"
 
 
+@pytest.mark.parametrize("command", [["history"], ["restore", "--version", "HEAD"],
+                                     ["merge"]])
+def test_file_commands_given_the_store_itself_ask_for_a_file_in_it(claude_home, capsys, command):
+    store = claude_home.store(folder="-home-me-repo")
+    write_index(store, [index_line("a.md")])
+    code, out, err = run(capsys, "--config-dir", str(claude_home.home), *command, str(store))
+    assert (code, out) == (2, "")
+    assert_one_sentence(err)
+    assert err == (f"memtui: {store} is the memory directory itself; give the path of a "
+                   "memory file in it.\n")
+
+
 def test_cli_exit_2_for_missing_config_home(tmp_path, capsys):
     code, _, err = run(capsys, "--config-dir", str(tmp_path / "absent"), "projects")
     assert code == 2

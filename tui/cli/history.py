@@ -46,6 +46,9 @@ def _file_in_store(name: str) -> tuple[Path, str]:
     def holds_memory(folder: Path) -> bool:
         return folder.name == paths.MEMORY_DIR_NAME or (folder / paths.INDEX_NAME).is_file()
 
+    if path.is_dir() and holds_memory(path):
+        raise UsageError(f"{name} is the memory directory itself; give the path of a memory "
+                         "file in it.")
     for parent in path.parents:
         if parent.name == TEAM_FOLDER and holds_memory(parent.parent):
             continue  # team memory: its own index, but part of the store above
