@@ -243,3 +243,16 @@ async def test_a_store_removed_while_open_says_it_is_gone(store_app):
                 break
         assert table.rows == []
         assert "no longer exists" in table.empty_text
+
+
+async def test_a_finding_past_the_cut_is_placed_at_its_file_not_at_its_index_line(store_app):
+    """Its line number is MEMORY.md's, which the message names: `project_launch.md:201`
+    points at a line the memory does not have (memtui audit prints no place for it)."""
+    _, app, project = store_app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, project)
+        await pilot.press("3")
+        view = app.screen.query_one(FindingsView)
+        (row,) = [row for row in view.rows if row.finding.kind == "beyond_cut"]
+        assert str(row.cells[3]) == "project_launch.md"
+        assert "MEMORY.md line 201" in str(row.cells[4])

@@ -65,8 +65,10 @@ def _ordered(findings: list[Finding]) -> list[Finding]:
 
 
 def where(finding: Finding) -> str:
+    """The file and line a finding is about; a memory past the cut is placed at its file
+    alone, as `memtui audit` places it (its line is the index's, which the message names)."""
     place = finding.file or ""
-    return f"{place}:{finding.line}" if finding.line else place
+    return f"{place}:{finding.line}" if finding.line and finding.kind != "beyond_cut" else place
 
 
 @dataclass(frozen=True)
