@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -229,6 +230,17 @@ def test_cli_says_in_one_sentence_when_the_demo_folder_cannot_be_made(tmp_path, 
     error = capsys.readouterr().err
     assert error == (f"memtui: Cannot make the folder {tmp_path / 'notes.txt' / 'demo'} "
                      "for the demo: Not a directory.\n")
+
+
+def test_demo_text_reads_as_written_english(demo):
+    """The demo is the first store a user reads: no "a accessibility change", no "api
+    gateway" or "image cdn" with their capitals lost in mid-sentence."""
+    texts = [path.read_text(encoding="utf-8")
+             for path in (demo.home / "projects").rglob("*.md")]
+    assert texts
+    for text in texts:
+        assert not re.search(r"\b[aA] [aeioAEIO]", text), text
+        assert not re.search(r"(?<![-\w/`])(api|cdn|sso|csv|pdfs|graphql)(?![-\w`])", text), text
 
 
 def test_no_path_appears_on_two_rows(inventory):

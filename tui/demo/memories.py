@@ -150,6 +150,12 @@ def _fill(template: str, rng: random.Random, slug: str = "", label: str = "") ->
     )
 
 
+def _in_sentence(label: str) -> str:
+    """A component's name mid-sentence: lower case, acronyms kept ("API gateway")."""
+    return " ".join(word if sum(c.isupper() for c in word) > 1 else word.lower()
+                    for word in label.split(" "))
+
+
 def _generated(rng: random.Random) -> list[MemorySpec]:
     """The bulk: decisions, incidents, facts and references for each component."""
     out: list[MemorySpec] = []
@@ -157,7 +163,7 @@ def _generated(rng: random.Random) -> list[MemorySpec]:
         choice, alt = rng.choice(CHOICES)
         out.append(MemorySpec(
             f"project_{slug}_decision.md", "project", f"{label}: {choice}",
-            f"Why {label.lower()} uses {choice} instead of {alt}",
+            f"Why {_in_sentence(label)} uses {choice} instead of {alt}",
             f"{label} uses {choice}, not {alt}.\n\n"
             f"**Why:** {_fill(rng.choice(WHYS), rng, slug)}.\n\n"
             f"**How to apply:** {_fill(rng.choice(HOWS), rng, slug)}.",
@@ -182,23 +188,23 @@ def _generated(rng: random.Random) -> list[MemorySpec]:
         number = rng.randint(10, 99)
         out.append(MemorySpec(
             f"reference_{slug}_dashboard.md", "reference", f"{label} dashboard ({board})",
-            f"{board} board for {label.lower()} latency and errors",
+            f"{board} board for {_in_sentence(label)} latency and errors",
             f"{board}: https://{board.lower()}.acme-internal.dev/d/{slug}-{number} "
-            f"(panel '{label} p95'). Alerts for {label.lower()} page {_fill('{person}', rng)} "
+            f"(panel '{label} p95'). Alerts for {_in_sentence(label)} page {_fill('{person}', rng)} "
             f"first, then {_fill('{channel}', rng)}.",
         ))
         out.append(MemorySpec(
             f"reference_{slug}_tracker.md", "reference", f"{label} issues",
-            f"Where {label.lower()} bugs and runbooks live",
+            f"Where {_in_sentence(label)} bugs and runbooks live",
             f"Bugs: Linear project WEB, label `{slug}`. Runbook: "
             f"https://wiki.acme-internal.dev/runbooks/{slug}. "
             f"Escalation: {_fill('{channel}', rng)}, owner {_fill('{person}', rng)}.",
         ))
         rule_why = _fill(rng.choice(WHYS), rng, slug)
         out.append(MemorySpec(
-            f"feedback_{slug}_reviews.md", "feedback", f"Reviewing {label.lower()} changes",
-            f"What the user wants checked before a {label.lower()} change is done",
-            f"For {label.lower()} changes, {_fill(rng.choice(HOWS), rng, slug)}.\n\n"
+            f"feedback_{slug}_reviews.md", "feedback", f"Reviewing {_in_sentence(label)} changes",
+            f"What the user wants checked before any {_in_sentence(label)} change lands",
+            f"For {_in_sentence(label)} changes, {_fill(rng.choice(HOWS), rng, slug)}.\n\n"
             f"**Why:** {rule_why}.\n\n"
             f"**How to apply:** say in the summary which of these checks ran.",
         ))
@@ -208,7 +214,7 @@ def _generated(rng: random.Random) -> list[MemorySpec]:
             out.append(MemorySpec(
                 f"project_{slug}_note_{number + 1}.md", "project", f"{label} note {number + 1}",
                 f"{label}: {choice} over {alt}",
-                f"{fact} For {label.lower()} we settled on {choice} over {alt}.\n\n"
+                f"{fact} For {_in_sentence(label)} we settled on {choice} over {alt}.\n\n"
                 f"**Why:** {_fill(rng.choice(WHYS), rng, slug)}.\n\n"
                 f"**How to apply:** {_fill(rng.choice(HOWS), rng, slug)}.",
             ))
