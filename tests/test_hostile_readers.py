@@ -82,6 +82,40 @@ def test_a_path_no_file_can_have_is_an_os_error(tmp_path):
             files.read_regular(tmp_path / name)
 
 
+def _opened(open_file, target) -> tuple:
+    """What opening gives: the file's bytes and inode, or the error's kind and sentence."""
+    try:
+        descriptor, status = open_file(target)
+    except OSError as error:
+        return type(error), error.strerror
+    try:
+        return os.read(descriptor, 100), status.st_ino
+    finally:
+        os.close(descriptor)
+
+
+def test_a_listed_entry_opens_as_its_path_does_without_a_stat_first(tmp_path):
+    # open_listed takes the listing's word for a plain file (no stat before the open):
+    # every kind of entry must still give what open_regular_status gives for its path.
+    (tmp_path / "plain.md").write_text("plain")
+    (tmp_path / "folder.md").mkdir()
+    os.symlink("plain.md", tmp_path / "link.md")
+    os.symlink("missing.md", tmp_path / "dangling.md")
+    os.symlink("/dev/zero", tmp_path / "zero.md")
+    os.symlink("folder.md", tmp_path / "to-folder.md")
+    (tmp_path / "locked.md").write_text("locked")
+    (tmp_path / "locked.md").chmod(0)
+    with watched_fifo(tmp_path / "pipe.md") as opened:
+        os.symlink("pipe.md", tmp_path / "to-pipe.md")
+        with os.scandir(tmp_path) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+        assert len(entries) == 9
+        for entry in entries:
+            assert _opened(files.open_listed, entry) == _opened(
+                files.open_regular_status, entry.path), entry.name
+    assert opened == []
+
+
 def test_transcripts_that_are_fifos_or_devices_are_skipped(tmp_path):
     with watched_fifo(tmp_path / "s.jsonl") as opened:
         assert transcripts.first_cwd(tmp_path / "s.jsonl") is None

@@ -65,6 +65,24 @@ def open_regular_status(path: str | os.PathLike[str] | bytes,
             status = os.stat(path)
         if not stat.S_ISREG(status.st_mode):
             raise _not_a_file(status.st_mode, path)
+    except ValueError:
+        raise OSError(errno.EINVAL, "no file can have this name", repr(path)) from None
+    return _open_checked(path)
+
+
+def open_listed(entry: os.DirEntry[str]) -> tuple[int, os.stat_result]:
+    """`open_regular_status` for an entry of a directory listing: one the listing calls a
+    regular file (not a symlink) is opened with no `stat` first, the listing's type
+    standing for it (a tree's 20,000 memories: 20,000 path lookups fewer); the `fstat`
+    after the open checks it all the same."""
+    if entry.is_symlink() or not entry.is_file(follow_symlinks=False):
+        return open_regular_status(entry.path)
+    return _open_checked(entry.path)
+
+
+def _open_checked(path: str | os.PathLike[str] | bytes) -> tuple[int, os.stat_result]:
+    """A non-blocking read-only open, and its `fstat`: OSError unless a regular file."""
+    try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except ValueError:
         raise OSError(errno.EINVAL, "no file can have this name", repr(path)) from None

@@ -38,7 +38,7 @@ _RETRY_LINE = re.compile(rf"([a-zA-Z_-]+):[{JS_SPACE}]+([^\n\r\u2028\u2029]+)")
 _RETRY_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Frontmatter:
     data: dict[str, Any] = field(default_factory=dict)
     body: str = ""
@@ -48,6 +48,17 @@ class Frontmatter:
     retried: bool = False  # the first parse failed (so Claude Code retried after quoting)
     block_lines: int = 0
     unclosed: bool = False  # a block opens but does not close within the scanned lines
+
+    def __init__(self, data: dict[str, Any] | None = None, body: str = "", form: str = "none",
+                 present: bool = False, error: str | None = None, retried: bool = False,
+                 block_lines: int = 0, unclosed: bool = False) -> None:
+        # The instance dict set whole, not the frozen __setattr__ once per field: one of
+        # these per memory file.
+        object.__setattr__(self, "__dict__", {
+            "data": {} if data is None else data, "body": body, "form": form,
+            "present": present, "error": error, "retried": retried,
+            "block_lines": block_lines, "unclosed": unclosed,
+        })
 
     @property
     def metadata(self) -> dict[str, Any]:

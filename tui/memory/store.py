@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.claude.files import NotAFile, decode_utf8, not_text, open_regular_status, read_regular
+from tui.claude.files import NotAFile, decode_utf8, not_text, open_listed, read_regular
 from tui.claude.lock import LockState, read_lock
 from tui.claude.memory_files import TEAM_FOLDER, TEAM_INDEX, is_log, memory_files
 from tui.claude.paths import INDEX_NAME
@@ -27,7 +27,7 @@ FULL_READ_LIMIT = 1 << 20  # a memory file bigger than this is read only this fa
 INDEX_READ_LIMIT = 256 << 20  # an index bigger than this is read only this far (and said so)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Memory:
     file: str  # store-relative path, e.g. "feedback_testing.md"
     location: str  # its full path; `path` makes the Path only when asked (20,000 add up)
@@ -40,6 +40,17 @@ class Memory:
     has_bom: bool = False
     outside_target: str | None = None  # a symlink resolving outside the store
     link_target: str | None = None  # where the file points, when it is a symlink
+
+    def __init__(self, file: str, location: str, text: str, frontmatter: Frontmatter,
+                 mtime: float, size: int, error: str | None = None, non_utf8: bool = False,
+                 has_bom: bool = False, outside_target: str | None = None,
+                 link_target: str | None = None) -> None:
+        # The instance dict set whole, as Frontmatter does: one per memory file.
+        object.__setattr__(self, "__dict__", {
+            "file": file, "location": location, "text": text, "frontmatter": frontmatter,
+            "mtime": mtime, "size": size, "error": error, "non_utf8": non_utf8,
+            "has_bom": has_bom, "outside_target": outside_target, "link_target": link_target,
+        })
 
     @property
     def path(self) -> Path:
@@ -103,9 +114,9 @@ class Store:
         return next((m for m in self.memories if m.file == file), None)
 
 
-def _read(path: str, head_only: bool) -> tuple[bytes, os.stat_result]:
+def _read(entry: os.DirEntry[str], head_only: bool) -> tuple[bytes, os.stat_result]:
     """The file's bytes (all of them up to the limit, or its head) and its stat."""
-    descriptor, status = open_regular_status(path)
+    descriptor, status = open_listed(entry)
     try:
         if head_only:
             return frontmatter.read_head(descriptor), status
@@ -154,7 +165,7 @@ def _read_memory(
         if not real.startswith(os.path.realpath(store_dir) + os.sep):
             outside = real
     try:
-        data, status = _read(entry.path, head_only)
+        data, status = _read(entry, head_only)
     except OSError as error:
         try:
             status = entry.stat()
