@@ -118,7 +118,8 @@ def test_relink_into_a_full_index_reports_what_it_would_push_out(store):
 
     assert plan.pushed_out == ("m200.md",)
     assert curate.MOVE_OUT in plan.options
-    assert any("m200.md" in sentence for sentence in plan.summary)
+    assert "This would leave m200.md past the loaded cut, where Claude does not see it." \
+        in plan.summary
     assert snapshot(store) == original
     planned = parse_index(plan.changes[0].after.decode())
     assert {link.file for link in planned.links if link.visible} >= {"orphan.md", "m199.md"}
@@ -138,6 +139,17 @@ def test_relink_moves_an_entry_from_past_the_cut_up(store):
     assert sorted(new_lines) == sorted(lines)  # moved as written, nothing added or lost
     assert new_lines.count(entry("m203.md")) == 1
     assert plan.pushed_out == ("m200.md",)
+
+
+def test_relink_of_two_names_both_entries_it_would_push_out(store):
+    write_index(store, full_index(store, 200))
+    add_memories(store, "orphan_a.md", "orphan_b.md")
+
+    plan = curate.plan_relink(load_store(store), ["orphan_a.md", "orphan_b.md"])
+
+    assert plan.pushed_out == ("m199.md", "m200.md")
+    assert ("This would leave m199.md, m200.md past the loaded cut, where Claude does not "
+            "see them.") in plan.summary
 
 
 def test_relink_keeps_crlf_and_a_missing_final_newline(store):

@@ -306,6 +306,9 @@ def test_a_merged_index_that_pushes_entries_past_the_cut_asks_first(world):
     a.write("MEMORY.md", INDEX + filler + "- [Last](last.md) — newest\n")
     result = a.sync()["projects"][0]
     assert result["skipped"] and "past the loaded cut" in result["skipped"]
+    named = result["skipped"].split(" would leave ")[1].split(" past the")[0].split(", ")
+    unseen = "it" if len(named) == 1 else "them"
+    assert f"where Claude does not see {unseen};" in result["skipped"], result["skipped"]
     assert "--yes" in result["skipped"] and result["pulled"] == []
     result = a.sync("--yes")["projects"][0]
     assert result["skipped"] is None and result["pulled"] == ["MEMORY.md"]

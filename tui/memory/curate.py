@@ -221,7 +221,7 @@ def _finish(
     if pushed:
         summary = [*summary,
                    f"This would leave {', '.join(pushed)} past the loaded cut, "
-                   "where Claude does not see them."]
+                   f"where Claude does not see {'it' if len(pushed) == 1 else 'them'}."]
     changes = list(other_changes)
     if new_text != index.text:
         changes.append(FileChange(index.file, index.before, new_text.encode("utf-8")))

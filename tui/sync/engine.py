@@ -255,9 +255,11 @@ class _Run:
                       for name in _pushed_past_cut(change.file, change.before, change.after)]
         project.past_cut = pushed_out
         if pushed_out and not self.accept_cut:
+            unseen = "it" if len(pushed_out) == 1 else "them"
             project.skipped = (f"the merged index would leave {', '.join(pushed_out)} past the "
-                               "loaded cut, where Claude does not see them; nothing was synced "
-                               "for this store (accept with --yes, or make room in the index first)")
+                               f"loaded cut, where Claude does not see {unseen}; nothing was "
+                               "synced for this store (accept with --yes, or make room in the "
+                               "index first)")
             return None
         return plan
 
