@@ -178,3 +178,37 @@ def test_cli_unknown_target_and_missing_key_are_one_sentence(store, claude_home,
                          "--engine", "anthropic"])
     assert code == 1
     assert "No API key" in capsys.readouterr().out
+
+
+def test_a_dry_run_neither_takes_the_lock_nor_touches_its_mtime(store, claude_home, capsys):
+    from tui import failpoints
+
+    lock = store / LOCK_NAME
+    lock.write_text("")
+    last_dream = time.time() - 3 * 86400
+    os.utime(lock, (last_dream, last_dream))
+    during = []
+    failpoints.on("dream.staged", lambda _: during.append(read_lock(store)))
+    try:
+        code = _parser_main(["--config-dir", str(claude_home.home), "dream", str(store),
+                             "--dry-run", "--engine", "offline"])
+    finally:
+        failpoints.on("dream.staged", None)
+    assert code == 0 and "Dry run: nothing was applied." in capsys.readouterr().out
+    assert [(state.body, state.mtime) for state in during] == [(b"", last_dream)]
+    assert lock.read_bytes() == b"" and lock.stat().st_mtime == last_dream
+
+
+def test_a_dry_run_killed_midway_leaves_nothing_for_the_next_command_to_recover(store):
+    env = {**os.environ, "MEMTUI_FAILPOINT": "dream.staged"}
+    killed = subprocess.run(
+        [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))",
+         "dream", str(store), "--dry-run", "--engine", "offline"],
+        env=env, capture_output=True, text=True, timeout=60)
+    assert killed.returncode == -9  # killed at the failpoint, mid-run
+    assert not (store / LOCK_NAME).exists()
+    env.pop("MEMTUI_FAILPOINT")
+    following = subprocess.run(
+        [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))",
+         "audit", str(store)], env=env, capture_output=True, text=True, timeout=60)
+    assert "consolidation lock" not in following.stdout + following.stderr

@@ -2,7 +2,8 @@
 
 Orient, Gather, Consolidate, Prune and index each have their own status, time, tokens and
 tool calls. The lock follows Claude Code's rules; a failed or cancelled run rolls it back
-so it never counts as a consolidation.
+so it never counts as a consolidation. A dry run writes nothing to the store, so it leaves
+the lock alone: its mtime is Claude Code's "last consolidated at".
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tui.agents.result import FAILED as RUN_FAILED
 from tui.agents.result import SUCCEEDED, RunResult, unexpected_error
 from tui.agents.staging import LimitReached, Staging, Toolbox
 from tui.claude.lines import read_store_text, split_lines
-from tui.claude.lock import LockBusy, acquire_lock, rollback_lock
+from tui.claude.lock import LockBusy, LockLease, acquire_lock, read_lock, rollback_lock
 from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory.audit import audit_store
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
@@ -77,16 +78,19 @@ def index_over_limits(staging: Staging) -> tuple[int, int] | None:
 
 def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
               transcript_dirs: Sequence[Path] = (), cwd_folder: Path | None = None,
-              listener: Listener | None = None, cancel: threading.Event | None = None) -> RunResult:
+              listener: Listener | None = None, cancel: threading.Event | None = None,
+              dry_run: bool = False) -> RunResult:
     cancel = cancel or threading.Event()
     progress = Progress(PHASES, listener)
     gates = compute_gates(store, transcript_dirs, cwd_folder)
     result = RunResult("dream", engine, RUN_FAILED, progress.snapshot(), (),
                        gates=gates.to_json())
+    lease: LockLease | None = None
     try:
         client = client_for(engine, config, progress, cancel)
-        with store_lock(store):  # two memtui dreams never both win Claude Code's lock race
-            lease = acquire_lock(store)
+        if not dry_run:
+            with store_lock(store):  # two memtui dreams never both win Claude Code's lock race
+                lease = acquire_lock(store)
     except (EngineError, LockBusy, WriteRefused) as error:
         result.error = str(error)
         return result
@@ -98,14 +102,15 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
     staging: Staging | None = None
     toolbox: Toolbox | None = None
     notes: list[str] = []
+    since = lease.previous.mtime if lease is not None else read_lock(store).mtime
     try:
         staging = Staging.create(store)
         failpoints.reached("dream.staged", str(store))
         toolbox = Toolbox(staging, transcript_dirs, progress.say, cancel)
         if client is None:
-            _offline_phases(staging, progress, cancel, lease.previous.mtime, notes)
+            _offline_phases(staging, progress, cancel, since, notes)
         else:
-            _model_phases(client, staging, toolbox, progress, cancel, lease.previous.mtime, notes)
+            _model_phases(client, staging, toolbox, progress, cancel, since, notes)
         label = f"dream {dt.datetime.now():%Y-%m-%d %H:%M} ({engine})"
         staged, link_notes = staging.staged()
         notes.extend(toolbox.limits_hit + link_notes)
@@ -114,21 +119,22 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
         result.status, result.lease = SUCCEEDED, lease
     except RunCancelled:
         progress.fail_running(CANCELLED)
-        progress.say("info", "cancelled; the lock was rolled back and nothing was applied")
+        progress.say("info", "cancelled; the lock was rolled back and nothing was applied"
+                     if lease is not None else "cancelled; nothing was applied")
         result.status, result.error = RUN_CANCELLED, "The run was cancelled; nothing was applied."
-        rollback_lock(lease)
+        _roll_back(lease)
     except EngineError as error:
         progress.fail_running(FAILED)
         progress.say("error", str(error))
         result.error = str(error)
-        rollback_lock(lease)
+        _roll_back(lease)
     except Exception as error:  # whatever it was, the run ends in one sentence
         progress.fail_running(FAILED)
         result.error = unexpected_error(error)
         progress.say("error", result.error)
-        rollback_lock(lease)
+        _roll_back(lease)
     except BaseException:
-        rollback_lock(lease)
+        _roll_back(lease)
         raise
     finally:
         if staging is not None:
@@ -138,6 +144,11 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
     result.refusals = tuple(toolbox.refusals) if toolbox else ()
     result.notes = notes
     return result
+
+
+def _roll_back(lease: LockLease | None) -> None:
+    if lease is not None:
+        rollback_lock(lease)
 
 
 def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Event,

@@ -212,7 +212,7 @@ def cmd_dream(args: argparse.Namespace) -> int:
         return run_dream(target.memory_dir, engine=engine, config=config,
                          transcript_dirs=transcript_dirs,
                          cwd_folder=cwd_transcript_folder(home, target.project_path),
-                         listener=_Printer(args.json), cancel=cancel)
+                         listener=_Printer(args.json), cancel=cancel, dry_run=args.dry_run)
 
     return _run(args, start)
 
