@@ -53,6 +53,17 @@ def test_cli_projects_reads_claude_config_dir_env(project, claude_home, capsys, 
     assert code == 0 and len(json.loads(out)) == 1
 
 
+@pytest.mark.parametrize("command", [["projects"], ["audit", "--all"], ["audit", "{repo}"],
+                                     ["index", "{repo}"], ["doctor", "{repo}"]])
+def test_output_for_a_pipe_has_no_trailing_spaces(project, claude_home, capsys, command):
+    repo, _ = project
+    claude_home.store(folder="-home-me-no-sessions-yet")  # a second row, its status longer
+    code, out, _ = run(capsys, "--config-dir", str(claude_home.home),
+                       *(part.format(repo=repo) for part in command))
+    assert code in (0, 1) and out.strip()
+    assert [line for line in out.splitlines() if line != line.rstrip()] == []
+
+
 def test_cli_audit_json_shape(project, claude_home, capsys):
     repo, store = project
     code, out, _ = run(capsys, "--config-dir", str(claude_home.home), "audit", str(repo), "--json")

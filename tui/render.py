@@ -49,6 +49,17 @@ def _console() -> Console:
     return Console(file=out, width=UNWRAPPED)
 
 
+def _print_table(console: Console, table: Table) -> None:
+    """A table on a terminal as Rich draws it; for a pipe without the spaces Rich pads each
+    line's last cell and the title with, which `grep 'ok$'` and `diff` would trip on."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    with console.capture() as captured:
+        console.print(table)
+    console.file.write("".join(f"{line.rstrip(' ')}\n" for line in captured.get().splitlines()))
+
+
 def _fill(console: Console) -> int | None:
     """The ratio that lets a column take the terminal's spare width; none when piped."""
     return 1 if console.is_terminal else None
@@ -121,7 +132,7 @@ def print_projects(rows: list[ProjectRow], home: Path) -> None:
             age(project.last_consolidated),
             Text(row.status, style=PROJECT_STATUS_STYLES[row.status]),
         )
-    console.print(table)
+    _print_table(console, table)
     for row in rows:
         reason = row.project.stranded_reason or row.project.note
         if reason:
@@ -196,7 +207,7 @@ def print_audit_summary(audits, labels: dict[Path, str]) -> None:
             Text(str(audit.errors), style="bold red" if audit.errors else "green"),
             str(warnings),
         )
-    console.print(table)
+    _print_table(console, table)
     cached = sum(1 for audit in audits if audit.cached)
     if cached:
         console.print(Text(f"{cached} of {len(audits)} stores unchanged since the last audit, "
