@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 import threading
+from pathlib import Path
 
 from app_home import build_app_home
 from conftest import settle
@@ -11,7 +12,9 @@ from textual.widgets import Input, Static
 from textual.widgets._toast import Toast
 
 from tui.app.app import MemtuiApp
+from tui.app.screens.confirm import ConfirmScreen
 from tui.app.widgets.virtual_table import VirtualTable
+from tui.demo import build_demo
 
 
 def cell_texts(table: VirtualTable) -> list[list[str]]:
@@ -109,21 +112,51 @@ async def test_enter_opens_the_store(claude_home, tmp_path):
         assert type(app.screen).__name__ == "StoreScreen"
 
 
-async def test_demo_key_builds_the_demo_and_opens_it(claude_home, tmp_path, monkeypatch):
+async def opened_demo(app, pilot, left: Path) -> Path:
+    """Wait for the app to leave `left` for a demo home and list its projects."""
+    for _ in range(100):
+        await settle(app, pilot)
+        if app.home != left and app.screen.query("#projects"):
+            if len(app.screen.query_one("#projects", VirtualTable).rows):
+                break
+    return app.home
+
+
+async def test_demo_key_asks_before_leaving_a_real_home_and_escape_stays(claude_home, tmp_path,
+                                                                        monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the demo's temp dir stays here
     app = MemtuiApp(claude_home.home, claude_home.env)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         await pilot.press("d")
-        for _ in range(100):
-            await settle(app, pilot)
-            if app.home != claude_home.home and app.screen.query("#projects"):
-                table = app.screen.query_one("#projects", VirtualTable)
-                if len(table.rows):
-                    break
-        assert app.home.is_relative_to(tmp_path)
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        title = str(app.screen.query_one("#confirm-title", Static).render())
+        assert "demo" in title
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.home == claude_home.home and app.screen.query("#projects")
+        assert not list(tmp_path.glob("memtui-demo-*"))  # nothing was built
+
+        await pilot.press("d")
+        await settle(app, pilot)
+        await pilot.press("y")
+        home = await opened_demo(app, pilot, claude_home.home)
+        assert home.is_relative_to(tmp_path)
         assert app.screen.query_one("#projects", VirtualTable).rows
         assert app.screen.query_one("#empty").has_class("hidden")
+
+
+async def test_demo_key_on_a_demo_home_rebuilds_it_without_asking(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    first = build_demo(tmp_path / "first")
+    app = MemtuiApp(first.home, {"CLAUDE_CONFIG_DIR": str(first.home)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("d")
+        home = await opened_demo(app, pilot, first.home)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert home != first.home and home.is_relative_to(tmp_path)
 
 
 async def test_f1_shows_the_keys_and_palette_has_namespaced_commands(claude_home, tmp_path):

@@ -52,6 +52,11 @@ def _prepare(where: Path | None) -> Path:
     return where
 
 
+def is_demo_home(home: Path) -> bool:
+    """True for the config home of a demo `build_demo` made (its folder holds the marker)."""
+    return home.name == "claude" and (home.parent / MARKER).is_file()
+
+
 def _store(projects: Path, path: str) -> Path:
     return projects / sanitize(path) / MEMORY_DIR_NAME
 

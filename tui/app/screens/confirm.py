@@ -91,7 +91,8 @@ class ConfirmScreen(ModalScreen[str | None]):
                 if plan.pushed_out:
                     yield Button("Apply anyway", id="apply", compact=True, variant="warning")
                 else:
-                    yield Button("Apply (y)", id="apply", compact=True, variant="primary")
+                    yield Button(getattr(plan, "apply_label", "Apply (y)"), id="apply",
+                                 compact=True, variant="primary")
                 yield Button("Cancel (esc)", id="cancel", compact=True)
 
     def on_mount(self) -> None:

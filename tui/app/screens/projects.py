@@ -79,6 +79,25 @@ class SyncPlan:
     options: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class DemoPlan:
+    """Leaving the user's config home for a demo, shaped for ConfirmScreen."""
+
+    label: str
+    summary: list[str]
+    apply_label: str = "Open the demo (y)"
+    pushed_out: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+
+
+def demo_plan(home: Path) -> DemoPlan:
+    return DemoPlan("Switch to a demo config home?", [
+        f"memtui builds a demo in a new temporary folder and shows it instead of "
+        f"{condense(str(home))}.",
+        f"Nothing in {condense(str(home))} changes; start memtui again to come back to it.",
+    ])
+
+
 def with_sync_column(columns: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
     at = [key for key, _ in columns].index("lost") + 1
     return (*columns[:at], SYNC_COLUMN, *columns[at:])
@@ -423,6 +442,21 @@ class ProjectsScreen(Screen[None]):
         self.app.push_screen(DoctorScreen(target, row.project))
 
     def action_build_demo(self) -> None:
+        """Straight to a fresh demo from a demo; from the user's own home, after a yes."""
+        from tui.app.screens.confirm import APPLY, ConfirmScreen
+        from tui.demo import is_demo_home
+
+        if is_demo_home(self.app.home):
+            self.start_demo()
+            return
+
+        def decided(choice: str | None) -> None:
+            if choice == APPLY:
+                self.start_demo()
+
+        self.app.push_screen(ConfirmScreen(demo_plan(self.app.home)), decided)
+
+    def start_demo(self) -> None:
         self.notify("Building the demo config home…")
         self.build_demo()
 
