@@ -48,7 +48,6 @@ def index_summary(label: str, index: LoadedIndex) -> Text:
     line = Text.assemble((f"{label}: ", "bold"),
                          f"{index.lines}/{MAX_LINES} lines, {index.chars:,}/{MAX_CHARS:,} chars — ",
                          cut)
-    line.no_wrap, line.overflow = True, "ellipsis"
     return line
 
 
@@ -66,7 +65,9 @@ class ReviewScreen(Screen[None]):
         "review.apply", "review.toggle", "review.undo", "review.back",
     )
     DEFAULT_CSS = """
-    #review-summary { padding: 0 1; height: auto; max-height: 12; }
+    /* At most half the screen, scrolling past that: the files stay in view at 24 rows. */
+    #review-summary-scroll { height: auto; max-height: 50%; }
+    #review-summary { padding: 0 1; height: auto; }
     #review-body { height: 1fr; }
     #review-files { width: 2fr; height: 1fr; }
     #review-diff-scroll { width: 3fr; border-left: solid $primary-background; padding: 0 1; }
@@ -90,7 +91,8 @@ class ReviewScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
-        yield Static(id="review-summary")
+        with VerticalScroll(id="review-summary-scroll"):
+            yield Static(id="review-summary")
         with Horizontal(id="review-body"):
             yield VirtualTable(FILE_COLUMNS, stretch="file", labels={"choice": ""},
                                keep_end={"file"}, priority=FILE_PRIORITY, id="review-files")
@@ -130,9 +132,7 @@ class ReviewScreen(Screen[None]):
                           f"{len(self.accepted)} of {len(changeset.files)} accepted"),
             index_summary("Index before", changeset.index_before),
             index_summary("Index after ", changeset.index_after),
-            # One line each, so the files stay in view at 24 rows: MEMORY.md's diff has it all.
-            *(Text(f"Note: {note}", style="yellow", no_wrap=True, overflow="ellipsis")
-              for note in changeset.notes),
+            *(Text(f"Note: {note}", style="yellow") for note in changeset.notes),
             *([Text(f"MEMORY.md is rejected for now: it would hide {', '.join(changeset.hides)} "
                     "from Claude. Accept it with space to apply it anyway.", style="bold yellow")]
               if changeset.hides else []),

@@ -1,0 +1,47 @@
+"""The Review screen at 80x24: what a run could not do is read whole, the files stay in view."""
+
+from __future__ import annotations
+
+from conftest import settle
+from textual.geometry import Region
+
+from tui.agents.dream import run_dream
+from tui.app.app import MemtuiApp
+from tui.app.screens.review import ReviewScreen
+from tui.app.widgets.virtual_table import VirtualTable
+from tui.claude.discovery import discover
+from tui.demo import build_demo
+
+
+def painted_words(widget) -> str:
+    """Every line the widget paints (scrolled into view or not), as one run of words."""
+    lines = widget.render_lines(Region(0, 0, *widget.outer_size))
+    return " ".join(" ".join(strip.text.split()) for strip in lines)
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+async def test_at_80_columns_notes_and_index_lines_wrap_instead_of_being_cut(tmp_path):
+    demo = build_demo(tmp_path / "demo")
+    env = {"CLAUDE_CONFIG_DIR": str(demo.home)}
+    webapp = max(discover(demo.home, env).projects, key=lambda project: project.memories)
+    result = run_dream(webapp.store, engine="offline")  # past the cut: long notes
+    changeset = result.changeset
+    assert changeset.notes and changeset.index_before.cut
+
+    app = MemtuiApp(demo.home, env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = ReviewScreen(result, "~/code/webapp")
+        app.push_screen(screen)
+        await settle(app, pilot)
+        summary = painted_words(screen.query_one("#review-summary"))
+        for note in changeset.notes:
+            assert words(f"Note: {note}") in summary
+        before = changeset.index_before
+        assert f"cut by {before.cut}: Claude loads only {before.loaded_lines} lines" in summary
+        assert "within the limits: Claude loads all of it" in summary
+        files = screen.query_one("#review-files", VirtualTable)
+        assert files.size.height >= 8  # the header and at least 7 files under the summary
