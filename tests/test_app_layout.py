@@ -149,3 +149,30 @@ async def test_number_keys_switch_tabs_even_from_the_recall_query_and_the_filter
         assert screen.query_one("#memory-filter", Input).value == "stripe"
         await pilot.press("2")
         assert tabs.active == "index"
+
+
+async def test_at_160_columns_the_findings_where_column_shows_whole_paths(tmp_path):
+    from tui.app.widgets.findings import where
+    from tui.demo import build_demo
+
+    demo = build_demo(tmp_path / "demo")
+    env = {"CLAUDE_CONFIG_DIR": str(demo.home)}
+    webapp = max(discover(demo.home, env).projects, key=lambda project: project.memories)
+    app = MemtuiApp(demo.home, env)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        app.push_screen(StoreScreen(webapp))
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        table = app.screen.query_one("#findings-table", VirtualTable)
+        places = [where(row.finding) for row in table.rows]
+        assert max(map(len, places[:table.page_height])) > 24  # its width at 80 columns
+        x, widths = 0, {}
+        for _, key, width in table.layout():
+            widths[key] = (x + 1, width)
+            x += width + 2
+        start, width = widths["where"]
+        for y, place in enumerate(places[:table.page_height], start=1):
+            assert table.render_line(y).text[start:start + width].rstrip() == place
+        assert widths["message"][1] >= 50  # the message keeps most of the room

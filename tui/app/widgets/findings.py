@@ -147,7 +147,7 @@ class FindingsView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="findings-tally")
         yield VirtualTable(COLUMNS, stretch="message", labels={"mark": ""}, keep_end={"where"},
-                           priority=COLUMN_PRIORITY, id="findings-table")
+                           priority=COLUMN_PRIORITY, grow={"where"}, id="findings-table")
         yield Static(id="findings-detail")
 
     @property

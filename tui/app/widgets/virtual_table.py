@@ -28,6 +28,8 @@ from textual.strip import Strip
 
 MARK = "●"
 CELL_PADDING = 1  # blank cells either side of each column
+# Rows a growing column is measured on: enough to size it, cheap on half a million rows.
+MEASURED_ROWS = 2_000
 
 
 class Row(Protocol):
@@ -148,14 +150,16 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def __init__(self, columns: Sequence[tuple[str, int]], stretch: str | Sequence[str], *,
                  labels: Mapping[str, str] | None = None, keep_end: Collection[str] = (),
-                 priority: Sequence[str] = (), cursor: bool = True,
+                 priority: Sequence[str] = (), grow: Collection[str] = (), cursor: bool = True,
                  id: str | None = None) -> None:
         """`columns` are (key, width) pairs, headed by their key unless `labels` names them
         otherwise; text too long for a column is cut at its end, or at its start in the
         `keep_end` columns. `priority` orders the keys from most to least important (the
         declared order by default): a column is shown only when it and every more important
-        one fit at their widths. The first shown of the `stretch` columns takes the spare
-        width. Without a `cursor` the table only shows its rows and takes no focus."""
+        one fit at their widths. The `grow` columns widen to their longest cell, together
+        taking at most half the spare width; then the first shown of the `stretch` columns
+        takes what is left. Without a `cursor` the table only shows its rows and takes no
+        focus."""
         super().__init__(id=id)
         self.can_focus = cursor
         self.show_cursor = cursor
@@ -166,6 +170,8 @@ class VirtualTable(ScrollView, can_focus=True):
         keys = [key for key, _ in self.columns]
         self.priority = tuple(priority) or tuple(keys)
         assert sorted(self.priority) == sorted(keys), "priority must rank every column"
+        self.grow = tuple(key for key in keys if key in grow)
+        self.longest: dict[str, int] = {}  # a growing column's longest cell, in cells
         self.rows: list[Row] = []
         self.marked: frozenset[str] = frozenset()
         self.empty_text = ""
@@ -192,6 +198,8 @@ class VirtualTable(ScrollView, can_focus=True):
         current = self.highlighted
         self.rows = rows
         self.empty_text = empty_text
+        if self.grow:
+            self.measure_growing_columns()
         index = 0
         if current is not None:  # usually near the top: the scan stops there
             index = next((i for i, row in enumerate(rows) if row.key == current.key), 0)
@@ -199,6 +207,19 @@ class VirtualTable(ScrollView, can_focus=True):
         self.virtual_size = Size(self.virtual_size.width, len(rows) + 1)
         self.scroll_to_cursor()
         self.refresh()
+
+    def measure_growing_columns(self) -> None:
+        indexes = {key: index for index, (key, _) in enumerate(self.columns)}
+        longest = {key: 0 for key in self.grow}
+        for row in self.rows[:MEASURED_ROWS]:
+            cells = row.cells
+            for key in self.grow:
+                cell = cells[indexes[key]]
+                longest[key] = max(longest[key], cell_len(
+                    _NOT_PRINTABLE.sub(" ", cell.plain if isinstance(cell, Text) else str(cell))))
+        if longest != self.longest:
+            self.longest = longest
+            self._layout = (-1, [])  # the columns' widths follow their cells
 
     def set_marked(self, keys: Collection[str]) -> None:
         self.marked = frozenset(keys)
@@ -307,10 +328,24 @@ class VirtualTable(ScrollView, can_focus=True):
             used += need
         stretch = next((key for key in self.stretch if key in shown), None)
         spare = max(0, room - used)
-        columns = [(index, key, width + (spare if key == stretch else 0))
-                   for index, (key, width) in enumerate(self.columns) if key in shown]
+        for key, width in self.grown(widths, shown, spare).items():
+            spare -= width - widths[key]
+            widths[key] = width
+        columns = [(index, key, widths[key] + (spare if key == stretch else 0))
+                   for index, (key, _) in enumerate(self.columns) if key in shown]
         self._layout = (room, columns)
         return columns
+
+    def grown(self, widths: dict[str, int], shown: set[str], spare: int) -> dict[str, int]:
+        """The growing columns' widths: each up to its longest cell, within half of `spare`."""
+        budget = spare // 2
+        grown = {}
+        for key in self.grow:
+            if key in shown:
+                extra = min(budget, max(0, self.longest.get(key, 0) - widths[key]))
+                grown[key] = widths[key] + extra
+                budget -= extra
+        return grown
 
     @property
     def shown_columns(self) -> list[str]:
