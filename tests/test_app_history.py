@@ -187,3 +187,26 @@ async def test_history_lists_versions_diffs_them_and_restores_the_old_one(two_ve
 
     assert writes.undo_last(store) is not None
     assert memory.read_text(encoding="utf-8") == new
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_detail_pane_gets_room_to_read_at_80_and_at_160_columns(overwritten, size):
+    claude, store, *_ = overwritten
+    app = MemtuiApp(claude.home, claude.env)
+    async with app.run_test(size=size) as pilot:
+        await open_store(app, pilot, project_of(claude, store))
+        for key, table_id, detail_id, first in (("o", "#overwrites", "#overwrite-detail", "file"),
+                                                ("h", "#versions", "#diff-pane", "time")):
+            await pilot.press(key)
+            await settle(app, pilot)
+            table = app.screen.query_one(table_id, VirtualTable)
+            detail = app.screen.query_one(detail_id)
+            assert first in table.shown_columns and len(table.shown_columns) >= 3
+            assert len(table.rows) >= 1 and table.size.height >= 4  # header and 3 rows
+            if size == (80, 24):  # one above the other, the detail as wide as the screen
+                assert detail.content_size.width >= 70 and detail.content_size.height >= 10
+            else:  # side by side, the table whole
+                assert detail.content_size.width >= 60
+                assert table.region.right <= detail.region.x
+            await pilot.press("escape")
+            await settle(app, pilot)

@@ -99,7 +99,14 @@ class HistoryScreen(Screen[None]):
     HistoryScreen #diff-pane { width: 2fr; border-left: solid $primary-background; padding: 0 1; }
     HistoryScreen #diff-title { height: auto; }
     HistoryScreen #diff-scroll { height: 1fr; }
+    /* Under 120 columns side by side leaves the diff under 45: it goes below, full width. */
+    HistoryScreen.-narrow #history-body { layout: vertical; }
+    HistoryScreen.-narrow #versions { width: 1fr; height: 1fr; }
+    HistoryScreen.-narrow #diff-pane {
+        width: 1fr; height: 2fr; border-left: none; border-top: solid $primary-background;
+    }
     """
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="history.back"),
         Binding("b", "pin_base", "Compare from", tooltip="Diff later versions against this one",

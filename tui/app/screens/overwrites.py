@@ -80,7 +80,14 @@ class OverwritesScreen(Screen[None]):
     OverwritesScreen #overwrite-detail {
         width: 2fr; border-left: solid $primary-background; padding: 0 1;
     }
+    /* Under 120 columns side by side leaves the detail under 45: it goes below, full width. */
+    OverwritesScreen.-narrow #overwrites-body { layout: vertical; }
+    OverwritesScreen.-narrow #overwrites { width: 1fr; height: 1fr; }
+    OverwritesScreen.-narrow #overwrite-detail {
+        width: 1fr; height: 2fr; border-left: none; border-top: solid $primary-background;
+    }
     """
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="overwrites.back"),
         Binding("m", "merge", "Merge back", tooltip="Merge the lost lines into the file (asks first)",
