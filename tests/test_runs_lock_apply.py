@@ -199,6 +199,23 @@ def test_a_dry_run_neither_takes_the_lock_nor_touches_its_mtime(store, claude_ho
     assert lock.read_bytes() == b"" and lock.stat().st_mtime == last_dream
 
 
+def test_a_dry_run_beside_a_running_dream_goes_on_and_says_the_store_may_be_changing(
+        store, claude_home, capsys):
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        (store / LOCK_NAME).write_text(str(holder.pid))
+        code = _parser_main(["--config-dir", str(claude_home.home), "dream", str(store),
+                             "--dry-run", "--engine", "offline"])
+        assert (store / LOCK_NAME).read_text() == str(holder.pid)
+    finally:
+        holder.kill()
+        holder.wait()
+    out, err = capsys.readouterr()
+    assert code == 0 and "Dry run: nothing was applied." in out
+    assert (f"warning: process {holder.pid} holds the consolidation lock (a dream is running "
+            "there): this dry run may read the store half rewritten") in err
+
+
 def test_a_dry_run_killed_midway_leaves_nothing_for_the_next_command_to_recover(store):
     env = {**os.environ, "MEMTUI_FAILPOINT": "dream.staged"}
     killed = subprocess.run(

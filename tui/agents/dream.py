@@ -86,9 +86,10 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
     result = RunResult("dream", engine, RUN_FAILED, progress.snapshot(), (),
                        gates=gates.to_json())
     lease: LockLease | None = None
+    lock = read_lock(store) if dry_run else None  # a dry run only reads it
     try:
         client = client_for(engine, config, progress, cancel)
-        if not dry_run:
+        if lock is None:
             with store_lock(store):  # two memtui dreams never both win Claude Code's lock race
                 lease = acquire_lock(store)
     except (EngineError, LockBusy, WriteRefused) as error:
@@ -102,7 +103,10 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
     staging: Staging | None = None
     toolbox: Toolbox | None = None
     notes: list[str] = []
-    since = lease.previous.mtime if lease is not None else read_lock(store).mtime
+    since = lease.previous.mtime if lease is not None else lock.mtime
+    if lock is not None and lock.held():
+        progress.say("warning", f"process {lock.pid} holds the consolidation lock (a dream is "
+                     "running there): this dry run may read the store half rewritten")
     try:
         staging = Staging.create(store)
         failpoints.reached("dream.staged", str(store))

@@ -98,7 +98,7 @@ class _Printer:
                 print(f"  {phase.status} in {phase.elapsed:.1f} s{tokens}{calls}{note}",
                       file=sys.stderr)
         elif isinstance(event, LogLine) and event.kind in (
-            "model", "tool", "refused", "retry", "error"
+            "model", "tool", "refused", "retry", "warning", "error"
         ):
             print(f"    {event.kind}: {event.text}", file=sys.stderr)
 

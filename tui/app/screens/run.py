@@ -39,7 +39,7 @@ PHASE_COLUMNS = (("phase", 15), ("status", 9), ("elapsed", 7), ("tokens in", 9),
 STATUS_STYLES = {PENDING: "dim", RUNNING: "bold yellow", DONE: "green", FAILED: "bold red",
                  CANCELLED: "magenta"}
 LOG_STYLES = {"tool": "cyan", "model": "", "refused": "bold red", "retry": "yellow",
-              "error": "bold red", "info": "dim"}
+              "warning": "yellow", "error": "bold red", "info": "dim"}
 TICK_SECONDS = 0.5
 LIVE_LINES = 4  # the newest words of a reply still streaming in, shown under the log
 LIVE_KEPT = 4_000  # what is kept of that reply: enough to fill those lines at any width
