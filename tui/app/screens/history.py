@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
-from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
-from tui.app import curation
 from tui.app.messages import ChangeApplied
+from tui.app.screens.file_writes import (
+    FileWritePlan,
+    FileWriteScreen,
+    confirm_and_write,
+    local_time,
+    short_session,
+    text_of,
+)
 from tui.app.widgets.diff_view import render_diff
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
@@ -32,55 +35,6 @@ COLUMNS = (("base", 1), ("time", 19), ("source", 9), ("session", 8), ("worktree"
 COLUMN_PRIORITY = ("time", "change", "base", "source", "session", "worktree")
 
 
-@dataclass(frozen=True)
-class FileWritePlan:
-    """One file's new content, shaped for ConfirmScreen (label, summary, preview)."""
-
-    label: str
-    file: str
-    before: bytes | None
-    after: bytes
-    summary: list[str]
-    preview: RenderableType
-    pushed_out: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
-
-
-def text_of(data: bytes | None) -> str:
-    return (data or b"").decode("utf-8", errors="replace")
-
-
-def local_time(stamp: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
-
-
-def short_session(session: str | None) -> str:
-    return session[:8] if session else "-"
-
-
-def confirm_and_write(screen: Screen, plan: FileWritePlan, write) -> None:
-    """Ask before writing `plan`; on yes run the `write(plan)` worker."""
-    from tui.app.screens.confirm import APPLY, ConfirmScreen
-
-    def decided(choice: str | None) -> None:
-        if choice == APPLY:
-            write(plan)
-
-    screen.app.push_screen(ConfirmScreen(plan), decided)
-
-
-def write_plan(store: Path, plan: FileWritePlan) -> tuple[str, str]:
-    """Run the journalled safe write; (what to tell the user, severity)."""
-    from tui.history.recovery import write_journalled
-    from tui.memory.writes import WriteRefused
-
-    try:
-        write_journalled(store, plan.file, plan.before, plan.after, plan.label)
-    except WriteRefused as refused:
-        return str(refused), "error"
-    return f"{plan.label}. Press u to undo.", "information"
-
-
 @dataclass
 class HistoryLoaded(Message):
     versions: list  # tui.history.journal.Version, newest first
@@ -88,7 +42,7 @@ class HistoryLoaded(Message):
     journal_note: str
 
 
-class HistoryScreen(Screen[None]):
+class HistoryScreen(FileWriteScreen):
     FOOTER_KEYS: ClassVar[tuple[str, ...]] = (  # most used first
         "history.restore", "history.pin_base", "history.layout", "history.undo", "history.back",
     )
@@ -307,18 +261,3 @@ class HistoryScreen(Screen[None]):
         )
         self.app.call_from_thread(confirm_and_write, self, plan, self.write)
 
-    @work(thread=True, exit_on_error=False, group="history-write")
-    def write(self, plan: FileWritePlan) -> None:
-        self.post_message(ChangeApplied(*write_plan(self.store, plan)))
-
-    def action_undo(self) -> None:
-        self.undo()
-
-    @work(thread=True, exit_on_error=False, group="history-write")
-    def undo(self) -> None:
-        self.post_message(ChangeApplied(*curation.undo(self.store)))
-
-    def on_change_applied(self, message: ChangeApplied) -> None:
-        self.notify(message.text, severity=message.severity)
-        if message.severity != "error":
-            self.load()

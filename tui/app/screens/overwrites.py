@@ -11,19 +11,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
-from tui.app import curation
 from tui.app.messages import ChangeApplied
-from tui.app.screens.history import (
+from tui.app.screens.file_writes import (
     FileWritePlan,
+    FileWriteScreen,
     confirm_and_write,
     local_time,
     short_session,
     text_of,
-    write_plan,
 )
 from tui.app.widgets.diff_view import render_diff
 from tui.app.widgets.key_footer import KeyFooter
@@ -68,7 +66,7 @@ def lines_back(update, current: str | None) -> bool:
     return all(line in present for line in update.lost_lines)
 
 
-class OverwritesScreen(Screen[None]):
+class OverwritesScreen(FileWriteScreen):
     FOOTER_KEYS: ClassVar[tuple[str, ...]] = (  # most used first
         "overwrites.merge", "overwrites.history", "overwrites.undo", "overwrites.rescan",
         "overwrites.back",
@@ -277,18 +275,3 @@ class OverwritesScreen(Screen[None]):
                     "version; nothing was written. See them on the right.", severity="warning")
         self.show_detail()
 
-    @work(thread=True, exit_on_error=False, group="overwrites-write")
-    def write(self, plan: FileWritePlan) -> None:
-        self.post_message(ChangeApplied(*write_plan(self.store, plan)))
-
-    def action_undo(self) -> None:
-        self.undo()
-
-    @work(thread=True, exit_on_error=False, group="overwrites-write")
-    def undo(self) -> None:
-        self.post_message(ChangeApplied(*curation.undo(self.store)))
-
-    def on_change_applied(self, message: ChangeApplied) -> None:
-        self.notify(message.text, severity=message.severity)
-        if message.severity != "error":
-            self.load()
