@@ -465,6 +465,22 @@ def test_a_token_in_the_remote_url_is_never_printed(world):
     assert "https://memtui.invalid/ana/memory.git" in err
 
 
+def test_a_conflict_resolved_elsewhere_is_not_called_unresolved_after_pulling_it(world):
+    a, b, _ = started(world)
+    a.write("testing.md", TESTING.replace("Use the fixtures.", "Use the A fixtures."))
+    b.write("testing.md", TESTING.replace("Use the fixtures.", "Use the B fixtures."))
+    a.sync()
+    b.sync()
+    a.sync()  # A now holds the conflict too
+    assert "<<<<<<<" in a.read("testing.md")
+    assert b.run("merge", str(b.store / "testing.md"), "--keep", "second")[0] == 0
+    b.sync()
+    code, out, _ = a.run("sync", "--all")  # pulls B's resolution
+    assert code == 0 and "<<<<<<<" not in a.read("testing.md")
+    assert "1 pulled (testing.md)" in out
+    assert "still hold" not in out
+
+
 def test_a_new_machine_with_sessions_but_no_memory_yet_receives_it(world):
     remote, (a, _, c) = world
     a.write("MEMORY.md", INDEX)

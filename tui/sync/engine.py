@@ -242,9 +242,9 @@ class _Run:
                     project.skipped = f"{store} cannot be created ({error.strerror or error})"
                     return None
         local = read_local(store) if store.is_dir() else {}
-        project.unresolved = sorted(file for file, data in local.items() if CONFLICT_MARK in data)
         plan = plan_store(local, self._base_of(target), remote, self.repo.blobs,
                           socket.gethostname())
+        project.unresolved = _unresolved_after(local, plan.local_changes)
         project.blocked = []
         for file, data in list(plan.outgoing.items()):
             reason = None if data is None else _secret_reason(data)
@@ -290,6 +290,18 @@ class _Run:
         files = sum(len(files) for files in pushes.values())
         stores = sum(1 for files in pushes.values() if files)
         return f"memtui sync from {socket.gethostname()}: {files} file(s) of {stores} project(s)\n"
+
+
+def _unresolved_after(local: dict[str, bytes], changes: Sequence[FileChange]) -> list[str]:
+    """Files that hold a sync conflict once the pull is written: a resolution pulled from
+    another machine clears one, a conflict of this merge is reported as such."""
+    merged = dict(local)
+    for change in changes:
+        if change.after is None:
+            merged.pop(change.file, None)
+        else:
+            merged[change.file] = change.after
+    return sorted(file for file, data in merged.items() if CONFLICT_MARK in data)
 
 
 def sync(url: str, targets: Sequence[SyncTarget], *, dry_run: bool = False,
