@@ -481,6 +481,29 @@ def test_a_conflict_resolved_elsewhere_is_not_called_unresolved_after_pulling_it
     assert "still hold" not in out
 
 
+def test_a_new_machine_syncing_one_project_by_path_receives_its_memory(world):
+    remote, (a, _, c) = world
+    a.write("MEMORY.md", INDEX)
+    a.write("testing.md", TESTING)
+    a.sync("--remote", str(remote))
+    c.store.rmdir()  # a fresh machine: the project is checked out, no memory here yet
+    code, out, err = c.run("sync", str(c.checkout), "--remote", str(remote))
+    assert code == 0, err
+    assert "2 pulled (MEMORY.md, testing.md)" in out
+    assert c.read("testing.md") == TESTING
+    code, out, err = c.run("sync", str(c.checkout))  # and the remote was remembered
+    assert code == 0 and "in sync" in out, err
+
+
+def test_a_project_without_memory_or_origin_says_why_it_cannot_sync(world, tmp_path):
+    remote, (_, _, c) = world
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    code, _, err = c.run("sync", str(loose), "--remote", str(remote))
+    assert code == 2
+    assert "no memory directory" in err and "no git origin" in err and "--name NAME" in err
+
+
 def test_a_new_machine_with_sessions_but_no_memory_yet_receives_it(world):
     remote, (a, _, c) = world
     a.write("MEMORY.md", INDEX)

@@ -51,13 +51,16 @@ def _targets(args: argparse.Namespace, settings):
             raise UsageError(f"No memory store under {config_home_of(args)} to sync.")
     else:
         target = resolve_store(args, args.target)
-        if not target.memory_dir.is_dir():
-            raise UsageError(f"There is no memory directory at {target.memory_dir} yet.")
         chosen = [(target.memory_dir, target.project_path)]
     targets = [SyncTarget(Path(store), identity_of(key, settings.name_of(Path(store))))
                for store, key in chosen]
     # A project with no memory yet is worth listing only when it can receive some.
-    return [t for t in targets if t.store.is_dir() or t.identity.key is not None]
+    targets = [t for t in targets if t.store.is_dir() or t.identity.key is not None]
+    if not targets:
+        raise UsageError(f"There is no memory directory at {chosen[0][0]} yet, and no name "
+                         "to find its memory on the remote by (no git origin; give one with "
+                         "--name NAME).")
+    return targets
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
