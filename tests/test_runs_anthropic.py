@@ -275,3 +275,24 @@ def test_the_cli_shows_each_reply_once_whether_streamed_or_not(fake, store, stre
     assert lines.count("    model: Merged the copy into deploy.md.") == 1
     assert lines.count("    model: Index has one line now.") == 1
     assert any(line.startswith("▸ Consolidate") for line in lines)
+
+
+def test_extract_with_no_new_messages_asks_the_model_nothing(fake, claude_home, tmp_path):
+    claude_home.store(tmp_path / "project")
+    transcript = _session(claude_home, tmp_path, ["Always run ruff."])
+    fake.queue(reply(tool("plan_topics", topics=["ruff"])),
+               reply(tool("write_file", path="feedback_ruff.md", topic="ruff",
+                          content=memory_text("ruff", "run ruff", "feedback"))),
+               reply(text("Done.")))
+    first = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                        engine="anthropic", config=config(fake))
+    assert first.status == SUCCEEDED, first.error
+    conclude(first, True)
+    asked = len(fake.requests)
+
+    again = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                        engine="anthropic", config=config(fake))
+    assert again.status == SUCCEEDED, again.error
+    assert len(fake.requests) == asked, "the model was paid to read nothing"
+    assert again.changeset.empty and (again.tokens_in, again.tokens_out) == (0, 0)
+    assert any("No new messages since the last extraction" in n for n in again.changeset.notes)

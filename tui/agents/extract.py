@@ -140,7 +140,9 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
         toolbox = Toolbox(staging, transcript_dirs, progress.say, cancel)
         check(cancel)
         progress.start("Extract")
-        if client is None:
+        if not messages:
+            progress.say("info", "no new messages since the last extraction; nothing to read")
+        elif client is None:
             if focus:
                 progress.say("info", "the offline engine has no topics to focus on; "
                              "it reads every instruction")
@@ -163,6 +165,8 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
                          + ". The cursor stays where it was, so a second pass reads the same "
                          "messages for those topics.")
         notes.extend(toolbox.limits_hit + link_notes)
+        if not messages:
+            notes.append("No new messages since the last extraction: the model was not asked.")
         result.changeset = build_changeset(staging.originals, staged, staging.deleted, store,
                                            label, notes)
         result.status = SUCCEEDED
