@@ -12,6 +12,7 @@ from conftest import (
     index_line,
     memory_saved_record,
     memory_text,
+    tool_use_record,
     user_record,
     write_index,
     write_memory,
@@ -266,3 +267,26 @@ def test_the_offline_dream_keeps_links_to_memories_in_subfolders_and_logs(claude
     assert "(topics/deploy.md)" in index and "(logs/2026/03/2026-03-02.md)" in index
     assert "(topics/billing.md)" in index  # the unindexed one gets its line
     assert not any("missing files" in note for note in result.changeset.notes)
+
+
+def test_the_run_counts_new_messages_as_the_session_picker_does(claude_home, tmp_path):
+    """The picker said 3 new messages and the run 9 on a real session: tool-only turns,
+    which the model never reads, were counted by the run alone."""
+    from tui.app.runs import project_sessions
+    from tui.claude.discovery import discover
+
+    claude_home.store(tmp_path / "project")
+    cwd = str(tmp_path / "project")
+    transcript = _session(claude_home, tmp_path, user_record(cwd, "Always write tests first."),
+                          tool_use_record(cwd, "Read", str(tmp_path / "project" / "a.py")),
+                          tool_use_record(cwd, "Read", str(tmp_path / "project" / "b.py")),
+                          user_record(cwd, "And keep them fast."))
+    [project] = discover(claude_home.home, claude_home.env).projects
+    [listed] = project_sessions(project)
+    assert listed.new_messages == 3  # the session's opening "hello" and the two above
+
+    result = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                         engine="offline")
+    assert result.status == SUCCEEDED, result.error
+    said = [line.text for line in result.log if line.phase == "Read"]
+    assert "3 message(s) since the last extraction" in said

@@ -119,7 +119,9 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
         messages = up_to(messages, read_pending_end(session_id))
     if not found:
         progress.say("info", "the cursor is not in the transcript any more; reading all of it")
-    progress.say("info", f"{len(messages)} message(s) since the last extraction")
+    # Counted as the session picker counts them: the messages with text, all the model reads.
+    readable = sum(1 for message in messages if message.text.strip())
+    progress.say("info", f"{readable} message(s) since the last extraction")
     written = _wrote_memory(messages, store)
     if written and not force:
         progress.finish(note="skipped")
@@ -140,7 +142,7 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
         toolbox = Toolbox(staging, transcript_dirs, progress.say, cancel)
         check(cancel)
         progress.start("Extract")
-        if not messages:
+        if not readable:
             progress.say("info", "no new messages since the last extraction; nothing to read")
         elif client is None:
             if focus:
@@ -165,7 +167,7 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
                          + ". The cursor stays where it was, so a second pass reads the same "
                          "messages for those topics.")
         notes.extend(toolbox.limits_hit + link_notes)
-        if not messages:
+        if not readable:
             notes.append("No new messages since the last extraction: the model was not asked.")
         result.changeset = build_changeset(staging.originals, staged, staging.deleted, store,
                                            label, notes)
