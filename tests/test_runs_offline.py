@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import random
 import re
@@ -12,6 +13,7 @@ from conftest import (
     index_line,
     memory_saved_record,
     memory_text,
+    snapshot,
     tool_use_record,
     user_record,
     write_index,
@@ -290,3 +292,44 @@ def test_the_run_counts_new_messages_as_the_session_picker_does(claude_home, tmp
     assert result.status == SUCCEEDED, result.error
     said = [line.text for line in result.log if line.phase == "Read"]
     assert "3 message(s) since the last extraction" in said
+
+
+def test_undoing_an_extraction_puts_its_messages_back_to_be_extracted(claude_home, tmp_path):
+    """After `u`, the picker said "none" new messages: what the undone run had learned
+    could never be extracted again."""
+    from tui.agents.changeset import undo_changeset
+
+    store = claude_home.store(tmp_path / "project")
+    cwd = str(tmp_path / "project")
+    transcript = _session(claude_home, tmp_path,
+                          user_record(cwd, "Never push to main directly because CI deploys from it."))
+    first = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                        engine="offline")
+    conclude(first, apply=True)
+    applied = snapshot(store)
+    assert undo_changeset(store) is not None
+    assert snapshot(store) != applied
+
+    again = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                        engine="offline")
+    assert again.status == SUCCEEDED, again.error
+    assert [d.after for d in again.changeset.files] == [d.after for d in first.changeset.files]
+
+
+def test_undo_leaves_a_cursor_a_later_extraction_moved(claude_home, tmp_path):
+    from tui.agents.changeset import undo_changeset
+    from tui.agents.conversation import read_cursor
+
+    store = claude_home.store(tmp_path / "project")
+    cwd = str(tmp_path / "project")
+    transcript = _session(claude_home, tmp_path,
+                          user_record(cwd, "Never push to main directly because CI deploys from it."))
+    conclude(run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                         engine="offline"), apply=True)
+    with transcript.open("a") as log:  # the session went on; a run with nothing to save
+        log.write(json.dumps(user_record(cwd, "What time is it?")) + "\n")
+    conclude(run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                         engine="offline"), apply=True)
+    moved = read_cursor(transcript.stem)
+    undo_changeset(store)
+    assert read_cursor(transcript.stem) == moved

@@ -224,16 +224,25 @@ def restore_lock_after_undo(store: Path, record_id: str | None) -> None:
     notes.unlink(missing_ok=True)
 
 
+def settle_after_undo(store: Path, record_id: str | None) -> None:
+    """What an undone run had moved goes back: a dream's lock, an extraction's cursor."""
+    from tui.agents.conversation import restore_cursor_after_undo
+
+    restore_lock_after_undo(store, record_id)
+    restore_cursor_after_undo(record_id)
+
+
 def undo_changeset(store: Path) -> str | None:
     """Undo the newest applied record of this store; its label, or None if nothing to undo.
 
     Undoing a dream also puts the `.consolidate-lock` back as it was, so Claude Code does
-    not count the undone dream as a consolidation.
+    not count the undone dream as a consolidation; undoing an extraction moves its
+    session's cursor back, so the next extraction reads those messages again.
     """
     from tui.history.recovery import undo_journalled
 
     record = undo_journalled(store)
     if record is None:
         return None
-    restore_lock_after_undo(store, record.undoes)
+    settle_after_undo(store, record.undoes)
     return record.label

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,6 +93,43 @@ def save_cursor(session_id: str, transcript: Path, uuid: str | None,
         data["until"] = until
     temp.write_text(json.dumps(data), encoding="utf-8")
     os.replace(temp, path)
+
+
+def _cursor_notes(record_id: str) -> Path:
+    return xdg.state_dir() / "cursor-before" / f"{record_id}.json"
+
+
+def remember_cursor_before(record_ids: Iterable[str], session_id: str, moved_to: str) -> None:
+    """Keep the session's cursor as it was before an applied extraction moves it to
+    `moved_to`, so undoing the extraction puts its messages back to be read again."""
+    before = _cursor_data(session_id) or None
+    for record_id in record_ids:
+        path = _cursor_notes(record_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"session": session_id, "moved_to": moved_to,
+                                    "before": before}), encoding="utf-8")
+
+
+def restore_cursor_after_undo(record_id: str | None) -> None:
+    """If the undone record was an extraction, move its session's cursor back, unless a
+    later extraction has moved it on since."""
+    if record_id is None:
+        return
+    notes = _cursor_notes(record_id)
+    try:
+        data = json.loads(notes.read_text(encoding="utf-8"))
+        session_id, moved_to, before = data["session"], data["moved_to"], data["before"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return  # not an extraction, or applied before memtui kept cursor notes
+    if read_cursor(session_id) == moved_to:
+        path = cursor_file(session_id)
+        if isinstance(before, dict):
+            temp = path.with_suffix(".tmp")
+            temp.write_text(json.dumps(before), encoding="utf-8")
+            os.replace(temp, path)
+        else:
+            path.unlink(missing_ok=True)
+    notes.unlink(missing_ok=True)
 
 
 def mark_pending(session_id: str, transcript: Path, until: str) -> None:

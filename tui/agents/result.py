@@ -81,8 +81,11 @@ def conclude(result: RunResult, apply: bool, only: set[str] | None = None) -> Ap
     result.lease = None
     settled = apply and (outcome is None or outcome.applied)
     if settled and result.cursor is not None:
-        from tui.agents.conversation import save_cursor
+        from tui.agents.conversation import remember_cursor_before, save_cursor
 
+        if outcome is not None:
+            session_id, _, moved_to = result.cursor
+            remember_cursor_before(outcome.record_ids, session_id, moved_to)
         save_cursor(*result.cursor)
     elif settled and result.pending is not None:
         from tui.agents.conversation import mark_pending

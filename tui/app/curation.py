@@ -65,9 +65,9 @@ def undo(store_path: Path) -> Outcome:
         return str(refused), "error"
     if record is None:
         return "Nothing to undo.", "warning"
-    from tui.agents.changeset import restore_lock_after_undo
+    from tui.agents.changeset import settle_after_undo
 
-    restore_lock_after_undo(store_path, record.undoes)  # an undone dream is no consolidation
+    settle_after_undo(store_path, record.undoes)  # an undone dream is no consolidation
     return writes.undone_phrase(record.label), "information"
 
 
