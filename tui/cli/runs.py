@@ -27,7 +27,8 @@ def add_run_commands(commands) -> None:
     dream.set_defaults(run=cmd_dream)
 
     extract = commands.add_parser("extract", help="turn a session into memories")
-    extract.add_argument("session", help="the session id (its transcript's file name)")
+    extract.add_argument("session", help="the session id (its transcript's file name), "
+                                         "or a prefix only one session has")
     _run_flags(extract)
     extract.add_argument("--force", action="store_true",
                          help="extract even if the session already wrote memory itself")
@@ -101,6 +102,8 @@ class _Printer:
             "model", "tool", "refused", "retry", "warning", "error"
         ):
             print(f"    {event.kind}: {event.text}", file=sys.stderr)
+        elif isinstance(event, LogLine) and event.kind == "info" and event.phase == "Read":
+            print(f"    {event.text}", file=sys.stderr)  # what an extraction reads
 
 
 def _run(args: argparse.Namespace, start) -> int:
