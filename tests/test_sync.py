@@ -119,7 +119,8 @@ def test_the_same_line_changed_on_both_is_a_conflict_keeping_both_texts(world):
     assert a.read("testing.md") == c.read("testing.md") == text
     code, out, _ = b.run("sync", "--all")
     assert code == 0 and "testing.md still hold(s) both texts of a conflict" in out
-    assert "memtui merge FILE --keep ...`, or K in the app" in out
+    # the command to paste names the file: `memtui merge testing.md` would not find it
+    assert f"merge {b.store / 'testing.md'} --keep first|second|both`, or K in the app" in out
 
 
 def test_a_deletion_propagates(world):
@@ -396,7 +397,10 @@ def test_a_sync_conflict_is_shown_and_resolved_by_memtui_merge(world):
     a.write("testing.md", TESTING.replace("Use the fixtures.", "Use the A fixtures."))
     b.write("testing.md", TESTING.replace("Use the fixtures.", "Use the B fixtures."))
     a.sync()
-    b.sync()
+    code, out, _ = b.run("sync", "--all")
+    assert code == 0
+    assert f"keep one with `memtui merge {b.store / 'testing.md'} --keep first|second|both` " \
+           "or K in the app" in out
     path = str(b.store / "testing.md")
     code, out, _ = b.run("merge", path)
     assert code == 1

@@ -125,6 +125,17 @@ def _files(files: list[str]) -> str:
     return shown + (f" and {len(files) - 5} more" if len(files) > 5 else "")
 
 
+def _merge_command(store: Path, files: list[str]) -> str:
+    """The command that resolves the first file, ready to paste."""
+    import shlex
+
+    from tui.cli.support import command_name
+
+    command = (f"`{command_name()} merge {shlex.quote(str(store / files[0]))} "
+               "--keep first|second|both`")
+    return command + (" (likewise for the others)" if len(files) > 1 else "")
+
+
 def _print_report(report) -> None:
     verb = "would be " if report.dry_run else ""
     print(f"Remote: {report.remote}" + (" (dry run: nothing written or pushed)" if report.dry_run else ""))
@@ -140,13 +151,13 @@ def _print_report(report) -> None:
             parts.append(f"{len(project.pushed)} {verb}pushed ({_files(project.pushed)})")
         if project.conflicts:
             parts.append(f"{len(project.conflicts)} conflict(s), both texts kept in "
-                         f"{_files(project.conflicts)}: keep one with `memtui merge FILE --keep ...` "
-                         "or K in the app")
+                         f"{_files(project.conflicts)}: keep one with "
+                         f"{_merge_command(project.store, project.conflicts)} or K in the app")
         for blocked in project.blocked:
             parts.append(f"{blocked['file']} blocked: {blocked['reason']}")
         if project.unresolved and not project.conflicts:
             parts.append(f"{_files(project.unresolved)} still hold(s) both texts of a conflict "
-                         "(`memtui merge FILE --keep ...`, or K in the app)")
+                         f"({_merge_command(project.store, project.unresolved)}, or K in the app)")
         print(f"  {name}: {'; '.join(parts) if parts else 'in sync'}")
 
 
