@@ -268,3 +268,21 @@ def test_overwrites_after_a_transcript_is_deleted_prints_what_an_empty_cache_pri
     assert pruned == run_cli(argv, capsys) == before  # the reader's session lost nothing
     assert len(json.loads(pruned[1])) == 1
     assert len(rows) == 2 and str(old).encode() not in rows
+
+
+def test_history_names_its_columns_and_an_empty_backfill_says_why(worktrees, capsys):
+    claude, _, _, store = worktrees
+    memory = store / "feedback_testing.md"
+    memory.write_text(BASE, encoding="utf-8")
+
+    code, out, _ = run_cli(["--config-dir", str(claude.home), "history", str(memory)], capsys)
+    assert code == 0
+    header, version = out.splitlines()[:2]
+    assert header.split() == ["version", "time", "by", "session", "working", "directory", "what"]
+    assert version[header.index("by"):].split()[0] == "external"  # under its heading
+
+    code, out, _ = run_cli(["--config-dir", str(claude.home), "history", "backfill", str(store)],
+                           capsys)
+    assert code == 0
+    assert out.strip() == ("The transcripts record no write to this store's memory files; "
+                           "nothing to backfill.")

@@ -129,10 +129,12 @@ def cmd_history(args: argparse.Namespace) -> int:
         print(f"No version of {file} in the journal; `memtui history backfill {store}` "
               "rebuilds older ones from the transcripts.")
         return 0
+    where = max(len("working directory"), *(len(v.cwd or "-") for v in versions))
+    print(f"{'version':10}  {'time':19}  {'by':9} {'session':8}  {'working directory':{where}}  what")
     for v in versions:
         state = "" if v.blob else "  (deleted)"
         print(f"{v.rev[:10]}  {_local(v.time)}  {v.source or '-':9} {_short(v.session):8}  "
-              f"{v.cwd or '-'}  {v.subject}{state}")
+              f"{v.cwd or '-':{where}}  {v.subject}{state}")
     return 0
 
 
@@ -150,7 +152,9 @@ def _backfill(args: argparse.Namespace) -> int:
         print_json({"store": str(store), "journal": str(journal.path), "versions": result.planned,
                      "new_commits": result.written, "rebuilt": result.rebuilt, "files": files})
         return 0
-    if not result.written:
+    if not result.planned:
+        print("The transcripts record no write to this store's memory files; nothing to backfill.")
+    elif not result.written:
         print(f"Journal already holds all {result.planned} versions the transcripts record.")
     else:
         print(f"Backfilled {result.planned} versions of {files} file(s) from the transcripts "
