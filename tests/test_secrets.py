@@ -167,3 +167,18 @@ def test_texts_screened_together_keep_every_text_holding_a_secret_in_order(shape
     assert set(holding) <= set(kept)
     assert kept == [name for name, _ in texts if name in kept]
     assert all(list(find_secrets(text)) == [] for name, text in texts if name not in kept)
+
+
+def test_an_anthropic_key_in_memory_is_a_secret_and_never_synced_out():
+    """detect-secrets knows OpenAI's keys but not Anthropic's, the one a Claude Code user
+    is most likely to paste; `memtui sync` pushed such a memory to the remote."""
+    key = "sk-ant-api03-" + "x7Qp2LmZ9vBn4Rt8" * 6 + "-aB3dEfAA"
+    token = "sk-ant-oat01-" + "Hk3Jq9Wm2Zp7Lr5T" * 4
+    text = f"Deploys use ANTHROPIC_API_KEY={key}\nThe CI login is {token}.\n"
+    hits = list(find_secrets(text))
+    assert [(hit.kind, hit.line) for hit in hits] == [("Anthropic API Key or token", 1),
+                                                      ("Anthropic API Key or token", 2)]
+    first, second = hits
+    assert text.splitlines()[0][first.start:first.end] == key
+    assert text.splitlines()[1][second.start:second.end] == token
+    assert list(find_secrets("See the sk-ant- prefix in the docs, and sk-ant-api03-short.")) == []

@@ -3,8 +3,10 @@
 Memory files are loaded into every session's context, and get copied, backed up and
 synced: a token in one is a leak waiting to happen. The rules are detect-secrets' own
 pattern detectors (GitHub, GitLab, AWS, Slack, Stripe, OpenAI, npm, PyPI, JWT, private
-keys, credentials in URLs, and more), maintained upstream. Its entropy and keyword
-detectors are left out: on prose they flag every long word.
+keys, credentials in URLs, and more), maintained upstream, plus one of memtui's own for
+the credential its users hold most: an Anthropic API key or OAuth token, which
+detect-secrets does not know. Its entropy and keyword detectors are left out: on prose
+they flag every long word.
 
 Importing detect-secrets takes most of a second, so its patterns are read once per
 installed version and kept in the cache dir; an audit then compiles them from there. A
@@ -24,6 +26,8 @@ from tui import xdg
 from tui.claude.files import read_text, replace_cache_file
 from tui.claude.lines import split_lines
 
+# `sk-ant-` keys and tokens: api03, admin01, oat01, ort01, ..., then a long base64url body.
+_OWN_RULES = (("Anthropic API Key or token", r"\bsk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_\-]{32,}"),)
 # Detectors whose "secret" is not one (a public IP address) or that need context we lack.
 _SKIPPED = {"Public IP (ipv4)"}
 # Something a rule could match at all: a long token-like run, a key block, a URL password.
@@ -73,7 +77,7 @@ def rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
         raw = _rules_from_detect_secrets()
         replace_cache_file(os.fspath(cached), json.dumps(raw).encode())
     compiled = []
-    for kind, pattern, flags in raw:
+    for kind, pattern, flags in [*raw, *((kind, pattern, 0) for kind, pattern in _OWN_RULES)]:
         try:
             compiled.append((kind, re.compile(pattern, flags & ~re.UNICODE)))
         except (re.error, TypeError, ValueError, OverflowError):
