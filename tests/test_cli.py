@@ -156,11 +156,18 @@ def test_cli_exit_2_for_missing_config_home(tmp_path, capsys):
     assert_one_sentence(err)
 
 
-def test_cli_exit_2_for_index_without_memory_md(claude_home, capsys):
+@pytest.mark.parametrize("flags", [[], ["--loaded"], ["--team"], ["--team", "--loaded"]])
+def test_cli_index_of_a_store_without_memory_md_says_none_is_loaded_and_exits_0(
+        claude_home, capsys, flags):
+    """A store without an index is a real state (Claude Code loads no index), not an error."""
     store = claude_home.store(folder="-p")
-    code, _, err = run(capsys, "--config-dir", str(claude_home.home), "index", str(store))
-    assert code == 2
+    (store / "team").mkdir()
+    code, out, err = run(capsys, "--config-dir", str(claude_home.home), "index", str(store),
+                         *flags)
+    assert (code, out) == (0, "")
     assert_one_sentence(err)
+    file = "team/MEMORY.md" if "--team" in flags else "MEMORY.md"
+    assert f"has no {file}: Claude Code loads no" in err
 
 
 def test_cli_index_team_prints_team_memory_index_and_what_claude_loads_of_it(claude_home,

@@ -161,9 +161,14 @@ def cmd_index(args: argparse.Namespace) -> int:
     if index.not_text:
         raise UsageError(f"{index_path} is not text ({index.not_text}); "
                          "memtui does not print it.")
+    if index.error and not index.loaded.exists:
+        raise UsageError(f"{store.path}: {index.error}.")
     if not index.loaded.exists:
-        raise UsageError(f"{store.path}: {index.error}."
-                         if index.error else f"{index_path} does not exist.")
+        # No index is a state Claude Code knows: it loads none, so there is nothing to print.
+        kind = "team index" if args.team else "index"
+        print(f"memtui: {store.path} has no {index.file}: Claude Code loads no {kind} for it.",
+              file=sys.stderr)
+        return 0
     text = index.loaded.model_text if args.loaded else (index.text or "")
     sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     return 0
