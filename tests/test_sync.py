@@ -133,6 +133,27 @@ def test_a_deletion_propagates(world):
     assert "github.com/ana/app/memory/testing.md" not in remote_files(world[0])
 
 
+def test_a_deletion_is_reported_as_one_not_as_a_text_sent_or_received(world):
+    a, b, _ = started(world)
+    (a.store / "testing.md").unlink()
+    code, out, _ = a.run("sync", "--all", "--dry-run")
+    assert code == 0 and "1 would be deleted on the remote (testing.md)" in out
+    code, out, _ = a.run("sync", "--all")
+    assert code == 0 and "1 deleted on the remote (testing.md)" in out and "pushed" not in out
+    code, out, _ = b.run("sync", "--all")
+    assert code == 0 and "1 deleted here, as on the remote (testing.md)" in out
+    assert "pulled" not in out and b.read("testing.md") is None
+    # --json keeps its lists (a deletion is in them) and adds which of them are deletions
+    (b.store / "MEMORY.md").unlink()
+    b.write("new.md", TESTING)
+    result = b.sync()["projects"][0]
+    assert result["pushed"] == ["MEMORY.md", "new.md"]
+    assert result["pushed_deletions"] == ["MEMORY.md"] and result["pulled_deletions"] == []
+    result = a.sync()["projects"][0]
+    assert result["pulled"] == ["MEMORY.md", "new.md"]
+    assert result["pulled_deletions"] == ["MEMORY.md"] and result["pushed_deletions"] == []
+
+
 def test_a_deletion_gives_way_to_a_change_on_the_other_side(world):
     a, b, _ = started(world)
     (a.store / "testing.md").unlink()

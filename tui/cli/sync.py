@@ -145,10 +145,18 @@ def _print_report(report) -> None:
             print(f"  {name}: {project.skipped}")
             continue
         parts = []
-        if project.pulled:
-            parts.append(f"{len(project.pulled)} {verb}pulled ({_files(project.pulled)})")
-        if project.pushed:
-            parts.append(f"{len(project.pushed)} {verb}pushed ({_files(project.pushed)})")
+        pulled = [f for f in project.pulled if f not in project.pulled_deletions]
+        pushed = [f for f in project.pushed if f not in project.pushed_deletions]
+        if pulled:
+            parts.append(f"{len(pulled)} {verb}pulled ({_files(pulled)})")
+        if project.pulled_deletions:
+            parts.append(f"{len(project.pulled_deletions)} {verb}deleted here, as on the remote "
+                         f"({_files(project.pulled_deletions)})")
+        if pushed:
+            parts.append(f"{len(pushed)} {verb}pushed ({_files(pushed)})")
+        if project.pushed_deletions:
+            parts.append(f"{len(project.pushed_deletions)} {verb}deleted on the remote "
+                         f"({_files(project.pushed_deletions)})")
         if project.conflicts:
             parts.append(f"{len(project.conflicts)} conflict(s), both texts kept in "
                          f"{_files(project.conflicts)}: keep one with "

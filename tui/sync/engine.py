@@ -57,11 +57,15 @@ class ProjectSync:
     incoming: list[FileChange] = field(default_factory=list)  # a dry run's writes, to preview
     unresolved: list[str] = field(default_factory=list)  # files still holding a sync conflict
     past_cut: list[str] = field(default_factory=list)  # memories the merged index hides
+    # Of `pulled` and `pushed`, the files that were deleted rather than sent.
+    pulled_deletions: list[str] = field(default_factory=list)
+    pushed_deletions: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"identity": self.identity, "store": str(self.store), "pulled": self.pulled,
                 "pushed": self.pushed, "conflicts": self.conflicts, "blocked": self.blocked,
-                "skipped": self.skipped}
+                "skipped": self.skipped, "pulled_deletions": self.pulled_deletions,
+                "pushed_deletions": self.pushed_deletions}
 
 
 @dataclass
@@ -180,6 +184,7 @@ class _Run:
         outgoing: dict[str, bytes | None] = {}
         agreed: list[SyncTarget] = []
         pushes: dict[Path, list[str]] = {}
+        deletions: dict[Path, list[str]] = {}  # of pushes, the files deleted on the remote
         for target in list(self.active):
             project = self.projects[target.store]
             plan = self._plan(target, head, project)
@@ -189,11 +194,15 @@ class _Run:
             for file in plan.pulled:
                 if file not in project.pulled:
                     project.pulled.append(file)
+            for change in plan.local_changes:
+                if change.after is None and change.file not in project.pulled_deletions:
+                    project.pulled_deletions.append(change.file)
             for file in plan.conflicts:
                 if file not in project.conflicts:
                     project.conflicts.append(file)
             if self.dry_run:
                 project.pushed = sorted(plan.outgoing)
+                project.pushed_deletions = _deletions(plan.outgoing)
                 project.incoming = plan.local_changes
                 continue
             if not self._pull(target, plan, project):
@@ -201,6 +210,7 @@ class _Run:
                 continue
             agreed.append(target)
             pushes[target.store] = sorted(plan.outgoing)
+            deletions[target.store] = _deletions(plan.outgoing)
             folder = target.identity.remote_folder
             outgoing.update({f"{folder}/{file}": data for file, data in plan.outgoing.items()})
         if self.dry_run:
@@ -216,6 +226,7 @@ class _Run:
             return False
         for target in agreed:
             self.projects[target.store].pushed = pushes[target.store]
+            self.projects[target.store].pushed_deletions = deletions[target.store]
         self._remember(agreed, commit)
         return True
 
@@ -276,6 +287,7 @@ class _Run:
         except WriteRefused as error:
             project.skipped = f"{error} The next sync catches up."
             project.pulled = []
+            project.pulled_deletions = []
             return False
         return True
 
@@ -290,6 +302,10 @@ class _Run:
         files = sum(len(files) for files in pushes.values())
         stores = sum(1 for files in pushes.values() if files)
         return f"memtui sync from {socket.gethostname()}: {files} file(s) of {stores} project(s)\n"
+
+
+def _deletions(outgoing: dict[str, bytes | None]) -> list[str]:
+    return sorted(file for file, data in outgoing.items() if data is None)
 
 
 def _unresolved_after(local: dict[str, bytes], changes: Sequence[FileChange]) -> list[str]:
