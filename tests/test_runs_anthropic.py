@@ -296,3 +296,22 @@ def test_extract_with_no_new_messages_asks_the_model_nothing(fake, claude_home, 
     assert len(fake.requests) == asked, "the model was paid to read nothing"
     assert again.changeset.empty and (again.tokens_in, again.tokens_out) == (0, 0)
     assert any("No new messages since the last extraction" in n for n in again.changeset.notes)
+
+
+@pytest.mark.parametrize("command", ["extract", "dream"])
+def test_the_cli_prints_an_api_error_once(fake, store, claude_home, tmp_path, monkeypatch,
+                                          capsys, command):
+    from tui import cli
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude_home.home))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "wrong")
+    if command == "extract":
+        argv = ["extract", _session(claude_home, tmp_path, ["Always run ruff."]).stem]
+    else:
+        argv = ["dream", str(store)]
+    assert cli.main([*argv, "--engine", "anthropic", "--yes"]) == 1
+    out, err = capsys.readouterr()
+    said = (out + err).count("The API rejected the key (401)")
+    assert said == 1, out + err
+    assert f"{command}: The API rejected the key (401)" in out

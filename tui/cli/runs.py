@@ -99,8 +99,8 @@ class _Printer:
                 print(f"  {phase.status} in {phase.elapsed:.1f} s{tokens}{calls}{note}",
                       file=sys.stderr)
         elif isinstance(event, LogLine) and event.kind in (
-            "model", "tool", "refused", "retry", "warning", "error"
-        ):
+            "model", "tool", "refused", "retry", "warning"
+        ):  # not "error": the run's error is the summary's first line, said once
             print(f"    {event.kind}: {event.text}", file=sys.stderr)
         elif isinstance(event, LogLine) and event.kind == "info" and event.phase == "Read":
             print(f"    {event.text}", file=sys.stderr)  # what an extraction reads
