@@ -333,3 +333,38 @@ def test_undo_leaves_a_cursor_a_later_extraction_moved(claude_home, tmp_path):
     moved = read_cursor(transcript.stem)
     undo_changeset(store)
     assert read_cursor(transcript.stem) == moved
+
+
+def test_cursor_notes_stay_bounded_and_undo_still_restores_the_cursor(claude_home, tmp_path):
+    """Each applied extraction leaves a note to move its cursor back on undo; without a
+    bound they piled up in the state dir forever."""
+    from tui import xdg
+    from tui.agents.changeset import undo_changeset
+    from tui.agents.conversation import CURSOR_NOTES_KEPT, read_cursor, remember_cursor_before
+
+    store = claude_home.store(tmp_path / "project")
+    cwd = str(tmp_path / "project")
+    transcript = _session(claude_home, tmp_path,
+                          user_record(cwd, "Never push to main directly because CI deploys from it."))
+    conclude(run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                         engine="offline"), apply=True)
+    first_cursor = read_cursor(transcript.stem)
+    assert first_cursor is not None
+    # many extractions of other sessions applied since
+    for n in range(2 * CURSOR_NOTES_KEPT):
+        remember_cursor_before([f"older-{n}"], f"other-{n}", "x")
+    notes = xdg.state_dir() / "cursor-before"
+    assert len(list(notes.iterdir())) <= CURSOR_NOTES_KEPT
+
+    with transcript.open("a") as log:
+        log.write(json.dumps(user_record(
+            cwd, "Always run the linter before committing because CI rejects lint errors.")) + "\n")
+    second = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                         engine="offline")
+    assert second.changeset and not second.changeset.empty
+    conclude(second, apply=True)
+    assert read_cursor(transcript.stem) != first_cursor
+    assert len(list(notes.iterdir())) <= CURSOR_NOTES_KEPT
+
+    assert undo_changeset(store) is not None
+    assert read_cursor(transcript.stem) == first_cursor
