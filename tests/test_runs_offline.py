@@ -294,18 +294,25 @@ def test_the_run_counts_new_messages_as_the_session_picker_does(claude_home, tmp
     assert "3 message(s) since the last extraction" in said
 
 
+def _extracted_rule(claude_home, tmp_path):
+    """A session stating a rule, extracted offline and applied: (store, cwd, transcript,
+    the run's result)."""
+    store = claude_home.store(tmp_path / "project")
+    cwd = str(tmp_path / "project")
+    transcript = _session(claude_home, tmp_path,
+                          user_record(cwd, "Never push to main directly because CI deploys from it."))
+    result = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                         engine="offline")
+    conclude(result, apply=True)
+    return store, cwd, transcript, result
+
+
 def test_undoing_an_extraction_puts_its_messages_back_to_be_extracted(claude_home, tmp_path):
     """After `u`, the picker said "none" new messages: what the undone run had learned
     could never be extracted again."""
     from tui.agents.changeset import undo_changeset
 
-    store = claude_home.store(tmp_path / "project")
-    cwd = str(tmp_path / "project")
-    transcript = _session(claude_home, tmp_path,
-                          user_record(cwd, "Never push to main directly because CI deploys from it."))
-    first = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
-                        engine="offline")
-    conclude(first, apply=True)
+    store, _, transcript, first = _extracted_rule(claude_home, tmp_path)
     applied = snapshot(store)
     assert undo_changeset(store) is not None
     assert snapshot(store) != applied
@@ -320,12 +327,7 @@ def test_undo_leaves_a_cursor_a_later_extraction_moved(claude_home, tmp_path):
     from tui.agents.changeset import undo_changeset
     from tui.agents.conversation import read_cursor
 
-    store = claude_home.store(tmp_path / "project")
-    cwd = str(tmp_path / "project")
-    transcript = _session(claude_home, tmp_path,
-                          user_record(cwd, "Never push to main directly because CI deploys from it."))
-    conclude(run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
-                         engine="offline"), apply=True)
+    store, cwd, transcript, _ = _extracted_rule(claude_home, tmp_path)
     with transcript.open("a") as log:  # the session went on; a run with nothing to save
         log.write(json.dumps(user_record(cwd, "What time is it?")) + "\n")
     conclude(run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
@@ -342,12 +344,7 @@ def test_cursor_notes_stay_bounded_and_undo_still_restores_the_cursor(claude_hom
     from tui.agents.changeset import undo_changeset
     from tui.agents.conversation import CURSOR_NOTES_KEPT, read_cursor, remember_cursor_before
 
-    store = claude_home.store(tmp_path / "project")
-    cwd = str(tmp_path / "project")
-    transcript = _session(claude_home, tmp_path,
-                          user_record(cwd, "Never push to main directly because CI deploys from it."))
-    conclude(run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
-                         engine="offline"), apply=True)
+    store, cwd, transcript, _ = _extracted_rule(claude_home, tmp_path)
     first_cursor = read_cursor(transcript.stem)
     assert first_cursor is not None
     # many extractions of other sessions applied since
