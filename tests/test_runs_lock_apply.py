@@ -129,6 +129,26 @@ def test_undoing_a_dream_puts_the_lock_back_so_it_does_not_count_as_consolidated
     assert lock.stat().st_mtime == three_days_ago and lock.read_text() == ""
 
 
+def test_lock_notes_stay_bounded_and_undo_still_puts_the_lock_back(store):
+    """Each applied dream leaves a note to put the lock back on undo; without a bound they
+    piled up in the state dir forever."""
+    from tui import xdg
+    from tui.agents.changeset import remember_lock_before
+    from tui.agents.undo_notes import KEPT, LOCK
+
+    for n in range(2 * KEPT):  # many dreams of other stores applied before
+        remember_lock_before([f"older-{n}"], read_lock(store))
+    lock = store / LOCK_NAME
+    lock.write_text("")
+    three_days_ago = time.time() - 3 * 86400
+    os.utime(lock, (three_days_ago, three_days_ago))
+    conclude(run_dream(store, engine="offline"), apply=True)
+    assert len(list((xdg.state_dir() / LOCK).iterdir())) <= KEPT
+
+    assert undo_changeset(store)
+    assert lock.stat().st_mtime == three_days_ago and lock.read_text() == ""
+
+
 def test_undoing_a_first_dream_removes_the_lock_it_created(store):
     lock = store / ".consolidate-lock"
     lock.unlink(missing_ok=True)

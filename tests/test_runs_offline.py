@@ -342,7 +342,8 @@ def test_cursor_notes_stay_bounded_and_undo_still_restores_the_cursor(claude_hom
     bound they piled up in the state dir forever."""
     from tui import xdg
     from tui.agents.changeset import undo_changeset
-    from tui.agents.conversation import CURSOR_NOTES_KEPT, read_cursor, remember_cursor_before
+    from tui.agents.conversation import read_cursor, remember_cursor_before
+    from tui.agents.undo_notes import KEPT as CURSOR_NOTES_KEPT
 
     store, cwd, transcript, _ = _extracted_rule(claude_home, tmp_path)
     first_cursor = read_cursor(transcript.stem)

@@ -7,12 +7,12 @@ is refused and shown, the rest are applied together as one undoable record.
 from __future__ import annotations
 
 import difflib
-import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.agents.undo_notes import LOCK, drop_note, read_note, write_notes
 from tui.claude.lines import lines_with_endings
 from tui.claude.lock import (
     LockBusy,
@@ -192,28 +192,15 @@ def apply_changeset(changeset: ChangeSet, only: Iterable[str] | None = None,
     return ApplyResult((), tuple(refused), ())
 
 
-def _lock_notes(record_id: str) -> Path:
-    from tui import xdg
-
-    return xdg.state_dir() / "lock-before" / f"{record_id}.json"
-
-
 def remember_lock_before(record_ids: Iterable[str], previous: LockState) -> None:
     """Keep the lock as it was before a dream, so undoing the dream undoes "consolidated"."""
-    for record_id in record_ids:
-        path = _lock_notes(record_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(state_json(previous)), encoding="utf-8")
+    write_notes(LOCK, record_ids, state_json(previous))
 
 
 def restore_lock_after_undo(store: Path, record_id: str | None) -> None:
     """If the undone record was a dream, put the lock back as it was before it."""
-    if record_id is None:
-        return
-    notes = _lock_notes(record_id)
-    try:
-        before = json.loads(notes.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    before = read_note(LOCK, record_id) if record_id is not None else None
+    if before is None:
         return  # not a dream, or applied before memtui kept lock notes
     if read_lock(store).held():
         return  # a live dream owns it now: leave it alone
@@ -221,7 +208,7 @@ def restore_lock_after_undo(store: Path, record_id: str | None) -> None:
         restore_lock(store, state_from_json(store, before))
     except (OSError, LockBusy, ValueError, TypeError):
         return
-    notes.unlink(missing_ok=True)
+    drop_note(LOCK, record_id)
 
 
 def settle_after_undo(store: Path, record_id: str | None) -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui import xdg
+from tui.agents.undo_notes import CURSOR, drop_note, read_note, write_notes
 from tui.claude import transcripts
 
 
@@ -95,66 +96,20 @@ def save_cursor(session_id: str, transcript: Path, uuid: str | None,
     os.replace(temp, path)
 
 
-# Undo walks back from the newest change one at a time, and the undo log is never pruned,
-# so no note ever becomes provably useless: the newest ones are kept instead. Undoing an
-# extraction older than that still reverts its memory files; only its cursor stays put.
-CURSOR_NOTES_KEPT = 200
-
-
-def _notes_folder() -> Path:
-    return xdg.state_dir() / "cursor-before"
-
-
-def _cursor_notes(record_id: str) -> Path:
-    return _notes_folder() / f"{record_id}.json"
-
-
 def remember_cursor_before(record_ids: Iterable[str], session_id: str, moved_to: str) -> None:
     """Keep the session's cursor as it was before an applied extraction moves it to
     `moved_to`, so undoing the extraction puts its messages back to be read again."""
-    before = _cursor_data(session_id) or None
-    written = set()
-    for record_id in record_ids:
-        path = _cursor_notes(record_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"session": session_id, "moved_to": moved_to,
-                                    "before": before}), encoding="utf-8")
-        written.add(path.name)
-    if written:
-        _drop_oldest_notes(_notes_folder(), keep=written)
-
-
-def _drop_oldest_notes(folder: Path, keep: set[str]) -> None:
-    """Remove the oldest notes past CURSOR_NOTES_KEPT; never those just written."""
-    dated = []
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name not in keep and entry.name.endswith(".json"):
-                    try:
-                        dated.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.name))
-                    except OSError:
-                        continue
-    except OSError:
-        return
-    dated.sort(reverse=True)
-    for _, name in dated[max(CURSOR_NOTES_KEPT - len(keep), 0):]:
-        try:
-            (folder / name).unlink()
-        except OSError:
-            pass  # gone already, or not ours to remove: the next write tries again
+    write_notes(CURSOR, record_ids, {"session": session_id, "moved_to": moved_to,
+                                     "before": _cursor_data(session_id) or None})
 
 
 def restore_cursor_after_undo(record_id: str | None) -> None:
     """If the undone record was an extraction, move its session's cursor back, unless a
     later extraction has moved it on since."""
-    if record_id is None:
-        return
-    notes = _cursor_notes(record_id)
+    note = read_note(CURSOR, record_id) if record_id is not None else None
     try:
-        data = json.loads(notes.read_text(encoding="utf-8"))
-        session_id, moved_to, before = data["session"], data["moved_to"], data["before"]
-    except (OSError, ValueError, TypeError, KeyError):
+        session_id, moved_to, before = note["session"], note["moved_to"], note["before"]
+    except (TypeError, KeyError):
         return  # not an extraction, or applied before memtui kept cursor notes
     if read_cursor(session_id) == moved_to:
         path = cursor_file(session_id)
@@ -164,7 +119,7 @@ def restore_cursor_after_undo(record_id: str | None) -> None:
             os.replace(temp, path)
         else:
             path.unlink(missing_ok=True)
-    notes.unlink(missing_ok=True)
+    drop_note(CURSOR, record_id)
 
 
 def mark_pending(session_id: str, transcript: Path, until: str) -> None:
