@@ -40,6 +40,32 @@ async def test_the_sync_column_and_a_previewed_sync(tmp_path, capsys):
             assert sync_column(app) == ["in sync"]
 
 
+async def test_a_previewed_sync_names_a_deletion_as_one(tmp_path, capsys):
+    remote, (a, b) = make_machines(tmp_path, capsys, count=2)
+    a.write("MEMORY.md", "# Memory\n")
+    a.write("deploy.md", memory_text(name="deploy", body="Deploy on Tuesdays.\n"))
+    a.write("old.md", memory_text(name="old", body="An old rule.\n"))
+    a.sync("--remote", str(remote))
+    b.sync("--remote", str(remote))
+    a.store.joinpath("deploy.md").unlink()  # deleted on A: B's sync deletes it there too
+    a.sync()
+    b.store.joinpath("old.md").unlink()  # deleted on B: B's sync deletes it on the remote
+    with b.active():
+        app = MemtuiApp(b.home.home, {**b.env()})
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("y")
+            await settle(app, pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            assert app.screen.plan.summary == ["Delete here 1, as on the remote: deploy.md",
+                                               "Delete on the remote 1: old.md"]
+            await pilot.press("y")
+            await settle(app, pilot)
+            assert b.read("deploy.md") is None
+            assert any("deleted 1 here, as on the remote, deleted 1 on the remote"
+                       in str(n.message) for n in app._notifications)
+
+
 async def test_without_a_remote_there_is_no_sync_column_and_y_says_how(tmp_path, capsys):
     _, (a,) = make_machines(tmp_path, capsys, count=1)
     a.write("MEMORY.md", "# Memory\n")

@@ -145,8 +145,7 @@ def _print_report(report) -> None:
             print(f"  {name}: {project.skipped}")
             continue
         parts = []
-        pulled = [f for f in project.pulled if f not in project.pulled_deletions]
-        pushed = [f for f in project.pushed if f not in project.pushed_deletions]
+        pulled, pushed = project.pulled_texts, project.pushed_texts
         if pulled:
             parts.append(f"{len(pulled)} {verb}pulled ({_files(pulled)})")
         if project.pulled_deletions:

@@ -61,6 +61,16 @@ class ProjectSync:
     pulled_deletions: list[str] = field(default_factory=list)
     pushed_deletions: list[str] = field(default_factory=list)
 
+    @property
+    def pulled_texts(self) -> list[str]:
+        """Of `pulled`, the files that came with a text (not deleted here)."""
+        return [file for file in self.pulled if file not in self.pulled_deletions]
+
+    @property
+    def pushed_texts(self) -> list[str]:
+        """Of `pushed`, the files sent with a text (not deleted on the remote)."""
+        return [file for file in self.pushed if file not in self.pushed_deletions]
+
     def to_json(self) -> dict:
         return {"identity": self.identity, "store": str(self.store), "pulled": self.pulled,
                 "pushed": self.pushed, "conflicts": self.conflicts, "blocked": self.blocked,

@@ -559,13 +559,19 @@ def sync_plan(project: Project, result) -> SyncPlan | str:
     if not (result.pulled or result.pushed or result.blocked):
         return "In sync: nothing to pull or push."
     summary = []
-    if result.pulled:
-        summary.append(f"Pull {len(result.pulled)}: {', '.join(result.pulled)}")
+    if result.pulled_texts:
+        summary.append(f"Pull {len(result.pulled_texts)}: {', '.join(result.pulled_texts)}")
+    if result.pulled_deletions:
+        summary.append(f"Delete here {len(result.pulled_deletions)}, as on the remote: "
+                       f"{', '.join(result.pulled_deletions)}")
     if result.conflicts:
         summary.append(f"Conflict in {', '.join(result.conflicts)}: the same lines changed on "
                        "both machines; both texts are kept in the file until you keep one")
-    if result.pushed:
-        summary.append(f"Push {len(result.pushed)}: {', '.join(result.pushed)}")
+    if result.pushed_texts:
+        summary.append(f"Push {len(result.pushed_texts)}: {', '.join(result.pushed_texts)}")
+    if result.pushed_deletions:
+        summary.append(f"Delete on the remote {len(result.pushed_deletions)}: "
+                       f"{', '.join(result.pushed_deletions)}")
     for blocked in result.blocked:
         summary.append(f"Not pushed: {blocked['file']}, {blocked['reason']}")
     diffs = []
@@ -582,7 +588,11 @@ def sync_outcome(result) -> tuple[str, str]:
     """(sentence, severity) for what a sync of one store did."""
     if result.skipped:
         return f"Not synced: {result.skipped}", "warning"
-    parts = [f"pulled {len(result.pulled)}", f"pushed {len(result.pushed)}"]
+    parts = [f"pulled {len(result.pulled_texts)}", f"pushed {len(result.pushed_texts)}"]
+    if result.pulled_deletions:
+        parts.append(f"deleted {len(result.pulled_deletions)} here, as on the remote")
+    if result.pushed_deletions:
+        parts.append(f"deleted {len(result.pushed_deletions)} on the remote")
     if result.conflicts:
         parts.append(f"{len(result.conflicts)} conflict(s) kept both texts")
     if result.blocked:
