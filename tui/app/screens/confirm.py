@@ -3,6 +3,7 @@ any choice to make, and Cancel, all on screen at 80x24."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.console import Group
@@ -128,3 +129,13 @@ class ConfirmScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def confirm_then(app, plan, on_apply: Callable[[], object]) -> None:
+    """Show `plan` to confirm; `on_apply()` once the user applies it, nothing on cancel."""
+
+    def decided(choice: str | None) -> None:
+        if choice == APPLY:
+            on_apply()
+
+    app.push_screen(ConfirmScreen(plan), decided)

@@ -13,6 +13,7 @@ from textual.screen import Screen
 
 from tui.app import curation
 from tui.app.messages import ChangeApplied
+from tui.app.screens.confirm import confirm_then
 
 
 @dataclass(frozen=True)
@@ -41,17 +42,6 @@ def short_session(session: str | None) -> str:
     return session[:8] if session else "-"
 
 
-def confirm_and_write(screen: Screen, plan: FileWritePlan, write) -> None:
-    """Ask before writing `plan`; on yes run the `write(plan)` worker."""
-    from tui.app.screens.confirm import APPLY, ConfirmScreen
-
-    def decided(choice: str | None) -> None:
-        if choice == APPLY:
-            write(plan)
-
-    screen.app.push_screen(ConfirmScreen(plan), decided)
-
-
 def write_plan(store: Path, plan: FileWritePlan) -> tuple[str, str]:
     """Run the journalled safe write; (what to tell the user, severity)."""
     from tui.history.recovery import write_journalled
@@ -69,6 +59,10 @@ class FileWriteScreen(Screen[None]):
     change, then calls the screen's `load()` again."""
 
     store: Path
+
+    def confirm_write(self, plan: FileWritePlan) -> None:
+        """Ask before writing `plan`; on yes, the `write` worker writes it."""
+        confirm_then(self.app, plan, lambda: self.write(plan))
 
     @work(thread=True, exit_on_error=False, group="file-write")
     def write(self, plan: FileWritePlan) -> None:

@@ -18,7 +18,6 @@ from tui.app.messages import ChangeApplied
 from tui.app.screens.file_writes import (
     FileWritePlan,
     FileWriteScreen,
-    confirm_and_write,
     local_time,
     short_session,
     text_of,
@@ -259,5 +258,5 @@ class HistoryScreen(FileWriteScreen):
                      f"({version.source or 'journal'}, session {short_session(version.session)})."],
             preview=render_diff(text_of(current), text_of(wanted), "now", version.rev[:10]),
         )
-        self.app.call_from_thread(confirm_and_write, self, plan, self.write)
+        self.app.call_from_thread(self.confirm_write, plan)
 

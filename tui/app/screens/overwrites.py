@@ -18,7 +18,6 @@ from tui.app.messages import ChangeApplied
 from tui.app.screens.file_writes import (
     FileWritePlan,
     FileWriteScreen,
-    confirm_and_write,
     local_time,
     short_session,
     text_of,
@@ -267,7 +266,7 @@ class OverwritesScreen(FileWriteScreen):
                      "what is there now is kept."],
             preview=render_diff(now, result.text, f"{update.file} (now)", f"{update.file} (merged)"),
         )
-        self.app.call_from_thread(confirm_and_write, self, plan, self.write)
+        self.app.call_from_thread(self.confirm_write, plan)
 
     def on_merge_conflicts(self, message: MergeConflicts) -> None:
         self.conflicts[message.index] = message.conflicts

@@ -443,18 +443,13 @@ class ProjectsScreen(Screen[None]):
 
     def action_build_demo(self) -> None:
         """Straight to a fresh demo from a demo; from the user's own home, after a yes."""
-        from tui.app.screens.confirm import APPLY, ConfirmScreen
+        from tui.app.screens.confirm import confirm_then
         from tui.demo import is_demo_home
 
         if is_demo_home(self.app.home):
             self.start_demo()
-            return
-
-        def decided(choice: str | None) -> None:
-            if choice == APPLY:
-                self.start_demo()
-
-        self.app.push_screen(ConfirmScreen(demo_plan(self.app.home)), decided)
+        else:
+            confirm_then(self.app, demo_plan(self.app.home), self.start_demo)
 
     def start_demo(self) -> None:
         self.notify("Building the demo config home…")
@@ -507,13 +502,10 @@ class ProjectsScreen(Screen[None]):
         if isinstance(plan, str):
             self.notify(plan)
             return
-        from tui.app.screens.confirm import APPLY, ConfirmScreen
+        from tui.app.screens.confirm import confirm_then
 
-        def decided(choice: str | None) -> None:
-            if choice == APPLY:
-                self.run_sync(message.project, accept_cut=bool(plan.pushed_out))
-
-        self.app.push_screen(ConfirmScreen(plan), decided)
+        confirm_then(self.app, plan,
+                     lambda: self.run_sync(message.project, accept_cut=bool(plan.pushed_out)))
 
     @work(thread=True, exit_on_error=False, group="sync")
     def run_sync(self, project: Project, accept_cut: bool) -> None:
