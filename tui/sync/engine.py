@@ -71,6 +71,11 @@ class ProjectSync:
         """Of `pushed`, the files sent with a text (not deleted on the remote)."""
         return [file for file in self.pushed if file not in self.pushed_deletions]
 
+    def set_pushed(self, outgoing: dict[str, bytes | None]) -> None:
+        """What this store sends: a text per file, None for a file deleted on the remote."""
+        self.pushed = sorted(outgoing)
+        self.pushed_deletions = sorted(file for file, data in outgoing.items() if data is None)
+
     def to_json(self) -> dict:
         return {"identity": self.identity, "store": str(self.store), "pulled": self.pulled,
                 "pushed": self.pushed, "conflicts": self.conflicts, "blocked": self.blocked,
@@ -193,8 +198,7 @@ class _Run:
         """Plan, pull and push once; False when the push was rejected."""
         outgoing: dict[str, bytes | None] = {}
         agreed: list[SyncTarget] = []
-        pushes: dict[Path, list[str]] = {}
-        deletions: dict[Path, list[str]] = {}  # of pushes, the files deleted on the remote
+        pushes: dict[Path, dict[str, bytes | None]] = {}
         for target in list(self.active):
             project = self.projects[target.store]
             plan = self._plan(target, head, project)
@@ -211,16 +215,14 @@ class _Run:
                 if file not in project.conflicts:
                     project.conflicts.append(file)
             if self.dry_run:
-                project.pushed = sorted(plan.outgoing)
-                project.pushed_deletions = _deletions(plan.outgoing)
+                project.set_pushed(plan.outgoing)
                 project.incoming = plan.local_changes
                 continue
             if not self._pull(target, plan, project):
                 self.active.remove(target)
                 continue
             agreed.append(target)
-            pushes[target.store] = sorted(plan.outgoing)
-            deletions[target.store] = _deletions(plan.outgoing)
+            pushes[target.store] = plan.outgoing
             folder = target.identity.remote_folder
             outgoing.update({f"{folder}/{file}": data for file, data in plan.outgoing.items()})
         if self.dry_run:
@@ -235,8 +237,7 @@ class _Run:
             self.refused = refused
             return False
         for target in agreed:
-            self.projects[target.store].pushed = pushes[target.store]
-            self.projects[target.store].pushed_deletions = deletions[target.store]
+            self.projects[target.store].set_pushed(pushes[target.store])
         self._remember(agreed, commit)
         return True
 
@@ -312,10 +313,6 @@ class _Run:
         files = sum(len(files) for files in pushes.values())
         stores = sum(1 for files in pushes.values() if files)
         return f"memtui sync from {socket.gethostname()}: {files} file(s) of {stores} project(s)\n"
-
-
-def _deletions(outgoing: dict[str, bytes | None]) -> list[str]:
-    return sorted(file for file, data in outgoing.items() if data is None)
 
 
 def _unresolved_after(local: dict[str, bytes], changes: Sequence[FileChange]) -> list[str]:
