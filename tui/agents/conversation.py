@@ -86,12 +86,16 @@ def read_pending_end(session_id: str) -> str | None:
 def save_cursor(session_id: str, transcript: Path, uuid: str | None,
                 until: str | None = None) -> None:
     """Move the cursor to `uuid`; `until` marks a range still owed a second pass."""
-    path = cursor_file(session_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_suffix(".tmp")
     data = {"transcript": str(transcript), "uuid": uuid}
     if until:
         data["until"] = until
+    _write_cursor(session_id, data)
+
+
+def _write_cursor(session_id: str, data: dict) -> None:
+    path = cursor_file(session_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_suffix(".tmp")
     temp.write_text(json.dumps(data), encoding="utf-8")
     os.replace(temp, path)
 
@@ -112,13 +116,10 @@ def restore_cursor_after_undo(record_id: str | None) -> None:
     except (TypeError, KeyError):
         return  # not an extraction, or applied before memtui kept cursor notes
     if read_cursor(session_id) == moved_to:
-        path = cursor_file(session_id)
         if isinstance(before, dict):
-            temp = path.with_suffix(".tmp")
-            temp.write_text(json.dumps(before), encoding="utf-8")
-            os.replace(temp, path)
+            _write_cursor(session_id, before)
         else:
-            path.unlink(missing_ok=True)
+            cursor_file(session_id).unlink(missing_ok=True)
     drop_note(CURSOR, record_id)
 
 

@@ -89,7 +89,7 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
     lock = read_lock(store) if dry_run else None  # a dry run only reads it
     try:
         client = client_for(engine, config, progress, cancel)
-        if lock is None:
+        if not dry_run:
             with store_lock(store):  # two memtui dreams never both win Claude Code's lock race
                 lease = acquire_lock(store)
     except (EngineError, LockBusy, WriteRefused) as error:
