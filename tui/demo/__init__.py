@@ -17,6 +17,7 @@ from pathlib import Path
 from tui.claude.paths import MEMORY_DIR_NAME, normalize_path, projects_dir, sanitize
 
 MARKER = ".memtui-demo"
+HOME_NAME = "claude"  # the demo's config home, beside the marker
 DAY = 86_400.0
 
 
@@ -54,7 +55,7 @@ def _prepare(where: Path | None) -> Path:
 
 def is_demo_home(home: Path) -> bool:
     """True for the config home of a demo `build_demo` made (its folder holds the marker)."""
-    return home.name == "claude" and (home.parent / MARKER).is_file()
+    return home.name == HOME_NAME and (home.parent / MARKER).is_file()
 
 
 def _store(projects: Path, path: str) -> Path:
@@ -70,7 +71,7 @@ def build_demo(where: Path | None = None, *, now: float | None = None) -> Demo:
     marker = root / MARKER
     marker.write_text("A memtui demo; `memtui demo` may rebuild this folder.\n")
     os.utime(marker, (now, now))
-    home = root / "claude"
+    home = root / HOME_NAME
     code = root / "code"
     projects = projects_dir(home)
 
