@@ -101,6 +101,17 @@ def test_loaded_cut_warning_both_limits():
     assert "is 250 lines and 30.1KB." in index.warning
 
 
+def test_loaded_cut_warning_size_rounds_a_half_up_like_javascript_to_fixed():
+    """Reference §3: the size is chars/1024 with one decimal, as JavaScript's toFixed(1)
+    writes it: a size exactly halfway (25,856 units = 25.25KB) rounds up, to 25.3KB."""
+    raw = "\n".join(["x" * 200] * 130)[:25_856]  # 129 lines, 25,856 units
+    index = parse_index(raw)
+    assert (index.cut, index.chars) == ("chars", 25_856)
+    assert "is 25.3KB (limit: 24.4KB)" in index.warning
+    assert [format_size(256 * odd) for odd in (101, 103, 105, 121)] == [
+        "25.3KB", "25.8KB", "26.3KB", "30.3KB"]
+
+
 def test_format_size_drops_trailing_zero_decimal():
     assert format_size(25_000) == "24.4KB"
     assert format_size(30 * 1024) == "30KB"

@@ -41,10 +41,16 @@ def format_size(units: int) -> str:
     """Claude Code's size text: KB with one decimal, a trailing `.0` dropped."""
     if units < 1024:
         return f"{units} bytes"
-    kb = units / 1024
-    if kb < 1024:
-        return f"{kb:.1f}".removesuffix(".0") + "KB"
-    return f"{kb / 1024:.1f}".removesuffix(".0") + "MB"
+    if units < 1024 * 1024:
+        return _one_decimal(units, 1024) + "KB"
+    return _one_decimal(units, 1024 * 1024) + "MB"
+
+
+def _one_decimal(units: int, unit: int) -> str:
+    """`(units / unit).toFixed(1)` without a trailing `.0`: a half rounds up, as in
+    JavaScript (Python's format rounds 25.25 to 25.2, toFixed to 25.3)."""
+    tenths = (20 * units + unit) // (2 * unit)
+    return f"{tenths // 10}.{tenths % 10}".removesuffix(".0")
 
 
 def warning_text(lines: int, chars: int, cut: str) -> str:
