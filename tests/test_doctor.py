@@ -568,6 +568,45 @@ def test_compaction_right_after_a_save_is_fine(project, capsys):
     assert checks_of(report)["compaction"]["status"] == "ok"
 
 
+def test_a_dreams_memory_saved_is_not_an_extraction_save(project, capsys):
+    """Reference §8: a dream's `memory_saved` carries `verb: "Improved"`; it says nothing
+    about extraction, so it neither counts as a save nor covers the messages before it."""
+    claude, root, store = project
+    session = Session(claude, root, "main", START)
+    for text in ("first", "second"):
+        prompt(session, text)
+    session._record("system", subtype="memory_saved", verb="Improved",
+                    writtenPaths=[str(store / "testing.md")])
+    boundary = session._record("system", subtype="compact_boundary",
+                               content="Conversation compacted")
+    session.save()
+    _, report, _ = run_doctor(claude, root, capsys)
+    checks = checks_of(report)
+    assert "0 memory_saved event(s)" in checks["extraction"]["message"]
+    assert checks["compaction"]["status"] == "warn"
+    assert f"compacted at {boundary['timestamp']} with 2 user message(s)" in (
+        checks["compaction"]["message"])
+
+
+def test_memory_changed_through_bash_does_not_skip_extraction(project, capsys):
+    """Reference §6 and §8: extraction skips a turn only when the main agent wrote a memory
+    file with Write or Edit; a Bash command touching memory shows only as its command
+    string, and Claude Code's check does not read it."""
+    claude, root, store = project
+    session = Session(claude, root, "main", START)
+    prompt(session, "remember: never mock the clock")
+    command = f"echo '- never mock the clock' >> {store / 'testing.md'}"
+    session._tool("Bash", {"command": command, "description": "append to memory"},
+                  {"stdout": "", "stderr": "", "interrupted": False}, "")
+    session._record("system", subtype="memory_saved", writtenPaths=[str(store / "testing.md")])
+    session.save()
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["extraction"]
+    assert check["status"] == "ok"
+    assert "wrote memory itself" not in check["message"]
+    assert "1 memory_saved event(s)" in check["message"]
+
+
 # --- worktrees -------------------------------------------------------------------------------
 
 
