@@ -696,6 +696,20 @@ def test_memory_path_override_is_named_as_the_source(project, capsys, monkeypatc
     assert "set by CLAUDE_COWORK_MEMORY_PATH_OVERRIDE" in check["message"]
 
 
+def test_a_memory_path_override_with_a_tilde_is_refused_and_said_so(project, capsys,
+                                                                    monkeypatch):
+    """Reference §2: the variable is not `~/`-expanded, so `~/memory` is a relative path,
+    which Claude Code refuses: the project keeps its default store."""
+    claude, root, store = project
+    monkeypatch.setenv("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", "~/memory")
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["memory_dir"]
+    assert report["store"] == str(store)
+    assert check["status"] == "warn"
+    assert ("Claude Code refuses CLAUDE_COWORK_MEMORY_PATH_OVERRIDE '~/memory' is relative"
+            in check["message"])
+
+
 def test_a_relative_memory_directory_is_refused_and_said_so(project, capsys):
     claude, root, store = project
     settings(claude.home / "settings.json", {"autoMemoryDirectory": "notes/memory"})

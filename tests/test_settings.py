@@ -52,10 +52,26 @@ def test_settings_env_override_wins_and_is_used_as_is(setup):
     project, files, claude_home = setup
     for source in SOURCES:
         set_value(files[source], f"/mem/{source}")
-    env = {"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE": "~/not-expanded"}
+    env = {"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE": "/mem/env/memory"}
     location = resolve(project, files, claude_home, env)
     assert location.source == "env"
-    assert location.memory_dir == Path("~/not-expanded")
+    assert location.memory_dir == Path("/mem/env/memory")
+
+
+@pytest.mark.parametrize(("bad", "reason"), [
+    ("~/not-expanded", "is relative"), ("~", "is relative"), ("relative/memory", "is relative"),
+    ("/a", "is shorter than 3 characters"), ("//server/share", "is a UNC path")])
+def test_settings_env_override_is_a_candidate_path_refused_like_a_setting(setup, fake_home, bad,
+                                                                          reason):
+    """Reference §2: the variable's path is used as is, without `~/` expansion, and a
+    candidate path that is relative (`~/x` unexpanded is), too short or a UNC path is
+    refused: the settings decide then."""
+    project, files, claude_home = setup
+    set_value(files["user"], "~/mem/user")
+    location = resolve(project, files, claude_home, {"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE": bad})
+    assert location.source == "user"
+    assert location.memory_dir == fake_home / "mem" / "user"
+    assert location.rejected == (f"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE {bad!r} {reason}",)
 
 
 @pytest.mark.parametrize("winner", SOURCES)

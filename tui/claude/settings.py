@@ -1,11 +1,14 @@
 """Which memory directory a project uses, resolved in Claude Code's order.
 
-1. `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE` (used as is);
+1. `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE` (used as is, no `~/` expansion);
 2. `autoMemoryDirectory` from managed settings, the `--settings` file, the project's
    `.claude/settings.local.json`, then the user's `settings.json` (`~/` expanded);
 3. `<CLAUDE_CODE_REMOTE_MEMORY_DIR or config home>/projects/<sanitized root>/memory/`.
 
-A value in the checked-in `.claude/settings.json` is never followed: it is reported.
+A path of 1. or 2. is refused when relative, shorter than 3 characters, a bare drive root,
+a UNC path or holding a NUL (a setting's bare `~`, `~/`, `~/.`, `~/..` too); a refused
+variable leaves the choice to 2. A value in the checked-in `.claude/settings.json` is never
+followed: it is reported.
 Settings files are only ever read.
 """
 
@@ -24,6 +27,7 @@ from tui.claude.files import read_regular
 from tui.claude.gitroot import canonical_project_root
 
 SETTING_KEY = "autoMemoryDirectory"
+OVERRIDE_VARIABLE = "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"
 SETTINGS_LIMIT = 16 << 20  # a settings file past this is no settings file
 
 LINUX_MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
@@ -53,18 +57,20 @@ class MemoryLocation(NamedTuple):
 _DRIVE_ROOT = re.compile(r"^[A-Za-z]:[\\/]?$")
 
 
-def rejection_reason(candidate: str) -> str | None:
-    """Why Claude Code would refuse this memory path, or None when it is acceptable."""
+def rejection_reason(candidate: str, expand_home: bool = True) -> str | None:
+    """Why Claude Code would refuse this memory path, or None when it is acceptable.
+    `expand_home`: a setting's `~/` is the home directory; the variable's is not expanded,
+    so it is a relative path."""
     if "\0" in candidate:
         return "contains a NUL byte"
-    if candidate in {"~", "~/", "~/.", "~/.."}:
+    if expand_home and candidate in {"~", "~/", "~/.", "~/.."}:
         return "is the home directory itself"
     if candidate.startswith(("\\\\", "//")):
         return "is a UNC path"
     if _DRIVE_ROOT.match(candidate):
         return "is a bare drive root"
     expanded = candidate
-    if candidate.startswith("~/"):
+    if expand_home and candidate.startswith("~/"):
         expanded = str(Path.home()) + candidate[1:]
     if not (os.path.isabs(expanded) or re.match(r"^[A-Za-z]:[\\/]", expanded)):
         return "is relative"
@@ -148,11 +154,14 @@ def root_memory_location(
     untrusted_value = read(shared_file)
     untrusted = SettingValue(untrusted_value, shared_file) if untrusted_value else None
 
-    override = env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
-    if override:
-        return MemoryLocation(Path(override), "env", project_root, untrusted=untrusted)
-
     rejected: list[str] = []
+    override = env.get(OVERRIDE_VARIABLE)
+    if override:
+        reason = rejection_reason(override, expand_home=False)
+        if reason is None:
+            return MemoryLocation(Path(override), "env", project_root, untrusted=untrusted)
+        rejected.append(f"{OVERRIDE_VARIABLE} {override!r} {reason}")
+
     candidates = [
         ("managed", managed_file or managed_settings_path()),
         ("flag", settings_file),
