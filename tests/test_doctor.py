@@ -721,6 +721,21 @@ def test_a_relative_memory_directory_is_refused_and_said_so(project, capsys):
     assert "is relative" in check["message"]
 
 
+def test_a_refused_memory_directory_is_not_replaced_by_the_next_files(project, capsys,
+                                                                       fake_home):
+    """Reference §2: Claude Code reads `autoMemoryDirectory` from the first settings file
+    holding it; when that value is refused, the store is the default one, not the value of
+    a file further down."""
+    claude, root, store = project
+    settings(root / ".claude" / "settings.local.json", {"autoMemoryDirectory": "notes/memory"})
+    settings(claude.home / "settings.json", {"autoMemoryDirectory": str(fake_home / "mem")})
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["memory_dir"]
+    assert report["store"] == str(store)
+    assert "(the default, keyed by the project root" in check["message"]
+    assert "Claude Code refuses autoMemoryDirectory 'notes/memory'" in check["message"]
+
+
 def test_a_store_keyed_by_a_worktree_is_stranded(tmp_path, claude_home, capsys):
     repo = make_repo(tmp_path / "shop")
     tree = real(add_worktree(repo, tmp_path / "shop-wt", "feature"))

@@ -96,13 +96,16 @@ def test_settings_home_prefix_is_expanded(setup, fake_home):
     ["relative/memory", "~", "~/", "~/.", "~/..", "/tmp/a\0b", "//server/share", "\\\\server\\share",
      "/a", "C:\\"],
 )
-def test_settings_rejected_value_falls_through_and_is_reported(setup, bad):
+def test_settings_rejected_value_means_the_default_not_the_next_file_and_is_reported(setup, bad):
+    """Reference §2: the first settings file holding the key decides (v2.1.88 reads the
+    files in order, then checks the value); a refused value gives the default store."""
     project, files, claude_home = setup
     set_value(files["local"], bad)
     set_value(files["user"], "/mem/user")
     location = resolve(project, files, claude_home)
-    assert location.source == "user"
-    assert location.memory_dir == Path("/mem/user")
+    assert location.source == "default"
+    assert location.memory_dir == (
+        claude_home.projects / paths.sanitize(str(real(project))) / "memory")
     assert len(location.rejected) == 1
     assert repr(bad) in location.rejected[0]
 
@@ -113,7 +116,7 @@ def test_settings_all_rejected_falls_back_to_default(setup):
     set_value(files["user"], "~")
     location = resolve(project, files, claude_home)
     assert location.source == "default"
-    assert len(location.rejected) == 2
+    assert len(location.rejected) == 1  # the user's file is never read past the managed one
 
 
 def test_settings_malformed_file_is_skipped(setup):

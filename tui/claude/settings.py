@@ -7,8 +7,9 @@
 
 A path of 1. or 2. is refused when relative, shorter than 3 characters, a bare drive root,
 a UNC path or holding a NUL (a setting's bare `~`, `~/`, `~/.`, `~/..` too); a refused
-variable leaves the choice to 2. A value in the checked-in `.claude/settings.json` is never
-followed: it is reported.
+variable leaves the choice to 2., a refused setting to 3. (the first file setting the key
+decides, as in Claude Code v2.1.88's getAutoMemPathSetting). A value in the checked-in
+`.claude/settings.json` is never followed: it is reported.
 Settings files are only ever read.
 """
 
@@ -176,8 +177,10 @@ def root_memory_location(
             continue
         reason = rejection_reason(value)
         if reason:
+            # Claude Code takes the first file setting the key, then checks it: a refused
+            # value means the default, not the next file's value.
             rejected.append(f"{SETTING_KEY} {value!r} in {file} {reason}")
-            continue
+            break
         return MemoryLocation(
             Path(_expand_home(value)), source, project_root, file, tuple(rejected), untrusted
         )
