@@ -23,6 +23,20 @@ def test_manifest_line_has_the_selector_shape(tmp_path):
     )
 
 
+def test_manifest_line_tags_only_the_four_types_and_needs_a_description_for_its_colon(tmp_path):
+    """Reference §4 and §5: the selector reads `- [type] file (mtime): description`; a
+    missing or unknown type (legal, as in legacy files) has no tag, and a file without a
+    description ends at its date (as v2.1.88's formatMemoryManifest writes them)."""
+    write_memory(tmp_path, "pattern_retry.md",
+                 memory_text("retry", "retry flaky calls twice", "pattern"), mtime=MTIME)
+    write_memory(tmp_path, "topics/legacy.md", "Old notes, no frontmatter.\n", mtime=MTIME)
+    lines = sorted(manifest_line(m) for m in load_store(tmp_path).memories)
+    assert lines == [
+        "- pattern_retry.md (2026-01-01T00:00:00.000Z): retry flaky calls twice",
+        "- topics/legacy.md (2026-01-01T00:00:00.000Z)",
+    ]
+
+
 def test_rank_uses_descriptions_not_bodies(tmp_path):
     write_memory(tmp_path, "reference_grafana.md",
                  memory_text("grafana", "grafana dashboards for checkout latency", "reference"))

@@ -1,7 +1,9 @@
 """An offline stand-in for Claude Code's recall selector.
 
 The selector sees one manifest line per file of the recall scan (the 200 newest files):
-`- [type] file (mtime ISO): description`. It never sees bodies. This matcher ranks the
+`- [type] file (mtime ISO): description`, the tag only for the four types (Claude Code's
+parseMemoryType drops any other), `: description` only when there is one. It never sees
+bodies. This matcher ranks the
 same manifest lines against a query by word overlap, so a user can check whether a memory's
 description would ever be picked for the question they have in mind.
 """
@@ -14,6 +16,7 @@ from datetime import UTC, datetime
 
 from rapidfuzz import fuzz
 
+from tui.memory.frontmatter import MEMORY_TYPES
 from tui.memory.store import Memory, Store
 
 SELECTOR_LIMIT = 5
@@ -34,12 +37,20 @@ class RecallMatch:
     manifest_line: str
 
 
+def selector_type(memory: Memory) -> str | None:
+    """The type the selector is shown: one of the four, else none (an unknown type is
+    dropped, not shown)."""
+    return memory.type if memory.type in MEMORY_TYPES else None
+
+
 def manifest_line(memory: Memory) -> str:
-    """The line the selector reads for a memory."""
+    """The line the selector reads for a memory: `- [type] file (mtime): description`,
+    without the tag for a missing or unknown type and without `: ` for no description."""
     when = datetime.fromtimestamp(memory.mtime, UTC).isoformat(timespec="milliseconds")
     when = when.replace("+00:00", "Z")  # JavaScript's toISOString()
-    kind = f"[{memory.type}] " if memory.type else ""
-    return f"- {kind}{memory.file} ({when}): {memory.description}"
+    kind = selector_type(memory)
+    line = f"- {f'[{kind}] ' if kind else ''}{memory.file} ({when})"
+    return f"{line}: {memory.description}" if memory.description else line
 
 
 def _words(text: str) -> set[str]:
@@ -57,7 +68,7 @@ def score(query: str, memory: Memory) -> float:
     wanted = _words(query)
     if not wanted:
         return 0.0
-    seen = f"{memory.type or ''} {memory.description}"
+    seen = f"{selector_type(memory) or ''} {memory.description}"
     offered = _words(seen)
     hits = sum(1 for w in wanted if any(_same_word(w, o) for o in offered))
     overlap = 100.0 * hits / len(wanted)
