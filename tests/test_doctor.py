@@ -402,6 +402,28 @@ def test_dream_gates_open_after_24h_and_5_sessions(project, capsys):
     assert "remotely" in check["message"]
 
 
+@pytest.mark.parametrize(("lock_hours", "sessions", "sessions_before_lock", "open_"), [
+    (23.5, 9, 0, False),  # 24 h have not passed
+    (25, 4, 0, False),  # four sessions since
+    (25, 4, 3, False),  # sessions older than the lock do not count
+    (None, 5, 0, True),  # never consolidated: the time gate is open, every session counts
+])
+def test_dream_gates_need_24_hours_and_5_sessions_newer_than_the_lock(
+        project, capsys, lock_hours, sessions, sessions_before_lock, open_):
+    """Reference §7: hours since the lock's mtime >= 24, and transcripts of the cwd's folder
+    whose mtime is newer than the lock's >= 5."""
+    claude, root, store = project
+    if lock_hours is not None:
+        set_lock(store, "", lock_hours * 3600)
+        sessions_in(claude, root, sessions_before_lock, age_seconds=(lock_hours + 1) * 3600)
+    sessions_in(claude, root, sessions)
+    _, report, _ = run_doctor(claude, root, capsys)
+    message = checks_of(report)["dream_gates"]["message"]
+    assert f"{sessions} session(s) since" in message
+    assert ("both gates are open" in message) is open_
+    assert ("the automatic dream is waiting" in message) is not open_
+
+
 def test_sessions_spread_over_worktrees_keep_the_session_gate_shut(tmp_path, claude_home, capsys):
     repo = make_repo(tmp_path / "shop")
     tree = real(add_worktree(repo, tmp_path / "shop-wt", "feature"))
