@@ -37,6 +37,16 @@ def test_manifest_line_tags_only_the_four_types_and_needs_a_description_for_its_
     ]
 
 
+def test_manifest_date_drops_the_fraction_of_a_millisecond_like_javascript(tmp_path):
+    """Reference §5: the manifest line's date is the mtime as JavaScript's toISOString()
+    writes it: a file changed at 00:00:00.9999996 is at .999, not rounded to the next
+    second."""
+    path = write_memory(tmp_path, "user_role.md", memory_text("role", "backend", "user"))
+    os.utime(path, ns=(1_767_225_600_999_999_600,) * 2)
+    assert manifest_line(load_store(tmp_path).memories[0]) == (
+        "- [user] user_role.md (2026-01-01T00:00:00.999Z): backend")
+
+
 def test_rank_uses_descriptions_not_bodies(tmp_path):
     write_memory(tmp_path, "reference_grafana.md",
                  memory_text("grafana", "grafana dashboards for checkout latency", "reference"))

@@ -46,8 +46,11 @@ def selector_type(memory: Memory) -> str | None:
 def manifest_line(memory: Memory) -> str:
     """The line the selector reads for a memory: `- [type] file (mtime): description`,
     without the tag for a missing or unknown type and without `: ` for no description."""
-    when = datetime.fromtimestamp(memory.mtime, UTC).isoformat(timespec="milliseconds")
-    when = when.replace("+00:00", "Z")  # JavaScript's toISOString()
+    # JavaScript's Date drops the fraction of a millisecond (fromtimestamp would round
+    # 0.9999996 s up to the next second), and toISOString() ends in Z.
+    ms = int(memory.mtime * 1000)
+    when = datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=ms % 1000 * 1000)
+    when = when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     kind = selector_type(memory)
     line = f"- {f'[{kind}] ' if kind else ''}{memory.file} ({when})"
     return f"{line}: {memory.description}" if memory.description else line
