@@ -3,9 +3,9 @@
 The selector sees one manifest line per file of the recall scan (the 200 newest files):
 `- [type] file (mtime ISO): description`, the tag only for the four types (Claude Code's
 parseMemoryType drops any other), `: description` only when there is one. It never sees
-bodies. This matcher ranks the
-same manifest lines against a query by word overlap, so a user can check whether a memory's
-description would ever be picked for the question they have in mind.
+bodies. This matcher ranks the same manifest lines against a query by word overlap, so a
+user can check whether a memory's description would ever be picked for the question they
+have in mind.
 """
 
 from __future__ import annotations
