@@ -210,3 +210,19 @@ async def test_the_detail_pane_gets_room_to_read_at_80_and_at_160_columns(overwr
                 assert table.region.right <= detail.region.x
             await pilot.press("escape")
             await settle(app, pilot)
+
+
+async def test_merging_from_the_app_keeps_a_byte_that_is_not_utf8(overwritten):
+    claude, store, memory, _, _ = overwritten
+    memory.write_bytes(memory.read_bytes() + b"- Caf\xe9 at ten, written by hand in Latin-1.\n")
+    before = memory.read_bytes()
+    app = MemtuiApp(claude.home, claude.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(OverwritesScreen(project_of(claude, store)))
+        await settle(app, pilot)
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert "Caf\\xe9" in shown(app.screen.query_one("#confirm-preview", Static))
+        await pilot.press("y")
+        await settle(app, pilot)
+    assert memory.read_bytes() == before + A_LINE.encode() + b"\n"

@@ -286,3 +286,16 @@ def test_history_names_its_columns_and_an_empty_backfill_says_why(worktrees, cap
     assert code == 0
     assert out.strip() == ("The transcripts record no write to this store's memory files; "
                            "nothing to backfill.")
+
+
+def test_merge_keeps_every_byte_it_does_not_merge_even_one_that_is_not_utf8(worktrees, capsys):
+    claude, _, _, store = worktrees
+    _, _, memory = blind_overwrite(worktrees)
+    memory.write_bytes(memory.read_bytes() + b"- Caf\xe9 at ten, written by hand in Latin-1.\n")
+    before = memory.read_bytes()
+
+    code, out, err = run_cli(["--config-dir", str(claude.home), "merge", str(memory)], capsys)
+
+    assert (code, err) == (0, "")
+    assert memory.read_bytes() == before + A_LINE.encode() + b"\n"
+    assert "Caf\\xe9" in out  # the diff shows the byte as it is, not as a replacement

@@ -226,7 +226,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
         return 0
     update = lost[-1]
     current_bytes = _current(store, file)
-    current = (current_bytes or b"").decode("utf-8", errors="replace")
+    # A byte that is not UTF-8 (a hand edit in Latin-1) goes back exactly as it was.
+    current = (current_bytes or b"").decode("utf-8", "surrogateescape")
     result = merge_back(update, current)
     if result.conflicts:
         print(f"{len(result.conflicts)} conflict(s) between {file} now and the version lost on "
@@ -249,7 +250,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if args.dry_run:
         return 0
     label = f"merge lines of {file} lost on {update.time}"
-    status = _apply(store, file, current_bytes, result.text.encode("utf-8"), label)
+    status = _apply(store, file, current_bytes, result.text.encode("utf-8", "surrogateescape"),
+                    label)
     if status == 0:
         print(f"Merged the lost lines back into {file}.")
     return status

@@ -128,7 +128,7 @@ def lost_updates_in_journal(journal) -> list[LostUpdate]:
         if blob is None:
             return ""
         if blob not in texts:
-            texts[blob] = journal.blob(blob).decode("utf-8", errors="replace")
+            texts[blob] = journal.blob(blob).decode("utf-8", "surrogateescape")
         return texts[blob]
 
     for file, history in histories.items():

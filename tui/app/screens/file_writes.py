@@ -31,7 +31,9 @@ class FileWritePlan:
 
 
 def text_of(data: bytes | None) -> str:
-    return (data or b"").decode("utf-8", errors="replace")
+    """A file's text; a byte that is not UTF-8 is kept (as a lone surrogate, shown as
+    `\\xe9`), so writing the text back gives the same bytes."""
+    return (data or b"").decode("utf-8", "surrogateescape")
 
 
 def local_time(stamp: float) -> str:

@@ -261,7 +261,7 @@ class OverwritesScreen(FileWriteScreen):
             return
         plan = FileWritePlan(
             f"merge lines of {update.file} lost on {update.time}", update.file, current,
-            result.text.encode("utf-8"),
+            result.text.encode("utf-8", "surrogateescape"),
             summary=[f"{len(update.lost_lines)} lost line(s) go back into {update.file}; "
                      "what is there now is kept."],
             preview=render_diff(now, result.text, f"{update.file} (now)", f"{update.file} (merged)"),
