@@ -299,3 +299,69 @@ def test_merge_keeps_every_byte_it_does_not_merge_even_one_that_is_not_utf8(work
     assert (code, err) == (0, "")
     assert memory.read_bytes() == before + A_LINE.encode() + b"\n"
     assert "Caf\\xe9" in out  # the diff shows the byte as it is, not as a replacement
+
+
+def _journal_git(store: Path, *args: str, data: bytes | None = None) -> str:
+    import os
+    import subprocess
+
+    from tui.xdg import journal_dir
+
+    env = {**os.environ, "GIT_DIR": str(journal_dir(store))}
+    return subprocess.run(["git", *args], input=data, env=env, capture_output=True,
+                          check=True).stdout.decode()
+
+
+def damage_old_journal_versions(store: Path) -> None:
+    """Lose the tree of the oldest commit of each branch, as a bad disk block would: the
+    branch tips (all memtui checks when it opens a journal) stay readable."""
+    from tui.xdg import journal_dir
+
+    path = journal_dir(store)
+    for pack in list((path / "objects" / "pack").glob("*.pack")):
+        data = pack.read_bytes()
+        pack.unlink()
+        pack.with_suffix(".idx").unlink()
+        _journal_git(store, "unpack-objects", "-q", data=data)
+    def tree(rev: str) -> str:
+        return _journal_git(store, "rev-parse", f"{rev}^{{tree}}").strip()
+
+    tips = {tree(branch) for branch in ("main", "backfill")}
+    for branch in ("main", "backfill"):
+        older = [tree(rev) for rev in _journal_git(store, "rev-list", "--reverse", branch).split()]
+        lost = next(tree for tree in older if tree not in tips)
+        (path / "objects" / lost[:2] / lost[2:]).unlink(missing_ok=True)
+
+
+def test_a_damaged_journal_is_one_sentence_from_every_history_command(worktrees, capsys):
+    claude, _, _, store = worktrees
+    _, _, memory = blind_overwrite(worktrees)
+    home = ["--config-dir", str(claude.home)]
+    run_cli([*home, "history", "backfill", str(store)], capsys)
+    run_cli([*home, "history", str(memory)], capsys)
+    for edit in ("- A hand edit.\n", "- Another hand edit.\n"):
+        memory.write_text(BASE + edit, encoding="utf-8")
+        run_cli([*home, "history", str(memory)], capsys)
+    damage_old_journal_versions(store)
+
+    for argv in (["history", str(memory)], ["overwrites", str(store)],
+                 ["restore", str(memory), "--version", "backfill~2"]):
+        code, _, err = run_cli([*home, *argv], capsys)
+        assert code == 2, (argv, code, err[-300:])
+        assert err.startswith("memtui: The journal of ") and err.count("\n") == 1, err
+        assert "damaged" in err and "mv " in err
+
+
+def test_a_broken_branch_in_the_journal_is_one_sentence_from_backfill(worktrees, capsys):
+    from tui.xdg import journal_dir
+
+    claude, _, _, store = worktrees
+    blind_overwrite(worktrees)
+    argv = ["--config-dir", str(claude.home), "history", "backfill", str(store)]
+    run_cli(argv, capsys)
+    (journal_dir(store) / "refs" / "heads" / "backfill").write_text("garbage\n")
+
+    code, _, err = run_cli(argv, capsys)
+
+    assert code == 2
+    assert str(journal_dir(store)) in err and err.count("\n") == 1, err

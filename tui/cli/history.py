@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from tui.claude import paths
@@ -57,6 +58,23 @@ def _file_in_store(name: str) -> tuple[Path, str]:
                 break
             return parent, path.relative_to(parent).as_posix()
     raise UsageError(f"{name} is not inside a memory directory; give the path of a memory file.")
+
+
+@contextmanager
+def _journal_errors(store: Path):
+    """A journal that cannot be read or written is one sentence (exit 2), not a traceback."""
+    try:
+        yield
+    except Exception as error:
+        # git's errors can only come once git is imported: never import it just to ask.
+        git, gitdb = sys.modules.get("git"), sys.modules.get("gitdb.exc")
+        journal = sys.modules.get("tui.history.journal")
+        if journal and isinstance(error, journal.JournalError):
+            raise UsageError(str(error)) from None
+        if journal and (git and isinstance(error, git.GitError)
+                        or gitdb and isinstance(error, gitdb.ODBError)):
+            raise UsageError(journal.damaged(store, error)) from None
+        raise
 
 
 def _local(stamp: float) -> str:
@@ -114,9 +132,10 @@ def cmd_history(args: argparse.Namespace) -> int:
     from tui.history.journal import Journal
 
     store, file = _file_in_store(args.file)
-    journal = Journal(store)
-    journal.snapshot("changes found by memtui history", source="external")
-    versions = journal.versions(file)
+    with _journal_errors(store):
+        journal = Journal(store)
+        journal.snapshot("changes found by memtui history", source="external")
+        versions = journal.versions(file)
     if args.json:
         print_json([
             {"rev": v.rev, "branch": v.ref, "time": v.time, "source": v.source,
@@ -145,8 +164,9 @@ def _backfill(args: argparse.Namespace) -> int:
 
     store = _existing_store(args, args.target)
     events = store_events(store, config_home_of(args), env_of(args))
-    journal = Journal(store)
-    result = backfill(journal, events)
+    with _journal_errors(store):
+        journal = Journal(store)
+        result = backfill(journal, events)
     files = len({e.file for e in events if e.kind != "saved"})
     if args.json:
         print_json({"store": str(store), "journal": str(journal.path), "versions": result.planned,
@@ -188,15 +208,13 @@ def _current(store: Path, file: str) -> bytes | None:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    from tui.history.journal import Journal, JournalError
+    from tui.history.journal import Journal
 
     store, file = _file_in_store(args.file)
-    journal = Journal(store)
-    try:
+    with _journal_errors(store):
+        journal = Journal(store)
         rev = journal.resolve(args.version)
-    except JournalError as error:
-        raise UsageError(str(error)) from None
-    wanted = journal.read(rev, file)
+        wanted = journal.read(rev, file)
     if wanted is None:
         raise UsageError(f"{file} does not exist in version {args.version}; nothing to restore.")
     current = _current(store, file)
@@ -303,7 +321,9 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
     from tui.history.writes_log import store_events
 
     store = _existing_store(args, args.target)
-    found = all_lost_updates(store, store_events(store, config_home_of(args), env_of(args)))
+    events = store_events(store, config_home_of(args), env_of(args))
+    with _journal_errors(store):
+        found = all_lost_updates(store, events)
     if args.json:
         print_json([update.to_json() for update in found])
         return 0

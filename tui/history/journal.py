@@ -43,6 +43,20 @@ class JournalError(Exception):
     """The journal could not be written; the message is one sentence for the user."""
 
 
+def damaged(store: Path, error: Exception) -> str:
+    """One sentence for a journal git cannot read past its branch tips (which is all that
+    opening one checks): a lost object, a corrupt pack."""
+    import shlex
+
+    path = journal_dir(store)
+    said = str(getattr(error, "stderr", "") or error).strip()
+    said = said.removeprefix("stderr:").strip().strip("'").strip()
+    detail = said.splitlines()[-1] if said else type(error).__name__
+    quoted = shlex.quote(str(path))
+    return (f"The journal of {store} is damaged ({detail}); move it aside "
+            f"(mv {quoted} {quoted}.broken) and memtui starts a new one.")
+
+
 @dataclass(frozen=True)
 class Version:
     """One commit that touched a file."""
@@ -238,6 +252,8 @@ class Journal:
             return commit.tree[file].data_stream.read()
         except KeyError:
             return None
+        except ValueError as error:  # GitPython's word for an object git cannot find
+            raise JournalError(damaged(self.store, error)) from None
 
     def resolve(self, rev: str) -> str:
         """A full commit id for a (possibly short) revision; JournalError if there is none."""
@@ -291,7 +307,10 @@ class Journal:
 
     def blob(self, blob_id: str) -> bytes:
         """The bytes of a blob, by its id."""
-        return self.repo.odb.stream(bytes.fromhex(blob_id)).read()
+        try:
+            return self.repo.odb.stream(bytes.fromhex(blob_id)).read()
+        except ValueError as error:
+            raise JournalError(damaged(self.store, error)) from None
 
     def versions(self, file: str) -> list[Version]:
         """Every commit on either branch that touched `file`, newest first."""
