@@ -365,3 +365,22 @@ def test_a_broken_branch_in_the_journal_is_one_sentence_from_backfill(worktrees,
 
     assert code == 2
     assert str(journal_dir(store)) in err and err.count("\n") == 1, err
+
+
+def test_overwrites_says_whether_the_lost_lines_are_back_and_how_to_merge_them(worktrees, capsys):
+    claude, _, _, store = worktrees
+    _, _, memory = blind_overwrite(worktrees)
+    home = ["--config-dir", str(claude.home)]
+
+    code, out, _ = run_cli([*home, "overwrites", str(store)], capsys)
+    assert code == 0
+    assert "1 line(s) lost, still missing from the file:" in out
+    assert f"memtui merge {memory}" in out
+    assert json.loads(run_cli([*home, "overwrites", str(store), "--json"], capsys)[1])[0]["back"] is False
+
+    run_cli([*home, "merge", str(memory)], capsys)
+
+    code, out, _ = run_cli([*home, "overwrites", str(store)], capsys)
+    assert code == 0
+    assert "1 line(s) lost, all in the file again:" in out and "memtui merge" not in out
+    assert json.loads(run_cli([*home, "overwrites", str(store), "--json"], capsys)[1])[0]["back"] is True

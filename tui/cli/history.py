@@ -317,6 +317,9 @@ def _merge_sync_conflicts(args: argparse.Namespace, store: Path, file: str) -> i
 
 
 def cmd_overwrites(args: argparse.Namespace) -> int:
+    import shlex
+
+    from tui.history.overwrites import lines_back
     from tui.history.recovery import all_lost_updates
     from tui.history.writes_log import store_events
 
@@ -324,19 +327,36 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
     events = store_events(store, config_home_of(args), env_of(args))
     with _journal_errors(store):
         found = all_lost_updates(store, events)
+    now = {file: _text_now(store, file) for file in {update.file for update in found}}
     if args.json:
-        print_json([update.to_json() for update in found])
+        print_json([{**update.to_json(), "back": lines_back(update, now[update.file])}
+                    for update in found])
         return 0
     if not found:
         print(f"No lost updates found for {store}.")
         return 0
     for update in found:
+        back = lines_back(update, now[update.file])
+        state = "all in the file again" if back else "still missing from the file"
         print(f"{update.time}  {update.file}: {_writer(update.session, update.cwd)} overwrote "
               f"{_writer(update.previous_session, update.previous_cwd)}; "
-              f"{len(update.lost_lines)} line(s) lost:")
+              f"{len(update.lost_lines)} line(s) lost, {state}:")
         for line in update.lost_lines:
             print(f"    {line}")
+        if not back:
+            print(f"  merge them back: memtui merge {shlex.quote(str(store / update.file))}")
     return 0
+
+
+def _text_now(store: Path, file: str) -> str | None:
+    """A memory file's text now; None when it is gone or cannot be read."""
+    from tui.memory.writes import WriteRefused, read_bytes
+
+    try:
+        data = read_bytes(store, file)
+    except WriteRefused:
+        return None
+    return None if data is None else data.decode("utf-8", "surrogateescape")
 
 
 def _writer(session: str | None, cwd: str | None) -> str:

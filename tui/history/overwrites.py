@@ -53,6 +53,12 @@ class LostUpdate(NamedTuple):
         }
 
 
+def lines_back(update: LostUpdate, current: str | None) -> bool:
+    """Every line `update` lost is in the file (`current`: its text now) again."""
+    present = set(split_lines(current or ""))
+    return all(line in present for line in update.lost_lines)
+
+
 def missing_lines(source: str, *without: str | None) -> tuple[str, ...]:
     """Non-blank lines of `source`, in order, found in none of `without`."""
     present: set[str] = set()

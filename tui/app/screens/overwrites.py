@@ -26,7 +26,7 @@ from tui.app.widgets.diff_view import render_diff
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.claude.discovery import Project
-from tui.claude.lines import split_lines
+from tui.history.overwrites import lines_back
 from tui.render import condense, store_place
 
 # (key, width); at 80 columns the file, its state and the lines lost fit.
@@ -57,12 +57,6 @@ def when(iso: str | None) -> str:
 
     stamp = parse_time(iso or "")
     return local_time(stamp) if stamp else (iso or "?")
-
-
-def lines_back(update, current: str | None) -> bool:
-    """Every lost line is in the file again."""
-    present = set(split_lines(current or ""))
-    return all(line in present for line in update.lost_lines)
 
 
 class OverwritesScreen(FileWriteScreen):
