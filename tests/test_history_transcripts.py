@@ -384,3 +384,47 @@ def test_overwrites_says_whether_the_lost_lines_are_back_and_how_to_merge_them(w
     assert code == 0
     assert "1 line(s) lost, all in the file again:" in out and "memtui merge" not in out
     assert json.loads(run_cli([*home, "overwrites", str(store), "--json"], capsys)[1])[0]["back"] is True
+
+
+def test_merge_brings_back_a_lost_update_the_journal_found(worktrees, capsys):
+    from tui.history.journal import Journal
+
+    claude, _, _, store = worktrees
+    memory = store / "feedback_testing.md"
+    journal = Journal(store)
+    for text in (BASE, BASE + A_LINE + "\n", BASE + B_LINE + "\n"):  # as `memtui watch` saw them
+        memory.write_text(text, encoding="utf-8")
+        journal.snapshot("seen by watch", source="watch")
+    home = ["--config-dir", str(claude.home)]
+    assert json.loads(run_cli([*home, "overwrites", str(store), "--json"], capsys)[1])[0][
+        "found_in"] == "journal"
+
+    code, out, err = run_cli([*home, "merge", str(memory)], capsys)
+
+    assert (code, err) == (0, "")
+    assert memory.read_text(encoding="utf-8") == BASE + B_LINE + "\n" + A_LINE + "\n"
+
+
+def test_merge_brings_back_every_lost_update_of_the_file_not_only_the_newest(worktrees, capsys):
+    claude, tree_a, tree_b, store = worktrees
+    _, _, memory = blind_overwrite(worktrees)
+    later_line = "- Run the flaky tests three times before calling them flaky."
+    now = memory.read_text(encoding="utf-8")
+    a = Session(claude, tree_a, "feature-a", START + timedelta(hours=1))
+    b = Session(claude, tree_b, "feature-b", START + timedelta(hours=1))
+    a.read(memory, now)
+    b.read(memory, now)
+    a.write(memory, now + later_line + "\n", now)
+    b.write(memory, now.replace("it caught bugs.", "it caught release bugs."), now + later_line + "\n")
+    a.save()
+    b.save()
+    home = ["--config-dir", str(claude.home)]
+    assert len(json.loads(run_cli([*home, "overwrites", str(store), "--json"], capsys)[1])) == 2
+
+    code, _, err = run_cli([*home, "merge", str(memory)], capsys)
+
+    assert (code, err) == (0, "")
+    text = memory.read_text(encoding="utf-8")
+    assert A_LINE in text and later_line in text and "it caught release bugs." in text
+    assert all(lost["back"] for lost in json.loads(
+        run_cli([*home, "overwrites", str(store), "--json"], capsys)[1]))

@@ -4,7 +4,7 @@
     memtui history backfill [TARGET]         rebuild file histories from the transcripts
     memtui history FILE [--json]             every version of one memory file
     memtui restore FILE --version REV        put a version back (through the safe write)
-    memtui merge FILE [--dry-run]            restore the lines a lost update dropped
+    memtui merge FILE [--dry-run]            restore the lines the lost updates dropped
     memtui merge FILE --keep first|second|both   resolve a conflict `memtui sync` left
     memtui overwrites [TARGET] [--json]      every lost update of a store
 """
@@ -228,8 +228,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from tui.history.overwrites import lost_updates_in_events
-    from tui.history.recovery import merge_back
+    from tui.history.overwrites import lines_back
+    from tui.history.recovery import all_lost_updates, merge_back
     from tui.history.writes_log import store_events
 
     store, file = _file_in_store(args.file)
@@ -237,41 +237,47 @@ def cmd_merge(args: argparse.Namespace) -> int:
         return _merge_sync_conflicts(args, store, file)
     if args.keep:
         raise UsageError(f"{file} holds no conflict from memtui sync; --keep has nothing to choose.")
-    lost = [u for u in lost_updates_in_events(store_events(store, config_home_of(args), env_of(args)))
-            if u.file == file]
+    events = store_events(store, config_home_of(args), env_of(args))
+    with _journal_errors(store):
+        lost = [u for u in all_lost_updates(store, events) if u.file == file]
     if not lost:
-        print(f"No lost update of {file} found in the transcripts; nothing to merge.")
+        print(f"No lost update of {file} found in the transcripts or the journal; nothing to merge.")
         return 0
-    update = lost[-1]
     current_bytes = _current(store, file)
     # A byte that is not UTF-8 (a hand edit in Latin-1) goes back exactly as it was.
     current = (current_bytes or b"").decode("utf-8", "surrogateescape")
-    result = merge_back(update, current)
-    if result.conflicts:
-        print(f"{len(result.conflicts)} conflict(s) between {file} now and the version lost on "
-              f"{update.time}; nothing was written:")
-        for conflict in result.conflicts:
-            for label, lines in (("base", conflict.base), ("now", conflict.ours),
-                                 ("lost", conflict.theirs)):
-                print(f"--- {label}")
-                sys.stdout.writelines(line if line.endswith("\n") else line + "\n" for line in lines)
-        return 1
-    if result.text == current:
-        print(f"Every line lost on {update.time} is already back in {file}.")
+    missing = sorted((u for u in lost if not lines_back(u, current)), key=lambda u: u.time)
+    if not missing:
+        print(f"Every line lost from {file} ({len(lost)} lost update(s)) is already back in it.")
+        return 0
+    merged = current
+    for update in missing:  # oldest first, each into what the ones before it left
+        result = merge_back(update, merged)
+        if result.conflicts:
+            print(f"{len(result.conflicts)} conflict(s) between {file} now and the version lost on "
+                  f"{update.time}; nothing was written:")
+            for conflict in result.conflicts:
+                for label, lines in (("base", conflict.base), ("now", conflict.ours),
+                                     ("lost", conflict.theirs)):
+                    print(f"--- {label}")
+                    sys.stdout.writelines(line if line.endswith("\n") else line + "\n" for line in lines)
+            return 1
+        merged = result.text
+    if merged == current:
+        print(f"Every line lost from {file} is already back in it.")
         return 0
     import difflib
 
     sys.stdout.writelines(difflib.unified_diff(
-        lines_with_endings(current), lines_with_endings(result.text),
+        lines_with_endings(current), lines_with_endings(merged),
         f"{file} (now)", f"{file} (merged)",
     ))
     if args.dry_run:
         return 0
-    label = f"merge lines of {file} lost on {update.time}"
-    status = _apply(store, file, current_bytes, result.text.encode("utf-8", "surrogateescape"),
-                    label)
+    label = f"merge lines of {file} lost on {', '.join(u.time for u in missing)}"
+    status = _apply(store, file, current_bytes, merged.encode("utf-8", "surrogateescape"), label)
     if status == 0:
-        print(f"Merged the lost lines back into {file}.")
+        print(f"Merged the lines of {len(missing)} lost update(s) back into {file}.")
     return status
 
 
