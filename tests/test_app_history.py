@@ -226,3 +226,22 @@ async def test_merging_from_the_app_keeps_a_byte_that_is_not_utf8(overwritten):
         await pilot.press("y")
         await settle(app, pilot)
     assert memory.read_bytes() == before + A_LINE.encode() + b"\n"
+
+
+async def test_a_lost_update_by_untracked_writers_reads_as_words_and_shows_control_characters(
+        tmp_path, claude_home):
+    store = claude_home.store(real(make_repo(tmp_path / "shop").working_dir))
+    memory = store / "feedback_colour.md"
+    evil = "- Colour with \x1b[31mred\x1b[0m; \u202eevil"
+    journal = Journal(store)
+    for text in (BASE, BASE + evil + "\n", BASE + B_LINE + "\n"):  # as `memtui watch` saw them
+        memory.write_text(text, encoding="utf-8")
+        journal.snapshot("seen by watch", source="watch")
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(OverwritesScreen(project_of(claude_home, store)))
+        await settle(app, pilot)
+        detail = " ".join(shown(app.screen.query_one("#overwrite-text", Static)).split())
+    assert "by an untracked writer (extraction, dream or a person)," in detail
+    assert "session an untracked" not in detail
+    assert "␛[31mred␛[0m; <U+202E>evil" in detail

@@ -28,6 +28,7 @@ from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.claude.discovery import Project
 from tui.history.overwrites import lines_back
 from tui.render import condense, store_place
+from tui.visible import visible
 
 # (key, width); at 80 columns the file, its state and the lines lost fit.
 COLUMNS = (("state", 5), ("time", 19), ("file", 26), ("lines", 5), ("by", 30), ("overwrote", 30))
@@ -47,9 +48,17 @@ class MergeConflicts(Message):
 
 
 def writer(session: str | None, cwd: str | None) -> str:
+    """Who wrote, for the table: short."""
     if not session:
         return "an untracked writer"
-    return f"{short_session(session)} in {condense(cwd) if cwd else '?'}"
+    return visible(f"{short_session(session)} in {condense(cwd) if cwd else '?'}")
+
+
+def writer_in_words(session: str | None, cwd: str | None) -> str:
+    """Who wrote, for a sentence: what an untracked writer can be, where a session ran."""
+    if not session:
+        return "an untracked writer (extraction, dream or a person)"
+    return visible(f"session {short_session(session)}" + (f" in {condense(cwd)}" if cwd else ""))
 
 
 def when(iso: str | None) -> str:
@@ -154,7 +163,7 @@ class OverwritesScreen(FileWriteScreen):
             rows.append(TableRow(str(number), (
                 Text("back", style="green") if back else Text("lost", style="bold red"),
                 when(update.time),
-                update.file,
+                visible(update.file),
                 str(len(update.lost_lines)),
                 writer(update.session, update.cwd),
                 writer(update.previous_session, update.previous_cwd),
@@ -194,14 +203,15 @@ class OverwritesScreen(FileWriteScreen):
         update = self.updates[number]
         branch = f" ({update.branch})" if update.branch else ""
         text = Text.assemble(
-            (update.file, "bold"), "\n",
-            f"Written {when(update.time)} by session {writer(update.session, update.cwd)}{branch},\n",
-            f"over the version of {writer(update.previous_session, update.previous_cwd)}"
+            (visible(update.file), "bold"), "\n",
+            f"Written {when(update.time)} by {writer_in_words(update.session, update.cwd)}"
+            f"{visible(branch)},\n",
+            f"over the version of {writer_in_words(update.previous_session, update.previous_cwd)}"
             f" ({when(update.previous_time)}), found in the {update.found_in}.\n\n",
             (f"{len(update.lost_lines)} line(s) lost:\n", "bold"),
         )
         for line in update.lost_lines:
-            text.append(f"- {line}\n", style="red")
+            text.append(f"  {visible(line)}\n", style="red")
         if lines_back(update, self.current.get(update.file)):
             text.append("\nEvery one of these lines is in the file again.\n", style="green")
         else:
@@ -210,7 +220,8 @@ class OverwritesScreen(FileWriteScreen):
             text.append("\nConflict, nothing was written:\n", style="bold yellow")
             for label, lines in (("now", conflict.ours), ("lost", conflict.theirs)):
                 text.append(f"{label}:\n", style="bold")
-                text.append("".join(line if line.endswith("\n") else line + "\n" for line in lines))
+                text.append(visible("".join(line if line.endswith("\n") else line + "\n"
+                                            for line in lines)))
         detail.update(text)
 
     # --- actions --------------------------------------------------------------------------
