@@ -428,3 +428,21 @@ def test_merge_brings_back_every_lost_update_of_the_file_not_only_the_newest(wor
     assert A_LINE in text and later_line in text and "it caught release bugs." in text
     assert all(lost["back"] for lost in json.loads(
         run_cli([*home, "overwrites", str(store), "--json"], capsys)[1]))
+
+
+def test_a_journal_moved_aside_and_started_again_is_said_once(worktrees, capsys):
+    from tui.xdg import journal_dir
+
+    claude, _, _, store = worktrees
+    _, _, memory = blind_overwrite(worktrees)
+    home = ["--config-dir", str(claude.home)]
+    run_cli([*home, "history", "backfill", str(store)], capsys)
+    (journal_dir(store) / "HEAD").write_bytes(b"\x00\xffnot a ref\n")
+
+    code, out, err = run_cli([*home, "history", str(memory)], capsys)
+
+    assert code == 0 and len(out.splitlines()) == 2  # the header and the one new version
+    [moved] = journal_dir(store).parent.glob("*.broken-*")
+    assert err == (f"memtui: the journal of {store} could not be read; it was moved aside to "
+                   f"{moved} and a new one started.\n")
+    assert run_cli([*home, "history", str(memory)], capsys)[2] == ""

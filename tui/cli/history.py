@@ -62,7 +62,8 @@ def _file_in_store(name: str) -> tuple[Path, str]:
 
 @contextmanager
 def _journal_errors(store: Path):
-    """A journal that cannot be read or written is one sentence (exit 2), not a traceback."""
+    """A journal that cannot be read or written is one sentence (exit 2), not a traceback;
+    one found unreadable on opening, moved aside and started again, is said on stderr."""
     try:
         yield
     except Exception as error:
@@ -75,6 +76,12 @@ def _journal_errors(store: Path):
                         or gitdb and isinstance(error, gitdb.ODBError)):
             raise UsageError(journal.damaged(store, error)) from None
         raise
+    finally:
+        journal = sys.modules.get("tui.history.journal")
+        while journal and journal.MOVED_ASIDE:
+            moved, to = journal.MOVED_ASIDE.pop(0)
+            print(f"memtui: the journal of {moved} could not be read; it was moved aside to {to} "
+                  "and a new one started.", file=sys.stderr)
 
 
 def _local(stamp: float) -> str:
@@ -191,7 +198,8 @@ def _apply(store: Path, file: str, before: bytes | None, after: bytes, label: st
     from tui.memory.writes import WriteRefused
 
     try:
-        write_journalled(store, file, before, after, label)
+        with _journal_errors(store):
+            write_journalled(store, file, before, after, label)
     except WriteRefused as error:
         print(f"memtui: {error}", file=sys.stderr)
         return 1
@@ -388,7 +396,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
             print(record.summary())
         return 0
     try:
-        label = undo_changeset(store)
+        with _journal_errors(store):
+            label = undo_changeset(store)
     except WriteRefused as error:
         raise UsageError(str(error)) from None
     print(undone_phrase(label) if label else

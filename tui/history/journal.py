@@ -36,6 +36,9 @@ from tui.xdg import is_temp_name, journal_dir
 MAIN = "main"
 BACKFILL = "backfill"
 SOURCE = "Memtui-Source"
+# (store, where its unreadable journal went) for each journal this process moved aside,
+# until a command has told the user.
+MOVED_ASIDE: list[tuple[Path, Path]] = []
 # Our own temp files and Claude Code's lock are not memories; their churn is noise.
 
 
@@ -221,6 +224,7 @@ class Journal:
             broken = self.path.with_name(f"{self.path.name}.broken-{stamp}-{count}")
         os.replace(self.path, broken)
         self.recreated_from = broken
+        MOVED_ASIDE.append((self.store, broken))
 
     # --- reading --------------------------------------------------------------------------
 
