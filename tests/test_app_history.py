@@ -245,3 +245,30 @@ async def test_a_lost_update_by_untracked_writers_reads_as_words_and_shows_contr
     assert "by an untracked writer (extraction, dream or a person)," in detail
     assert "session an untracked" not in detail
     assert "␛[31mred␛[0m; <U+202E>evil" in detail
+
+
+async def test_a_damaged_journal_is_one_sentence_on_the_history_and_lost_updates_screens(
+        two_versions):
+    from tests.test_history_transcripts import _journal_git
+    from tui.xdg import journal_dir
+
+    claude, store, *_ = two_versions
+    path = journal_dir(store)
+    for pack in list((path / "objects" / "pack").glob("*.pack")):
+        data = pack.read_bytes()
+        pack.unlink()
+        pack.with_suffix(".idx").unlink()
+        _journal_git(store, "unpack-objects", "-q", data=data)
+    first = _journal_git(store, "rev-parse", "main~1^{tree}").strip()
+    (path / "objects" / first[:2] / first[2:]).unlink()  # the tip stays readable
+    app = MemtuiApp(claude.home, claude.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, project_of(claude, store))
+        for key, status in (("h", "#history-status"), ("o", "#overwrites-status")):
+            await pilot.press(key)
+            await settle(app, pilot)
+            said = " ".join(shown(app.screen.query_one(status, Static)).split())
+            assert f"The journal of {store} is damaged (fatal: unable to read tree" in said
+            assert "cmdline" not in said and "Cmd(" not in said
+            await pilot.press("escape")
+            await settle(app, pilot)

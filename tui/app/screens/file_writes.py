@@ -36,6 +36,19 @@ def text_of(data: bytes | None) -> str:
     return (data or b"").decode("utf-8", "surrogateescape")
 
 
+def load_problem(store: Path, error: BaseException | None) -> str:
+    """What went wrong reading a store's history, in one sentence: git's own error (the
+    command, its output) only names what it could not read."""
+    from git import GitError
+    from gitdb.exc import ODBError
+
+    from tui.history.journal import damaged
+
+    if isinstance(error, GitError | ODBError):
+        return damaged(store, error)
+    return str(error)
+
+
 def local_time(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 

@@ -18,6 +18,7 @@ from tui.app.messages import ChangeApplied
 from tui.app.screens.file_writes import (
     FileWritePlan,
     FileWriteScreen,
+    load_problem,
     local_time,
     short_session,
     text_of,
@@ -27,6 +28,7 @@ from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.claude.discovery import Project
 from tui.render import condense
+from tui.visible import visible
 
 # (key, width); at 80 columns the time, the change and the compare-from mark fit.
 COLUMNS = (("base", 1), ("time", 19), ("source", 9), ("session", 8), ("worktree", 24),
@@ -148,9 +150,10 @@ class HistoryScreen(FileWriteScreen):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
-            self.query_one("#history-status", Static).update(f"Could not read the history: "
-                                                             f"{event.worker.error}")
-            self.notify(str(event.worker.error), severity="error", title="memtui")
+            problem = load_problem(self.store, event.worker.error)
+            self.query_one("#history-status", Static).update(
+                Text(visible(f"Could not read the history: {problem}")))
+            self.notify(problem, severity="error", title="memtui")
 
     # --- table and diff -------------------------------------------------------------------
 

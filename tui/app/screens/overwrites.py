@@ -18,6 +18,7 @@ from tui.app.messages import ChangeApplied
 from tui.app.screens.file_writes import (
     FileWritePlan,
     FileWriteScreen,
+    load_problem,
     local_time,
     short_session,
     text_of,
@@ -180,9 +181,10 @@ class OverwritesScreen(FileWriteScreen):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
+            problem = load_problem(self.store, event.worker.error)
             self.query_one("#overwrites-status", Static).update(
-                f"Could not finish: {event.worker.error}")
-            self.notify(str(event.worker.error), severity="error", title="memtui")
+                Text(visible(f"Could not finish: {problem}")))
+            self.notify(problem, severity="error", title="memtui")
 
     # --- detail ---------------------------------------------------------------------------
 
