@@ -272,3 +272,22 @@ async def test_a_damaged_journal_is_one_sentence_on_the_history_and_lost_updates
             assert "cmdline" not in said and "Cmd(" not in said
             await pilot.press("escape")
             await settle(app, pilot)
+
+
+async def test_the_projects_lost_column_counts_only_lost_updates_still_missing(overwritten):
+    from tui.app.screens.projects import ProjectsScreen, ProjectTable
+
+    claude, store, memory, _, _ = overwritten
+
+    async def lost_column() -> str:
+        app = MemtuiApp(claude.home, claude.env)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert isinstance(app.screen, ProjectsScreen)
+            table = app.screen.query_one("#projects", ProjectTable)
+            column = [key for key, _ in table.columns].index("lost")
+            return str(table.rows[0].cells[column])
+
+    assert await lost_column() == "1"
+    memory.write_text(memory.read_text(encoding="utf-8") + A_LINE + "\n", encoding="utf-8")
+    assert await lost_column() == "0"  # put back by hand: nothing left to merge

@@ -829,3 +829,18 @@ def test_memtuis_own_config_toml_is_checked_as_memtuis(project, capsys):
     assert checks["api_key"]["status"] == "fail"
     assert "a space at the end" in checks["api_key"]["message"]
     assert KEY[4:20] not in output
+
+
+def test_worktrees_stop_failing_once_every_lost_line_is_merged_back(worktrees, capsys):
+    from tui import cli
+
+    claude, tree_a, tree_b, store = worktrees
+    blind_overwrite(worktrees)
+    assert cli.main(["--config-dir", str(claude.home), "merge", str(store / "feedback_testing.md")]) == 0
+    capsys.readouterr()
+
+    code, report, _ = run_doctor(claude, store, capsys)
+
+    check = checks_of(report)["worktrees"]
+    assert check["status"] != "fail"
+    assert "1 lost update(s) found earlier, every line merged back" in check["message"]

@@ -334,14 +334,14 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
     import shlex
 
     from tui.history.overwrites import lines_back
-    from tui.history.recovery import all_lost_updates
+    from tui.history.recovery import all_lost_updates, file_text
     from tui.history.writes_log import store_events
 
     store = _existing_store(args, args.target)
     events = store_events(store, config_home_of(args), env_of(args))
     with _journal_errors(store):
         found = all_lost_updates(store, events)
-    now = {file: _text_now(store, file) for file in {update.file for update in found}}
+    now = {file: file_text(store, file) for file in {update.file for update in found}}
     if args.json:
         print_json([{**update.to_json(), "back": lines_back(update, now[update.file])}
                     for update in found])
@@ -360,17 +360,6 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
         if not back:
             print(f"  merge them back: memtui merge {shlex.quote(str(store / update.file))}")
     return 0
-
-
-def _text_now(store: Path, file: str) -> str | None:
-    """A memory file's text now; None when it is gone or cannot be read."""
-    from tui.memory.writes import WriteRefused, read_bytes
-
-    try:
-        data = read_bytes(store, file)
-    except WriteRefused:
-        return None
-    return None if data is None else data.decode("utf-8", "surrogateescape")
 
 
 def _writer(session: str | None, cwd: str | None) -> str:

@@ -70,7 +70,7 @@ def overlapping(writers: dict[str, tuple[str, str, int]]) -> list[tuple[str, str
 
 
 def check_worktrees(ctx: DoctorContext) -> Check:
-    from tui.history.recovery import all_lost_updates
+    from tui.history.recovery import all_lost_updates, still_missing
     from tui.history.writes_log import folder_events
 
     if not os.path.isdir(ctx.store):
@@ -78,7 +78,10 @@ def check_worktrees(ctx: DoctorContext) -> Check:
     events = folder_events(ctx.store, ctx.transcript_dirs)
     writers = _writers(events)
     pairs = overlapping(writers)
-    lost = all_lost_updates(ctx.store, events)
+    found = all_lost_updates(ctx.store, events)
+    lost = still_missing(ctx.store, found)
+    merged = (f"; {len(found)} lost update(s) found earlier, every line merged back"
+              if found and not lost else "")
     separate = ("or give a worktree its own store: \"autoMemoryDirectory\": \"~/memory/<name>\" "
                 "in its .claude/settings.local.json")
     if lost:
@@ -99,11 +102,11 @@ def check_worktrees(ctx: DoctorContext) -> Check:
                  f"({writers[b][0][:16]} to {writers[b][1][:16]})" for a, b in pairs[:SHOWN]]
         return Check("worktrees", WARN,
                      f"{len(pairs)} pair(s) of working directories wrote {ctx.store} in "
-                     f"overlapping periods: {'; '.join(shown)}; no lost update found yet, but "
-                     "the last writer of a file wins.",
+                     f"overlapping periods: {'; '.join(shown)}{merged or '; no lost update found yet'}"
+                     ", but the last writer of a file wins.",
                      f"memtui watch {ctx.store} keeps every version, " + separate)
     if len(writers) > 1:
         return Check("worktrees", OK, f"{len(writers)} working directories wrote {ctx.store}, "
-                     "never in overlapping periods; no lost update found.")
+                     f"never in overlapping periods{merged or '; no lost update found'}.")
     return Check("worktrees", OK, f"{len(writers)} working director{'y' if len(writers) == 1 else 'ies'}"
-                 f" wrote {ctx.store} in the transcripts; no lost update found.")
+                 f" wrote {ctx.store} in the transcripts{merged or '; no lost update found'}.")

@@ -10,7 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from tui.history.overwrites import LostUpdate, lost_updates_in_events, lost_updates_in_journal
+from tui.history.overwrites import (
+    LostUpdate,
+    lines_back,
+    lost_updates_in_events,
+    lost_updates_in_journal,
+)
 from tui.history.writes_log import MemoryEvent
 from tui.xdg import journal_dir
 
@@ -27,6 +32,31 @@ def all_lost_updates(store: Path, events: Iterable[MemoryEvent]) -> list[LostUpd
 
         found += lost_updates_in_journal(Journal(store))
     return found
+
+
+def file_text(store: Path, file: str) -> str | None:
+    """A memory file's text now (a byte that is not UTF-8 kept as a lone surrogate, so it
+    is written back as it was); None when it is gone or cannot be read."""
+    from tui.memory.writes import WriteRefused, read_bytes
+
+    try:
+        data = read_bytes(store, file)
+    except WriteRefused:
+        return None
+    return None if data is None else data.decode("utf-8", "surrogateescape")
+
+
+def still_missing(store: Path, updates: Iterable[LostUpdate]) -> list[LostUpdate]:
+    """The lost updates some of whose lines are not in their file now: the ones to act on
+    (a merged one stays in the transcripts and the journal for good)."""
+    texts: dict[str, str | None] = {}
+    missing = []
+    for update in updates:
+        if update.file not in texts:
+            texts[update.file] = file_text(store, update.file)
+        if not lines_back(update, texts[update.file]):
+            missing.append(update)
+    return missing
 
 
 def merge_back(update: LostUpdate, current: str) -> MergeResult:
@@ -92,7 +122,8 @@ def write_journalled(store: Path, file: str, before: bytes | None, after: bytes,
 
 
 def lost_update_counts(projects) -> dict[Path, int]:
-    """Lost updates per existing store of these discovery projects; -1 where counting failed.
+    """Lost updates whose lines are still missing, per existing store of these discovery
+    projects; -1 where counting failed.
 
     One scan cache serves every store, so a second count only reads what transcripts grew.
     """
@@ -113,7 +144,7 @@ def lost_update_counts(projects) -> dict[Path, int]:
         for store, dirs in folders.items():
             try:
                 events = folder_events(store, dirs, cache)
-                counts[store] = len(all_lost_updates(store, events))
+                counts[store] = len(still_missing(store, all_lost_updates(store, events)))
             except (OSError, sqlite3.Error, GitError, JournalError):
                 counts[store] = -1  # one unreadable journal or cache never hides the others
     return counts

@@ -138,19 +138,12 @@ class OverwritesScreen(FileWriteScreen):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="overwrites")
     def load(self) -> None:
-        from tui.history.recovery import all_lost_updates
+        from tui.history.recovery import all_lost_updates, file_text
         from tui.history.writes_log import folder_events
-        from tui.memory.writes import WriteRefused, read_bytes
 
         events = folder_events(self.store, self.project.transcript_dirs)
         updates = all_lost_updates(self.store, events)
-        current: dict[str, str | None] = {}
-        for file in {update.file for update in updates}:
-            try:
-                data = read_bytes(self.store, file)
-            except WriteRefused:
-                data = None
-            current[file] = None if data is None else text_of(data)
+        current = {file: file_text(self.store, file) for file in {u.file for u in updates}}
         self.post_message(LostUpdatesFound(updates, current))
 
     def on_lost_updates_found(self, message: LostUpdatesFound) -> None:
