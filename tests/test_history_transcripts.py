@@ -446,3 +446,22 @@ def test_a_journal_moved_aside_and_started_again_is_said_once(worktrees, capsys)
     assert err == (f"memtui: the journal of {store} could not be read; it was moved aside to "
                    f"{moved} and a new one started.\n")
     assert run_cli([*home, "history", str(memory)], capsys)[2] == ""
+
+
+def test_a_lost_update_both_the_transcripts_and_the_journal_saw_is_listed_once(worktrees, capsys):
+    from tui.history.journal import Journal
+
+    claude, _, _, store = worktrees
+    a, b, memory = blind_overwrite(worktrees)
+    final = memory.read_text(encoding="utf-8")
+    journal = Journal(store)
+    for text in (BASE, BASE + A_LINE + "\n", final):  # `memtui watch` saw every version too
+        memory.write_text(text, encoding="utf-8")
+        journal.snapshot("seen by watch", source="watch")
+
+    code, out, _ = run_cli(["--config-dir", str(claude.home), "overwrites", str(store), "--json"],
+                           capsys)
+
+    assert code == 0
+    [lost] = json.loads(out)
+    assert (lost["found_in"], lost["session"], lost["previous_session"]) == ("transcripts", b.id, a.id)

@@ -25,13 +25,22 @@ if TYPE_CHECKING:
 
 
 def all_lost_updates(store: Path, events: Iterable[MemoryEvent]) -> list[LostUpdate]:
-    """Lost updates the transcripts show, then those between journal snapshots (if any)."""
+    """Lost updates the transcripts show, then those between journal snapshots (if any)
+    that the transcripts do not already show (`memtui watch` sees those writes too)."""
     found = lost_updates_in_events(events)
     if journal_dir(store).exists():  # opening a journal would create one: only read it
         from tui.history.journal import Journal  # git and its helpers: ~12 ms to import
 
-        found += lost_updates_in_journal(Journal(store))
+        found += [update for update in lost_updates_in_journal(Journal(store))
+                  if not any(_same_write(update, seen) for seen in found)]
     return found
+
+
+def _same_write(journal: LostUpdate, transcript: LostUpdate) -> bool:
+    """The journal's lost update is one the transcripts recorded: the same file written
+    to the same text, losing lines that write is known to have lost."""
+    return (journal.file == transcript.file and journal.written == transcript.written
+            and set(journal.lost_lines) <= set(transcript.lost_lines))
 
 
 def file_text(store: Path, file: str) -> str | None:
