@@ -465,3 +465,29 @@ def test_a_lost_update_both_the_transcripts_and_the_journal_saw_is_listed_once(w
     assert code == 0
     [lost] = json.loads(out)
     assert (lost["found_in"], lost["session"], lost["previous_session"]) == ("transcripts", b.id, a.id)
+
+
+def test_a_multiedit_result_in_the_old_shape_is_the_sessions_own_version(worktrees, capsys):
+    """Builds 1.0.x record a MultiEdit's prior text as `originalFileContents` (as in
+    ../shared/data/claude-transcripts/claude-code-viewer), not `originalFile`."""
+    claude, tree_a, _, store = worktrees
+    memory = store / "feedback_testing.md"
+    memory.write_text(BASE, encoding="utf-8")
+    a = Session(claude, tree_a, "feature-a", START)
+    a.read(memory, BASE)
+    edited = BASE.replace("Run the whole suite.", "Run the whole suite.\n" + A_LINE)
+    memory.write_text(edited, encoding="utf-8")
+    edits = [{"old_string": "Run the whole suite.", "new_string": "Run the whole suite.\n" + A_LINE,
+              "replace_all": False}]
+    a._tool("MultiEdit", {"file_path": str(memory), "edits": edits}, {
+        "filePath": str(memory), "edits": edits, "originalFileContents": BASE,
+        "structuredPatch": [], "userModified": False,
+    }, "Applied 1 edit.")
+    a.write(memory, BASE + B_LINE + "\n", edited)  # it rewrites its own line away
+    a.save()
+    home = ["--config-dir", str(claude.home)]
+
+    code, out, _ = run_cli([*home, "overwrites", str(store), "--json"], capsys)
+    assert (code, json.loads(out)) == (0, [])
+    code, out, _ = run_cli([*home, "history", "backfill", str(store), "--json"], capsys)
+    assert json.loads(out)["versions"] == 3  # read, MultiEdit, Write: no unrecorded writer

@@ -5,8 +5,9 @@ worktrees, deleted worktrees, and the subagent files under `<sessionId>/subagent
 Only lines holding the store's path are decoded (see `scan_cache`). A tool's structured
 result carries everything needed, so results are read, not the tool calls:
 - Write: `{type: create|update, filePath, content, originalFile}`;
-- Edit / MultiEdit: `{filePath, originalFile, oldString/newString | edits}`: the new
-  content is the edit applied to `originalFile` (what was on disk just before);
+- Edit / MultiEdit: `{filePath, originalFile, oldString/newString | edits}` (1.0.x builds
+  MultiEdit: `originalFileContents`): the new content is the edit applied to
+  `originalFile` (what was on disk just before);
 - Read: `{type: text, file: {filePath, content, startLine, numLines, totalLines}}`;
 - `memory_saved` system records: paths only (extraction and dream leave no content).
 """
@@ -117,7 +118,8 @@ def _result_event(result: dict, matcher: StoreMatcher) -> tuple[str, str, str | 
     file = matcher.relative(result.get("filePath"))
     if file is None:
         return None
-    original = result.get("originalFile")
+    # MultiEdit results of 1.0.x builds name it originalFileContents.
+    original = result.get("originalFile", result.get("originalFileContents"))
     original = original if isinstance(original, str) else None
     if kind in ("create", "update"):
         content = result.get("content")
