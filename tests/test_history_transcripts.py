@@ -491,3 +491,20 @@ def test_a_multiedit_result_in_the_old_shape_is_the_sessions_own_version(worktre
     assert (code, json.loads(out)) == (0, [])
     code, out, _ = run_cli([*home, "history", "backfill", str(store), "--json"], capsys)
     assert json.loads(out)["versions"] == 3  # read, MultiEdit, Write: no unrecorded writer
+
+
+def test_undo_json_says_what_was_undone_as_json(worktrees, capsys):
+    claude, _, _, store = worktrees
+    _, _, memory = blind_overwrite(worktrees)
+    before = memory.read_bytes()
+    home = ["--config-dir", str(claude.home)]
+    run_cli([*home, "merge", str(memory)], capsys)
+
+    code, out, _ = run_cli([*home, "undo", str(store), "--json"], capsys)
+    assert code == 0
+    assert json.loads(out) == {"store": str(store), "undone": f"merge lines of feedback_testing.md "
+                               f"lost on 2026-03-01T09:10:02.000Z"}
+    assert memory.read_bytes() == before
+
+    code, out, _ = run_cli([*home, "undo", str(store), "--json"], capsys)
+    assert (code, json.loads(out)) == (0, {"store": str(store), "undone": None})

@@ -389,6 +389,9 @@ def cmd_undo(args: argparse.Namespace) -> int:
             label = undo_changeset(store)
     except WriteRefused as error:
         raise UsageError(str(error)) from None
+    if args.json:
+        print_json({"store": str(store), "undone": label and label.removeprefix("undo ")})
+        return 0
     print(undone_phrase(label) if label else
           f"Nothing to undo: memtui's changes to {store} are all undone already.")
     return 0
@@ -399,7 +402,8 @@ def add_history_commands(commands) -> None:
     undo = commands.add_parser("undo", help="undo memtui's newest change to a store, or list them")
     undo.add_argument("target", nargs="?", help=TARGET_HELP)
     undo.add_argument("--list", action="store_true", help="list memtui's changes, newest first")
-    undo.add_argument("--json", action="store_true", help="machine-readable output (with --list)")
+    undo.add_argument("--json", action="store_true",
+                      help="machine-readable output: what was undone (null: nothing), or the list")
     undo.set_defaults(run=cmd_undo)
 
     watch = commands.add_parser("watch", help="commit every change of a store to its journal")
