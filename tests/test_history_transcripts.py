@@ -508,3 +508,28 @@ def test_undo_json_says_what_was_undone_as_json(worktrees, capsys):
 
     code, out, _ = run_cli([*home, "undo", str(store), "--json"], capsys)
     assert (code, json.loads(out)) == (0, {"store": str(store), "undone": None})
+
+
+def test_merge_and_restore_of_a_named_pipe_answer_in_one_sentence_instead_of_waiting(
+        worktrees, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    claude, _, _, store = worktrees
+    pipe = store / "feedback_pipe.md"
+    os.mkfifo(pipe)
+    home = ["--config-dir", str(claude.home)]
+    for argv in (["merge", str(pipe)], ["restore", str(pipe), "--version", "main"]):
+        if argv[0] == "restore":  # a version that holds a regular feedback_pipe.md
+            pipe.unlink()
+            pipe.write_text(BASE, encoding="utf-8")
+            subprocess.run([sys.executable, "-m", "tui", *home, "history", str(pipe)],
+                           capture_output=True, timeout=60, check=True)
+            pipe.unlink()
+            os.mkfifo(pipe)
+        result = subprocess.run([sys.executable, "-m", "tui", *home, *argv],
+                                capture_output=True, text=True, timeout=20)
+        assert result.returncode == 2, argv
+        assert result.stderr == ("memtui: feedback_pipe.md cannot be read (it is a named pipe "
+                                 "(FIFO), not a regular file).\n")

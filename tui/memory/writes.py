@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from tui import failpoints, xdg
+from tui.claude.files import read_regular
 from tui.claude.lock import LockLease, read_lock
 from tui.memory.intents import clear_intent, recover_store, write_intent
 from tui.memory.refusals import WriteRefused
@@ -132,9 +133,10 @@ def _target(store: Path, file: str) -> Path:
 
 
 def read_bytes(store: Path, file: str) -> bytes | None:
-    """The file's bytes now, or None when it is absent."""
+    """The file's bytes now, or None when it is absent (a named pipe or a device in its
+    place is refused, never opened: reading it would wait or act)."""
     try:
-        return _target(store, file).read_bytes()
+        return read_regular(_target(store, file))
     except FileNotFoundError:
         return None
     except OSError as error:
