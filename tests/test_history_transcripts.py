@@ -533,3 +533,19 @@ def test_merge_and_restore_of_a_named_pipe_answer_in_one_sentence_instead_of_wai
         assert result.returncode == 2, argv
         assert result.stderr == ("memtui: feedback_pipe.md cannot be read (it is a named pipe "
                                  "(FIFO), not a regular file).\n")
+
+
+def test_a_removed_worktree_named_by_its_path_is_the_store_its_sessions_wrote(worktrees, capsys):
+    import git
+
+    claude, _, tree_b, store = worktrees
+    blind_overwrite(worktrees)
+    git.Repo(store_repo := tree_b.parent / "shop").git.worktree("remove", "--force", str(tree_b))
+    assert not tree_b.exists() and store_repo.exists()
+
+    code, out, err = run_cli(["--config-dir", str(claude.home), "overwrites", str(tree_b), "--json"],
+                             capsys)
+
+    assert (code, err) == (0, "")
+    [lost] = json.loads(out)
+    assert (lost["file"], lost["cwd"]) == ("feedback_testing.md", str(tree_b))

@@ -95,8 +95,22 @@ def resolve_target(
             names = []
         folder = paths.find_folder(names, paths.sanitize(paths.normalize_path(candidate)))
         if folder:
-            return _with_state(
-                Target(projects / folder / paths.MEMORY_DIR_NAME, "folder name"), home, env
-            )
+            memory_dir = projects / folder / paths.MEMORY_DIR_NAME
+            if not os.path.isdir(memory_dir):  # a removed worktree: its sessions used a store
+                memory_dir = _store_used_by(projects / folder, home, env) or memory_dir
+            return _with_state(Target(memory_dir, "folder name"), home, env)
         raise TargetError(f"{target} does not exist.")
     raise TargetError(f"{target} is not a memory directory, a project path or a folder name.")
+
+
+def _store_used_by(folder: Path, home: Path, env: Mapping[str, str]) -> Path | None:
+    """The store discovery maps a transcript folder to (by the memory files its sessions
+    wrote, or its worktree-state origin), when it has none of its own."""
+    from tui.claude.discovery import discover
+
+    wanted = os.path.realpath(folder)
+    for project in discover(home, env).projects:
+        if project.store is not None and any(
+                os.path.realpath(dir_) == wanted for dir_ in project.transcript_dirs):
+            return project.store
+    return None
