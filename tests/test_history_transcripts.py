@@ -549,3 +549,22 @@ def test_a_removed_worktree_named_by_its_path_is_the_store_its_sessions_wrote(wo
     assert (code, err) == (0, "")
     [lost] = json.loads(out)
     assert (lost["file"], lost["cwd"]) == ("feedback_testing.md", str(tree_b))
+
+
+def test_overwrites_prints_local_times_as_history_does(worktrees, capsys, monkeypatch):
+    import time
+
+    claude, _, _, store = worktrees
+    blind_overwrite(worktrees)
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        code, out, _ = run_cli(["--config-dir", str(claude.home), "overwrites", str(store)], capsys)
+        _, as_json, _ = run_cli(["--config-dir", str(claude.home), "overwrites", str(store),
+                                 "--json"], capsys)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert code == 0
+    assert out.startswith("2026-03-01 18:10:02  feedback_testing.md: ")  # 09:10:02 UTC
+    assert json.loads(as_json)[0]["time"] == "2026-03-01T09:10:02.000Z"  # scripts keep UTC

@@ -88,6 +88,15 @@ def _local(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 
 
+def _local_iso(recorded: str) -> str:
+    """A transcript's ISO-8601 UTC time as `history` prints times (as recorded if it is
+    none)."""
+    from tui.history.writes_log import parse_time
+
+    stamp = parse_time(recorded)
+    return _local(stamp) if stamp else recorded
+
+
 def _short(session: str | None) -> str:
     return session[:8] if session else "-"
 
@@ -352,7 +361,7 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
     for update in found:
         back = lines_back(update, now[update.file])
         state = "all in the file again" if back else "still missing from the file"
-        print(f"{update.time}  {update.file}: {_writer(update.session, update.cwd)} overwrote "
+        print(f"{_local_iso(update.time)}  {update.file}: {_writer(update.session, update.cwd)} overwrote "
               f"{_writer(update.previous_session, update.previous_cwd)}; "
               f"{len(update.lost_lines)} line(s) lost, {state}:")
         for line in update.lost_lines:
