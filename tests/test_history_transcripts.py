@@ -568,3 +568,23 @@ def test_overwrites_prints_local_times_as_history_does(worktrees, capsys, monkey
     assert code == 0
     assert out.startswith("2026-03-01 18:10:02  feedback_testing.md: ")  # 09:10:02 UTC
     assert json.loads(as_json)[0]["time"] == "2026-03-01T09:10:02.000Z"  # scripts keep UTC
+
+
+def test_restore_and_merge_say_the_undo_command_that_takes_them_back(worktrees, capsys):
+    import shlex
+
+    claude, _, _, store = worktrees
+    _, _, memory = blind_overwrite(worktrees)
+    before = memory.read_bytes()
+    home = ["--config-dir", str(claude.home)]
+    run_cli([*home, "history", "backfill", str(store)], capsys)
+    versions = json.loads(run_cli([*home, "history", str(memory), "--json"], capsys)[1])
+    by_a = next(v["rev"] for v in versions if v["git_branch"] == "feature-a")
+
+    for argv in (["merge", str(memory)], ["restore", str(memory), "--version", by_a]):
+        code, out, _ = run_cli([*home, *argv], capsys)
+        assert code == 0
+        undo = out.strip().splitlines()[-1].split("`")[1]
+        assert undo == f"memtui undo {shlex.quote(str(store))}"
+        assert run_cli([*home, *shlex.split(undo)[1:]], capsys)[0] == 0
+        assert memory.read_bytes() == before

@@ -215,6 +215,12 @@ def _apply(store: Path, file: str, before: bytes | None, after: bytes, label: st
     return 0
 
 
+def _undo_hint(store: Path) -> str:
+    import shlex
+
+    return f"`memtui undo {shlex.quote(str(store))}` takes it back"
+
+
 def _current(store: Path, file: str) -> bytes | None:
     from tui.memory.writes import WriteRefused, read_bytes
 
@@ -240,7 +246,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
         return 0
     status = _apply(store, file, current, wanted, f"restore {file} to version {rev[:10]}")
     if status == 0:
-        print(f"Restored {file} to version {rev[:10]}.")
+        print(f"Restored {file} to version {rev[:10]}; {_undo_hint(store)}.")
     return status
 
 
@@ -294,7 +300,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     label = f"merge lines of {file} lost on {', '.join(u.time for u in missing)}"
     status = _apply(store, file, current_bytes, merged.encode("utf-8", "surrogateescape"), label)
     if status == 0:
-        print(f"Merged the lines of {len(missing)} lost update(s) back into {file}.")
+        print(f"Merged the lines of {len(missing)} lost update(s) back into {file}; "
+              f"{_undo_hint(store)}.")
     return status
 
 
