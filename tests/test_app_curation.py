@@ -376,3 +376,35 @@ async def test_in_app_edit_leaves_files_it_cannot_give_back_byte_for_byte(fixtur
 
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="editor scripts need a POSIX shell")
+
+
+async def wait_for(pilot, condition, rounds: int = 40) -> bool:
+    for _ in range(rounds):
+        if condition():
+            return True
+        await pilot.pause(0.1)
+    return condition()
+
+
+async def test_a_store_moved_away_while_open_says_so_and_offers_no_repair(fixture, tmp_path):
+    async with store_screen(fixture) as (app, pilot, screen):
+        moved = tmp_path / "moved-away"
+        fixture.store.rename(moved)
+        banner = screen.query_one("#lock-banner", Static)
+        assert await wait_for(pilot, lambda: banner.display
+                              and "no longer exists" in painted(banner))
+        await pilot.press("3")
+        tally = painted(screen.query_one("#findings-tally", Static))
+        assert "Claude sees every memory" not in tally
+        assert "no longer exists" in tally
+        for key in ("r", "u", "d"):
+            app.clear_notifications()
+            await pilot.press(key)
+            await settle(app, pilot)
+            assert app.screen is screen  # no confirmation for a store that is not there
+            messages = [n.message for n in app._notifications]
+            assert messages and all("no longer exists" in m for m in messages), messages
+        assert not fixture.store.exists()  # nothing recreated it
+        moved.rename(fixture.store)  # put back: the screen is a store again
+        assert await wait_for(pilot, lambda: not banner.display)
+        assert "payments" in names(screen)

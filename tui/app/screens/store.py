@@ -36,7 +36,7 @@ from tui.app.memory_rows import (
 )
 from tui.app.messages import ChangeApplied, StoreChangedOnDisk, StoreLoaded
 from tui.app.screens.doctor import DoctorDone
-from tui.app.widgets.findings import FindingsView, fixes, shown_findings
+from tui.app.widgets.findings import FindingsShown, FindingsView, fixes, shown_findings
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.recall import RecallView
@@ -240,6 +240,10 @@ class StoreScreen(Screen[None]):
         worker = get_current_worker()
         with collector_paused():
             store = load_store(self.path)
+            if not os.path.isdir(self.path):  # moved or deleted: no audit of an empty store
+                gone = FindingsShown([], Text(self.gone_sentence(), style="bold red"))
+                self.post_message(StoreLoaded(store, {}, before, [], gone))
+                return
             reason = self.project.stranded_reason or None
             statuses = memory_statuses(store)
             store.index.first_cut_line  # noqa: B018 - the index view asks for it: found here
@@ -318,11 +322,19 @@ class StoreScreen(Screen[None]):
         if team is not None:
             team_view.show(team.loaded, team.error)
 
+    def gone_sentence(self) -> str:
+        return (f"{visible(condense(str(self.path)))} no longer exists: the store was moved "
+                "or deleted, so nothing here can be changed.")
+
     def show_lock(self, store: Store) -> None:
+        """The banner saying why the store cannot be changed: gone, or a dream's lock."""
         banner = self.query_one("#lock-banner", Static)
-        held = store.lock.held()
-        banner.set_class(not held, "hidden")
-        if held:
+        gone = not os.path.isdir(self.path)
+        held = not gone and store.lock.held()
+        banner.set_class(not (gone or held), "hidden")
+        if gone:
+            banner.update(f"{self.gone_sentence()} esc goes back.")
+        elif held:
             banner.update(
                 f"Read-only: a consolidation (PID {store.lock.pid}) holds the lock; "
                 "curation is disabled until it finishes."
@@ -394,8 +406,7 @@ class StoreScreen(Screen[None]):
         elif query:
             empty = f"No memory matches “{query}”."
         elif not os.path.isdir(self.path):
-            empty = (f"{visible(condense(str(self.path)))} no longer exists: the store was "
-                     "moved or deleted.")
+            empty = "The store no longer exists (see above)."
         else:
             empty = "No memories in this store yet."
         table.set_rows(filter_rows(self.rows, query), empty)
@@ -535,6 +546,9 @@ class StoreScreen(Screen[None]):
 
     def writable(self) -> bool:
         if self.store is None:
+            return False
+        if not os.path.isdir(self.path):
+            self.notify(self.gone_sentence(), severity="error")
             return False
         if self.store.lock.held():
             self.notify("The store is read-only while a consolidation holds its lock.",
