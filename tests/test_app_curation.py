@@ -408,3 +408,71 @@ async def test_a_store_moved_away_while_open_says_so_and_offers_no_repair(fixtur
         moved.rename(fixture.store)  # put back: the screen is a store again
         assert await wait_for(pilot, lambda: not banner.display)
         assert "payments" in names(screen)
+
+
+async def test_in_app_edit_meeting_claudes_write_keeps_both_texts_and_saves_them(fixture, no_editor):
+    target = fixture.store / "user_role.md"
+    async with store_screen(fixture) as (app, pilot, screen):
+        editor, area = await edit_in_app(app, pilot, screen, "user role")
+        area.move_cursor(area.document.end)
+        area.insert("Prefers short answers.\n")
+        claudes = target.read_bytes().replace(b"Prefers Go and Postgres.\n",
+                                              b"Prefers Go, Postgres and Redis.\n")
+        target.write_bytes(claudes)
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert target.read_bytes() == claudes  # nothing overwritten behind the user's back
+        assert app.screen is editor
+        assert "Prefers Go, Postgres and Redis." in area.text  # Claude's change, shown
+        assert "Prefers short answers." in area.text  # and the user's, kept
+        assert any("merged" in n.message for n in app._notifications)
+        await pilot.press("ctrl+s")  # the user has seen both: this save goes through
+        await settle(app, pilot)
+        assert app.screen is screen
+        assert target.read_bytes() == claudes + b"Prefers short answers.\n"
+        await undo(app, pilot)
+        assert target.read_bytes() == claudes  # undo gives Claude's version back
+
+
+async def test_in_app_edit_of_the_line_claude_rewrote_shows_both_between_markers(fixture, no_editor):
+    target = fixture.store / "user_role.md"
+    async with store_screen(fixture) as (app, pilot, screen):
+        editor, area = await edit_in_app(app, pilot, screen, "user role")
+        area.text = area.text.replace("Prefers Go and Postgres.", "Prefers Rust.")
+        claudes = target.read_bytes().replace(b"Prefers Go and Postgres.", b"Prefers Zig.")
+        target.write_bytes(claudes)
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert target.read_bytes() == claudes
+        assert app.screen is editor
+        assert "Prefers Rust." in area.text and "Prefers Zig." in area.text
+        assert "<<<<<<<" in area.text and ">>>>>>>" in area.text
+        assert any("both" in n.message and n.severity == "warning" for n in app._notifications)
+        await pilot.press("ctrl+s")  # the markers are still there: asked first
+        await settle(app, pilot)
+        assert app.screen is editor and target.read_bytes() == claudes
+        area.text = area.text.replace("Prefers Zig.\n", "").replace("=======\n", "")
+        area.text = "".join(line for line in area.text.splitlines(keepends=True)
+                            if not line.startswith(("<<<<<<<", ">>>>>>>")))
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert app.screen is screen
+        assert target.read_bytes() == claudes.replace(b"Prefers Zig.", b"Prefers Rust.")
+
+
+async def test_in_app_edit_of_a_memory_deleted_meanwhile_writes_it_back_on_the_next_save(
+        fixture, no_editor):
+    target = fixture.store / "user_role.md"
+    async with store_screen(fixture) as (app, pilot, screen):
+        editor, area = await edit_in_app(app, pilot, screen, "user role")
+        area.move_cursor(area.document.end)
+        area.insert("mine\n")
+        target.unlink()
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert not target.exists() and app.screen is editor
+        assert any("deleted on disk" in n.message for n in app._notifications)
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert target.read_text().endswith("mine\n")

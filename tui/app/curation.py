@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 Outcome = tuple[str, str]  # (what to tell the user, notification severity)
@@ -102,17 +103,68 @@ def read_for_editing(store_path: Path, file: str) -> str | Outcome:
     return text
 
 
-def save_edit(store_path: Path, file: str, before: str, after: str) -> Outcome:
-    """Write the in-app editor's text back, if the file is still what was loaded."""
+def save_edit(store_path: Path, file: str, before: str | None, after: str) -> Outcome:
+    """Write the in-app editor's text back, if the file is still what was loaded (`before`
+    None: if it still does not exist)."""
     from tui.history.recovery import apply_journalled
     from tui.memory import writes
 
-    change = writes.FileChange(file, before.encode("utf-8"), after.encode("utf-8"))
+    change = writes.FileChange(file, None if before is None else before.encode("utf-8"),
+                               after.encode("utf-8"))
     try:
         apply_journalled(store_path, [change], f"edit {file}")
     except writes.WriteRefused as refused:
         return str(refused), "error"
     return f"Saved {file}. Press u to undo.", "information"
+
+
+EDIT_MARKERS = ("your edit", "on disk now")
+
+
+@dataclass(frozen=True)
+class EditMerged:
+    """The editor's text with what was written on disk meanwhile merged in."""
+
+    text: str
+    on_disk: str | None  # the file as it is now: what the next save checks against
+    message: str
+    severity: str
+
+
+def holds_edit_markers(text: str) -> bool:
+    from tui.history.markers import MARK_OURS
+
+    opening = f"{MARK_OURS} {EDIT_MARKERS[0]}"
+    return any(line.rstrip("\r") == opening for line in text.split("\n"))
+
+
+def merge_edit(store_path: Path, file: str, before: str, mine: str) -> EditMerged | str | None:
+    """After a refused save: the user's edit merged with the file as it is now; a sentence
+    when the file changed in a way the editor cannot merge; None when it did not change
+    (the refusal had another cause).
+
+    Nothing is written: the user sees the merge in the editor and saves it, so neither the
+    edit nor the other writer's change is lost without a look.
+    """
+    from tui.history.merge import merge3
+
+    if not (store_path / file).exists():
+        return EditMerged(mine, None, f"{file} was deleted on disk while you edited it; "
+                          "ctrl+s writes your text back as a new file.", "warning")
+    current = read_for_editing(store_path, file)
+    if isinstance(current, tuple):
+        return f"{file} changed on disk while you edited it: {current[0]}"
+    if current == before:
+        return None
+    merged = merge3(before, mine, current, EDIT_MARKERS)
+    if merged.clean:
+        return EditMerged(merged.text, current, f"{file} changed on disk while you edited "
+                          "it; that change is merged into your text. Review it; ctrl+s "
+                          "saves both.", "warning")
+    return EditMerged(merged.text, current, (
+        f"{file} changed on disk while you edited it, on the same lines: both texts are in "
+        f"the editor between <<<<<<< and >>>>>>> lines ({len(merged.conflicts)} place(s)). "
+        "Keep what you want, then ctrl+s saves."), "warning")
 
 
 def edit(app, store_path: Path, file: str) -> Outcome | None:

@@ -1,8 +1,9 @@
 """Editing a memory inside the app: under `memtui serve`, and when no $EDITOR is set.
 
 The text is saved the way every memtui write is (conflict check, journal, undo): if Claude
-Code changed the file while it was being edited, nothing is overwritten and the edited text
-stays on screen.
+Code changed the file while it was being edited, nothing is overwritten; its change is merged
+into the edited text on screen (both texts between markers where they touch the same lines),
+and the next save writes what the user has then seen.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class EditorScreen(Screen["curation.Outcome | None"]):
         Binding("escape", "close", "Close", id="editor.close"),
     ]
 
-    def __init__(self, store_path: Path, file: str, before: str, subject: str = "") -> None:
+    def __init__(self, store_path: Path, file: str, before: str | None, subject: str = "") -> None:
         """`subject`: the project the store belongs to, as the store screen's title names it."""
         super().__init__()
         self.store_path = store_path
@@ -46,11 +47,12 @@ class EditorScreen(Screen["curation.Outcome | None"]):
         self.before = before
         self.saving = False
         self.discard_armed = False  # a second esc with unsaved changes discards them
+        self.markers_armed = False  # a second ctrl+s saves merge markers left in the text
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         yield Static("ctrl+s saves (undo with u afterwards), esc closes", id="editor-hint")
-        yield TextArea(self.before, soft_wrap=True, show_line_numbers=True, id="editor-text")
+        yield TextArea(self.before or "", soft_wrap=True, show_line_numbers=True, id="editor-text")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -64,12 +66,19 @@ class EditorScreen(Screen["curation.Outcome | None"]):
 
     def on_text_area_changed(self) -> None:
         self.discard_armed = False
+        self.markers_armed = False
 
     def action_save(self) -> None:
         if self.saving:
             return
         if self.text == self.before:
             self.dismiss(None)
+            return
+        if curation.holds_edit_markers(self.text) and not self.markers_armed:
+            self.markers_armed = True
+            self.notify("The text still holds the <<<<<<< your edit … >>>>>>> lines: keep one "
+                        "text and delete the marker lines, or ctrl+s again saves them as they "
+                        "are.", severity="warning")
             return
         self.saving = True
         self.save(self.text)
@@ -82,10 +91,19 @@ class EditorScreen(Screen["curation.Outcome | None"]):
     def saved(self, outcome: curation.Outcome) -> None:
         self.saving = False
         message, severity = outcome
-        if severity == "error":  # refused: the edited text stays here to be copied
-            self.notify(f"{message} Your text is still here; esc discards it.", severity="error")
+        if severity != "error":
+            self.dismiss(outcome)
             return
-        self.dismiss(outcome)
+        # Refused. If another writer (Claude Code) changed the file meanwhile, show its
+        # change merged into the edit: the next save keeps both, and nothing was lost.
+        merged = curation.merge_edit(self.store_path, self.file, self.before or "", self.text)
+        if isinstance(merged, curation.EditMerged):
+            self.before = merged.on_disk
+            self.query_one(TextArea).text = merged.text
+            self.notify(merged.message, severity=merged.severity, timeout=15)
+            return
+        reason = merged or message
+        self.notify(f"{reason} Your text is still here; esc discards it.", severity="error")
 
     def action_close(self) -> None:
         if self.text == self.before or self.discard_armed:
