@@ -198,3 +198,24 @@ async def test_the_chosen_theme_is_remembered_for_the_next_start(claude_home):
     async with second.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert second.theme == "nord"
+
+
+async def test_back_from_a_repaired_store_the_row_counts_what_is_on_disk_now(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#projects", VirtualTable)
+        assert cell_texts(table)[0][3] == "2"  # orphans
+        await pilot.press("enter")
+        await settle(app, pilot)
+        await pilot.press("r")  # relink every orphan
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(app, pilot)
+        await pilot.press("escape")  # back to the projects
+        await settle(app, pilot)
+        _, _, index, orphans, *_ = cell_texts(table)[0]
+        assert orphans == "0"
+        assert index.startswith("202/200")  # one line added, one moved up

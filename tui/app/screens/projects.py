@@ -215,6 +215,7 @@ class ProjectsScreen(Screen[None]):
         self.lost_counts: dict[Path, int] = {}
         self.sync_remote, self.sync_settings = _sync_settings()
         self.sync_words: dict[Path, str] = {}
+        self.opened_store: Path | None = None  # the store screen open above this one
 
     def footer_keys(self) -> tuple[str, ...]:
         """Sync joins the footer once a sync remote is set."""
@@ -408,7 +409,22 @@ class ProjectsScreen(Screen[None]):
             return
         from tui.app.screens.store import StoreScreen
 
+        self.opened_store = project.store
         self.app.push_screen(StoreScreen(project))
+
+    def on_screen_resume(self) -> None:
+        """Back from a store: what was repaired there shows in its row at once."""
+        store, self.opened_store = self.opened_store, None
+        if store is not None and self.scanned is not None and self.scanned.summaries:
+            self.summarize_again(store)
+
+    @work(thread=True, exit_on_error=False, group="summary")
+    def summarize_again(self, store: Path) -> None:
+        scanned = self.scanned
+        if scanned is None or not scanned.summaries or not store.is_dir():
+            return  # a store gone meanwhile: f5 rescans the home
+        summaries = {**scanned.summaries, store: summarize(store)}
+        self.post_message(ProjectsScanned(scanned.inventory, summaries))
 
     # --- actions --------------------------------------------------------------------------
 
