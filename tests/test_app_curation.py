@@ -197,12 +197,13 @@ async def test_r_on_the_findings_tab_relinks_the_highlighted_finding_not_every_o
         await pilot.press("r")
         plan = await proposed(app, pilot)
         assert plan.label == "relink 1 memory"
-        assert plan.summary[0] == "Move the index line for project_launch.md up from line 201."
+        assert plan.summary[0] == ("Move the index line for project_launch.md from line 201 up to "
+                                   "line 5, inside the loaded cut.")
         assert not any("project_orphan.md" in line for line in plan.summary)
         await on_findings_tab(pilot, screen, "unindexed")
         await pilot.press("r")
         listed = await confirm(app, pilot)
-        assert "Add an index line for project_orphan.md." in listed
+        assert "Add an index line for project_orphan.md as line 5." in listed
         index = parse_index((fixture.store / "MEMORY.md").read_text())
         visible = {link.file for link in index.links if link.visible}
         assert "project_orphan.md" in visible and "project_launch.md" not in visible

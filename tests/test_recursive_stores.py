@@ -207,7 +207,7 @@ def test_relink_indexes_a_memory_only_another_memory_links(store):
     write_memory(store, "hub.md", memory_text("hub", "the hub", "reference", "[D](detail.md)\n"))
     write_index(store, [entry("hub.md")])
     plan = curate.plan_relink(load_store(store), ["detail.md"])
-    assert plan.summary == ["Add an index line for detail.md."]
+    assert plan.summary == ["Add an index line for detail.md as line 2."]
     apply(store, plan)
     status = memory_statuses(load_store(store))["detail.md"]
     assert status.visible and status.linked_from is None
@@ -219,7 +219,7 @@ def test_relink_puts_a_team_memory_in_the_team_index(store):
     write_memory(store, "team/MEMORY.md", entry("oncall.md") + "\n")
     index_before = (store / "MEMORY.md").read_bytes()
     plan = curate.plan_relink(load_store(store), ["team/release.md"])
-    assert plan.summary == ["Add an index line for team/release.md to team/MEMORY.md."]
+    assert plan.summary == ["Add an index line for team/release.md to team/MEMORY.md as line 2."]
     apply(store, plan)
     assert (store / "MEMORY.md").read_bytes() == index_before
     team = parse_index((store / "team/MEMORY.md").read_text(), folder="team/")

@@ -282,6 +282,8 @@ def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[s
     summary: list[str] = []
     remove: set[int] = set()
     relinked: list[str] = []
+    origins: list[tuple[str, int | None]] = []  # per moving line: whose, and the line
+    # it leaves (None: a new line)
     for file in files:
         memory = _memory(store, file)
         if file in visible:
@@ -291,11 +293,10 @@ def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[s
         if past_cut is not None and past_cut not in remove:
             remove.add(past_cut)
             moving.append(index.lines[past_cut - 1][0])
-            summary.append(f"Move the index line for {file} up from line {past_cut}.")
+            origins.append((file, past_cut))
         elif past_cut is None:
             moving.append(index_line(memory, folder=index.folder))
-            summary.append(f"Add an index line for {file}" + (
-                "." if index.file == INDEX_NAME else f" to {index.file}."))
+            origins.append((file, None))
         relinked.append(file)
     lines = [line for number, line in enumerate(lines, start=1) if number not in remove]
     if not moving:
@@ -315,6 +316,15 @@ def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[s
         if not hidden or position == 0:
             break
         position = max(0, min(position - 1, last_loaded - len(block)))
+    in_index = "" if index.file == INDEX_NAME else f" to {index.file}"
+    for offset, (file, origin) in enumerate(origins):
+        target = position + offset + 1
+        loaded = result.raw_lines[target - 1].state == "loaded"
+        if origin is None:
+            summary.append(f"Add an index line for {file}{in_index} as line {target}.")
+        else:
+            summary.append(f"Move the index line for {file} from line {origin} up to line "
+                           f"{target}" + (", inside the loaded cut." if loaded else "."))
     return _finish(store, index, candidate, f"relink {_plural(len(relinked), 'memory', 'memories')}",
                    summary, must_show=relinked)
 
