@@ -477,3 +477,31 @@ async def test_in_app_edit_of_a_memory_deleted_meanwhile_writes_it_back_on_the_n
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert target.read_text().endswith("mine\n")
+
+
+async def test_redo_puts_back_an_undone_relink_even_after_a_restart(fixture):
+    before = snapshot(fixture.store)
+    async with store_screen(fixture) as (app, pilot, screen):
+        highlight(screen, "payments")
+        await pilot.press("r")
+        await confirm(app, pilot)
+        relinked = snapshot(fixture.store)
+        await undo(app, pilot)
+        assert snapshot(fixture.store) == before
+        assert any("U redoes it" in n.message for n in app._notifications)
+        await pilot.press("U")
+        await settle(app, pilot)
+        assert snapshot(fixture.store) == relinked
+        assert next(r for r in screen.rows if r.file == "project_orphan.md").status == "ok"
+        await undo(app, pilot)
+    async with store_screen(fixture) as (app, pilot, screen):  # quit and start again
+        await pilot.press("U")
+        await settle(app, pilot)
+        assert snapshot(fixture.store) == relinked
+        assert any(n.message.startswith("Redid relink 1 memory") for n in app._notifications)
+        app.clear_notifications()
+        await pilot.press("U")
+        await settle(app, pilot)
+        assert [n.message for n in app._notifications] == [
+            "Nothing to redo: no undo since the last change."]
+        assert snapshot(fixture.store) == relinked

@@ -138,3 +138,32 @@ def test_the_suggested_command_is_one_that_runs(monkeypatch, tmp_path):
     (tmp_path / "memtui").write_text("#!/bin/sh\n")
     (tmp_path / "memtui").chmod(0o755)
     assert command_name() == "memtui"
+
+
+def test_undo_redo_puts_back_what_the_last_undo_took(store, capsys):
+    from tui.memory import curate
+    from tui.memory.store import load_store
+    from tui.memory.writes import apply_changes
+
+    plan = curate.plan_relink(load_store(store), ["orphan.md"])
+    apply_changes(store, plan.changes, plan.label)
+    relinked = (store / "MEMORY.md").read_bytes()
+    run(capsys, "undo", str(store))
+    code, out, _ = run(capsys, "undo", str(store), "--redo")
+    assert (code, out) == (0, f"Redid {plan.label}.\n")
+    assert (store / "MEMORY.md").read_bytes() == relinked
+    code, out, _ = run(capsys, "undo", str(store), "--redo")
+    assert code == 0 and out.startswith("Nothing to redo")
+    run(capsys, "undo", str(store))
+    code, out, _ = run(capsys, "undo", str(store), "--redo", "--json")
+    assert json.loads(out) == {"store": str(store), "redone": plan.label}
+
+
+def test_an_undone_dream_is_not_redone_but_run_again(store, capsys):
+    write_memory(store, "dup.md", memory_text())
+    assert run(capsys, "dream", str(store), "--engine", "offline", "--yes")[0] == 0
+    run(capsys, "undo", str(store))
+    before = {p.name: p.read_bytes() for p in store.iterdir() if p.is_file()}
+    code, _, err = run(capsys, "undo", str(store), "--redo")
+    assert code == 2 and "run it again" in err
+    assert {p.name: p.read_bytes() for p in store.iterdir() if p.is_file()} == before

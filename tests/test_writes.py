@@ -269,3 +269,55 @@ def test_when_even_the_rollback_fails_the_next_command_puts_the_files_back(store
     assert snapshot(store, recursive=True) == original
     assert not [p for p in store.iterdir() if "memtui-" in p.name]
     assert history(store) == []
+
+
+def test_redo_puts_back_what_undo_took_newest_undo_first(store):
+    from tui.memory.writes import redo_last
+
+    first = read_bytes(store, "feedback_testing.md")
+    apply_changes(store, [FileChange("feedback_testing.md", first, b"second\n")], "edit 1")
+    apply_changes(store, [FileChange("feedback_testing.md", b"second\n", b"third\n")], "edit 2")
+    undo_last(store)
+    undo_last(store)
+    assert read_bytes(store, "feedback_testing.md") == first
+
+    redone = redo_last(store)
+    assert redone is not None and redone.label == "redo edit 1"
+    assert read_bytes(store, "feedback_testing.md") == b"second\n"
+    redo_last(store)
+    assert read_bytes(store, "feedback_testing.md") == b"third\n"
+    assert redo_last(store) is None  # nothing left undone
+
+    undone = undo_last(store)  # undo after redo takes back the redone change
+    assert undone is not None and undone.label == "undo edit 2"
+    assert read_bytes(store, "feedback_testing.md") == b"second\n"
+    redo_last(store)
+    assert read_bytes(store, "feedback_testing.md") == b"third\n"
+    undo_last(store)
+    undo_last(store)
+    assert read_bytes(store, "feedback_testing.md") == first
+    assert undo_last(store) is None
+
+
+def test_a_new_change_after_an_undo_leaves_nothing_to_redo(store):
+    from tui.memory.writes import redo_last
+
+    first = read_bytes(store, "feedback_testing.md")
+    apply_changes(store, [FileChange("feedback_testing.md", first, b"second\n")], "edit 1")
+    undo_last(store)
+    apply_changes(store, [FileChange("MEMORY.md", read_bytes(store, "MEMORY.md"), b"# M\n")],
+                  "edit index")
+    assert redo_last(store) is None
+    assert read_bytes(store, "feedback_testing.md") == first
+
+
+def test_redo_refuses_when_the_file_changed_since_the_undo(store):
+    from tui.memory.writes import redo_last
+
+    first = read_bytes(store, "feedback_testing.md")
+    apply_changes(store, [FileChange("feedback_testing.md", first, b"ours\n")], "edit")
+    undo_last(store)
+    (store / "feedback_testing.md").write_bytes(b"Claude wrote this meanwhile\n")
+    with pytest.raises(ConflictError):
+        redo_last(store)
+    assert read_bytes(store, "feedback_testing.md") == b"Claude wrote this meanwhile\n"

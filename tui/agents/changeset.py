@@ -219,6 +219,27 @@ def settle_after_undo(store: Path, record_id: str | None) -> None:
     restore_cursor_after_undo(record_id)
 
 
+RUN_LABELS = ("dream ", "extract ")  # how dream.py and extract.py label what they apply
+
+
+def redo_refusal(label: str) -> str | None:
+    """Why an undone run cannot be redone: undoing it put back the lock or the session's
+    cursor, which a redo of its files alone would leave saying it never ran."""
+    if label.startswith(RUN_LABELS):
+        return (f"An undone {label.split()[0]} is not redone: run it again (its review shows "
+                "what it would change).")
+    return None
+
+
+def redo_changeset(store: Path) -> str | None:
+    """Redo what the newest undo of this store took back; its label, or None if nothing
+    is left to redo. An undone dream or extraction is refused (see `redo_refusal`)."""
+    from tui.history.recovery import redo_journalled
+
+    record = redo_journalled(store, redo_refusal)
+    return record.label if record is not None else None
+
+
 def undo_changeset(store: Path) -> str | None:
     """Undo the newest applied record of this store; its label, or None if nothing to undo.
 

@@ -69,7 +69,20 @@ def undo(store_path: Path) -> Outcome:
     from tui.agents.changeset import settle_after_undo
 
     settle_after_undo(store_path, record.undoes)  # an undone dream is no consolidation
-    return writes.undone_phrase(record.label), "information"
+    return f"{writes.undone_phrase(record.label)} U redoes it.", "information"
+
+
+def redo(store_path: Path) -> Outcome:
+    from tui.agents.changeset import redo_changeset
+    from tui.memory import writes
+
+    try:
+        label = redo_changeset(store_path)
+    except writes.WriteRefused as refused:
+        return str(refused), "error"
+    if label is None:
+        return "Nothing to redo: no undo since the last change.", "warning"
+    return f"{writes.redone_phrase(label)} Press u to undo.", "information"
 
 
 def editor_command() -> list[str] | None:

@@ -385,8 +385,8 @@ def _writer(session: str | None, cwd: str | None) -> str:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from tui.agents.changeset import undo_changeset
-    from tui.memory.writes import WriteRefused, history, undone_phrase
+    from tui.agents.changeset import redo_changeset, undo_changeset
+    from tui.memory.writes import WriteRefused, history, redone_phrase, undone_phrase
 
     store = _existing_store(args, args.target)
     if args.list:
@@ -402,14 +402,21 @@ def cmd_undo(args: argparse.Namespace) -> int:
         return 0
     try:
         with _journal_errors(store):
-            label = undo_changeset(store)
+            label = (redo_changeset if args.redo else undo_changeset)(store)
     except WriteRefused as error:
         raise UsageError(str(error)) from None
     if args.json:
-        print_json({"store": str(store), "undone": label and label.removeprefix("undo ")})
+        if args.redo:
+            print_json({"store": str(store), "redone": label and label.removeprefix("redo ")})
+        else:
+            print_json({"store": str(store), "undone": label and label.removeprefix("undo ")})
         return 0
-    print(undone_phrase(label) if label else
-          f"Nothing to undo: memtui's changes to {store} are all undone already.")
+    if args.redo:
+        print(redone_phrase(label) if label else
+              f"Nothing to redo: no undo of {store} since memtui's last change to it.")
+    else:
+        print(undone_phrase(label) if label else
+              f"Nothing to undo: memtui's changes to {store} are all undone already.")
     return 0
 
 
@@ -419,7 +426,10 @@ def add_history_commands(commands) -> None:
     undo.add_argument("target", nargs="?", help=TARGET_HELP)
     undo.add_argument("--list", action="store_true", help="list memtui's changes, newest first")
     undo.add_argument("--json", action="store_true",
-                      help="machine-readable output: what was undone (null: nothing), or the list")
+                      help="machine-readable output: what was undone or redone (null: nothing), "
+                           "or the list")
+    undo.add_argument("--redo", action="store_true",
+                      help="put back what the last undo took (until memtui changes the store again)")
     undo.set_defaults(run=cmd_undo)
 
     watch = commands.add_parser("watch", help="commit every change of a store to its journal")

@@ -123,6 +123,19 @@ def undo_journalled(store: Path):
     return record
 
 
+def redo_journalled(store: Path, refuse=None):
+    """Redo what memtui's newest undo took back, journalled like any other change."""
+    from tui.memory.store_lock import store_lock
+    from tui.memory.writes import redo_last
+
+    with store_lock(store):
+        _snapshot(store, "before redo", "external")
+        record = redo_last(store, refuse)
+        if record is not None:
+            _snapshot(store, record.label, "memtui")
+    return record
+
+
 def write_journalled(store: Path, file: str, before: bytes | None, after: bytes, label: str):
     """Write one file through the safe write, with the journal holding before and after."""
     from tui.memory.writes import FileChange

@@ -30,7 +30,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
@@ -445,10 +445,33 @@ def _read_log(store: Path) -> list[tuple[ChangeRecord, dict[str, float | None]]]
     return entries
 
 
+FORWARD, UNDO, REDO = "forward", "undo", "redo"
+
+
+def _states(records: Sequence[ChangeRecord]) -> tuple[dict[str, str], set[str]]:
+    """Each record's kind (a change, an undo, a redo: an undo of an undo), and the ids of
+    the records whose effect is reverted now: those an undo or redo not itself reverted
+    has reverted."""
+    kinds: dict[str, str] = {}
+    undoers: dict[str, list[str]] = {}
+    for record in records:
+        target = record.undoes
+        if target is None:
+            kinds[record.id] = FORWARD
+        else:
+            kinds[record.id] = REDO if kinds.get(target) == UNDO else UNDO
+            undoers.setdefault(target, []).append(record.id)
+    undone: set[str] = set()
+    for record in reversed(records):  # an undoer always comes after what it reverts
+        if any(undoer not in undone for undoer in undoers.get(record.id, ())):
+            undone.add(record.id)
+    return kinds, undone
+
+
 def history(store: Path) -> list[ChangeRecord]:
     """Every change memtui made to this store, newest first."""
     entries = _read_log(store)
-    undone = {record.undoes for record, _ in entries if record.undoes}
+    _, undone = _states([record for record, _ in entries])
     records = [replace(record, undone=record.id in undone) for record, _ in entries]
     return records[::-1]
 
@@ -456,6 +479,11 @@ def history(store: Path) -> list[ChangeRecord]:
 def undone_phrase(label: str) -> str:
     """What an undo did, as a sentence: 'Undid relink 1 memory.'"""
     return f"Undid {label.removeprefix('undo ')}."
+
+
+def redone_phrase(label: str) -> str:
+    """What a redo did, as a sentence: 'Redid relink 1 memory.'"""
+    return f"Redid {label.removeprefix('redo ')}."
 
 
 def logged_ids(store: Path) -> set[str]:
@@ -466,25 +494,60 @@ def logged_ids(store: Path) -> set[str]:
 def undo_last(store: Path) -> ChangeRecord | None:
     """Revert the newest change not yet undone, byte for byte; None when there is none.
 
-    Undo records are themselves never undone here, so repeated calls walk back in time.
+    Undo records are themselves never undone here (`redo_last` does that), so repeated
+    calls walk back in time; a redone change counts as a change again.
     """
     with store_lock(Path(store)):
         recover_store(store)
         return _undo_last_locked(Path(store))
 
 
+def _reverted(record: ChangeRecord, mtimes: dict[str, float | None]) -> tuple[FileChange, ...]:
+    return tuple(
+        FileChange(c.file, c.after, c.before, mtimes.get(c.file))
+        for c in reversed(record.changes)
+    )
+
+
 def _undo_last_locked(store: Path) -> ChangeRecord | None:
     entries = _read_log(store)
-    undone = {record.undoes for record, _ in entries if record.undoes}
+    kinds, undone = _states([record for record, _ in entries])
     candidates = (
         (record, mtimes) for record, mtimes in reversed(entries)
-        if record.undoes is None and record.id not in undone
+        if kinds[record.id] != UNDO and record.id not in undone
     )
     record, mtimes = next(candidates, (None, {}))
     if record is None:
         return None
-    reverse = tuple(
-        FileChange(c.file, c.after, c.before, mtimes.get(c.file))
-        for c in reversed(record.changes)
-    )
-    return _apply(store, reverse, f"undo {record.label}", archive=False, undoes=record.id)
+    label = f"undo {record.label.removeprefix('redo ')}"
+    return _apply(store, _reverted(record, mtimes), label, archive=False, undoes=record.id)
+
+
+def redo_last(store: Path,
+              refuse: Callable[[str], str | None] | None = None) -> ChangeRecord | None:
+    """Put back what the newest undo took, byte for byte; None when no undo is left to
+    redo (none yet, all redone, or a new change was made since, as in every editor).
+
+    `refuse(label)`, given the label of the change that would come back, may return why
+    it cannot: raised as `WriteRefused`, nothing written.
+    """
+    with store_lock(Path(store)):
+        recover_store(store)
+        return _redo_last_locked(Path(store), refuse)
+
+
+def _redo_last_locked(store: Path, refuse) -> ChangeRecord | None:
+    entries = _read_log(store)
+    kinds, undone = _states([record for record, _ in entries])
+    for record, mtimes in reversed(entries):
+        if kinds[record.id] == FORWARD:
+            return None  # a change made after the undos: they stay undone
+        if kinds[record.id] == REDO or record.id in undone:
+            continue
+        label = record.label.removeprefix("undo ")
+        reason = refuse(label) if refuse is not None else None
+        if reason:
+            raise WriteRefused(reason)
+        return _apply(store, _reverted(record, mtimes), f"redo {label}", archive=False,
+                      undoes=record.id)
+    return None

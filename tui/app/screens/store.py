@@ -76,7 +76,8 @@ TAB_KEYS = {
     "memories": ("store.edit", "store.archive", "store.delete", "store.undo", "store.history",
                  "store.overwrites", "store.dream", "store.relink", "store.extract",
                  "store.filter", "store.mark", "store.raw", "store.shorten",
-                 "store.remove_dangling", "store.move_out", "store.doctor", "store.back"),
+                 "store.remove_dangling", "store.move_out", "store.doctor", "store.redo",
+                 "store.back"),
     "index": ("index.go_to_cut", "store.shorten", "store.remove_dangling", "store.relink",
               *AROUND_THE_STORE, "store.back"),
     "findings": ("store.mark", *AROUND_THE_STORE, "store.back"),
@@ -111,6 +112,8 @@ class StoreScreen(Screen[None]):
         Binding("m", "move_out", "Move out", id="store.move_out",
                 tooltip="Move the index line past the cut, to make room"),
         Binding("u", "undo", "Undo", id="store.undo"),
+        Binding("U", "redo", "Redo", tooltip="Put back what the last undo took",
+                id="store.redo"),
         Binding("h", "history", "History", tooltip="Every version of the highlighted memory",
                 id="store.history"),
         Binding("o", "overwrites", "Lost updates", tooltip="Writes that overwrote unseen changes",
@@ -203,6 +206,8 @@ class StoreScreen(Screen[None]):
                            "hook moves to the memory file", self.shorten_all),
             PaletteCommand("store: undo last change", "Restore the files of the last change",
                            self.action_undo),
+            PaletteCommand("store: redo", "Put back what the last undo took",
+                           self.action_redo),
             PaletteCommand("store: lost updates", "Writes that overwrote another session's change",
                            self.action_overwrites),
             PaletteCommand("memory: history", "Every version of the memory, diff and restore",
@@ -785,6 +790,15 @@ class StoreScreen(Screen[None]):
     @work(thread=True, exit_on_error=False, group="write")
     def undo(self) -> None:
         self.post_message(ChangeApplied(*curation.undo(self.path)))
+
+    def action_redo(self) -> None:
+        if self.writable():
+            self.busy = True
+            self.redo()
+
+    @work(thread=True, exit_on_error=False, group="write")
+    def redo(self) -> None:
+        self.post_message(ChangeApplied(*curation.redo(self.path)))
 
     def action_edit(self) -> None:
         file = self.highlighted_file()
