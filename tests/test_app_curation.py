@@ -505,3 +505,16 @@ async def test_redo_puts_back_an_undone_relink_even_after_a_restart(fixture):
         assert [n.message for n in app._notifications] == [
             "Nothing to redo: no undo since the last change."]
         assert snapshot(fixture.store) == relinked
+
+
+async def test_escape_closes_the_help_panel_before_it_leaves_the_store(fixture):
+    async with store_screen(fixture) as (app, pilot, screen):
+        await pilot.press("f1")
+        await pilot.pause()
+        assert screen.query("HelpPanel")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and not screen.query("HelpPanel")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not screen  # the next esc goes back as always

@@ -72,6 +72,9 @@ class MemtuiApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "toggle_help", "Help", id="app.help"),
         Binding("question_mark", "toggle_help", "Help", show=False, id="app.help_alt"),
+        # Before any screen's esc: with the help open, esc closes it and nothing else.
+        Binding("escape", "close_help", "Close help", show=False, priority=True,
+                id="app.close_help"),
         Binding("ctrl+t", "change_theme", "Theme", show=False, id="app.theme"),
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
@@ -136,6 +139,14 @@ class MemtuiApp(App[None]):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close_help":
+            return bool(self.screen.query("HelpPanel"))
+        return super().check_action(action, parameters)
+
+    def action_close_help(self) -> None:
+        self.action_hide_help_panel()
 
     def action_toggle_dark(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
