@@ -353,3 +353,18 @@ def test_a_conflict_an_editor_saved_with_crlf_is_still_one_to_resolve(store):
     apply(store, plan)
     assert (store / "rule.md").read_bytes() == memory_text(
         name="rule", body="Indent with four spaces.\n").replace("\n", "\r\n").encode()
+
+
+@pytest.mark.parametrize("verb", ["delete", "archive"])
+def test_removing_a_memory_another_memory_links_says_that_link_is_left(store, verb):
+    import real_shapes
+
+    real_shapes.build(store, "second_level_index")
+    make = curate.plan_delete if verb == "delete" else curate.plan_archive
+    plan = make(load_store(store), ["topics/topic_03.md"])
+    assert any("topics/index.md links topics/topic_03.md" in line and "by hand" in line
+               for line in plan.summary), plan.summary
+    # the hub itself is not rewritten: its text is the user's
+    assert {change.file for change in plan.changes} == {"topics/topic_03.md"}
+    nothing = make(load_store(store), ["user_role.md"])
+    assert not any("links" in line for line in nothing.summary)

@@ -22,7 +22,7 @@ from tui.claude.lines import split_lines
 from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory.frontmatter import BLOCK
-from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, parse_index
+from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, linked_files, parse_index
 from tui.memory.store import Memory, Store
 from tui.memory.writes import FileChange, WriteRefused, archive_dir, read_bytes
 
@@ -467,7 +467,24 @@ def _plan_removal(store: Store, files: Sequence[str], verb: str) -> Plan:
                                  "it is kept, edit it by hand.")
         kept = [line for number, line in enumerate(index.lines, start=1) if number not in drop]
         plans.append(_finish(store, index, kept, label, notes))
+    plans.append(Plan(label, (), _links_left(store, removed)))
     return _combined(label, plans)
+
+
+def _links_left(store: Store, removed: set[str]) -> list[str]:
+    """Which remaining memories link the removed ones (a second-level index, a `[[name]]`):
+    their text is theirs, so the links stay, and the user is told where they are."""
+    notes = []
+    for memory in store.memories:
+        if memory.file in removed or "[" not in memory.text:
+            continue
+        folder = memory.file.rpartition("/")[0]
+        hits = set(linked_files(memory.text, folder and f"{folder}/", store.wiki_names))
+        if hits & removed:
+            notes.append(f"{memory.file} links {', '.join(sorted(hits & removed))}; that link "
+                         f"is left as it is and will point at nothing: edit {memory.file} by "
+                         "hand.")
+    return notes
 
 
 def plan_archive(store: Store, files: Sequence[str]) -> Plan:
