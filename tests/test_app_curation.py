@@ -518,3 +518,37 @@ async def test_escape_closes_the_help_panel_before_it_leaves_the_store(fixture):
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is not screen  # the next esc goes back as always
+
+
+async def test_undo_keeps_an_index_line_claude_appended_after_the_change(fixture):
+    before = snapshot(fixture.store)
+    async with store_screen(fixture) as (app, pilot, screen):
+        highlight(screen, "payments")
+        await pilot.press("r")
+        await confirm(app, pilot)
+        appended = b"- [Editor](user_editor.md) \xe2\x80\x94 Claude wrote this after the relink\n"
+        index = fixture.store / "MEMORY.md"
+        index.write_bytes(index.read_bytes() + appended)
+        await undo(app, pilot)
+        assert index.read_bytes() == before["MEMORY.md"] + appended
+        assert any(n.message.startswith("Undid relink 1 memory") for n in app._notifications)
+        await pilot.press("U")  # and redo puts the relink back, Claude's line still there
+        await settle(app, pilot)
+        assert b"](project_orphan.md)" in index.read_bytes()
+        assert index.read_bytes().endswith(appended)
+
+
+async def test_undo_that_would_lose_text_written_since_says_why_it_refuses(fixture):
+    async with store_screen(fixture) as (app, pilot, screen):
+        highlight(screen, "payments")
+        await pilot.press("r")
+        await confirm(app, pilot)
+        index = fixture.store / "MEMORY.md"
+        claudes = index.read_bytes().replace(b"](project_orphan.md)", b"](project_payments.md)")
+        index.write_bytes(claudes)  # Claude rewrote the very line the relink added
+        app.clear_notifications()
+        await undo(app, pilot)
+        assert index.read_bytes() == claudes
+        [message] = [n.message for n in app._notifications]
+        assert "reload" not in message
+        assert "MEMORY.md" in message and "since" in message and "same lines" in message

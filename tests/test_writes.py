@@ -321,3 +321,28 @@ def test_redo_refuses_when_the_file_changed_since_the_undo(store):
     with pytest.raises(ConflictError):
         redo_last(store)
     assert read_bytes(store, "feedback_testing.md") == b"Claude wrote this meanwhile\n"
+
+
+def test_undo_with_a_merge_keeps_what_was_written_since_on_other_lines(store):
+    from tui.history.recovery import keep_both
+
+    index = read_bytes(store, "MEMORY.md")
+    ours = index + b"- [Role](user_role.md) \xe2\x80\x94 who I am\n"
+    apply_changes(store, [FileChange("MEMORY.md", index, ours)], "relink")
+    (store / "MEMORY.md").write_bytes(b"# Claude's heading\n" + ours)
+    with pytest.raises(ConflictError):
+        undo_last(store)  # without a merge: refused, as before
+    undo_last(store, keep_both)
+    assert read_bytes(store, "MEMORY.md") == b"# Claude's heading\n" + index
+
+
+def test_undo_refuses_with_a_sentence_when_the_file_was_deleted_since(store):
+    from tui.history.recovery import keep_both
+
+    before = read_bytes(store, "feedback_testing.md")
+    apply_changes(store, [FileChange("feedback_testing.md", before, before + b"more\n")], "edit")
+    (store / "feedback_testing.md").unlink()
+    with pytest.raises(ConflictError) as raised:
+        undo_last(store, keep_both)
+    assert "was deleted on disk since memtui's change (edit)" in str(raised.value)
+    assert not (store / "feedback_testing.md").exists()

@@ -110,14 +110,28 @@ def apply_journalled(store: Path, changes, label: str, **options):
     return record
 
 
+def keep_both(file: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    """`ours` and `theirs`, both edits of `base`, merged line by line; None when they
+    touch the same lines or are not UTF-8 text."""
+    from tui.history.merge import merge3
+
+    try:
+        texts = [data.decode("utf-8") for data in (base, ours, theirs)]
+    except UnicodeDecodeError:
+        return None
+    merged = merge3(*texts)
+    return merged.text.encode("utf-8") if merged.clean else None
+
+
 def undo_journalled(store: Path):
-    """Undo memtui's newest change to the store, journalled like any other change."""
+    """Undo memtui's newest change to the store, journalled like any other change; what
+    was written to its files since is kept when it touched other lines."""
     from tui.memory.store_lock import store_lock
     from tui.memory.writes import undo_last
 
     with store_lock(store):
         _snapshot(store, "before undo", "external")
-        record = undo_last(store)
+        record = undo_last(store, keep_both)
         if record is not None:
             _snapshot(store, record.label, "memtui")
     return record
@@ -130,7 +144,7 @@ def redo_journalled(store: Path, refuse=None):
 
     with store_lock(store):
         _snapshot(store, "before redo", "external")
-        record = redo_last(store, refuse)
+        record = redo_last(store, refuse, keep_both)
         if record is not None:
             _snapshot(store, record.label, "memtui")
     return record

@@ -63,6 +63,22 @@ class ConflictError(WriteRefused):
         )
 
 
+class UndoConflict(ConflictError):
+    """Undoing (or redoing) would overwrite what was written on the same lines since."""
+
+    def __init__(self, file: str, expected: bytes | None, actual: bytes | None, label: str):
+        super().__init__(file, expected, actual)
+        if actual is None:
+            what = f"{file} was deleted on disk since memtui's change ({label})"
+        elif expected is None:
+            what = f"{file} was written again on disk since memtui's change ({label}) removed it"
+        else:
+            what = (f"{file} changed on disk since memtui's change ({label}), on the same "
+                    "lines it touched")
+        self.args = (f"{what}, so taking that change back would lose what was written since; "
+                     f"nothing was written. h on {file} shows its versions.",)
+
+
 class StoreLocked(WriteRefused):
     """A dream (consolidation) holds the store's `.consolidate-lock`."""
 
@@ -491,25 +507,45 @@ def logged_ids(store: Path) -> set[str]:
     return {record.id for record, _ in _read_log(store)}
 
 
-def undo_last(store: Path) -> ChangeRecord | None:
+def undo_last(store: Path, merge: Merge | None = None) -> ChangeRecord | None:
     """Revert the newest change not yet undone, byte for byte; None when there is none.
+    With `merge`, a file written since keeps those later writes (see `_reverted`).
 
     Undo records are themselves never undone here (`redo_last` does that), so repeated
     calls walk back in time; a redone change counts as a change again.
     """
     with store_lock(Path(store)):
         recover_store(store)
-        return _undo_last_locked(Path(store))
+        return _undo_last_locked(Path(store), merge)
 
 
-def _reverted(record: ChangeRecord, mtimes: dict[str, float | None]) -> tuple[FileChange, ...]:
-    return tuple(
-        FileChange(c.file, c.after, c.before, mtimes.get(c.file))
-        for c in reversed(record.changes)
-    )
+# merge(file, base, ours, theirs): `ours` and `theirs` both changed `base`; the bytes
+# keeping both, or None when they changed the same lines (or are not text).
+Merge = Callable[[str, bytes, bytes, bytes], bytes | None]
 
 
-def _undo_last_locked(store: Path) -> ChangeRecord | None:
+def _reverted(store: Path, record: ChangeRecord, mtimes: dict[str, float | None],
+              merge: Merge | None) -> tuple[FileChange, ...]:
+    """The changes taking `record` back. A file written again since (Claude Code appends
+    to the index all the time) gets its old text back with the later writes merged in,
+    when `merge` can keep both; otherwise `UndoConflict`, nothing written."""
+    changes = []
+    for change in reversed(record.changes):
+        actual = read_bytes(store, change.file)
+        if actual == change.after:
+            changes.append(FileChange(change.file, change.after, change.before,
+                                      mtimes.get(change.file)))
+            continue
+        merged = None
+        if merge is not None and None not in (actual, change.after, change.before):
+            merged = merge(change.file, change.after, change.before, actual)
+        if merged is None:
+            raise UndoConflict(change.file, change.after, actual, record.label)
+        changes.append(FileChange(change.file, actual, merged))
+    return tuple(changes)
+
+
+def _undo_last_locked(store: Path, merge: Merge | None) -> ChangeRecord | None:
     entries = _read_log(store)
     kinds, undone = _states([record for record, _ in entries])
     candidates = (
@@ -520,23 +556,24 @@ def _undo_last_locked(store: Path) -> ChangeRecord | None:
     if record is None:
         return None
     label = f"undo {record.label.removeprefix('redo ')}"
-    return _apply(store, _reverted(record, mtimes), label, archive=False, undoes=record.id)
+    return _apply(store, _reverted(store, record, mtimes, merge), label, archive=False,
+                  undoes=record.id)
 
 
-def redo_last(store: Path,
-              refuse: Callable[[str], str | None] | None = None) -> ChangeRecord | None:
+def redo_last(store: Path, refuse: Callable[[str], str | None] | None = None,
+              merge: Merge | None = None) -> ChangeRecord | None:
     """Put back what the newest undo took, byte for byte; None when no undo is left to
     redo (none yet, all redone, or a new change was made since, as in every editor).
 
     `refuse(label)`, given the label of the change that would come back, may return why
-    it cannot: raised as `WriteRefused`, nothing written.
+    it cannot: raised as `WriteRefused`, nothing written. `merge` as for `undo_last`.
     """
     with store_lock(Path(store)):
         recover_store(store)
-        return _redo_last_locked(Path(store), refuse)
+        return _redo_last_locked(Path(store), refuse, merge)
 
 
-def _redo_last_locked(store: Path, refuse) -> ChangeRecord | None:
+def _redo_last_locked(store: Path, refuse, merge: Merge | None) -> ChangeRecord | None:
     entries = _read_log(store)
     kinds, undone = _states([record for record, _ in entries])
     for record, mtimes in reversed(entries):
@@ -548,6 +585,6 @@ def _redo_last_locked(store: Path, refuse) -> ChangeRecord | None:
         reason = refuse(label) if refuse is not None else None
         if reason:
             raise WriteRefused(reason)
-        return _apply(store, _reverted(record, mtimes), f"redo {label}", archive=False,
-                      undoes=record.id)
+        return _apply(store, _reverted(store, record, mtimes, merge), f"redo {label}",
+                      archive=False, undoes=record.id)
     return None
