@@ -552,3 +552,26 @@ async def test_undo_that_would_lose_text_written_since_says_why_it_refuses(fixtu
         [message] = [n.message for n in app._notifications]
         assert "reload" not in message
         assert "MEMORY.md" in message and "since" in message and "same lines" in message
+
+
+async def test_a_change_refused_because_claude_wrote_meanwhile_says_what_to_do_next(fixture):
+    index = fixture.store / "MEMORY.md"
+    async with store_screen(fixture) as (app, pilot, screen):
+        highlight(screen, "payments")
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        claudes = index.read_bytes() + b"- [Editor](user_editor.md) \xe2\x80\x94 new\n"
+        index.write_bytes(claudes)
+        app.clear_notifications()
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert index.read_bytes() == claudes
+        [message] = [n.message for n in app._notifications if n.severity == "error"]
+        assert "nothing was written" in message and "reload and review" not in message
+        assert "again" in message and "reloaded" in message
+        await pilot.press("r")  # and again it is: the new plan keeps Claude's line
+        await confirm(app, pilot)
+        assert index.read_bytes().startswith(claudes[:20])
+        assert b"](user_editor.md)" in index.read_bytes()
+        assert b"](project_orphan.md)" in index.read_bytes()

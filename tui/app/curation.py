@@ -50,6 +50,10 @@ def apply_plan(store_path: Path, plan) -> Outcome:
 
     try:
         record = apply_journalled(store_path, plan.changes, plan.label)
+    except writes.ConflictError as conflict:
+        return (f"{conflict.file} changed on disk while the change was on screen (Claude Code "
+                "writes without warning); nothing was written. The store is reloaded: press "
+                "the same key again to see the change as it would be now.", "error")
     except writes.WriteRefused as refused:
         return str(refused), "error"
     count = len(getattr(record, "changes", plan.changes))
