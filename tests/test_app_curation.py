@@ -448,6 +448,8 @@ async def test_in_app_edit_of_the_line_claude_rewrote_shows_both_between_markers
         assert app.screen is editor
         assert "Prefers Rust." in area.text and "Prefers Zig." in area.text
         assert "<<<<<<<" in area.text and ">>>>>>>" in area.text
+        marker_row = area.text.split("\n").index("<<<<<<< your edit")
+        assert area.cursor_location == (marker_row, 0)  # the cursor is where to choose
         assert any("both" in n.message and n.severity == "warning" for n in app._notifications)
         await pilot.press("ctrl+s")  # the markers are still there: asked first
         await settle(app, pilot)

@@ -99,7 +99,13 @@ class EditorScreen(Screen["curation.Outcome | None"]):
         merged = curation.merge_edit(self.store_path, self.file, self.before or "", self.text)
         if isinstance(merged, curation.EditMerged):
             self.before = merged.on_disk
-            self.query_one(TextArea).text = merged.text
+            area = self.query_one(TextArea)
+            area.text = merged.text
+            lines = merged.text.split("\n")
+            first = next((n for n, line in enumerate(lines)
+                          if curation.holds_edit_markers(line)), None)
+            if first is not None:  # where the user has to choose
+                area.move_cursor((first, 0), center=True)
             self.notify(merged.message, severity=merged.severity, timeout=15)
             return
         reason = merged or message
