@@ -502,8 +502,8 @@ def test_undo_json_says_what_was_undone_as_json(worktrees, capsys):
 
     code, out, _ = run_cli([*home, "undo", str(store), "--json"], capsys)
     assert code == 0
-    assert json.loads(out) == {"store": str(store), "undone": f"merge lines of feedback_testing.md "
-                               f"lost on 2026-03-01T09:10:02.000Z"}
+    assert json.loads(out) == {"store": str(store), "undone": "merge lines of feedback_testing.md "
+                               "lost on 2026-03-01T09:10:02.000Z"}
     assert memory.read_bytes() == before
 
     code, out, _ = run_cli([*home, "undo", str(store), "--json"], capsys)
