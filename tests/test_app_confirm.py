@@ -11,9 +11,11 @@ import pytest
 from rich.console import Console
 from textual.app import App
 from textual.widgets import Button, Static
+from textual.widgets._footer import FooterKey
 
 import tui.app
 from tui.app.screens.confirm import APPLY, ConfirmScreen
+from tui.app.widgets.key_footer import KeyFooter
 
 LONG = "a hook long enough to wrap at eighty columns, " * 4
 
@@ -100,3 +102,20 @@ async def test_a_shortened_line_shows_before_and_after_under_each_other():
         assert all(line[:column].strip() == "" for line in lines[before + 1:after])
         await pilot.press("y")
         assert app.choices == [APPLY]
+
+
+@pytest.mark.parametrize(("plan", "keys"), [(SHORTEN, ["y Apply", "esc Cancel"]),
+                                            (RELINK_MANY, ["esc Cancel"])])
+async def test_the_footer_shows_the_dialogs_keys_not_the_screens_underneath(plan, keys):
+    """The store's keys (r Relink, e Edit…) do nothing while a confirmation is open; y is
+    not offered when only "Apply anyway" applies."""
+    app = DialogApp(plan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        footer = app.screen.query_one(KeyFooter)
+        shown = [f"{key.key_display} {key.description}" for key in footer.query(FooterKey)
+                 if key.description != "Help"]
+        assert shown == keys
+        for button in app.screen.query(Button):  # the footer takes no button's row
+            assert button.region.bottom <= footer.region.y, button.id

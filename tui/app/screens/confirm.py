@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui.app.widgets.key_footer import KeyFooter
 from tui.visible import visible
 
 APPLY = "apply"
@@ -67,6 +68,8 @@ class ConfirmScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
         Binding("y", "apply", "Apply", id="confirm.apply"),
     ]
+    # Its own footer: the keys of the screen underneath do nothing while it is open.
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = ("confirm.apply", "confirm.cancel")
 
     def __init__(self, plan) -> None:
         super().__init__()
@@ -95,6 +98,7 @@ class ConfirmScreen(ModalScreen[str | None]):
                     yield Button(getattr(plan, "apply_label", "Apply (y)"), id="apply",
                                  compact=True, variant="primary")
                 yield Button("Cancel (esc)", id="cancel", compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.fit_summary)
@@ -111,7 +115,8 @@ class ConfirmScreen(ModalScreen[str | None]):
             child.styles.margin.top + child.styles.margin.bottom
             + (0 if child is summary else child.outer_size.height)
             for child in dialog.children)
-        summary.styles.max_height = max(2, self.size.height - used)
+        footer = self.query_one(KeyFooter).outer_size.height
+        summary.styles.max_height = max(2, self.size.height - footer - used)
 
     @on(Button.Pressed)
     def chosen(self, event: Button.Pressed) -> None:
@@ -123,9 +128,12 @@ class ConfirmScreen(ModalScreen[str | None]):
         else:
             self.dismiss(None)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Pushing entries past the cut takes the "Apply anyway" button, never a stray y.
+        return not (action == "apply" and self.plan.pushed_out)
+
     def action_apply(self) -> None:
-        if not self.plan.pushed_out:
-            self.dismiss(APPLY)
+        self.dismiss(APPLY)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
