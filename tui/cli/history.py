@@ -351,6 +351,7 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
 
     from tui.history.overwrites import lines_back
     from tui.history.recovery import all_lost_updates, file_text
+    from tui.history.writers import in_words, writers
     from tui.history.writes_log import store_events
 
     store = _existing_store(args, args.target)
@@ -368,20 +369,15 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
     for update in found:
         back = lines_back(update, now[update.file])
         state = "all in the file again" if back else "still missing from the file"
-        print(f"{_local_iso(update.time)}  {update.file}: {_writer(update.session, update.cwd)} overwrote "
-              f"{_writer(update.previous_session, update.previous_cwd)}; "
+        by, overwritten = writers(update)
+        print(f"{_local_iso(update.time)}  {update.file}: {in_words(by, overwritten)} overwrote "
+              f"{in_words(overwritten, by)}; "
               f"{len(update.lost_lines)} line(s) lost, {state}:")
         for line in update.lost_lines:
             print(f"    {line}")
         if not back:
             print(f"  merge them back: memtui merge {shlex.quote(str(store / update.file))}")
     return 0
-
-
-def _writer(session: str | None, cwd: str | None) -> str:
-    if not session:
-        return "an untracked writer (extraction, dream or a person)"
-    return f"session {_short(session)}" + (f" in {cwd}" if cwd else "")
 
 
 def cmd_undo(args: argparse.Namespace) -> int:

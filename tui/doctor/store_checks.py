@@ -71,6 +71,8 @@ def overlapping(writers: dict[str, tuple[str, str, int]]) -> list[tuple[str, str
 
 def check_worktrees(ctx: DoctorContext) -> Check:
     from tui.history.recovery import all_lost_updates, still_missing
+    from tui.history.writers import in_words
+    from tui.history.writers import writers as writers_of
     from tui.history.writes_log import folder_events
 
     if not os.path.isdir(ctx.store):
@@ -87,7 +89,8 @@ def check_worktrees(ctx: DoctorContext) -> Check:
     if lost:
         first = lost[-1]
         lines = sum(len(update.lost_lines) for update in lost)
-        by = f"session {first.session[:8]} in {first.cwd}" if first.session else "an untracked writer"
+        writer, overwritten = writers_of(first)
+        by = in_words(writer, overwritten)
         return Check("worktrees", FAIL,
                      f"{len(lost)} lost update(s), {lines} line(s) in all: the newest, "
                      f"{first.file} at {first.time}, written by {by} over a version it had not "

@@ -45,6 +45,7 @@ def _commit(event: MemoryEvent, text: str, subject: str, role: str,
     trailers = {
         SOURCE: "backfill",
         "Session": by.session if by else None,
+        "Agent": by.agent if by else None,
         "Cwd": by.cwd if by else None,
         "Branch": by.branch if by else None,
         EVENT: _event_id(event, role),

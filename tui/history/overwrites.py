@@ -1,12 +1,14 @@
 """Lost updates: writes that replaced content their session had never seen.
 
-From transcripts: a Write or Edit by session S whose `originalFile` (what was on disk just
+From transcripts: a Write or Edit by agent S whose `originalFile` (what was on disk just
 before) is not the last version S itself read or wrote means someone changed the file
-under S. The lines of that unseen version which S's result dropped, and which S had not
-seen either, are the lost lines; no lost lines (an Edit that did not touch the other
-change) means nothing was lost. The earlier writer is the latest other session whose
-write produced exactly `originalFile`, else the latest other session that saved the file
-without recording content (extraction, dream), else an untracked writer.
+under S. An agent is a session's main agent or one of its subagents: they share the
+session's id but not what they have seen. The lines of that unseen version which S's
+result dropped, and which S had not seen either, are the lost lines; no lost lines (an
+Edit that did not touch the other change) means nothing was lost. The earlier writer is
+the latest other agent whose write produced exactly `originalFile`, else the latest other
+agent that saved the file without recording content (extraction, dream), else an
+untracked writer.
 
 From the journal: between three snapshots a -> b -> c of one file, c dropped lines that b
 had added while adding lines of its own, and c was not written by b's session: c was
@@ -37,6 +39,8 @@ class LostUpdate(NamedTuple):
     written: str | None  # what it wrote
     found_in: str  # "transcripts" or "journal"
     branch: str | None = None
+    agent: str | None = None  # the subagent of `session` that wrote; None: its main agent
+    previous_agent: str | None = None
 
     def to_json(self) -> dict:
         return {
@@ -50,6 +54,8 @@ class LostUpdate(NamedTuple):
             "previous_time": self.previous_time,
             "lost_lines": list(self.lost_lines),
             "found_in": self.found_in,
+            "agent": self.agent,
+            "previous_agent": self.previous_agent,
         }
 
 
@@ -69,7 +75,7 @@ def missing_lines(source: str, *without: str | None) -> tuple[str, ...]:
 
 def _previous_writer(history: Sequence[MemoryEvent], event: MemoryEvent,
                      seen_at: float) -> MemoryEvent | None:
-    others = [e for e in history if e.session != event.session]
+    others = [e for e in history if (e.session, e.agent) != (event.session, event.agent)]
     for candidate in reversed(others):
         if candidate.content is not None and candidate.content == event.original:
             return candidate
@@ -81,11 +87,12 @@ def _previous_writer(history: Sequence[MemoryEvent], event: MemoryEvent,
 
 def lost_updates_in_events(events: Iterable[MemoryEvent]) -> list[LostUpdate]:
     """Every lost update the transcripts show, oldest first."""
-    seen: dict[tuple[str, str], tuple[str, float]] = {}  # (session, file) -> (content, time)
+    # (session, agent, file) -> (content, time): what each agent last read or wrote
+    seen: dict[tuple[str, str, str], tuple[str, float]] = {}
     changes: dict[str, list[MemoryEvent]] = {}
     found: list[LostUpdate] = []
     for event in events:
-        key = (event.session, event.file)
+        key = (event.session, event.agent, event.file)
         if event.kind == "read":
             if event.content is not None:
                 seen[key] = (event.content, event.when)
@@ -109,6 +116,8 @@ def lost_updates_in_events(events: Iterable[MemoryEvent]) -> list[LostUpdate]:
                     previous_time=previous.time if previous else None,
                     lost_lines=lost, base=mine[0], lost_version=event.original,
                     written=event.content, found_in="transcripts", branch=event.branch or None,
+                    agent=event.agent or None,
+                    previous_agent=previous.agent or None if previous else None,
                 ))
         if event.content is not None:
             seen[key] = (event.content, event.when)
@@ -141,7 +150,7 @@ def lost_updates_in_journal(journal) -> list[LostUpdate]:
         for (a, _, _), (b, b_time, b_info), (c, c_time, c_info) in zip(
             history, history[1:], history[2:], strict=False
         ):
-            if b_info.get("Session") and b_info.get("Session") == c_info.get("Session"):
+            if b_info.get("Session") and _writer_of(b_info) == _writer_of(c_info):
                 continue
             if c_info.get(SOURCE) == "memtui":
                 # memtui's own write (an undo, a restore, an applied dream): it replaced only
@@ -156,10 +165,16 @@ def lost_updates_in_journal(journal) -> list[LostUpdate]:
                     time=_iso(c_time), previous_session=b_info.get("Session"),
                     previous_cwd=b_info.get("Cwd"), previous_time=_iso(b_time),
                     lost_lines=lost, base=older, lost_version=middle, written=newer,
-                    found_in="journal",
+                    found_in="journal", agent=c_info.get("Agent"),
+                    previous_agent=b_info.get("Agent"),
                 ))
     found.sort(key=lambda lost: lost.time)
     return found
+
+
+def _writer_of(trailers: dict[str, str]) -> tuple[str | None, str | None]:
+    """(session, agent) a snapshot's trailers name: a subagent is a writer of its own."""
+    return trailers.get("Session"), trailers.get("Agent")
 
 
 def _iso(stamp: float) -> str:

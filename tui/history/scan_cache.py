@@ -28,8 +28,8 @@ from tui.claude.transcripts import read_memory_dir_lines
 
 BLOCK = 1 << 20
 ANCHOR = 256  # bytes before the resume point, kept to notice a file replaced by another
-SCHEMA_VERSION = 5  # 4: paths are kept as bytes (a file name need not be UTF-8);
-# 5: old MultiEdit results are read (their events differ)
+SCHEMA_VERSION = 6  # 4: paths are kept as bytes (a file name need not be UTF-8);
+# 5: old MultiEdit results are read (their events differ); 6: events name their agent
 BUSY_SECONDS = 30  # how long a scan waits for another process's write
 SWEEP_SECONDS = 24 * 3600  # how often every row is checked for a transcript gone
 

@@ -142,7 +142,8 @@ def transcript_attributor(home: Path | None, env: Mapping[str, str] | None) -> A
             return {}
         last = writers[-1]
         others = sorted({e.session for e in writers} - {last.session})
-        return {"Session": last.session, "Cwd": last.cwd, "Branch": last.branch,
+        return {"Session": last.session, "Agent": last.agent or None, "Cwd": last.cwd,
+                "Branch": last.branch,
                 "Other-Sessions": ", ".join(others) or None}
 
     return attribute

@@ -10,6 +10,9 @@ result carries everything needed, so results are read, not the tool calls:
   `originalFile` (what was on disk just before);
 - Read: `{type: text, file: {filePath, content, startLine, numLines, totalLines}}`;
 - `memory_saved` system records: paths only (extraction and dream leave no content).
+
+A subagent's records carry its session's id; each event also names the agent that acted
+(see `agent_of`), so a subagent and its main agent are two readers and writers.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class MemoryEvent(NamedTuple):
     kind: str  # "write", "edit", "read" or "saved"
     file: str  # store-relative
     session: str
+    agent: str  # "" for the session's main agent, else the subagent (see `agent_of`)
     cwd: str
     branch: str
     time: str  # ISO-8601 as recorded
@@ -136,6 +140,24 @@ def _is_number(value: object, *choices: int) -> bool:
     return type(value) is int and (not choices or value in choices)
 
 
+SIDECHAIN = "sidechain"  # a subagent recorded inside its session's transcript (1.0.x)
+
+
+def agent_of(record: Mapping[str, object], transcript: str) -> str:
+    """Which agent of its session wrote a record: "" for the main agent, else the
+    subagent's id, as Claude Code recorded it. 2.1.x: `agentId` in every record (in
+    `<sessionId>/subagents/agent-<id>.jsonl`); 2.0.x: only the file name `agent-<id>.jsonl`;
+    1.0.x: `isSidechain` in the session's own transcript, which names no agent, so all its
+    subagents are one, `SIDECHAIN`."""
+    agent = record.get("agentId")
+    if isinstance(agent, str) and agent:
+        return as_written(agent)
+    name = os.path.basename(transcript)
+    if name.startswith("agent-") and name.endswith(".jsonl") and len(name) > len("agent-.jsonl"):
+        return as_written(name[len("agent-"):-len(".jsonl")])
+    return SIDECHAIN if record.get("isSidechain") is True else ""
+
+
 def parse_line(line: bytes, offset: int, matcher: StoreMatcher, transcript: str) -> list[dict]:
     """The events one transcript line records about the store, as cacheable dicts."""
     record = transcripts.decode(line)
@@ -143,6 +165,7 @@ def parse_line(line: bytes, offset: int, matcher: StoreMatcher, transcript: str)
         return []
     base = {
         "session": _field(record.get("sessionId")),
+        "agent": agent_of(record, transcript),
         "cwd": _field(record.get("cwd")),
         "branch": _field(record.get("gitBranch")),
         "time": _field(record.get("timestamp")),

@@ -20,7 +20,6 @@ from tui.app.screens.file_writes import (
     FileWriteScreen,
     load_problem,
     local_time,
-    short_session,
     text_of,
 )
 from tui.app.widgets.diff_view import render_diff
@@ -28,6 +27,7 @@ from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.claude.discovery import Project
 from tui.history.overwrites import lines_back
+from tui.history.writers import in_short, in_words, writers
 from tui.render import condense, store_place
 from tui.visible import visible
 
@@ -48,18 +48,14 @@ class MergeConflicts(Message):
     conflicts: tuple  # tui.history.merge.Conflict
 
 
-def writer(session: str | None, cwd: str | None) -> str:
+def writer(who, other) -> str:
     """Who wrote, for the table: short."""
-    if not session:
-        return "an untracked writer"
-    return visible(f"{short_session(session)} in {condense(cwd) if cwd else '?'}")
+    return visible(in_short(who, other, condense))
 
 
-def writer_in_words(session: str | None, cwd: str | None) -> str:
+def writer_in_words(who, other) -> str:
     """Who wrote, for a sentence: what an untracked writer can be, where a session ran."""
-    if not session:
-        return "an untracked writer (extraction, dream or a person)"
-    return visible(f"session {short_session(session)}" + (f" in {condense(cwd)}" if cwd else ""))
+    return visible(in_words(who, other, condense))
 
 
 def when(iso: str | None) -> str:
@@ -154,13 +150,14 @@ class OverwritesScreen(FileWriteScreen):
         rows = []
         for number, update in enumerate(self.updates):
             back = lines_back(update, self.current.get(update.file))
+            by, overwritten = writers(update)
             rows.append(TableRow(str(number), (
                 Text("back", style="green") if back else Text("lost", style="bold red"),
                 when(update.time),
                 visible(update.file),
                 str(len(update.lost_lines)),
-                writer(update.session, update.cwd),
-                writer(update.previous_session, update.previous_cwd),
+                writer(by, overwritten),
+                writer(overwritten, by),
             )))
         table.set_rows(rows)  # the cursor stays on the same row number
         status = self.query_one("#overwrites-status", Static)
@@ -197,11 +194,12 @@ class OverwritesScreen(FileWriteScreen):
             return
         update = self.updates[number]
         branch = f" ({update.branch})" if update.branch else ""
+        by, overwritten = writers(update)
         text = Text.assemble(
             (visible(update.file), "bold"), "\n",
-            f"Written {when(update.time)} by {writer_in_words(update.session, update.cwd)}"
+            f"Written {when(update.time)} by {writer_in_words(by, overwritten)}"
             f"{visible(branch)},\n",
-            f"over the version of {writer_in_words(update.previous_session, update.previous_cwd)}"
+            f"over the version of {writer_in_words(overwritten, by)}"
             f" ({when(update.previous_time)}), found in the {update.found_in}.\n\n",
             (f"{len(update.lost_lines)} line(s) lost:\n", "bold"),
         )
