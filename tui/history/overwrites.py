@@ -12,7 +12,8 @@ untracked writer.
 
 From the journal: between three snapshots a -> b -> c of one file, c dropped lines that b
 had added while adding lines of its own, and c was not written by b's session: c was
-most likely written from a copy older than b.
+most likely written from a copy older than b. The journal also knows memtui's own writes
+(a merge, a restore): a version memtui wrote is named as memtui's, with what it did.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class LostUpdate(NamedTuple):
     branch: str | None = None
     agent: str | None = None  # the subagent of `session` that wrote; None: its main agent
     previous_agent: str | None = None
+    previous_memtui: str | None = None  # what memtui did, when the version lost was its own
 
     def to_json(self) -> dict:
         return {
@@ -56,6 +58,7 @@ class LostUpdate(NamedTuple):
             "found_in": self.found_in,
             "agent": self.agent,
             "previous_agent": self.previous_agent,
+            "previous_memtui": self.previous_memtui,
         }
 
 
@@ -125,51 +128,84 @@ def lost_updates_in_events(events: Iterable[MemoryEvent]) -> list[LostUpdate]:
     return found
 
 
+class JournalHistory:
+    """Each file's versions on the journal's main branch, with who wrote them."""
+
+    def __init__(self, journal):
+        from tui.history.journal import MAIN, parse_trailers
+
+        self.journal = journal
+        self.histories: dict[str, list[tuple[str, float, dict[str, str]]]] = {}
+        for rev, stamp, message, changed in journal.changes(MAIN):
+            subject, trailers = parse_trailers(message)
+            for file, blob in changed.items():
+                history = self.histories.setdefault(file, [])
+                if blob is not None and (not history or history[-1][0] != blob):
+                    history.append((blob, stamp, {**trailers, "rev": rev, "subject": subject}))
+        self.texts: dict[str, str] = {}
+
+    def text(self, blob: str) -> str:
+        if blob not in self.texts:
+            self.texts[blob] = self.journal.blob(blob).decode("utf-8", "surrogateescape")
+        return self.texts[blob]
+
+    def memtui_wrote(self, file: str, text: str) -> tuple[str, float] | None:
+        """(what memtui did, when) for the newest version of `file` memtui wrote as `text`."""
+        for blob, stamp, info in reversed(self.histories.get(file, [])):
+            if _by_memtui(info) and self.text(blob) == text:
+                return info["subject"], stamp
+        return None
+
+    def lost_updates(self) -> list[LostUpdate]:
+        """Lost updates between consecutive snapshots."""
+        found: list[LostUpdate] = []
+        for file, history in self.histories.items():
+            for (a, _, _), (b, b_time, b_info), (c, c_time, c_info) in zip(
+                history, history[1:], history[2:], strict=False
+            ):
+                if b_info.get("Session") and _writer_of(b_info) == _writer_of(c_info):
+                    continue
+                if _by_memtui(c_info):
+                    # memtui's own write (an undo, a restore, an applied dream): it replaced
+                    # only what it had read (the swap checks that) and its undo log holds
+                    # what it dropped, so it never lost anything unseen.
+                    continue
+                older, middle, newer = self.text(a), self.text(b), self.text(c)
+                lost = missing_lines(middle, older, newer)
+                if lost and missing_lines(newer, middle):
+                    found.append(LostUpdate(
+                        file=file, session=c_info.get("Session"), cwd=c_info.get("Cwd"),
+                        time=_iso(c_time), previous_session=b_info.get("Session"),
+                        previous_cwd=b_info.get("Cwd"), previous_time=_iso(b_time),
+                        lost_lines=lost, base=older, lost_version=middle, written=newer,
+                        found_in="journal", agent=c_info.get("Agent"),
+                        previous_agent=b_info.get("Agent"),
+                        previous_memtui=b_info["subject"] if _by_memtui(b_info) else None,
+                    ))
+        found.sort(key=lambda lost: lost.time)
+        return found
+
+    def name_memtui(self, update: LostUpdate) -> LostUpdate:
+        """`update` with memtui as the writer it overwrote, when the transcripts name no
+        writer and the journal shows memtui wrote exactly the version lost."""
+        if update.previous_session or update.previous_memtui:
+            return update
+        wrote = self.memtui_wrote(update.file, update.lost_version)
+        if wrote is None:
+            return update
+        label, stamp = wrote
+        return update._replace(previous_memtui=label, previous_time=_iso(stamp))
+
+
 def lost_updates_in_journal(journal) -> list[LostUpdate]:
     """Lost updates between consecutive snapshots on the journal's main branch."""
-    from tui.history.journal import MAIN, SOURCE, parse_trailers
+    return JournalHistory(journal).lost_updates()
 
-    found: list[LostUpdate] = []
-    histories: dict[str, list[tuple[str | None, float, dict[str, str]]]] = {}
-    for rev, stamp, message, changed in journal.changes(MAIN):
-        _, trailers = parse_trailers(message)
-        for file, blob in changed.items():
-            history = histories.setdefault(file, [])
-            if blob is not None and (not history or history[-1][0] != blob):
-                history.append((blob, stamp, {**trailers, "rev": rev}))
-    texts: dict[str, str] = {}
 
-    def text(blob: str | None) -> str:
-        if blob is None:
-            return ""
-        if blob not in texts:
-            texts[blob] = journal.blob(blob).decode("utf-8", "surrogateescape")
-        return texts[blob]
+def _by_memtui(info: dict[str, str]) -> bool:
+    from tui.history.journal import SOURCE
 
-    for file, history in histories.items():
-        for (a, _, _), (b, b_time, b_info), (c, c_time, c_info) in zip(
-            history, history[1:], history[2:], strict=False
-        ):
-            if b_info.get("Session") and _writer_of(b_info) == _writer_of(c_info):
-                continue
-            if c_info.get(SOURCE) == "memtui":
-                # memtui's own write (an undo, a restore, an applied dream): it replaced only
-                # what it had read (the swap checks that) and its undo log holds what it
-                # dropped, so it never lost anything unseen.
-                continue
-            older, middle, newer = text(a), text(b), text(c)
-            lost = missing_lines(middle, older, newer)
-            if lost and missing_lines(newer, middle):
-                found.append(LostUpdate(
-                    file=file, session=c_info.get("Session"), cwd=c_info.get("Cwd"),
-                    time=_iso(c_time), previous_session=b_info.get("Session"),
-                    previous_cwd=b_info.get("Cwd"), previous_time=_iso(b_time),
-                    lost_lines=lost, base=older, lost_version=middle, written=newer,
-                    found_in="journal", agent=c_info.get("Agent"),
-                    previous_agent=b_info.get("Agent"),
-                ))
-    found.sort(key=lambda lost: lost.time)
-    return found
+    return info.get(SOURCE) == "memtui"
 
 
 def _writer_of(trailers: dict[str, str]) -> tuple[str | None, str | None]:

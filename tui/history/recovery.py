@@ -11,10 +11,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tui.history.overwrites import (
+    JournalHistory,
     LostUpdate,
     lines_back,
     lost_updates_in_events,
-    lost_updates_in_journal,
 )
 from tui.history.writes_log import MemoryEvent
 from tui.xdg import journal_dir
@@ -26,12 +26,15 @@ if TYPE_CHECKING:
 
 def all_lost_updates(store: Path, events: Iterable[MemoryEvent]) -> list[LostUpdate]:
     """Lost updates the transcripts show, then those between journal snapshots (if any)
-    that the transcripts do not already show (`memtui watch` sees those writes too)."""
+    that the transcripts do not already show (`memtui watch` sees those writes too). A
+    version the transcripts name no writer for is memtui's when the journal says so."""
     found = lost_updates_in_events(events)
     if journal_dir(store).exists():  # opening a journal would create one: only read it
         from tui.history.journal import Journal  # git and its helpers: ~12 ms to import
 
-        found += [update for update in lost_updates_in_journal(Journal(store))
+        history = JournalHistory(Journal(store))
+        found = [history.name_memtui(update) for update in found]
+        found += [update for update in history.lost_updates()
                   if not any(_same_write(update, seen) for seen in found)]
     return found
 

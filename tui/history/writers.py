@@ -1,7 +1,8 @@
 """Who wrote a version of a memory file, in words a user knows.
 
 A writer is a session's main agent, one of its subagents (same session id, an agent id of
-its own), or nobody the transcripts name (an extraction, a dream, a person). The main agent
+its own), memtui itself (a merge, a restore: its journal says so), or nobody the
+transcripts name (an extraction, a dream, a person). The main agent
 is called so only beside a subagent of its own session, where "session abc12345" alone
 would not say which of the two wrote.
 """
@@ -21,6 +22,7 @@ class Writer(NamedTuple):
     session: str | None
     agent: str | None  # a subagent's id (SIDECHAIN: one the transcript does not name)
     cwd: str | None
+    memtui: str | None = None  # what memtui did (its change's label), when memtui wrote
 
     def beside_own_subagent(self, other: Writer | None) -> bool:
         return (not self.agent and other is not None and other.agent is not None
@@ -30,7 +32,8 @@ class Writer(NamedTuple):
 def writers(update) -> tuple[Writer, Writer]:
     """(the writer that lost content, the writer whose content it lost) of a LostUpdate."""
     return (Writer(update.session, update.agent, update.cwd),
-            Writer(update.previous_session, update.previous_agent, update.previous_cwd))
+            Writer(update.previous_session, update.previous_agent, update.previous_cwd,
+                   update.previous_memtui))
 
 
 def _place(writer: Writer, place: Callable[[str], str]) -> str:
@@ -40,6 +43,8 @@ def _place(writer: Writer, place: Callable[[str], str]) -> str:
 def in_words(writer: Writer, other: Writer | None = None,
              place: Callable[[str], str] = str) -> str:
     """For a sentence: "a subagent (a881341) of session 92b10f9f in ~/shop"."""
+    if writer.memtui:
+        return f"memtui ({writer.memtui})"
     if not writer.session:
         return f"{UNTRACKED} {UNTRACKED_KINDS}"
     session = f"session {writer.session[:8]}"
@@ -56,7 +61,9 @@ def in_words(writer: Writer, other: Writer | None = None,
 
 def in_short(writer: Writer, other: Writer | None = None,
              place: Callable[[str], str] = str) -> str:
-    """For a table cell: "92b10f9f subagent in ~/shop"."""
+    """For a table cell: "92b10f9f subagent in ~/shop", "memtui merge"."""
+    if writer.memtui:
+        return " ".join(["memtui", *writer.memtui.split()[:1]])
     if not writer.session:
         return UNTRACKED
     who = writer.session[:8]
