@@ -29,6 +29,7 @@ from tui.app.screens.history import HistoryScreen
 from tui.app.screens.overwrites import OverwritesScreen
 from tui.app.screens.store import StoreScreen
 from tui.app.widgets.virtual_table import VirtualTable
+from tui.claude import paths
 from tui.claude.discovery import discover
 from tui.history.journal import Journal
 from tui.memory import writes
@@ -90,8 +91,8 @@ async def test_overwrites_screen_merges_the_lost_line_back_and_undo_restores(ove
         screen = app.screen
         assert isinstance(screen, OverwritesScreen)
         [row] = rows(screen.query_one("#overwrites", VirtualTable))
-        assert row[0] == "lost" and row[2] == "feedback_testing.md" and row[3] == "1"
-        assert tree_b.name in row[4] and tree_a.name in row[5]
+        assert row[0] == "1 lost" and row[2] == "feedback_testing.md"
+        assert tree_b.name in row[3] and tree_a.name in row[4]
         assert A_LINE in shown(screen.query_one("#overwrite-text", Static))
 
         await pilot.press("m")
@@ -106,7 +107,7 @@ async def test_overwrites_screen_merges_the_lost_line_back_and_undo_restores(ove
         merged = memory.read_text(encoding="utf-8")
         assert A_LINE in merged and B_LINE in merged and merged.startswith(BASE)
         assert app.screen is screen
-        assert rows(screen.query_one("#overwrites", VirtualTable))[0][0] == "back"
+        assert rows(screen.query_one("#overwrites", VirtualTable))[0][0] == "1 back"
 
         await pilot.press("escape")
         await settle(app, pilot)
@@ -210,6 +211,22 @@ async def test_the_detail_pane_gets_room_to_read_at_80_and_at_160_columns(overwr
                 assert table.region.right <= detail.region.x
             await pilot.press("escape")
             await settle(app, pilot)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_lost_updates_table_says_who_overwrote_and_when(overwritten, size):
+    claude, store, _, _, tree_b = overwritten
+    [b_id] = [p.stem for p in claude.folder(paths.sanitize(str(tree_b))).glob("*.jsonl")]
+    app = MemtuiApp(claude.home, claude.env)
+    async with app.run_test(size=size) as pilot:
+        app.push_screen(OverwritesScreen(project_of(claude, store)))
+        await settle(app, pilot)
+        table = app.screen.query_one("#overwrites", VirtualTable)
+        assert {"lines", "time", "file", "by"} <= set(table.shown_columns)
+        row = "".join(segment.text for segment in table.render_line(1))
+    assert "2026-03-01" in row and "1 lost" in row  # more than half a year ago: the date
+    assert f"{b_id[:8]} in {tree_b.name}" in row
+    assert "feedback_testing.md" in row
 
 
 async def test_merging_from_the_app_keeps_a_byte_that_is_not_utf8(overwritten):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import ClassVar
 
 from rich.text import Text
@@ -31,9 +33,11 @@ from tui.history.writers import in_short, in_words, writers
 from tui.render import condense, store_place
 from tui.visible import visible
 
-# (key, width); at 80 columns the file, its state and the lines lost fit.
-COLUMNS = (("state", 5), ("time", 19), ("file", 26), ("lines", 5), ("by", 30), ("overwrote", 30))
-COLUMN_PRIORITY = ("file", "state", "lines", "by", "time", "overwrote")
+# (key, width). The lines lost and whether they are back ("1 lost", "1 back"), when, the
+# file and who overwrote it fit in the 72 columns the table gets at 120 (the detail beside
+# it) and at 80; whose version was lost joins them from about 96.
+COLUMNS = (("lines", 8), ("time", 11), ("file", 20), ("by", 20), ("overwrote", 20))
+COLUMN_PRIORITY = ("file", "lines", "by", "time", "overwrote")
 
 
 @dataclass
@@ -49,8 +53,8 @@ class MergeConflicts(Message):
 
 
 def writer(who, other) -> str:
-    """Who wrote, for the table: short."""
-    return visible(in_short(who, other, condense))
+    """Who wrote, for the table: short, a working directory by its folder's name."""
+    return visible(in_short(who, other, lambda cwd: PurePath(cwd).name or cwd))
 
 
 def writer_in_words(who, other) -> str:
@@ -63,6 +67,21 @@ def when(iso: str | None) -> str:
 
     stamp = parse_time(iso or "")
     return local_time(stamp) if stamp else (iso or "?")
+
+
+RECENT_SECONDS = 180 * 24 * 3600
+
+
+def when_short(iso: str | None) -> str:
+    """For the table, as `ls -l` dates files: month, day and minute within the last half
+    year, the date alone before (the detail says the second)."""
+    from tui.history.writes_log import parse_time
+
+    stamp = parse_time(iso or "")
+    if not stamp:
+        return iso or "?"
+    recent = abs(time.time() - stamp) < RECENT_SECONDS
+    return time.strftime("%m-%d %H:%M" if recent else "%Y-%m-%d", time.localtime(stamp))
 
 
 class OverwritesScreen(FileWriteScreen):
@@ -110,7 +129,7 @@ class OverwritesScreen(FileWriteScreen):
         yield Static("Reading the transcripts…", id="overwrites-status")
         with Horizontal(id="overwrites-body"):
             yield VirtualTable(COLUMNS, stretch="file", priority=COLUMN_PRIORITY,
-                               id="overwrites")
+                               grow={"by", "overwrote"}, id="overwrites")
             with VerticalScroll(id="overwrite-detail"):
                 yield Static(id="overwrite-text")
         yield KeyFooter()
@@ -152,10 +171,10 @@ class OverwritesScreen(FileWriteScreen):
             back = lines_back(update, self.current.get(update.file))
             by, overwritten = writers(update)
             rows.append(TableRow(str(number), (
-                Text("back", style="green") if back else Text("lost", style="bold red"),
-                when(update.time),
+                Text(f"{len(update.lost_lines)} back", style="green") if back
+                else Text(f"{len(update.lost_lines)} lost", style="bold red"),
+                when_short(update.time),
                 visible(update.file),
-                str(len(update.lost_lines)),
                 writer(by, overwritten),
                 writer(overwritten, by),
             )))
