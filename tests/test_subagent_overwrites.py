@@ -260,3 +260,30 @@ def test_a_subagent_in_a_worktree_session_as_recorded_by_2_1_overwrites_its_main
     assert (lost["session"], lost["agent"], lost["cwd"]) == (session_id, "a881341", worktree)
     assert (lost["previous_session"], lost["previous_agent"]) == (session_id, None)
     assert lost["lost_lines"] == [MAIN_LINE]
+
+
+def test_a_version_a_subagent_wrote_says_so_in_the_files_history(worktrees, capsys):
+    claude, tree_a, _, store = worktrees
+    memory = store / "project_payments.md"
+    memory.write_text(BASE, encoding="utf-8")
+    main = Session(claude, tree_a, "feature-a", START)
+    main.read(memory, BASE)
+    main.write(memory, BASE + MAIN_LINE + "\n", BASE)
+    sub = Subagent(main, "a881341", "subagents")
+    sub.clock = main.clock + timedelta(minutes=1)
+    sub.read(memory, BASE + MAIN_LINE + "\n")
+    sub.write(memory, BASE + MAIN_LINE + "\n" + SUB_LINE + "\n", BASE + MAIN_LINE + "\n")
+    main.save()
+    sub.save()
+    home = ["--config-dir", str(claude.home)]
+    assert run_cli([*home, "history", "backfill", str(store)], capsys)[0] == 0
+
+    code, out, _ = run_cli([*home, "history", str(memory), "--json"], capsys)
+
+    assert code == 0
+    newest, by_main, _ = (v for v in json.loads(out) if v["source"] == "backfill")
+    assert (newest["session"], newest["agent"]) == (main.id, "a881341")
+    assert newest["message"] == (f"project_payments.md: Write in a subagent (a881341) of session "
+                                 f"{main.id[:8]}")
+    assert (by_main["session"], by_main["agent"]) == (main.id, None)
+    assert by_main["message"] == f"project_payments.md: Write in session {main.id[:8]}"

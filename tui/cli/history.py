@@ -156,7 +156,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         print_json([
             {"rev": v.rev, "branch": v.ref, "time": v.time, "source": v.source,
              "session": v.session or None, "cwd": v.cwd or None, "git_branch": v.branch or None,
-             "message": v.subject, "exists": v.blob is not None}
+             "message": v.subject, "exists": v.blob is not None,
+             "agent": v.trailers.get("Agent") or None}
             for v in versions
         ])
         return 0

@@ -23,6 +23,7 @@ from tui.history.journal import (
     message_with_trailers,
     parse_trailers,
 )
+from tui.history.writers import Writer, in_words
 from tui.history.writes_log import MemoryEvent
 
 EVENT = "Event"
@@ -54,6 +55,11 @@ def _commit(event: MemoryEvent, text: str, subject: str, role: str,
     return Commit(message_with_trailers(subject, trailers), event.when, {event.file: data}, partial=True)
 
 
+def _agent_words(event: MemoryEvent) -> str:
+    """"session 92b10f9f", or "a subagent (a881341) of session 92b10f9f"."""
+    return in_words(Writer(event.session, event.agent or None, None))
+
+
 def plan(events: Iterable[MemoryEvent]) -> list[Commit]:
     """The commits that tell every file's recorded history, oldest first."""
     known: dict[str, str] = {}
@@ -66,7 +72,7 @@ def plan(events: Iterable[MemoryEvent]) -> list[Commit]:
             continue
         if event.kind in {"write", "edit"} and event.original is not None and known.get(file) != event.original:
             saver = unrecorded_saves.get(file)
-            who = f"session {saver.session[:8]}" if saver else "an unrecorded writer"
+            who = _agent_words(saver) if saver else "an unrecorded writer"
             commits.append(_commit(
                 event, event.original, f"{file}: version written by {who}", "original", saver
             ))
@@ -74,10 +80,10 @@ def plan(events: Iterable[MemoryEvent]) -> list[Commit]:
         if event.content is None or known.get(file) == event.content:
             continue
         if event.kind == "read":
-            subject = f"{file}: version seen by a Read in session {event.session[:8]}"
+            subject = f"{file}: version seen by a Read in {_agent_words(event)}"
             by = unrecorded_saves.get(file)
         else:
-            subject = f"{file}: {event.kind.title()} in session {event.session[:8]}"
+            subject = f"{file}: {event.kind.title()} in {_agent_words(event)}"
             by = event
         commits.append(_commit(event, event.content, subject, "content", by))
         known[file] = event.content
