@@ -14,6 +14,11 @@ import pytest
 
 from tui.claude import paths
 
+# The real Claude Code transcripts beside the repository (read only, never copied in); a
+# checkout elsewhere (a worktree in /tmp) names them with MEMTUI_SHARED_TRANSCRIPTS.
+SHARED_TRANSCRIPTS = Path(os.environ.get("MEMTUI_SHARED_TRANSCRIPTS") or Path(__file__).resolve()
+                          .parent.parent.parent / "shared" / "data" / "claude-transcripts")
+
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "Memtui Tests",
     "GIT_AUTHOR_EMAIL": "tests@memtui.invalid",

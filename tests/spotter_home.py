@@ -17,12 +17,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import ClaudeHome, index_line, memory_text, write_index, write_jsonl, write_memory
+from conftest import (
+    SHARED_TRANSCRIPTS,
+    ClaudeHome,
+    index_line,
+    memory_text,
+    write_index,
+    write_jsonl,
+    write_memory,
+)
 
 from tui.claude import paths, transcripts
 
-SHARED_SPOTTER = (Path(__file__).resolve().parent.parent.parent
-                  / "shared" / "data" / "claude-transcripts" / "spotter")
+SHARED_SPOTTER = SHARED_TRANSCRIPTS / "spotter"
 MAIN_CWD = "/home/marco/projects/spotter"
 WORKTREE_CWDS = (
     "/home/USER/projects/spotter-worktrees/spotter-4te",

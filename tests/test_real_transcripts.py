@@ -7,12 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import memory_saved_record
+from conftest import SHARED_TRANSCRIPTS, memory_saved_record
 
 from tui.claude import paths, transcripts
 from tui.claude.discovery import discover
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "claude-transcripts"
+DATA = SHARED_TRANSCRIPTS
 
 pytestmark = pytest.mark.skipif(
     not DATA.is_dir(), reason=f"real transcripts not available at {DATA}"
