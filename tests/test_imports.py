@@ -79,6 +79,14 @@ def test_version_is_the_packages():
     assert __version__.count(".") == 2
 
 
+def test_fix_dry_run_imports_no_ui_no_api_client_no_git(home_env):
+    env, store = home_env
+    (store / "orphan.md").write_text(memory_text("orphan", "not in the index"))
+    code, heavy = imported(env, "fix", str(store), "relink", "--dry-run")
+    assert code == 0
+    assert not heavy & {"textual", "anthropic", "rich", "git", "detect_secrets"}
+
+
 def test_doctor_imports_no_ui_and_no_api_client(home_env, tmp_path):
     env, store = home_env
     code, heavy = imported({**env, "HOME": str(tmp_path)}, "doctor", str(store), "--json")
@@ -106,8 +114,8 @@ def test_recovery_code_loads_only_when_a_killed_memtui_left_something(home_env, 
     assert not corpse.exists()
 
 
-COMMAND_MODULES = {"tui.cli.stores", "tui.cli.demo", "tui.cli.history", "tui.cli.runs",
-                   "tui.cli.sync", "tui.cli.doctor", "tui.cli.serve"}
+COMMAND_MODULES = {"tui.cli.stores", "tui.cli.demo", "tui.cli.fix", "tui.cli.history",
+                   "tui.cli.runs", "tui.cli.sync", "tui.cli.doctor", "tui.cli.serve"}
 
 
 def test_a_command_builds_only_its_own_parser(home_env):

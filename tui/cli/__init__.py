@@ -1,7 +1,8 @@
 """`memtui`: the command line. Every command is a thin shell over the core.
 
 This module reads the command word and builds only that command's parser; the commands
-live one group to a module beside it (stores, demo, history, runs, sync, doctor, serve).
+live one group to a module beside it (stores, demo, fix, history, runs, sync, doctor,
+serve).
 Exit codes: 0 fine, 1 audit found errors, 2 bad usage or unreadable input.
 """
 
@@ -70,6 +71,7 @@ def _adder(adder: str):
 COMMANDS = (
     (("projects", "audit", "index"), "tui.cli.stores:add_store_commands"),
     (("demo",), "tui.cli.demo:add_demo_command"),
+    (("fix",), "tui.cli.fix:add_fix_command"),
     (("undo", "watch", "history", "restore", "merge", "overwrites"),
      "tui.cli.history:add_history_commands"),
     (("dream", "extract"), "tui.cli.runs:add_run_commands"),

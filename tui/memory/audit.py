@@ -94,6 +94,16 @@ def memory_statuses(store: Store) -> dict[str, MemoryStatus]:
     return statuses
 
 
+def orphan_files(store: Store, statuses: Mapping[str, MemoryStatus] | None = None) -> list[str]:
+    """The memories Claude cannot reach, as the `unindexed` and `beyond_cut` findings name
+    them: not in an index (nor linked from another memory) or indexed only past the cut;
+    unreadable files and daily logs aside."""
+    statuses = memory_statuses(store) if statuses is None else statuses
+    return [memory.file for memory in store.memories
+            if not (memory.error or memory.is_log or statuses[memory.file].linked_from
+                    or statuses[memory.file].visible)]
+
+
 def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
     index, name = index_file.loaded, index_file.file
     if index_file.error:

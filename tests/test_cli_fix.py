@@ -1,0 +1,472 @@
+"""`memtui fix`: the app's repairs on the command line, on stores in the real shapes.
+
+Each repair is run as a user runs it (`cli.main`), the files on disk are checked
+afterwards, `audit` is asked whether the finding is gone, and `memtui undo` must put every
+byte back.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import index_line, memory_text, real, snapshot, write_index, write_memory
+from real_shapes import FAKE_TOKEN, build, long_lines
+
+from tui import cli
+
+ORPHAN_KINDS = {"unindexed", "beyond_cut"}
+PROMPT = "Apply this change? [y/N] "
+
+
+class Shaped:
+    """A project whose store was built in one of the real shapes."""
+
+    def __init__(self, home, project: Path, store: Path, files: list[str]):
+        self.home = home
+        self.project = project
+        self.store = store
+        self.files = files
+
+    def run(self, capsys, *args: str) -> tuple[int, str, str]:
+        code = cli.main(["--config-dir", str(self.home.home), *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    def fix(self, capsys, *args: str) -> tuple[int, str, str]:
+        return self.run(capsys, "fix", str(self.store), *args)
+
+    def kinds(self, capsys) -> dict[str, list[str | None]]:
+        code, out, err = self.run(capsys, "audit", str(self.store), "--json")
+        assert code in (0, 1) and err == ""
+        found: dict[str, list[str | None]] = {}
+        for finding in json.loads(out)["findings"]:
+            found.setdefault(finding["kind"], []).append(finding["file"])
+        return found
+
+    def files_on_disk(self) -> dict[str, bytes]:
+        return snapshot(self.store, recursive=True)
+
+    def undo(self, capsys) -> None:
+        code, out, err = self.run(capsys, "undo", str(self.store))
+        assert (code, err) == (0, ""), err
+        assert out.startswith("Undid ")
+
+
+@pytest.fixture
+def shaped(claude_home, tmp_path):
+    def make(shape: str) -> Shaped:
+        project = real(tmp_path) / "work" / shape
+        project.mkdir(parents=True)
+        claude_home.session(project)
+        store = claude_home.store(project)
+        return Shaped(claude_home, project, store, build(store, shape))
+
+    return make
+
+
+def one_sentence(err: str) -> str:
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memtui: "), err
+    return lines[0]
+
+
+class Terminal(io.StringIO):
+    """stdin as a terminal the user answers on; `meanwhile` runs while they read the plan."""
+
+    def __init__(self, answer: str, meanwhile=None):
+        super().__init__(answer + "\n")
+        self.meanwhile = meanwhile
+
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self, *args) -> str:
+        if self.meanwhile is not None:
+            self.meanwhile()
+        return super().readline(*args)
+
+
+# --- relink and dangling, audited afterwards ------------------------------------------------
+
+
+@pytest.mark.parametrize("shape, orphans", [
+    ("topics_and_skills_subfolders", ["skills/deploy/steps.md"]),
+    ("team_memory", ["team/release.md"]),
+    ("old_store_without_frontmatter", ["architecture_notes.md"]),
+    ("memory_folder_is_a_git_repository", ["CLAUDE.md", "README.md"]),
+])
+def test_fix_relink_links_every_orphan_and_undo_takes_it_back(shaped, capsys, shape, orphans):
+    store = shaped(shape)
+    assert sorted(file for kind in ORPHAN_KINDS
+                  for file in store.kinds(capsys).get(kind, [])) == orphans
+    before = store.files_on_disk()
+
+    code, out, err = store.fix(capsys, "relink", "--yes")
+    assert (code, err) == (0, "")
+    for file in orphans:
+        assert f"Add an index line for {file}" in out
+    assert f"undo {store.store}" in out.splitlines()[-1]
+    assert not ORPHAN_KINDS & store.kinds(capsys).keys()
+    after = store.files_on_disk()
+    changed = {name for name in after if after[name] != before.get(name)}
+    index = "team/MEMORY.md" if shape == "team_memory" else "MEMORY.md"
+    assert changed == {index}
+    # The lines that were there keep their bytes; the new ones are added, nothing else.
+    old_lines = before[index].decode().splitlines()
+    new_lines = after[index].decode().splitlines()
+    assert [line for line in new_lines if line in old_lines] == old_lines
+    assert len(new_lines) == len(old_lines) + len(orphans)
+
+    store.undo(capsys)
+    assert store.files_on_disk() == before
+
+
+def test_fix_relink_given_files_relinks_only_those(shaped, capsys):
+    store = shaped("memory_folder_is_a_git_repository")
+    code, out, err = store.fix(capsys, "relink", "CLAUDE.md", "--yes")
+    assert (code, err) == (0, "")
+    assert store.kinds(capsys)["unindexed"] == ["README.md"]
+    assert "(CLAUDE.md)" in (store.store / "MEMORY.md").read_text()
+
+
+def test_fix_relink_takes_a_memory_file_by_its_path_too(shaped, capsys):
+    store = shaped("topics_and_skills_subfolders")
+    path = store.store / "skills" / "deploy" / "steps.md"
+    code, _, err = store.fix(capsys, "relink", str(path), "--yes")
+    assert (code, err) == (0, "")
+    assert "unindexed" not in store.kinds(capsys)
+
+
+def test_fix_takes_a_path_from_the_current_directory(shaped, capsys, monkeypatch):
+    store = shaped("index_under_type_headings")
+    monkeypatch.chdir(store.store.parent)
+    code, _, err = store.run(capsys, "fix", str(store.store), "delete", "memory/user_1.md",
+                             "--yes")
+    assert (code, err) == (0, "")
+    assert not (store.store / "user_1.md").exists()
+
+
+def test_fix_relink_with_no_orphan_changes_nothing(shaped, capsys):
+    store = shaped("crlf_files")
+    before = store.files_on_disk()
+    code, out, err = store.fix(capsys, "relink", "--yes")
+    assert (code, err) == (0, "")
+    assert "No orphan" in out and "undo" not in out
+    assert store.files_on_disk() == before
+
+
+def drop_memory(store: Shaped, file: str) -> None:
+    """A memory gone from disk while its index line stays: what a dangling line is."""
+    (store.store / file).unlink()
+    store.files.remove(file)
+
+
+@pytest.mark.parametrize("shape, gone", [
+    ("crlf_files", "user_role.md"),
+    ("index_under_type_headings", "feedback_1.md"),
+    ("topics_and_skills_subfolders", "topics/database.md"),
+    ("bom_on_every_file", "feedback_style.md"),
+])
+def test_fix_dangling_drops_exactly_the_dangling_lines_and_undo_restores(shaped, capsys,
+                                                                          shape, gone):
+    store = shaped(shape)
+    drop_memory(store, gone)
+    assert "dangling" in store.kinds(capsys)
+    index_before = (store.store / "MEMORY.md").read_bytes()
+    before = store.files_on_disk()
+
+    code, out, err = store.fix(capsys, "dangling", "--yes")
+    assert (code, err) == (0, "")
+    assert f"which links the missing {gone}" in out
+    assert "dangling" not in store.kinds(capsys)
+    after = store.files_on_disk()
+    assert {name for name in after if after[name] != before[name]} == {"MEMORY.md"}
+    # Every other line keeps its bytes, line endings (CRLF) and byte-order mark included.
+    kept = [line for line in index_before.split(b"\n") if f"({gone})".encode() not in line]
+    assert after["MEMORY.md"].split(b"\n") == kept
+
+    store.undo(capsys)
+    assert store.files_on_disk() == before
+
+
+# --- shorten, redact, archive, delete --------------------------------------------------------
+
+
+def test_fix_shorten_keeps_every_hook_in_its_memory_and_undo_restores(shaped, capsys):
+    store = shaped("long_index_lines")
+    long = long_lines(store.store)
+    assert long
+    before = store.files_on_disk()
+
+    code, out, err = store.fix(capsys, "shorten", "--yes")
+    assert (code, err) == (0, "")
+    assert "long_index_line" not in store.kinds(capsys)
+    assert long_lines(store.store) == []
+    after = store.files_on_disk()
+    changed = {name for name in after if after[name] != before[name]}
+    assert "MEMORY.md" in changed and len(changed) > 1
+    for name in changed - {"MEMORY.md"}:
+        assert after[name].startswith(before[name])  # the hook is appended, nothing lost
+        assert "## Index note" in after[name].decode()
+
+    store.undo(capsys)
+    assert store.files_on_disk() == before
+
+
+def test_fix_redact_removes_the_token_from_the_index_and_undo_restores(shaped, capsys):
+    store = shaped("plaintext_token_in_the_index")
+    assert "secret" in store.kinds(capsys)
+    before = store.files_on_disk()
+
+    code, out, err = store.fix(capsys, "redact", "--yes")
+    assert (code, err) == (0, "")
+    assert FAKE_TOKEN not in out, "the plan shows the secret it removes"
+    index = (store.store / "MEMORY.md").read_text()
+    assert FAKE_TOKEN not in index and "[REDACTED]" in index
+    assert "secret" not in store.kinds(capsys)
+
+    store.undo(capsys)
+    assert store.files_on_disk() == before
+
+
+def test_fix_archive_moves_the_memory_and_its_line_out_and_undo_brings_both_back(shaped,
+                                                                                capsys):
+    from tui.memory.writes import archive_dir
+
+    store = shaped("index_under_type_headings")
+    before = store.files_on_disk()
+    code, out, err = store.fix(capsys, "archive", "project_2.md", "--yes")
+    assert (code, err) == (0, "")
+    assert not (store.store / "project_2.md").exists()
+    assert "(project_2.md)" not in (store.store / "MEMORY.md").read_text()
+    assert (archive_dir(store.store) / "project_2.md").read_bytes() == before["project_2.md"]
+    assert not store.kinds(capsys).keys() & {"dangling", *ORPHAN_KINDS}
+
+    store.undo(capsys)
+    assert store.files_on_disk() == before
+
+
+def test_fix_delete_several_files_and_undo_brings_them_back(shaped, capsys):
+    store = shaped("team_memory")
+    before = store.files_on_disk()
+    code, out, err = store.fix(capsys, "delete", "team/oncall.md", "user_role.md", "--yes")
+    assert (code, err) == (0, "")
+    after = store.files_on_disk()
+    assert "team/oncall.md" not in after and "user_role.md" not in after
+    assert "(oncall.md)" not in after["team/MEMORY.md"].decode()
+    assert "(user_role.md)" not in after["MEMORY.md"].decode()
+
+    store.undo(capsys)
+    assert store.files_on_disk() == before
+
+
+# --- preview, asking, --dry-run, --json ------------------------------------------------------
+
+
+def test_fix_dry_run_shows_the_plan_and_the_diff_and_writes_nothing(shaped, capsys):
+    store = shaped("topics_and_skills_subfolders")
+    before = store.files_on_disk()
+    code, out, err = store.fix(capsys, "relink", "--dry-run")
+    assert (code, err) == (0, "")
+    assert "Add an index line for skills/deploy/steps.md" in out
+    assert "--- a/MEMORY.md\n+++ b/MEMORY.md\n" in out
+    assert "\n+- [Steps](skills/deploy/steps.md)" in out
+    assert out.splitlines()[-1] == "Dry run: nothing was written."
+    assert store.files_on_disk() == before
+
+
+def test_fix_without_a_terminal_needs_yes_or_dry_run(shaped, capsys):
+    store = shaped("topics_and_skills_subfolders")
+    before = store.files_on_disk()
+    code, out, err = store.fix(capsys, "relink")
+    assert (code, out) == (2, "")
+    assert "--yes" in one_sentence(err) and "--dry-run" in err
+    assert store.files_on_disk() == before
+
+
+@pytest.mark.parametrize("answer, applied", [("y", True), ("n", False), ("", False)])
+def test_fix_on_a_terminal_asks_before_it_writes(shaped, capsys, monkeypatch, answer, applied):
+    store = shaped("topics_and_skills_subfolders")
+    before = store.files_on_disk()
+    monkeypatch.setattr(sys, "stdin", Terminal(answer))
+    code, out, err = store.fix(capsys, "relink")
+    assert code == 0
+    assert err == PROMPT
+    assert "+- [Steps](skills/deploy/steps.md)" in out
+    assert (store.files_on_disk() != before) is applied
+    assert ("undo" in out) is applied
+
+
+def test_fix_refuses_a_write_claude_made_while_the_plan_was_shown(shaped, capsys, monkeypatch):
+    store = shaped("topics_and_skills_subfolders")
+    index = store.store / "MEMORY.md"
+
+    def claude_writes():
+        with open(index, "a", encoding="utf-8") as out:
+            out.write("- [New](topics/new.md) — written by Claude meanwhile\n")
+
+    monkeypatch.setattr(sys, "stdin", Terminal("y", claude_writes))
+    code, out, err = store.fix(capsys, "relink")
+    claudes = index.read_bytes()
+    assert code == 2
+    assert err.startswith(PROMPT)  # a terminal echoes the answer's newline; this one does not
+    sentence = one_sentence(err.removeprefix(PROMPT))
+    assert "MEMORY.md changed on disk" in sentence and "nothing was written" in sentence
+    assert index.read_bytes() == claudes and b"skills/deploy" not in claudes
+    code, out, _ = store.run(capsys, "undo", str(store.store), "--list")
+    assert "memtui has made no change" in out
+
+
+def test_fix_json_gives_the_plan_and_the_outcome(shaped, capsys):
+    store = shaped("topics_and_skills_subfolders")
+    code, out, err = store.fix(capsys, "relink", "--json", "--dry-run")
+    assert (code, err) == (0, "")
+    plan = json.loads(out)
+    assert set(plan) == {"store", "repair", "label", "summary", "pushed_out", "changes",
+                         "applied", "undo"}
+    assert (plan["store"], plan["repair"], plan["applied"], plan["undo"]) == (
+        str(store.store), "relink", False, None)
+    assert plan["label"] == "relink 1 memory"
+    [change] = plan["changes"]
+    assert (change["file"], change["change"]) == ("MEMORY.md", "changed")
+    assert "+- [Steps](skills/deploy/steps.md)" in change["diff"]
+
+    code, out, err = store.fix(capsys, "relink", "--json", "--yes")
+    assert (code, err) == (0, "")
+    applied = json.loads(out)
+    assert applied["applied"] is True
+    assert applied["undo"] == f"memtui undo {store.store}"
+    assert "unindexed" not in store.kinds(capsys)
+
+
+def test_fix_json_of_a_redaction_carries_no_secret(shaped, capsys):
+    store = shaped("plaintext_token_in_the_index")
+    code, out, err = store.fix(capsys, "redact", "--json", "--yes")
+    assert (code, err) == (0, "")
+    assert FAKE_TOKEN not in out
+    result = json.loads(out)
+    assert result["applied"] is True
+    assert [(c["file"], c["change"], c["diff"]) for c in result["changes"]] == [
+        ("MEMORY.md", "changed", None)]
+    assert result["summary"] == ["Redact the GitHub Token on line 1 of MEMORY.md."]
+
+
+def test_fix_json_never_asks(shaped, capsys, monkeypatch):
+    store = shaped("topics_and_skills_subfolders")
+    monkeypatch.setattr(sys, "stdin", Terminal("y"))
+    code, out, err = store.fix(capsys, "relink", "--json")
+    assert (code, out) == (2, "")
+    assert "--yes" in one_sentence(err)
+
+
+# --- the cut: a relink that would push other entries out --------------------------------------
+
+
+@pytest.fixture
+def full_index(claude_home):
+    """An index exactly at the line limit, every entry loaded, and one orphan."""
+    from tui.memory.index import MAX_LINES
+
+    store = claude_home.store(folder="-home-me-full")
+    lines = []
+    for number in range(MAX_LINES):
+        write_memory(store, f"m{number:03}.md", memory_text(f"m{number:03}", f"fact {number}"))
+        lines.append(index_line(f"m{number:03}.md"))
+    write_index(store, lines)
+    write_memory(store, "orphan.md", memory_text("orphan", "never indexed"))
+    return store
+
+
+def test_fix_relink_with_yes_does_not_push_entries_past_the_cut_unasked(full_index, claude_home,
+                                                                        capsys):
+    before = snapshot(full_index)
+    code, out, err = cli.main(["--config-dir", str(claude_home.home), "fix", str(full_index),
+                               "relink", "--yes"]), *capsys.readouterr()
+    assert code == 2
+    sentence = one_sentence(err)
+    assert "m199.md past the loaded cut" in sentence and "--push-out" in sentence
+    assert "m199.md past the loaded cut" in out  # the plan says it too
+    assert snapshot(full_index) == before
+
+    code = cli.main(["--config-dir", str(claude_home.home), "fix", str(full_index), "relink",
+                     "--yes", "--push-out"])
+    assert code == 0
+    text = (full_index / "MEMORY.md").read_text()
+    assert "(orphan.md)" in text and "(m199.md)" in text
+
+
+# --- refusals: one sentence, exit 2, nothing written -----------------------------------------
+
+
+def test_fix_refuses_while_a_dream_holds_the_store(shaped, capsys):
+    store = shaped("topics_and_skills_subfolders")
+    (store.store / ".consolidate-lock").write_text(str(os.getpid()))
+    before = store.files_on_disk()
+    code, out, err = store.fix(capsys, "relink", "--yes")
+    assert (code, out) == (2, "")
+    assert f"consolidation (process {os.getpid()})" in one_sentence(err)
+    assert store.files_on_disk() == before
+
+
+def test_fix_on_a_project_without_a_store_says_so(tmp_path, claude_home, capsys):
+    (tmp_path / "fresh").mkdir()
+    code = cli.main(["--config-dir", str(claude_home.home), "fix", str(tmp_path / "fresh"),
+                     "dangling", "--yes"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert "no memory directory" in one_sentence(err)
+    assert not (tmp_path / "fresh" / "memory").exists()
+
+
+@pytest.mark.parametrize("words, said", [
+    (["archive"], "needs the memory file"),
+    (["relink", "nope.md"], "nope.md is not a memory"),
+    (["polish"], "polish"),
+    (["dangling", "MEMORY.md"], "takes no FILE"),
+    (["relink", "--yes", "--dry-run"], "not both"),
+    (["delete", __file__], "is not inside"),
+])
+def test_fix_bad_usage_is_one_sentence(shaped, capsys, words, said):
+    store = shaped("topics_and_skills_subfolders")
+    before = store.files_on_disk()
+    code, out, err = store.fix(capsys, *words, *([] if "--yes" in words else ["--yes"]))
+    assert (code, out) == (2, "")
+    assert said in one_sentence(err)
+    assert store.files_on_disk() == before
+
+
+def test_fix_takes_the_current_directorys_project_when_no_target_is_given(
+        shaped, capsys, monkeypatch):
+    store = shaped("topics_and_skills_subfolders")
+    monkeypatch.chdir(store.project)
+    code, out, err = store.run(capsys, "fix", "relink", "--yes")
+    assert (code, err) == (0, ""), err
+    assert "unindexed" not in store.kinds(capsys)
+
+
+def test_fix_refuses_a_read_only_store_in_one_sentence(shaped, tmp_path):
+    import hostile_homes
+
+    if not hostile_homes.can_deny_permissions():
+        pytest.skip("permissions cannot be denied here (root without prctl)")
+    store = shaped("topics_and_skills_subfolders")
+    before = store.files_on_disk()
+    store.store.chmod(0o555)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "tui", "--config-dir", str(store.home.home), "fix",
+             str(store.store), "relink", "--yes"],
+            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+            preexec_fn=hostile_homes.drop_root_bypass if os.geteuid() == 0 else None)
+    finally:
+        store.store.chmod(0o755)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert "read-only" in one_sentence(result.stderr)
+    assert store.files_on_disk() == before

@@ -1,0 +1,267 @@
+"""`memtui fix`: the app's repairs from the command line.
+
+    memtui fix [TARGET] relink [FILE...]    put orphans (default: every one) inside the cut
+    memtui fix [TARGET] dangling            drop index lines whose files are gone
+    memtui fix [TARGET] shorten             cut long index lines, the hook kept in the memory
+    memtui fix [TARGET] redact [FILE...]    replace credentials with [REDACTED]
+    memtui fix [TARGET] archive FILE...     remove memories, a copy kept in the archive
+    memtui fix [TARGET] delete FILE...      remove memories (undo brings them back)
+
+The plans are `tui.memory.curate`'s and the write is the app's (`apply_journalled`), so a
+repair made here is the same change, journalled and undoable, as the key in the app. A
+repair shows its plan (summary and diff), asks on a terminal, and applies it; without a
+terminal it needs --yes or --dry-run. Every refusal is one sentence, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from tui.cli.support import UsageError, command_name, existing_store, print_json
+
+# repair -> (takes FILEs: "optional", "required" or "none", what it does)
+REPAIRS = {
+    "relink": ("optional", "put orphans (default: every one) inside the loaded cut"),
+    "dangling": ("none", "remove index lines whose only links point at missing files"),
+    "shorten": ("none", "shorten index lines over 150 characters, the hook kept in the memory"),
+    "redact": ("optional", "replace credentials with [REDACTED] (default: in every file)"),
+    "archive": ("required", "remove memories and their index lines, a copy kept in the archive"),
+    "delete": ("required", "remove memories and their index lines (undo brings them back)"),
+}
+NOTHING = {  # what an empty plan means, when its summary does not say
+    "relink": "No orphan: every memory is linked inside the loaded cut.",
+    "dangling": "No dangling index line: every link points at a file.",
+    "shorten": "No index line is over 150 characters.",
+}
+# Diffs that would print what the repair exists to hide, or a whole removed memory.
+NO_DIFF_REPAIRS = {"redact"}
+
+
+def add_fix_command(commands) -> None:
+    repairs = "\n".join(f"  {name:9} {what}" for name, (_, what) in REPAIRS.items())
+    fix = commands.add_parser(
+        "fix", help="repair a store as the app does (relink, dangling, shorten, redact, "
+                    "archive, delete)",
+        usage="memtui fix [TARGET] REPAIR [FILE ...] [--yes | --dry-run] [--json] [--push-out]",
+        description="Repair a store: show the change, ask, apply it, undoable with "
+                    "`memtui undo`. TARGET (default: the current directory's project) is a "
+                    "memory dir, a project path or a folder name. REPAIR is one of:\n"
+                    f"{repairs}\nFILE: a memory as `memtui audit` names it (topics/api.md) "
+                    "or its path.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fix.add_argument("words", nargs="+", metavar="[TARGET] REPAIR [FILE ...]",
+                     help=argparse.SUPPRESS)
+    fix.add_argument("--yes", action="store_true", help="apply without asking")
+    fix.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
+    fix.add_argument("--json", action="store_true",
+                     help="the plan and the outcome as JSON (needs --yes or --dry-run)")
+    fix.add_argument("--push-out", action="store_true",
+                     help="with --yes: apply a relink even if it leaves other entries past "
+                          "the loaded cut")
+    fix.set_defaults(run=cmd_fix)
+
+
+def _split_words(words: list[str]) -> tuple[str | None, str, list[str]]:
+    """(TARGET, REPAIR, FILEs): the target may be left out, so the repair is the first
+    word, or the second when the first names no repair."""
+    if words[0] in REPAIRS:
+        return None, words[0], words[1:]
+    if len(words) > 1 and words[1] in REPAIRS:
+        return words[0], words[1], words[2:]
+    given = words[1] if len(words) > 1 else words[0]
+    raise UsageError(f"{given!r} is no repair; `memtui fix` knows {', '.join(REPAIRS)}.")
+
+
+def _check_usage(args: argparse.Namespace, repair: str, files: list[str]) -> None:
+    takes, _ = REPAIRS[repair]
+    if takes == "none" and files:
+        raise UsageError(f"`memtui fix {repair}` takes no FILE: it repairs the whole index.")
+    if takes == "required" and not files:
+        raise UsageError(f"`memtui fix {repair}` needs the memory file(s) to {repair}.")
+    if args.yes and args.dry_run:
+        raise UsageError("Give --yes or --dry-run, not both.")
+    if not (args.yes or args.dry_run) and (args.json or not sys.stdin.isatty()):
+        why = "--json never asks" if args.json else "stdin is not a terminal to ask on"
+        raise UsageError(f"`memtui fix` asks before it writes and {why}: add --dry-run to "
+                         "see the change, or --yes to apply it.")
+
+
+def _store_file(store: Path, given: str) -> str:
+    """The store-relative name of a FILE given as `memtui audit` names it (topics/api.md)
+    or as a path to it, absolute or from the current directory."""
+    if os.path.lexists(store / given) and not os.path.isabs(given):
+        return given
+    path = os.path.expanduser(given)
+    if not os.path.lexists(path):
+        return given  # named as in the store, where it is not: `_check_files` says so
+    # The folder resolved, not the file: a symlinked memory keeps its own name.
+    folder, name = os.path.split(os.path.abspath(path))
+    relative = os.path.relpath(os.path.join(os.path.realpath(folder), name),
+                               os.path.realpath(store))
+    if relative.startswith(os.pardir):
+        raise UsageError(f"{given} is not inside {store}.")
+    return Path(relative).as_posix()
+
+
+def _check_files(store, repair: str, files: list[str]) -> None:
+    known = {memory.file for memory in store.memories}
+    if repair == "redact":
+        known |= {index.file for index in store.indexes}
+    for file in files:
+        if file not in known:
+            raise UsageError(f"{file} is not a memory in {store.path} "
+                             "(`memtui audit` lists them).")
+
+
+def _plan(store, repair: str, files: list[str]):
+    from tui.memory import curate
+    from tui.memory.audit import orphan_files
+    from tui.memory.refusals import WriteRefused
+
+    try:
+        if repair == "relink":
+            return curate.plan_relink(store, files or orphan_files(store))
+        if repair == "dangling":
+            return curate.plan_remove_dangling(store)
+        if repair == "shorten":
+            return curate.plan_shorten_lines(store)
+        if repair == "redact":
+            return curate.plan_redact_secrets(store, files or None)
+        if repair == "archive":
+            return curate.plan_archive(store, files)
+        return curate.plan_delete(store, files)
+    except (WriteRefused, OSError) as error:
+        raise UsageError(str(error)) from None
+
+
+def _check_writable(store: Path, plan) -> None:
+    """One sentence now, rather than a failed write after the user said yes."""
+    for change in plan.changes:
+        folder = (store / change.file).parent
+        while not folder.exists() and folder != store:
+            folder = folder.parent
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise UsageError(f"{store} is read-only ({folder} cannot be written); "
+                             "nothing was written.")
+
+
+def _undo_command(store: Path) -> str:
+    return f"{command_name()} undo {shlex.quote(str(store))}"
+
+
+def _diffs(plan, repair: str) -> list[tuple[str, str, str | None]]:
+    """(file, created/changed/deleted, unified diff or None when it is not shown)."""
+    from tui.agents.changeset import unified
+
+    shown = repair not in NO_DIFF_REPAIRS
+    return [(change.file, change.verb,
+             unified(change.file, change.before, change.after)
+             if shown and change.after is not None else None)
+            for change in plan.changes]
+
+
+def _print_plan(store: Path, plan, repair: str, diffs) -> None:
+    label = plan.label[:1].upper() + plan.label[1:]
+    print(f"{label} in {store}:")
+    for sentence in plan.summary:
+        print("  " + sentence.replace("\n", "\n  "))
+    for _, _, diff in diffs:  # a removed memory is named in the summary, not printed whole
+        print(diff or "", end="")
+    if repair in NO_DIFF_REPAIRS and diffs:
+        print("(The diff is not shown: it would print the secrets.)")
+    if plan.pushed_out:
+        print(_room_hint(store, plan))
+
+
+def _room_hint(store: Path, plan) -> str:
+    """The plan's ways to make room in the cut, as the commands that take them."""
+    from tui.memory.curate import REMOVE_DANGLING, SHORTEN_LINES
+
+    repairs = {REMOVE_DANGLING: "dangling", SHORTEN_LINES: "shorten"}
+    commands = [f"`{command_name()} fix {shlex.quote(str(store))} {repairs[option]}`"
+                for option in plan.options if option in repairs]
+    first = f"{' or '.join(commands)}, or " if commands else ""
+    return f"To make room first: {first}archive a memory Claude no longer needs."
+
+
+def _ask() -> bool:
+    sys.stderr.write("Apply this change? [y/N] ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def _apply(store: Path, plan) -> None:
+    from tui.history.recovery import apply_journalled
+    from tui.memory.writes import ConflictError, WriteRefused
+
+    try:
+        apply_journalled(store, plan.changes, plan.label)
+    except ConflictError as conflict:
+        raise UsageError(
+            f"{conflict.file} changed on disk while the change was shown (Claude Code writes "
+            "without warning); nothing was written: run the same command again to see the "
+            "change as it would be now.") from None
+    except WriteRefused as refused:
+        raise UsageError(str(refused)) from None
+
+
+def cmd_fix(args: argparse.Namespace) -> int:
+    from tui.memory.store import load_store
+    from tui.memory.writes import StoreLocked
+
+    target, repair, given = _split_words(args.words)
+    _check_usage(args, repair, given)
+    memory_dir = existing_store(args, target).memory_dir
+    files = list(dict.fromkeys(_store_file(memory_dir, file) for file in given))
+    store = load_store(memory_dir)
+    if store.lock.held():
+        raise UsageError(f"{StoreLocked(store.lock.pid)} Nothing was written.")
+    _check_files(store, repair, files)
+    plan = _plan(store, repair, files)
+    if plan.changes:
+        _check_writable(memory_dir, plan)
+    diffs = _diffs(plan, repair)
+    needs_push_out = bool(plan.pushed_out) and args.yes and not args.push_out
+    apply = bool(plan.changes) and not args.dry_run and not needs_push_out
+    if not args.json:
+        _print_plan(memory_dir, plan, repair, diffs)
+    if apply and not args.yes:
+        apply = _ask()
+    if apply:
+        _apply(memory_dir, plan)
+    if args.json:
+        print_json({
+            "store": str(memory_dir), "repair": repair, "label": plan.label,
+            "summary": plan.summary, "pushed_out": list(plan.pushed_out),
+            "changes": [{"file": file, "change": verb, "diff": diff}
+                        for file, verb, diff in diffs],
+            "applied": apply, "undo": _undo_command(memory_dir) if apply else None,
+        })
+    else:
+        _print_outcome(memory_dir, plan, repair, apply, args.dry_run, needs_push_out)
+    if needs_push_out:
+        raise UsageError(
+            f"Not applied: it would leave {', '.join(plan.pushed_out)} past the loaded cut; "
+            "make room first, or add --push-out to apply it anyway.")
+    return 0
+
+
+def _print_outcome(store: Path, plan, repair: str, applied: bool, dry_run: bool,
+                   held_back: bool) -> None:
+    """The plan's last line: what became of it (a held-back plan is said on stderr)."""
+    if not plan.changes:
+        if not plan.summary:
+            print(f"  {NOTHING.get(repair, 'Nothing to do.')}")
+        print("Nothing to change.")
+    elif applied:
+        print(f"Applied: {len(plan.changes)} file(s) changed. Undo it with "
+              f"`{_undo_command(store)}`.")
+    elif dry_run:
+        print("Dry run: nothing was written.")
+    elif not held_back:
+        print("Not applied.")
