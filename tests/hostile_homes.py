@@ -644,6 +644,8 @@ READ_COMMANDS = [
     ["audit", "TARGET", "--json"], ["overwrites", "TARGET"], ["overwrites", "TARGET", "--json"],
     ["history", "backfill", "TARGET"], ["dream", "TARGET", "--dry-run", "--engine", "offline"],
     ["undo", "TARGET", "--list"], ["doctor", "TARGET"], ["doctor", "TARGET", "--json"],
+    ["fix", "TARGET", "relink", "--dry-run"], ["fix", "TARGET", "dangling", "--dry-run"],
+    ["fix", "TARGET", "shorten", "--dry-run"], ["fix", "TARGET", "redact", "--dry-run"],
 ]
 
 

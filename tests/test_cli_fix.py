@@ -442,6 +442,16 @@ def test_fix_bad_usage_is_one_sentence(shaped, capsys, words, said):
     assert store.files_on_disk() == before
 
 
+def test_fix_relink_of_a_file_name_that_is_not_utf8_is_one_sentence(shaped, capsys):
+    store = shaped("crlf_files")
+    Path(os.fsdecode(os.fsencode(store.store) + b"/caf\xe9.md")).write_text(memory_text("c"))
+    before = store.files_on_disk()
+    code, out, err = store.fix(capsys, "relink", "--yes")
+    assert (code, out) == (2, "")
+    assert "caf\\xe9.md is not valid UTF-8" in one_sentence(err)  # shown, never raw
+    assert store.files_on_disk() == before
+
+
 def test_fix_takes_the_current_directorys_project_when_no_target_is_given(
         shaped, capsys, monkeypatch):
     store = shaped("topics_and_skills_subfolders")

@@ -15,6 +15,7 @@ from tui.memory.index import parse_index
 from tui.memory.store import load_store
 from tui.memory.writes import (
     ConflictError,
+    WriteRefused,
     apply_changes,
     list_archived,
     undo_last,
@@ -88,6 +89,19 @@ def test_relink_puts_an_orphan_inside_the_cut_after_the_last_entry(store):
     assert visible(store, "orphan.md")
     undo_last(store)
     assert snapshot(store) == original
+
+
+def test_relink_refuses_a_file_name_that_is_not_utf8_in_one_sentence(store):
+    import os
+
+    write_memory(store, "kept.md", memory_text(name="kept"))
+    write_index(store, [entry("kept.md")])
+    odd = os.fsdecode(os.fsencode(store) + b"/caf\xe9.md")
+    Path(odd).write_text(memory_text(name="cafe"))
+    name = Path(odd).name
+    with pytest.raises(WriteRefused, match="is not valid UTF-8, so no index line can link it"):
+        curate.plan_relink(load_store(store), [name])
+    assert curate.plan_relink(load_store(store), ["kept.md"]).changes == ()
 
 
 def test_relink_into_an_index_without_entries_goes_below_the_heading(store):

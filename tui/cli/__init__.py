@@ -135,8 +135,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         with visible_output():
             recover_interrupted()
             return args.run(args)
-    except UsageError as error:
-        print(f"memtui: {error}", file=sys.stderr)
+    except UsageError as error:  # said outside `visible_output`: made visible here
+        from tui.visible import visible
+
+        print(f"memtui: {visible(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

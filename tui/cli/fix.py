@@ -47,11 +47,12 @@ def add_fix_command(commands) -> None:
         "fix", help="repair a store as the app does (relink, dangling, shorten, redact, "
                     "archive, delete)",
         usage="memtui fix [TARGET] REPAIR [FILE ...] [--yes | --dry-run] [--json] [--push-out]",
-        description="Repair a store: show the change, ask, apply it, undoable with "
-                    "`memtui undo`. TARGET (default: the current directory's project) is a "
-                    "memory dir, a project path or a folder name. REPAIR is one of:\n"
-                    f"{repairs}\nFILE: a memory as `memtui audit` names it (topics/api.md) "
-                    "or its path.",
+        description="Repair a store as the app does: show the change, ask, apply it\n"
+                    "(`memtui undo` takes it back).\n\n"
+                    "TARGET: a memory dir, a project path or a folder name (default: the\n"
+                    "current directory's project). REPAIR:\n"
+                    f"{repairs}\n"
+                    "FILE: a memory as `memtui audit` names it (topics/api.md), or its path.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     fix.add_argument("words", nargs="+", metavar="[TARGET] REPAIR [FILE ...]",

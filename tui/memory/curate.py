@@ -176,8 +176,17 @@ def _memory(store: Store, file: str) -> Memory:
 
 
 def _entry_links(index: LoadedIndex) -> list[IndexLink]:
-    """Links on index lines proper: not inside frontmatter or an HTML comment."""
-    return [link for link in index.links if index.raw_lines[link.line - 1].state != "stripped"]
+    """Links on index lines proper: not inside frontmatter or an HTML comment. Each line's
+    state is made once: one line of a hostile index holds 100,000 links, and making it
+    scans the line."""
+    stripped: dict[int, bool] = {}
+    entries = []
+    for link in index.links:
+        if link.line not in stripped:
+            stripped[link.line] = index.raw_lines[link.line - 1].state == "stripped"
+        if not stripped[link.line]:
+            entries.append(link)
+    return entries
 
 
 def _links_by_line(index: LoadedIndex) -> dict[int, list[IndexLink]]:
@@ -263,6 +272,9 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
     by_index: dict[str, list[str]] = {}
     for file in dict.fromkeys(files):
         _memory(store, file)
+        if not file.isascii() and not _is_utf8(file):
+            raise WriteRefused(f"The name of {file} is not valid UTF-8, so no index line can "
+                               "link it; rename it, then relink it.")
         by_index.setdefault(index_of(file), []).append(file)
     index_files = dict.fromkeys([*(index.file for index in store.indexes), *by_index])
     indexes = {file: _read_index(store, file) for file in index_files}
@@ -273,6 +285,16 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
         return Plan("relink", (), summary)
     relinked = [file for group in by_index.values() for file in group if file not in visible]
     return _combined(f"relink {_plural(len(relinked), 'memory', 'memories')}", plans)
+
+
+def _is_utf8(name: str) -> bool:
+    """Whether a file name decoded from bytes (undecodable ones kept as lone surrogates)
+    can be written into an index."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[str]) -> Plan:
