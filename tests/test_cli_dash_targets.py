@@ -132,3 +132,22 @@ def test_a_dash_folder_that_does_not_exist_is_one_sentence(stores, capsys):
     code, out, err = run(capsys, *in_home(stores, "audit", "-home-nobody"))
     assert (code, out) == (2, "")
     assert err == f"memtui: No project folder named '-home-nobody' under {stores.projects}.\n"
+
+
+@pytest.mark.parametrize("argv", [
+    ["fix", "-h-x", "relink", "--yes"],
+    ["fix", "--yes", "-h-x", "relink"],
+    ["fix", "-h-x", "--yes", "relink", "--", "-h-orphan.md"],
+])
+def test_fix_takes_a_dash_folder_and_a_dash_file(stores, capsys, argv):
+    store = stores.projects / "-h-x" / "memory"
+    write_memory(store, "-h-orphan.md", memory_text("orphan", "never indexed"))
+    code, out, err = run(capsys, *in_home(stores, *argv))
+    assert (code, err) == (0, "")
+    assert "Add an index line for -h-orphan.md" in out
+    assert "(-h-orphan.md)" in (store / "MEMORY.md").read_text()
+
+
+def test_fix_dash_h_alone_shows_its_help(capsys):
+    code, out, _ = run(capsys, "fix", "-h")
+    assert code == 0 and out.startswith("usage: memtui fix")
