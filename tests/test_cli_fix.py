@@ -402,6 +402,18 @@ def test_fix_relink_with_yes_does_not_push_entries_past_the_cut_unasked(full_ind
     assert "(orphan.md)" in text and "(m199.md)" in text
 
 
+@pytest.mark.parametrize("answer", ["y", "n"])
+def test_fix_relink_on_a_terminal_asks_again_when_it_would_push_entries_out(
+        full_index, claude_home, capsys, monkeypatch, answer):
+    before = snapshot(full_index)
+    monkeypatch.setattr(sys, "stdin", Terminal(answer))
+    code = cli.main(["--config-dir", str(claude_home.home), "fix", str(full_index), "relink"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert err == "Apply it anyway, leaving 1 entry past the loaded cut? [y/N] "
+    assert (snapshot(full_index) != before) is (answer == "y")
+
+
 # --- refusals: one sentence, exit 2, nothing written -----------------------------------------
 
 

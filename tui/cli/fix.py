@@ -190,8 +190,12 @@ def _room_hint(store: Path, plan) -> str:
     return f"To make room first: {first}archive a memory Claude no longer needs."
 
 
-def _ask() -> bool:
-    sys.stderr.write("Apply this change? [y/N] ")
+def _ask(plan) -> bool:
+    """The user's yes; past the cut, as in the app, only to a question that says so."""
+    pushed = len(plan.pushed_out)
+    question = (f"Apply it anyway, leaving {pushed} entr{'y' if pushed == 1 else 'ies'} past "
+                "the loaded cut? [y/N] " if pushed else "Apply this change? [y/N] ")
+    sys.stderr.write(question)
     sys.stderr.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
@@ -232,7 +236,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
     if not args.json:
         _print_plan(memory_dir, plan, repair, diffs)
     if apply and not args.yes:
-        apply = _ask()
+        apply = _ask(plan)
     if apply:
         _apply(memory_dir, plan)
     if args.json:
