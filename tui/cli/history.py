@@ -64,6 +64,8 @@ def _file_in_store(name: str) -> tuple[Path, str]:
 def _journal_errors(store: Path):
     """A journal that cannot be read or written is one sentence (exit 2), not a traceback;
     one found unreadable on opening, moved aside and started again, is said on stderr."""
+    journal = sys.modules.get("tui.history.journal")
+    earlier = len(journal.MOVED_ASIDE) if journal else 0  # moved before this command began
     try:
         yield
     except Exception as error:
@@ -78,8 +80,8 @@ def _journal_errors(store: Path):
         raise
     finally:
         journal = sys.modules.get("tui.history.journal")
-        while journal and journal.MOVED_ASIDE:
-            moved, to = journal.MOVED_ASIDE.pop(0)
+        while journal and len(journal.MOVED_ASIDE) > earlier:
+            moved, to = journal.MOVED_ASIDE.pop(earlier)
             print(f"memtui: the journal of {moved} could not be read; it was moved aside to {to} "
                   "and a new one started.", file=sys.stderr)
 
