@@ -93,12 +93,28 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def read_store(store: Path) -> dict[str, bytes] | None:
+@dataclass(frozen=True)
+class StoreContents:
+    """A store as read now: its files, and what could not be read (relative path, "" for
+    the store itself, to the reason)."""
+
+    files: dict[str, bytes]
+    unreadable: dict[str, str]
+
+
+def scan_store(store: Path) -> StoreContents | None:
     """Every regular file of the store by relative path; None when the store is missing."""
     if not store.is_dir():
         return None
     files: dict[str, bytes] = {}
-    for folder, dirs, names in os.walk(store):
+    unreadable: dict[str, str] = {}
+
+    def cannot_read(path: str, error: OSError) -> None:
+        if not isinstance(error, FileNotFoundError):  # gone between listing and reading
+            relative = Path(path).relative_to(store).as_posix()
+            unreadable["" if relative == "." else relative] = error.strerror or str(error)
+
+    for folder, dirs, names in os.walk(store, onerror=lambda e: cannot_read(e.filename, e)):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".git"))
         for name in names:
             if name == LOCK_NAME or is_temp_name(name):
@@ -108,9 +124,23 @@ def read_store(store: Path) -> dict[str, bytes] | None:
                 continue
             try:
                 files[path.relative_to(store).as_posix()] = path.read_bytes()
-            except OSError:
-                continue  # vanished or unreadable between listing and reading
-    return files
+            except OSError as error:
+                cannot_read(str(path), error)
+    return StoreContents(files, unreadable)
+
+
+def read_store(store: Path) -> dict[str, bytes] | None:
+    """Every regular file of the store that could be read; None when the store is missing."""
+    contents = scan_store(store)
+    return None if contents is None else contents.files
+
+
+def kept_versions(tree: Mapping[str, str], unreadable: Iterable[str]) -> dict[str, str]:
+    """Blob ids in `tree` of what lies at or under the unreadable paths: what a snapshot
+    keeps as it was rather than record as deleted."""
+    prefixes = tuple(unreadable)
+    return {path: blob for path, blob in tree.items() if any(
+        not prefix or path == prefix or path.startswith(prefix + "/") for prefix in prefixes)}
 
 
 def message_with_trailers(subject: str, trailers: Mapping[str, str | None]) -> str:
@@ -144,11 +174,12 @@ def _identity() -> str:
 
 @dataclass(frozen=True)
 class Commit:
-    """A commit to write: the whole tree, or (with `partial`) only these files changed."""
+    """A commit to write: the whole tree, or (with `partial`) only these files changed;
+    a file's bytes, the id of a blob already in the journal (str), or None to delete it."""
 
     message: str
     when: float
-    files: Mapping[str, bytes | None]
+    files: Mapping[str, bytes | str | None]
     partial: bool = False
 
 
@@ -162,6 +193,7 @@ class Journal:
         self.store = Path(store)
         self.path = path or journal_dir(self.store)
         self.recreated_from: Path | None = None
+        self.unreadable: dict[str, str] = {}  # as the last snapshot found it
         self.repo = self._open()
 
     # --- opening, checking, recreating --------------------------------------------------
@@ -351,6 +383,8 @@ class Journal:
                 quoted = _quote_path(path).encode("utf-8", "surrogateescape")
                 if data is None:
                     stream.append(b"D " + quoted + b"\n")
+                elif isinstance(data, str):
+                    stream.append(f"M 100644 {data} ".encode() + quoted + b"\n")
                 else:
                     stream.append(b"M 100644 inline " + quoted + b"\n")
                     stream.append(b"data %d\n" % len(data) + data + b"\n")
@@ -388,14 +422,23 @@ class Journal:
 
     def unsnapshotted(self) -> list[str]:
         """Files whose bytes differ from the last snapshot (added, changed or removed)."""
-        files = read_store(self.store) or {}
         tree = self.tree(self.head(MAIN))
-        changed = {path for path, data in files.items() if tree.get(path) != blob_id(data)}
-        return sorted(changed | (tree.keys() - files.keys()))
+        current = self._current(scan_store(self.store), tree)
+        return sorted(path for path in current.keys() | tree.keys() if current.get(path) != tree.get(path))
+
+    def _current(self, contents: StoreContents | None, tree: Mapping[str, str]) -> dict[str, str]:
+        """Blob ids by path of the store now, what cannot be read as the tree has it."""
+        if contents is None:
+            return {}
+        self.unreadable = contents.unreadable
+        current = kept_versions(tree, contents.unreadable)
+        current.update((path, blob_id(data)) for path, data in contents.files.items())
+        return current
 
     def snapshot(self, message: str, *, source: str = "memtui", trailers: Mapping[str, str | None] | None = None,
                  when: float | None = None) -> str | None:
-        """Commit the store as it is now, if it differs from the last snapshot.
+        """Commit the store as it is now, if it differs from the last snapshot; what cannot
+        be read keeps its last version (listed in `unreadable` afterwards).
 
         Returns the new commit id, or None when nothing changed or the store is missing.
         """
@@ -404,12 +447,14 @@ class Journal:
 
     def _snapshot(self, message: str, source: str, trailers: Mapping[str, str | None] | None,
                   when: float | None) -> str | None:
-        files = read_store(self.store)
-        if files is None:
+        contents = scan_store(self.store)
+        if contents is None:
             return None
         parent = self.head(MAIN)
-        if {path: blob_id(data) for path, data in files.items()} == self.tree(parent):
+        tree = self.tree(parent)
+        if self._current(contents, tree) == tree:
             return None
+        files: dict[str, bytes | str] = {**kept_versions(tree, contents.unreadable), **contents.files}
         full = message_with_trailers(message, {SOURCE: source, **(trailers or {})})
         commit = Commit(full, time.time() if when is None else when, files)
         return self.write(MAIN, [commit], parent=parent)

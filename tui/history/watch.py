@@ -64,6 +64,7 @@ class StoreWatcher:
         self.seen: Signature = None
         self.pending: Signature = None
         self.last_commit = clock()
+        self.said_unreadable: dict[str, str] = {}
 
     def start(self) -> WatchEvent:
         self.seen = signature(self.store)
@@ -71,7 +72,20 @@ class StoreWatcher:
         note = "missing, waiting for it" if self.seen is None else (
             "snapshot taken" if rev else "journal up to date"
         )
-        return WatchEvent(self.store, rev, f"{self.store}: {note}")
+        return WatchEvent(self.store, rev, f"{self.store}: {note}{self._readability()}")
+
+    def _readability(self) -> str:
+        """What the last snapshot could not read, when that changed since it was said."""
+        now = dict(self.journal.unreadable)
+        if now == self.said_unreadable:
+            return ""
+        self.said_unreadable = now
+        if not now:
+            return "; every file can be read again"
+        names = sorted(path or "the store itself" for path in now)
+        listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        return (f"; cannot read {listed} ({'; '.join(sorted(set(now.values())))}), "
+                "so the journal keeps their last versions until they can be read")
 
     def poll(self) -> WatchEvent | None:
         started = self.clock()
@@ -92,10 +106,12 @@ class StoreWatcher:
         except WriteRefused as busy:  # another memtui is writing it: the next poll commits
             self.seen = previous
             return WatchEvent(self.store, None, f"{self.store}: {busy}")
+        readability = self._readability()
         if rev is None:
-            return None
+            return WatchEvent(self.store, None, f"{self.store}: {readability[2:]}") if readability else None
         files = changed_files(self.journal, before, rev)
-        return WatchEvent(self.store, rev, f"{self.store}: committed {rev[:8]} ({', '.join(files)})")
+        return WatchEvent(self.store, rev,
+                          f"{self.store}: committed {rev[:8]} ({', '.join(files)}){readability}")
 
     def _commit(self, message: str, seen_at: float | None = None) -> str | None:
         """Snapshot the store; `seen_at` (when this poll began) becomes the last commit

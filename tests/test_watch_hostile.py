@@ -1,0 +1,67 @@
+"""`memtui watch` against what `scripts/torture_watch.py` throws at it: files it cannot read,
+kills in the middle of a journal write, names that are not text."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import hostile_homes
+from tests.conftest import memory_text, write_memory
+from tui.history.journal import Journal
+
+# One watcher in a process of its own (root's permission bypass dropped, so a mode of 0
+# bites): its start, then two polls, each event's note on a line.
+WATCH_A_LITTLE = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from tui.history.watch import StoreWatcher
+    watcher = StoreWatcher(Path(sys.argv[1]), max_delay=0)
+    print(watcher.start().note)
+    for _ in range(2):
+        event = watcher.poll()
+        print(event.note if event else "-")
+""")
+
+
+def watch_a_little(store) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", WATCH_A_LITTLE, str(store)], capture_output=True, text=True,
+        timeout=60, env=dict(os.environ),
+        preexec_fn=hostile_homes.drop_root_bypass if os.geteuid() == 0 else None)
+
+
+@pytest.fixture
+def store(claude_home, tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "user_role.md", memory_text(name="role", type="user"))
+    write_memory(store, "MEMORY.md", "- [role](user_role.md) — who I am\n")
+    write_memory(store, "topic/deep.md", memory_text(name="deep", body="In a subfolder.\n"))
+    return store
+
+
+@pytest.mark.skipif(not hostile_homes.can_deny_permissions(), reason="cannot take read permission away here")
+@pytest.mark.parametrize("locked", ["", "topic", "user_role.md"])
+def test_what_watch_cannot_read_keeps_its_last_version_and_is_said_in_one_line(store, locked):
+    journal = Journal(store)
+    first = journal.snapshot("seen")
+    write_memory(store, "MEMORY.md", "- [role](user_role.md) — who I am, edited\n")
+    (store / locked).chmod(0)
+    try:
+        result = watch_a_little(store)
+    finally:
+        (store / locked).chmod(0o755 if (store / locked).is_dir() else 0o644)
+
+    assert "Traceback" not in result.stdout + result.stderr and result.returncode == 0
+    tree = journal.tree(journal.head())
+    assert {"user_role.md", "topic/deep.md"} <= tree.keys()  # never recorded as deleted
+    assert tree["user_role.md"] == journal.tree(first)["user_role.md"]
+    said = [line for line in result.stdout.splitlines() if "cannot read" in line]
+    assert len(said) == 1 and "Permission denied" in said[0]
+    if locked:  # what could be read was journalled
+        assert journal.read(journal.head(), "MEMORY.md").endswith(b"edited\n")
