@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -65,3 +66,26 @@ def test_what_watch_cannot_read_keeps_its_last_version_and_is_said_in_one_line(s
     assert len(said) == 1 and "Permission denied" in said[0]
     if locked:  # what could be read was journalled
         assert journal.read(journal.head(), "MEMORY.md").endswith(b"edited\n")
+
+
+def test_a_ref_lock_left_by_a_killed_journal_write_does_not_stop_the_journal(store):
+    """git leaves `refs/heads/main.lock` when killed between taking it and renaming it; every
+    journal writer holds the store's lock, so one found under that lock is stale."""
+    journal = Journal(store)
+    journal.snapshot("seen")
+    (journal.path / "refs" / "heads" / "main.lock").write_text("")
+    write_memory(store, "MEMORY.md", "- [role](user_role.md) — edited after the kill\n")
+
+    rev = journal.snapshot("seen again")
+
+    assert rev is not None and journal.read(rev, "MEMORY.md").endswith(b"after the kill\n")
+    assert not (journal.path / "refs" / "heads" / "main.lock").exists()
+
+
+def wait_for(condition, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False

@@ -402,6 +402,8 @@ class Journal:
         stream.append(b"done\n")
         env = {**os.environ, "GIT_DIR": str(self.path)}
         result = subprocess.run(args, input=b"".join(stream), env=env, capture_output=True)
+        if result.returncode != 0 and self._clear_stale_locks():
+            result = subprocess.run(args, input=b"".join(stream), env=env, capture_output=True)
         if result.returncode != 0:
             reason = result.stderr.decode(errors="replace").strip().splitlines()
             raise JournalError(
@@ -409,6 +411,24 @@ class Journal:
             )
         self._tidy(env)
         return self.head(ref)
+
+    def _clear_stale_locks(self) -> bool:
+        """Remove the lock files a git killed mid-write leaves (`refs/heads/main.lock`,
+        `packed-refs.lock`), which would fail every later write; called holding the store's
+        lock, which every journal writer holds, so any found is stale. Whether any was."""
+        stale = [self.path / "packed-refs.lock", self.path / "HEAD.lock"]
+        for folder, _dirs, names in os.walk(self.path / "refs"):
+            stale += [Path(folder, name) for name in names if name.endswith(".lock")]
+        removed = False
+        for path in stale:
+            try:
+                path.unlink()
+                removed = True
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return False
+        return removed
 
     def _tidy(self, env: Mapping[str, str]) -> None:
         """Pack the journal into one pack once fast-import has left too many (one per write)."""
