@@ -82,6 +82,48 @@ def test_a_ref_lock_left_by_a_killed_journal_write_does_not_stop_the_journal(sto
     assert not (journal.path / "refs" / "heads" / "main.lock").exists()
 
 
+def test_a_store_watch_cannot_commit_is_said_once_and_the_other_stores_are_still_watched(
+        store, claude_home, tmp_path, monkeypatch):
+    import threading
+
+    from tui.history.watch import watch
+    from tui.memory import store_lock as store_lock_module
+
+    monkeypatch.setattr(store_lock_module, "WAIT_SECONDS", 0.2)
+    other = claude_home.store(tmp_path / "other")
+    write_memory(other, "MEMORY.md", "- [a](a.md) — a\n")
+    write_memory(store, "MEMORY.md", "- [role](user_role.md) — changed while busy\n")
+    holding, release, stop = threading.Event(), threading.Event(), threading.Event()
+
+    def hold_the_lock() -> None:  # another memtui writing the store for a long time
+        with store_lock_module.store_lock(store):
+            holding.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold_the_lock, daemon=True)
+    holder.start()
+    holding.wait(5)
+    notes: list[str] = []
+    watching = threading.Thread(target=watch, args=([store, other], stop, lambda e: notes.append(e.note)),
+                                kwargs={"interval": 0.05}, daemon=True)
+    watching.start()
+    try:
+        assert wait_for(lambda: len(notes) >= 2)  # both started, the first one busy
+        write_memory(other, "a.md", "written while the first store is busy\n")
+        assert wait_for(lambda: any("a.md" in note and "committed" in note for note in notes)), notes
+        assert watching.is_alive()
+        busy = [note for note in notes if "Another memtui" in note]
+        assert len(busy) == 1 and busy[0].startswith(str(store))
+        release.set()
+        journal = Journal(store)
+        assert wait_for(lambda: journal.head() is not None and journal.read(
+            journal.head(), "MEMORY.md").endswith(b"changed while busy\n"), timeout=40)
+    finally:
+        release.set()
+        stop.set()
+        watching.join(timeout=10)
+
+
 def wait_for(condition, timeout: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

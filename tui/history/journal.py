@@ -456,13 +456,14 @@ class Journal:
         return current
 
     def snapshot(self, message: str, *, source: str = "memtui", trailers: Mapping[str, str | None] | None = None,
-                 when: float | None = None) -> str | None:
+                 when: float | None = None, lock_wait: float | None = None) -> str | None:
         """Commit the store as it is now, if it differs from the last snapshot; what cannot
         be read keeps its last version (listed in `unreadable` afterwards).
 
-        Returns the new commit id, or None when nothing changed or the store is missing.
+        Returns the new commit id, or None when nothing changed or the store is missing;
+        StoreBusy when another memtui holds the store for longer than `lock_wait`.
         """
-        with store_lock(self.store):  # the parent read here is the parent written
+        with store_lock(self.store, lock_wait):  # the parent read here is the parent written
             return self._snapshot(message, source, trailers, when)
 
     def _snapshot(self, message: str, source: str, trailers: Mapping[str, str | None] | None,

@@ -18,11 +18,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.history.journal import Journal, JournalError, changed_files
+from tui.history.journal import Journal, JournalError, changed_files, damaged
 from tui.memory.refusals import WriteRefused
 
 Signature = tuple[tuple[str, int, int], ...] | None
 MAX_DELAY = 2.0  # seconds between commits at most while a store keeps changing
+# A commit that failed (another memtui holding the store for longer than LOCK_WAIT, a
+# journal git cannot write) is tried again this much later; meanwhile the other stores
+# are watched, never held up by one store for longer than LOCK_WAIT.
+RETRY_AFTER = 5.0
+LOCK_WAIT = 1.0
 
 
 def signature(store: Path) -> Signature:
@@ -60,15 +65,20 @@ class StoreWatcher:
         self.attribute = attribute
         self.max_delay = max_delay
         self.clock = clock
-        self.journal = Journal(store)
+        self.journal: Journal | None = None  # opened by the first commit
         self.seen: Signature = None
         self.pending: Signature = None
         self.last_commit = clock()
         self.said_unreadable: dict[str, str] = {}
+        self.trouble: str | None = None  # why the last commit failed, once said
+        self.behind = False  # a commit failed: the journal lags the store whatever it shows
+        self.retry_at = 0.0
 
     def start(self) -> WatchEvent:
         self.seen = signature(self.store)
-        rev = self._commit("changes found when watching started")
+        rev, trouble = self._try_commit("changes found when watching started", self.clock())
+        if trouble:
+            return WatchEvent(self.store, None, f"{self.store}: {trouble}")
         note = "missing, waiting for it" if self.seen is None else (
             "snapshot taken" if rev else "journal up to date"
         )
@@ -76,7 +86,7 @@ class StoreWatcher:
 
     def _readability(self) -> str:
         """What the last snapshot could not read, when that changed since it was said."""
-        now = dict(self.journal.unreadable)
+        now = dict(self.journal.unreadable) if self.journal else {}
         if now == self.said_unreadable:
             return ""
         self.said_unreadable = now
@@ -89,23 +99,23 @@ class StoreWatcher:
 
     def poll(self) -> WatchEvent | None:
         started = self.clock()
+        if started < self.retry_at:
+            return None
         now = signature(self.store)
-        if now == self.seen:
+        if now == self.seen and not self.behind:
             self.pending = None
             return None
         overdue = self.pending is not None and started - self.last_commit >= self.max_delay
         if now != self.pending and not overdue:  # still changing: wait for it to settle
             self.pending = now
             return None
-        previous, self.seen, self.pending = self.seen, now, None
+        self.seen, self.pending = now, None
         if now is None:
             return WatchEvent(self.store, None, f"{self.store}: store deleted, waiting for it")
-        before = self.journal.head()
-        try:
-            rev = self._commit("change seen by memtui watch", started)
-        except WriteRefused as busy:  # another memtui is writing it: the next poll commits
-            self.seen = previous
-            return WatchEvent(self.store, None, f"{self.store}: {busy}")
+        before = self.journal.head() if self.journal else None
+        rev, trouble = self._try_commit("change seen by memtui watch", started)
+        if trouble is not None:  # the next poll after a pause tries again
+            return WatchEvent(self.store, None, f"{self.store}: {trouble}") if trouble else None
         readability = self._readability()
         if rev is None:
             return WatchEvent(self.store, None, f"{self.store}: {readability[2:]}") if readability else None
@@ -113,12 +123,31 @@ class StoreWatcher:
         return WatchEvent(self.store, rev,
                           f"{self.store}: committed {rev[:8]} ({', '.join(files)}){readability}")
 
-    def _commit(self, message: str, seen_at: float | None = None) -> str | None:
+    def _try_commit(self, message: str, seen_at: float) -> tuple[str | None, str | None]:
+        """(new commit, None), or (None, why it failed: one sentence the first time, ""
+        while it goes on failing); a failure is retried after `RETRY_AFTER` seconds, and
+        watching the other stores goes on."""
+        import git
+        from gitdb.exc import ODBError
+
+        try:
+            rev = self._commit(message, seen_at)
+        except (WriteRefused, JournalError, git.GitError, ODBError, OSError, ValueError) as error:
+            self.retry_at = self.clock() + RETRY_AFTER
+            self.behind = True
+            said = trouble_sentence(self.store, error)
+            said, self.trouble = ("" if said == self.trouble else said), said
+            return None, said
+        self.trouble, self.behind = None, False
+        return rev, None
+
+    def _commit(self, message: str, seen_at: float) -> str | None:
         """Snapshot the store; `seen_at` (when this poll began) becomes the last commit
         time, so the next deadline does not drift by the time the commit took."""
         import git
 
-        seen_at = self.clock() if seen_at is None else seen_at
+        if self.journal is None:
+            self.journal = Journal(self.store)
         try:
             return self._snapshot(message, seen_at)
         except (JournalError, git.GitError, OSError):
@@ -132,10 +161,20 @@ class StoreWatcher:
             changed = self.journal.unsnapshotted()
             if changed:
                 trailers = self.attribute(self.store, changed, self.last_commit)
-        rev = self.journal.snapshot(message, source="watch", trailers=trailers)
+        rev = self.journal.snapshot(message, source="watch", trailers=trailers, lock_wait=LOCK_WAIT)
         if rev:
             self.last_commit = seen_at
         return rev
+
+
+def trouble_sentence(store: Path, error: Exception) -> str:
+    """One sentence for a commit that failed."""
+    if isinstance(error, (WriteRefused, JournalError)):
+        return f"{error} watch tries again in {RETRY_AFTER:.0f} s."
+    if isinstance(error, OSError):
+        return (f"The journal of {store} cannot be written ({error.strerror or error}); "
+                f"watch tries again in {RETRY_AFTER:.0f} s.")
+    return f"{damaged(store, error)} watch tries again in {RETRY_AFTER:.0f} s."
 
 
 def transcript_attributor(home: Path | None, env: Mapping[str, str] | None) -> Attributor:
