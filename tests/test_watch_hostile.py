@@ -131,3 +131,22 @@ def wait_for(condition, timeout: float = 10.0) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def test_a_file_name_with_a_newline_keeps_each_watch_message_on_one_line(store, claude_home):
+    import signal
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", "--config-dir", str(claude_home.home), "watch", str(store),
+         "--interval", "0.05"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ))
+    try:
+        assert str(store) in process.stdout.readline()  # started
+        write_memory(store, "two\nlines\x1b[2J.md", "a name no one should give a file\n")
+        committed = process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        rest, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert "committed" in committed and "two\u240alines\u241b[2J.md" in committed
+    assert rest.strip().startswith("memtui: stopped watching") and err == ""

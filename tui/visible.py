@@ -40,6 +40,11 @@ def visible(text: str) -> str:
     return CONTROL_CHARS.sub(_picture, text) if CONTROL_CHARS.search(text) else text
 
 
+def one_line(text: str) -> str:
+    """`visible(text)` with newlines shown too: a message that must stay on one line."""
+    return visible(text).replace("\n", "\u240a")
+
+
 def has_controls(text: str) -> bool:
     return CONTROL_CHARS.search(text) is not None
 

@@ -110,6 +110,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     import threading
 
     from tui.history.watch import transcript_attributor, watch
+    from tui.visible import one_line
 
     if args.all and args.target:
         raise UsageError("Give a TARGET or --all, not both.")
@@ -128,7 +129,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     def report(event) -> None:
         nonlocal commits
         commits += event.rev is not None
-        print(event.note, flush=True)
+        print(one_line(event.note), flush=True)  # a file name may hold a newline
 
     attribute = transcript_attributor(config_home_of(args), env_of(args))
     try:
