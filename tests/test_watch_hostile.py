@@ -150,3 +150,16 @@ def test_a_file_name_with_a_newline_keeps_each_watch_message_on_one_line(store, 
         process.kill()
     assert "committed" in committed and "two\u240alines\u241b[2J.md" in committed
     assert rest.strip().startswith("memtui: stopped watching") and err == ""
+
+
+def test_the_temp_pack_of_a_killed_journal_write_is_removed_by_the_next_write(store):
+    """fast-import killed mid-write leaves `objects/pack/tmp_pack_*` (as big as what it was
+    writing); git itself would keep it two weeks. Under the store's lock it is stale."""
+    journal = Journal(store)
+    journal.snapshot("seen")
+    left = journal.path / "objects" / "pack" / "tmp_pack_Xy12Ab"
+    left.write_bytes(b"PACK" + bytes(4096))
+    write_memory(store, "MEMORY.md", "- [role](user_role.md) — edited after the kill\n")
+
+    assert journal.snapshot("seen again") is not None
+    assert not left.exists()

@@ -19,6 +19,7 @@ no one ever sees (or moves aside) a journal half made.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import secrets
@@ -431,12 +432,18 @@ class Journal:
         return removed
 
     def _tidy(self, env: Mapping[str, str]) -> None:
-        """Pack the journal into one pack once fast-import has left too many (one per write)."""
+        """Pack the journal into one pack once fast-import has left too many (one per write),
+        and remove the temp packs of writes killed midway (stale: we hold the store's lock)."""
         try:
             with os.scandir(self.path / "objects" / "pack") as entries:
-                packs = sum(1 for entry in entries if entry.name.endswith(".pack"))
+                names = [entry.name for entry in entries]
         except OSError:
             return
+        for name in names:
+            if name.startswith("tmp_"):
+                with contextlib.suppress(OSError):
+                    os.unlink(self.path / "objects" / "pack" / name)
+        packs = sum(1 for name in names if name.endswith(".pack"))
         if packs > PACK_LIMIT:
             subprocess.run(["git", "gc", "--quiet"], env=env, capture_output=True)
 
