@@ -163,3 +163,28 @@ def test_the_temp_pack_of_a_killed_journal_write_is_removed_by_the_next_write(st
 
     assert journal.snapshot("seen again") is not None
     assert not left.exists()
+
+
+def test_watch_all_takes_up_a_store_made_after_it_started(store, claude_home, tmp_path):
+    """Watch runs for days; projects started meanwhile get their stores journalled too."""
+    import signal
+    import threading
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", "--config-dir", str(claude_home.home), "watch", "--all",
+         "--interval", "0.05"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ))
+    lines: list[str] = []
+    threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True).start()
+    later = tmp_path / "started-later"
+    try:
+        assert wait_for(lambda: any(line.startswith(str(store)) for line in lines))
+        later = claude_home.store(later)
+        write_memory(later, "MEMORY.md", "- [a](a.md) — a project started while watching\n")
+        assert wait_for(lambda: any(line.startswith(str(later)) for line in lines))  # 30 polls
+        journal = Journal(later)
+        assert wait_for(lambda: journal.head() is not None and journal.read(
+            journal.head(), "MEMORY.md") == b"- [a](a.md) \xe2\x80\x94 a project started while watching\n")
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)

@@ -114,11 +114,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     if args.all and args.target:
         raise UsageError("Give a TARGET or --all, not both.")
+    find_stores = None
     if args.all:
         from tui.claude.discovery import discover
 
-        inventory = discover(config_home_of(args), env_of(args), args.settings)
-        stores = [p.store for p in inventory.projects if p.store is not None and p.store_exists]
+        def find_stores() -> list[Path]:
+            inventory = discover(config_home_of(args), env_of(args), args.settings)
+            return [p.store for p in inventory.projects if p.store is not None and p.store_exists]
+
+        stores = find_stores()
         if not stores:
             raise UsageError(f"No memory store under {paths.projects_dir(config_home_of(args))} to watch.")
     else:
@@ -133,7 +137,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     attribute = transcript_attributor(config_home_of(args), env_of(args))
     try:
-        watch(stores, stop, report, interval=args.interval, attribute=attribute)
+        watch(stores, stop, report, interval=args.interval, attribute=attribute, find_stores=find_stores)
     except KeyboardInterrupt:
         stop.set()
         print(f"memtui: stopped watching; {commits} snapshot(s) committed.")

@@ -28,6 +28,7 @@ MAX_DELAY = 2.0  # seconds between commits at most while a store keeps changing
 # are watched, never held up by one store for longer than LOCK_WAIT.
 RETRY_AFTER = 5.0
 LOCK_WAIT = 1.0
+DISCOVER_EVERY = 30  # polls between two looks for new stores (watch --all)
 
 
 def signature(store: Path) -> Signature:
@@ -205,14 +206,27 @@ def transcript_attributor(home: Path | None, env: Mapping[str, str] | None) -> A
 
 
 def watch(stores: Sequence[Path], stop: threading.Event, report: Callable[[WatchEvent], None],
-          *, interval: float = 1.0, attribute: Attributor | None = None) -> int:
-    """Poll until `stop` is set; returns how many commits were made after the start."""
-    watchers = [StoreWatcher(Path(store), attribute) for store in stores]
-    for watcher in watchers:
-        report(watcher.start())
+          *, interval: float = 1.0, attribute: Attributor | None = None,
+          find_stores: Callable[[], Sequence[Path]] | None = None) -> int:
+    """Poll until `stop` is set; returns how many commits were made after the start.
+    `find_stores`, asked every `DISCOVER_EVERY` polls, names stores to watch from then on
+    (the projects started while watching)."""
+    watchers: dict[Path, StoreWatcher] = {}
+
+    def take_up(found: Sequence[Path]) -> None:
+        for store in map(Path, found):
+            if store not in watchers:
+                watchers[store] = StoreWatcher(store, attribute)
+                report(watchers[store].start())
+
+    take_up(stores)
     commits = 0
+    polls = 0
     while not stop.wait(interval):
-        for watcher in watchers:
+        polls += 1
+        if find_stores is not None and polls % DISCOVER_EVERY == 0:
+            take_up(find_stores())
+        for watcher in list(watchers.values()):
             event = watcher.poll()
             if event is not None:
                 commits += event.rev is not None
