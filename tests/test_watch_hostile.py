@@ -188,3 +188,24 @@ def test_watch_all_takes_up_a_store_made_after_it_started(store, claude_home, tm
     finally:
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=30)
+
+
+def test_a_rewrite_hidden_behind_the_same_size_and_timestamp_is_still_committed(store):
+    """A filesystem whose timestamps tick coarsely (jiffies on older kernels, 2 s on FAT)
+    gives a rewrite of the same size in the same tick the same (size, mtime): the watcher
+    must look at the bytes of files written that close to its last look."""
+    from tui.history.watch import StoreWatcher
+
+    path = store / "user_role.md"
+    watcher = StoreWatcher(store, max_delay=0)
+    watcher.start()
+    before = path.stat()
+    path.write_bytes(path.read_bytes().replace(b"role", b"ROLE"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same tick
+    assert path.stat().st_size == before.st_size
+
+    for _ in range(3):
+        watcher.poll()
+
+    journal = Journal(store)
+    assert journal.read(journal.head(), "user_role.md") == path.read_bytes()

@@ -28,6 +28,9 @@ MAX_DELAY = 2.0  # seconds between commits at most while a store keeps changing
 # are watched, never held up by one store for longer than LOCK_WAIT.
 RETRY_AFTER = 5.0
 LOCK_WAIT = 1.0
+# The coarsest file timestamps in common use tick every 2 s (FAT; ext4 on kernels before
+# 6.13 ticks every few ms): a file written this close to a look is compared by its bytes.
+RACY_NS = 2_000_000_000
 DISCOVER_EVERY = 30  # polls between two looks for new stores (watch --all)
 
 
@@ -73,10 +76,13 @@ class StoreWatcher:
         self.said_unreadable: dict[str, str] = {}
         self.trouble: str | None = None  # why the last commit failed, once said
         self.behind = False  # a commit failed: the journal lags the store whatever it shows
+        self.racy = False  # a file was written close enough to the last look to hide a write
         self.retry_at = 0.0
 
     def start(self) -> WatchEvent:
+        looked = time.time_ns()
         self.seen = signature(self.store)
+        self.racy = racy(self.seen, looked)
         rev, trouble = self._try_commit("changes found when watching started", self.clock())
         if trouble:
             return WatchEvent(self.store, None, f"{self.store}: {trouble}")
@@ -102,17 +108,26 @@ class StoreWatcher:
         started = self.clock()
         if started < self.retry_at:
             return None
+        looked = time.time_ns()
         now = signature(self.store)
         if now == self.seen and not self.behind:
             self.pending = None
-            return None
+            if not self.racy:
+                return None
+            # The same sizes and times, but a rewrite in the tick of the last look would
+            # show them too: compare the bytes (a commit only if they differ).
+            self.racy = racy(now, looked)
+            return self._commit_and_say(started)
         overdue = self.pending is not None and started - self.last_commit >= self.max_delay
         if now != self.pending and not overdue:  # still changing: wait for it to settle
             self.pending = now
             return None
-        self.seen, self.pending = now, None
+        self.seen, self.pending, self.racy = now, None, racy(now, looked)
         if now is None:
             return WatchEvent(self.store, None, f"{self.store}: store deleted, waiting for it")
+        return self._commit_and_say(started)
+
+    def _commit_and_say(self, started: float) -> WatchEvent | None:
         before = self.journal.head() if self.journal else None
         rev, trouble = self._try_commit("change seen by memtui watch", started)
         if trouble is not None:  # the next poll after a pause tries again
@@ -166,6 +181,12 @@ class StoreWatcher:
         if rev:
             self.last_commit = seen_at
         return rev
+
+
+def racy(seen: Signature, looked_ns: int) -> bool:
+    """Whether a file was written within `RACY_NS` of the look that saw it: a rewrite of
+    the same size in the same timestamp tick would leave its (size, mtime) as they were."""
+    return seen is not None and any(mtime >= looked_ns - RACY_NS for _, _, mtime in seen)
 
 
 def trouble_sentence(store: Path, error: Exception) -> str:
