@@ -492,14 +492,10 @@ def duplicate_snapshots(sandbox: Sandbox, stores: list[Path]) -> int:
     """Commits on main whose tree is their parent's: the same snapshot twice."""
     duplicates = 0
     for store in stores:
-        result = sandbox.git(sandbox.journal(store), "log", "--format=%T %P", "refs/heads/main")
+        result = sandbox.git(sandbox.journal(store), "log", "--format=%H %T %P", "refs/heads/main")
         rows = [line.split() for line in result.stdout.decode().splitlines()]
-        trees = {}
-        result_ids = sandbox.git(sandbox.journal(store), "log", "--format=%H %T", "refs/heads/main")
-        for line in result_ids.stdout.decode().splitlines():
-            commit, tree = line.split()
-            trees[commit] = tree
-        duplicates += sum(1 for tree, *parents in rows if parents and trees.get(parents[0]) == tree)
+        trees = {commit: tree for commit, tree, *_ in rows}
+        duplicates += sum(1 for _, tree, *parents in rows if parents and trees.get(parents[0]) == tree)
     return duplicates
 
 
@@ -539,7 +535,7 @@ def scenario_kills(args, figures: Figures) -> None:
     stores = [sandbox.add_store(f"k{n}") for n in range(args.stores)]
     writers = Writers(sandbox, stores, 2, args.seed)
     commands = MemtuiCommands(sandbox, stores, args.seed)
-    fsck, leftovers, lost, tracebacks, stderr_lines = [], [], [], 0, []
+    fsck, leftovers, moved, lost, tracebacks, stderr_lines = [], [], [], [], 0, []
     kills = Counter()
     files_compared = 0
     watcher = Watcher(sandbox)
@@ -570,7 +566,9 @@ def scenario_kills(args, figures: Figures) -> None:
                 figures.notes.append(f"kills: watch did not start again: {watcher.err[-3:]}")
             files_compared += sum(len(disk_files(s) or {}) for s in stores)
             lost += [f"after kill {round_}: {x}" for x in lost_changes(sandbox, stores)]
-            leftovers += [f"after kill {round_}: {x}" for x in half_built(sandbox)]
+            # A kill may leave a temp pack or a ref lock; the next write to that journal
+            # removes them (checked at the end). A journal moved aside is never right.
+            moved += [f"after kill {round_}: {x}" for x in half_built(sandbox) if ".broken-" in x]
             writers.resume()
             commands.resume()
         writers.stop()
@@ -599,12 +597,13 @@ def scenario_kills(args, figures: Figures) -> None:
     figures.add("kills: lost changes (files compared after each restart and at the end)",
                 f"{len(lost)} of {files_compared}", "0", not lost)
     figures.add("kills: journals failing git fsck", len(fsck), "0", not fsck)
-    figures.add("kills: half-built state or journals moved aside", len(leftovers), "0", not leftovers)
+    figures.add("kills: journals moved aside after a restart", len(moved), "0", not moved)
+    figures.add("kills: half-built state left at the end", len(leftovers), "0", not leftovers)
     figures.add("kills: duplicate snapshots", f"{duplicates} of {snapshots}", "0", duplicates == 0)
     figures.add("kills: tracebacks (watch and memtui commands)", tracebacks, "0", tracebacks == 0)
     odd = [line for line in stderr_lines if line.strip()]
     figures.add("kills: lines watch wrote on stderr", len(odd), "-", True)
-    figures.notes += [f"kills: {x}" for x in (lost + fsck + leftovers + commands.tracebacks)[:12]]
+    figures.notes += [f"kills: {x}" for x in (lost + fsck + moved + leftovers + commands.tracebacks)[:12]]
     figures.notes += [f"kills stderr: {x}" for x in sorted(set(odd))[:8]]
 
 
@@ -673,8 +672,8 @@ def scenario_hostile(args, figures: Figures) -> None:
     pipe = sandbox.add_store("pipe")
     locked_journal = sandbox.add_store("stale-ref-lock")
     read_only_journal = sandbox.add_store("read-only-journal")
-    stores = sandbox.stores
     watcher = Watcher(sandbox, deny=deny)
+    stores = list(sandbox.stores)
     busy_writes = 0
     false_deletions: list[str] = []
     peak_rss = 0.0
@@ -725,6 +724,8 @@ def scenario_hostile(args, figures: Figures) -> None:
         os.mkfifo(pipe / "pipe.md")
         write_busy()
         (pipe / "after_pipe.md").write_text(memory_text("after", "Written after the pipe."))
+        sandbox.add_store("new-project")  # a project started while watch runs
+        stores = sandbox.stores
         write_busy(100)  # past the retry pause of the store whose journal was read-only
         alive = watcher.process.poll() is None
         lost = settle(sandbox, stores, timeout=60)

@@ -9,9 +9,9 @@ import sys
 import textwrap
 import time
 
+import hostile_homes
 import pytest
 
-import hostile_homes
 from tests.conftest import memory_text, write_memory
 from tui.history.journal import Journal
 
