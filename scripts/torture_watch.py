@@ -30,11 +30,13 @@ printed at the end; the exit status is 1 when a target is missed.
    load, one of them killed and restarted now and then: 0 fsck failures, 0 lost changes,
    0 duplicate snapshots.
 3. Hostile stores. While one store gets writes throughout: a store deleted and made again,
-   a store (and a subfolder of another) that becomes unreadable (as root, watch runs as
-   `nobody` in this scenario so that permissions bite), a 64 MB file, a file that is not
-   UTF-8 and one whose name is not, a named pipe named like a memory. watch must still be
-   running, every message about them one line, no traceback, the busy store journalled to
-   the end, and no snapshot may record files as deleted because they could not be read.
+   a store (and a subfolder of another) that becomes unreadable (as root, watch runs without
+   root's bypass of file permissions, so that they bite), a 64 MB file, a file that is not
+   UTF-8, names that are not (or hold a newline and an escape), a named pipe named like a
+   memory, a journal deleted, a journal made read-only, a ref lock a killed git left, a
+   store made after watch started. watch must still be running, every message one line, no
+   traceback, every store journalled to the end, and no snapshot may record files as
+   deleted because they could not be read.
 4. Idle cost: CPU time used by watch (children included) over a minute of no changes with
    50 stores of 12 files each.
 5. Memory: watch's RSS while thousands of changes are committed, sampled as it goes; the
@@ -672,6 +674,7 @@ def scenario_hostile(args, figures: Figures) -> None:
     pipe = sandbox.add_store("pipe")
     locked_journal = sandbox.add_store("stale-ref-lock")
     read_only_journal = sandbox.add_store("read-only-journal")
+    journal_deleted = sandbox.add_store("journal-deleted")
     watcher = Watcher(sandbox, deny=deny)
     stores = list(sandbox.stores)
     busy_writes = 0
@@ -699,6 +702,8 @@ def scenario_hostile(args, figures: Figures) -> None:
         # A git killed between taking a ref lock and renaming it leaves the lock behind.
         (sandbox.journal(locked_journal) / "refs" / "heads" / "main.lock").write_text("")
         (locked_journal / "after_lock.md").write_text(memory_text("after", "Written after the kill."))
+        shutil.rmtree(sandbox.journal(journal_deleted))  # a user cleaning up ~/.local/share
+        (journal_deleted / "after_rm.md").write_text(memory_text("after", "Journal deleted."))
         read_only = [sandbox.journal(read_only_journal) / part for part in ("objects/pack", "refs/heads")]
         if deny:
             for folder in read_only:
