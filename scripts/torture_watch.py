@@ -863,7 +863,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.kills = args.kills or (10 if args.quick else 40)
     args.idle_seconds = args.idle_seconds or (15.0 if args.quick else 60.0)
-    args.memory_seconds = args.memory_seconds or (20.0 if args.quick else 60.0)
+    args.memory_seconds = args.memory_seconds or (20.0 if args.quick else 45.0)
     args.two_seconds = args.two_seconds or (10.0 if args.quick else 30.0)
     os.nice(5)
     figures = Figures()
