@@ -35,18 +35,27 @@ DISCOVER_EVERY = 30  # polls between two looks for new stores (watch --all)
 
 
 def signature(store: Path) -> Signature:
-    """(path, size, mtime) of every file; None when the store is missing."""
-    if not store.is_dir():
+    """(path, size, mtime) of every file; None when the store is missing. Every poll of
+    every store walks it, so this is one `scandir` a folder and one `lstat` a file."""
+    if not os.path.isdir(store):
         return None
     entries: list[tuple[str, int, int]] = []
-    for folder, dirs, names in os.walk(store):
-        dirs.sort()
-        for name in names:
-            try:
-                info = os.stat(os.path.join(folder, name), follow_symlinks=False)
-            except OSError:
-                continue
-            entries.append((os.path.join(folder, name), info.st_size, info.st_mtime_ns))
+    folders = [os.fspath(store)]
+    while folders:
+        try:
+            listing = os.scandir(folders.pop())
+        except OSError:
+            continue  # gone, or unreadable (the snapshot says which)
+        with listing:
+            for entry in listing:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.path)
+                    else:
+                        info = entry.stat(follow_symlinks=False)
+                        entries.append((entry.path, info.st_size, info.st_mtime_ns))
+                except OSError:
+                    continue  # gone since the listing
     return tuple(sorted(entries))
 
 
