@@ -453,11 +453,11 @@ class Journal:
         current = self._current(scan_store(self.store), tree)
         return sorted(path for path in current.keys() | tree.keys() if current.get(path) != tree.get(path))
 
-    def _current(self, contents: StoreContents | None, tree: Mapping[str, str]) -> dict[str, str]:
+    @staticmethod
+    def _current(contents: StoreContents | None, tree: Mapping[str, str]) -> dict[str, str]:
         """Blob ids by path of the store now, what cannot be read as the tree has it."""
         if contents is None:
             return {}
-        self.unreadable = contents.unreadable
         current = kept_versions(tree, contents.unreadable)
         current.update((path, blob_id(data)) for path, data in contents.files.items())
         return current
@@ -476,6 +476,7 @@ class Journal:
     def _snapshot(self, message: str, source: str, trailers: Mapping[str, str | None] | None,
                   when: float | None) -> str | None:
         contents = scan_store(self.store)
+        self.unreadable = contents.unreadable if contents else {}
         if contents is None:
             return None
         parent = self.head(MAIN)
