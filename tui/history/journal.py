@@ -91,7 +91,9 @@ class Version:
 
 def blob_id(data: bytes) -> str:
     """The id git gives these bytes, computed without asking git."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    digest = hashlib.sha1(b"blob %d\0" % len(data))
+    digest.update(data)  # not header + data: that would copy a big file once more
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -387,8 +389,7 @@ class Journal:
                 elif isinstance(data, str):
                     stream.append(f"M 100644 {data} ".encode() + quoted + b"\n")
                 else:
-                    stream.append(b"M 100644 inline " + quoted + b"\n")
-                    stream.append(b"data %d\n" % len(data) + data + b"\n")
+                    stream += [b"M 100644 inline " + quoted + b"\ndata %d\n" % len(data), data, b"\n"]
             stream.append(b"\n")
         if not wrote:
             return self.head(ref)
@@ -481,9 +482,13 @@ class Journal:
             return None
         parent = self.head(MAIN)
         tree = self.tree(parent)
-        if self._current(contents, tree) == tree:
+        current = self._current(contents, tree)
+        if current == tree:
             return None
-        files: dict[str, bytes | str] = {**kept_versions(tree, contents.unreadable), **contents.files}
+        # A file the parent holds as it is goes by its blob id: git is not sent its bytes again.
+        files: dict[str, bytes | str] = {path: current[path] if tree.get(path) == current[path] else data
+                                         for path, data in contents.files.items()}
+        files.update(kept_versions(tree, contents.unreadable))
         full = message_with_trailers(message, {SOURCE: source, **(trailers or {})})
         commit = Commit(full, time.time() if when is None else when, files)
         return self.write(MAIN, [commit], parent=parent)
