@@ -544,3 +544,34 @@ def test_a_new_machine_with_sessions_but_no_memory_yet_receives_it(world):
     [result] = c.sync("--remote", str(remote))["projects"]
     assert result["pulled"] == ["MEMORY.md", "testing.md"] and result["skipped"] is None
     assert c.read("testing.md") == TESTING
+
+
+@pytest.mark.parametrize("hidden", ["testing.md", "topics"])
+def test_a_memory_that_cannot_be_read_is_no_deletion(world, hidden):
+    """A file this machine cannot read (its mode, a folder's) is not gone: sync skips the
+    store with the reason, and the other machines keep the memory."""
+    import hostile_homes
+
+    if not hostile_homes.can_deny_permissions():
+        pytest.skip("permissions cannot be denied here (root without prctl)")
+    remote, _ = world
+    a, b, c = started(world)
+    a.write("topics/api.md", TESTING)
+    a.sync()
+    b.sync()
+    (a.store / hidden).chmod(0)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "tui", "sync", "--all", "--json"],
+            env={**os.environ, **a.env()}, capture_output=True, text=True, timeout=120,
+            preexec_fn=hostile_homes.drop_root_bypass if os.geteuid() == 0 else None)
+    finally:
+        (a.store / hidden).chmod(0o755 if hidden == "topics" else 0o644)
+    assert result.returncode == 0, result.stderr
+    project = json.loads(result.stdout)["projects"][0]
+    assert project["pushed"] == [] and project["pushed_deletions"] == []
+    assert f"{hidden} cannot be read" in project["skipped"]
+    assert {"github.com/ana/app/memory/testing.md",
+            "github.com/ana/app/memory/topics/api.md"} <= set(remote_files(remote))
+    b.sync()
+    assert b.read("testing.md") == TESTING and b.read("topics/api.md") == TESTING

@@ -93,13 +93,27 @@ class SyncReport:
         return {"remote": self.remote, "projects": [p.to_json() for p in self.projects]}
 
 
-def read_local(store: Path) -> dict[str, bytes]:
+def read_local(store: Path) -> tuple[dict[str, bytes], dict[str, str]]:
     """Every file of the store that travels: of what the journal snapshots (regular files,
-    no symlink, nothing under `.git`, no lock, no temp file), the `.md` files."""
-    from tui.history.journal import read_store
+    no symlink, nothing under `.git`, no lock, no temp file), the `.md` files; and what
+    could not be read (a path, "" for the store itself, to the reason)."""
+    from tui.history.journal import scan_store
 
-    return {file: data for file, data in (read_store(store) or {}).items()
-            if file.endswith(".md")}
+    contents = scan_store(store)
+    if contents is None:
+        return {}, {}
+    files = {file: data for file, data in contents.files.items() if file.endswith(".md")}
+    # A folder may hold memories; a file that is no memory would not travel anyway.
+    unreadable = {path: why for path, why in contents.unreadable.items()
+                  if path.endswith(".md") or not os.path.isfile(store / path)}
+    return files, unreadable
+
+
+def _unreadable_reason(store: Path, unreadable: dict[str, str]) -> str:
+    path, why = next(iter(sorted(unreadable.items())))
+    more = f" (and {len(unreadable) - 1} more)" if len(unreadable) > 1 else ""
+    return (f"{path or store} cannot be read ({why}){more}, so sync would take what is in it "
+            "for deleted; nothing was synced for this store (make it readable, then sync again)")
 
 
 def _secret_reason(data: bytes) -> str | None:
@@ -263,7 +277,10 @@ class _Run:
                 except OSError as error:
                     project.skipped = f"{store} cannot be created ({error.strerror or error})"
                     return None
-        local = read_local(store) if store.is_dir() else {}
+        local, unreadable = read_local(store) if store.is_dir() else ({}, {})
+        if unreadable:
+            project.skipped = _unreadable_reason(store, unreadable)
+            return None
         plan = plan_store(local, self._base_of(target), remote, self.repo.blobs,
                           socket.gethostname())
         project.unresolved = _unresolved_after(local, plan.local_changes)
