@@ -7,6 +7,10 @@ collector, and freezes what exists when it is done, so later collections skip it
 store screen unfreezes when it closes). Discovery pauses it too: its cache and inventory
 are a few hundred thousand objects with no cycles, and collecting while they are made was
 a tenth of a cached `memtui projects`.
+
+Frozen objects are never collected, though they may become garbage: a screen that reloads
+(a store Claude Code keeps writing) calls `collect_frozen` first, else every reload's
+discarded widgets would stay for good.
 """
 
 from __future__ import annotations
@@ -37,3 +41,14 @@ def collector_paused() -> Iterator[None]:
             if not _pauses:
                 gc.freeze()
                 gc.enable()
+
+
+def collect_frozen() -> None:
+    """Free what became garbage since it was frozen, then freeze what lives on. One full
+    collection: about 50 ms with 3,000 memories loaded, once per reload."""
+    with _lock:
+        if _pauses:  # another worker is building: its objects stay frozen until it ends
+            return
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()

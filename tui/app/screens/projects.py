@@ -23,7 +23,7 @@ from tui.app.summaries import StoreSummary, summarize
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project, discover
-from tui.collector import collector_paused
+from tui.collector import collect_frozen, collector_paused
 from tui.memory.index import MAX_CHARS, MAX_LINES
 from tui.render import PROJECT_STATUS_STYLES, age, condense, project_status
 
@@ -256,6 +256,8 @@ class ProjectsScreen(Screen[None]):
     @work(thread=True, exit_on_error=False, exclusive=True, group="scan")
     def scan(self) -> None:
         app = self.app
+        if self.scanned is not None:  # a rescan: the last scan's discarded rows go now
+            collect_frozen()
         inventory = discover(app.home, app.env, app.settings_file)
         # The rows first: reading every store's index takes longer than finding them.
         self.post_message(ProjectsScanned(inventory, None))

@@ -44,7 +44,7 @@ from tui.app.widgets.tab_input import TabInput
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project
 from tui.claude.memory_files import TEAM_INDEX
-from tui.collector import collector_paused
+from tui.collector import collect_frozen, collector_paused
 from tui.memory.audit import (
     Finding,
     MemoryStatus,
@@ -241,6 +241,8 @@ class StoreScreen(Screen[None]):
     @work(thread=True, exit_on_error=False, exclusive=True, group="load")
     def load(self) -> None:
         self.tidy_interrupted_writes()
+        if self.store is not None:  # a reload: the last load's discarded widgets go now
+            collect_frozen()
         before = signature(self.path)
         worker = get_current_worker()
         with collector_paused():
