@@ -47,6 +47,12 @@ class StoreChangedOnDisk(Message):
 
 
 @dataclass
+class LockLapsed(Message):
+    """The consolidation lock was freed (or taken) without a write: its holder exited, or
+    its hour ran out."""
+
+
+@dataclass
 class ChangeApplied(Message):
     """A write (or undo) finished: `text` is what to tell the user."""
 

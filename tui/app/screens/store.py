@@ -34,7 +34,7 @@ from tui.app.memory_rows import (
     build_rows,
     filter_rows,
 )
-from tui.app.messages import ChangeApplied, StoreChangedOnDisk, StoreLoaded
+from tui.app.messages import ChangeApplied, LockLapsed, StoreChangedOnDisk, StoreLoaded
 from tui.app.screens.doctor import DoctorDone
 from tui.app.widgets.findings import FindingsShown, FindingsView, fixes, shown_findings
 from tui.app.widgets.index_view import IndexView
@@ -138,6 +138,7 @@ class StoreScreen(Screen[None]):
         self.raw = False
         self.busy = False  # a confirmation, an edit or a write is in progress
         self.reload_pending = False
+        self.lock_shown_held = False  # what the banner says; a lock frees itself unwritten
         self.preview_timer: Timer | None = None
         self.disk_signature = signature(self.path)
 
@@ -338,6 +339,7 @@ class StoreScreen(Screen[None]):
         banner = self.query_one("#lock-banner", Static)
         gone = not os.path.isdir(self.path)
         held = not gone and store.lock.held()
+        self.lock_shown_held = held
         banner.set_class(not (gone or held), "hidden")
         if gone:
             banner.update(f"{self.gone_sentence()} esc goes back.")
@@ -384,6 +386,10 @@ class StoreScreen(Screen[None]):
             current = signature(self.path)
             if current != self.disk_signature:
                 self.post_message(StoreChangedOnDisk(current))
+            # The holder's exit, or the lock's hour running out, changes no file.
+            elif (store := self.store) is not None and store.lock.exists \
+                    and store.lock.held() != self.lock_shown_held:
+                self.post_message(LockLapsed())
 
     def on_store_changed_on_disk(self, message: StoreChangedOnDisk) -> None:
         if message.signature == self.disk_signature:
@@ -396,6 +402,10 @@ class StoreScreen(Screen[None]):
             self.reload_pending = True
             return
         self.load()
+
+    def on_lock_lapsed(self) -> None:
+        if self.store is not None:
+            self.show_lock(self.store)
 
     def done_busy(self) -> None:
         self.busy = False
