@@ -9,11 +9,12 @@ import sys
 
 import pytest
 from app_home import build_app_home
-from conftest import settle
+from conftest import memory_text, settle, write_memory
 from textual.widgets import Static
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
+from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import discover
 
 
@@ -86,3 +87,42 @@ async def test_the_read_only_banner_goes_when_the_dreaming_process_ends(fixture)
     finally:
         dreamer.kill()
         dreamer.wait()
+
+
+def project_cells(app) -> dict[str, list[str]]:
+    table = app.screen.query_one("#projects", VirtualTable)
+    return {str(row.cells[0]): [str(cell) for cell in row.cells] for row in table.rows}
+
+
+async def test_the_projects_screen_shows_a_memory_claude_just_wrote(fixture):
+    """Claude Code wrote a memory and did not index it: the row kept saying 5 memories and
+    2 orphans until the user pressed f5."""
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        [(path, cells)] = project_cells(app).items()
+        assert cells[1:4:2] == ["5", "2"]  # memories, orphans
+        write_memory(fixture.store, "user_editor.md",
+                     memory_text("editor", "the user edits in helix", "user"))
+        assert await wait_for(pilot, lambda: project_cells(app)[path][1:4:2] == ["6", "3"],
+                              seconds=6), project_cells(app)
+
+
+async def test_the_projects_screen_learns_of_a_new_project_and_says_so(fixture, claude_home,
+                                                                        tmp_path):
+    """A first session in another repository: the projects screen never listed it until
+    f5, and f5 did not say what was new."""
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert len(project_cells(app)) == 1
+        table = app.screen.query_one("#projects", VirtualTable)
+        on_shop = table.highlighted.key
+        fresh = tmp_path / "work" / "api"
+        fresh.mkdir()
+        claude_home.session(fresh)
+        write_memory(claude_home.store(fresh), "user_role.md", memory_text("role", "api owner"))
+        assert await wait_for(pilot, lambda: len(project_cells(app)) == 2, seconds=6)
+        assert table.highlighted.key == on_shop  # the cursor stays where the user left it
+        assert any("New project" in n.message and "work/api" in n.message
+                   for n in app._notifications), [n.message for n in app._notifications]

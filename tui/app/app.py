@@ -129,7 +129,7 @@ class MemtuiApp(App[None]):
         Workers may start others (scan, then summaries; prepare, then write), so this
         waits until a pass finds nothing running.
         """
-        from tui.app.screens.store import WATCH_GROUP
+        from tui.app.disk import WATCH_GROUP
 
         while busy := [w for w in self.workers if w.group != WATCH_GROUP and not w.is_finished]:
             await self.workers.wait_for_complete(busy)

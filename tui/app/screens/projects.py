@@ -15,9 +15,10 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Header, Input, ProgressBar, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.app.commands import PaletteCommand
+from tui.app.disk import WATCH_GROUP, HomeSignature, home_signature
 from tui.app.messages import DemoBuilt, ProjectsScanned
 from tui.app.summaries import StoreSummary, summarize
 from tui.app.widgets.key_footer import KeyFooter
@@ -43,11 +44,19 @@ MEMORY_OVERRIDES = (
 )
 FILTER_CUTOFF = 60
 PROGRESS_INTERVAL = 0.1  # seconds between progress bar updates during the scan
+HOME_POLL_SECONDS = 2.0  # a few stats per project: a new session, memory, index, lock
+NEW_NAMED = 3  # new projects named in the notification; the rest are counted
 
 
 @dataclass
 class LostUpdatesCounted(Message):
     counts: dict[Path, int]  # per store; -1 where counting failed
+
+
+@dataclass
+class HomeChanged(Message):
+    before: HomeSignature
+    now: HomeSignature
 
 
 @dataclass
@@ -216,6 +225,7 @@ class ProjectsScreen(Screen[None]):
         self.sync_remote, self.sync_settings = _sync_settings()
         self.sync_words: dict[Path, str] = {}
         self.opened_store: Path | None = None  # the store screen open above this one
+        self.home_seen: HomeSignature | None = None  # the home as the rows show it
 
     def footer_keys(self) -> tuple[str, ...]:
         """Sync joins the footer once a sync remote is set."""
@@ -239,6 +249,7 @@ class ProjectsScreen(Screen[None]):
         self.watch(self.query_one("#project-filter", Input), "value", self.refresh_table,
                    init=False)
         self.scan()
+        self.watch_home()
 
     def palette_commands(self) -> list[PaletteCommand]:
         return [
@@ -259,6 +270,7 @@ class ProjectsScreen(Screen[None]):
         if self.scanned is not None:  # a rescan: the last scan's discarded rows go now
             collect_frozen()
         inventory = discover(app.home, app.env, app.settings_file)
+        self.home_seen = home_signature(app.home, inventory.projects)
         # The rows first: reading every store's index takes longer than finding them.
         self.post_message(ProjectsScanned(inventory, None))
         stores = [p.store for p in inventory.projects if p.store and p.store_exists]
@@ -289,6 +301,52 @@ class ProjectsScreen(Screen[None]):
                 return  # the column keeps "…"; `memtui sync` says what is wrong
             self.post_message(SyncStatusReady(status))
 
+    @work(thread=True, exit_on_error=False, group=WATCH_GROUP)
+    def watch_home(self) -> None:
+        """Claude Code writing the home while this screen is shown: the rows follow. Under a
+        store screen it rests (that screen watches its store); coming back catches up."""
+        worker = get_current_worker()
+        while not worker.cancelled_event.wait(HOME_POLL_SECONDS):
+            seen, scanned = self.home_seen, self.scanned
+            if seen is None or scanned is None or self.app.screen is not self:
+                continue
+            now = home_signature(self.app.home, scanned.inventory.projects)
+            if now != seen:
+                self.home_seen = now
+                self.post_message(HomeChanged(seen, now))
+
+    def on_home_changed(self, message: HomeChanged) -> None:
+        before, now = message.before, message.now
+        changed = {store for store, stamps in now.stores.items()
+                   if before.stores.get(store) != stamps}
+        self.refresh_home(changed, recount=(before.folders, before.checkouts)
+                          != (now.folders, now.checkouts))
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="scan")
+    def refresh_home(self, changed: set[Path], recount: bool) -> None:
+        """The rows again, quietly: only the stores in `changed` (or new) are read again;
+        the lost updates are counted again when a session or a checkout came or went."""
+        scanned = self.scanned
+        if scanned is None or scanned.summaries is None:
+            return  # a scan is still running: it reads everything anyway
+        collect_frozen()
+        app = self.app
+        inventory = discover(app.home, app.env, app.settings_file)
+        self.home_seen = home_signature(app.home, inventory.projects)
+        summaries = {}
+        with collector_paused():
+            for project in inventory.projects:
+                store = project.store
+                if store is None or not project.store_exists:
+                    continue
+                known = scanned.summaries.get(store)
+                summaries[store] = known if known and store not in changed else summarize(store)
+        self.post_message(ProjectsScanned(inventory, summaries))
+        if recount:
+            from tui.history.recovery import lost_update_counts
+
+            self.post_message(LostUpdatesCounted(lost_update_counts(inventory.projects)))
+
     def sync_targets(self, projects):
         from tui.sync.engine import SyncTarget
         from tui.sync.identity import identity_of
@@ -307,14 +365,10 @@ class ProjectsScreen(Screen[None]):
         self.refresh_table()
 
     def on_projects_scanned(self, message: ProjectsScanned) -> None:
-        self.scanned = message
+        before, self.scanned = self.scanned, message
+        if before is not None and before.inventory is not message.inventory:
+            self.announce_new(before.inventory.projects, message.inventory.projects)
         self.rows = self.build_rows()
-        if message.summaries is not None:  # the indexes are read: the rows are complete
-            self.query_one("#scan-progress").add_class("hidden")
-            self.refresh_table()
-            return
-        self.lost_counts = {}
-        self.sync_words = {}
         self.query_one("#scan-status", Static).update(
             f"{len(self.rows)} projects in {condense(str(self.app.home))}"
         )
@@ -322,8 +376,22 @@ class ProjectsScreen(Screen[None]):
         empty.set_class(bool(self.rows), "hidden")
         if not self.rows:
             empty.update(Text(self.empty_text()))
+        if message.summaries is not None:  # the indexes are read: the rows are complete
+            self.query_one("#scan-progress").add_class("hidden")
+            self.refresh_table()
+            return
+        self.lost_counts = {}
+        self.sync_words = {}
         self.refresh_table()
         self.query_one("#projects").focus()
+
+    def announce_new(self, before: list[Project], now: list[Project]) -> None:
+        known = {project.name for project in before}
+        new = [condense(p.key_path or (p.paths[0] if p.paths else p.name))
+               for p in now if p.name not in known]
+        if new:
+            more = f" and {len(new) - NEW_NAMED} more" if len(new) > NEW_NAMED else ""
+            self.notify(f"New project: {', '.join(new[:NEW_NAMED])}{more}.")
 
     def build_rows(self) -> list[ProjectRow]:
         message = self.scanned
@@ -415,18 +483,19 @@ class ProjectsScreen(Screen[None]):
         self.app.push_screen(StoreScreen(project))
 
     def on_screen_resume(self) -> None:
-        """Back from a store: what was repaired there shows in its row at once."""
+        """Back from a store (or any screen): what was repaired there, and what Claude Code
+        wrote meanwhile, shows at once."""
         store, self.opened_store = self.opened_store, None
-        if store is not None and self.scanned is not None and self.scanned.summaries:
-            self.summarize_again(store)
-
-    @work(thread=True, exit_on_error=False, group="summary")
-    def summarize_again(self, store: Path) -> None:
-        scanned = self.scanned
-        if scanned is None or not scanned.summaries or not store.is_dir():
-            return  # a store gone meanwhile: f5 rescans the home
-        summaries = {**scanned.summaries, store: summarize(store)}
-        self.post_message(ProjectsScanned(scanned.inventory, summaries))
+        seen, scanned = self.home_seen, self.scanned
+        if seen is None or scanned is None or not scanned.summaries:
+            return
+        now = home_signature(self.app.home, scanned.inventory.projects)
+        if store is not None or now != seen:
+            self.home_seen = now
+            changed = {s for s, stamps in now.stores.items() if seen.stores.get(s) != stamps}
+            self.refresh_home(changed | ({store} if store else set()),
+                              recount=(seen.folders, seen.checkouts)
+                              != (now.folders, now.checkouts))
 
     # --- actions --------------------------------------------------------------------------
 

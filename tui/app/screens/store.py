@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.app import curation
 from tui.app.commands import PaletteCommand
-from tui.app.disk import signature
+from tui.app.disk import WATCH_GROUP, signature
 from tui.app.memory_rows import (
     ORPHAN_STATUSES,
     RELINKABLE_STATUSES,
@@ -66,7 +66,6 @@ COLUMN_PRIORITY = ("name", "mark", "status", "type", "description", "modified", 
 POLL_SECONDS = 1.0
 DUPLICATE_SCAN_LIMIT = 10_000  # the check takes about 1.3 s at 5,000 memories, in the worker
 QUICK_DUPLICATES = 500  # up to this many memories the check is milliseconds: no extra pass
-WATCH_GROUP = "watch"  # the disk watcher: runs as long as the screen
 PREVIEW_PAUSE = 0.1  # the preview waits until typing pauses: Markdown is slow to render
 RELINKABLE_KINDS = ("unindexed", "beyond_cut", "linked_from")
 # The footer's keys on each tab, most used first (as many as fit are shown; F1 lists all).
