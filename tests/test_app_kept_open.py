@@ -126,3 +126,50 @@ async def test_the_projects_screen_learns_of_a_new_project_and_says_so(fixture, 
         assert table.highlighted.key == on_shop  # the cursor stays where the user left it
         assert any("New project" in n.message and "work/api" in n.message
                    for n in app._notifications), [n.message for n in app._notifications]
+
+
+async def test_a_confirmation_made_stale_by_claude_writes_nothing(fixture):
+    """The relink dialog was open when Claude Code deleted the orphan it offered to link:
+    y still applied it (the index was unchanged, so no conflict was found), and memtui
+    itself wrote a dangling line to a file that no longer existed."""
+    from tui.app.screens.confirm import ConfirmScreen
+
+    index = fixture.store / "MEMORY.md"
+    before = index.read_bytes()
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, pilot, fixture)
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "project_orphan.md" in str(app.screen.plan.summary)
+        (fixture.store / "project_orphan.md").unlink()
+        assert await wait_for(pilot, lambda: screen.reload_pending)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert index.read_bytes() == before  # no line to a deleted file
+        assert any("changed on disk" in n.message for n in app._notifications
+                   if n.severity == "error"), [n.message for n in app._notifications]
+        assert app.screen is screen and "payments" not in [
+            str(row.cells[2]) for row in screen.query_one("#memory-table", VirtualTable).rows]
+
+
+async def test_a_confirmation_still_true_applies_despite_other_writes(fixture):
+    """Claude Code writing another memory while the dialog is open leaves the change as
+    shown: y applies it."""
+    from tui.app.screens.confirm import ConfirmScreen
+
+    index = fixture.store / "MEMORY.md"
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, pilot, fixture)
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        write_memory(fixture.store, "user_editor.md",
+                     memory_text("editor", "the user edits in helix", "user"))
+        assert await wait_for(pilot, lambda: screen.reload_pending)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert "(project_orphan.md)" in index.read_text()
+        assert "user_editor.md" not in index.read_text()  # not offered, not linked

@@ -33,6 +33,20 @@ def make_plan(maker: PlanMaker, store):
         return str(error)
 
 
+STALE_PLAN = ("The store changed on disk while the change was on screen (Claude Code writes "
+              "without warning), and the change would no longer be the one shown; nothing "
+              "was written. The store is reloaded: press the same key again to see the change "
+              "as it would be now.")
+
+
+def still_planned(store_path: Path, maker: PlanMaker, plan) -> bool:
+    """Whether `maker` plans exactly `plan`'s changes on the store as it is on disk now."""
+    from tui.memory.store import load_store
+
+    again = make_plan(maker, load_store(store_path))
+    return not isinstance(again, str) and again.changes == plan.changes
+
+
 def option_plan(option: str) -> PlanMaker | None:
     """The plan a "make room" option names; None for moving an entry, which needs a pick."""
     from tui.memory import curate

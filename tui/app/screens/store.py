@@ -140,6 +140,7 @@ class StoreScreen(Screen[None]):
         self.lock_shown_held = False  # what the banner says; a lock frees itself unwritten
         self.preview_timer: Timer | None = None
         self.disk_signature = signature(self.path)
+        self.loaded_signature = self.disk_signature  # the store the rows (and plans) show
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -299,7 +300,7 @@ class StoreScreen(Screen[None]):
     def on_store_loaded(self, message: StoreLoaded) -> None:
         self.store = message.store
         self.statuses = message.statuses
-        self.disk_signature = message.signature
+        self.disk_signature = self.loaded_signature = message.signature
         self.rows = message.rows
         known = {row.key for row in self.rows}
         self.marked &= known
@@ -691,6 +692,7 @@ class StoreScreen(Screen[None]):
         """Plan a change, confirm it with the user, then apply it in a worker. `choices`:
         the plans the user may pick instead, by the option that names each."""
         plan = curation.make_plan(make_plan, self.store)
+        basis = self.loaded_signature
         if isinstance(plan, str):
             self.notify(plan, severity="warning")
             return
@@ -701,7 +703,7 @@ class StoreScreen(Screen[None]):
 
         def decided(choice: str | None) -> None:
             if choice == APPLY:
-                self.apply(plan)
+                self.apply(plan, make_plan, basis)
                 return
             self.done_busy()
             if choice is None:
@@ -717,8 +719,15 @@ class StoreScreen(Screen[None]):
         self.app.push_screen(ConfirmScreen(plan), decided)
 
     @work(thread=True, exit_on_error=False, group="write")
-    def apply(self, plan) -> None:
+    def apply(self, plan, make_plan, basis) -> None:
+        """Apply `plan`, made by `make_plan` from the store as `basis` found it. Claude Code
+        may have written the store while the plan was on screen: then it is made again from
+        the store as it is now, and applied only if it is still the change the user saw."""
         self.busy = True
+        if signature(self.path) != basis and not curation.still_planned(
+                self.path, make_plan, plan):
+            self.post_message(ChangeApplied(curation.STALE_PLAN, "error"))
+            return
         self.post_message(ChangeApplied(*curation.apply_plan(self.path, plan)))
 
     def on_change_applied(self, message: ChangeApplied) -> None:
