@@ -173,3 +173,44 @@ async def test_a_confirmation_still_true_applies_despite_other_writes(fixture):
         await settle(app, pilot)
         assert "(project_orphan.md)" in index.read_text()
         assert "user_editor.md" not in index.read_text()  # not offered, not linked
+
+
+async def test_a_store_written_faster_than_it_loads_is_read_once_at_a_time(fixture,
+                                                                          monkeypatch):
+    """A store that takes longer to read than Claude Code takes between writes (10,000
+    memories: 2 s) was read again on every write, each read started before the last one
+    ended: the app used a whole core for as long as the writes went on. Now one read runs
+    at a time, with a rest as long as the read between reads, and the last write shows."""
+    import threading
+    import time
+
+    from tui.app.screens import store as store_module
+
+    reading, most = 0, 0
+    count = threading.Lock()
+    load_store = store_module.load_store
+
+    def slow_load_store(path):
+        nonlocal reading, most
+        with count:
+            reading += 1
+            most = max(most, reading)
+        time.sleep(1.5)
+        try:
+            return load_store(path)
+        finally:
+            with count:
+                reading -= 1
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, pilot, fixture)
+        monkeypatch.setattr(store_module, "load_store", slow_load_store)
+        for n in range(12):
+            write_memory(fixture.store, f"user_fact_{n}.md",
+                         memory_text(f"fact {n}", f"fact number {n}", "user"))
+            await pilot.pause(0.3)
+        assert await wait_for(pilot, lambda: "fact 11" in [
+            str(row.cells[2]) for row in screen.query_one("#memory-table", VirtualTable).rows],
+            seconds=10)
+        assert most == 1, f"{most} reads of the store at once"

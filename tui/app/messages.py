@@ -42,6 +42,13 @@ class StoreLoaded(Message):
 
 
 @dataclass
+class StoreRead(Message):
+    """A read of a store ended (shown, cancelled or failed) after `seconds`."""
+
+    seconds: float
+
+
+@dataclass
 class StoreChangedOnDisk(Message):
     signature: frozenset[tuple[str, int, int]]
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
+import time
 from typing import ClassVar
 
 from rich.text import Text
@@ -34,7 +36,13 @@ from tui.app.memory_rows import (
     build_rows,
     filter_rows,
 )
-from tui.app.messages import ChangeApplied, LockLapsed, StoreChangedOnDisk, StoreLoaded
+from tui.app.messages import (
+    ChangeApplied,
+    LockLapsed,
+    StoreChangedOnDisk,
+    StoreLoaded,
+    StoreRead,
+)
 from tui.app.screens.doctor import DoctorDone
 from tui.app.widgets.findings import FindingsShown, FindingsView, fixes, shown_findings
 from tui.app.widgets.index_view import IndexView
@@ -138,6 +146,12 @@ class StoreScreen(Screen[None]):
         self.busy = False  # a confirmation, an edit or a write is in progress
         self.reload_pending = False
         self.lock_shown_held = False  # what the banner says; a lock frees itself unwritten
+        self.reads_running = 0
+        self.reads_lock = threading.Lock()
+        self.read_seconds = 0.0  # how long the last read of the store took
+        self.read_done = 0.0  # when it ended (monotonic)
+        self.reread_wanted = False  # the store changed on disk while it was being read
+        self.reread_timer: Timer | None = None
         self.preview_timer: Timer | None = None
         self.disk_signature = signature(self.path)
         self.loaded_signature = self.disk_signature  # the store the rows (and plans) show
@@ -241,6 +255,19 @@ class StoreScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="load")
     def load(self) -> None:
+        """Read the store and show it; a cancelled read runs on to its next check, so
+        `reads_running` counts the reads still running, not the workers."""
+        started = time.monotonic()
+        with self.reads_lock:
+            self.reads_running += 1
+        try:
+            self.read_and_show()
+        finally:
+            with self.reads_lock:
+                self.reads_running -= 1
+            self.post_message(StoreRead(time.monotonic() - started))
+
+    def read_and_show(self) -> None:
         self.tidy_interrupted_writes()
         if self.store is not None:  # a reload: the last load's discarded widgets go now
             collect_frozen()
@@ -401,7 +428,30 @@ class StoreScreen(Screen[None]):
                             severity="warning")
             self.reload_pending = True
             return
-        self.load()
+        self.reread()
+
+    def reread(self) -> None:
+        """Read the store again after a change on disk: never while a read runs, and after
+        a rest as long as the last read took, so a store written faster than it is read
+        (10,000 memories: 2 s) takes at most half the app's time."""
+        if self.reads_running:
+            self.reread_wanted = True
+            return
+        rest = self.read_done + self.read_seconds - time.monotonic()
+        if rest <= 0:
+            self.load()
+        elif self.reread_timer is None:
+            self.reread_timer = self.set_timer(rest, self.reread_after_rest)
+
+    def reread_after_rest(self) -> None:
+        self.reread_timer = None
+        self.reread()
+
+    def on_store_read(self, message: StoreRead) -> None:
+        self.read_seconds, self.read_done = message.seconds, time.monotonic()
+        if self.reread_wanted and not self.reads_running:
+            self.reread_wanted = False
+            self.reread()
 
     def on_lock_lapsed(self) -> None:
         if self.store is not None:
