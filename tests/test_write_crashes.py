@@ -236,6 +236,27 @@ def test_two_processes_taking_the_consolidate_lock_at_once_never_crash(store):
     assert list((xdg.state_dir() / "lock-leases").glob("*.json")) == []
 
 
+def test_a_lock_won_then_removed_by_the_other_racer_is_no_crash(store, monkeypatch):
+    """The race above, made certain: the other process wins too (last writer wins, there is
+    no flock), rolls back and removes the lock between our re-read and our lease."""
+    from tui.claude import lock
+
+    reads = []
+
+    def read_then_lose_it(memory_dir):
+        state = read_lock(memory_dir)
+        reads.append(state)
+        if len(reads) == 2:  # our re-read, naming us: now the other racer rolls back
+            (memory_dir / LOCK_NAME).unlink()
+        return state
+
+    monkeypatch.setattr(lock, "read_lock", read_then_lose_it)
+    lease = lock.acquire_lock(store)
+    assert lease.pid == os.getpid() and lease.started == reads[1].mtime
+    lock.rollback_lock(lease)  # not ours any more: nothing to put back
+    assert not (store / LOCK_NAME).exists()
+
+
 HOLD = textwrap.dedent("""
     import sys, time
     from pathlib import Path

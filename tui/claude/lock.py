@@ -153,12 +153,13 @@ def acquire_lock(memory_dir: Path, now: float | None = None) -> LockLease:
     try:
         failpoints.reached("lock.leased", str(memory_dir))
         _replace_lock(previous.path, str(pid).encode())
-        if read_lock(memory_dir).pid != pid:
+        taken = read_lock(memory_dir)  # its mtime too: a racer may remove the lock right after
+        if taken.pid != pid:
             raise LockBusy("Another process took the consolidation lock at the same moment.")
     except BaseException:
         record.unlink(missing_ok=True)
         raise
-    return LockLease(previous.path, pid, previous.path.stat().st_mtime, previous)
+    return LockLease(previous.path, pid, taken.mtime, previous)
 
 
 def release_lock(lease: LockLease) -> None:
