@@ -256,3 +256,23 @@ async def test_a_finding_past_the_cut_is_placed_at_its_file_not_at_its_index_lin
         (row,) = [row for row in view.rows if row.finding.kind == "beyond_cut"]
         assert str(row.cells[3]) == "project_launch.md"
         assert "MEMORY.md line 201" in str(row.cells[4])
+
+
+async def test_a_memory_that_cannot_be_read_says_so_and_is_no_orphan_to_relink(store_app):
+    """As `audit` reports it (unreadable, not unindexed) and as `memtui fix relink` leaves
+    it: an index line for a file nobody can read would only point at its name."""
+    import os
+
+    from tui.app.screens.confirm import ConfirmScreen
+
+    fixture, app, project = store_app
+    os.mkfifo(project.store / "stuck.md")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, project)
+        table = app.screen.query_one("#memory-table", VirtualTable)
+        assert statuses(table)["stuck"] == "unreadable"
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        summary = " ".join(app.screen.plan.summary)
+        assert "project_orphan.md" in summary and "stuck.md" not in summary

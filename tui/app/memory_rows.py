@@ -19,6 +19,7 @@ TYPE_STYLES = {
 }
 STATUS_STYLES = {
     "ok": "green",
+    "unreadable": "bold red",  # the file cannot be read: the audit says why
     "unindexed": "bold red",
     "past cut": "bold red",
     "dangling": "yellow",
@@ -66,7 +67,9 @@ def build_rows(store: Store, findings: list[Finding], statuses: dict[str, Memory
     rows = []
     for memory in store.memories:
         status = statuses[memory.file]
-        if memory.is_log:
+        if memory.error:
+            label = "unreadable"
+        elif memory.is_log:
             label = "log"
         elif status.linked_from:
             label = "linked"
