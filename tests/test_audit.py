@@ -230,6 +230,34 @@ def test_audit_beyond_recall_scan_counts_logs_toward_200(store):
     assert flagged == ["m000.md"]
 
 
+def test_audit_a_memory_that_cannot_be_read_takes_no_recall_scan_slot(store):
+    """Reference §4/§5: the scanner keeps the 200 newest files it could read; one it cannot
+    read (its mode) is dropped before the cut, so the 200 others all stay in the scan."""
+    import subprocess
+    import sys
+
+    import hostile_homes
+
+    if not hostile_homes.can_deny_permissions():
+        pytest.skip("permissions cannot be denied here (root without prctl)")
+    for i in range(200):
+        write_memory(store, f"m{i:03}.md", memory_text(f"m{i}", f"memory {i}", "user", "x\n"),
+                     mtime=1_700_000_000 + i)
+    locked = write_memory(store, "locked.md", GOOD, mtime=1_800_000_000)  # the newest
+    write_index(store, [])
+    locked.chmod(0)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "tui", "audit", str(store), "--json"], capture_output=True,
+            text=True, timeout=60,
+            preexec_fn=hostile_homes.drop_root_bypass if os.geteuid() == 0 else None)
+    finally:
+        locked.chmod(0o644)
+    findings = json.loads(result.stdout)["findings"]
+    assert [f["file"] for f in findings if f["kind"] == "unreadable"] == ["locked.md"]
+    assert [f["file"] for f in findings if f["kind"] == "beyond_recall_scan"] == []
+
+
 def test_audit_stranded_store_is_an_error(store):
     finding = only(audit(store, stranded_reason="it is keyed by a worktree"), "stranded_store")
     assert (finding.severity, finding.file, finding.line) == ("error", None, None)

@@ -157,7 +157,8 @@ def _decode(data: bytes) -> tuple[str, bool]:
 def _read_memory(
     store_dir: Path, file: str, entry: os.DirEntry[str], head_only: bool
 ) -> tuple[Memory, float | None]:
-    """The memory, and its mtime as the recall scanner sees it (None: it cannot be statted)."""
+    """The memory, and its mtime as the recall scanner sees it (None: it cannot be read, and
+    the scanner drops what it cannot read before keeping the newest 200)."""
     outside = link = None
     if entry.is_symlink():
         link = _readlink(entry.path)
@@ -169,12 +170,12 @@ def _read_memory(
     except OSError as error:
         try:
             status = entry.stat()
-            mtime, size, scanned = status.st_mtime, status.st_size, status.st_mtime
+            mtime, size = status.st_mtime, status.st_size
         except OSError:
-            mtime, size, scanned = 0.0, 0, None
+            mtime, size = 0.0, 0
         memory = Memory(file, entry.path, "", Frontmatter(), mtime, size,
                         error=_why_unreadable(error), outside_target=outside, link_target=link)
-        return memory, scanned
+        return memory, None
     text, non_utf8 = _decode(data)
     memory = Memory(
         file, entry.path, text, frontmatter.parse(text), status.st_mtime, status.st_size,
