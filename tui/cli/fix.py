@@ -21,7 +21,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from tui.cli.support import UsageError, command_name, existing_store, print_json
+from tui.cli.support import UsageError, command_name, existing_store, print_json, undo_command
 
 # repair -> (takes FILEs: "optional", "required" or "none", what it does)
 REPAIRS = {
@@ -151,10 +151,6 @@ def _check_writable(store: Path, plan) -> None:
                              "nothing was written.")
 
 
-def _undo_command(store: Path) -> str:
-    return f"{command_name()} undo {shlex.quote(str(store))}"
-
-
 def _diffs(plan, repair: str) -> list[tuple[str, str, str | None]]:
     """(file, created/changed/deleted, unified diff or None when it is not shown)."""
     from tui.agents.changeset import unified
@@ -245,7 +241,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
             "summary": plan.summary, "pushed_out": list(plan.pushed_out),
             "changes": [{"file": file, "change": verb, "diff": diff}
                         for file, verb, diff in diffs],
-            "applied": apply, "undo": _undo_command(memory_dir) if apply else None,
+            "applied": apply, "undo": undo_command(memory_dir) if apply else None,
         })
     else:
         _print_outcome(memory_dir, plan, repair, apply, args.dry_run, needs_push_out)
@@ -265,7 +261,7 @@ def _print_outcome(store: Path, plan, repair: str, applied: bool, dry_run: bool,
         print("Nothing to change.")
     elif applied:
         print(f"Applied: {len(plan.changes)} file(s) changed. Undo it with "
-              f"`{_undo_command(store)}`.")
+              f"`{undo_command(store)}`.")
     elif dry_run:
         print("Dry run: nothing was written.")
     elif not held_back:

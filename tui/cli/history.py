@@ -27,6 +27,7 @@ from tui.cli.support import (
     existing_store,
     print_json,
     resolve_store,
+    undo_command,
 )
 
 TARGET_HELP = "memory dir, project path or folder name (default: the current directory)"
@@ -224,9 +225,7 @@ def _apply(store: Path, file: str, before: bytes | None, after: bytes, label: st
 
 
 def _undo_hint(store: Path) -> str:
-    import shlex
-
-    return f"`memtui undo {shlex.quote(str(store))}` takes it back"
+    return f"`{undo_command(store)}` takes it back"
 
 
 def _current(store: Path, file: str) -> bytes | None:

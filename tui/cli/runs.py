@@ -14,7 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
-from tui.cli.support import UsageError, command_name, config_home_of, env_of, resolve_store
+from tui.cli.support import UsageError, config_home_of, env_of, resolve_store, undo_command
 
 ENGINES = ("anthropic", "offline")
 
@@ -191,7 +191,7 @@ def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
         print("Nothing to change.", file=out)
     elif outcome is not None:
         print(f"Applied {len(outcome.applied)} file(s); undo with "
-              f"`{command_name()} undo {shlex.quote(str(result.changeset.store))}`.", file=out)
+              f"`{undo_command(result.changeset.store)}`.", file=out)
         for file, reason in outcome.refused:
             print(f"Refused {file}: {reason}", file=out)
     elif dry_run:

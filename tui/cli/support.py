@@ -142,6 +142,13 @@ def command_name() -> str:
         return str(script)
 
 
+def undo_command(store: Path) -> str:
+    """The command that takes memtui's newest change to `store` back, ready to paste."""
+    import shlex
+
+    return f"{command_name()} undo {shlex.quote(str(store))}"
+
+
 def config_home_of(args: argparse.Namespace) -> Path:
     """`--config-dir`, else `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
     if args.config_dir:
