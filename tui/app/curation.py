@@ -33,10 +33,14 @@ def make_plan(maker: PlanMaker, store):
         return str(error)
 
 
-STALE_PLAN = ("The store changed on disk while the change was on screen (Claude Code writes "
-              "without warning), and the change would no longer be the one shown; nothing "
-              "was written. The store is reloaded: press the same key again to see the change "
-              "as it would be now.")
+def changed_meanwhile(what: str, consequence: str = "") -> str:
+    """A change refused because Claude Code wrote `what` while it was on screen."""
+    return (f"{what} changed on disk while the change was on screen (Claude Code writes "
+            f"without warning){consequence}; nothing was written. The store is reloaded: "
+            "press the same key again to see the change as it would be now.")
+
+
+STALE_PLAN = changed_meanwhile("The store", ", and the change would no longer be the one shown")
 
 
 def still_planned(store_path: Path, maker: PlanMaker, plan) -> bool:
@@ -65,9 +69,7 @@ def apply_plan(store_path: Path, plan) -> Outcome:
     try:
         record = apply_journalled(store_path, plan.changes, plan.label)
     except writes.ConflictError as conflict:
-        return (f"{conflict.file} changed on disk while the change was on screen (Claude Code "
-                "writes without warning); nothing was written. The store is reloaded: press "
-                "the same key again to see the change as it would be now.", "error")
+        return changed_meanwhile(conflict.file), "error"
     except writes.WriteRefused as refused:
         return str(refused), "error"
     count = len(getattr(record, "changes", plan.changes))
