@@ -129,25 +129,26 @@ def keep_both(file: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | Non
 def undo_journalled(store: Path):
     """Undo memtui's newest change to the store, journalled like any other change; what
     was written to its files since is kept when it touched other lines."""
-    from tui.memory.store_lock import store_lock
     from tui.memory.writes import undo_last
 
-    with store_lock(store):
-        _snapshot(store, "before undo", "external")
-        record = undo_last(store, keep_both)
-        if record is not None:
-            _snapshot(store, record.label, "memtui")
-    return record
+    return _journalled_step(store, "undo", lambda: undo_last(store, keep_both))
 
 
 def redo_journalled(store: Path, refuse=None):
     """Redo what memtui's newest undo took back, journalled like any other change."""
-    from tui.memory.store_lock import store_lock
     from tui.memory.writes import redo_last
 
+    return _journalled_step(store, "redo", lambda: redo_last(store, refuse, keep_both))
+
+
+def _journalled_step(store: Path, step: str, take):
+    """`take()` (an undo or a redo) between a snapshot of what others wrote and one of
+    what it wrote, all under the store lock."""
+    from tui.memory.store_lock import store_lock
+
     with store_lock(store):
-        _snapshot(store, "before redo", "external")
-        record = redo_last(store, refuse, keep_both)
+        _snapshot(store, f"before {step}", "external")
+        record = take()
         if record is not None:
             _snapshot(store, record.label, "memtui")
     return record
