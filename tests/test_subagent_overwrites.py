@@ -67,6 +67,16 @@ def overwrites_json(claude, store, capsys) -> list[dict]:
     return json.loads(out)
 
 
+def main_session_read_the_memory(worktrees):
+    """(claude, tree_a, store, the memory file holding BASE, a session in tree_a that read it)."""
+    claude, tree_a, _, store = worktrees
+    memory = store / "project_payments.md"
+    memory.write_text(BASE, encoding="utf-8")
+    main = Session(claude, tree_a, "feature-a", START)
+    main.read(memory, BASE)
+    return claude, tree_a, store, memory, main
+
+
 def expected_agent(sub: Subagent) -> str:
     return "sidechain" if sub.layout == "inline" else sub.agent_id
 
@@ -74,11 +84,7 @@ def expected_agent(sub: Subagent) -> str:
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_a_subagent_overwriting_what_the_main_agent_wrote_after_its_read_is_a_lost_update(
         worktrees, capsys, layout):
-    claude, tree_a, _, store = worktrees
-    memory = store / "project_payments.md"
-    memory.write_text(BASE, encoding="utf-8")
-    main = Session(claude, tree_a, "feature-a", START)
-    main.read(memory, BASE)
+    claude, tree_a, store, memory, main = main_session_read_the_memory(worktrees)
     sub = Subagent(main, "a881341", layout)
     sub.read(memory, BASE)
     main.clock = sub.clock = START + timedelta(minutes=2)
@@ -103,11 +109,7 @@ def test_a_subagent_overwriting_what_the_main_agent_wrote_after_its_read_is_a_lo
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_the_main_agent_overwriting_what_its_subagent_wrote_is_a_lost_update(
         worktrees, capsys, layout):
-    claude, tree_a, _, store = worktrees
-    memory = store / "project_payments.md"
-    memory.write_text(BASE, encoding="utf-8")
-    main = Session(claude, tree_a, "feature-a", START)
-    main.read(memory, BASE)
+    claude, tree_a, store, memory, main = main_session_read_the_memory(worktrees)
     sub = Subagent(main, "aac57f5", layout)
     sub.read(memory, BASE)
     sub.write(memory, BASE + SUB_LINE + "\n", BASE)
@@ -125,11 +127,7 @@ def test_the_main_agent_overwriting_what_its_subagent_wrote_is_a_lost_update(
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_an_agent_reading_then_writing_its_own_text_loses_nothing(worktrees, capsys, layout):
-    claude, tree_a, _, store = worktrees
-    memory = store / "project_payments.md"
-    memory.write_text(BASE, encoding="utf-8")
-    main = Session(claude, tree_a, "feature-a", START)
-    main.read(memory, BASE)
+    claude, tree_a, store, memory, main = main_session_read_the_memory(worktrees)
     main.write(memory, BASE + MAIN_LINE + "\n", BASE)
     sub = Subagent(main, "a881341", layout)
     sub.clock = main.clock + timedelta(minutes=1)
@@ -143,11 +141,8 @@ def test_an_agent_reading_then_writing_its_own_text_loses_nothing(worktrees, cap
 
 
 def test_two_subagents_of_one_session_are_two_writers(worktrees, capsys):
-    claude, tree_a, _, store = worktrees
-    memory = store / "project_payments.md"
-    memory.write_text(BASE, encoding="utf-8")
-    main = Session(claude, tree_a, "feature-a", START)
-    main.read(memory, BASE)  # a session's transcript is never empty
+    # The main session reads too: a session's transcript is never empty.
+    claude, tree_a, store, memory, main = main_session_read_the_memory(worktrees)
     first = Subagent(main, "a881341", "subagents")
     second = Subagent(main, "aac57f5", "subagents")
     first.read(memory, BASE)
@@ -263,11 +258,7 @@ def test_a_subagent_in_a_worktree_session_as_recorded_by_2_1_overwrites_its_main
 
 
 def test_a_version_a_subagent_wrote_says_so_in_the_files_history(worktrees, capsys):
-    claude, tree_a, _, store = worktrees
-    memory = store / "project_payments.md"
-    memory.write_text(BASE, encoding="utf-8")
-    main = Session(claude, tree_a, "feature-a", START)
-    main.read(memory, BASE)
+    claude, tree_a, store, memory, main = main_session_read_the_memory(worktrees)
     main.write(memory, BASE + MAIN_LINE + "\n", BASE)
     sub = Subagent(main, "a881341", "subagents")
     sub.clock = main.clock + timedelta(minutes=1)
