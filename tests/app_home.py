@@ -51,3 +51,17 @@ def build_app_home(claude_home: ClaudeHome, tmp_path: Path) -> AppHome:
     write_index(store, lines)
     os.utime(store / "MEMORY.md", (FIXED_MTIME, FIXED_MTIME))
     return AppHome(claude_home.home, dict(claude_home.env), project, store)
+
+
+async def open_first_store(app, pilot, home: AppHome):
+    """Push the store screen of the home's first project and wait until it has settled."""
+    from conftest import settle
+
+    from tui.app.screens.store import StoreScreen
+    from tui.claude.discovery import discover
+
+    project = discover(home.home, home.env).projects[0]
+    screen = StoreScreen(project)
+    app.push_screen(screen)
+    await settle(app, pilot)
+    return screen

@@ -9,7 +9,7 @@ import sys
 from contextlib import asynccontextmanager
 
 import pytest
-from app_home import build_app_home
+from app_home import build_app_home, open_first_store
 from conftest import settle, snapshot
 from rich.console import Console
 from textual.widgets import Static
@@ -18,7 +18,6 @@ from tui.app.app import MemtuiApp
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.store import StoreScreen
 from tui.app.widgets.virtual_table import VirtualTable
-from tui.claude.discovery import discover
 from tui.memory.index import parse_index
 
 
@@ -27,20 +26,12 @@ def fixture(claude_home, tmp_path):
     return build_app_home(claude_home, tmp_path)
 
 
-async def open_store(app, fixture, pilot) -> StoreScreen:
-    project = discover(fixture.home, fixture.env).projects[0]
-    screen = StoreScreen(project)
-    app.push_screen(screen)
-    await settle(app, pilot)
-    return screen
-
-
 @asynccontextmanager
 async def store_screen(fixture):
     """The app, its pilot and the fixture's store screen, open."""
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
-        yield app, pilot, await open_store(app, fixture, pilot)
+        yield app, pilot, await open_first_store(app, pilot, fixture)
 
 
 def highlight(screen: StoreScreen, name: str) -> None:
@@ -227,7 +218,7 @@ async def test_a_key_that_does_not_fix_the_highlighted_finding_says_so(fixture):
     before = snapshot(fixture.store)
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = await open_store(app, fixture, pilot)
+        screen = await open_first_store(app, pilot, fixture)
         await on_findings_tab(pilot, screen, "dangling")
         await pilot.press("r")
         await settle(app, pilot)
@@ -246,7 +237,7 @@ async def test_m_on_an_entry_already_past_the_cut_says_it_makes_no_room(fixture)
     before = snapshot(fixture.store)
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = await open_store(app, fixture, pilot)
+        screen = await open_first_store(app, pilot, fixture)
         highlight(screen, "launch")  # indexed on line 201, past the cut
         await pilot.press("m")
         await settle(app, pilot)

@@ -8,27 +8,18 @@ import subprocess
 import sys
 
 import pytest
-from app_home import build_app_home
+from app_home import build_app_home, open_first_store
 from conftest import memory_text, settle, write_memory
 from textual.widgets import Static
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
 from tui.app.widgets.virtual_table import VirtualTable
-from tui.claude.discovery import discover
 
 
 @pytest.fixture
 def fixture(claude_home, tmp_path):
     return build_app_home(claude_home, tmp_path)
-
-
-async def open_store(app, pilot, fixture) -> StoreScreen:
-    project = discover(fixture.home, fixture.env).projects[0]
-    screen = StoreScreen(project)
-    app.push_screen(screen)
-    await settle(app, pilot)
-    return screen
 
 
 async def wait_for(pilot, condition, seconds: float = 4.0) -> bool:
@@ -59,7 +50,7 @@ async def test_memory_does_not_grow_with_every_reload(fixture):
     second grew the app by a megabyte a minute (3,000 memories: 1.2 MB a reload)."""
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, pilot, fixture)
+        screen = await open_first_store(app, pilot, fixture)
         for round_ in range(3):
             await reload_after_a_write(app, pilot, screen, round_)
         settled = objects_kept()
@@ -78,7 +69,7 @@ async def test_the_read_only_banner_goes_when_the_dreaming_process_ends(fixture)
         (fixture.store / ".consolidate-lock").write_text(str(dreamer.pid))
         app = MemtuiApp(fixture.home, fixture.env)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = await open_store(app, pilot, fixture)
+            screen = await open_first_store(app, pilot, fixture)
             banner = screen.query_one("#lock-banner", Static)
             assert banner.display and "Read-only" in str(banner.content)
             dreamer.kill()
@@ -138,7 +129,7 @@ async def test_a_confirmation_made_stale_by_claude_writes_nothing(fixture):
     before = index.read_bytes()
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, pilot, fixture)
+        screen = await open_first_store(app, pilot, fixture)
         await pilot.press("r")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
@@ -162,7 +153,7 @@ async def test_a_confirmation_still_true_applies_despite_other_writes(fixture):
     index = fixture.store / "MEMORY.md"
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, pilot, fixture)
+        screen = await open_first_store(app, pilot, fixture)
         await pilot.press("r")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
@@ -204,7 +195,7 @@ async def test_a_store_written_faster_than_it_loads_is_read_once_at_a_time(fixtu
 
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_store(app, pilot, fixture)
+        screen = await open_first_store(app, pilot, fixture)
         monkeypatch.setattr(store_module, "load_store", slow_load_store)
         for n in range(12):
             write_memory(fixture.store, f"user_fact_{n}.md",
