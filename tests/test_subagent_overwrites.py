@@ -7,7 +7,7 @@ records it (the shapes seen in ../shared/data/claude-transcripts):
 - 2.0.x: `agent-<id>.jsonl` beside the session's transcript, `isSidechain: true`, no
   `agentId`;
 - 1.0.x: the subagent's records inline in the session's own transcript, `isSidechain: true`,
-  no `agentId`.
+  no `agentId`, started by the main agent's Task call (see inline_sessions).
 """
 
 from __future__ import annotations
@@ -21,12 +21,14 @@ import pytest
 from spotter_home import LAYOUTS as SPOTTER_LAYOUTS
 from spotter_home import WORKTREE_CWDS
 
+from tests.inline_sessions import task_call
 from tests.test_history_transcripts import BASE, START, Session, run_cli
 from tui.claude import paths, transcripts
 
 MAIN_LINE = "- The main agent: payments go through the staging gateway."
 SUB_LINE = "- A subagent: the billing tests need a frozen exchange rate."
 LAYOUTS = ("subagents", "agent-file", "inline")
+TASK = "Tidy the memory"
 
 
 class Subagent(Session):
@@ -38,6 +40,10 @@ class Subagent(Session):
         self.parent_session = parent
         self.agent_id = agent_id
         self.layout = layout
+        if layout == "inline":  # the run starts from its prompt, with no parent
+            prompt = "Tidy the project's memory files."
+            task_call(parent, TASK, prompt)
+            self._record("user", message={"role": "user", "content": prompt})
 
     def _record(self, kind: str, **fields) -> dict:
         extra = {"agentId": self.agent_id} if self.layout == "subagents" else {}
@@ -78,7 +84,7 @@ def main_session_read_the_memory(worktrees):
 
 
 def expected_agent(sub: Subagent) -> str:
-    return "sidechain" if sub.layout == "inline" else sub.agent_id
+    return f"subagent 1 (Task: {TASK})" if sub.layout == "inline" else sub.agent_id
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -101,7 +107,7 @@ def test_a_subagent_overwriting_what_the_main_agent_wrote_after_its_read_is_a_lo
     assert (lost["previous_session"], lost["previous_agent"]) == (main.id, None)
     code, out, _ = run_cli(["--config-dir", str(claude.home), "overwrites", str(store)], capsys)
     assert code == 0
-    who = "a subagent" if layout == "inline" else "a subagent (a881341)"
+    who = f"subagent 1 (Task: {TASK})" if layout == "inline" else "a subagent (a881341)"
     assert (f"{who} of session {main.id[:8]} in {tree_a} overwrote "
             f"the main agent of session {main.id[:8]} in {tree_a};") in out
 

@@ -1,10 +1,10 @@
 """Who wrote a version of a memory file, in words a user knows.
 
 A writer is a session's main agent, one of its subagents (same session id, an agent id of
-its own), memtui itself (a merge, a restore: its journal says so), or nobody the
-transcripts name (an extraction, a dream, a person). The main agent
-is called so only beside a subagent of its own session, where "session abc12345" alone
-would not say which of the two wrote.
+its own; for 1.0.x, which names none, its run's name: "subagent 2 (Task: …)"), memtui
+itself (a merge, a restore: its journal says so), or nobody the transcripts name (an
+extraction, a dream, a person). The main agent is called so only beside a subagent of its
+own session, where "session abc12345" alone would not say which of the two wrote.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from tui.claude.sidechains import is_run_name, short_run_name
 from tui.history.writes_log import SIDECHAIN
 
 UNTRACKED = "an untracked writer"
@@ -50,6 +51,8 @@ def in_words(writer: Writer, other: Writer | None = None,
     session = f"session {writer.session[:8]}"
     if writer.agent == SIDECHAIN:
         who = f"a subagent of {session}"
+    elif writer.agent and is_run_name(writer.agent):
+        who = f"{writer.agent} of {session}"
     elif writer.agent:
         who = f"a subagent ({writer.agent}) of {session}"
     elif writer.beside_own_subagent(other):
@@ -61,13 +64,16 @@ def in_words(writer: Writer, other: Writer | None = None,
 
 def in_short(writer: Writer, other: Writer | None = None,
              place: Callable[[str], str] = str) -> str:
-    """For a table cell: "92b10f9f subagent in ~/shop", "memtui merge"."""
+    """For a table cell: "92b10f9f subagent in ~/shop", "92b10f9f subagent 2 in ~/shop"
+    (a 1.0.x run), "memtui merge"."""
     if writer.memtui:
         return " ".join(["memtui", *writer.memtui.split()[:1]])
     if not writer.session:
         return UNTRACKED
     who = writer.session[:8]
-    if writer.agent:
+    if writer.agent and is_run_name(writer.agent):
+        who += f" {short_run_name(writer.agent)}"
+    elif writer.agent:
         who += " subagent"
     elif writer.beside_own_subagent(other):
         who += " main agent"

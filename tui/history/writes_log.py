@@ -12,7 +12,8 @@ result carries everything needed, so results are read, not the tool calls:
 - `memory_saved` system records: paths only (extraction and dream leave no content).
 
 A subagent's records carry its session's id; each event also names the agent that acted
-(see `agent_of`), so a subagent and its main agent are two readers and writers.
+(see `agent_of`), so a subagent and its main agent are two readers and writers, and so
+are two subagents of one session.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from tui.claude import paths, transcripts
+from tui.claude import paths, sidechains, transcripts
 from tui.claude.paths import as_written
 from tui.history.scan_cache import ScanCache
 
@@ -140,15 +141,16 @@ def _is_number(value: object, *choices: int) -> bool:
     return type(value) is int and (not choices or value in choices)
 
 
-SIDECHAIN = "sidechain"  # a subagent recorded inside its session's transcript (1.0.x)
+SIDECHAIN = "sidechain"  # a subagent recorded inside its session's transcript (1.0.x),
+# until `scan_events` names its run; it stays so when the transcript cannot be read again
 
 
 def agent_of(record: Mapping[str, object], transcript: str) -> str:
     """Which agent of its session wrote a record: "" for the main agent, else the
     subagent's id, as Claude Code recorded it. 2.1.x: `agentId` in every record (in
     `<sessionId>/subagents/agent-<id>.jsonl`); 2.0.x: only the file name `agent-<id>.jsonl`;
-    1.0.x: `isSidechain` in the session's own transcript, which names no agent, so all its
-    subagents are one, `SIDECHAIN`."""
+    1.0.x: `isSidechain` in the session's own transcript, which names no agent: `SIDECHAIN`,
+    which `scan_events` replaces with the name of the run (`sidechains.run_names`)."""
     agent = record.get("agentId")
     if isinstance(agent, str) and agent:
         return as_written(agent)
@@ -254,9 +256,24 @@ def scan_events(store: Path, files: Iterable[Path], cache: ScanCache | None = No
     finally:
         if owned:
             cache.close()
-    events = [MemoryEvent(**item) for items in by_file.values() for item in items]
+    events = _name_inline_runs([MemoryEvent(**item) for items in by_file.values() for item in items])
     events.sort(key=lambda e: (e.when, e.transcript, e.offset))
     return events
+
+
+def _name_inline_runs(events: list[MemoryEvent]) -> list[MemoryEvent]:
+    """`events` with each 1.0.x inline subagent's run named, so that two runs are two
+    writers. Only the transcripts holding such events are read again (few, and small)."""
+    inline: dict[str, set[int]] = {}
+    for event in events:
+        if event.agent == SIDECHAIN:
+            inline.setdefault(event.transcript, set()).add(event.offset)
+    if not inline:
+        return events
+    names = {transcript: sidechains.run_names(transcript, offsets)
+             for transcript, offsets in inline.items()}
+    return [event._replace(agent=as_written(names[event.transcript].get(event.offset, SIDECHAIN)))
+            if event.agent == SIDECHAIN else event for event in events]
 
 
 def folder_events(store: Path, folders: Iterable[Path],
