@@ -176,6 +176,23 @@ def test_a_version_an_inline_subagent_wrote_names_its_run_in_the_files_history(w
                                     f"{session.id[:8]}")
 
 
+def test_a_chain_that_loops_ends_and_a_record_without_an_id_or_cut_short_has_no_name(tmp_path):
+    from tui.claude.sidechains import run_names
+
+    looped = [{"type": "user", "isSidechain": True, "uuid": "b" * 36, "parentUuid": "c" * 36},
+              {"type": "user", "isSidechain": True, "uuid": "c" * 36, "parentUuid": "b" * 36},
+              {"type": "user", "isSidechain": True, "parentUuid": None}]
+    transcript = tmp_path / "looped.jsonl"
+    lines = [compact(record) for record in looped]
+    transcript.write_text("".join(lines) + '{"isSidechain":true,"uuid":', encoding="utf-8")
+    offsets = [0, len(lines[0]), len(lines[0]) + len(lines[1]), len("".join(lines))]
+
+    names = run_names(transcript, offsets)
+
+    assert set(names) == {0, len(lines[0])}
+    assert {name[:len("subagent ")] for name in names.values()} == {"subagent "}
+
+
 def test_the_lost_updates_table_names_the_subagent_by_its_number(worktrees):
     from tui.app.screens.overwrites import writer
     from tui.history.writers import Writer
