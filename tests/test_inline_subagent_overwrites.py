@@ -38,7 +38,7 @@ def old_session(worktrees, interleaved: bool = False):
 
 
 def one_task_batch(session: OldSession):
-    """Two subagents started together, both reading the memory at the start."""
+    """Two subagents of one Task batch, started together."""
     first = session.task(FIRST_TASK, "Add what we know about payments to the memory.")
     second = session.task(SECOND_TASK, "Add what we know about billing to the memory.")
     first.clock = second.clock = session.clock + timedelta(seconds=5)
