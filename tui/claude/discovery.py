@@ -29,6 +29,8 @@ from tui.claude.memory_files import count_memory_files, counted_memory_files
 from tui.claude.pathfinder import DirectoryLister, paths_for_folder
 from tui.claude.settings import MemoryLocation, read_setting, root_memory_location
 
+CLAUDE_WORKTREES = "/.claude/worktrees/"  # where `claude --worktree` makes worktrees
+
 
 # The records of discovery are NamedTuples, not dataclasses: making a dataclass runs
 # generated code (~0.5 ms a class, paid by every command that discovers).
@@ -80,6 +82,15 @@ class Project(NamedTuple):
             for mtime in folder.session_mtimes
             if when is None or mtime > when
         )
+
+
+class LiveStore(NamedTuple):
+    """The store a stranded store's memories belong in: the one its project's sessions use."""
+
+    stranded: bool
+    key_path: str | None
+    store: Path | None  # None: none was found
+    why: str  # the evidence that names it, or why there is none (a clause, no full stop)
 
 
 class Inventory:
@@ -337,6 +348,56 @@ class _Scanner:
         mapped = [own] if own is not None and own.store == memory_dir else []
         return self.key_path(name, memory_dir, mapped, own)
 
+    def live_store(self, memory_dir: Path) -> LiveStore:
+        """Where the sessions of a stranded store's project keep their memories now."""
+        name = memory_dir.parent.name
+        key, stranded, _, _ = self.store_state(name)
+        if not stranded:
+            return LiveStore(False, key, None, "sessions load it")
+        here = os.path.realpath(memory_dir)
+        for path, how in self.checkout_evidence(name, key):
+            resolution = self.resolved(path)
+            if resolution is not None and os.path.realpath(resolution.memory_dir) != here:
+                store = Path(resolution.memory_dir)
+                return LiveStore(True, key, store, f"{how}, and sessions there use it")
+        for store in self.written_stores(name):
+            if os.path.realpath(store) != here and not self.store_state(store.parent.name)[1]:
+                return LiveStore(True, key, store, "its sessions wrote their memories there")
+        gone = (f"{key} no longer exists" if key
+                else "no path on this machine has its folder name")
+        return LiveStore(True, key, None,
+                         f"{gone}, and no session names the checkout it came from")
+
+    def checkout_evidence(self, name: str, key: str | None) -> list[tuple[str, str]]:
+        """(path, how it is known) of places whose sessions use the store this one's
+        memories belong in, the surest first."""
+        found: list[tuple[str, str]] = []
+        if key:
+            found.append((key, f"it is keyed by {key}"))
+        files, _ = self.folder_contents(os.path.join(self.projects_dir, name))
+        if files:
+            evidence = self.folder_evidence(files)
+            found += [(original, f"its worktree was made from {original} (worktree-state)")
+                      for original in sorted(evidence.original_cwds)]
+            own = self.transcript_folder(name, files)
+            found += [(cwd, f"its sessions ran in {cwd}") for cwd in own.cwds]
+        if key and CLAUDE_WORKTREES in key.replace("\\", "/"):
+            # `claude --worktree` puts worktrees in the checkout: <root>/.claude/worktrees/<name>
+            checkout = key.replace("\\", "/").rpartition(CLAUDE_WORKTREES)[0]
+            found.append((checkout, f"its worktree {key} was made in {checkout}"))
+        return found
+
+    def written_stores(self, name: str) -> list[Path]:
+        """The stores this folder's sessions wrote memories to, by their paths."""
+        files, _ = self.folder_contents(os.path.join(self.projects_dir, name))
+        stores = self.folder_evidence(files).stores if files else set()
+        return [self.local_store(store) for store in sorted(stores)]
+
+    def folder_evidence(self, files: list[str]) -> transcripts.MemoryEvidence:
+        if self.evidence_cache is None:
+            self.evidence_cache = transcripts.EvidenceCache()
+        return self.evidence_cache.folder_evidence(files)
+
     def scan(self) -> Inventory:
         inventory = Inventory(self.home)
         try:
@@ -485,3 +546,19 @@ def store_state(
     if scanner.evidence_cache is not None:  # a discovery that follows reads it, not the files
         scanner.evidence_cache.save()
     return state
+
+
+def live_store(memory_dir: Path, home: Path, env: Mapping[str, str] | None = None) -> LiveStore:
+    """The store a stranded store's memories belong in, from what discovery knows: its key
+    path's checkout, its sessions' worktree-state origin and cwds, a `claude --worktree`
+    path's checkout, the stores its sessions wrote."""
+    env = os.environ if env is None else env
+    memory_dir = Path(memory_dir)
+    if os.path.realpath(memory_dir.parent.parent) != os.path.realpath(paths.projects_dir(home)):
+        return LiveStore(False, None, None,
+                         f"it is not under {paths.projects_dir(home)}, where checkouts key stores")
+    scanner = _Scanner(home, env, None, cached=False)
+    found = scanner.live_store(memory_dir)
+    if scanner.evidence_cache is not None:
+        scanner.evidence_cache.save()
+    return found

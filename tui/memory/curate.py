@@ -78,13 +78,13 @@ def title_of(memory: Memory) -> str:
     return name.replace("[", "").replace("]", "")
 
 
-def _link_target(file: str) -> str:
+def link_target(file: str) -> str:
     return file.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
 def index_line(memory: Memory, limit: int = LINE_WARN, folder: str = "") -> str:
     """`- [Title](file.md) — hook`, under `limit` UTF-16 units, for an index in `folder`."""
-    target = _link_target(memory.file.removeprefix(folder))
+    target = link_target(memory.file.removeprefix(folder))
     room = limit - 1
     title = _clip(title_of(memory), room - utf16_len(f"- []({target})"))
     head = f"- [{title}]({target})"
@@ -159,7 +159,8 @@ def _decode(file: str, data: bytes) -> str:
         ) from None
 
 
-def _read_index(store: Store, file: str = INDEX_NAME) -> _Index:
+def read_index(store: Store, file: str = INDEX_NAME) -> _Index:
+    """An index of the store as editable lines (empty when the file is not there)."""
     data = read_bytes(store.path, file)
     text = "" if data is None else _decode(file, data)
     crlf = text.count("\r\n")
@@ -175,7 +176,7 @@ def _memory(store: Store, file: str) -> Memory:
     return memory
 
 
-def _entry_links(index: LoadedIndex) -> list[IndexLink]:
+def entry_links(index: LoadedIndex) -> list[IndexLink]:
     """Links on index lines proper: not inside frontmatter or an HTML comment. Each line's
     state is made once: one line of a hostile index holds 100,000 links, and making it
     scans the line."""
@@ -191,12 +192,12 @@ def _entry_links(index: LoadedIndex) -> list[IndexLink]:
 
 def _links_by_line(index: LoadedIndex) -> dict[int, list[IndexLink]]:
     lines: dict[int, list[IndexLink]] = {}
-    for link in _entry_links(index):
+    for link in entry_links(index):
         lines.setdefault(link.line, []).append(link)
     return lines
 
 
-def _visible_files(index: LoadedIndex) -> set[str]:
+def visible_files(index: LoadedIndex) -> set[str]:
     return {link.file for link in index.links if link.visible and link.file}
 
 
@@ -206,7 +207,7 @@ def _is_dangling(store: Store, file: str | None) -> bool:
 
 def _room_options(store: Store, index: LoadedIndex) -> tuple[str, ...]:
     options = []
-    if any(_is_dangling(store, link.file) for link in _entry_links(index)):
+    if any(_is_dangling(store, link.file) for link in entry_links(index)):
         options.append(REMOVE_DANGLING)
     if any(line.state != "stripped" and line.width > LINE_WARN for line in index.raw_lines):
         options.append(SHORTEN_LINES)
@@ -224,9 +225,9 @@ def _finish(
     after = index.parse(new_text)
     still_linked = {link.file for link in after.links if link.file}
     pushed = sorted(
-        (_visible_files(index.parsed) & still_linked) - _visible_files(after) - set(may_hide)
+        (visible_files(index.parsed) & still_linked) - visible_files(after) - set(may_hide)
     )
-    pushed += [file for file in must_show if file not in _visible_files(after)]
+    pushed += [file for file in must_show if file not in visible_files(after)]
     if pushed:
         summary = [*summary,
                    f"This would leave {', '.join(pushed)} past the loaded cut, "
@@ -238,8 +239,8 @@ def _finish(
     return Plan(label, tuple(changes), summary, tuple(pushed), options)
 
 
-def _plural(count: int, word: str, plural: str | None = None) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {plural or word + 's'}"
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {many or word + 's'}"
 
 
 # --- plans --------------------------------------------------------------------------------
@@ -277,14 +278,14 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
                                "link it; rename it, then relink it.")
         by_index.setdefault(index_of(file), []).append(file)
     index_files = dict.fromkeys([*(index.file for index in store.indexes), *by_index])
-    indexes = {file: _read_index(store, file) for file in index_files}
-    visible = {file for index in indexes.values() for file in _visible_files(index.parsed)}
+    indexes = {file: read_index(store, file) for file in index_files}
+    visible = {file for index in indexes.values() for file in visible_files(index.parsed)}
     plans = [_relink_in(store, indexes[file], group, visible) for file, group in by_index.items()]
     summary = [sentence for plan in plans for sentence in plan.summary]
     if not any(plan.changes for plan in plans):
         return Plan("relink", (), summary)
     relinked = [file for group in by_index.values() for file in group if file not in visible]
-    return _combined(f"relink {_plural(len(relinked), 'memory', 'memories')}", plans)
+    return _combined(f"relink {plural(len(relinked), 'memory', 'memories')}", plans)
 
 
 def _is_utf8(name: str) -> bool:
@@ -311,7 +312,7 @@ def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[s
         if file in visible:
             summary.append(f"{file} is already visible in the loaded index; nothing to do.")
             continue
-        past_cut = next((link.line for link in _entry_links(parsed) if link.file == file), None)
+        past_cut = next((link.line for link in entry_links(parsed) if link.file == file), None)
         if past_cut is not None and past_cut not in remove:
             remove.add(past_cut)
             moving.append(index.lines[past_cut - 1][0])
@@ -323,7 +324,18 @@ def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[s
     lines = [line for number, line in enumerate(lines, start=1) if number not in remove]
     if not moving:
         return Plan("relink", (), summary)
+    return place_inside_cut(store, index, lines, moving, origins, relinked, summary,
+                            f"relink {plural(len(relinked), 'memory', 'memories')}")
 
+
+def place_inside_cut(
+    store: Store, index: _Index, lines: list[tuple[str, str]], moving: Sequence[str],
+    origins: Sequence[tuple[str, int | None]], shown: Sequence[str], summary: list[str],
+    label: str,
+) -> Plan:
+    """`moving` index lines (per line: whose, and the line it leaves, None for a new one)
+    put into `lines` where Claude loads them: after the last loaded entry, walked up while
+    that leaves any of the `shown` files past the cut."""
     kept = index.parse(index.joined(lines))
     loaded_links = [link.line for link in kept.links if link.visible]
     position = max(loaded_links) if loaded_links else _top(kept, len(lines))
@@ -332,7 +344,7 @@ def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[s
     for _ in range(len(lines) + 1):
         candidate = lines[:position] + block + lines[position:]
         result = index.parse(index.joined(candidate))
-        hidden = [file for file in relinked if file not in _visible_files(result)]
+        hidden = [file for file in shown if file not in visible_files(result)]
         last_loaded = max((line.number for line in result.raw_lines if line.state == "loaded"),
                           default=0)
         if not hidden or position == 0:
@@ -347,17 +359,16 @@ def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[s
         else:
             summary.append(f"Move the index line for {file} from line {origin} up to line "
                            f"{target}" + (", inside the loaded cut." if loaded else "."))
-    return _finish(store, index, candidate, f"relink {_plural(len(relinked), 'memory', 'memories')}",
-                   summary, must_show=relinked)
+    return _finish(store, index, candidate, label, summary, must_show=shown)
 
 
 def plan_remove_dangling(store: Store, lines: Iterable[int] | None = None) -> Plan:
     """Drop index lines whose only links point at files that do not exist: in every index
     of the store, or only on these `lines` of MEMORY.md."""
     index_files = [index.file for index in store.indexes] if lines is None else [INDEX_NAME]
-    dropped, plans = zip(*(_remove_dangling_in(store, _read_index(store, file), lines)
+    dropped, plans = zip(*(_remove_dangling_in(store, read_index(store, file), lines)
                            for file in index_files), strict=True)
-    return _combined(f"remove {_plural(sum(dropped), 'dangling index line')}", plans)
+    return _combined(f"remove {plural(sum(dropped), 'dangling index line')}", plans)
 
 
 def _remove_dangling_in(
@@ -411,7 +422,7 @@ def plan_shorten_lines(store: Store, limit: int = LINE_WARN,
     """Shorten index lines over `limit` (all of them, or those numbered in `lines`) by
     cutting their hook (the text after the link) at a word boundary; the title and link
     stay byte for byte, and the whole hook moves into the memory file so nothing is lost."""
-    index = _read_index(store)
+    index = read_index(store)
     wanted = None if lines is None else set(lines)
     lines = list(index.lines)
     notes: dict[str, tuple[bytes, str]] = {}  # file -> (bytes before, new text)
@@ -454,7 +465,7 @@ def plan_shorten_lines(store: Store, limit: int = LINE_WARN,
     changes = [FileChange(file, before, text.encode("utf-8"))
                for file, (before, text) in notes.items() if text.encode("utf-8") != before]
     shortened = sum(1 for old, new in zip(index.lines, lines, strict=True) if old != new)
-    label = f"shorten {_plural(shortened, 'index line')}"
+    label = f"shorten {plural(shortened, 'index line')}"
     return _finish(store, index, lines, label, summary, other_changes=changes)
 
 
@@ -472,9 +483,9 @@ def _plan_removal(store: Store, files: Sequence[str], verb: str) -> Plan:
             summary.append(f"Move {file} to the archive ({archive_dir(store.path)}).")
         else:
             summary.append(f"Delete {file} (a backup is kept, so undo brings it back).")
-    label = f"{verb} {_plural(len(files), 'memory', 'memories')}"
+    label = f"{verb} {plural(len(files), 'memory', 'memories')}"
     plans = [Plan(label, tuple(changes), summary)]
-    for index in (_read_index(store, index.file) for index in store.indexes):
+    for index in (read_index(store, index.file) for index in store.indexes):
         drop: set[int] = set()
         notes: list[str] = []
         for number, links in _links_by_line(index.parsed).items():
@@ -527,8 +538,8 @@ def plan_move_entry(store: Store, file: str, position: int) -> Plan:
 
     A position inside the leading frontmatter block means the first line after it.
     """
-    index = _read_index(store)
-    origin = next((link.line for link in _entry_links(index.parsed) if link.file == file), None)
+    index = read_index(store)
+    origin = next((link.line for link in entry_links(index.parsed) if link.file == file), None)
     if origin is None:
         raise WriteRefused(f"{file} has no line in MEMORY.md to move.")
     lines = list(index.lines)
@@ -538,7 +549,7 @@ def plan_move_entry(store: Store, file: str, position: int) -> Plan:
     at = min(max(position, first), len(lines) + 1)
     lines.insert(at - 1, (content, index.eol))
     summary = [f"Move the index line for {file} from line {origin} to line {at}."]
-    if file not in _visible_files(index.parse(index.joined(lines))):
+    if file not in visible_files(index.parse(index.joined(lines))):
         summary.append(f"{file} will then be past the loaded cut, where Claude does not see it.")
     return _finish(store, index, lines, f"move index line for {file}", summary,
                    may_hide=[file])
@@ -570,7 +581,7 @@ def plan_redact_secrets(store: Store, files: Sequence[str] | None = None) -> Pla
             lines[hit.line - 1] = redact(lines[hit.line - 1], hit)
             summary.append(f"Redact the {hit.kind} on line {hit.line} of {file}.")
         changes.append(FileChange(file, before, "\n".join(lines).encode("utf-8")))
-    label = f"redact {_plural(len(summary), 'secret')}"
+    label = f"redact {plural(len(summary), 'secret')}"
     return Plan(label, tuple(changes), summary or ["No secret found."])
 
 
@@ -605,7 +616,7 @@ def plan_keep_sync_side(store: Store, files: Sequence[str], keep: str) -> Plan:
         if conflicts:
             changes.append(FileChange(file, before,
                                       resolve(text, keep).encode("utf-8", "surrogateescape")))
-    label = f"resolve {_plural(len(summary), 'sync conflict')}: {KEEP_PHRASES[keep]}"
+    label = f"resolve {plural(len(summary), 'sync conflict')}: {KEEP_PHRASES[keep]}"
     others = tuple(phrase for choice, phrase in KEEP_PHRASES.items() if choice != keep)
     return Plan(label, tuple(changes), summary or ["No conflict from memtui sync there."],
                 options=others if changes else ())

@@ -1,0 +1,277 @@
+"""Rescue: a stranded store's memories brought into the store its project's sessions use.
+
+A store keyed by a removed worktree (issue #81833) or by a path that is gone is loaded by
+no session, so what it holds is invisible to Claude. A rescue copies each of its memories
+into the live store (subfolders and mtimes kept: recall orders memories by mtime), carries
+each one's index line over from the stranded index (or makes one from the memory's
+description), and puts those lines inside the live index's loaded cut the way relink does.
+Nothing is overwritten: an identical file is skipped, a different one with the same name
+comes in under a new name. The plan is one change set on the live store (one undo takes it
+back); the stranded store is only read, and stays the user's to delete.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+
+from tui.claude.memory_files import index_of
+from tui.claude.paths import INDEX_NAME
+from tui.memory.curate import (
+    Plan,
+    entry_links,
+    index_line,
+    link_target,
+    place_inside_cut,
+    plural,
+    read_index,
+    visible_files,
+)
+from tui.memory.index import IndexLink, parse_index
+from tui.memory.links import wiki_names
+from tui.memory.refusals import WriteRefused
+from tui.memory.store import Memory, Store, load_store
+from tui.memory.writes import FileChange, read_bytes
+
+
+@dataclass(frozen=True)
+class Rescue:
+    stranded: Path
+    live: Path  # where the plan writes
+    plan: Plan
+
+
+@dataclass(frozen=True)
+class _Landing:
+    """Where one stranded memory lands in the live store."""
+
+    memory: Memory
+    file: str  # its name in the live store
+    data: bytes
+    copied: bool  # False: the live store holds these bytes under `file` already
+
+
+def prepare_rescue(stranded: Path, home: Path, env: Mapping[str, str] | None = None) -> Rescue:
+    """The rescue of the store at `stranded`, or `WriteRefused` (one sentence) when it is
+    not stranded or no live store can be found for it."""
+    from tui.claude.discovery import live_store
+
+    found = live_store(Path(stranded), home, env)
+    if not found.stranded:
+        raise WriteRefused(f"{stranded} is not stranded ({found.why}), so there is nothing "
+                           "to rescue.")
+    if found.store is None:
+        raise WriteRefused(f"No live store was found for {stranded}: {found.why}; nothing "
+                           "was written.")
+    plan = plan_rescue(load_store(Path(stranded)), load_store(found.store),
+                       rescue_tag(found.key_path, Path(stranded)))
+    where = f"The memories go to {found.store}: {found.why}."
+    return Rescue(Path(stranded), found.store, replace(plan, summary=[where, *plan.summary]))
+
+
+def rescue_tag(key_path: str | None, stranded: Path) -> str:
+    """What a renamed memory is marked with: the worktree's folder name (`-from-<tag>`)."""
+    name = PurePosixPath(key_path.replace("\\", "/")).name if key_path else stranded.parent.name
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "stranded"
+
+
+def plan_rescue(stranded: Store, live: Store, tag: str) -> Plan:
+    """Every memory of `stranded` copied into `live`, linked inside its loaded cut."""
+    summary: list[str] = []
+    landings = _landings(stranded, live, tag, summary)
+    copies = [FileChange(land.file, None, land.data, mtime=land.memory.mtime)
+              for land in landings if land.copied]
+    label = f"rescue {plural(len(copies), 'memory', 'memories')} from {tag}"
+    if copies:
+        named = [land.file if land.file == land.memory.file else f"{land.memory.file} (as "
+                 f"{land.file})" for land in landings if land.copied]
+        summary.insert(0, f"Copy {_listed(named)}, each with its mtime.")
+    elif not landings:
+        summary.append("The stranded store holds no memory to rescue.")
+    summary += _index_text_left(stranded, {land.memory.file for land in landings})
+    names = wiki_names([*((m.file, m.frontmatter.name) for m in live.memories),
+                        *((land.file, land.memory.frontmatter.name) for land in landings)])
+    plans = [_link_in(live, index_file, group, stranded, names, label)
+             for index_file, group in _by_index(landings).items()]
+    changes = (*copies, *(change for plan in plans for change in plan.changes))
+    if changes:
+        summary.append(f"The stranded store {stranded.path} is only read: it stays as it is.")
+    summary += [sentence for plan in plans for sentence in plan.summary]
+    return Plan(label, changes, summary,
+                tuple(file for plan in plans for file in plan.pushed_out),
+                tuple(dict.fromkeys(option for plan in plans for option in plan.options)))
+
+
+def _landings(stranded: Store, live: Store, tag: str, summary: list[str]) -> list[_Landing]:
+    """Each readable memory, with the live name it gets; what is skipped is said."""
+    landings: list[_Landing] = []
+    taken: set[str] = set()
+    for memory in stranded.memories:
+        file = memory.file
+        if memory.link_target is not None:
+            summary.append(f"{file} is a symlink (to {memory.link_target}); it is left in the "
+                           "stranded store: copy what it points at by hand.")
+            continue
+        try:
+            data = read_bytes(stranded.path, file)
+        except WriteRefused as refused:
+            summary.append(f"{refused} It is left in the stranded store.")
+            continue
+        if data is None:
+            continue  # deleted since the store was read
+        name, copied = _landing_name(live.path, file, data, tag, taken)
+        taken.add(name)
+        landings.append(_Landing(memory, name, data, copied))
+        if not copied:
+            summary.append(f"{file} is already in {live.path}"
+                           + ("" if name == file else f" as {name}") + " (identical); not copied.")
+        elif name != file:
+            summary.append(f"{file} differs from the live store's; it comes in as {name}.")
+    return landings
+
+
+def _landing_name(live: Path, file: str, data: bytes, tag: str,
+                  taken: set[str]) -> tuple[str, bool]:
+    """(the live name for `file`'s bytes, whether they need copying): its own name when
+    free, else `<stem>-from-<tag>.md`, `-2`... ; a name holding the same bytes is taken as
+    it is (a rescue done before)."""
+    stem = file.removesuffix(".md")
+    candidates = [file, f"{stem}-from-{tag}.md"]
+    number = 2
+    while True:
+        for name in candidates:
+            if name in taken:
+                continue
+            try:
+                existing = read_bytes(live, name)
+            except WriteRefused:  # a symlink, a pipe: not a name to write
+                continue
+            if existing is None:
+                return name, True
+            if existing == data:
+                return name, False
+        candidates = [f"{stem}-from-{tag}-{number}.md"]
+        number += 1
+
+
+def _by_index(landings: Sequence[_Landing]) -> dict[str, list[_Landing]]:
+    """The landings that need an index line, by the index that holds it."""
+    groups: dict[str, list[_Landing]] = {}
+    for land in landings:
+        if not land.memory.is_log:  # daily logs are never indexed
+            groups.setdefault(index_of(land.file), []).append(land)
+    return groups
+
+
+def _link_in(live: Store, index_file: str, group: Sequence[_Landing], stranded: Store,
+             names: Mapping[str, str], label: str) -> Plan:
+    """The live index's change: each landing not yet visible gets a line inside the cut,
+    its own line moved up when the index holds one past the cut, else the stranded index's
+    line for it, else one made from its description."""
+    index = replace(read_index(live, index_file), names=names)
+    parsed = index.parsed
+    visible = visible_files(parsed)
+    old_lines = {link.file: link.line for link in entry_links(parsed) if link.file}
+    carried = _carried_lines(stranded, index_file, group, index.folder, names)
+    moving: list[str] = []
+    origins: list[tuple[str, int | None]] = []
+    summary: list[str] = []
+    remove: set[int] = set()
+    shown: list[str] = []
+    for land in sorted(group, key=lambda land: carried.get(land.file, (1 << 30, ""))[0]):
+        if land.file in visible or land.file in shown:
+            continue
+        shown.append(land.file)
+        line = old_lines.get(land.file)
+        if line is not None:
+            if line not in remove:
+                remove.add(line)
+                moving.append(index.lines[line - 1][0])
+                origins.append((land.file, line))
+            continue
+        if land.file in carried:
+            moving.append(carried[land.file][1])
+            shown += [other for other, (number, _) in carried.items()
+                      if number == carried[land.file][0] and other not in shown]
+        else:
+            moving.append(index_line(_renamed(land.memory, land.file), folder=index.folder))
+            summary.append(f"The stranded index has no line for {land.memory.file}: its line "
+                           "is made from its description.")
+        origins.append((land.file, None))
+    if not moving:
+        return Plan(label, (), summary)
+    kept = [line for number, line in enumerate(index.lines, start=1) if number not in remove]
+    return place_inside_cut(live, index, kept, moving, origins, shown, summary, label)
+
+
+def _carried_lines(stranded: Store, index_file: str, group: Sequence[_Landing], folder: str,
+                   names: Mapping[str, str]) -> dict[str, tuple[int, str]]:
+    """live name -> (line number, text) of the stranded index's line for it, its links
+    moved to the live names; a line whose links cannot follow a rename is left out."""
+    if not any(index.file == index_file for index in stranded.indexes):
+        return {}
+    source = read_index(stranded, index_file)
+    live_name = {land.memory.file: land.file for land in group}
+    found: dict[str, tuple[int, str]] = {}
+    lines: dict[int, list[IndexLink]] = {}
+    for link in entry_links(source.parsed):
+        if link.file in live_name:
+            lines.setdefault(link.line, []).append(link)
+    for number, links in sorted(lines.items()):
+        text = _retargeted(source.lines[number - 1][0], links, live_name, folder)
+        if text is None:
+            continue
+        now_linked = {link.file for link in parse_index(text, names, folder=folder).links}
+        for link in links:
+            if live_name[link.file] in now_linked and live_name[link.file] not in found:
+                found[live_name[link.file]] = (number, text)
+    return found
+
+
+def _retargeted(text: str, links: Sequence[IndexLink], live_name: Mapping[str, str],
+                folder: str) -> str | None:
+    """The line with each renamed memory's link pointing at its new name; None when a
+    renamed one is linked by `[[name]]`, which a rename cannot follow."""
+    for link in sorted(links, key=lambda link: -link.end):
+        new = live_name[link.file]
+        if new == link.file:
+            continue
+        if link.wiki:
+            return None
+        opening = text.rfind("](", 0, link.end)
+        at = text.find(link.target, opening, link.end)
+        if opening < 0 or at < 0:
+            return None
+        text = text[:at] + link_target(new.removeprefix(folder)) + text[at + len(link.target):]
+    return text
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _renamed(memory: Memory, file: str) -> Memory:
+    if memory.file == file:
+        return memory
+    return Memory(file, memory.location, memory.text, memory.frontmatter, memory.mtime,
+                  memory.size)
+
+
+def _index_text_left(stranded: Store, rescued: set[str]) -> list[str]:
+    """The stranded index lines that link no rescued memory (an old index held the
+    memories' text itself): said, not carried, since they would land as loose text."""
+    notes = []
+    for index in stranded.indexes:
+        linked = {link.line for link in index.loaded.links if link.file in rescued}
+        loose = [line.number for line in index.loaded.raw_lines
+                 if line.state != "stripped" and line.text.strip()
+                 and not line.text.lstrip().startswith("#") and line.number not in linked]
+        if loose:
+            where = "" if index.file == INDEX_NAME else f" ({index.file})"
+            notes.append(f"{plural(len(loose), 'line')} of the stranded index{where} "
+                         f"{'links' if len(loose) == 1 else 'link'} no memory (line "
+                         f"{loose[0]} first); not carried over: copy by hand what Claude "
+                         "should still see.")
+    return notes
