@@ -6,8 +6,9 @@
     memtui fix [TARGET] redact [FILE...]    replace credentials with [REDACTED]
     memtui fix [TARGET] archive FILE...     remove memories, a copy kept in the archive
     memtui fix [TARGET] delete FILE...      remove memories (undo brings them back)
+    memtui fix STRANDED rescue              copy a stranded store's memories home
 
-The plans are `tui.memory.curate`'s and the write is the app's (`apply_journalled`), so a
+The plans are `tui.memory.curate`'s (a rescue's, `tui.memory.rescue`'s) and the write is the app's (`apply_journalled`), so a
 repair made here is the same change, journalled and undoable, as the key in the app. A
 repair shows its plan (summary and diff), asks on a terminal, and applies it; without a
 terminal it needs --yes or --dry-run. Every refusal is one sentence, exit 2.
@@ -31,6 +32,8 @@ REPAIRS = {
     "redact": ("optional", "replace credentials with [REDACTED] (default: in every file)"),
     "archive": ("required", "remove memories and their index lines, a copy kept in the archive"),
     "delete": ("required", "remove memories and their index lines (undo brings them back)"),
+    "rescue": ("none", "copy a stranded store's memories into the store its sessions use now "
+                       "(undo there takes it back)"),
 }
 NOTHING = {  # what an empty plan means, when its summary does not say
     "relink": "No orphan: every memory is linked inside the loaded cut.",
@@ -45,7 +48,7 @@ def add_fix_command(commands) -> None:
     repairs = "\n".join(f"  {name:9} {what}" for name, (_, what) in REPAIRS.items())
     fix = commands.add_parser(
         "fix", help="repair a store as the app does (relink, dangling, shorten, redact, "
-                    "archive, delete)",
+                    "archive, delete, rescue)",
         usage="memtui fix [TARGET] REPAIR [FILE ...] [--yes | --dry-run] [--json] [--push-out]",
         description="Repair a store as the app does: show the change, ask, apply it\n"
                     "(`memtui undo` takes it back).\n\n"
@@ -81,7 +84,9 @@ def _split_words(words: list[str]) -> tuple[str | None, str, list[str]]:
 def _check_usage(args: argparse.Namespace, repair: str, files: list[str]) -> None:
     takes, _ = REPAIRS[repair]
     if takes == "none" and files:
-        raise UsageError(f"`memtui fix {repair}` takes no FILE: it repairs the whole index.")
+        whole = ("it rescues every memory of the stranded store" if repair == "rescue"
+                 else "it repairs the whole index")
+        raise UsageError(f"`memtui fix {repair}` takes no FILE: {whole}.")
     if takes == "required" and not files:
         raise UsageError(f"`memtui fix {repair}` needs the memory file(s) to {repair}.")
     if args.yes and args.dry_run:
@@ -140,11 +145,29 @@ def _plan(store, repair: str, files: list[str]):
         raise UsageError(str(error)) from None
 
 
+def _rescue(args: argparse.Namespace, stranded: Path):
+    """(the live store, the rescue's plan on it), or the refusal as a UsageError."""
+    from tui.claude.lock import read_lock
+    from tui.cli.support import config_home_of, env_of
+    from tui.memory.refusals import WriteRefused
+    from tui.memory.rescue import prepare_rescue
+
+    try:
+        rescue = prepare_rescue(stranded, config_home_of(args), env_of(args))
+    except (WriteRefused, OSError) as error:
+        raise UsageError(str(error)) from None
+    lock = read_lock(rescue.live)
+    if lock.held():
+        raise UsageError(f"A memory consolidation (process {lock.pid}) is running in "
+                         f"{rescue.live}; try again when it has finished. Nothing was written.")
+    return rescue.live, rescue.plan
+
+
 def _check_writable(store: Path, plan) -> None:
     """One sentence now, rather than a failed write after the user said yes."""
     for change in plan.changes:
         folder = (store / change.file).parent
-        while not folder.exists() and folder != store:
+        while not folder.exists() and folder != folder.parent:  # the store itself may be new
             folder = folder.parent
         if not os.access(folder, os.W_OK | os.X_OK):
             raise UsageError(f"{store} is read-only ({folder} cannot be written); "
@@ -218,12 +241,16 @@ def cmd_fix(args: argparse.Namespace) -> int:
     target, repair, given = _split_words(args.words)
     _check_usage(args, repair, given)
     memory_dir = existing_store(args, target).memory_dir
-    files = list(dict.fromkeys(_store_file(memory_dir, file) for file in given))
-    store = load_store(memory_dir)
-    if store.lock.held():
-        raise UsageError(f"{StoreLocked(store.lock.pid)} Nothing was written.")
-    _check_files(store, repair, files)
-    plan = _plan(store, repair, files)
+    stranded = None
+    if repair == "rescue":  # the plan writes the live store, not the one named
+        stranded, (memory_dir, plan) = memory_dir, _rescue(args, memory_dir)
+    else:
+        files = list(dict.fromkeys(_store_file(memory_dir, file) for file in given))
+        store = load_store(memory_dir)
+        if store.lock.held():
+            raise UsageError(f"{StoreLocked(store.lock.pid)} Nothing was written.")
+        _check_files(store, repair, files)
+        plan = _plan(store, repair, files)
     if plan.changes:
         _check_writable(memory_dir, plan)
     diffs = _diffs(plan, repair)
@@ -242,6 +269,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
             "changes": [{"file": file, "change": verb, "diff": diff}
                         for file, verb, diff in diffs],
             "applied": apply, "undo": undo_command(memory_dir) if apply else None,
+            **({"rescued_from": str(stranded)} if stranded else {}),
         })
     else:
         _print_outcome(memory_dir, plan, repair, apply, args.dry_run, needs_push_out)

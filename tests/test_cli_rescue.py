@@ -1,0 +1,153 @@
+"""`memtui fix STRANDED rescue`: a stranded store's memories brought into the store its
+project's sessions use, shown as a diff first, applied on --yes, taken back by
+`memtui undo` on the live store."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import index_line, memory_text, snapshot, write_index, write_memory
+from rescue_home import TABS_LINE, build_rescue_home
+
+from tui import cli
+from tui.memory.index import parse_index
+
+RESCUED = {"feedback_tabs.md", "topics/api.md", "project_notes.md",
+           "feedback_testing-from-shop-wt.md"}
+
+
+@pytest.fixture
+def rescue_home(claude_home, tmp_path):
+    return build_rescue_home(claude_home, tmp_path)
+
+
+def run(home, capsys, *args: str) -> tuple[int, str, str]:
+    code = cli.main(["--config-dir", str(home.home), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_sentence(err: str) -> str:
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memtui: "), err
+    return lines[0]
+
+
+def visible_files(store) -> set[str]:
+    text = (store / "MEMORY.md").read_text(encoding="utf-8")
+    return {link.file for link in parse_index(text).links if link.visible}
+
+
+def test_fix_rescue_applies_and_memtui_undo_on_the_live_store_takes_it_back(rescue_home, capsys):
+    live_before = snapshot(rescue_home.live, recursive=True)
+    stranded_before = snapshot(rescue_home.stranded, recursive=True)
+    code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue", "--yes")
+    assert (code, err) == (0, ""), err
+    assert out.startswith(f"Rescue 4 memories from shop-wt in {rescue_home.live}:")
+    assert f"+{TABS_LINE}" in out  # the index diff
+    assert f"undo {rescue_home.live}" in out.splitlines()[-1]
+    assert RESCUED <= visible_files(rescue_home.live)
+    assert snapshot(rescue_home.stranded, recursive=True) == stranded_before
+
+    code, out, err = run(rescue_home, capsys, "undo", str(rescue_home.live))
+    assert (code, err) == (0, "") and out.startswith("Undid rescue 4 memories")
+    assert snapshot(rescue_home.live, recursive=True) == live_before
+
+
+def test_fix_rescue_takes_the_removed_worktrees_path_as_its_target(rescue_home, capsys):
+    code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.worktree), "rescue",
+                         "--dry-run")
+    assert (code, err) == (0, ""), err
+    assert f"The memories go to {rescue_home.live}" in out
+
+
+def test_fix_rescue_dry_run_shows_the_diff_and_writes_nothing(rescue_home, capsys):
+    before = snapshot(rescue_home.live, recursive=True)
+    code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue",
+                         "--dry-run")
+    assert (code, err) == (0, "")
+    assert "+++ b/feedback_tabs.md" in out and "+++ b/MEMORY.md" in out
+    assert "feedback_testing.md differs from the live store's" in out
+    assert out.splitlines()[-1] == "Dry run: nothing was written."
+    assert snapshot(rescue_home.live, recursive=True) == before
+
+
+def test_fix_rescue_json_names_both_stores(rescue_home, capsys):
+    code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue",
+                         "--yes", "--json")
+    assert (code, err) == (0, "")
+    data = json.loads(out)
+    assert (data["store"], data["rescued_from"]) == (str(rescue_home.live),
+                                                      str(rescue_home.stranded))
+    assert data["applied"] and str(rescue_home.live) in data["undo"]
+    assert {change["file"] for change in data["changes"]} == RESCUED | {"MEMORY.md"}
+
+
+def test_fix_rescue_of_a_store_that_is_not_stranded_is_refused(rescue_home, capsys):
+    before = snapshot(rescue_home.live, recursive=True)
+    code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.live), "rescue", "--yes")
+    assert (code, out) == (2, "")
+    assert "is not stranded (sessions load it), so there is nothing to rescue." in \
+        one_sentence(err)
+    assert snapshot(rescue_home.live, recursive=True) == before
+
+
+def test_fix_rescue_without_a_live_store_says_so_and_writes_nothing(claude_home, tmp_path,
+                                                                    capsys):
+    home = build_rescue_home(claude_home, tmp_path, worktree_state=False)
+    before = snapshot(home.live, recursive=True)
+    code, out, err = run(home, capsys, "fix", str(home.stranded), "rescue", "--yes")
+    assert (code, out) == (2, "")
+    assert one_sentence(err) == (
+        f"memtui: No live store was found for {home.stranded}: {home.worktree} no longer "
+        "exists, and no session names the checkout it came from; nothing was written.")
+    assert snapshot(home.live, recursive=True) == before
+
+
+def test_fix_rescue_takes_no_file(rescue_home, capsys):
+    code, _, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue", "x.md",
+                       "--yes")
+    assert code == 2 and "takes no FILE" in one_sentence(err)
+
+
+def test_fix_rescue_into_a_full_index_needs_push_out(rescue_home, capsys):
+    write_index(rescue_home.live, [index_line(f"n{n}.md", f"Note {n}") for n in range(200)])
+    for n in range(200):
+        write_memory(rescue_home.live, f"n{n}.md", memory_text(f"n{n}", f"note {n}"))
+    before = snapshot(rescue_home.live, recursive=True)
+    code, _, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue", "--yes")
+    assert code == 2 and "--push-out" in one_sentence(err)
+    assert snapshot(rescue_home.live, recursive=True) == before
+
+
+def test_fix_rescue_end_to_end_as_a_user_runs_it(rescue_home):
+    """The installed command in a subprocess: no terminal, --yes, then audit says the
+    live store's sessions see every rescued memory."""
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(rescue_home.home)}
+    command = [sys.executable, "-m", "tui", "--config-dir", str(rescue_home.home)]
+    result = subprocess.run([*command, "fix", str(rescue_home.stranded), "rescue", "--yes"],
+                            capture_output=True, text=True, timeout=120, env=env,
+                            stdin=subprocess.DEVNULL)
+    assert (result.returncode, result.stderr) == (0, ""), result.stderr
+    assert result.stdout.splitlines()[-1].startswith("Applied: 5 file(s) changed.")
+    audit = subprocess.run([*command, "audit", str(rescue_home.live), "--json"],
+                           capture_output=True, text=True, timeout=120, env=env,
+                           stdin=subprocess.DEVNULL)
+    findings = json.loads(audit.stdout)["findings"]
+    assert not [f for f in findings if f["kind"] in ("unindexed", "beyond_cut")]
+    assert RESCUED <= visible_files(rescue_home.live)
+
+
+def test_fix_rescue_waits_for_a_dream_that_holds_the_live_store(rescue_home, capsys):
+    (rescue_home.live / ".consolidate-lock").write_text(str(os.getpid()))
+    before = snapshot(rescue_home.live, recursive=True)
+    code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue", "--yes")
+    assert (code, out) == (2, "")
+    assert f"consolidation (process {os.getpid()}) is running in {rescue_home.live}" in \
+        one_sentence(err)
+    assert snapshot(rescue_home.live, recursive=True) == before
