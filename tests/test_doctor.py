@@ -769,7 +769,9 @@ def test_a_store_keyed_by_a_worktree_is_stranded(tmp_path, claude_home, capsys):
     assert check["status"] == "warn"
     assert f"is not the memory directory of {real(tmp_path / 'shop')}" in check["message"]
     assert "this store is stranded" in check["message"]
-    assert check["fix"].endswith(f"move what is worth keeping into {claude_home.store(real(tmp_path / 'shop'))}")
+    assert check["fix"] == (f"memtui fix {stranded} rescue copies its memories into "
+                            f"{claude_home.store(real(tmp_path / 'shop'))} (memtui undo there "
+                            "takes it back)")
 
 
 def test_a_boolean_setting_written_as_text_is_flagged(project, capsys):

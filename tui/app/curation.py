@@ -76,6 +76,68 @@ def apply_plan(store_path: Path, plan) -> Outcome:
     return f"{plan.label}: {count} file(s) changed. Press u to undo.", "information"
 
 
+@dataclass(frozen=True)
+class RescueConfirmation:
+    """A rescue as the confirmation screen shows it: its plan, and the diff of every file."""
+
+    label: str
+    summary: list[str]
+    pushed_out: tuple[str, ...]
+    preview: object  # a Rich renderable
+    options: tuple[str, ...] = ()  # making room is done on the live store's own screen
+
+
+def prepare_rescue(store_path: Path, home: Path, env) -> object:
+    """The rescue of a stranded store (`tui.memory.rescue.Rescue`), or one sentence."""
+    from tui.memory.rescue import prepare_rescue as prepare
+    from tui.memory.writes import WriteRefused
+
+    try:
+        return prepare(store_path, home, env)
+    except (WriteRefused, OSError) as error:
+        return str(error)
+
+
+def rescue_confirmation(rescue) -> RescueConfirmation:
+    from rich.console import Group
+
+    from tui.app.widgets.diff_view import render_diff
+
+    plan = rescue.plan
+    summary = list(plan.summary)
+    if plan.pushed_out:
+        summary.append(f"To make room first, open {rescue.live} and press d, S or m there.")
+    diffs = [render_diff(_text(change.before), _text(change.after), f"a/{change.file}",
+                         f"b/{change.file}") for change in plan.changes]
+    return RescueConfirmation(plan.label, summary, plan.pushed_out, Group(*diffs))
+
+
+def _text(data: bytes | None) -> str:
+    return "" if data is None else data.decode("utf-8", "replace")
+
+
+def apply_rescue(rescue, home: Path, env) -> Outcome:
+    """Apply a rescue to its live store, if planning it again still gives the change the
+    user saw (Claude Code may have written either store meanwhile)."""
+    from tui.history.recovery import apply_journalled
+    from tui.memory import writes
+
+    again = prepare_rescue(rescue.stranded, home, env)
+    if isinstance(again, str) or again.live != rescue.live or \
+            again.plan.changes != rescue.plan.changes:
+        return changed_meanwhile("A store", ", and the rescue would no longer be the one "
+                                 "shown"), "error"
+    try:
+        record = apply_journalled(rescue.live, rescue.plan.changes, rescue.plan.label)
+    except writes.ConflictError as conflict:
+        return changed_meanwhile(conflict.file), "error"
+    except writes.WriteRefused as refused:
+        return str(refused), "error"
+    return (f"{rescue.plan.label}: {len(record.changes)} file(s) changed in {rescue.live}. "
+            f"Undo it there (u on its screen) or with `memtui undo {rescue.live}`.",
+            "information")
+
+
 def undo(store_path: Path) -> Outcome:
     from tui.history.recovery import undo_journalled
     from tui.memory import writes

@@ -192,17 +192,20 @@ def check_memory_dir(ctx: DoctorContext) -> Check:
     if location is not None and os.path.realpath(location.memory_dir) != os.path.realpath(store):
         message = (f"{store} is not the memory directory of {location.project_root}: its "
                    f"sessions use {location.memory_dir} ({source})")
-        if ctx.stranded_reason:
-            notes.append(f"this store is stranded ({ctx.stranded_reason})")
         status = WARN
         fix = (f"memtui audit {store} shows what is in it; move what is worth keeping into "
                f"{location.memory_dir}")
+        if ctx.stranded_reason:
+            notes.append(f"this store is stranded ({ctx.stranded_reason})")
+            fix = (f"memtui fix {store} rescue copies its memories into {location.memory_dir} "
+                   "(memtui undo there takes it back)")
     else:
         message = f"This project's memory directory is {store} ({source}){missing}"
         if ctx.stranded_reason:
             notes.append(f"it is stranded: {ctx.stranded_reason}")
             status = WARN
-            fix = f"memtui audit {store} shows what is in it" if exists else None
+            fix = (f"memtui fix {store} rescue copies its memories into the store its "
+                   "sessions use, when one can be found" if exists else None)
     for rejected in location.rejected if location else ():
         notes.append(f"Claude Code refuses {rejected}")
         status = WARN

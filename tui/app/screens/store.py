@@ -118,6 +118,8 @@ class StoreScreen(Screen[None]):
                 tooltip="Resolve a conflict memtui sync left: keep one text, or both"),
         Binding("m", "move_out", "Move out", id="store.move_out",
                 tooltip="Move the index line past the cut, to make room"),
+        Binding("R", "rescue", "Rescue", id="store.rescue",
+                tooltip="Copy a stranded store's memories into the store its sessions use now"),
         Binding("u", "undo", "Undo", id="store.undo"),
         Binding("U", "redo", "Redo", tooltip="Put back what the last undo took",
                 id="store.redo"),
@@ -202,6 +204,8 @@ class StoreScreen(Screen[None]):
 
     def footer_keys(self) -> tuple[str, ...]:
         keys = TAB_KEYS.get(self.tab, ())
+        if self.project.stranded:
+            keys = ("store.rescue", *keys)
         if self.tab == "findings" and (finding := self.findings_view.highlighted) is not None:
             keys = (*fixes(finding), *keys)
         return keys
@@ -221,6 +225,8 @@ class StoreScreen(Screen[None]):
                            "hook moves to the memory file", self.shorten_all),
             PaletteCommand("store: undo last change", "Restore the files of the last change",
                            self.action_undo),
+            PaletteCommand("store: rescue stranded memories", "Copy them into the store this "
+                           "project's sessions use now", self.action_rescue),
             PaletteCommand("store: redo", "Put back what the last undo took",
                            self.action_redo),
             PaletteCommand("store: lost updates", "Writes that overwrote another session's change",
@@ -722,6 +728,44 @@ class StoreScreen(Screen[None]):
 
         self.propose(keeping("first"),
                      {phrase: keeping(keep) for keep, phrase in KEEP_PHRASES.items()})
+
+    def action_rescue(self) -> None:
+        """Bring a stranded store's memories into the store its project's sessions use:
+        the plan is made in a worker (it reads the sessions), shown, then applied there."""
+        if self.store is None or self.busy:
+            return
+        if not os.path.isdir(self.path):
+            self.notify(self.gone_sentence(), severity="error")
+            return
+        self.busy = True
+        self.plan_rescue()
+
+    @work(thread=True, exit_on_error=False, group="write")
+    def plan_rescue(self) -> None:
+        rescue = curation.prepare_rescue(self.path, self.app.home, self.app.env)
+        self.app.call_from_thread(self.confirm_rescue, rescue)
+
+    def confirm_rescue(self, rescue) -> None:
+        if isinstance(rescue, str) or not rescue.plan.changes:
+            said = rescue if isinstance(rescue, str) else " ".join(rescue.plan.summary[1:])
+            self.notify(said or "Nothing to rescue.",
+                        severity="warning" if isinstance(rescue, str) else "information")
+            self.done_busy()
+            return
+        from tui.app.screens.confirm import APPLY, ConfirmScreen
+
+        def decided(choice: str | None) -> None:
+            if choice == APPLY:
+                self.apply_rescue(rescue)
+            else:
+                self.done_busy()
+
+        self.app.push_screen(ConfirmScreen(curation.rescue_confirmation(rescue)), decided)
+
+    @work(thread=True, exit_on_error=False, group="write")
+    def apply_rescue(self, rescue) -> None:
+        self.post_message(ChangeApplied(*curation.apply_rescue(rescue, self.app.home,
+                                                               self.app.env)))
 
     def action_archive(self) -> None:
         if self.writable() and (files := self.needs_selection()):

@@ -26,7 +26,7 @@ FIXES: dict[str, tuple[str, ...]] = {
     "long_index_line": ("store.shorten", "store.edit"),
     "index_over_limit": ("store.shorten", "store.edit"),
     "duplicate": ("store.archive", "store.delete", "store.edit", "store.history"),
-    "stranded_store": (),
+    "stranded_store": ("store.rescue",),
     "secret": ("store.redact", "store.edit"),
     "sync_conflict": ("store.keep_side", "store.edit", "store.history"),
     "outside_store": ("store.edit",),
@@ -34,8 +34,12 @@ FIXES: dict[str, tuple[str, ...]] = {
     "unmatched_wiki_link": (),
 }
 MEMORY_FIX = ("store.edit", "store.archive", "store.delete", "store.history")
+# What a fix does, when its key's name alone does not say it.
+FIX_NOTES = {
+    "stranded_store": "copies its memories into the store its sessions use now; from a shell: "
+                      "memtui fix … rescue",
+}
 NO_FIX = {
-    "stranded_store": "nothing to fix inside the store: its sessions use another one",
     "untrusted_setting": "nothing to fix here: the setting is in the repository",
     "unmatched_wiki_link": "nothing to repair: a memory worth writing later",
 }
@@ -205,6 +209,8 @@ class FindingsView(Vertical):
         if keys:
             text.append("fix: ", style="bold")
             text.append(" · ".join(k for k in keys if k), style="dim")
+            if finding.kind in FIX_NOTES:
+                text.append(f" ({FIX_NOTES[finding.kind]})", style="dim")
             if self.marked:
                 text.append(f"  (on the {len(self.marked)} marked)", style="bold")
         else:

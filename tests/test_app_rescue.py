@@ -1,0 +1,120 @@
+"""`R` on a stranded store's screen: its memories brought into the store its project's
+sessions use, after the same confirmation every write goes through."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from conftest import settle, snapshot
+from rescue_home import TABS_LINE, build_rescue_home
+from rich.console import Console
+from textual.widgets import Static
+
+from tui.app.app import MemtuiApp
+from tui.app.screens.confirm import ConfirmScreen
+from tui.app.screens.store import StoreScreen
+from tui.app.widgets.findings import FindingsView
+from tui.claude.discovery import discover
+from tui.history.recovery import undo_journalled
+
+
+def project_of(home, store):
+    return next(p for p in discover(home.home, home.env).projects if p.store == store)
+
+
+def painted(widget: Static) -> str:
+    console = Console(width=200, file=io.StringIO(), color_system=None)
+    console.print(widget.content)
+    return console.file.getvalue()
+
+
+async def open_store(app, pilot, project) -> StoreScreen:
+    app.push_screen(StoreScreen(project))
+    await settle(app, pilot)
+    return app.screen
+
+
+@pytest.fixture
+def rescue_home(claude_home, tmp_path):
+    return build_rescue_home(claude_home, tmp_path)
+
+
+async def test_r_shows_the_rescue_applies_it_to_the_live_store_and_undo_there_restores(
+        rescue_home):
+    live_before = snapshot(rescue_home.live, recursive=True)
+    stranded_before = snapshot(rescue_home.stranded, recursive=True)
+    app = MemtuiApp(rescue_home.home, rescue_home.env)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await open_store(app, pilot, project_of(rescue_home, rescue_home.stranded))
+        await pilot.press("R")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        listed = " ".join(painted(s) for s in app.screen.query(Static))
+        assert f"The memories go to {rescue_home.live}" in listed
+        assert "it comes in as feedback_testing-from-shop-wt.md" in listed
+        assert f"+{TABS_LINE}" in listed  # the index diff
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert app.screen is screen
+        toast = list(app._notifications)[-1]
+        assert toast.message.startswith("rescue 4 memories from shop-wt: 5 file(s) changed in "
+                                        f"{rescue_home.live}")
+        assert f"memtui undo {rescue_home.live}" in toast.message
+    assert (rescue_home.live / "topics" / "api.md").exists()
+    assert snapshot(rescue_home.stranded, recursive=True) == stranded_before
+    undo_journalled(rescue_home.live)
+    assert snapshot(rescue_home.live, recursive=True) == live_before
+
+
+async def test_the_stranded_finding_names_the_key_and_the_command(rescue_home):
+    app = MemtuiApp(rescue_home.home, rescue_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, project_of(rescue_home, rescue_home.stranded))
+        await pilot.press("3")
+        view = app.screen.query_one(FindingsView)
+        kinds = [row.finding.kind for row in view.rows]
+        view.table.move_cursor(kinds.index("stranded_store"))
+        await pilot.pause()
+        detail = painted(app.screen.query_one("#findings-detail", Static))
+        assert "fix: R rescue" in detail
+        assert "memtui fix … rescue" in detail
+
+
+async def test_cancelling_the_rescue_writes_nothing(rescue_home):
+    before = snapshot(rescue_home.live, recursive=True)
+    app = MemtuiApp(rescue_home.home, rescue_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_store(app, pilot, project_of(rescue_home, rescue_home.stranded))
+        await pilot.press("R")
+        await settle(app, pilot)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen and not screen.busy
+    assert snapshot(rescue_home.live, recursive=True) == before
+
+
+async def test_r_on_a_store_that_is_not_stranded_says_so(rescue_home):
+    before = snapshot(rescue_home.live, recursive=True)
+    app = MemtuiApp(rescue_home.home, rescue_home.env)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await open_store(app, pilot, project_of(rescue_home, rescue_home.live))
+        await pilot.press("R")
+        await settle(app, pilot)
+        assert app.screen is screen
+        messages = [n.message for n in app._notifications]
+        assert any("is not stranded" in message for message in messages)
+    assert snapshot(rescue_home.live, recursive=True) == before
+
+
+async def test_r_without_a_live_store_says_so_in_one_sentence(claude_home, tmp_path):
+    home = build_rescue_home(claude_home, tmp_path, worktree_state=False)
+    app = MemtuiApp(home.home, home.env)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await open_store(app, pilot, project_of(home, home.stranded))
+        await pilot.press("R")
+        await settle(app, pilot)
+        assert app.screen is screen and not screen.busy
+        messages = [n.message for n in app._notifications]
+        assert any(message.startswith(f"No live store was found for {home.stranded}")
+                   for message in messages)
