@@ -201,3 +201,32 @@ def test_an_index_that_holds_text_of_its_own_says_it_is_not_carried(rescue_home)
     plan = prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env).plan
     assert any("links no memory" in sentence and "by hand" in sentence
                for sentence in plan.summary)
+
+
+def test_team_memory_goes_to_the_team_index_and_daily_logs_come_without_a_line(rescue_home):
+    write_memory(rescue_home.stranded, "team/release.md",
+                 memory_text("release", "the release train leaves on Thursdays", "project"))
+    write_index(rescue_home.stranded / "team", ["- [Release](release.md) — Thursday train"])
+    write_memory(rescue_home.stranded, "logs/2026/01/2026-01-02.md", "worked on tabs\n")
+    rescue = prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env)
+    apply_journalled(rescue.live, rescue.plan.changes, rescue.plan.label)
+    team = (rescue_home.live / "team" / "MEMORY.md").read_text()
+    assert team == "- [Release](release.md) — Thursday train\n"
+    assert (rescue_home.live / "logs/2026/01/2026-01-02.md").read_text() == "worked on tabs\n"
+    assert "2026-01-02" not in (rescue_home.live / "MEMORY.md").read_text()
+
+
+def test_a_symlinked_memory_is_left_where_it_is_and_said(rescue_home, tmp_path):
+    elsewhere = tmp_path / "shared-notes.md"
+    elsewhere.write_text(memory_text("shared", "notes kept outside the store"))
+    (rescue_home.stranded / "shared.md").symlink_to(elsewhere)
+    plan = prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env).plan
+    assert "shared.md" not in {c.file for c in plan.changes}
+    assert any(s.startswith("shared.md is a symlink") for s in plan.summary)
+
+
+def test_a_stranded_index_that_is_not_utf8_still_rescues_with_made_lines(rescue_home):
+    (rescue_home.stranded / "MEMORY.md").write_bytes(b"- [Tabs](feedback_tabs.md) \xff\n")
+    rescue = prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env)
+    index = next(c for c in rescue.plan.changes if c.file == "MEMORY.md").after.decode()
+    assert "- [Tabs](feedback_tabs.md) — indent with tabs in this repository" in index

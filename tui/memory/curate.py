@@ -273,7 +273,7 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
     by_index: dict[str, list[str]] = {}
     for file in dict.fromkeys(files):
         _memory(store, file)
-        if not file.isascii() and not _is_utf8(file):
+        if not file.isascii() and not is_utf8(file):
             raise WriteRefused(f"The name of {file} is not valid UTF-8, so no index line can "
                                "link it; rename it, then relink it.")
         by_index.setdefault(index_of(file), []).append(file)
@@ -288,7 +288,7 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
     return _combined(f"relink {plural(len(relinked), 'memory', 'memories')}", plans)
 
 
-def _is_utf8(name: str) -> bool:
+def is_utf8(name: str) -> bool:
     """Whether a file name decoded from bytes (undecodable ones kept as lone surrogates)
     can be written into an index."""
     try:

@@ -23,6 +23,7 @@ from tui.memory.curate import (
     Plan,
     entry_links,
     index_line,
+    is_utf8,
     link_target,
     place_inside_cut,
     plural,
@@ -110,6 +111,10 @@ def _landings(stranded: Store, live: Store, tag: str, summary: list[str]) -> lis
     taken: set[str] = set()
     for memory in stranded.memories:
         file = memory.file
+        if not is_utf8(file):
+            summary.append(f"The name of {file} is not valid UTF-8, so no index line can link "
+                           "it; it is left in the stranded store: rename it, then rescue again.")
+            continue
         if memory.link_target is not None:
             summary.append(f"{file} is a symlink (to {memory.link_target}); it is left in the "
                            "stranded store: copy what it points at by hand.")
@@ -197,8 +202,8 @@ def _link_in(live: Store, index_file: str, group: Sequence[_Landing], stranded: 
                       if number == carried[land.file][0] and other not in shown]
         else:
             moving.append(index_line(_renamed(land.memory, land.file), folder=index.folder))
-            summary.append(f"The stranded index has no line for {land.memory.file}: its line "
-                           "is made from its description.")
+            summary.append(f"No line for {land.memory.file} could be carried from the "
+                           "stranded index: its line is made from its description.")
         origins.append((land.file, None))
     if not moving:
         return Plan(label, (), summary)
@@ -212,7 +217,10 @@ def _carried_lines(stranded: Store, index_file: str, group: Sequence[_Landing], 
     moved to the live names; a line whose links cannot follow a rename is left out."""
     if not any(index.file == index_file for index in stranded.indexes):
         return {}
-    source = read_index(stranded, index_file)
+    try:
+        source = read_index(stranded, index_file)
+    except WriteRefused:  # not UTF-8: its lines are made from the memories instead
+        return {}
     live_name = {land.memory.file: land.file for land in group}
     found: dict[str, tuple[int, str]] = {}
     lines: dict[int, list[IndexLink]] = {}
