@@ -151,3 +151,9 @@ def test_fix_rescue_waits_for_a_dream_that_holds_the_live_store(rescue_home, cap
     assert f"consolidation (process {os.getpid()}) is running in {rescue_home.live}" in \
         one_sentence(err)
     assert snapshot(rescue_home.live, recursive=True) == before
+
+
+def test_audit_of_a_stranded_store_names_the_rescue(rescue_home, capsys):
+    code, out, err = run(rescue_home, capsys, "audit", str(rescue_home.stranded))
+    assert (code, err) == (1, "")
+    assert f"fix: memtui fix {rescue_home.stranded} rescue copies its memories" in out

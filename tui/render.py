@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -180,6 +181,10 @@ def print_audit(report, target) -> None:
         if last_group[kind] == (severity, kind) and counts[kind] > shown[kind]:
             console.print(Text(f"        ... and {counts[kind] - shown[kind]:,} more {kind} "
                                "(--json lists every finding)", style="dim"))
+        if kind == "stranded_store":
+            console.print(Text(f"        fix: memtui fix {visible(shlex.quote(str(store.path)))} rescue "
+                               "copies its memories into the store its sessions use",
+                               style="dim"))
 
 
 def _finding_line(finding) -> Text:
