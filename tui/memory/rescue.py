@@ -86,8 +86,7 @@ def plan_rescue(stranded: Store, live: Store, tag: str) -> Plan:
               for land in landings if land.copied]
     label = f"rescue {plural(len(copies), 'memory', 'memories')} from {tag}"
     if copies:
-        named = [land.file if land.file == land.memory.file else f"{land.memory.file} (as "
-                 f"{land.file})" for land in landings if land.copied]
+        named = [land.memory.file for land in landings if land.copied]
         summary.insert(0, f"Copy {_listed(named)}, each with its mtime.")
     elif not landings:
         summary.append("The stranded store holds no memory to rescue.")
@@ -178,14 +177,19 @@ def _link_in(live: Store, index_file: str, group: Sequence[_Landing], stranded: 
     index = replace(read_index(live, index_file), names=names)
     parsed = index.parsed
     visible = visible_files(parsed)
-    old_lines = {link.file: link.line for link in entry_links(parsed) if link.file}
+    old_lines: dict[str, int] = {}
+    for link in entry_links(parsed):
+        if link.file:
+            old_lines.setdefault(link.file, link.line)
     carried = _carried_lines(stranded, index_file, group, index.folder, names)
     moving: list[str] = []
     origins: list[tuple[str, int | None]] = []
     summary: list[str] = []
     remove: set[int] = set()
     shown: list[str] = []
-    for land in sorted(group, key=lambda land: carried.get(land.file, (1 << 30, ""))[0]):
+    # In the stranded index's order; memories it had no line for after them.
+    for land in sorted(group, key=lambda land: carried[land.file][0] if land.file in carried
+                       else float("inf")):
         if land.file in visible or land.file in shown:
             continue
         shown.append(land.file)
