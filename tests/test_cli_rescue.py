@@ -157,3 +157,15 @@ def test_audit_of_a_stranded_store_names_the_rescue(rescue_home, capsys):
     code, out, err = run(rescue_home, capsys, "audit", str(rescue_home.stranded))
     assert (code, err) == (1, "")
     assert f"fix: memtui fix {rescue_home.stranded} rescue copies its memories" in out
+
+
+def test_fix_rescue_takes_a_worktree_that_still_exists_by_its_path(claude_home, tmp_path,
+                                                                   capsys):
+    """Sessions in a worktree use the main store, so its path names that store elsewhere;
+    for a rescue it names the store keyed by it, the one to bring home."""
+    home = build_rescue_home(claude_home, tmp_path, remove=False)
+    code, out, err = run(home, capsys, "fix", str(home.worktree), "rescue", "--dry-run")
+    assert (code, err) == (0, ""), err
+    assert out.startswith(f"Rescue 4 memories from shop-wt in {home.live}:")
+    assert (f"The memories go to {home.live}: sessions in {home.worktree} use it (the path "
+            "the stranded store is keyed by).") in out

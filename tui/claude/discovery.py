@@ -359,10 +359,11 @@ class _Scanner:
             resolution = self.resolved(path)
             if resolution is not None and os.path.realpath(resolution.memory_dir) != here:
                 store = Path(resolution.memory_dir)
-                return LiveStore(True, key, store, f"{how}, and sessions there use it")
+                return LiveStore(True, key, store, f"sessions in {path} use it ({how})")
         for store in self.written_stores(name):
             if os.path.realpath(store) != here and not self.store_state(store.parent.name)[1]:
-                return LiveStore(True, key, store, "its sessions wrote their memories there")
+                return LiveStore(True, key, store,
+                                 "the stranded store's sessions wrote their memories there")
         gone = (f"{key} no longer exists" if key
                 else "no path on this machine has its folder name")
         return LiveStore(True, key, None,
@@ -373,18 +374,18 @@ class _Scanner:
         memories belong in, the surest first."""
         found: list[tuple[str, str]] = []
         if key:
-            found.append((key, f"it is keyed by {key}"))
+            found.append((key, "the path the stranded store is keyed by"))
         files, _ = self.folder_contents(os.path.join(self.projects_dir, name))
         if files:
             evidence = self.folder_evidence(files)
-            found += [(original, f"its worktree was made from {original} (worktree-state)")
+            found += [(original, "the checkout its worktree was made from, by worktree-state")
                       for original in sorted(evidence.original_cwds)]
             own = self.transcript_folder(name, files)
-            found += [(cwd, f"its sessions ran in {cwd}") for cwd in own.cwds]
+            found += [(cwd, "where its sessions ran") for cwd in own.cwds]
         if key and CLAUDE_WORKTREES in key.replace("\\", "/"):
             # `claude --worktree` puts worktrees in the checkout: <root>/.claude/worktrees/<name>
             checkout = key.replace("\\", "/").rpartition(CLAUDE_WORKTREES)[0]
-            found.append((checkout, f"its worktree {key} was made in {checkout}"))
+            found.append((checkout, f"the checkout `claude --worktree` made {key} in"))
         return found
 
     def written_stores(self, name: str) -> list[Path]:
