@@ -414,6 +414,64 @@ def test_fix_relink_on_a_terminal_asks_again_when_it_would_push_entries_out(
     assert (snapshot(full_index) != before) is (answer == "y")
 
 
+# --- one file under two names (a symlink in the store) ------------------------------------
+
+
+@pytest.fixture
+def aliased(claude_home):
+    """deploy.md and release.md are one file: release.md is a symlink to deploy.md."""
+    store = claude_home.store(folder="-home-me-aliased")
+    write_memory(store, "deploy.md", memory_text(
+        "deploy", "the staging flag before every release",
+        body="Set the staging flag before every release, or the canary fails.\n"))
+    (store / "release.md").symlink_to("deploy.md")
+    write_memory(store, "other.md", memory_text("other", "something else"))
+    return store
+
+
+def fix_and_audit(claude_home, capsys, store: Path, *words: str):
+    home = ["--config-dir", str(claude_home.home)]
+    code = cli.main([*home, "fix", str(store), *words])
+    out, err = capsys.readouterr()
+    assert cli.main([*home, "audit", str(store), "--json"]) in (0, 1)
+    findings = json.loads(capsys.readouterr()[0])["findings"]
+    return code, out, err, {(f["kind"], f["file"]) for f in findings}
+
+
+@pytest.mark.parametrize("linked", ["deploy.md", "release.md"])
+def test_a_symlink_to_an_indexed_memory_is_no_orphan_and_relink_adds_no_second_line(
+        aliased, claude_home, capsys, linked):
+    write_index(aliased, [index_line(linked), index_line("other.md")])
+    before = snapshot(aliased)
+    other_name = {"deploy.md": "release.md", "release.md": "deploy.md"}[linked]
+
+    code, out, err, found = fix_and_audit(claude_home, capsys, aliased, "relink", "--yes")
+    assert (code, err) == (0, "")
+    assert "No orphan" in out
+    assert not {kind for kind, _ in found} & (ORPHAN_KINDS | {"duplicate"})
+
+    code, out, err, _ = fix_and_audit(claude_home, capsys, aliased, "relink", other_name, "--yes")
+    assert (code, err) == (0, "")
+    assert f"{other_name} is the same file as {linked} (a symlink), which the loaded index " \
+           "links already." in out
+    assert snapshot(aliased) == before
+
+
+def test_relinking_both_names_of_an_unindexed_file_adds_one_line_for_the_file(
+        aliased, claude_home, capsys):
+    write_index(aliased, [index_line("other.md")])
+    _, _, _, found = fix_and_audit(claude_home, capsys, aliased, "relink", "--dry-run")
+    # The audit names the file once, under its own name, as relink will.
+    assert {file for kind, file in found if kind in ORPHAN_KINDS} == {"deploy.md"}
+
+    code, out, err, found = fix_and_audit(claude_home, capsys, aliased, "relink",
+                                          "release.md", "deploy.md", "--yes")
+    assert (code, err) == (0, "")
+    index = (aliased / "MEMORY.md").read_text().splitlines()
+    assert len(index) == 2 and "(deploy.md)" in index[1] and "release.md" not in index[1]
+    assert not {kind for kind, _ in found} & ORPHAN_KINDS
+
+
 # --- refusals: one sentence, exit 2, nothing written -----------------------------------------
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tui.claude.memory_files import index_of
@@ -36,7 +36,7 @@ from tui.memory.frontmatter import HEAD_LINES, MEMORY_TYPES
 from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES, linked_files
 from tui.memory.links import resolve_wiki, wiki_links
 from tui.memory.rationale import HOW_TO_APPLY, WHY, rationale_labels
-from tui.memory.store import RECALL_SCAN_LIMIT, IndexFile, Memory, Store
+from tui.memory.store import RECALL_SCAN_LIMIT, IndexFile, Memory, Store, same_file_names
 from tui.sync.conflicts import CONFLICT_OPEN, find_conflicts
 
 
@@ -48,6 +48,9 @@ class MemoryStatus:
     index_line: int | None
     index_file: str | None = None  # the index holding `index_line`
     linked_from: str | None = None  # unindexed, but linked from this memory (a second-level index)
+    # Another name of the same file (a symlink in the store): its status is that name's,
+    # and that name alone is relinked or reported as an orphan.
+    same_file: str | None = None
 
 
 def second_level_links(
@@ -91,17 +94,34 @@ def memory_statuses(store: Store) -> dict[str, MemoryStatus]:
         )
         for file in unindexed:
             statuses[file] = MemoryStatus(file, False, False, None, None, linked.get(file))
+    _share_statuses(statuses, same_file_names(store))
     return statuses
+
+
+def _share_statuses(statuses: dict[str, MemoryStatus],
+                    same_files: Mapping[str, tuple[str, ...]]) -> None:
+    """Give every name of a file the status of its best-reached name: one index line
+    reaches the file whatever name it links."""
+    def reach(name: str) -> int:
+        status = statuses[name]
+        return (3 if status.visible else 2 if status.indexed
+                else 1 if status.linked_from else 0)
+
+    for names in {names for names in same_files.values()}:
+        best = max(names, key=reach)  # ties: the file's own name, listed first
+        for name in names:
+            if name != best:
+                statuses[name] = replace(statuses[best], file=name, same_file=best)
 
 
 def orphan_files(store: Store, statuses: Mapping[str, MemoryStatus] | None = None) -> list[str]:
     """The memories Claude cannot reach, as the `unindexed` and `beyond_cut` findings name
     them: not in an index (nor linked from another memory) or indexed only past the cut;
-    unreadable files and daily logs aside."""
+    unreadable files, daily logs and second names of a file (a symlink to it) aside."""
     statuses = memory_statuses(store) if statuses is None else statuses
     return [memory.file for memory in store.memories
             if not (memory.error or memory.is_log or statuses[memory.file].linked_from
-                    or statuses[memory.file].visible)]
+                    or statuses[memory.file].visible or statuses[memory.file].same_file)]
 
 
 def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
@@ -252,24 +272,8 @@ def _memory_findings(
     if memory.is_log:
         yield from _date_findings(memory)
         return
-    if status.linked_from:
-        yield Finding(
-            "linked_from", "info", file, None,
-            f"{file} is linked from {status.linked_from}, not from {index_of(file)}: "
-            f"Claude finds it only by opening {status.linked_from}",
-            other=status.linked_from,
-        )
-    elif not status.indexed:
-        yield Finding(
-            "unindexed", "error", file, None,
-            f"{file} has no line in {index_of(file)}, so Claude never sees it at start",
-        )
-    elif not status.visible:
-        yield Finding(
-            "beyond_cut", "error", file, status.index_line,
-            f"{file} is indexed only past the loaded cut "
-            f"({status.index_file} line {status.index_line})",
-        )
+    if not status.same_file:  # a second name is reached as the file's other name is
+        yield from _reach_findings(file, status)
     if not in_recall:
         yield Finding(
             "beyond_recall_scan", "warning", file, None,
@@ -315,6 +319,28 @@ def _memory_findings(
     for link in wiki_links(fm.body):
         if resolve_wiki(link.target, names) is None:
             yield _unmatched_wiki_link(file, fm.block_lines + link.line + 1, link.target)
+
+
+def _reach_findings(file: str, status: MemoryStatus) -> Iterable[Finding]:
+    """How Claude reaches the memory, when not through a line inside the loaded cut."""
+    if status.linked_from:
+        yield Finding(
+            "linked_from", "info", file, None,
+            f"{file} is linked from {status.linked_from}, not from {index_of(file)}: "
+            f"Claude finds it only by opening {status.linked_from}",
+            other=status.linked_from,
+        )
+    elif not status.indexed:
+        yield Finding(
+            "unindexed", "error", file, None,
+            f"{file} has no line in {index_of(file)}, so Claude never sees it at start",
+        )
+    elif not status.visible:
+        yield Finding(
+            "beyond_cut", "error", file, status.index_line,
+            f"{file} is indexed only past the loaded cut "
+            f"({status.index_file} line {status.index_line})",
+        )
 
 
 def _sync_conflict_findings(memory: Memory) -> Iterable[Finding]:
@@ -389,6 +415,7 @@ def duplicate_findings(store: Store) -> list[Finding]:
     """The `duplicate` findings alone: the costly part of an audit, so it can come later."""
     from tui.memory.similarity import near_duplicates
 
+    same_files = same_file_names(store)  # one file under two names is no duplicate
     return [
         Finding(
             "duplicate", "warning", first.file, None,
@@ -396,6 +423,7 @@ def duplicate_findings(store: Store) -> list[Finding]:
             other=second.file, score=round(score, 1),
         )
         for first, second, score in near_duplicates(store.memories)
+        if second.file not in same_files.get(first.file, ())
     ]
 
 

@@ -23,7 +23,7 @@ from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory.frontmatter import BLOCK
 from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, linked_files, parse_index
-from tui.memory.store import Memory, Store
+from tui.memory.store import Memory, Store, same_file_names
 from tui.memory.writes import FileChange, WriteRefused, archive_dir, read_bytes
 
 REMOVE_DANGLING = "remove dangling"
@@ -270,22 +270,51 @@ def _combined(label: str, plans: Sequence[Plan]) -> Plan:
 def plan_relink(store: Store, files: Sequence[str]) -> Plan:
     """Put unindexed memories, those indexed only past the cut, and those only another
     memory links, inside the loaded cut of their index (team/MEMORY.md for team memory)."""
+    for file in files:
+        _memory(store, file)
+    index_files = dict.fromkeys([*(index.file for index in store.indexes),
+                                 *(index_of(file) for file in files)])
+    indexes = {file: read_index(store, file) for file in index_files}
+    visible = {file for index in indexes.values() for file in visible_files(index.parsed)}
+    one_file_notes, files = _one_name_per_file(store, files, indexes, visible)
     by_index: dict[str, list[str]] = {}
     for file in dict.fromkeys(files):
-        _memory(store, file)
         if not file.isascii() and not is_utf8(file):
             raise WriteRefused(f"The name of {file} is not valid UTF-8, so no index line can "
                                "link it; rename it, then relink it.")
         by_index.setdefault(index_of(file), []).append(file)
-    index_files = dict.fromkeys([*(index.file for index in store.indexes), *by_index])
-    indexes = {file: read_index(store, file) for file in index_files}
-    visible = {file for index in indexes.values() for file in visible_files(index.parsed)}
-    plans = [_relink_in(store, indexes[file], group, visible) for file, group in by_index.items()]
-    summary = [sentence for plan in plans for sentence in plan.summary]
+    plans = [Plan("relink", (), one_file_notes),
+             *(_relink_in(store, indexes[file], group, visible) for file, group in by_index.items())]
     if not any(plan.changes for plan in plans):
-        return Plan("relink", (), summary)
+        return Plan("relink", (), [sentence for plan in plans for sentence in plan.summary])
     relinked = [file for group in by_index.values() for file in group if file not in visible]
     return _combined(f"relink {plural(len(relinked), 'memory', 'memories')}", plans)
+
+
+def _one_name_per_file(store: Store, files: Sequence[str], indexes: Mapping[str, _Index],
+                       visible: set[str]) -> tuple[list[str], list[str]]:
+    """(sentences, files to relink): a file with several names in the store (a symlink to
+    it) needs one index line: under the name a line links already, else its own name."""
+    same_files = same_file_names(store)
+    if not same_files:
+        return [], list(files)
+    linked = {link.file for index in indexes.values() for link in entry_links(index.parsed)}
+    notes: list[str] = []
+    chosen: list[str] = []
+    for file in files:
+        names = same_files.get(file, (file,))
+        seen = next((name for name in names if name in visible), None)
+        if file == seen or len(names) == 1:
+            chosen.append(file)  # `_relink_in` says what there is to do
+            continue
+        name = seen or next((name for name in names if name in linked), names[0])
+        if name != file:
+            reach = ("which the loaded index links already" if seen
+                     else "and one index line reaches it under either name")
+            notes.append(f"{file} is the same file as {name} (a symlink), {reach}.")
+        if not seen:
+            chosen.append(name)
+    return notes, chosen
 
 
 def is_utf8(name: str) -> bool:

@@ -244,3 +244,27 @@ def load_store(store_dir: Path, head_only: bool = False) -> Store:
         _recall_scan(dated), len(dated), read_lock(store_dir), names, team, index.not_text,
         tuple(unreadable),
     )
+
+
+def same_file_names(store: Store) -> dict[str, tuple[str, ...]]:
+    """Memories that are one file under several names (a symlink in the store to another
+    memory of it): {each such name: every name of that file, the file's own name first}.
+    One index line reaches the file under any of its names."""
+    links = [m for m in store.memories if m.link_target is not None
+             and m.outside_target is None and not m.error]
+    if not links:
+        return {}
+    root = os.path.realpath(store.path)
+    by_file: dict[str, list[str]] = {}
+    for memory in store.memories:
+        if memory.error:
+            continue
+        real = (os.path.realpath(memory.location) if memory.link_target is not None
+                else os.path.join(root, memory.file))
+        names = by_file.setdefault(real, [])
+        if memory.link_target is None:
+            names.insert(0, memory.file)
+        else:
+            names.append(memory.file)
+    return {name: tuple(names) for names in by_file.values() if len(names) > 1
+            for name in names}
