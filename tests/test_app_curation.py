@@ -231,6 +231,26 @@ async def test_a_key_that_does_not_fix_the_highlighted_finding_says_so(fixture):
     assert snapshot(fixture.store) == before
 
 
+async def test_d_on_a_team_index_finding_removes_that_line_not_memory_md_s(fixture):
+    """Both indexes have a dangling line 4: the finding chosen names which one goes."""
+    (fixture.store / "team").mkdir()
+    (fixture.store / "team" / "MEMORY.md").write_text(
+        "# Team\n\nShared with the team.\n- [Lost](lost.md) — a memory deleted by hand\n")
+    before = snapshot(fixture.store)
+    async with store_screen(fixture) as (app, pilot, screen):
+        await pilot.press("3")
+        table = screen.query_one("#findings-table", VirtualTable)
+        findings = [row.finding for row in table.rows]
+        table.move_cursor(next(number for number, finding in enumerate(findings)
+                               if finding.kind == "dangling"
+                               and finding.file == "team/MEMORY.md"))
+        await pilot.press("d")
+        plan = await proposed(app, pilot)
+        assert plan.summary == ["Remove team/MEMORY.md line 4, which links the missing lost.md."]
+        assert [change.file for change in plan.changes] == ["team/MEMORY.md"]
+    assert snapshot(fixture.store) == before
+
+
 async def test_m_on_an_entry_already_past_the_cut_says_it_makes_no_room(fixture):
     """`m` moves a line past the cut to make room; on a line already there it would only
     shuffle lines Claude does not load."""

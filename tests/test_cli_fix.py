@@ -196,6 +196,75 @@ def test_fix_dangling_drops_exactly_the_dangling_lines_and_undo_restores(shaped,
     assert store.files_on_disk() == before
 
 
+@pytest.fixture
+def three_dangling(claude_home):
+    """MEMORY.md lines 2 and 4 and team/MEMORY.md line 1 link missing files."""
+    store = claude_home.store(folder="-home-me-dangling")
+    write_memory(store, "kept.md", memory_text("kept"))
+    write_index(store, [index_line("kept.md"), index_line("gone.md"), "# Later",
+                        index_line("lost.md")])
+    write_memory(store, "team/shared.md", memory_text("shared", "the team's release rota"))
+    (store / "team" / "MEMORY.md").write_text(index_line("missing.md") + "\n"
+                                              + index_line("shared.md") + "\n")
+    return store
+
+
+def dangling_lines(claude_home, capsys, store: Path) -> set[str]:
+    assert cli.main(["--config-dir", str(claude_home.home), "audit", str(store), "--json"]) in (0, 1)
+    findings = json.loads(capsys.readouterr()[0])["findings"]
+    return {f"{f['file']}:{f['line']}" for f in findings if f["kind"] == "dangling"}
+
+
+@pytest.mark.parametrize("given, removed", [
+    (["MEMORY.md:4"], {"MEMORY.md:4"}),
+    (["2"], {"MEMORY.md:2"}),
+    (["team/MEMORY.md:1", "MEMORY.md:2"], {"team/MEMORY.md:1", "MEMORY.md:2"}),
+])
+def test_fix_dangling_takes_the_lines_audit_names(three_dangling, claude_home, capsys,
+                                                  given, removed):
+    every = {"MEMORY.md:2", "MEMORY.md:4", "team/MEMORY.md:1"}
+    assert dangling_lines(claude_home, capsys, three_dangling) == every
+    code = cli.main(["--config-dir", str(claude_home.home), "fix", str(three_dangling),
+                     "dangling", *given, "--yes"])
+    assert (code, capsys.readouterr()[1]) == (0, "")
+    # What is left is what was not named: the line numbers after a removed line move up.
+    left = {"MEMORY.md:2": "(gone.md)", "MEMORY.md:4": "(lost.md)",
+            "team/MEMORY.md:1": "(missing.md)"}
+    text = (three_dangling / "MEMORY.md").read_text() + \
+        (three_dangling / "team" / "MEMORY.md").read_text()
+    assert {line for line, link in left.items() if link in text} == every - removed
+
+
+def test_fix_dangling_refuses_a_line_audit_does_not_name_in_one_sentence(three_dangling,
+                                                                       claude_home):
+    before = snapshot(three_dangling, recursive=True)
+    for word, said in [("MEMORY.md:1", "MEMORY.md:1 has no dangling finding"),
+                       ("3", "MEMORY.md:3 has no dangling finding"),
+                       ("MEMORY.md:0", "MEMORY.md:0 is no index line"),
+                       ("kept.md:1", "kept.md:1 has no dangling finding")]:
+        result = subprocess.run(
+            [sys.executable, "-m", "tui", "--config-dir", str(claude_home.home), "fix",
+             str(three_dangling), "dangling", word, "--yes"],
+            capture_output=True, text=True, env=os.environ | claude_home.env)
+        assert (result.returncode, result.stdout) == (2, "")
+        assert said in one_sentence(result.stderr)
+    assert snapshot(three_dangling, recursive=True) == before
+
+
+def test_fix_shorten_takes_one_line_audit_names_and_leaves_the_others(shaped, capsys):
+    store = shaped("long_index_lines")
+    long = long_lines(store.store)
+    assert len(long) > 1
+    code, out, err = store.fix(capsys, "shorten", f"MEMORY.md:{long[-1]}", "--yes")
+    assert (code, err) == (0, "")
+    assert long_lines(store.store) == long[:-1]
+
+    short = next(n for n in range(1, 40) if n not in long)
+    code, out, err = store.fix(capsys, "shorten", str(short), "--yes")
+    assert code == 2
+    assert f"MEMORY.md:{short} has no long_index_line finding" in one_sentence(err)
+
+
 # --- shorten, redact, archive, delete --------------------------------------------------------
 
 
@@ -499,7 +568,7 @@ def test_fix_on_a_project_without_a_store_says_so(tmp_path, claude_home, capsys)
     (["archive"], "needs the memory file"),
     (["relink", "nope.md"], "nope.md is not a memory"),
     (["polish"], "polish"),
-    (["dangling", "MEMORY.md"], "takes no FILE"),
+    (["dangling", "MEMORY.md"], "MEMORY.md is no index line"),
     (["relink", "--yes", "--dry-run"], "not both"),
     (["delete", __file__], "is not inside"),
 ])

@@ -198,7 +198,7 @@ def test_remove_dangling_drops_only_lines_whose_links_are_all_missing(store):
 
 def test_remove_dangling_can_be_limited_to_chosen_lines(store):
     write_index(store, [entry("gone.md"), entry("lost.md")])
-    apply(store, curate.plan_remove_dangling(load_store(store), lines=[2]))
+    apply(store, curate.plan_remove_dangling(load_store(store), lines={"MEMORY.md": [2]}))
     assert (store / "MEMORY.md").read_text() == entry("gone.md") + "\n"
 
 
@@ -251,6 +251,22 @@ def test_shorten_does_not_repeat_detail_the_file_already_holds(store):
 
     plan = curate.plan_shorten_lines(load_store(store))
     assert [change.file for change in plan.changes] == ["MEMORY.md"]
+
+
+def test_shorten_reaches_the_team_index_as_the_audit_does(store):
+    """The audit names long lines of team/MEMORY.md too: shorten is their repair."""
+    write_memory(store, "team/rota.md", memory_text(name="rota", description="the rota"))
+    hook = "who is on call for the release train and who reviews the migrations, " * 3
+    (store / "team").mkdir(exist_ok=True)
+    (store / "team" / "MEMORY.md").write_text(f"- [Rota](rota.md) — {hook.strip()}\n")
+
+    plan = curate.plan_shorten_lines(load_store(store))
+    assert plan.summary[0].startswith("team/MEMORY.md line 1 (the whole hook is kept in "
+                                      "team/rota.md")
+    apply(store, plan)
+    line = (store / "team" / "MEMORY.md").read_text().splitlines()[0]
+    assert line.startswith("- [Rota](rota.md) — who is on call") and len(line) <= 150
+    assert hook.strip() in (store / "team" / "rota.md").read_text()
 
 
 # --- archive, delete, move ---------------------------------------------------------------

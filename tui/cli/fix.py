@@ -1,8 +1,8 @@
 """`memtui fix`: the app's repairs from the command line.
 
     memtui fix [TARGET] relink [FILE...]    put orphans (default: every one) inside the cut
-    memtui fix [TARGET] dangling            drop index lines whose files are gone
-    memtui fix [TARGET] shorten             cut long index lines, the hook kept in the memory
+    memtui fix [TARGET] dangling [LINE...]  drop index lines whose files are gone
+    memtui fix [TARGET] shorten [LINE...]   cut long index lines, the hook kept in the memory
     memtui fix [TARGET] redact [FILE...]    replace credentials with [REDACTED]
     memtui fix [TARGET] archive FILE...     remove memories, a copy kept in the archive
     memtui fix [TARGET] delete FILE...      remove memories (undo brings them back)
@@ -24,11 +24,13 @@ from pathlib import Path
 
 from tui.cli.support import UsageError, command_name, existing_store, print_json, undo_command
 
-# repair -> (takes FILEs: "optional", "required" or "none", what it does)
+# repair -> (takes FILEs: "optional", "required" or "lines" (index lines), what it does)
 REPAIRS = {
     "relink": ("optional", "put orphans (default: every one) inside the loaded cut"),
-    "dangling": ("none", "remove index lines whose only links point at missing files"),
-    "shorten": ("none", "shorten index lines over 150 characters, the hook kept in the memory"),
+    "dangling": ("lines", "remove index lines whose only links point at missing files "
+                          "(default: every one)"),
+    "shorten": ("lines", "shorten index lines over 150 characters, the hook kept in the "
+                         "memory (default: every one)"),
     "redact": ("optional", "replace credentials with [REDACTED] (default: in every file)"),
     "archive": ("required", "remove memories and their index lines, a copy kept in the archive"),
     "delete": ("required", "remove memories and their index lines (undo brings them back)"),
@@ -42,6 +44,8 @@ NOTHING = {  # what an empty plan means, when its summary does not say
 }
 # Diffs that would print what the repair exists to hide, or a whole removed memory.
 NO_DIFF_REPAIRS = {"redact"}
+# The finding a line repair answers: a LINE given to it must have one.
+LINE_FINDINGS = {"dangling": "dangling", "shorten": "long_index_line"}
 
 
 def add_fix_command(commands) -> None:
@@ -49,16 +53,19 @@ def add_fix_command(commands) -> None:
     fix = commands.add_parser(
         "fix", help="repair a store as the app does (relink, dangling, shorten, redact, "
                     "archive, delete, rescue)",
-        usage="memtui fix [TARGET] REPAIR [FILE ...] [--yes | --dry-run] [--json] [--push-out]",
+        usage="memtui fix [TARGET] REPAIR [FILE | LINE ...] [--yes | --dry-run] [--json] "
+              "[--push-out]",
         description="Repair a store as the app does: show the change, ask, apply it\n"
                     "(`memtui undo` takes it back).\n\n"
                     "TARGET: a memory dir, a project path or a folder name (default: the\n"
                     "current directory's project). REPAIR:\n"
                     f"{repairs}\n"
-                    "FILE: a memory as `memtui audit` names it (topics/api.md), or its path.",
+                    "FILE: a memory as `memtui audit` names it (topics/api.md), or its path.\n"
+                    "LINE: an index line as `memtui audit` names it (MEMORY.md:14,\n"
+                    "team/MEMORY.md:3), or a line number of MEMORY.md.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    fix.add_argument("words", nargs="+", metavar="[TARGET] REPAIR [FILE ...]",
+    fix.add_argument("words", nargs="+", metavar="[TARGET] REPAIR [FILE | LINE ...]",
                      help=argparse.SUPPRESS)
     fix.add_argument("--yes", action="store_true", help="apply without asking")
     fix.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
@@ -84,9 +91,8 @@ def _split_words(words: list[str]) -> tuple[str | None, str, list[str]]:
 def _check_usage(args: argparse.Namespace, repair: str, files: list[str]) -> None:
     takes, _ = REPAIRS[repair]
     if takes == "none" and files:
-        whole = ("it rescues every memory of the stranded store" if repair == "rescue"
-                 else "it repairs the whole index")
-        raise UsageError(f"`memtui fix {repair}` takes no FILE: {whole}.")
+        raise UsageError(f"`memtui fix {repair}` takes no FILE: it rescues every memory of "
+                         "the stranded store.")
     if takes == "required" and not files:
         raise UsageError(f"`memtui fix {repair}` needs the memory file(s) to {repair}.")
     if args.yes and args.dry_run:
@@ -124,7 +130,41 @@ def _check_files(store, repair: str, files: list[str]) -> None:
                              "(`memtui audit` lists them).")
 
 
-def _plan(store, repair: str, files: list[str]):
+def _index_line(store: Path, word: str) -> tuple[str, int]:
+    """(index file, line number) of a LINE: `MEMORY.md:14`, `team/MEMORY.md:3`, a path to
+    an index with `:14`, or `14` (a line of MEMORY.md)."""
+    from tui.claude.paths import INDEX_NAME
+
+    file, colon, number = word.rpartition(":")
+    if not number.isdigit() or int(number) == 0 or (colon and not file):
+        raise UsageError(f"{word} is no index line: give it as `memtui audit` names it "
+                         f"({INDEX_NAME}:14), or as a line number of {INDEX_NAME}.")
+    return (_store_file(store, file) if file else INDEX_NAME), int(number)
+
+
+def _index_lines(store, repair: str, given: list[str]) -> dict[str, list[int]] | None:
+    """The index lines a line repair is to act on (None: every one), each one that
+    `memtui audit` names for it."""
+    from tui.memory.audit import index_findings
+    from tui.memory.finding import lines_by_index
+
+    if not given:
+        return None
+    kind = LINE_FINDINGS[repair]
+    found = {(f.file, f.line): f for f in index_findings(store) if f.kind == kind}
+    chosen = []
+    for word in given:
+        line = _index_line(store.path, word)
+        if line not in found:
+            raise UsageError(f"{line[0]}:{line[1]} has no {kind} finding for `memtui fix "
+                             f"{repair}` to repair (`memtui audit` lists them); nothing was "
+                             "written.")
+        chosen.append(found[line])
+    return lines_by_index(chosen)
+
+
+def _plan(store, repair: str, files: list[str],
+          lines: dict[str, list[int]] | None = None):
     from tui.memory import curate
     from tui.memory.audit import orphan_files
     from tui.memory.refusals import WriteRefused
@@ -133,9 +173,9 @@ def _plan(store, repair: str, files: list[str]):
         if repair == "relink":
             return curate.plan_relink(store, files or orphan_files(store))
         if repair == "dangling":
-            return curate.plan_remove_dangling(store)
+            return curate.plan_remove_dangling(store, lines)
         if repair == "shorten":
-            return curate.plan_shorten_lines(store)
+            return curate.plan_shorten_lines(store, lines=lines)
         if repair == "redact":
             return curate.plan_redact_secrets(store, files or None)
         if repair == "archive":
@@ -265,12 +305,15 @@ def cmd_fix(args: argparse.Namespace) -> int:
         stranded = _keyed_store(args, target, resolved)
         memory_dir, plan = _rescue(args, stranded)
     else:
-        files = list(dict.fromkeys(_store_file(memory_dir, file) for file in given))
         store = load_store(memory_dir)
         if store.lock.held():
             raise UsageError(f"{StoreLocked(store.lock.pid)} Nothing was written.")
-        _check_files(store, repair, files)
-        plan = _plan(store, repair, files)
+        if repair in LINE_FINDINGS:
+            plan = _plan(store, repair, [], _index_lines(store, repair, given))
+        else:
+            files = list(dict.fromkeys(_store_file(memory_dir, file) for file in given))
+            _check_files(store, repair, files)
+            plan = _plan(store, repair, files)
     if plan.changes:
         _check_writable(memory_dir, plan)
     diffs = _diffs(plan, repair)

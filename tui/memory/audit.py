@@ -124,6 +124,11 @@ def orphan_files(store: Store, statuses: Mapping[str, MemoryStatus] | None = Non
                     or statuses[memory.file].visible or statuses[memory.file].same_file)]
 
 
+def index_findings(store: Store) -> list[Finding]:
+    """The findings about the store's index files and their lines."""
+    return [finding for index in store.indexes for finding in _index_findings(store, index)]
+
+
 def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
     index, name = index_file.loaded, index_file.file
     if index_file.error:
@@ -379,8 +384,7 @@ def audit_store(
             target=value,
         ))
     findings.extend(_folder_findings(store))
-    for index in store.indexes:
-        findings.extend(_index_findings(store, index))
+    findings.extend(index_findings(store))
     findings.extend(secret_findings(store))
     statuses = memory_statuses(store)
     for memory in store.memories:

@@ -391,11 +391,12 @@ def place_inside_cut(
     return _finish(store, index, candidate, label, summary, must_show=shown)
 
 
-def plan_remove_dangling(store: Store, lines: Iterable[int] | None = None) -> Plan:
+def plan_remove_dangling(store: Store, lines: Mapping[str, Iterable[int]] | None = None) -> Plan:
     """Drop index lines whose only links point at files that do not exist: in every index
-    of the store, or only on these `lines` of MEMORY.md."""
-    index_files = [index.file for index in store.indexes] if lines is None else [INDEX_NAME]
-    dropped, plans = zip(*(_remove_dangling_in(store, read_index(store, file), lines)
+    of the store, or only on these {index file: line numbers}."""
+    index_files = [index.file for index in store.indexes] if lines is None else list(lines)
+    dropped, plans = zip(*(_remove_dangling_in(store, read_index(store, file),
+                                               None if lines is None else lines[file])
                            for file in index_files), strict=True)
     return _combined(f"remove {plural(sum(dropped), 'dangling index line')}", plans)
 
@@ -414,6 +415,9 @@ def _remove_dangling_in(
             drop.append(number)
             targets = ", ".join(link.target for link in links)
             summary.append(f"Remove {index.line_name(number)}, which links the missing {targets}.")
+        elif wanted is not None and any(_is_dangling(store, link.file) for link in links):
+            summary.append(f"{_capitalised(index.line_name(number))} also links what exists; "
+                           "it is kept: edit it by hand.")
     kept = [line for number, line in enumerate(index.lines, start=1) if number not in drop]
     return len(drop), _finish(store, index, kept, "remove dangling", summary)
 
@@ -447,14 +451,32 @@ def clip_at_word(text: str, units: int) -> str:
 
 
 def plan_shorten_lines(store: Store, limit: int = LINE_WARN,
-                       lines: Iterable[int] | None = None) -> Plan:
-    """Shorten index lines over `limit` (all of them, or those numbered in `lines`) by
-    cutting their hook (the text after the link) at a word boundary; the title and link
-    stay byte for byte, and the whole hook moves into the memory file so nothing is lost."""
-    index = read_index(store)
-    wanted = None if lines is None else set(lines)
-    lines = list(index.lines)
+                       lines: Mapping[str, Iterable[int]] | None = None) -> Plan:
+    """Shorten index lines over `limit` (in every index of the store, or only these
+    {index file: line numbers}) by cutting their hook (the text after the link) at a word
+    boundary; the title and link stay byte for byte, and the whole hook moves into the
+    memory file so nothing is lost."""
+    index_files = [index.file for index in store.indexes] if lines is None else list(lines)
     notes: dict[str, tuple[bytes, str]] = {}  # file -> (bytes before, new text)
+    plans = []
+    shortened = 0
+    for file in index_files:
+        index = read_index(store, file)
+        edited, summary = _shorten_in(store, index, limit,
+                                      None if lines is None else set(lines[file]), notes)
+        shortened += sum(1 for old, new in zip(index.lines, edited, strict=True) if old != new)
+        plans.append(_finish(store, index, edited, "", summary))
+    changes = [FileChange(file, before, text.encode("utf-8"))
+               for file, (before, text) in notes.items() if text.encode("utf-8") != before]
+    label = f"shorten {plural(shortened, 'index line')}"
+    return _combined(label, [Plan(label, tuple(changes), []), *plans])
+
+
+def _shorten_in(store: Store, index: _Index, limit: int, wanted: set[int] | None,
+                notes: dict[str, tuple[bytes, str]]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(the index's lines with the long ones shortened, what was done); each cut hook is
+    added to its memory's text in `notes`."""
+    lines = list(index.lines)
     summary: list[str] = []
     links = _links_by_line(index.parsed)
     for line in index.parsed.raw_lines:
@@ -462,10 +484,11 @@ def plan_shorten_lines(store: Store, limit: int = LINE_WARN,
             continue
         if wanted is not None and line.number not in wanted:
             continue
+        where = _capitalised(index.line_name(line.number))
         link = next((link for link in links.get(line.number, [])
                      if link.file and store.memory(link.file)), None)
         if link is None:
-            summary.append(f"Index line {line.number} links no memory file; left as it is.")
+            summary.append(f"{where} links no memory file; left as it is.")
             continue
         end = link.end
         head, hook = line.text[:end], line.text[end:]
@@ -473,7 +496,7 @@ def plan_shorten_lines(store: Store, limit: int = LINE_WARN,
         detail = hook.strip(_HOOK_SEPARATORS)
         separator = hook[:len(hook) - len(hook.lstrip(_HOOK_SEPARATORS))]
         if room <= utf16_len(separator) + 1 or not detail:
-            summary.append(f"Index line {line.number}: its title and link alone are too long "
+            summary.append(f"{where}: its title and link alone are too long "
                            "to shorten without renaming; left as it is.")
             continue
         short = head + separator + clip_at_word(detail, room - utf16_len(separator))
@@ -485,17 +508,18 @@ def plan_shorten_lines(store: Store, limit: int = LINE_WARN,
         before, text = notes[link.file]
         if not _contains(text, detail):
             notes[link.file] = (before, _append_note(text, detail))
-            where = f"the whole hook is kept in {link.file} under \"{INDEX_NOTE}\""
+            kept = f"the whole hook is kept in {link.file} under \"{INDEX_NOTE}\""
         else:
-            where = f"{link.file} already holds the whole hook"
-        summary.append(f"Index line {line.number} ({where}):\n  before: {line.text}\n"
+            kept = f"{link.file} already holds the whole hook"
+        summary.append(f"{where} ({kept}):\n  before: {line.text}\n"
                        f"  after:  {short}")
         lines[line.number - 1] = (short, lines[line.number - 1][1])
-    changes = [FileChange(file, before, text.encode("utf-8"))
-               for file, (before, text) in notes.items() if text.encode("utf-8") != before]
-    shortened = sum(1 for old, new in zip(index.lines, lines, strict=True) if old != new)
-    label = f"shorten {plural(shortened, 'index line')}"
-    return _finish(store, index, lines, label, summary, other_changes=changes)
+    return lines, summary
+
+
+def _capitalised(where: str) -> str:
+    """"index line 3" begins a sentence as "Index line 3"; a file name keeps its case."""
+    return "I" + where[1:] if where.startswith("index ") else where
 
 
 def _plan_removal(store: Store, files: Sequence[str], verb: str) -> Plan:
@@ -525,7 +549,7 @@ def _plan_removal(store: Store, files: Sequence[str], verb: str) -> Plan:
                     notes.append(f"Remove {index.line_name(number)}.")
                 else:
                     where = index.line_name(number)
-                    notes.append(f"{where[:1].upper()}{where[1:]} also links other files; "
+                    notes.append(f"{_capitalised(where)} also links other files; "
                                  "it is kept, edit it by hand.")
         kept = [line for number, line in enumerate(index.lines, start=1) if number not in drop]
         plans.append(_finish(store, index, kept, label, notes))

@@ -3,6 +3,7 @@ keeps. Its own module so a run answered from the cache loads none of the audit's
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 SEVERITIES = ("error", "warning", "info")
@@ -46,6 +47,16 @@ class Finding:
 
 
 _OPTIONAL = ("target", "other", "score")
+
+
+def lines_by_index(findings: Iterable[Finding]) -> dict[str, list[int]]:
+    """The index lines these findings name, as the line repairs take them:
+    {index file: line numbers}."""
+    lines: dict[str, set[int]] = {}
+    for finding in findings:
+        if finding.file and finding.line:
+            lines.setdefault(finding.file, set()).add(finding.line)
+    return {file: sorted(numbers) for file, numbers in lines.items()}
 
 
 def stranded_findings(reason: str | None) -> tuple[Finding, ...]:

@@ -60,6 +60,7 @@ from tui.memory.audit import (
     duplicate_findings,
     memory_statuses,
 )
+from tui.memory.finding import lines_by_index
 from tui.memory.store import Memory, Store, load_store
 from tui.render import condense, store_place
 from tui.visible import visible
@@ -661,7 +662,7 @@ class StoreScreen(Screen[None]):
         if self.tab != "findings":
             self.remove_all_dangling()
         elif (chosen := self.chosen_findings(("dangling",), "d")) is not None:
-            lines = sorted({f.line for f in chosen if f.line})
+            lines = lines_by_index(chosen)
             self.propose(lambda curate, store: curate.plan_remove_dangling(store, lines))
 
     def remove_all_dangling(self) -> None:
@@ -679,7 +680,7 @@ class StoreScreen(Screen[None]):
             return
         # Over the limit as a whole: every long line is a candidate.
         lines = None if any(f.kind == "index_over_limit" for f in chosen) else \
-            sorted({f.line for f in chosen if f.line})
+            lines_by_index(chosen)
         self.propose(lambda curate, store: curate.plan_shorten_lines(store, lines=lines))
 
     def shorten_all(self) -> None:
