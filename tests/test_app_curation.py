@@ -332,6 +332,32 @@ async def test_in_app_edit_refuses_to_overwrite_what_claude_wrote_meanwhile(fixt
         assert app.screen is screen
 
 
+async def test_discarding_an_in_app_edit_takes_its_unsaved_changes_warning_away(
+        fixture, no_editor):
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await open_first_store(app, pilot, fixture)
+        editor, area = await edit_in_app(app, pilot, screen, "user role")
+        app.notify("Something else worth reading.")
+        area.insert("a thought not worth keeping\n")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is editor
+        assert [n.message for n in app._notifications] == [
+            "Something else worth reading.",
+            "Unsaved changes: ctrl+s saves them, esc again discards them."]
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen
+        # The warning went with the changes it was about; the other toast stays.
+        assert [n.message for n in app._notifications] == ["Something else worth reading."]
+        await pilot.pause()
+        shown = [str(toast.render()) for toast in app.screen.query("Toast")]
+        assert len(shown) == 1 and "Something else" in shown[0]
+    assert snapshot(fixture.store) == before
+
+
 async def test_held_lock_makes_the_store_read_only(fixture):
     (fixture.store / ".consolidate-lock").write_text(str(os.getpid()))
     before = snapshot(fixture.store)

@@ -12,7 +12,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.color import Color
 from textual.filter import LineFilter
-from textual.notifications import SeverityLevel
+from textual.notifications import Notification, Notify, SeverityLevel
 
 from tui.app.commands import MemtuiCommands
 from tui.app.screens.projects import ProjectsScreen
@@ -114,11 +114,20 @@ class MemtuiApp(App[None]):
         self.switch_screen(ProjectsScreen())
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, markup: bool = False) -> None:
+               timeout: float | None = None, markup: bool = False) -> Notification:
+        """The toast, returned so that `withdraw` can take it away once it no longer holds."""
         # Our notifications quote file names, link targets and model errors, which may hold
         # brackets or control characters: shown as written, never read as markup or obeyed.
-        super().notify(visible(message), title=visible(title), severity=severity,
-                       timeout=timeout, markup=False)
+        notification = Notification(
+            visible(message), visible(title), severity,
+            self.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=False)
+        self.post_message(Notify(notification))
+        return notification
+
+    def withdraw(self, notification: Notification | None) -> None:
+        """Take a toast away before its time, when what it says no longer holds."""
+        if notification is not None:
+            self._unnotify(notification)
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         return [*super().get_line_filters(), DROP_CONTROLS]

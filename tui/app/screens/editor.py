@@ -14,6 +14,7 @@ from typing import ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.notifications import Notification
 from textual.screen import Screen
 from textual.widgets import Header, Static, TextArea
 
@@ -48,6 +49,7 @@ class EditorScreen(Screen["curation.Outcome | None"]):
         self.saving = False
         self.discard_armed = False  # a second esc with unsaved changes discards them
         self.markers_armed = False  # a second ctrl+s saves merge markers left in the text
+        self.unsaved_warning: Notification | None = None  # the toast a first esc raised
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -65,12 +67,20 @@ class EditorScreen(Screen["curation.Outcome | None"]):
         return self.query_one(TextArea).text
 
     def on_text_area_changed(self) -> None:
-        self.discard_armed = False
+        self.disarm_discard()
         self.markers_armed = False
+
+    def disarm_discard(self) -> None:
+        """The unsaved changes are saved, discarded or changed again: the warning that a
+        second esc discards them no longer holds."""
+        self.discard_armed = False
+        self.app.withdraw(self.unsaved_warning)
+        self.unsaved_warning = None
 
     def action_save(self) -> None:
         if self.saving:
             return
+        self.disarm_discard()
         if self.text == self.before:
             self.dismiss(None)
             return
@@ -113,8 +123,9 @@ class EditorScreen(Screen["curation.Outcome | None"]):
 
     def action_close(self) -> None:
         if self.text == self.before or self.discard_armed:
+            self.disarm_discard()
             self.dismiss(None)
             return
         self.discard_armed = True
-        self.notify("Unsaved changes: ctrl+s saves them, esc again discards them.",
-                    severity="warning")
+        self.unsaved_warning = self.app.notify(
+            "Unsaved changes: ctrl+s saves them, esc again discards them.", severity="warning")
