@@ -7,6 +7,7 @@ import os
 import stat
 import sys
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import pytest
 from app_home import build_app_home, open_first_store
@@ -282,19 +283,75 @@ async def test_edit_in_editor_saves_and_undo_restores(fixture, tmp_path, monkeyp
         assert snapshot(fixture.store) == before
 
 
-async def test_edit_conflict_keeps_both_versions(fixture, tmp_path, monkeypatch):
+async def test_editor_edit_meeting_claudes_write_is_merged_as_the_in_app_edit_is(
+        fixture, tmp_path, monkeypatch):
+    """$EDITOR edits a copy while Claude Code changes other lines of the file: nothing is
+    overwritten, the merge opens in the app's editor, and its save keeps both."""
+    from tui.app.screens.editor import EditorScreen
+
     target = fixture.store / "user_role.md"
-    # The "editor" edits its copy while Claude Code rewrites the real file meanwhile.
     use_editor(tmp_path, monkeypatch, "printf 'mine\\n' >> \"$1\"\n"
-               f"printf 'written by Claude meanwhile\\n' >> '{target}'\n")
+               f"sed -i 's/Prefers Go and Postgres./Prefers Go, Postgres and Redis./' '{target}'\n")
+    claudes = target.read_bytes().replace(b"Prefers Go and Postgres.",
+                                          b"Prefers Go, Postgres and Redis.")
     async with store_screen(fixture) as (app, pilot, screen):
         highlight(screen, "user role")
         await pilot.press("e")
         await settle(app, pilot)
-        assert target.read_bytes().endswith(b"written by Claude meanwhile\n")
-        assert b"mine" not in target.read_bytes()
-        messages = [n.message for n in app._notifications]
-        assert any("kept at" in m for m in messages)
+        assert target.read_bytes() == claudes  # nothing overwritten behind the user's back
+        assert isinstance(app.screen, EditorScreen)
+        area = app.screen.query_one("#editor-text")
+        assert area.text == claudes.decode() + "mine\n"  # both changes, merged
+        assert any("merged" in n.message for n in app._notifications)
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert app.screen is screen
+        assert target.read_bytes() == claudes + b"mine\n"
+        await undo(app, pilot)
+        assert target.read_bytes() == claudes  # undo gives Claude's version back
+
+
+async def test_editor_edit_of_the_line_claude_rewrote_shows_both_between_markers(
+        fixture, tmp_path, monkeypatch):
+    from tui.app.screens.editor import EditorScreen
+
+    target = fixture.store / "user_role.md"
+    use_editor(tmp_path, monkeypatch,
+               "sed -i 's/Prefers Go and Postgres./Prefers Rust./' \"$1\"\n"
+               f"sed -i 's/Prefers Go and Postgres./Prefers Zig./' '{target}'\n")
+    claudes = target.read_bytes().replace(b"Prefers Go and Postgres.", b"Prefers Zig.")
+    async with store_screen(fixture) as (app, pilot, screen):
+        highlight(screen, "user role")
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert target.read_bytes() == claudes
+        assert isinstance(app.screen, EditorScreen)
+        area = app.screen.query_one("#editor-text")
+        lines = area.text.split("\n")
+        start = lines.index("<<<<<<< your edit")
+        assert lines[start:start + 5] == ["<<<<<<< your edit", "Prefers Rust.", "=======",
+                                          "Prefers Zig.", ">>>>>>> on disk now"]
+        assert area.cursor_location == (start, 0)
+        await pilot.press("ctrl+s")  # markers left in: asked first, as in the app's editor
+        await settle(app, pilot)
+        assert isinstance(app.screen, EditorScreen) and target.read_bytes() == claudes
+
+
+async def test_editor_edit_of_a_file_the_app_cannot_merge_keeps_the_users_copy(
+        fixture, tmp_path, monkeypatch):
+    target = fixture.store / "user_role.md"
+    # Claude's write leaves bytes that are not UTF-8: no merge on screen, the copy is kept.
+    use_editor(tmp_path, monkeypatch, "printf 'mine\\n' >> \"$1\"\n"
+               f"printf 'caf\\351\\n' >> '{target}'\n")
+    async with store_screen(fixture) as (app, pilot, screen):
+        highlight(screen, "user role")
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert app.screen is screen
+        assert target.read_bytes().endswith(b"caf\xe9\n") and b"mine" not in target.read_bytes()
+        [kept] = [n.message for n in app._notifications if "kept at" in n.message]
+        copy = Path(kept.rpartition("kept at ")[2].rstrip("."))
+        assert copy.read_bytes().endswith(b"mine\n")
 
 
 async def test_without_an_editor_set_e_edits_in_the_app_and_undo_restores(fixture, no_editor):

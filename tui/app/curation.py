@@ -262,12 +262,14 @@ def merge_edit(store_path: Path, file: str, before: str, mine: str) -> EditMerge
         "Keep what you want, then ctrl+s saves."), "warning")
 
 
-def edit(app, store_path: Path, file: str) -> Outcome | None:
+def edit(app, store_path: Path, file: str) -> Outcome | EditMerged | None:
     """Edit a copy of `file` in $EDITOR (app suspended), then write it back if unchanged meanwhile.
 
     Editing a copy means Claude Code never sees a half-saved file, and the write-back goes
-    through the conflict check: if the file changed on disk during the edit, the user's
-    version is kept next to the copy and nothing is overwritten.
+    through the conflict check. If the file changed on disk during the edit, nothing is
+    overwritten: the user's text merged with the file as it is now is returned, for the
+    app's editor to show as it shows its own merges; a file it cannot merge there keeps
+    the user's version next to the copy.
     """
     from tui.history.recovery import apply_journalled
     from tui.memory import writes
@@ -299,6 +301,26 @@ def edit(app, store_path: Path, file: str) -> Outcome | None:
     try:
         apply_journalled(store_path, [writes.FileChange(file, before, after)], f"edit {file}")
     except writes.WriteRefused as refused:
-        return f"{refused} Your version is kept at {copy}.", "error"
+        merged = _merge_editor_copy(store_path, file, before, after)
+        if isinstance(merged, EditMerged):
+            shutil.rmtree(workdir, ignore_errors=True)
+            return merged
+        return f"{merged or refused} Your version is kept at {copy}.", "error"
     shutil.rmtree(workdir, ignore_errors=True)
     return f"Saved {file}. Press u to undo.", "information"
+
+
+def _merge_editor_copy(store_path: Path, file: str, before: bytes,
+                       after: bytes) -> EditMerged | str | None:
+    """`merge_edit` for an edit made in $EDITOR, when both texts are ones the app's editor
+    gives back byte for byte; else why the merge cannot be shown there."""
+    from textual.document._document import Document
+
+    try:
+        texts = before.decode("utf-8"), after.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"{file} is not valid UTF-8, so the app cannot show the merge."
+    if any(Document(text).text != text for text in texts):
+        return (f"{file} mixes line endings or holds Unicode line separators, so the app "
+                "cannot show the merge.")
+    return merge_edit(store_path, file, *texts)

@@ -1,4 +1,5 @@
-"""Editing a memory inside the app: under `memtui serve`, and when no $EDITOR is set.
+"""Editing a memory inside the app: under `memtui serve`, when no $EDITOR is set, and to
+show the merge when an edit made in $EDITOR met a change on disk.
 
 The text is saved the way every memtui write is (conflict check, journal, undo): if Claude
 Code changed the file while it was being edited, nothing is overwritten; its change is merged
@@ -39,13 +40,16 @@ class EditorScreen(Screen["curation.Outcome | None"]):
         Binding("escape", "close", "Close", id="editor.close"),
     ]
 
-    def __init__(self, store_path: Path, file: str, before: str | None, subject: str = "") -> None:
-        """`subject`: the project the store belongs to, as the store screen's title names it."""
+    def __init__(self, store_path: Path, file: str, before: str | None, subject: str = "",
+                 merged: curation.EditMerged | None = None) -> None:
+        """`subject`: the project the store belongs to, as the store screen's title names it.
+        `merged`: an edit made in $EDITOR that met a change on disk, shown as its merge."""
         super().__init__()
         self.store_path = store_path
         self.subject = subject
         self.file = file
         self.before = before
+        self.merged = merged
         self.saving = False
         self.discard_armed = False  # a second esc with unsaved changes discards them
         self.markers_armed = False  # a second ctrl+s saves merge markers left in the text
@@ -61,6 +65,8 @@ class EditorScreen(Screen["curation.Outcome | None"]):
         self.title = f"edit {self.file}"
         self.sub_title = self.subject or condense(str(self.store_path))
         self.query_one(TextArea).focus()
+        if self.merged is not None:
+            self.show_merge(self.merged)
 
     @property
     def text(self) -> str:
@@ -108,18 +114,23 @@ class EditorScreen(Screen["curation.Outcome | None"]):
         # change merged into the edit: the next save keeps both, and nothing was lost.
         merged = curation.merge_edit(self.store_path, self.file, self.before or "", self.text)
         if isinstance(merged, curation.EditMerged):
-            self.before = merged.on_disk
-            area = self.query_one(TextArea)
-            area.text = merged.text
-            lines = merged.text.split("\n")
-            first = next((n for n, line in enumerate(lines)
-                          if curation.holds_edit_markers(line)), None)
-            if first is not None:  # where the user has to choose
-                area.move_cursor((first, 0), center=True)
-            self.notify(merged.message, severity=merged.severity, timeout=15)
+            self.show_merge(merged)
             return
         reason = merged or message
         self.notify(f"{reason} Your text is still here; esc discards it.", severity="error")
+
+    def show_merge(self, merged: curation.EditMerged) -> None:
+        """The edit merged with what was written on disk meanwhile: the next save checks
+        against the file as it is now."""
+        self.before = merged.on_disk
+        area = self.query_one(TextArea)
+        area.text = merged.text
+        lines = merged.text.split("\n")
+        first = next((n for n, line in enumerate(lines)
+                      if curation.holds_edit_markers(line)), None)
+        if first is not None:  # where the user has to choose
+            area.move_cursor((first, 0), center=True)
+        self.notify(merged.message, severity=merged.severity, timeout=15)
 
     def action_close(self) -> None:
         if self.text == self.before or self.discard_armed:

@@ -929,16 +929,22 @@ class StoreScreen(Screen[None]):
         result = curation.edit(self.app, self.path, file)
         if result is None:
             self.done_busy()
+        elif isinstance(result, curation.EditMerged):  # it met a change on disk
+            self.open_editor(file, result.on_disk, result)
         else:
             self.post_message(ChangeApplied(*result))
 
     def edit_in_app(self, file: str) -> None:
-        from tui.app.screens.editor import EditorScreen
-
         text = curation.read_for_editing(self.path, file)
         if isinstance(text, tuple):
             self.notify(text[0], severity=text[1])
             return
+        self.busy = True
+        self.open_editor(file, text)
+
+    def open_editor(self, file: str, text: str | None,
+                    merged: curation.EditMerged | None = None) -> None:
+        from tui.app.screens.editor import EditorScreen
 
         def edited(outcome: curation.Outcome | None) -> None:
             if outcome is None:
@@ -946,5 +952,5 @@ class StoreScreen(Screen[None]):
             else:
                 self.post_message(ChangeApplied(*outcome))
 
-        self.busy = True
-        self.app.push_screen(EditorScreen(self.path, file, text, str(self.title)), edited)
+        self.app.push_screen(EditorScreen(self.path, file, text, str(self.title), merged),
+                             edited)
