@@ -160,3 +160,35 @@ async def test_w_on_a_project_whose_folder_is_gone_reports_on_its_sessions(claud
         assert isinstance(screen, DoctorScreen)
         assert screen.report is not None, shown(screen, "#doctor-status")
         assert screen.report.check("extraction").status != "skip"
+
+
+async def test_the_lock_line_follows_the_lock_lapsing_while_the_report_is_open(
+        claude_home, tmp_path):
+    """Claude Code's lock is held for 60 minutes at most: no file changes when the hour
+    runs out, yet the report must not go on saying a dream holds it."""
+    import asyncio
+    import os
+    import time
+
+    fixture = build_app_home(claude_home, tmp_path)
+    lock = fixture.store / ".consolidate-lock"
+    lock.write_text(str(os.getpid()))  # a live holder
+    taken = time.time() - 3600 + 3  # its hour runs out in 3 s
+    os.utime(lock, (taken, taken))
+    project = discover(fixture.home, fixture.env).projects[0]
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert "dream_lock A dream holds" in shown(app.screen, "#doctor-report", width=116)
+        for _ in range(80):
+            await asyncio.sleep(0.1)
+            await settle(app, pilot)
+            if "older than 60 minutes, so the lock is free" in shown(
+                    app.screen, "#doctor-report", width=116):
+                break
+        report = shown(app.screen, "#doctor-report", width=116)
+        assert "older than 60 minutes, so the lock is free" in report
+        assert "A dream holds" not in report

@@ -2,12 +2,14 @@
 
 Opened with `w` from the projects screen (the highlighted project) or a store screen. The
 checks run in a worker; `p` adds the online probe (one minimal API call), `f5` runs again.
+The consolidate lock is watched while the report is open: its hour running out or its
+holder exiting changes no file, and the checks run again (offline) when either happens.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -20,12 +22,14 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Header, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
+from tui.app.disk import WATCH_GROUP
 from tui.app.widgets.key_footer import KeyFooter
 from tui.render import condense
 from tui.visible import visible
 
+LOCK_POLL_SECONDS = 1.0
 STATUS_STYLES = {"fail": "bold red", "warn": "bold yellow", "ok": "green", "skip": "dim"}
 STATUS_LABELS = {"fail": "FAIL", "warn": "warn", "ok": "ok", "skip": "skip"}  # worst first
 
@@ -33,6 +37,18 @@ STATUS_LABELS = {"fail": "FAIL", "warn": "warn", "ok": "ok", "skip": "skip"}  # 
 @dataclass
 class DoctorDone(Message):
     report: object  # tui.doctor.report.DoctorReport
+    lock: tuple | None = None  # the lock as the report saw it (`lock_seen`)
+
+
+def lock_seen(store: str | None) -> tuple | None:
+    """What the lock checks read, including what changes with no file written: whether
+    the lock is held now (its 60 minutes run out, its holder exits)."""
+    from tui.claude.lock import read_lock
+
+    if store is None:
+        return None
+    lock = read_lock(Path(store))
+    return lock.exists, lock.mtime, lock.pid, lock.held()
 
 
 def run_doctor(app, target: str, project=None, online: bool = False,
@@ -107,6 +123,8 @@ class DoctorScreen(Screen[None]):
         self.target = target
         self.project = project
         self.report = None
+        self.lock: tuple | None = None  # the lock as the report on screen saw it
+        self.rechecking = False  # the lock changed: its checks are running again
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -119,13 +137,35 @@ class DoctorScreen(Screen[None]):
         self.title = "Doctor"
         self.sub_title = condense(self.target)
         self.run_checks(online=False)
+        self.watch_lock()
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="doctor")
-    def run_checks(self, online: bool) -> None:
-        self.post_message(DoctorDone(run_doctor(self.app, self.target, self.project, online)))
+    def run_checks(self, online: bool, keep_probe: bool = False) -> None:
+        """`keep_probe`: a run of its own (the lock changed) keeps the probe's answer."""
+        store = self.report.store if self.report is not None else None
+        lock = lock_seen(store)
+        report = run_doctor(self.app, self.target, self.project, online)
+        if report.store != store:  # the first run: the target's store was not known
+            lock = lock_seen(report.store)
+        probe = self.report.check("api_probe") if self.report is not None else None
+        if keep_probe and probe is not None:
+            report = replace(report, checks=(*report.checks, probe))
+        self.post_message(DoctorDone(report, lock))
+
+    @work(thread=True, exit_on_error=False, group=WATCH_GROUP)
+    def watch_lock(self) -> None:
+        worker = get_current_worker()
+        while not worker.cancelled_event.wait(LOCK_POLL_SECONDS):
+            report = self.report
+            if report is not None and not self.rechecking \
+                    and lock_seen(report.store) != self.lock:
+                self.rechecking = True
+                self.app.call_from_thread(self.run_checks, False, True)
 
     def on_doctor_done(self, message: DoctorDone) -> None:
         report = self.report = message.report
+        self.lock = message.lock
+        self.rechecking = False
         place = report.project or report.store
         self.query_one("#doctor-status", Static).update(
             Text(visible(f"{condense(place)}: {summary_line(report)}")))
@@ -133,6 +173,7 @@ class DoctorScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
+            self.rechecking = False
             self.query_one("#doctor-status", Static).update(
                 Text(visible(f"The checks could not run: {event.worker.error}")))
 
