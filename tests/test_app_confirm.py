@@ -119,3 +119,35 @@ async def test_the_footer_shows_the_dialogs_keys_not_the_screens_underneath(plan
         assert shown == keys
         for button in app.screen.query(Button):  # the footer takes no button's row
             assert button.region.bottom <= footer.region.y, button.id
+
+
+async def test_f1_is_shown_and_opens_the_help_over_a_confirmation(claude_home, tmp_path):
+    """A confirmation is modal, so the app's own keys stop at it: F1 is its own key there,
+    shown in its footer, and esc closes the help before it cancels anything."""
+    from app_home import build_app_home, open_first_store
+    from conftest import snapshot
+
+    from tui.app.app import MemtuiApp
+
+    fixture = build_app_home(claude_home, tmp_path)
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        store = await open_first_store(app, pilot, fixture)
+        await pilot.press("d")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        footer = dialog.query_one(KeyFooter)
+        shown = [f"{key.key_display} {key.description}" for key in footer.query(FooterKey)]
+        assert shown == ["y Apply", "esc Cancel", "f1 Help"]
+        await pilot.press("f1")
+        await pilot.pause()
+        assert app.screen is dialog and dialog.query("HelpPanel")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is dialog and not dialog.query("HelpPanel")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is store
+    assert snapshot(fixture.store) == before

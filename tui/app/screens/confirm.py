@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tui.app.widgets.key_footer import KeyFooter
+from tui.app.widgets.key_footer import HELP_KEY, KeyFooter
 from tui.visible import visible
 
 APPLY = "apply"
@@ -67,6 +67,10 @@ class ConfirmScreen(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
         Binding("y", "apply", "Apply", id="confirm.apply"),
+        # A modal screen stops the app's own keys: help is bound here again, under the
+        # app's ids, so the footer shows F1 and a keymap for it applies here too.
+        Binding("f1", "app.toggle_help", "Help", id=HELP_KEY),
+        Binding("question_mark", "app.toggle_help", "Help", show=False, id=f"{HELP_KEY}_alt"),
     ]
     # Its own footer: the keys of the screen underneath do nothing while it is open.
     FOOTER_KEYS: ClassVar[tuple[str, ...]] = ("confirm.apply", "confirm.cancel")
