@@ -96,7 +96,11 @@ def test_a_replaced_transcript_is_read_again_from_the_start(claude_home, store):
         assert [e.file for e in scan_events(store, [transcript], cache)] == ["b.md"]
 
 
-def test_watch_stops_cleanly_on_ctrl_c(claude_home, store, tmp_path):
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM],
+                         ids=["ctrl-c", "sigterm"])
+def test_watch_stops_cleanly_saying_what_it_committed(claude_home, store, stop_signal):
+    """Ctrl-C, or a SIGTERM from a service manager or `kill`: one line saying it stopped and
+    how many snapshots it committed, exit 0."""
     script = textwrap.dedent("""
         import sys
         from tui import cli
@@ -109,13 +113,16 @@ def test_watch_stops_cleanly_on_ctrl_c(claude_home, store, tmp_path):
     )
     try:
         started = process.stdout.readline()
-        process.send_signal(signal.SIGINT)
+        (store / "new.md").write_text("a memory written while watched\n")
+        committed = process.stdout.readline()
+        process.send_signal(stop_signal)
         out, err = process.communicate(timeout=30)  # a loaded machine: git may be slow to end
     finally:
         process.kill()
     assert str(store) in started
+    assert "committed" in committed and "new.md" in committed
     assert process.returncode == 0
-    assert out.strip().splitlines()[-1].startswith("memtui: stopped watching")
+    assert out.strip().splitlines() == ["memtui: stopped watching; 1 snapshot(s) committed."]
     assert err == ""
 
 

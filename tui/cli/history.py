@@ -108,6 +108,7 @@ def _short(session: str | None) -> str:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
+    import signal
     import threading
 
     from tui.history.watch import transcript_attributor, watch
@@ -137,11 +138,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(one_line(event.note), flush=True)  # a file name may hold a newline
 
     attribute = transcript_attributor(config_home_of(args), env_of(args))
+    # A SIGTERM (a service manager, `kill`) stops it as Ctrl-C does: said, exit 0.
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         watch(stores, stop, report, interval=args.interval, attribute=attribute, find_stores=find_stores)
     except KeyboardInterrupt:
         stop.set()
         print(f"memtui: stopped watching; {commits} snapshot(s) committed.")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
 
 
