@@ -114,6 +114,26 @@ def test_recovery_code_loads_only_when_a_killed_memtui_left_something(home_env, 
     assert not corpse.exists()
 
 
+def test_a_running_memtuis_run_copy_leaves_the_recovery_code_unloaded(home_env, tmp_path):
+    """A dream running in another terminal keeps its store copy in the temp dir: nothing
+    there to recover, so other commands neither pay for the recovery code nor touch it."""
+    env, _ = home_env
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**env, "TMPDIR": str(scratch)}
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        live = scratch / f"memtui-run-{running.pid}-abc"
+        (live / "memory").mkdir(parents=True)
+        assert "tui.memory.intents" not in _all_imported(env, "projects", "--json")
+        assert live.exists()
+    finally:
+        running.kill()
+        running.wait()
+    assert "tui.memory.intents" in _all_imported(env, "projects", "--json")
+    assert not live.exists()
+
+
 COMMAND_MODULES = {"tui.cli.stores", "tui.cli.demo", "tui.cli.fix", "tui.cli.history",
                    "tui.cli.runs", "tui.cli.sync", "tui.cli.doctor", "tui.cli.serve"}
 

@@ -46,6 +46,12 @@ RUN_COPY_PREFIX = "memtui-run-"
 TEMP_MARK = ".memtui-"
 
 
+def run_copy_owner(name: str) -> int | None:
+    """The PID of the run a `memtui-run-<pid>-…` store copy belongs to (None: not named so)."""
+    pid = name.removeprefix(RUN_COPY_PREFIX).split("-", 1)[0]
+    return int(pid) if pid.isdigit() and len(pid) <= 10 else None
+
+
 def is_temp_name(name: str) -> bool:
     """Whether a file name in a store is one of memtui's temp files (a write in flight)."""
     return name.startswith(".") and TEMP_MARK in name

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from tui.claude import paths
@@ -213,19 +214,33 @@ def _maybe_interrupted() -> bool:
     from tui import xdg
 
     return (any(_lists(folder, "") for folder in (xdg.intents_dir(), xdg.lock_leases_dir()))
-            or any(_lists(folder, xdg.RUN_COPY_PREFIX) for folder in _temp_dir_candidates()))
+            or any(_lists(folder, xdg.RUN_COPY_PREFIX, _abandoned)
+                   for folder in _temp_dir_candidates()))
 
 
-def _lists(folder: str | os.PathLike[str], prefix: str) -> bool:
-    """Whether the folder holds an entry named with `prefix`; a folder that cannot be read
-    counts (the recovery then says what is wrong with it), a missing one does not."""
+def _lists(folder: str | os.PathLike[str], prefix: str,
+           counts: Callable[[str], bool] = lambda name: True) -> bool:
+    """Whether the folder holds an entry named with `prefix` that `counts`; a folder that
+    cannot be read counts (the recovery then says what is wrong with it), a missing one
+    does not."""
     try:
         with os.scandir(folder) as entries:
-            return any(entry.name.startswith(prefix) for entry in entries)
+            return any(entry.name.startswith(prefix) and counts(entry.name)
+                       for entry in entries)
     except FileNotFoundError:
         return False
     except OSError:
         return True
+
+
+def _abandoned(run_copy: str) -> bool:
+    """Whether a run's store copy may be a killed run's: a running memtui's (a dream in
+    another terminal) leaves nothing to recover."""
+    from tui import xdg
+    from tui.claude.lock import pid_alive
+
+    owner = xdg.run_copy_owner(run_copy)
+    return owner is None or not pid_alive(owner)
 
 
 def _may_need_tidying(store: Path) -> bool:

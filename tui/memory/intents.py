@@ -263,11 +263,6 @@ def run_copy_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix=f"{xdg.RUN_COPY_PREFIX}{os.getpid()}-"))
 
 
-def _owner(entry: Path) -> int | None:
-    pid = entry.name.removeprefix(xdg.RUN_COPY_PREFIX).split("-", 1)[0]
-    return int(pid) if pid.isdigit() and len(pid) <= 10 else None
-
-
 def remove_abandoned_run_copies() -> int:
     """Store copies in the temp dir whose run's process is gone; how many were removed."""
     from tui.claude.lock import pid_alive
@@ -278,7 +273,7 @@ def remove_abandoned_run_copies() -> int:
     except OSError:
         return 0
     for entry in entries:
-        owner = _owner(entry)
+        owner = xdg.run_copy_owner(entry.name)
         if owner is not None and pid_alive(owner):
             continue
         if owner is None and not _older_than_an_hour(entry):
