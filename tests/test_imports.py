@@ -135,7 +135,7 @@ def test_a_running_memtuis_run_copy_leaves_the_recovery_code_unloaded(home_env, 
 
 
 COMMAND_MODULES = {"tui.cli.stores", "tui.cli.demo", "tui.cli.fix", "tui.cli.history",
-                   "tui.cli.runs", "tui.cli.sync", "tui.cli.doctor", "tui.cli.serve"}
+                   "tui.cli.runs", "tui.cli.sync", "tui.cli.doctor", "tui.cli.gc", "tui.cli.serve"}
 
 
 def test_a_command_builds_only_its_own_parser(home_env):

@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import math
 import threading
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui import xdg
-from tui.claude.files import read_regular
+from tui import config
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_TIMEOUT = 120.0
 RETRIES = 4
-CONFIG_LIMIT = 1 << 20  # a config.toml past this is no config memtui wrote or documents
 MAX_TOKENS = 8192
 
 
@@ -46,29 +43,16 @@ class ClientConfig:
 
 
 def config_file() -> Path:
-    return xdg.config_dir() / "config.toml"
+    return config.config_file()
 
 
 def read_config_table(path: Path) -> dict:
     """The `[anthropic]` table of config.toml ({} when there is no file); EngineError when
     the file is there but is no TOML memtui can use."""
     try:
-        text = read_regular(path, CONFIG_LIMIT).decode("utf-8")
-        document = tomllib.loads(text)
-    except FileNotFoundError:
-        return {}
-    except OSError as error:
-        raise EngineError(f"{path} cannot be read ({error.strerror or error}).") from None
-    except UnicodeDecodeError:
-        raise EngineError(f"{path} is not UTF-8 text, so it cannot be read as TOML.") from None
-    except tomllib.TOMLDecodeError as error:
-        raise EngineError(f"{path} cannot be read as TOML ({error}).") from None
-    except (ValueError, RecursionError):  # a number past Python's digit limit, deep nesting
-        raise EngineError(f"{path} holds values too large or too deep to be settings.") from None
-    table = document.get("anthropic", {})
-    if not isinstance(table, dict):
-        raise EngineError(f"{path}: `anthropic` must be a table ([anthropic]).")
-    return table
+        return config.read_table(path, "anthropic")
+    except config.ConfigError as error:
+        raise EngineError(str(error)) from None
 
 
 def _seconds(value: object) -> float:

@@ -147,7 +147,10 @@ def undo(store_path: Path) -> Outcome:
     except writes.WriteRefused as refused:
         return str(refused), "error"
     if record is None:
-        return "Nothing to undo.", "warning"
+        from tui.memory.trim import trimmed_note
+
+        trimmed = trimmed_note(store_path)
+        return (f"Nothing left to undo: {trimmed}." if trimmed else "Nothing to undo."), "warning"
     from tui.agents.changeset import settle_after_undo
 
     settle_after_undo(store_path, record.undoes)  # an undone dream is no consolidation

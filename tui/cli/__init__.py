@@ -2,7 +2,7 @@
 
 This module reads the command word and builds only that command's parser; the commands
 live one group to a module beside it (stores, demo, fix, history, runs, sync, doctor,
-serve).
+gc, serve).
 Exit codes: 0 fine, 1 audit found errors, 2 bad usage or unreadable input.
 """
 
@@ -77,6 +77,7 @@ COMMANDS = (
     (("dream", "extract"), "tui.cli.runs:add_run_commands"),
     (("sync",), "tui.cli.sync:add_sync_command"),
     (("doctor",), "tui.cli.doctor:add_doctor_command"),
+    (("gc",), "tui.cli.gc:add_gc_command"),
     (("serve",), "tui.cli.serve:add_serve_command"),
 )
 

@@ -423,9 +423,17 @@ def cmd_undo(args: argparse.Namespace) -> int:
         print(redone_phrase(label) if label else
               f"Nothing to redo: no undo of {store} since memtui's last change to it.")
     else:
-        print(undone_phrase(label) if label else
-              f"Nothing to undo: memtui's changes to {store} are all undone already.")
+        print(undone_phrase(label) if label else _nothing_to_undo(store))
     return 0
+
+
+def _nothing_to_undo(store: Path) -> str:
+    from tui.memory.trim import trimmed_note
+
+    trimmed = trimmed_note(store)
+    if trimmed:
+        return f"Nothing left to undo in {store}: {trimmed}."
+    return f"Nothing to undo: memtui's changes to {store} are all undone already."
 
 
 def add_history_commands(commands) -> None:

@@ -19,6 +19,8 @@ Layout under `xdg.data_dir()`:
     backups/<store key>/log.jsonl        one JSON record a line, old and new bytes in base64
     backups/<store key>/<record id>/...  plain copies of the old files, for humans
     archive/<store key>/...              archived memories
+
+The log and the copies are trimmed by the retention policy (`trim`, `retention`).
 """
 
 from __future__ import annotations
@@ -312,7 +314,23 @@ def _apply(
         raise WriteRefused("There is nothing to change.")
     with store_lock(store):
         recover_store(store)
-        return _apply_locked(store, changes, label, archive=archive, undoes=undoes, lease=lease)
+        record = _apply_locked(store, changes, label, archive=archive, undoes=undoes,
+                               lease=lease)
+        _trim_after_write(store)
+        return record
+
+
+def _trim_after_write(store: Path) -> None:
+    """Trim the undo log by the retention policy once it has grown enough (see `trim`):
+    one stat of the log on most writes."""
+    try:
+        size = os.stat(backups_dir(store) / LOG_NAME).st_size
+    except OSError:
+        return
+    from tui.memory.trim import AUTO_FLOOR, after_write
+
+    if size >= AUTO_FLOOR:
+        after_write(store, size)
 
 
 def _apply_locked(

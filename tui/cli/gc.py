@@ -1,0 +1,123 @@
+"""`memtui gc [TARGET|--all] [--dry-run] [--json] [--kept]`: trim memtui's own backups.
+
+A store's undo log and backup copies are trimmed by the retention policy (`[backups]` in
+config.toml: `keep_changes`, `keep_days`; see `tui.memory.retention`); then memtui's disk
+use per kind is shown. The journal is never trimmed: it is the long-term history.
+Exit 0, or 2 on bad usage or a store that could not be trimmed.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tui.cli.support import UsageError, print_json, resolve_store
+
+NO_STORE = "no undo log here names the store these backups are of, so they were left alone"
+
+
+def _every_store() -> list[tuple[Path, str | None]]:
+    """(store, why it cannot be trimmed or None) for every store memtui keeps backups of."""
+    from tui.disk_use import kind_dirs
+    from tui.memory.trim import logged_store
+
+    folder = kind_dirs()["backups"]
+    try:
+        keys = sorted(entry for entry in folder.iterdir() if entry.is_dir() and not entry.is_symlink())
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        raise UsageError(f"{folder} cannot be read ({error.strerror or error}).") from None
+    found = []
+    for key in keys:
+        store = logged_store(key)
+        found.append((key, NO_STORE) if store is None else (store, None))
+    return found
+
+
+def cmd_gc(args: argparse.Namespace) -> int:
+    from tui.config import ConfigError, config_file
+    from tui.disk_use import disk_use
+    from tui.memory.refusals import WriteRefused
+    from tui.memory.retention import retention_policy
+    from tui.memory.trim import TrimResult, trim_store
+
+    if args.all and args.target:
+        raise UsageError("Give a TARGET or --all, not both.")
+    try:
+        policy = retention_policy()
+    except ConfigError as error:
+        raise UsageError(f"{error} Nothing was trimmed.") from None
+    stores = _every_store() if args.all else [(resolve_store(args, args.target).memory_dir, None)]
+    results: list[TrimResult] = []
+    for store, problem in stores:
+        if problem is None:
+            try:
+                results.append(trim_store(store, policy, include_kept=args.kept,
+                                          dry_run=args.dry_run))
+                continue
+            except WriteRefused as error:
+                problem = str(error)
+            except OSError as error:
+                problem = f"it could not be trimmed ({error.strerror or error})"
+        if not args.all:
+            raise UsageError(f"{store}: {problem}")
+        results.append(TrimResult(store, 0, 0, 0, 0, 0, 0, skipped=problem))
+    use = disk_use()
+    if args.json:
+        print_json({"dry_run": args.dry_run, "policy": policy.to_json(),
+                    "stores": [result.to_json() for result in results],
+                    "freed_bytes": sum(result.freed for result in results),
+                    "disk_use": use})
+        return 0
+    for result in results:
+        print(result_line(result, args.dry_run, args.kept))
+    if args.all and not results:
+        print("memtui keeps no backups yet.")
+    print(f"Policy: per store, keep {policy.in_words()} (set in [backups] of {config_file()}).")
+    print(f"memtui's own files{' now' if not args.dry_run else ''}: {use_line(use)}.")
+    return 0
+
+
+def result_line(result, dry_run: bool, include_kept: bool) -> str:
+    from tui.disk_use import human_bytes
+
+    if result.skipped:
+        return f"{result.store}: {result.skipped}."
+    kept = ""
+    if result.kept_removed:
+        kept += (f" {'Would remove' if dry_run else 'Removed'} {result.kept_removed} copies "
+                 "recovery kept of outside writes.")
+    if result.kept_copies:
+        hint = "" if include_kept else "; --kept removes those past the policy"
+        kept += (f" {result.kept_copies} copies recovery kept of outside writes "
+                 f"({human_bytes(result.kept_bytes)}) stay{hint}.")
+    if not result.pruned and not result.folders:
+        return (f"{result.store}: nothing to trim ({result.changes} changes in the undo log, "
+                f"all within the policy).{kept}")
+    what = f"{result.pruned} of {result.changes} changes and {result.folders} backup folder(s)"
+    if dry_run:
+        return f"{result.store}: would trim {what}, freeing {human_bytes(result.freed)}.{kept}"
+    return f"{result.store}: trimmed {what}, freed {human_bytes(result.freed)}.{kept}"
+
+
+def use_line(use: dict[str, int]) -> str:
+    from tui.disk_use import human_bytes
+
+    notes = {"journal": " (never trimmed: the long-term history)"}
+    return ", ".join(f"{kind} {human_bytes(size)}{notes.get(kind, '')}"
+                     for kind, size in use.items())
+
+
+def add_gc_command(commands) -> None:
+    gc = commands.add_parser(
+        "gc", help="trim memtui's own backups by the retention policy, and show its disk use")
+    gc.add_argument("target", nargs="?",
+                    help="memory dir, project path or folder name (default: the current directory)")
+    gc.add_argument("--all", action="store_true", help="every store memtui keeps backups of")
+    gc.add_argument("--dry-run", action="store_true", help="say what would go, write nothing")
+    gc.add_argument("--json", action="store_true", help="machine-readable output")
+    gc.add_argument("--kept", action="store_true",
+                    help="also remove the copies of outside writes recovery kept, once past "
+                         "the policy (by default they stay)")
+    gc.set_defaults(run=cmd_gc)

@@ -1,0 +1,376 @@
+"""Trimming a store's undo log and backup copies by the retention policy, crash-safe.
+
+What goes: the log's oldest records past the policy (`retention`), as one prefix of the
+log, and the backup folders of those records; folders no record names (left by a change
+that was rolled back, or by a trim killed half-way) once they are older than the policy's
+days. What stays: every record the policy keeps, and every record an undo or redo it
+keeps reverted (so each kept record is still undone and redone exactly as before), and
+the `kept/` copies recovery set aside of outside writes, unless `include_kept`.
+
+Order: the log is rewritten first (a temp file beside it, synced, renamed over it), then
+the folders are removed. A crash in between leaves folders no record names, which the
+next trim removes; never a record whose copies are gone. Undo reads the bytes from the log
+itself: the folders are plain copies for humans.
+
+A trim runs under the store's memtui lock with no change set in flight (no intent record
+left after recovery), so no write can append to the log between its read and its rename.
+After a write it runs by itself (`after_write`) once the log has doubled since the last
+trim and is past `AUTO_FLOOR`: its cost is amortised over the writes that grew the log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tui import failpoints, xdg
+from tui.disk_use import tree_bytes
+from tui.memory.retention import Retention
+from tui.memory.store_lock import store_lock
+from tui.memory.swap import fsync_dir
+from tui.memory.writes import LOG_NAME, backups_dir
+
+KEPT = "kept"
+AUTO_FLOOR = 1 << 20  # a log smaller than this is never trimmed after a write
+TEMP_SUFFIX = ".memtui-tmp"
+
+
+@dataclass(frozen=True)
+class TrimResult:
+    """What a trim did (or, in a dry run, would do) to one store's backups."""
+
+    store: Path
+    changes: int  # records in the log before
+    pruned: int  # records dropped from it
+    folders: int  # backup folders removed
+    freed: int  # bytes on disk
+    kept_copies: int  # copies recovery kept that stay
+    kept_bytes: int
+    kept_removed: int = 0  # copies recovery kept that went (only when asked)
+    skipped: str | None = None  # why nothing was done
+
+    def to_json(self) -> dict:
+        return {"store": str(self.store), "changes": self.changes, "pruned": self.pruned,
+                "folders": self.folders, "freed_bytes": self.freed,
+                "kept_copies": self.kept_copies, "kept_bytes": self.kept_bytes,
+                "kept_removed": self.kept_removed, "skipped": self.skipped}
+
+
+@dataclass(frozen=True)
+class _Line:
+    offset: int
+    size: int
+    id: str | None  # None: a line cut short by a crash
+    time: float
+    undoes: str | None
+
+
+@dataclass(frozen=True)
+class _Plan:
+    lines: list[_Line]
+    cut: int  # lines before this index go
+    drop: list[Path]  # backup folders to remove
+    kept: list[Path]  # kept copies that stay (or go, with include_kept)
+
+
+def _state_path(store: Path) -> Path:
+    return xdg.state_dir() / "trim" / f"{xdg.store_key(store)}.json"
+
+
+def _read_state(store: Path) -> dict:
+    try:
+        state = json.loads(_state_path(store).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def _write_state(store: Path, state: dict) -> None:
+    """Best effort: losing it only makes the next automatic trim come sooner."""
+    path = _state_path(store)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp.write_text(json.dumps(state), encoding="utf-8")
+        os.replace(temp, path)
+    except OSError:
+        temp.unlink(missing_ok=True)
+
+
+def _number(value: object) -> float:
+    return float(value) if type(value) in (int, float) else 0.0
+
+
+def _parse(line: bytes, offset: int) -> _Line:
+    try:
+        raw = json.loads(line)
+        record_id, stamp, undoes = raw["id"], raw["time"], raw.get("undoes")
+        if not isinstance(record_id, str) or not isinstance(raw["changes"], list):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        return _Line(offset, len(line), None, 0.0, None)
+    return _Line(offset, len(line), record_id, _number(stamp),
+                 undoes if isinstance(undoes, str) else None)
+
+
+def _read_lines(log: Path) -> list[_Line]:
+    lines: list[_Line] = []
+    offset = 0
+    try:
+        with open(log, "rb") as source:
+            for line in source:
+                lines.append(_parse(line, offset))
+                offset += len(line)
+    except FileNotFoundError:
+        pass
+    return lines
+
+
+def _cut(lines: list[_Line], policy: Retention, now: float) -> int:
+    """The first line kept: the newest `keep_changes` records and every young one, and
+    every record a kept undo or redo reverted (an undoer always follows what it undid)."""
+    records = [index for index, line in enumerate(lines) if line.id is not None]
+    cut = len(lines)
+    if policy.keep_changes and records:
+        cut = records[-min(policy.keep_changes, len(records))]
+    oldest_kept = now - policy.keep_seconds
+    cut = min([cut, *(i for i in records if lines[i].time >= oldest_kept)])
+    position = {lines[i].id: i for i in records}
+    for index in range(len(lines) - 1, -1, -1):
+        if index < cut:
+            break
+        target = position.get(lines[index].undoes)
+        if target is not None and target < cut:
+            cut = target
+    return cut
+
+
+def _plan(store: Path, policy: Retention, now: float, include_kept: bool) -> _Plan:
+    folder = backups_dir(store)
+    lines = _read_lines(folder / LOG_NAME)
+    cut = _cut(lines, policy, now)
+    staying = {line.id for line in lines[cut:] if line.id}
+    going = {line.id for line in lines[:cut] if line.id}
+    drop: list[Path] = []
+    kept: list[Path] = []
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        entries = []
+    for entry in entries:
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        path = Path(entry.path)
+        copies = _kept_copies(path)
+        kept += copies
+        if entry.name in staying:
+            continue
+        if not include_kept and not _holds_more_than_kept(path):
+            continue  # what a trim already emptied: only the kept copies stay
+        if entry.name in going or _older_than(path, now - policy.keep_seconds, copies):
+            drop.append(path)
+    return _Plan(lines, cut, drop, kept)
+
+
+def _kept_copies(folder: Path) -> list[Path]:
+    kept = folder / KEPT
+    if not kept.is_dir() or kept.is_symlink():
+        return []
+    return sorted(path for path in kept.rglob("*") if not path.is_dir())
+
+
+def _holds_more_than_kept(folder: Path) -> bool:
+    try:
+        return any(name != KEPT for name in os.listdir(folder))
+    except OSError:
+        return False
+
+
+def _older_than(folder: Path, moment: float, kept: list[Path]) -> bool:
+    """A folder no record names is old when it and every copy it keeps are."""
+    try:
+        return all(path.lstat().st_mtime < moment for path in [folder, *kept])
+    except OSError:
+        return False
+
+
+def _removable_bytes(folder: Path, include_kept: bool) -> int:
+    if include_kept:
+        return tree_bytes(folder)
+    return tree_bytes(folder) - tree_bytes(folder / KEPT)
+
+
+def _remove_folder(folder: Path, include_kept: bool) -> None:
+    """A backup folder; its `kept/` copies stay unless `include_kept`."""
+    if include_kept or not os.path.lexists(folder / KEPT):
+        shutil.rmtree(folder)
+        return
+    for entry in os.scandir(folder):
+        if entry.name == KEPT:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+
+
+def _rewrite_log(log: Path, keep_from: int) -> None:
+    """The log from byte `keep_from` on, in place of the whole, atomically."""
+    temp = log.with_name(f".{log.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    try:
+        with open(log, "rb") as source, open(temp, "xb") as out:
+            source.seek(keep_from)
+            shutil.copyfileobj(source, out, 1 << 20)
+            out.flush()
+            os.fsync(out.fileno())
+        failpoints.reached("trim.log_written", str(log))
+        os.replace(temp, log)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    fsync_dir(log.parent)
+    failpoints.reached("trim.log_replaced", str(log))
+
+
+def _remove_stale_temp_files(folder: Path) -> None:
+    """Temp logs of a trim that was killed before its rename (we hold the lock: no other
+    trim is writing one)."""
+    try:
+        names = [name for name in os.listdir(folder)
+                 if name.startswith(".") and name.endswith(TEMP_SUFFIX)]
+    except OSError:
+        return
+    for name in names:
+        Path(folder, name).unlink(missing_ok=True)
+
+
+def logged_store(folder: Path) -> Path | None:
+    """The store a backups folder is of, as its undo log names it; None when no record
+    does (or names a store that is keyed elsewhere)."""
+    try:
+        with open(folder / LOG_NAME, "rb") as source:
+            for line in source:
+                try:
+                    store = json.loads(line)["store"]
+                except (ValueError, KeyError, TypeError):
+                    continue
+                if isinstance(store, str) and xdg.store_key(Path(store)) == folder.name:
+                    return Path(store)
+                return None
+    except OSError:
+        pass
+    return None
+
+
+def in_flight(store: Path) -> bool:
+    """Whether a change set of this store is in flight (or was interrupted and not yet
+    rolled back): an intent record for it."""
+    try:
+        with os.scandir(xdg.intents_dir(store)) as entries:
+            return any(entry.name.endswith(".json") for entry in entries)
+    except FileNotFoundError:
+        return False
+
+
+IN_FLIGHT = ("a change to this store is in flight or was interrupted and could not be rolled "
+             "back yet, so nothing was trimmed")
+
+
+def _trim_locked(store: Path, policy: Retention, *, include_kept: bool, dry_run: bool,
+                 now: float) -> TrimResult:
+    folder = backups_dir(store)
+    log = folder / LOG_NAME
+    plan = _plan(store, policy, now, include_kept)
+    records = sum(line.id is not None for line in plan.lines)
+    pruned = sum(line.id is not None for line in plan.lines[:plan.cut])
+    going_kept = [path for path in plan.kept if any(path.is_relative_to(d) for d in plan.drop)]
+    kept_removed = len(going_kept) if include_kept else 0
+    stays = plan.kept if not include_kept else [p for p in plan.kept if p not in going_kept]
+    kept_bytes = sum(tree_bytes(path) for path in stays)
+    result = TrimResult(store, records, pruned, len(plan.drop), 0, len(stays), kept_bytes,
+                        kept_removed)
+    if in_flight(store):
+        return replace(result, pruned=0, folders=0, kept_removed=0, skipped=IN_FLIGHT)
+    # The log's share counted in bytes, not blocks, so a dry run says what the trim frees.
+    log_bytes = sum(line.size for line in plan.lines[:plan.cut])
+    folders_bytes = sum(_removable_bytes(path, include_kept) for path in plan.drop)
+    if dry_run:
+        return replace(result, freed=log_bytes + folders_bytes)
+    _remove_stale_temp_files(folder)
+    if plan.cut:
+        keep_from = plan.lines[plan.cut].offset if plan.cut < len(plan.lines) else \
+            plan.lines[-1].offset + plan.lines[-1].size
+        _rewrite_log(log, keep_from)
+    for path in plan.drop:
+        _remove_folder(path, include_kept)
+        failpoints.reached("trim.folder_removed", path.name)
+    _record(store, log, plan, now)
+    return replace(result, freed=log_bytes + folders_bytes)
+
+
+def _record(store: Path, log: Path, plan: _Plan, now: float) -> None:
+    """Remember the log's size (for the next automatic trim) and what went (for undo)."""
+    state = _read_state(store)
+    try:
+        state["log_bytes"] = log.stat().st_size
+    except OSError:
+        state["log_bytes"] = 0
+    gone = [line for line in plan.lines[:plan.cut] if line.id is not None]
+    if gone:
+        state["trimmed"] = int(_number(state.get("trimmed"))) + len(gone)
+        state["trimmed_until"] = max(_number(state.get("trimmed_until")),
+                                     *(line.time for line in gone))
+        state["trimmed_at"] = now
+    _write_state(store, state)
+
+
+def trim_store(store: Path, policy: Retention, *, include_kept: bool = False,
+               dry_run: bool = False, now: float | None = None) -> TrimResult:
+    """Trim one store's backups by `policy`. A dry run reads only (no lock, no write).
+    Otherwise under the store lock, after finishing any interrupted change set; StoreBusy
+    (one sentence) when another memtui holds the store past the usual wait."""
+    store = Path(store)
+    now = time.time() if now is None else now
+    if dry_run:
+        return _trim_locked(store, policy, include_kept=include_kept, dry_run=True, now=now)
+    from tui.memory.intents import recover_store
+
+    with store_lock(store):
+        recover_store(store)
+        return _trim_locked(store, policy, include_kept=include_kept, dry_run=False, now=now)
+
+
+def after_write(store: Path, size: int) -> None:
+    """The automatic trim, called under the store lock once a change set is logged, with
+    the log's size: a trim only when it is past `AUTO_FLOOR` and twice its size after the
+    last trim. Never fails the write: a config it cannot read, or a disk error, leaves the
+    trim to `memtui gc`."""
+    if size < AUTO_FLOOR:
+        return
+    last = _number(_read_state(store).get("log_bytes"))
+    if last <= size < 2 * last:
+        return
+    from tui.config import ConfigError
+    from tui.memory.retention import retention_policy
+
+    try:
+        policy = retention_policy()
+        _trim_locked(store, policy, include_kept=False, dry_run=False, now=time.time())
+    except (ConfigError, OSError):
+        pass
+
+
+def trimmed_note(store: Path) -> str | None:
+    """What undo says when it has nothing left and the policy trimmed older changes."""
+    state = _read_state(store)
+    until = _number(state.get("trimmed_until"))
+    if not state.get("trimmed") or not until:
+        return None
+    stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(until))
+    return (f"memtui's changes up to {stamp} were trimmed from the undo log by its retention "
+            "policy, and the journal still has every version (memtui history FILE)")
