@@ -192,9 +192,16 @@ def _holds_more_than_kept(folder: Path) -> bool:
 
 
 def _older_than(folder: Path, moment: float, kept: list[Path]) -> bool:
-    """A folder no record names is old when it and every copy it keeps are."""
+    """A folder no record names is old when the change it was made for (or, for another
+    folder, its last change) and every copy it keeps are."""
     try:
-        return all(path.lstat().st_mtime < moment for path in [folder, *kept])
+        made = time.mktime(time.strptime(folder.name[:15], "%Y%m%dT%H%M%S"))
+    except ValueError:  # not named after a change: `stray`
+        made = None
+    try:
+        if made is None:
+            made = folder.lstat().st_mtime
+        return made < moment and all(path.lstat().st_mtime < moment for path in kept)
     except OSError:
         return False
 
