@@ -279,6 +279,32 @@ def test_writes_trim_the_log_once_it_has_doubled_past_a_megabyte(store):
     assert text(store).startswith(b"version 20\n")
 
 
+def test_an_automatic_trim_removes_a_few_folders_a_write_and_leaves_no_record_without_copies(
+        store, monkeypatch):
+    from tui.memory import trim
+
+    set_policy("[backups]\nkeep_changes = 1\nkeep_days = 0\n")
+    monkeypatch.setattr(trim, "AUTO_FLOOR", 1 << 40)  # no trim while the log grows
+    versions(store, 8, old=0)
+    monkeypatch.setattr(trim, "AUTO_FLOOR", 1)
+    monkeypatch.setattr(trim, "AUTO_FOLDERS", 2)
+
+    edit(store, 8)  # trims edits 0-7: their 7 folders go 2 at a time
+
+    assert labels(store) == ["edit 8"]
+    assert len(folders(store) - copies_named_by_the_log(store)) == 5
+    monkeypatch.setattr(trim, "AUTO_FLOOR", 1 << 40)  # from now on only what is left behind
+    for number in range(9, 15):
+        edit(store, number)  # each write's trim: one folder more to go, two removed
+        assert_log_and_copies_agree(store)
+    assert folders(store) == copies_named_by_the_log(store)
+
+    # edit 13's trim removed the last folder left behind; since then no write trimmed
+    for number in range(15, 18):
+        edit(store, number)
+    assert labels(store) == [f"edit {number}" for number in range(17, 12, -1)]
+
+
 def test_a_bad_retention_setting_trims_nothing_and_gc_says_why(store, capsys):
     set_policy('[backups]\nkeep_changes = "lots"\nkeep_days = 0\n')
     for number in range(8):

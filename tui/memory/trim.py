@@ -15,7 +15,9 @@ itself: the folders are plain copies for humans.
 A trim runs under the store's memtui lock with no change set in flight (no intent record
 left after recovery), so no write can append to the log between its read and its rename.
 After a write it runs by itself (`after_write`) once the log has doubled since the last
-trim and is past `AUTO_FLOOR`: its cost is amortised over the writes that grew the log.
+trim and is past `AUTO_FLOOR`: its cost is amortised over the writes that grew the log,
+and it removes at most `AUTO_FOLDERS` folders, so no write waits long for it (the next
+writes remove the rest, as many at a time).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import json
 import os
 import secrets
 import shutil
+import stat
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,6 +40,9 @@ from tui.memory.writes import LOG_NAME, backups_dir
 
 KEPT = "kept"
 AUTO_FLOOR = 1 << 20  # a log smaller than this is never trimmed after a write
+# Folders an automatic trim removes at most, so that no write waits long for one (about a
+# millisecond each on a slow disk); the rest go with the next trim.
+AUTO_FOLDERS = 500
 TEMP_SUFFIX = ".memtui-tmp"
 
 
@@ -80,6 +86,11 @@ class _Plan:
 
 def _state_path(store: Path) -> Path:
     return xdg.state_dir() / "trim" / f"{xdg.store_key(store)}.json"
+
+
+def _left_behind_path(store: Path) -> Path:
+    """There while a trim limited to a few folders left others for the next one."""
+    return _state_path(store).with_suffix(".left-behind")
 
 
 def _read_state(store: Path) -> dict:
@@ -165,11 +176,11 @@ def _plan(store: Path, policy: Retention, now: float, include_kept: bool) -> _Pl
     for entry in entries:
         if not entry.is_dir(follow_symlinks=False):
             continue
-        path = Path(entry.path)
-        copies = _kept_copies(path)
+        copies = _kept_copies(entry.path)
         kept += copies
         if entry.name in staying:
             continue
+        path = Path(entry.path)
         if not include_kept and not _holds_more_than_kept(path):
             continue  # what a trim already emptied: only the kept copies stay
         if entry.name in going or _older_than(path, now - policy.keep_seconds, copies):
@@ -177,11 +188,16 @@ def _plan(store: Path, policy: Retention, now: float, include_kept: bool) -> _Pl
     return _Plan(lines, cut, drop, kept)
 
 
-def _kept_copies(folder: Path) -> list[Path]:
-    kept = folder / KEPT
-    if not kept.is_dir() or kept.is_symlink():
+def _kept_copies(folder: str) -> list[Path]:
+    """The copies recovery kept in a backup folder (one lstat when there are none: this
+    runs for every folder)."""
+    kept = os.path.join(folder, KEPT)
+    try:
+        if not stat.S_ISDIR(os.lstat(kept).st_mode):
+            return []
+    except OSError:
         return []
-    return sorted(path for path in kept.rglob("*") if not path.is_dir())
+    return sorted(path for path in Path(kept).rglob("*") if not path.is_dir())
 
 
 def _holds_more_than_kept(folder: Path) -> bool:
@@ -289,13 +305,20 @@ IN_FLIGHT = ("a change to this store is in flight or was interrupted and could n
 
 
 def _trim_locked(store: Path, policy: Retention, *, include_kept: bool, dry_run: bool,
-                 now: float) -> TrimResult:
+                 now: float, folder_limit: int | None = None) -> TrimResult:
+    """The trim; `folder_limit`: remove at most that many folders now (the oldest), the
+    others stay behind as folders no record names, for a later trim."""
     folder = backups_dir(store)
     log = folder / LOG_NAME
     plan = _plan(store, policy, now, include_kept)
+    left_behind = 0
+    if folder_limit is not None:
+        left_behind = max(0, len(plan.drop) - folder_limit)
+        plan = replace(plan, drop=plan.drop[:folder_limit])
     records = sum(line.id is not None for line in plan.lines)
     pruned = sum(line.id is not None for line in plan.lines[:plan.cut])
-    going_kept = [path for path in plan.kept if any(path.is_relative_to(d) for d in plan.drop)]
+    dropped = {path.name for path in plan.drop}
+    going_kept = [path for path in plan.kept if path.relative_to(folder).parts[0] in dropped]
     kept_removed = len(going_kept) if include_kept else 0
     stays = plan.kept if not include_kept else [p for p in plan.kept if p not in going_kept]
     kept_bytes = sum(tree_bytes(path) for path in stays)
@@ -316,12 +339,19 @@ def _trim_locked(store: Path, policy: Retention, *, include_kept: bool, dry_run:
     for path in plan.drop:
         _remove_folder(path, include_kept)
         failpoints.reached("trim.folder_removed", path.name)
-    _record(store, log, plan, now)
+    _record(store, log, plan, now, left_behind)
     return replace(result, freed=log_bytes + folders_bytes)
 
 
-def _record(store: Path, log: Path, plan: _Plan, now: float) -> None:
-    """Remember the log's size (for the next automatic trim) and what went (for undo)."""
+def _record(store: Path, log: Path, plan: _Plan, now: float, left_behind: int) -> None:
+    """Remember the log's size and any folders left behind (for the next automatic trim),
+    and what went (for undo)."""
+    marker = _left_behind_path(store)
+    if left_behind:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    else:
+        marker.unlink(missing_ok=True)
     state = _read_state(store)
     try:
         state["log_bytes"] = log.stat().st_size
@@ -352,24 +382,33 @@ def trim_store(store: Path, policy: Retention, *, include_kept: bool = False,
         return _trim_locked(store, policy, include_kept=include_kept, dry_run=False, now=now)
 
 
-def after_write(store: Path, size: int) -> None:
-    """The automatic trim, called under the store lock once a change set is logged, with
-    the log's size: a trim only when it is past `AUTO_FLOOR` and twice its size after the
-    last trim. Never fails the write: a config it cannot read, or a disk error, leaves the
-    trim to `memtui gc`."""
-    if size < AUTO_FLOOR:
+def after_write(store: Path) -> None:
+    """The automatic trim, called under the store lock once a change set is logged: only
+    when the log is past `AUTO_FLOOR` and twice its size after the last trim, or when the
+    last trim left folders behind (`AUTO_FOLDERS`). Otherwise one or two stats. Never fails
+    the write: a config it cannot read, or a disk error, leaves the trim to `memtui gc`."""
+    try:
+        size = os.stat(backups_dir(store) / LOG_NAME).st_size
+    except OSError:
         return
-    last = _number(_read_state(store).get("log_bytes"))
-    if last <= size < 2 * last:
+    if not (os.path.exists(_left_behind_path(store)) or _doubled(store, size)):
         return
     from tui.config import ConfigError
     from tui.memory.retention import retention_policy
 
     try:
         policy = retention_policy()
-        _trim_locked(store, policy, include_kept=False, dry_run=False, now=time.time())
+        _trim_locked(store, policy, include_kept=False, dry_run=False, now=time.time(),
+                     folder_limit=AUTO_FOLDERS)
     except (ConfigError, OSError):
         pass
+
+
+def _doubled(store: Path, size: int) -> bool:
+    if size < AUTO_FLOOR:
+        return False
+    last = _number(_read_state(store).get("log_bytes"))
+    return not last <= size < 2 * last
 
 
 def trimmed_note(store: Path) -> str | None:

@@ -321,16 +321,10 @@ def _apply(
 
 
 def _trim_after_write(store: Path) -> None:
-    """Trim the undo log by the retention policy once it has grown enough (see `trim`):
-    one stat of the log on most writes."""
-    try:
-        size = os.stat(backups_dir(store) / LOG_NAME).st_size
-    except OSError:
-        return
-    from tui.memory.trim import AUTO_FLOOR, after_write
+    """Trim the undo log by the retention policy once it has grown enough (see `trim`)."""
+    from tui.memory.trim import after_write
 
-    if size >= AUTO_FLOOR:
-        after_write(store, size)
+    after_write(store)
 
 
 def _apply_locked(
