@@ -93,8 +93,9 @@ def result_line(result, dry_run: bool, include_kept: bool) -> str:
         kept += (f" {result.kept_copies} copies recovery kept of outside writes "
                  f"({human_bytes(result.kept_bytes)}) stay{hint}.")
     if not result.pruned and not result.folders:
-        return (f"{result.store}: nothing to trim ({result.changes} changes in the undo log, "
-                f"all within the policy).{kept}")
+        why = (f"{result.changes} changes in the undo log, all within the policy"
+               if result.changes else "memtui has made no change to it")
+        return f"{result.store}: nothing to trim ({why}).{kept}"
     what = f"{result.pruned} of {result.changes} changes and {result.folders} backup folder(s)"
     if dry_run:
         return f"{result.store}: would trim {what}, freeing {human_bytes(result.freed)}.{kept}"
