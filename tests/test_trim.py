@@ -416,3 +416,34 @@ def test_doctor_shows_memtuis_disk_use_per_kind_and_when_to_trim(claude_home, st
 def doctor_check(capsys) -> dict:
     return next(c for c in json.loads(capsys.readouterr().out)["checks"]
                 if c["id"] == "memtui_files")
+
+
+KILLED_WRITE = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from tui.memory.writes import FileChange, apply_changes
+    store = Path(sys.argv[1])
+    apply_changes(store, [FileChange("notes.md", (store / "notes.md").read_bytes(),
+                                     b"half written\\n")], "killed edit")
+""")
+
+
+def test_a_change_set_left_in_flight_is_never_trimmed_around(store):
+    from tui.memory.trim import IN_FLIGHT
+
+    versions(store, 6, old=6)
+    killed = run_python(KILLED_WRITE, str(store), failpoint="apply.swapped")
+    assert killed.returncode == -signal.SIGKILL
+    before = every_file(xdg.data_dir())
+
+    # A dry run takes no lock and rolls nothing back: it says why it would not trim.
+    planned = trim_store(store, Retention(keep_changes=2, keep_days=30), dry_run=True)
+    assert (planned.skipped, planned.pruned) == (IN_FLIGHT, 0)
+    assert every_file(xdg.data_dir()) == before
+
+    # A trim rolls the interrupted change back first, then trims.
+    done = trim_store(store, Retention(keep_changes=2, keep_days=30))
+    assert done.skipped is None
+    assert text(store) == b"version 5\n"
+    assert labels(store) == ["edit 5", "edit 4"]
+    assert_log_and_copies_agree(store)
