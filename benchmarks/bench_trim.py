@@ -87,7 +87,8 @@ def _writes(store: Path, runs: int) -> tuple[float, float]:
                 path = store / "memory_a.md"
                 change = writes.FileChange("memory_a.md", path.read_bytes(),
                                            f"round {round_} {with_check}\n".encode())
-                elapsed, _ = _timed(lambda: writes.apply_changes(store, [change], "bench"))
+                elapsed, _ = _timed(lambda change=change: writes.apply_changes(store, [change],
+                                                                               "bench"))
             finally:
                 writes._trim_after_write = check
             best[with_check].append(elapsed)

@@ -66,13 +66,18 @@ def disk_use() -> dict[str, int]:
     return {kind: tree_bytes(path) for kind, path in kind_dirs().items()}
 
 
+def use_in_words(use: dict[str, int]) -> str:
+    """`backups 2.0 MB, archive 0 B, journal 454.7 kB (never trimmed: …), …`"""
+    notes = {"journal": " (never trimmed: the long-term history)"}
+    return ", ".join(f"{kind} {human_bytes(size)}{notes.get(kind, '')}"
+                     for kind, size in use.items())
+
+
 def human_bytes(count: int) -> str:
     """`812 B`, `4.1 kB`, `12.3 MB`, `1.2 GB` (powers of 1000, as disks are sold)."""
-    if count < 1000:
-        return f"{count} B"
     size = float(count)
-    for unit in ("kB", "MB", "GB"):
+    for unit in ("B", "kB", "MB"):
+        if size < 999.95:  # what would print as 1000.0 is the next unit
+            return f"{count} B" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1000
-        if size < 1000:
-            break
-    return f"{size:.1f} {unit}"
+    return f"{size:.1f} GB"

@@ -37,7 +37,7 @@ def _every_store() -> list[tuple[Path, str | None]]:
 
 def cmd_gc(args: argparse.Namespace) -> int:
     from tui.config import ConfigError, config_file
-    from tui.disk_use import disk_use
+    from tui.disk_use import disk_use, use_in_words
     from tui.memory.refusals import WriteRefused
     from tui.memory.retention import retention_policy
     from tui.memory.trim import TrimResult, trim_store
@@ -75,7 +75,7 @@ def cmd_gc(args: argparse.Namespace) -> int:
     if args.all and not results:
         print("memtui keeps no backups yet.")
     print(f"Policy: per store, keep {policy.in_words()} (set in [backups] of {config_file()}).")
-    print(f"memtui's own files{' now' if not args.dry_run else ''}: {use_line(use)}.")
+    print(f"memtui's own files{' now' if not args.dry_run else ''}: {use_in_words(use)}.")
     return 0
 
 
@@ -100,14 +100,6 @@ def result_line(result, dry_run: bool, include_kept: bool) -> str:
     if dry_run:
         return f"{result.store}: would trim {what}, freeing {human_bytes(result.freed)}.{kept}"
     return f"{result.store}: trimmed {what}, freed {human_bytes(result.freed)}.{kept}"
-
-
-def use_line(use: dict[str, int]) -> str:
-    from tui.disk_use import human_bytes
-
-    notes = {"journal": " (never trimmed: the long-term history)"}
-    return ", ".join(f"{kind} {human_bytes(size)}{notes.get(kind, '')}"
-                     for kind, size in use.items())
 
 
 def add_gc_command(commands) -> None:

@@ -13,14 +13,12 @@ BACKUPS_HINT = 100_000_000
 
 def check_memtui_files(ctx: DoctorContext) -> Check:
     from tui.config import ConfigError, config_file
-    from tui.disk_use import disk_use, human_bytes, store_dirs, tree_bytes
+    from tui.disk_use import disk_use, human_bytes, store_dirs, tree_bytes, use_in_words
     from tui.memory.retention import retention_policy
     from tui.memory.trim import trim_store
 
     use = disk_use()
-    notes = {"journal": " (never trimmed: the long-term history)"}
-    total = ", ".join(f"{kind} {human_bytes(size)}{notes.get(kind, '')}"
-                      for kind, size in use.items())
+    total = use_in_words(use)
     mine = {kind: tree_bytes(path) for kind, path in store_dirs(ctx.store).items()}
     try:
         policy = retention_policy()
