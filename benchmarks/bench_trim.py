@@ -35,7 +35,8 @@ DAY = 86400.0
 
 
 def _store(root: Path) -> Path:
-    store = root / "home" / "projects" / "-bench" / "memory"
+    """A store of its own (its own key, so its own backups folder and log)."""
+    store = root / "home" / "projects" / f"-bench-{root.name}" / "memory"
     store.mkdir(parents=True)
     (store / "memory_a.md").write_text("---\nname: a\ndescription: a memory\ntype: project\n---\n"
                                        "A fact worth keeping.\n")
