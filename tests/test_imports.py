@@ -95,6 +95,13 @@ def test_doctor_imports_no_ui_and_no_api_client(home_env, tmp_path):
     assert heavy <= {"yaml", "sqlite3"}
 
 
+def test_gc_imports_nothing_heavy(home_env):
+    env, store = home_env
+    code, heavy = imported(env, "gc", str(store), "--json")
+    assert code == 0
+    assert heavy == set()
+
+
 def _all_imported(env: dict[str, str], *argv: str, code: int = 0) -> set[str]:
     exit_code, modules, said = run_importing(env, *argv)
     assert exit_code == code, said
