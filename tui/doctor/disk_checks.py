@@ -25,8 +25,8 @@ def check_memtui_files(ctx: DoctorContext) -> Check:
     except ConfigError as error:
         return Check("memtui_files", WARN, f"memtui's own files: {total}. {error} So no "
                      "backup is trimmed, after a write or by memtui gc.",
-                     f"keep_changes and keep_days in [backups] of {config_file()} are whole "
-                     "numbers, 0 or more")
+                     f"in [backups] of {config_file()}, keep_changes is a whole number and "
+                     "keep_days a number, both 0 or more")
     plan = trim_store(ctx.store, policy, dry_run=True)
     here = (f"this store's undo log holds {plan.changes} changes (backups "
             f"{human_bytes(mine['backups'])}, archive {human_bytes(mine['archive'])}, journal "
