@@ -317,6 +317,12 @@ def test_a_bad_retention_setting_trims_nothing_and_gc_says_why(store, capsys):
     assert said.count("\n") == 1
     assert len(history(store)) == 8
 
+    main(["doctor", str(store), "--json"])
+    check = doctor_check(capsys)
+    assert check["status"] == "warn"
+    assert "`keep_changes` in [backups] must be a whole number" in check["message"]
+    assert "So no backup is trimmed, after a write or by memtui gc." in check["message"]
+
 
 def every_file(*folders: Path) -> dict[str, tuple[bytes, int]]:
     found = {}
