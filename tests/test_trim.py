@@ -355,6 +355,13 @@ def test_gc_dry_run_writes_nothing_and_says_what_gc_then_frees(store, capsys):
     assert done["disk_use"]["backups"] == tree_bytes(kind_dirs()["backups"])
 
 
+def test_gc_counts_in_words(store, capsys):
+    edit(store, 1)
+    assert main(["gc", str(store), "--dry-run"]) == 0
+    assert f"{store}: nothing to trim (1 change in the undo log, all within the policy)" \
+        in capsys.readouterr().out
+
+
 def test_gc_all_trims_every_store_and_shows_memtuis_disk_use(claude_home, capsys):
     stores = [claude_home.store(folder=name) for name in ("-home-me-a", "-home-me-b")]
     for each in stores:
@@ -365,9 +372,9 @@ def test_gc_all_trims_every_store_and_shows_memtuis_disk_use(claude_home, capsys
     out = capsys.readouterr().out
 
     for each in stores:
-        assert f"{each}: trimmed 4 of 5 changes and 3 backup folder(s), freed " in out
+        assert f"{each}: trimmed 4 of 5 changes and 3 backup folders, freed " in out
         assert labels(each) == ["edit 4"]
-    assert "Policy: per store, keep the newest 1 changes and those of the last 30 days" in out
+    assert "Policy: per store, keep the newest change and those of the last 30 days" in out
     assert "journal 0 B (never trimmed: the long-term history)" in out
 
 

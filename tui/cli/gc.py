@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 
 from tui.cli.support import UsageError, print_json, resolve_store
+from tui.words import plural
 
 NO_STORE = "no undo log here names the store these backups are of, so they were left alone"
 
@@ -86,17 +87,20 @@ def result_line(result, dry_run: bool, include_kept: bool) -> str:
         return f"{result.store}: {result.skipped}."
     kept = ""
     if result.kept_removed:
-        kept += (f" {'Would remove' if dry_run else 'Removed'} {result.kept_removed} copies "
-                 "recovery kept of outside writes.")
+        kept += (f" {'Would remove' if dry_run else 'Removed'} "
+                 f"{plural(result.kept_removed, 'copy', 'copies')} recovery kept of outside "
+                 "writes.")
     if result.kept_copies:
         hint = "" if include_kept else "; --kept removes those past the policy"
-        kept += (f" {result.kept_copies} copies recovery kept of outside writes "
-                 f"({human_bytes(result.kept_bytes)}) stay{hint}.")
+        kept += (f" {plural(result.kept_copies, 'copy', 'copies')} recovery kept of outside "
+                 f"writes ({human_bytes(result.kept_bytes)}) "
+                 f"{'stays' if result.kept_copies == 1 else 'stay'}{hint}.")
     if not result.pruned and not result.folders:
-        why = (f"{result.changes} changes in the undo log, all within the policy"
+        why = (f"{plural(result.changes, 'change')} in the undo log, all within the policy"
                if result.changes else "memtui has made no change to it")
         return f"{result.store}: nothing to trim ({why}).{kept}"
-    what = f"{result.pruned} of {result.changes} changes and {result.folders} backup folder(s)"
+    what = (f"{result.pruned} of {plural(result.changes, 'change')} and "
+            f"{plural(result.folders, 'backup folder')}")
     if dry_run:
         return f"{result.store}: would trim {what}, freeing {human_bytes(result.freed)}.{kept}"
     return f"{result.store}: trimmed {what}, freed {human_bytes(result.freed)}.{kept}"

@@ -25,6 +25,7 @@ from tui.memory.frontmatter import BLOCK
 from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, linked_files, parse_index
 from tui.memory.store import Memory, Store, same_file_names
 from tui.memory.writes import FileChange, WriteRefused, archive_dir, read_bytes
+from tui.words import plural
 
 REMOVE_DANGLING = "remove dangling"
 SHORTEN_LINES = "shorten long lines"
@@ -237,10 +238,6 @@ def _finish(
         changes.append(FileChange(index.file, index.before, new_text.encode("utf-8")))
     options = _room_options(store, after) if pushed else ()
     return Plan(label, tuple(changes), summary, tuple(pushed), options)
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {many or word + 's'}"
 
 
 # --- plans --------------------------------------------------------------------------------

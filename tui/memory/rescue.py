@@ -26,7 +26,6 @@ from tui.memory.curate import (
     is_utf8,
     link_target,
     place_inside_cut,
-    plural,
     read_index,
     visible_files,
 )
@@ -35,6 +34,7 @@ from tui.memory.links import wiki_names
 from tui.memory.refusals import WriteRefused
 from tui.memory.store import Memory, Store, load_store
 from tui.memory.writes import FileChange, read_bytes
+from tui.words import plural
 
 
 @dataclass(frozen=True)

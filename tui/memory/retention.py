@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 from tui.config import ConfigError, config_file, read_table
+from tui.words import plural
 
 DEFAULT_KEEP_CHANGES = 100
 DEFAULT_KEEP_DAYS = 30.0
@@ -34,8 +35,10 @@ class Retention:
         return self.keep_days * DAY
 
     def in_words(self) -> str:
+        newest = ("change" if self.keep_changes == 1
+                  else f"{plural(self.keep_changes, 'change')}")
         days = f"{self.keep_days:g} day{'' if self.keep_days == 1 else 's'}"
-        return f"the newest {self.keep_changes} changes and those of the last {days}"
+        return f"the newest {newest} and those of the last {days}"
 
     def to_json(self) -> dict:
         return {"keep_changes": self.keep_changes, "keep_days": self.keep_days}
