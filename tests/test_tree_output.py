@@ -157,10 +157,12 @@ def test_one_stores_audit_neither_reads_nor_rewrites_the_whole_trees_cache(small
     from tui.claude.discovery_cache import cache_path
 
     projects_json(capsys, small_tree)
-    cache = cache_path(small_tree)
-    before = (cache.read_bytes(), os.stat(cache).st_mtime_ns)
     stranded = next(p for p in json.loads(projects_json(capsys, small_tree))
                     if p["store_exists"] and p["stranded"])
+    # Taken after the second run: the first may leave entries it could not trust yet (files
+    # changed in the last 2 s), which the second then writes.
+    cache = cache_path(small_tree)
+    before = (cache.read_bytes(), os.stat(cache).st_mtime_ns)
     read = []
     real_read = discovery_cache.read_regular
     monkeypatch.setattr(discovery_cache, "read_regular",
