@@ -63,6 +63,50 @@ def test_first_cwd_of_missing_or_empty_file_is_none(tmp_path):
     assert transcripts.first_cwd(tmp_path / "empty.jsonl") is None
 
 
+def _first_cwd_by_definition(data: bytes) -> str | None:
+    """The first line (split on `\\n` only) that is a JSON object with a non-empty string
+    `cwd`, as a reader of the lines one by one finds it."""
+    for line in data.split(b"\n"):
+        try:
+            record = json.loads(line.decode("utf-8", errors="replace"))
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("cwd"), str) and record["cwd"]:
+            return record["cwd"]
+    return None
+
+
+_TRANSCRIPT_LINES = st.one_of(
+    st.builds(lambda cwd: json.dumps(user_record(cwd)).encode(),
+              st.sampled_from(["/home/u/repo", "", "/x y/ü", "/a\\\\b"])),
+    st.builds(lambda size: json.dumps({**SNAPSHOT_RECORD, "pad": "p" * size}).encode(),
+              st.integers(0, 90)),
+    st.builds(lambda text: json.dumps({"type": "user", "message": text}).encode(),
+              st.sampled_from(['"cwd": "/in/text"', "cwd", ""])),
+    st.binary(max_size=30),
+    st.just(b'{"cwd": 42}'),
+    st.just(b'{"cwd": "/cut/short'),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(_TRANSCRIPT_LINES, max_size=8), crlf=st.booleans(),
+       ends_with_newline=st.booleans(), first=st.integers(1, 40), later=st.integers(1, 40))
+def test_first_cwd_read_in_blocks_is_the_first_line_with_a_cwd(
+        tmp_path_factory, lines, crlf, ends_with_newline, first, later):
+    """Blocks of any size (lines cut across them, a last line with no newline) find what a
+    line-by-line reading finds."""
+    data = (b"\r\n" if crlf else b"\n").join(lines) + (b"\n" if ends_with_newline else b"")
+    path = tmp_path_factory.mktemp("cwd") / "s.jsonl"
+    path.write_bytes(data)
+    blocks = transcripts.FIRST_BLOCK, transcripts.NEXT_BLOCKS
+    transcripts.FIRST_BLOCK, transcripts.NEXT_BLOCKS = first, later
+    try:
+        assert transcripts.first_cwd(path) == _first_cwd_by_definition(data)
+    finally:
+        transcripts.FIRST_BLOCK, transcripts.NEXT_BLOCKS = blocks
+
+
 def test_session_files_are_top_level_jsonl_not_agents(tmp_path):
     (tmp_path / "11111111-1111-1111-1111-111111111111.jsonl").write_text("")
     (tmp_path / "agent-abc.jsonl").write_text("")

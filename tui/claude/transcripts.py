@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from tui.claude import line_search
-from tui.claude.files import is_gone, open_binary, read_text, replace_cache_file
+from tui.claude.files import is_gone, open_binary, open_regular, read_text, replace_cache_file
 from tui.claude.paths import MEMORY_DIR_NAME
 
 UUID_NAME = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$")
@@ -83,13 +83,49 @@ def iter_records(path: str | os.PathLike[str], needle: bytes | None = None,
             yield record
 
 
+FIRST_BLOCK = 16 << 10  # a transcript's first cwd is in its first kilobytes
+NEXT_BLOCKS = 256 << 10
+
+
 def first_cwd(path: str | os.PathLike[str], status: os.stat_result | None = None) -> str | None:
     """The `cwd` of the first record that has one (the first line often has none)."""
-    for record in iter_records(path, b'"cwd"', status):
-        cwd = record.get("cwd")
-        if isinstance(cwd, str) and cwd:
-            return cwd
-    return None
+    try:
+        descriptor = open_regular(path, status)
+    except OSError:
+        return None
+    try:
+        return _first_cwd(descriptor)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+
+
+def _first_cwd(descriptor: int) -> str | None:
+    """`first_cwd` over an open file, read in blocks with no buffered reader around it: a
+    cold discovery opens thousands of transcripts for a line or two each."""
+    parts: list[bytes] = []  # the start of a line longer than what has been read of it
+    block_size = FIRST_BLOCK
+    while block := os.read(descriptor, block_size):
+        block_size = NEXT_BLOCKS
+        start = 0
+        while (newline := block.find(b"\n", start)) >= 0:
+            line = b"".join([*parts, block[start:newline]]) if parts else block[start:newline]
+            parts = []
+            if cwd := _cwd_of(line):
+                return cwd
+            start = newline + 1
+        if start < len(block):
+            parts.append(block[start:])
+    return _cwd_of(b"".join(parts)) if parts else None
+
+
+def _cwd_of(line: bytes) -> str | None:
+    if b'"cwd"' not in line:
+        return None
+    record = decode(line)
+    cwd = record.get("cwd") if record is not None else None
+    return cwd if isinstance(cwd, str) and cwd else None
 
 
 def store_of_memory_path(file_path: str) -> str | None:
