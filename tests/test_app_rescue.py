@@ -10,11 +10,13 @@ from conftest import settle, snapshot
 from rescue_home import TABS_LINE, build_rescue_home
 from rich.console import Console
 from textual.widgets import Static
+from textual.widgets._footer import FooterKey
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.store import StoreScreen
 from tui.app.widgets.findings import FindingsView
+from tui.app.widgets.key_footer import KeyFooter
 from tui.claude.discovery import discover
 from tui.history.recovery import undo_journalled
 
@@ -79,6 +81,10 @@ async def test_the_stranded_finding_names_the_key_and_the_command(rescue_home):
         detail = painted(app.screen.query_one("#findings-detail", Static))
         assert "fix: R rescue" in detail
         assert "memtui fix … rescue" in detail
+        # The finding's fix is also the stranded screen's own first key: shown once.
+        footer = app.screen.query_one(KeyFooter)
+        shown = [key.key_display for key in footer.query(FooterKey)]
+        assert shown.count("R") == 1, shown
 
 
 async def test_cancelling_the_rescue_writes_nothing(rescue_home):

@@ -21,8 +21,11 @@ HELP_WIDTH = 2  # the help key's border and padding
 
 
 def ranked_keys(screen) -> Sequence[str]:
+    """The screen's key ids, most used first, each once (a highlighted finding's fix may
+    be one of the screen's own first keys already)."""
     ranking = getattr(screen, "footer_keys", None)
-    return ranking() if callable(ranking) else getattr(screen, "FOOTER_KEYS", ())
+    keys = ranking() if callable(ranking) else getattr(screen, "FOOTER_KEYS", ())
+    return tuple(dict.fromkeys(keys))
 
 
 def key_width(key_display: str, description: str) -> int:
