@@ -426,6 +426,12 @@ def test_doctor_shows_memtuis_disk_use_per_kind_and_when_to_trim(claude_home, st
     assert check["fix"].startswith(f"memtui gc {store} trims them")
 
 
+def test_doctor_counts_in_words(claude_home, store, capsys):
+    edit(store, 1)
+    main(["--config-dir", str(claude_home.home), "doctor", str(store), "--json"])
+    assert "this store's undo log holds 1 change (backups " in doctor_check(capsys)["message"]
+
+
 def doctor_check(capsys) -> dict:
     return next(c for c in json.loads(capsys.readouterr().out)["checks"]
                 if c["id"] == "memtui_files")

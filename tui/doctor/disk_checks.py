@@ -16,6 +16,7 @@ def check_memtui_files(ctx: DoctorContext) -> Check:
     from tui.disk_use import disk_use, human_bytes, store_dirs, tree_bytes, use_in_words
     from tui.memory.retention import retention_policy
     from tui.memory.trim import trim_store
+    from tui.words import plural
 
     use = disk_use()
     total = use_in_words(use)
@@ -28,13 +29,13 @@ def check_memtui_files(ctx: DoctorContext) -> Check:
                      f"in [backups] of {config_file()}, keep_changes is a whole number and "
                      "keep_days a number, both 0 or more")
     plan = trim_store(ctx.store, policy, dry_run=True)
-    here = (f"this store's undo log holds {plan.changes} changes (backups "
+    here = (f"this store's undo log holds {plural(plan.changes, 'change')} (backups "
             f"{human_bytes(mine['backups'])}, archive {human_bytes(mine['archive'])}, journal "
             f"{human_bytes(mine['journal'])})")
     message = f"memtui's own files: {total}; {here}"
     if plan.freed >= TRIMMABLE_HINT:
         return Check("memtui_files", WARN,
-                     f"{message}; {human_bytes(plan.freed)} of them ({plan.pruned} changes) are "
+                     f"{message}; {human_bytes(plan.freed)} of them ({plural(plan.pruned, 'change')}) are "
                      f"past the retention policy ({policy.in_words()}).",
                      f"memtui gc {ctx.store} trims them (memtui gc --all: every store; "
                      "--dry-run says what would go)")
