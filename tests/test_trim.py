@@ -448,16 +448,21 @@ KILLED_WRITE = textwrap.dedent("""
 
 
 def test_a_change_set_left_in_flight_is_never_trimmed_around(store):
-    from tui.memory.trim import IN_FLIGHT
+    from tui.cli.gc import result_line
+    from tui.memory.trim import IN_FLIGHT_DRY
 
     versions(store, 6, old=6)
     killed = run_python(KILLED_WRITE, str(store), failpoint="apply.swapped")
     assert killed.returncode == -signal.SIGKILL
     before = every_file(xdg.data_dir())
 
-    # A dry run takes no lock and rolls nothing back: it says why it would not trim.
+    # A dry run takes no lock and rolls nothing back: it says why it cannot say what
+    # would go, not that the trim itself is stuck.
     planned = trim_store(store, Retention(keep_changes=2, keep_days=30), dry_run=True)
-    assert (planned.skipped, planned.pruned) == (IN_FLIGHT, 0)
+    assert (planned.skipped, planned.pruned) == (IN_FLIGHT_DRY, 0)
+    said = result_line(planned, dry_run=True, include_kept=False)
+    assert "memtui gc waits for it or rolls it back before it trims" in said
+    assert "could not be rolled back" not in said
     assert every_file(xdg.data_dir()) == before
 
     # A trim rolls the interrupted change back first, then trims.

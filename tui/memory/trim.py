@@ -302,6 +302,9 @@ def in_flight(store: Path) -> bool:
 
 IN_FLIGHT = ("a change to this store is in flight or was interrupted and could not be rolled "
              "back yet, so nothing was trimmed")
+# A dry run neither waits nor rolls back, so it cannot say what the trim would find.
+IN_FLIGHT_DRY = ("a change to this store is in flight or was interrupted: memtui gc waits for "
+                 "it or rolls it back before it trims, so a dry run cannot say what would go")
 
 
 def _trim_locked(store: Path, policy: Retention, *, include_kept: bool, dry_run: bool,
@@ -325,7 +328,8 @@ def _trim_locked(store: Path, policy: Retention, *, include_kept: bool, dry_run:
     result = TrimResult(store, records, pruned, len(plan.drop), 0, len(stays), kept_bytes,
                         kept_removed)
     if in_flight(store):
-        return replace(result, pruned=0, folders=0, kept_removed=0, skipped=IN_FLIGHT)
+        return replace(result, pruned=0, folders=0, kept_removed=0,
+                       skipped=IN_FLIGHT_DRY if dry_run else IN_FLIGHT)
     # The log's share counted in bytes, not blocks, so a dry run says what the trim frees.
     log_bytes = sum(line.size for line in plan.lines[:plan.cut])
     folders_bytes = sum(_removable_bytes(path, include_kept) for path in plan.drop)
