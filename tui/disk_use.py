@@ -14,10 +14,9 @@ from pathlib import Path
 
 from tui import xdg
 
-KINDS = ("backups", "archive", "journal", "caches", "state")
-
 
 def kind_dirs() -> dict[str, Path]:
+    """Each kind's folder, in the order the kinds are reported."""
     data = xdg.data_dir()
     return {"backups": data / "backups", "archive": data / "archive",
             "journal": data / "journal", "caches": xdg.cache_dir(), "state": xdg.state_dir()}
@@ -62,7 +61,7 @@ def tree_bytes(path: Path) -> int:
 
 
 def disk_use() -> dict[str, int]:
-    """Bytes on disk per kind, in `KINDS` order."""
+    """Bytes on disk per kind, in `kind_dirs` order."""
     return {kind: tree_bytes(path) for kind, path in kind_dirs().items()}
 
 

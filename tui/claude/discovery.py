@@ -216,9 +216,7 @@ class _Scanner:
                     "git", role
                 )
 
-        if self.evidence_cache is None:
-            self.evidence_cache = transcripts.EvidenceCache()
-        evidence = self.evidence_cache.folder_evidence([file for _, file in dated])
+        evidence = self.folder_evidence([file for _, file in dated])
         role = "deleted" if cwds else "other"
         if evidence.stores:
             # Sorted: a tie goes to the first by path, not to the set's order of the run.

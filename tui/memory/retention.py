@@ -35,8 +35,7 @@ class Retention:
         return self.keep_days * DAY
 
     def in_words(self) -> str:
-        newest = ("change" if self.keep_changes == 1
-                  else f"{plural(self.keep_changes, 'change')}")
+        newest = "change" if self.keep_changes == 1 else plural(self.keep_changes, "change")
         days = f"{self.keep_days:g} day{'' if self.keep_days == 1 else 's'}"
         return f"the newest {newest} and those of the last {days}"
 
