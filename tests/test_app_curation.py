@@ -302,7 +302,11 @@ async def test_editor_edit_meeting_claudes_write_is_merged_as_the_in_app_edit_is
         assert isinstance(app.screen, EditorScreen)
         area = app.screen.query_one("#editor-text")
         assert area.text == claudes.decode() + "mine\n"  # both changes, merged
-        assert any("merged" in n.message for n in app._notifications)
+        [merged] = [n.message for n in app._notifications if "merged" in n.message]
+        # Until the merge is saved it is only on screen: the edit made in $EDITOR stays
+        # on disk too, so quitting the app here loses nothing.
+        copy = Path(merged.rpartition("kept at ")[2].rstrip("."))
+        assert copy.read_bytes().endswith(b"mine\n")
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert app.screen is screen

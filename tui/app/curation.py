@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 Outcome = tuple[str, str]  # (what to tell the user, notification severity)
@@ -305,9 +305,9 @@ def edit(app, store_path: Path, file: str) -> Outcome | EditMerged | None:
         apply_journalled(store_path, [writes.FileChange(file, before, after)], f"edit {file}")
     except writes.WriteRefused as refused:
         merged = _merge_editor_copy(store_path, file, before, after)
-        if isinstance(merged, EditMerged):
-            shutil.rmtree(workdir, ignore_errors=True)
-            return merged
+        if isinstance(merged, EditMerged):  # on screen only until saved: the copy stays
+            return replace(merged, message=f"{merged.message} Your version is also kept "
+                                           f"at {copy}.")
         return f"{merged or refused} Your version is kept at {copy}.", "error"
     shutil.rmtree(workdir, ignore_errors=True)
     return f"Saved {file}. Press u to undo.", "information"
