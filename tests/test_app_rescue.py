@@ -124,3 +124,19 @@ async def test_r_without_a_live_store_says_so_in_one_sentence(claude_home, tmp_p
         messages = [n.message for n in app._notifications]
         assert any(message.startswith(f"No live store was found for {home.stranded}")
                    for message in messages)
+
+
+def test_a_rescue_whose_live_store_can_no_longer_be_found_says_why(rescue_home):
+    """Between the confirmation and the apply the evidence went (the worktree's
+    transcripts were deleted): the apply says why it cannot, not that a file changed."""
+    from tui.app import curation
+
+    rescue = curation.prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env)
+    assert not isinstance(rescue, str), rescue
+    before = snapshot(rescue_home.live, recursive=True)
+    for transcript in rescue_home.stranded.parent.glob("*.jsonl"):
+        transcript.unlink()
+    said, severity = curation.apply_rescue(rescue, rescue_home.home, rescue_home.env)
+    assert severity == "error"
+    assert said.startswith(f"No live store was found for {rescue_home.stranded}"), said
+    assert snapshot(rescue_home.live, recursive=True) == before

@@ -123,8 +123,9 @@ def apply_rescue(rescue, home: Path, env) -> Outcome:
     from tui.memory import writes
 
     again = prepare_rescue(rescue.stranded, home, env)
-    if isinstance(again, str) or again.live != rescue.live or \
-            again.plan.changes != rescue.plan.changes:
+    if isinstance(again, str):  # no live store any more, or the stranded one is gone
+        return again, "error"
+    if again.live != rescue.live or again.plan.changes != rescue.plan.changes:
         return changed_meanwhile("A store", ", and the rescue would no longer be the one "
                                  "shown"), "error"
     try:
