@@ -362,6 +362,17 @@ def test_gc_counts_in_words(store, capsys):
         in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("policy, words", [
+    (Retention(100, 30), "the newest 100 changes and those of the last 30 days"),
+    (Retention(1, 0.5), "the newest change and those of the last 0.5 days"),
+    (Retention(0, 7), "the changes of the last 7 days"),
+    (Retention(20, 0), "the newest 20 changes"),
+    (Retention(0, 0), "no change"),
+])
+def test_the_policy_in_words_leaves_out_a_part_that_keeps_nothing(policy, words):
+    assert policy.in_words() == words
+
+
 def test_gc_all_trims_every_store_and_shows_memtuis_disk_use(claude_home, capsys):
     stores = [claude_home.store(folder=name) for name in ("-home-me-a", "-home-me-b")]
     for each in stores:
