@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import write_index
+from test_write_crashes import run_python
 
 from tui import failpoints, xdg
 from tui.cli import main
@@ -180,15 +181,6 @@ TRIM = textwrap.dedent("""
     from tui.memory.trim import trim_store
     trim_store(Path(sys.argv[1]), Retention(keep_changes=3, keep_days=30), now=float(sys.argv[2]))
 """)
-
-
-def run_python(code: str, *args: str, failpoint: str | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env.pop("MEMTUI_FAILPOINT", None)
-    if failpoint:
-        env["MEMTUI_FAILPOINT"] = failpoint
-    return subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True,
-                          timeout=60)
 
 
 def assert_log_and_copies_agree(store: Path) -> None:
