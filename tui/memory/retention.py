@@ -35,8 +35,8 @@ class Retention:
         return self.keep_days * DAY
 
     def in_words(self) -> str:
-        """"the newest 100 changes and those of the last 30 days"; a part set to 0 keeps
-        nothing, so it is left out."""
+        """The policy as words ("the newest 100 changes and those of the last 30 days");
+        a part set to 0 keeps nothing, so it is left out."""
         newest = "change" if self.keep_changes == 1 else plural(self.keep_changes, "change")
         days = f"{self.keep_days:g} day{'' if self.keep_days == 1 else 's'}"
         if not self.keep_days:
