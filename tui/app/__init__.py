@@ -8,6 +8,13 @@ from pathlib import Path
 
 def run_app(home: Path, env: Mapping[str, str], settings_file: Path | None) -> None:
     """Open the app on a config home and block until the user quits."""
-    from tui.app.app import MemtuiApp
+    from tui.app import prefetch
 
-    MemtuiApp(home, dict(env), settings_file).run()
+    early = prefetch.start(home, env, settings_file)  # before Textual loads: on another core
+    try:
+        from tui.app.app import MemtuiApp
+
+        MemtuiApp(home, dict(env), settings_file, prefetched=early).run()
+    finally:
+        if early is not None:
+            early.close()

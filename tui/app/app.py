@@ -15,6 +15,7 @@ from textual.filter import LineFilter
 from textual.notifications import Notification, Notify, SeverityLevel
 
 from tui.app.commands import MemtuiCommands
+from tui.app.prefetch import Prefetch, Prefetched
 from tui.app.screens.projects import ProjectsScreen
 from tui.visible import CONTROL_CHARS, has_controls, visible
 
@@ -86,12 +87,20 @@ class MemtuiApp(App[None]):
         settings_file: Path | None = None,
         *,
         now: float | None = None,
+        prefetched: Prefetch | None = None,
     ) -> None:
         super().__init__()
         self.home = home
         self.env = env
         self.settings_file = settings_file
         self.now = now  # a fixed clock for ages, so snapshots do not drift
+        self.prefetched = prefetched  # a discovery begun before the app loaded
+
+    def take_prefetched(self, wait: bool = True) -> Prefetched | None:
+        """The discovery begun before the app loaded, once, when it was for this home
+        (without `wait`: only when it is already done)."""
+        early = self.prefetched
+        return early.take(self.home, self.env, self.settings_file, wait) if early else None
 
     def on_mount(self) -> None:
         self.theme = remembered_theme(self.available_themes) or self.theme

@@ -23,7 +23,7 @@ from tui.app.messages import DemoBuilt, ProjectsScanned
 from tui.app.summaries import StoreSummary, summarize
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import VirtualTable
-from tui.claude.discovery import Project, discover
+from tui.claude.discovery import Inventory, Project, discover
 from tui.collector import collect_frozen, collector_paused
 from tui.memory.index import MAX_CHARS, MAX_LINES
 from tui.render import PROJECT_STATUS_STYLES, age, condense, project_status
@@ -248,7 +248,11 @@ class ProjectsScreen(Screen[None]):
         # A watcher, not Input.Changed: the rows change in the same frame as the typed letter.
         self.watch(self.query_one("#project-filter", Input), "value", self.refresh_table,
                    init=False)
-        self.scan()
+        found = self.app.take_prefetched(wait=False)
+        if found is not None:  # discovered while Textual loaded: the first frame has the rows
+            self.home_seen = found.signature
+            self.on_projects_scanned(ProjectsScanned(found.inventory, None))
+        self.scan(found and found.inventory)
         self.watch_home()
 
     def palette_commands(self) -> list[PaletteCommand]:
@@ -265,14 +269,21 @@ class ProjectsScreen(Screen[None]):
     # --- scanning -------------------------------------------------------------------------
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="scan")
-    def scan(self) -> None:
+    def scan(self, shown: Inventory | None = None) -> None:
+        """Find the projects (unless `shown`, found and on screen already), then read their
+        stores for the index columns."""
         app = self.app
-        if self.scanned is not None:  # a rescan: the last scan's discarded rows go now
-            collect_frozen()
-        inventory = discover(app.home, app.env, app.settings_file)
-        self.home_seen = home_signature(app.home, inventory.projects)
-        # The rows first: reading every store's index takes longer than finding them.
-        self.post_message(ProjectsScanned(inventory, None))
+        inventory = shown
+        if inventory is None:
+            if self.scanned is not None:  # a rescan: the last scan's discarded rows go now
+                collect_frozen()
+            if found := app.take_prefetched():
+                inventory, self.home_seen = found
+            else:
+                inventory = discover(app.home, app.env, app.settings_file)
+                self.home_seen = home_signature(app.home, inventory.projects)
+            # The rows first: reading every store's index takes longer than finding them.
+            self.post_message(ProjectsScanned(inventory, None))
         stores = [p.store for p in inventory.projects if p.store and p.store_exists]
         progress = self.query_one("#scan-progress", ProgressBar)
         app.call_from_thread(progress.update, total=len(stores) or 1, progress=0)

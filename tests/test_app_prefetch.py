@@ -1,0 +1,127 @@
+"""The discovery `memtui` begins in a child process before Textual loads (tui.app.prefetch):
+the app shows what that child found, for the home it was made for, and never depends on it."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from app_home import build_app_home
+from conftest import settle
+
+from tui.app import prefetch
+from tui.app.app import MemtuiApp
+from tui.app.disk import home_signature
+from tui.claude.discovery import discover
+
+
+def project_names(inventory) -> list[str]:
+    return [p.name for p in inventory.projects]
+
+
+def reaped(pid: int) -> bool:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_the_child_finds_what_discovery_finds(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    early = prefetch.start(fixture.home, fixture.env, None)
+    found = early.take(fixture.home, fixture.env, None)
+    assert found.inventory.projects == discover(fixture.home, fixture.env).projects
+    assert found.signature == home_signature(fixture.home, found.inventory.projects)
+    assert reaped(early.pid)
+    assert early.take(fixture.home, fixture.env, None) is None  # once: a rescan looks again
+
+
+def test_a_discovery_for_another_home_or_settings_is_not_used(claude_home, make_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    other = make_home()
+    early = prefetch.start(fixture.home, fixture.env, None)
+    assert early.take(other.home, fixture.env, None) is None
+    assert reaped(early.pid)
+    early = prefetch.start(fixture.home, fixture.env, None)
+    assert early.take(fixture.home, fixture.env, tmp_path / "settings.json") is None
+
+
+def test_a_child_that_fails_leaves_the_app_to_discover(claude_home, tmp_path, monkeypatch):
+    fixture = build_app_home(claude_home, tmp_path)
+
+    def broken(*_args):
+        raise RuntimeError("a bug in discovery")
+
+    monkeypatch.setattr(prefetch, "discover", broken)
+    early = prefetch.start(fixture.home, fixture.env, None)
+    assert early.take(fixture.home, fixture.env, None) is None
+    assert reaped(early.pid)
+
+
+def test_a_child_that_hangs_is_killed_and_reaped(claude_home, tmp_path, monkeypatch):
+    fixture = build_app_home(claude_home, tmp_path)
+    monkeypatch.setattr(prefetch, "discover", lambda *_args: time.sleep(60))
+    monkeypatch.setattr(prefetch, "WAIT_SECONDS", 0.3)
+    early = prefetch.start(fixture.home, fixture.env, None)
+    started = time.monotonic()
+    assert early.take(fixture.home, fixture.env, None) is None
+    assert time.monotonic() - started < 5
+    assert reaped(early.pid)
+
+
+def test_closing_an_untaken_prefetch_stops_its_child(claude_home, tmp_path, monkeypatch):
+    fixture = build_app_home(claude_home, tmp_path)
+    monkeypatch.setattr(prefetch, "discover", lambda *_args: time.sleep(60))
+    early = prefetch.start(fixture.home, fixture.env, None)
+    early.close()
+    assert reaped(early.pid)
+
+
+async def test_a_finished_prefetch_puts_the_rows_in_the_first_frame(claude_home, tmp_path,
+                                                                   monkeypatch):
+    from tui.app.screens import projects
+
+    fixture = build_app_home(claude_home, tmp_path)
+    early = prefetch.start(fixture.home, fixture.env, None)
+    assert early.ready(10)
+    calls = []
+    real_discover = projects.discover
+    monkeypatch.setattr(projects, "discover",
+                        lambda *args: calls.append(args) or real_discover(*args))
+    at_mount = []
+    mount = projects.ProjectsScreen.on_mount
+
+    def on_mount(screen):
+        mount(screen)
+        at_mount.extend(str(row.cells[0]) for row in screen.query_one("#projects").rows)
+
+    monkeypatch.setattr(projects.ProjectsScreen, "on_mount", on_mount)
+    app = MemtuiApp(fixture.home, fixture.env, prefetched=early)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert at_mount and at_mount[0].endswith("work/shop")  # before the first frame
+        table = app.screen.query_one("#projects")
+        await settle(app, pilot)
+        assert [str(cell) for cell in table.rows[0].cells][1] == "5"  # the stores read too
+        assert calls == []
+        await pilot.press("f5")  # a rescan discovers afresh
+        await settle(app, pilot)
+        assert len(calls) == 1
+
+
+async def test_a_prefetch_still_running_at_mount_is_waited_for(claude_home, tmp_path,
+                                                               monkeypatch):
+    fixture = build_app_home(claude_home, tmp_path)
+    real_discover = prefetch.discover
+
+    def slow_discover(*args):
+        time.sleep(1)
+        return real_discover(*args)
+
+    monkeypatch.setattr(prefetch, "discover", slow_discover)
+    early = prefetch.start(fixture.home, fixture.env, None)
+    app = MemtuiApp(fixture.home, fixture.env, prefetched=early)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.screen.query_one("#projects").rows
+        assert early.done
