@@ -140,3 +140,27 @@ def test_a_rescue_whose_live_store_can_no_longer_be_found_says_why(rescue_home):
     assert severity == "error"
     assert said.startswith(f"No live store was found for {rescue_home.stranded}"), said
     assert snapshot(rescue_home.live, recursive=True) == before
+
+
+async def test_the_rescue_writes_paths_under_the_home_directory_from_tilde(rescue_home, tmp_path,
+                                                                          monkeypatch):
+    """A store's path runs over two lines of the confirmation; from `~` it reads at a
+    glance, as the app's titles do."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    app = MemtuiApp(rescue_home.home, rescue_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, project_of(rescue_home, rescue_home.stranded))
+        await pilot.press("R")
+        await settle(app, pilot)
+        listed = " ".join(painted(s) for s in app.screen.query(Static))
+        assert f"The memories go to ~/{rescue_home.live.relative_to(tmp_path)}" in listed
+        assert str(tmp_path) not in listed
+
+
+def test_condensed_paths_are_whole_paths_under_the_home_directory():
+    from tui.render import condense_paths
+
+    assert condense_paths("go to /home/u/.claude/x: in /home/u/code (the path /home/u).",
+                          "/home/u") == "go to ~/.claude/x: in ~/code (the path ~)."
+    assert condense_paths("/home/u/a, /tmp/home/u/b and /home/user2/c", "/home/u/") == \
+        "~/a, /tmp/home/u/b and /home/user2/c"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import re
 import shlex
 import sys
 import time
@@ -30,6 +31,15 @@ def condense(path: str | None, home: str | None = None) -> str:
     if path == home or path.startswith(home.rstrip("/") + "/"):
         return visible("~" + path[len(home.rstrip("/")):])
     return visible(path)
+
+
+def condense_paths(text: str, home: str | None = None) -> str:
+    """A sentence with every path under the home directory written from `~`: a path starts
+    the text or follows a space or an opening bracket."""
+    home = (home or str(Path.home())).rstrip("/")
+    if not home:
+        return text
+    return re.sub(rf"(?<![^\s(\[]){re.escape(home)}(?=/|$|[\s.,:;)\]])", "~", text)
 
 
 def store_place(store: Path, key_path: str | None) -> str:

@@ -102,11 +102,13 @@ def rescue_confirmation(rescue) -> RescueConfirmation:
     from rich.console import Group
 
     from tui.app.widgets.diff_view import render_diff
+    from tui.render import condense_paths
 
     plan = rescue.plan
     summary = list(plan.summary)
     if plan.pushed_out:
         summary.append(f"To make room first, open {rescue.live} and press d, S or m there.")
+    summary = [condense_paths(sentence) for sentence in summary]  # store paths run long
     diffs = [render_diff(_text(change.before), _text(change.after), f"a/{change.file}",
                          f"b/{change.file}") for change in plan.changes]
     return RescueConfirmation(plan.label, summary, plan.pushed_out, Group(*diffs))
