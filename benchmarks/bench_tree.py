@@ -22,7 +22,8 @@ its target (issue 13):
   overwrites --json      (cold - start-up) <= 3x grep; (warm - start-up) <= 0.1x (cold -
                          start-up); peak RSS < 64 MB; at each `--overwrites-mb` size
   near-duplicates        the biggest store (5,000 memories per 1x), in this process, < 1 s
-  app rows on screen     `memtui` in tmux (120x40) until project rows are painted, < 0.8 s
+  app rows on screen     `memtui` in tmux (120x40) until project rows are painted, < 0.8 s;
+                         beside it, a bare Textual app (Header, a line, Footer) until painted
   growth                 projects and audit cold at each `--growth` scale, with a line fit
 `--check` exits 1 when a target is missed.
 """
@@ -147,6 +148,10 @@ class Report:
 
     def line(self, label: str, seconds: float, extra: str = "") -> None:
         print(f"  {label:<44} {seconds * 1000:9.0f} ms  {extra}", flush=True)
+
+    def value(self, label: str, value: float, unit: str = "x") -> None:
+        """A figure with no target of its own."""
+        print(f"  {label:<44} {value:9.2f} {unit}", flush=True)
 
     def ratio(self, label: str, value: float, target: float, unit: str = "x") -> None:
         met = value <= target
@@ -275,9 +280,25 @@ def near_duplicates_figure(scale: float, report: Report) -> None:
     report.ratio("near_duplicates (s)", seconds, 1, "s")
 
 
+# The least a Textual app costs before it shows anything: Header, one line of text, Footer.
+BARE_TEXTUAL_APP = """
+from textual.app import App
+from textual.widgets import Footer, Header, Static
+
+class Bare(App):
+    def compose(self):
+        yield Header()
+        yield Static("bare app ready")
+        yield Footer()
+
+Bare().run()
+"""
+
+
 def app_figure(scale: float, runs: int, report: Report) -> None:
     """From starting `memtui` in a fresh tmux until the projects table holds its rows (the
-    status line says "N projects in", set in the same frame as the rows)."""
+    status line says "N projects in", set in the same frame as the rows); in turns with a
+    bare Textual app until its one line is painted, what Textual alone costs here."""
     sys.path.insert(0, str(HERE.parent / "tests"))
     from tmux_terminal import TmuxTerminal
 
@@ -290,27 +311,39 @@ def app_figure(scale: float, runs: int, report: Report) -> None:
                                       "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME",
                                       "PYTHONPATH") if k in env}  # PYTHONPATH: another memtui
         listed = re.compile(r"\d projects in |\d project in ")
-        times, first_frames = [], []
-        for _ in range(runs):
+        bare_script = box.root / "bare_textual_app.py"
+        bare_script.write_text(BARE_TEXTUAL_APP)
+
+        def on_screen(command: str, done: Callable[[str], bool], first: str | None = None):
+            """Seconds until `done(screen)`, and until `first` was on screen."""
             start = time.perf_counter()
             first_frame = None
-            with TmuxTerminal(f"{sys.executable} -m tui", passed) as terminal:
-                deadline = start + 30
-                while time.perf_counter() < deadline:
+            with TmuxTerminal(command, passed) as terminal:
+                while time.perf_counter() < start + 30:
                     screen = terminal.screen()
-                    if first_frame is None and "memtui" in screen:
+                    if first and first_frame is None and first in screen:
                         first_frame = time.perf_counter() - start
-                    if listed.search(screen):
-                        times.append(time.perf_counter() - start)
-                        first_frames.append(first_frame or times[-1])
-                        break
+                    if done(screen):
+                        seconds = time.perf_counter() - start
+                        return seconds, first_frame or seconds
                     time.sleep(0.01)
-                else:
-                    raise SystemExit(f"no project rows on screen after 30 s:\n{screen}")
+            raise SystemExit(f"{command}: not done on screen after 30 s:\n{screen}")
+
+        times, first_frames, bare = [], [], []
+        for _ in range(runs):
+            rows, first_frame = on_screen(f"{sys.executable} -m tui",
+                                          lambda screen: bool(listed.search(screen)), "memtui")
+            times.append(rows)
+            first_frames.append(first_frame)
+            bare.append(on_screen(f"{sys.executable} {bare_script}",
+                                  lambda screen: "bare app ready" in screen)[0])
         print(f"\napp: `python -m tui` in tmux (120x40) until the projects table is filled "
               f"(discovery cache warm); rows at {', '.join(f'{t:.2f}' for t in times)} s, "
-              f"first frame at {', '.join(f'{t:.2f}' for t in first_frames)} s")
+              f"first frame at {', '.join(f'{t:.2f}' for t in first_frames)} s; a bare "
+              f"Textual app painted at {', '.join(f'{t:.2f}' for t in bare)} s")
+        report.line("bare Textual app painted", min(bare))
         report.line("app first frame (header painted)", min(first_frames))
+        report.value("app rows on screen / bare Textual app", min(times) / min(bare))
         report.ratio("app rows on screen (s)", min(times), 0.8, "s")
     finally:
         box.close()
