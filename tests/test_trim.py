@@ -174,6 +174,28 @@ def test_copies_recovery_kept_stay_unless_asked(store):
     assert result.kept_removed == 2
 
 
+@pytest.mark.parametrize("trimmed_before", [False, True],
+                         ids=["with its change", "after its change was trimmed"])
+def test_kept_removes_only_the_kept_copies_older_than_the_policy(store, trimmed_before):
+    versions(store, 4, old=0)
+    trimmed = history(store)[-2]  # edit 1: its record and plain copies go
+    old = keep_copy(store, trimmed.id, FILE, b"an outside write of long ago\n")
+    young = keep_copy(store, trimmed.id, "topics/api.md", b"an outside write of yesterday\n")
+    os.utime(old, (LATER - 40 * DAY, LATER - 40 * DAY))
+    os.utime(young, (LATER - DAY, LATER - DAY))
+    if trimmed_before:
+        trim_store(store, Retention(keep_changes=1, keep_days=30), now=LATER)
+
+    result = trim_store(store, Retention(keep_changes=1, keep_days=30), include_kept=True,
+                        now=LATER)
+
+    assert not old.exists()
+    assert young.read_bytes() == b"an outside write of yesterday\n"
+    assert not (backups_dir(store) / trimmed.id / FILE).exists()  # the plain copy went
+    assert (result.kept_removed, result.kept_copies) == (1, 1)
+    assert labels(store) == ["edit 3"]
+
+
 TRIM = textwrap.dedent("""
     import sys
     from pathlib import Path

@@ -5,7 +5,8 @@ log, and the backup folders of those records; folders no record names (left by a
 that was rolled back, or by a trim killed half-way) once they are older than the policy's
 days. What stays: every record the policy keeps, and every record an undo or redo it
 keeps reverted (so each kept record is still undone and redone exactly as before), and
-the `kept/` copies recovery set aside of outside writes, unless `include_kept`.
+the `kept/` copies recovery set aside of outside writes, unless `include_kept` and they
+are older than the policy's days (a younger one stays, with its folder).
 
 Order: the log is rewritten first (a temp file beside it, synced, renamed over it), then
 the folders are removed. A crash in between leaves folders no record names, which the
@@ -167,6 +168,7 @@ def _plan(store: Path, policy: Retention, now: float, include_kept: bool) -> _Pl
     cut = _cut(lines, policy, now)
     staying = {line.id for line in lines[cut:] if line.id}
     going = {line.id for line in lines[:cut] if line.id}
+    moment = now - policy.keep_seconds
     drop: list[Path] = []
     kept: list[Path] = []
     try:
@@ -181,9 +183,11 @@ def _plan(store: Path, policy: Retention, now: float, include_kept: bool) -> _Pl
         if entry.name in staying:
             continue
         path = Path(entry.path)
-        if not include_kept and not _holds_more_than_kept(path):
-            continue  # what a trim already emptied: only the kept copies stay
-        if entry.name in going or _older_than(path, now - policy.keep_seconds, copies):
+        if not _holds_more_than_kept(path):
+            # What a trim already emptied: only kept copies are left, each going by its age.
+            if include_kept and (not copies or any(_made_before(c, moment) for c in copies)):
+                drop.append(path)
+        elif entry.name in going or _older_than(path, moment, copies):
             drop.append(path)
     return _Plan(lines, cut, drop, kept)
 
@@ -217,20 +221,28 @@ def _older_than(folder: Path, moment: float, kept: list[Path]) -> bool:
     try:
         if made is None:
             made = folder.lstat().st_mtime
-        return made < moment and all(path.lstat().st_mtime < moment for path in kept)
+    except OSError:
+        return False
+    return made < moment and all(_made_before(path, moment) for path in kept)
+
+
+def _made_before(path: Path, moment: float) -> bool:
+    try:
+        return path.lstat().st_mtime < moment
     except OSError:
         return False
 
 
-def _removable_bytes(folder: Path, include_kept: bool) -> int:
-    if include_kept:
-        return tree_bytes(folder)
-    return tree_bytes(folder) - tree_bytes(folder / KEPT)
+def _removable_bytes(folder: Path, going_kept: list[Path]) -> int:
+    return (tree_bytes(folder) - tree_bytes(folder / KEPT)
+            + sum(tree_bytes(path) for path in going_kept))
 
 
-def _remove_folder(folder: Path, include_kept: bool) -> None:
-    """A backup folder; its `kept/` copies stay unless `include_kept`."""
-    if include_kept or not os.path.lexists(folder / KEPT):
+def _remove_folder(folder: Path, going_kept: list[Path]) -> None:
+    """A backup folder but for its `kept/` copies not in `going_kept`: those stay, with
+    the folders holding them."""
+    kept = folder / KEPT
+    if not os.path.lexists(kept) or set(_kept_copies(str(folder))) <= set(going_kept):
         shutil.rmtree(folder)
         return
     for entry in os.scandir(folder):
@@ -240,6 +252,11 @@ def _remove_folder(folder: Path, include_kept: bool) -> None:
             shutil.rmtree(entry.path)
         else:
             os.unlink(entry.path)
+    for path in going_kept:
+        path.unlink()
+    for below, _, _ in os.walk(kept, topdown=False):
+        if below != str(kept) and not os.listdir(below):
+            os.rmdir(below)
 
 
 def _rewrite_log(log: Path, keep_from: int) -> None:
@@ -307,6 +324,16 @@ IN_FLIGHT_DRY = ("a change to this store is in flight or was interrupted: memtui
                  "it or rolls it back before it trims, so a dry run cannot say what would go")
 
 
+def _going_kept(folder: Path, plan: _Plan, include_kept: bool, moment: float) -> list[Path]:
+    """The kept copies that go: only when asked, only in a folder that goes, and only
+    those older than the policy's days (they are outside writes: the user's data)."""
+    if not include_kept:
+        return []
+    dropped = {path.name for path in plan.drop}
+    return [path for path in plan.kept
+            if path.relative_to(folder).parts[0] in dropped and _made_before(path, moment)]
+
+
 def _trim_locked(store: Path, policy: Retention, *, include_kept: bool, dry_run: bool,
                  now: float, folder_limit: int | None = None) -> TrimResult:
     """The trim; `folder_limit`: remove at most that many folders now (the oldest), the
@@ -320,19 +347,19 @@ def _trim_locked(store: Path, policy: Retention, *, include_kept: bool, dry_run:
         plan = replace(plan, drop=plan.drop[:folder_limit])
     records = sum(line.id is not None for line in plan.lines)
     pruned = sum(line.id is not None for line in plan.lines[:plan.cut])
-    dropped = {path.name for path in plan.drop}
-    going_kept = [path for path in plan.kept if path.relative_to(folder).parts[0] in dropped]
-    kept_removed = len(going_kept) if include_kept else 0
-    stays = plan.kept if not include_kept else [p for p in plan.kept if p not in going_kept]
+    going_kept = _going_kept(folder, plan, include_kept, now - policy.keep_seconds)
+    stays = [path for path in plan.kept if path not in going_kept]
     kept_bytes = sum(tree_bytes(path) for path in stays)
     result = TrimResult(store, records, pruned, len(plan.drop), 0, len(stays), kept_bytes,
-                        kept_removed)
+                        len(going_kept))
     if in_flight(store):
         return replace(result, pruned=0, folders=0, kept_removed=0,
                        skipped=IN_FLIGHT_DRY if dry_run else IN_FLIGHT)
     # The log's share counted in bytes, not blocks, so a dry run says what the trim frees.
     log_bytes = sum(line.size for line in plan.lines[:plan.cut])
-    folders_bytes = sum(_removable_bytes(path, include_kept) for path in plan.drop)
+    going_by_folder = {path: [copy for copy in going_kept if copy.is_relative_to(path)]
+                       for path in plan.drop}
+    folders_bytes = sum(_removable_bytes(path, going_by_folder[path]) for path in plan.drop)
     if dry_run:
         return replace(result, freed=log_bytes + folders_bytes)
     _remove_stale_temp_files(folder)
@@ -341,7 +368,7 @@ def _trim_locked(store: Path, policy: Retention, *, include_kept: bool, dry_run:
             plan.lines[-1].offset + plan.lines[-1].size
         _rewrite_log(log, keep_from)
     for path in plan.drop:
-        _remove_folder(path, include_kept)
+        _remove_folder(path, going_by_folder[path])
         failpoints.reached("trim.folder_removed", path.name)
     _record(store, log, plan, now, left_behind)
     return replace(result, freed=log_bytes + folders_bytes)
