@@ -338,6 +338,25 @@ def test_a_bad_retention_setting_trims_nothing_and_gc_says_why(store, capsys):
     assert "So no backup is trimmed, after a write or by memtui gc." in check["message"]
 
 
+def test_an_unknown_retention_setting_trims_nothing_and_gc_names_it(store, capsys):
+    versions(store, 6, old=6)
+    set_policy("[backups]\nkeep_changes = 2\nkeep_day = 365\n")  # meant: a year of changes
+
+    # The default 30 days would trim the changes of 40 days ago the user meant to keep.
+    assert main(["gc", str(store)]) == 2
+    said = capsys.readouterr().err
+    assert "memtui reads no `keep_day` in [backups] (only `keep_changes` and " \
+           "`keep_days`). Nothing was trimmed." in said
+    assert said.count("\n") == 1
+    assert len(history(store)) == 6
+
+    main(["doctor", str(store), "--json"])
+    check = doctor_check(capsys)
+    assert check["status"] == "warn"
+    assert "memtui reads no `keep_day` in [backups]" in check["message"]
+    assert "keep_changes (a whole number) and keep_days (a number)" in check["fix"]
+
+
 def every_file(*folders: Path) -> dict[str, tuple[bytes, int]]:
     found = {}
     for folder in folders:

@@ -2,7 +2,8 @@
 
 One document, one table per part of memtui: `[anthropic]` for runs (`tui.agents.client`),
 `[backups]` for how long the undo log keeps changes (`tui.memory.retention`). Each part
-reads its own table; a file that cannot be read is one sentence (`ConfigError`).
+reads its own table; a file that cannot be read, or a key no part reads (a typo would
+leave the default in force), is one sentence (`ConfigError`).
 """
 
 from __future__ import annotations
@@ -50,3 +51,16 @@ def read_table(path: Path, name: str) -> dict:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: `{name}` must be a table ([{name}]).")
     return table
+
+
+def refuse_unknown_keys(path: Path, name: str, table: dict, known: tuple[str, ...]) -> None:
+    """ConfigError naming the keys of `[name]` that memtui does not read, and those it does."""
+    unknown = [key for key in table if key not in known]
+    if unknown:
+        raise ConfigError(f"{path}: memtui reads no {_either(unknown, 'or')} in [{name}] "
+                          f"(only {_either(list(known), 'and')}).")
+
+
+def _either(keys: list[str], word: str) -> str:
+    quoted = [f"`{key}`" for key in keys]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} {word} {quoted[-1]}"

@@ -26,8 +26,8 @@ def check_memtui_files(ctx: DoctorContext) -> Check:
     except ConfigError as error:
         return Check("memtui_files", WARN, f"memtui's own files: {total}. {error} So no "
                      "backup is trimmed, after a write or by memtui gc.",
-                     f"in [backups] of {config_file()}, keep_changes is a whole number and "
-                     "keep_days a number, both 0 or more")
+                     f"in [backups] of {config_file()}, set only keep_changes (a whole "
+                     "number) and keep_days (a number), both 0 or more")
     plan = trim_store(ctx.store, policy, dry_run=True)
     here = (f"this store's undo log holds {plural(plan.changes, 'change')} (backups "
             f"{human_bytes(mine['backups'])}, archive {human_bytes(mine['archive'])}, journal "

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tui.config import ConfigError, config_file, read_table
+from tui.config import ConfigError, config_file, read_table, refuse_unknown_keys
 from tui.words import plural
 
 DEFAULT_KEEP_CHANGES = 100
@@ -51,9 +51,10 @@ class Retention:
 
 def retention_policy() -> Retention:
     """The policy config.toml sets (defaults for what it leaves out); ConfigError (one
-    sentence) for a value that is no count of changes or of days."""
+    sentence) for a key it does not know or a value that is no count of changes or of days."""
     path = config_file()
     table = read_table(path, "backups")
+    refuse_unknown_keys(path, "backups", table, ("keep_changes", "keep_days"))
     changes = table.get("keep_changes", DEFAULT_KEEP_CHANGES)
     days = table.get("keep_days", DEFAULT_KEEP_DAYS)
     if type(changes) is not int or changes < 0:
