@@ -198,6 +198,9 @@ def test_a_memory_dir_setting_holding_nul_is_rejected_with_its_reason(tmp_path):
     (b"[anthropic]\ntimeout = 1e999\n", "timeout must be a number of seconds"),
     (b"[anthropic]\ntimeout = true\n", "timeout must be a number of seconds"),
     (b"[anthropic\n", "cannot be read as TOML"),
+    (b'[anthropic]\nmodle = "claude-opus-4"\n',
+     r"memtui reads no `modle` in \[anthropic\] \(only `api_key`, `auth_token`, `base_url`, "
+     r"`model` and `timeout`\)"),
 ])
 def test_a_damaged_config_toml_is_one_sentence(tmp_path, content, says):
     path = tmp_path / "config.toml"

@@ -21,6 +21,7 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_TIMEOUT = 120.0
 RETRIES = 4
 MAX_TOKENS = 8192
+CONFIG_KEYS = ("api_key", "auth_token", "base_url", "model", "timeout")  # of [anthropic]
 
 
 class EngineError(Exception):
@@ -70,6 +71,10 @@ def _seconds(value: object) -> float:
 def load_config(env: Mapping[str, str], path: Path | None = None) -> ClientConfig:
     path = config_file() if path is None else path
     table = read_config_table(path)
+    try:
+        config.refuse_unknown_keys(path, "anthropic", table, CONFIG_KEYS)
+    except config.ConfigError as error:
+        raise EngineError(str(error)) from None
 
     def pick(variable: str, key: str) -> str | None:
         value = env.get(variable) or table.get(key)
