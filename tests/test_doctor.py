@@ -833,6 +833,18 @@ def test_memtuis_own_config_toml_is_checked_as_memtuis(project, capsys):
     assert KEY[4:20] not in output
 
 
+def test_a_config_toml_memtui_cannot_use_is_one_sentence_in_the_api_key_check(project, capsys):
+    from tui.agents.client import config_file
+
+    claude, root, _ = project
+    config_file().parent.mkdir(parents=True, exist_ok=True)
+    config_file().write_text('[anthropic]\nmodel = 5\n', encoding="utf-8")
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["api_key"]
+    assert check["status"] == "fail"
+    assert check["message"] == f"{config_file()}: `model` in [anthropic] must be a string."
+
+
 def test_worktrees_stop_failing_once_every_lost_line_is_merged_back(worktrees, capsys):
     from tui import cli
 

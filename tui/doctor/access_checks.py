@@ -163,7 +163,7 @@ def check_api_key(ctx: DoctorContext) -> Check:
     both = [who for who in ("Claude Code", "memtui")
             if any(who in s.users for s in keys) and any(who in s.users for s in tokens)]
     if config_error:
-        problems.append(config_error)
+        problems.append(config_error.removesuffix("."))  # the problems end in one period
         fixes.append("repair or remove memtui's config.toml")
     if problems:
         return Check("api_key", FAIL, "; ".join(problems) + ".", "; ".join(fixes))
