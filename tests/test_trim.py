@@ -422,6 +422,27 @@ def test_gc_all_trims_every_store_and_shows_memtuis_disk_use(claude_home, capsys
     assert "journal 0 B (never trimmed: the long-term history)" in out
 
 
+@pytest.mark.parametrize("named_by", ["memory dir", "folder name", "project path"])
+def test_gc_trims_the_backups_of_a_store_whose_folder_is_gone(store, capsys, named_by):
+    import shutil
+
+    versions(store, 5, old=5)
+    set_policy("[backups]\nkeep_changes = 1\n")
+    shutil.rmtree(store.parent)  # the store and its transcript folder, as a user deletes them
+    target = {"memory dir": str(store), "folder name": "-home-me-proj",
+              "project path": "/home/me/proj"}[named_by]
+
+    assert main(["gc", target]) == 0
+
+    assert f"{store}: trimmed 4 of 5 changes and 3 backup folders" in capsys.readouterr().out
+    assert labels(store) == ["edit 4"]
+
+
+def test_gc_of_a_target_that_names_nothing_says_so(store, capsys):
+    assert main(["gc", "/home/me/nothing-here"]) == 2
+    assert capsys.readouterr().err == "memtui: /home/me/nothing-here does not exist.\n"
+
+
 def test_undo_says_when_older_changes_were_trimmed(store, capsys):
     versions(store, 5, old=5)
     trim_store(store, Retention(keep_changes=1, keep_days=30))

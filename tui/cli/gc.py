@@ -9,6 +9,7 @@ Exit 0, or 2 on bad usage or a store that could not be trimmed.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from tui.cli.support import UsageError, print_json, resolve_store
@@ -17,23 +18,60 @@ from tui.words import plural
 NO_STORE = "no undo log here names the store these backups are of, so they were left alone"
 
 
-def _every_store() -> list[tuple[Path, str | None]]:
-    """(store, why it cannot be trimmed or None) for every store memtui keeps backups of."""
+def _backup_folders() -> list[Path]:
+    """One folder per store memtui keeps backups of, named by the store's key."""
     from tui.disk_use import kind_dirs
-    from tui.memory.trim import logged_store
 
     folder = kind_dirs()["backups"]
     try:
-        keys = sorted(entry for entry in folder.iterdir() if entry.is_dir() and not entry.is_symlink())
+        return sorted(entry for entry in folder.iterdir() if entry.is_dir() and not entry.is_symlink())
     except FileNotFoundError:
         return []
     except OSError as error:
         raise UsageError(f"{folder} cannot be read ({error.strerror or error}).") from None
+
+
+def _every_store() -> list[tuple[Path, str | None]]:
+    """(store, why it cannot be trimmed or None) for every store memtui keeps backups of."""
+    from tui.memory.trim import logged_store
+
     found = []
-    for key in keys:
+    for key in _backup_folders():
         store = logged_store(key)
         found.append((key, NO_STORE) if store is None else (store, None))
     return found
+
+
+def _target_store(args: argparse.Namespace) -> Path:
+    """The store TARGET names; one whose folder is gone by the path or folder name it had,
+    when memtui still keeps backups of it (they are on disk until gc trims them)."""
+    try:
+        return resolve_store(args, args.target).memory_dir
+    except UsageError:
+        gone = _gone_store(args.target)
+        if gone is None:
+            raise
+        return gone
+
+
+def _gone_store(target: str | None) -> Path | None:
+    from tui import xdg
+    from tui.claude import paths
+    from tui.memory.trim import logged_store
+
+    if not target:
+        return None
+    folders = {folder.name: folder for folder in _backup_folders()}
+    if os.sep not in target and "/" not in target:
+        names = [target]
+    else:
+        path = Path(os.path.expanduser(target))  # a memory dir, or a deleted project's path
+        names = [xdg.store_key(path), paths.sanitize(paths.normalize_path(path))]
+    for name in names:
+        key = paths.find_folder(folders, name)
+        if key is not None:
+            return logged_store(folders[key])
+    return None
 
 
 def cmd_gc(args: argparse.Namespace) -> int:
@@ -49,7 +87,7 @@ def cmd_gc(args: argparse.Namespace) -> int:
         policy = retention_policy()
     except ConfigError as error:
         raise UsageError(f"{error} Nothing was trimmed.") from None
-    stores = _every_store() if args.all else [(resolve_store(args, args.target).memory_dir, None)]
+    stores = _every_store() if args.all else [(_target_store(args), None)]
     results: list[TrimResult] = []
     for store, problem in stores:
         if problem is None:
