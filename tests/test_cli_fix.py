@@ -159,6 +159,8 @@ def test_fix_relink_with_no_orphan_changes_nothing(shaped, capsys):
     code, out, err = store.fix(capsys, "relink", "--yes")
     assert (code, err) == (0, "")
     assert "No orphan" in out and "undo" not in out
+    assert out == (f"Nothing to change in {store.store}:\n"
+                   "  No orphan: every memory is linked inside the loaded cut.\n")
     assert store.files_on_disk() == before
 
 

@@ -169,3 +169,14 @@ def test_fix_rescue_takes_a_worktree_that_still_exists_by_its_path(claude_home, 
     assert out.startswith(f"Rescue 4 memories from shop-wt in {home.live}:")
     assert (f"The memories go to {home.live}: sessions in {home.worktree} use it (the path "
             "the stranded store is keyed by).") in out
+
+
+
+def test_a_second_fix_rescue_says_only_that_there_is_nothing_to_change(rescue_home, capsys):
+    run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue", "--yes")
+    code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue",
+                         "--yes")
+    assert (code, err) == (0, "")
+    assert out.startswith(f"Nothing to change in {rescue_home.live}:\n")
+    assert f"  feedback_tabs.md is already in {rescue_home.live} (identical); not copied." in out
+    assert "Rescue 0 memories" not in out and "undo" not in out

@@ -244,8 +244,11 @@ def _diffs(plan, repair: str) -> list[tuple[str, str, str | None]]:
 
 
 def _print_plan(store: Path, plan, repair: str, diffs) -> None:
-    label = plan.label[:1].upper() + plan.label[1:]
-    print(f"{label} in {store}:")
+    if plan.changes:
+        label = plan.label[:1].upper() + plan.label[1:]
+        print(f"{label} in {store}:")
+    else:  # its label would name a repair of nothing ("Rescue 0 memories")
+        print(f"Nothing to change in {store}:")
     for sentence in plan.summary:
         print("  " + sentence.replace("\n", "\n  "))
     for _, _, diff in diffs:  # a removed memory is named in the summary, not printed whole
@@ -345,11 +348,11 @@ def cmd_fix(args: argparse.Namespace) -> int:
 
 def _print_outcome(store: Path, plan, repair: str, applied: bool, dry_run: bool,
                    held_back: bool) -> None:
-    """The plan's last line: what became of it (a held-back plan is said on stderr)."""
+    """The plan's last line: what became of it (a held-back plan is said on stderr); for
+    a plan that changes nothing, why, when its summary does not say."""
     if not plan.changes:
         if not plan.summary:
             print(f"  {NOTHING.get(repair, 'Nothing to do.')}")
-        print("Nothing to change.")
     elif applied:
         print(f"Applied: {len(plan.changes)} file(s) changed. Undo it with "
               f"`{undo_command(store)}`.")
