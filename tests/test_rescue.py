@@ -230,3 +230,14 @@ def test_a_stranded_index_that_is_not_utf8_still_rescues_with_made_lines(rescue_
     rescue = prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env)
     index = next(c for c in rescue.plan.changes if c.file == "MEMORY.md").after.decode()
     assert "- [Tabs](feedback_tabs.md) — indent with tabs in this repository" in index
+
+
+
+def test_index_text_past_the_stranded_cut_is_said_too(rescue_home):
+    # `index.loaded` is the whole index read as Claude reads it: its lines past the cut
+    # are there, marked "cut", so text there that links no memory is named as well.
+    headings = [f"## Section {n}" for n in range(205)]
+    write_index(rescue_home.stranded, [TABS_LINE, *headings, "Deploys go out on Tuesdays only."])
+    plan = prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env).plan
+    assert "1 line of the stranded index links no memory (line 207 first); not carried " \
+           "over: copy by hand what Claude should still see." in plan.summary

@@ -273,7 +273,8 @@ def _renamed(memory: Memory, file: str) -> Memory:
 
 def _index_text_left(stranded: Store, rescued: set[str]) -> list[str]:
     """The stranded index lines that link no rescued memory (an old index held the
-    memories' text itself): said, not carried, since they would land as loose text."""
+    memories' text itself): said, not carried, since they would land as loose text. Every
+    line counts, past the cut too: `loaded` is the whole index as Claude reads it."""
     notes = []
     for index in stranded.indexes:
         linked = {link.line for link in index.loaded.links if link.file in rescued}
