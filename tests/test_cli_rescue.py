@@ -171,7 +171,6 @@ def test_fix_rescue_takes_a_worktree_that_still_exists_by_its_path(claude_home, 
             "the stranded store is keyed by).") in out
 
 
-
 def test_a_second_fix_rescue_says_only_that_there_is_nothing_to_change(rescue_home, capsys):
     run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue", "--yes")
     code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue",
@@ -180,3 +179,34 @@ def test_a_second_fix_rescue_says_only_that_there_is_nothing_to_change(rescue_ho
     assert out.startswith(f"Nothing to change in {rescue_home.live}:\n")
     assert f"  feedback_tabs.md is already in {rescue_home.live} (identical); not copied." in out
     assert "Rescue 0 memories" not in out and "undo" not in out
+
+
+def doctor_rescue_fix(home, capsys, *options: str) -> str:
+    code, out, err = run(home, capsys, *options, "doctor", str(home.stranded), "--json")
+    assert err == "", err
+    return next(check["fix"] for check in json.loads(out)["checks"]
+                if check["id"] == "memory_dir")
+
+
+def rescue_destination(home, capsys, *options: str) -> str:
+    code, out, err = run(home, capsys, *options, "fix", str(home.stranded), "rescue",
+                         "--dry-run", "--json")
+    assert (code, err) == (0, ""), err
+    return json.loads(out)["store"]
+
+
+@pytest.mark.parametrize("worktree", ["removed", "still there, with --settings"])
+def test_the_doctors_rescue_names_the_store_the_rescue_writes(claude_home, tmp_path, capsys,
+                                                              worktree):
+    home = build_rescue_home(claude_home, tmp_path, remove=worktree == "removed")
+    options: tuple[str, ...] = ()
+    if worktree != "removed":  # the doctor resolves the worktree with it; a rescue does not
+        flag = tmp_path / "flag-settings.json"
+        flag.write_text(json.dumps({"autoMemoryDirectory": str(tmp_path / "elsewhere")}))
+        options = ("--settings", str(flag))
+
+    fix = doctor_rescue_fix(home, capsys, *options)
+
+    assert rescue_destination(home, capsys, *options) == str(home.live)
+    assert fix == (f"memtui fix {home.stranded} rescue copies its memories into {home.live} "
+                   "(memtui undo there takes it back)")

@@ -774,6 +774,17 @@ def test_a_store_keyed_by_a_worktree_is_stranded(tmp_path, claude_home, capsys):
                             "takes it back)")
 
 
+def test_a_stranded_store_no_rescue_can_take_home_gets_no_rescue_command(claude_home, capsys):
+    stranded = claude_home.store(folder="-home-me-gone-wt")  # no path, no session names one
+    write_index(stranded, [index_line("testing.md")])
+    _, report, _ = run_doctor(claude_home, stranded, capsys)
+    check = checks_of(report)["memory_dir"]
+    assert check["status"] == "warn"
+    assert "a rescue finds no store for its memories: no path on this machine has its " \
+           "folder name, and no session names the checkout it came from" in check["message"]
+    assert check["fix"] is None
+
+
 def test_a_boolean_setting_written_as_text_is_flagged(project, capsys):
     claude, root, _ = project
     user = settings(claude.home / "settings.json", {"autoMemoryEnabled": "false"})

@@ -181,6 +181,19 @@ def _source_text(ctx: DoctorContext) -> tuple[str, str | None]:
             f'remove "{SETTING_KEY}" from {file}')
 
 
+def _rescue_fix(ctx: DoctorContext, notes: list[str]) -> str | None:
+    """The rescue of the stranded store, naming the store the rescue itself picks (so the
+    two cannot disagree); None, and a note saying why, when it would find none."""
+    from tui.claude.discovery import live_store
+
+    found = live_store(ctx.store, ctx.home, ctx.env)
+    if found.store is None:
+        notes.append(f"a rescue finds no store for its memories: {found.why}")
+        return None
+    return (f"memtui fix {ctx.store} rescue copies its memories into {found.store} "
+            "(memtui undo there takes it back)")
+
+
 def check_memory_dir(ctx: DoctorContext) -> Check:
     store = str(ctx.store)
     source, undo = _source_text(ctx)
@@ -197,15 +210,13 @@ def check_memory_dir(ctx: DoctorContext) -> Check:
                f"{location.memory_dir}")
         if ctx.stranded_reason:
             notes.append(f"this store is stranded ({ctx.stranded_reason})")
-            fix = (f"memtui fix {store} rescue copies its memories into {location.memory_dir} "
-                   "(memtui undo there takes it back)")
+            fix = _rescue_fix(ctx, notes) or fix
     else:
         message = f"This project's memory directory is {store} ({source}){missing}"
         if ctx.stranded_reason:
             notes.append(f"it is stranded: {ctx.stranded_reason}")
             status = WARN
-            fix = (f"memtui fix {store} rescue copies its memories into the store its "
-                   "sessions use, when one can be found" if exists else None)
+            fix = _rescue_fix(ctx, notes) if exists else None
     for rejected in location.rejected if location else ():
         notes.append(f"Claude Code refuses {rejected}")
         status = WARN
