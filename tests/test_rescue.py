@@ -239,5 +239,5 @@ def test_index_text_past_the_stranded_cut_is_said_too(rescue_home):
     headings = [f"## Section {n}" for n in range(205)]
     write_index(rescue_home.stranded, [TABS_LINE, *headings, "Deploys go out on Tuesdays only."])
     plan = prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env).plan
-    assert "1 line of the stranded index links no memory (line 207 first); not carried " \
+    assert "1 line of the stranded index links no memory (line 207); not carried " \
            "over: copy by hand what Claude should still see." in plan.summary

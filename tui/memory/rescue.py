@@ -283,8 +283,8 @@ def _index_text_left(stranded: Store, rescued: set[str]) -> list[str]:
                  and not line.text.lstrip().startswith("#") and line.number not in linked]
         if loose:
             where = "" if index.file == INDEX_NAME else f" ({index.file})"
+            first = f"line {loose[0]}" if len(loose) == 1 else f"line {loose[0]} first"
             notes.append(f"{plural(len(loose), 'line')} of the stranded index{where} "
-                         f"{'links' if len(loose) == 1 else 'link'} no memory (line "
-                         f"{loose[0]} first); not carried over: copy by hand what Claude "
-                         "should still see.")
+                         f"{'links' if len(loose) == 1 else 'link'} no memory ({first}); not "
+                         "carried over: copy by hand what Claude should still see.")
     return notes
