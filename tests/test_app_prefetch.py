@@ -33,7 +33,7 @@ def test_the_child_finds_what_discovery_finds(claude_home, tmp_path):
     found = early.take(fixture.home, fixture.env, None)
     assert found.inventory.projects == discover(fixture.home, fixture.env).projects
     assert found.signature == home_signature(fixture.home, found.inventory.projects)
-    assert reaped(early.pid)
+    assert reaped(early.child.pid)
     assert early.take(fixture.home, fixture.env, None) is None  # once: a rescan looks again
 
 
@@ -42,7 +42,7 @@ def test_a_discovery_for_another_home_or_settings_is_not_used(claude_home, make_
     other = make_home()
     early = prefetch.start(fixture.home, fixture.env, None)
     assert early.take(other.home, fixture.env, None) is None
-    assert reaped(early.pid)
+    assert reaped(early.child.pid)
     early = prefetch.start(fixture.home, fixture.env, None)
     assert early.take(fixture.home, fixture.env, tmp_path / "settings.json") is None
 
@@ -56,7 +56,7 @@ def test_a_child_that_fails_leaves_the_app_to_discover(claude_home, tmp_path, mo
     monkeypatch.setattr(prefetch, "discover", broken)
     early = prefetch.start(fixture.home, fixture.env, None)
     assert early.take(fixture.home, fixture.env, None) is None
-    assert reaped(early.pid)
+    assert reaped(early.child.pid)
 
 
 def test_a_child_that_hangs_is_killed_and_reaped(claude_home, tmp_path, monkeypatch):
@@ -67,7 +67,7 @@ def test_a_child_that_hangs_is_killed_and_reaped(claude_home, tmp_path, monkeypa
     started = time.monotonic()
     assert early.take(fixture.home, fixture.env, None) is None
     assert time.monotonic() - started < 5
-    assert reaped(early.pid)
+    assert reaped(early.child.pid)
 
 
 def test_closing_an_untaken_prefetch_stops_its_child(claude_home, tmp_path, monkeypatch):
@@ -75,7 +75,7 @@ def test_closing_an_untaken_prefetch_stops_its_child(claude_home, tmp_path, monk
     monkeypatch.setattr(prefetch, "discover", lambda *_args: time.sleep(60))
     early = prefetch.start(fixture.home, fixture.env, None)
     early.close()
-    assert reaped(early.pid)
+    assert reaped(early.child.pid)
 
 
 async def test_a_finished_prefetch_puts_the_rows_in_the_first_frame(claude_home, tmp_path,
