@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from conftest import (
@@ -18,6 +19,7 @@ from conftest import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tui import forked
 from tui.claude import transcripts
 
 STORE = "/home/u/.claude/projects/-home-u-repo/memory"
@@ -229,7 +231,7 @@ def test_the_evidence_cache_rereads_a_transcript_only_when_it_changed(tmp_path, 
     write_jsonl(path, [{"type": "worktree-state", "worktreeSession": {"originalCwd": "/o"}}])
     cache_file = tmp_path / "cache.json"
     searches = []
-    for name in ("_memory_dir_stores", "_original_cwds"):
+    for name in ("_memory_dir_search", "_original_cwds"):
         real = getattr(transcripts, name)
         monkeypatch.setattr(transcripts, name,
                             lambda *args, real=real, name=name: searches.append(name) or real(*args))
@@ -239,13 +241,13 @@ def test_the_evidence_cache_rereads_a_transcript_only_when_it_changed(tmp_path, 
     first.save()
     again = transcripts.EvidenceCache(cache_file)
     assert again.folder_evidence([str(path)]).original_cwds == {"/o"}
-    assert searches == ["_memory_dir_stores", "_original_cwds"]  # the second answered from the cache
+    assert searches == ["_memory_dir_search", "_original_cwds"]  # the second answered from the cache
     with open(path, "a") as out:
         out.write('{"type": "system", "subtype": "memory_saved", '
                   '"writtenPaths": ["/h/projects/-a/memory/x.md"]}\n')
     assert again.folder_evidence([str(path)]).stores == {"/h/projects/-a/memory"}
     # read again; the worktree origins not even searched: a folder with a store needs none
-    assert searches == ["_memory_dir_stores", "_original_cwds", "_memory_dir_stores"]
+    assert searches == ["_memory_dir_search", "_original_cwds", "_memory_dir_search"]
 
 
 @pytest.mark.parametrize("engine", ["re", "re2"])
@@ -269,3 +271,50 @@ def test_the_memory_dir_search_finds_every_path_form_and_nothing_else(engine, pa
         assert list(_memory_dir_starts(data, end)) == expected
     finally:
         transcripts._bytes_searched = searched
+
+
+def _folder_of_transcripts(folder, count: int):
+    """`count` transcripts of different sizes, each writing its own store and reading
+    another's, with lines that name a memory dir without writing it."""
+    folder.mkdir()
+    files = []
+    for n in range(count):
+        path = folder / f"{n:08d}-0000-0000-0000-000000000000.jsonl"
+        write_jsonl(path, [
+            {"type": "user", "message": {"content": "x" * (500 * n)}},
+            tool_use_record("/gone", "Write", f"/h/.claude/projects/-p{n % 3}/memory/a.md"),
+            tool_use_record("/gone", "Read", f"/h/.claude/projects/-q{n}/memory/b.md"),
+        ])
+        files.append(str(path))
+    return files
+
+
+def test_a_big_search_shared_with_a_child_finds_what_one_process_finds(tmp_path, monkeypatch):
+    files = _folder_of_transcripts(tmp_path / "folder", 9)
+    alone = transcripts.EvidenceCache(tmp_path / "alone.json").folder_evidence(files)
+    lines_alone = {path: vars_of(transcripts._searched.pop(os.path.abspath(path)))
+                   for path in files}
+    shared_out = []
+    real_fork = forked.fork_call
+    monkeypatch.setattr(transcripts, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(forked, "fork_call",
+                        lambda *args: shared_out.append(args) or real_fork(*args))
+    shared = transcripts.EvidenceCache(tmp_path / "shared.json").folder_evidence(files)
+    assert len(shared_out) == 1 and 0 < len(shared_out[0][1]) < len(files)  # split in two
+    assert (shared.stores, shared.original_cwds) == (alone.stores, alone.original_cwds)
+    assert {path: vars_of(transcripts._searched[os.path.abspath(path)])
+            for path in files} == lines_alone  # what the overwrites scan reads again
+
+
+def test_a_child_that_gives_no_answer_leaves_its_share_to_this_process(tmp_path, monkeypatch):
+    files = _folder_of_transcripts(tmp_path / "folder", 5)
+    expected = transcripts.EvidenceCache(tmp_path / "alone.json").folder_evidence(files)
+    monkeypatch.setattr(transcripts, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(transcripts, "_searched_in_child", lambda files: 1 / 0)
+    found = transcripts.EvidenceCache(tmp_path / "failed.json").folder_evidence(files)
+    assert found.stores == expected.stores == {f"/h/.claude/projects/-p{n}/memory"
+                                                for n in range(3)}
+
+
+def vars_of(lines) -> tuple:
+    return lines.size, lines.mtime_ns, lines.complete, lines.spans

@@ -257,6 +257,16 @@ _searched: dict[str, MemoryDirLines] = {}
 def _memory_dir_stores(path: str | os.PathLike[str], info: os.stat_result | None = None) -> set[str]:
     """The stores a transcript's memory writes name; with the `stat` taken before the
     search, where the lines were is kept for `read_memory_dir_lines`."""
+    stores, lines = _memory_dir_search(path, info)
+    if lines is not None:
+        _searched[os.path.abspath(path)] = lines
+    return set(stores)
+
+
+def _memory_dir_search(path: str | os.PathLike[str],
+                       info: os.stat_result | None) -> tuple[list[str], MemoryDirLines | None]:
+    """The stores a transcript's memory writes name, sorted, and where its memory-dir lines
+    are (None without `info`, or when it could not be read to its end)."""
     stores: set[str] = set()
     spans: list[tuple[int, int]] = []
 
@@ -270,10 +280,47 @@ def _memory_dir_stores(path: str | os.PathLike[str], info: os.stat_result | None
                     stores.add(store)
 
     complete = _lines(path, _memory_dir_starts, on_line)
-    if info is not None and complete is not None:
-        _searched[os.path.abspath(path)] = MemoryDirLines(
-            info.st_size, info.st_mtime_ns, complete, tuple(spans))
-    return stores
+    lines = (MemoryDirLines(info.st_size, info.st_mtime_ns, complete, tuple(spans))
+             if info is not None and complete is not None else None)
+    return sorted(stores), lines
+
+
+PARALLEL_BYTES = 24 << 20  # transcripts to search past this are shared with a forked child
+CHILD_WAIT = 600.0  # seconds; a child slower than that leaves its share to this process
+
+Search = tuple[list[str], MemoryDirLines | None]  # `_memory_dir_search`'s answer
+
+
+def _memory_dir_searches(files: list[tuple[str, os.stat_result]]) -> list[Search]:
+    """`_memory_dir_search` of each (path, stat), in order. Many megabytes are split by
+    size between this process and a forked child, which searches on the other core."""
+    if len(files) < 2 or sum(info.st_size for _, info in files) < PARALLEL_BYTES:
+        return [_memory_dir_search(path, info) for path, info in files]
+    from tui.forked import fork_call
+
+    theirs, mine = _halves(list(range(len(files))), [info.st_size for _, info in files])
+    child = fork_call(_searched_in_child, [files[i] for i in theirs])
+    found: dict[int, Search] = {i: _memory_dir_search(*files[i]) for i in mine}
+    answers = child.result(CHILD_WAIT) if child is not None else None
+    if not (isinstance(answers, list) and len(answers) == len(theirs)):
+        answers = [_memory_dir_search(*files[i]) for i in theirs]
+    found.update(zip(theirs, answers, strict=True))
+    return [found[i] for i in range(len(files))]
+
+
+def _searched_in_child(files: list[tuple[str, os.stat_result]]) -> list[Search]:
+    return [_memory_dir_search(path, info) for path, info in files]
+
+
+def _halves(items: list[int], sizes: list[int]) -> tuple[list[int], list[int]]:
+    """Two shares of about the same size, the biggest placed first."""
+    shares: tuple[list[int], list[int]] = ([], [])
+    totals = [0, 0]
+    for item in sorted(items, key=lambda i: -sizes[i]):
+        lighter = totals.index(min(totals))
+        shares[lighter].append(item)
+        totals[lighter] += sizes[item]
+    return shares
 
 
 def _original_cwds(path: str | os.PathLike[str]) -> set[str]:
@@ -358,7 +405,7 @@ class EvidenceCache:
         search, are looked for only when no transcript names a store: a folder's store
         comes from its stores when it has any."""
         evidence = MemoryEvidence()
-        entries = [self._entry(file) for file in files]
+        entries = self._entries(files)
         for entry in entries:
             if entry is not None:
                 evidence.stores.update(entry[2])
@@ -368,21 +415,32 @@ class EvidenceCache:
                     evidence.original_cwds.update(self._original_cwds(file, entry))
         return evidence
 
-    def _entry(self, path: str | os.PathLike[str]) -> list | None:
-        try:
-            info = os.stat(path)
-        except OSError:
-            return None
-        key = os.fsdecode(path)
-        entry = self.entries.get(key)
-        if (isinstance(entry, list) and len(entry) == 4
-                and entry[:2] == [info.st_size, info.st_mtime_ns]
-                and _texts(entry[2]) and (entry[3] is None or _texts(entry[3]))):
-            return entry
-        entry = [info.st_size, info.st_mtime_ns, sorted(_memory_dir_stores(path, info)), None]
-        self.entries[key] = entry
-        self.changed = True
-        return entry
+    def _entries(self, files: list[str]) -> list[list | None]:
+        """Each transcript's entry (None: it cannot be looked at), searched when the cache
+        has none for its size and mtime."""
+        entries: list[list | None] = []
+        unknown: list[tuple[int, str, os.stat_result]] = []
+        for path in files:
+            try:
+                info = os.stat(path)
+            except OSError:
+                entries.append(None)
+                continue
+            entry = self.entries.get(os.fsdecode(path))
+            if not (isinstance(entry, list) and len(entry) == 4
+                    and entry[:2] == [info.st_size, info.st_mtime_ns]
+                    and _texts(entry[2]) and (entry[3] is None or _texts(entry[3]))):
+                unknown.append((len(entries), path, info))
+                entry = None
+            entries.append(entry)
+        searched = _memory_dir_searches([(path, info) for _, path, info in unknown])
+        for (position, path, info), (stores, lines) in zip(unknown, searched, strict=True):
+            if lines is not None:
+                _searched[os.path.abspath(path)] = lines
+            entries[position] = self.entries[os.fsdecode(path)] = [
+                info.st_size, info.st_mtime_ns, stores, None]
+            self.changed = True
+        return entries
 
     def _original_cwds(self, path: str | os.PathLike[str], entry: list) -> list[str]:
         if entry[3] is None:
