@@ -45,6 +45,26 @@ def test_projects_json_is_the_same_from_a_cold_and_a_warm_evidence_cache(tree, c
     assert "evidence" in mapped  # the tree has deleted worktrees found through transcripts
 
 
+def test_a_cold_run_reading_with_a_forked_child_prints_what_one_process_prints(
+        tree, capsys, monkeypatch):
+    """The first cwds read ahead, half in a child, and every folder's evidence search
+    split with one: the same projects, byte for byte."""
+    from tui import forked, xdg
+    from tui.claude import transcripts
+
+    shutil.rmtree(xdg.cache_dir(), ignore_errors=True)
+    alone = printed(capsys, "--config-dir", str(tree), "projects", "--json")
+    shutil.rmtree(xdg.cache_dir(), ignore_errors=True)
+    forks = []
+    real_fork = forked.fork_call
+    monkeypatch.setattr(forked, "fork_call", lambda *args: forks.append(args[0].__name__)
+                        or real_fork(*args))
+    monkeypatch.setattr(transcripts, "FIRST_CWDS_SHARED", 2)
+    monkeypatch.setattr(transcripts, "PARALLEL_BYTES", 0)
+    assert printed(capsys, "--config-dir", str(tree), "projects", "--json") == alone
+    assert "_first_cwds" in forks and "_searched_in_child" in forks
+
+
 def test_audit_all_json_is_what_a_plain_audit_of_each_store_gives(tree, capsys):
     from tui.claude.discovery import discover
 

@@ -123,6 +123,10 @@ class _Scanner:
         self._resolved: dict[str, Resolution | None] = {}
         self.evidence_cache: transcripts.EvidenceCache | None = None  # made when first needed
         self.listed: set[str] | None = None  # every session file a whole-tree scan listed
+        # A whole-tree scan stats every transcript once, up front, and reads the first cwds
+        # the cache does not know all at once (`read_first_cwds`).
+        self.statted: dict[str, os.stat_result] = {}
+        self.read_ahead: dict[str, str | None] = {}  # first cwds by absolute path
         from tui.claude.settings import managed_settings_path
 
         # What every cwd's resolution depends on besides its own files.
@@ -192,7 +196,7 @@ class _Scanner:
         dated = []
         for file in files:
             try:
-                dated.append((os.stat(file), file))
+                dated.append((self.statted.get(file) or os.stat(file), file))
             except OSError:
                 continue
         dated.sort(key=lambda pair: (pair[0].st_mtime, pair[1]), reverse=True)
@@ -273,9 +277,28 @@ class _Scanner:
         key = file if os.path.isabs(file) else os.path.abspath(file)
         known, cwd = self.cache.first_cwd(key, info)
         if not known:
-            cwd = transcripts.first_cwd(file, info)  # stat'd a moment ago, for its mtime
+            if key in self.read_ahead:
+                cwd = self.read_ahead.pop(key)
+            else:
+                cwd = transcripts.first_cwd(file, info)  # stat'd a moment ago, for its mtime
             self.cache.remember_first_cwd(key, info, cwd)
         return cwd
+
+    def read_first_cwds(self, files: list[str]) -> None:
+        """Stat every transcript, and read ahead the first cwds the cache does not know:
+        on a first run, thousands, shared with a forked child (`transcripts.first_cwds`)."""
+        unknown: list[tuple[str, os.stat_result]] = []
+        for file in files:
+            try:
+                info = self.statted[file] = os.stat(file)
+            except OSError:
+                continue
+            key = file if os.path.isabs(file) else os.path.abspath(file)
+            if not self.cache.first_cwd(key, info)[0]:
+                unknown.append((key, info))
+        if len(unknown) >= transcripts.FIRST_CWDS_SHARED:
+            self.read_ahead.update(zip((key for key, _ in unknown),
+                                       transcripts.first_cwds(unknown), strict=True))
 
     def memory_count(self, store: Path) -> int:
         """`count_memories`, from the cache while the store's folders list the same."""
@@ -405,6 +428,7 @@ class _Scanner:
             return inventory
         folders: dict[str, TranscriptFolder] = {}
         store_names: list[str] = []
+        listings: list[tuple[str, list[str]]] = []
         self.listed = set()
         for entry in entries:
             try:
@@ -415,9 +439,12 @@ class _Scanner:
             files, holds_store = self.folder_contents(entry.path)
             self.listed.update(files)
             if files:
-                folders[entry.name] = self.transcript_folder(entry.name, files)
+                listings.append((entry.name, files))
             if holds_store:
                 store_names.append(entry.name)
+        self.read_first_cwds([file for _, files in listings for file in files])
+        for name, files in listings:
+            folders[name] = self.transcript_folder(name, files)
 
         by_store: dict[Path, list[TranscriptFolder]] = {}
         for folder in folders.values():

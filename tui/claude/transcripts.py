@@ -83,6 +83,7 @@ def iter_records(path: str | os.PathLike[str], needle: bytes | None = None,
             yield record
 
 
+CHILD_WAIT = 600.0  # seconds; a forked child slower than that leaves its share to this process
 FIRST_BLOCK = 4 << 10  # a transcript's first cwd is in its first kilobytes (p99 of real ones: 9 KB)
 NEXT_BLOCKS = 256 << 10
 
@@ -99,6 +100,29 @@ def first_cwd(path: str | os.PathLike[str], status: os.stat_result | None = None
         return None
     finally:
         os.close(descriptor)
+
+
+FIRST_CWDS_SHARED = 400  # transcripts whose first cwds are read half in a forked child
+
+
+def first_cwds(files: list[tuple[str, os.stat_result]]) -> list[str | None]:
+    """`first_cwd` of each (path, stat), in order; many are shared with a forked child,
+    which reads the second half on the other core."""
+    if len(files) < FIRST_CWDS_SHARED:
+        return _first_cwds(files)
+    from tui.forked import fork_call
+
+    half = len(files) // 2
+    child = fork_call(_first_cwds, files[half:])
+    mine = _first_cwds(files[:half])
+    theirs = child.result(CHILD_WAIT) if child is not None else None
+    if not (isinstance(theirs, list) and len(theirs) == len(files) - half):
+        theirs = _first_cwds(files[half:])
+    return mine + theirs
+
+
+def _first_cwds(files: list[tuple[str, os.stat_result]]) -> list[str | None]:
+    return [first_cwd(path, info) for path, info in files]
 
 
 def _first_cwd(descriptor: int) -> str | None:
@@ -286,7 +310,6 @@ def _memory_dir_search(path: str | os.PathLike[str],
 
 
 PARALLEL_BYTES = 24 << 20  # transcripts to search past this are shared with a forked child
-CHILD_WAIT = 600.0  # seconds; a child slower than that leaves its share to this process
 
 Search = tuple[list[str], MemoryDirLines | None]  # `_memory_dir_search`'s answer
 
