@@ -230,3 +230,22 @@ def test_cli_error_in_a_subprocess_has_no_traceback(tmp_path):
     )
     assert result.returncode == 2
     assert_one_sentence(result.stderr)
+
+
+@pytest.mark.parametrize("command", [["overwrites"], ["undo", "--list"]])
+def test_store_commands_that_need_only_the_store_do_not_work_out_if_it_is_stranded(
+        claude_home, capsys, monkeypatch, command):
+    """Whether a store is stranded reads its folder's transcripts: a command that never says
+    it does not pay for it, while `audit` still does."""
+    from tui.claude import targets
+
+    store = claude_home.store(folder="-home-me-repo")
+    write_index(store, [index_line("a.md")])
+    asked = []
+    real_state = targets.store_state
+    monkeypatch.setattr(targets, "store_state",
+                        lambda *args: asked.append(args) or real_state(*args))
+    code, _, _ = run(capsys, "--config-dir", str(claude_home.home), *command, str(store))
+    assert (code, asked) == (0, [])
+    run(capsys, "--config-dir", str(claude_home.home), "audit", str(store))
+    assert len(asked) == 1

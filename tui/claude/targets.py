@@ -51,9 +51,17 @@ def resolve_target(
     home: Path,
     env: Mapping[str, str] | None = None,
     settings_file: Path | None = None,
+    stranded: bool = True,
 ) -> Target:
+    """The store `target` names; with `stranded` False, whether it is stranded is not
+    worked out (that reads its folder's transcripts), for a command that needs only the
+    store."""
     env = os.environ if env is None else env
     projects = paths.projects_dir(home)
+
+    def stated(found: Target) -> Target:
+        return _with_state(found, home, env) if stranded else found
+
     if target is None:
         target = os.getcwd()
 
@@ -65,7 +73,7 @@ def resolve_target(
         candidate.name == paths.MEMORY_DIR_NAME
         or os.path.isfile(candidate / paths.INDEX_NAME)
     ):
-        return _with_state(Target(candidate.absolute(), "memory dir"), home, env)
+        return stated(Target(candidate.absolute(), "memory dir"))
 
     if is_dir:
         location = resolve_memory_location(
@@ -83,9 +91,7 @@ def resolve_target(
             names = []
         folder = paths.find_folder(names, target)
         if folder:
-            return _with_state(
-                Target(projects / folder / paths.MEMORY_DIR_NAME, "folder name"), home, env
-            )
+            return stated(Target(projects / folder / paths.MEMORY_DIR_NAME, "folder name"))
         raise TargetError(f"No project folder named {target!r} under {projects}.")
     if not os.path.lexists(candidate):
         # A checkout deleted since its sessions ran, by the path `memtui projects` shows.
@@ -98,7 +104,7 @@ def resolve_target(
             memory_dir = projects / folder / paths.MEMORY_DIR_NAME
             if not os.path.isdir(memory_dir):  # a removed worktree: its sessions used a store
                 memory_dir = _store_used_by(projects / folder, home, env) or memory_dir
-            return _with_state(Target(memory_dir, "folder name"), home, env)
+            return stated(Target(memory_dir, "folder name"))
         raise TargetError(f"{target} does not exist.")
     raise TargetError(f"{target} is not a memory directory, a project path or a folder name.")
 

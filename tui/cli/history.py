@@ -33,12 +33,13 @@ from tui.cli.support import (
 TARGET_HELP = "memory dir, project path or folder name (default: the current directory)"
 
 
+# These commands need only the store: not whether it is stranded (a read of its transcripts).
 def _store(args: argparse.Namespace, target: str | None) -> Path:
-    return resolve_store(args, target).memory_dir
+    return resolve_store(args, target, stranded=False).memory_dir
 
 
 def _existing_store(args: argparse.Namespace, target: str | None) -> Path:
-    return existing_store(args, target).memory_dir
+    return existing_store(args, target, stranded=False).memory_dir
 
 
 def _file_in_store(name: str) -> tuple[Path, str]:

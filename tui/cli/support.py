@@ -169,13 +169,15 @@ def env_of(args: argparse.Namespace) -> dict[str, str]:
     return env
 
 
-def resolve_store(args: argparse.Namespace, target: str | None):
-    """The `tui.claude.targets.Target` a command's TARGET names."""
+def resolve_store(args: argparse.Namespace, target: str | None, stranded: bool = True):
+    """The `tui.claude.targets.Target` a command's TARGET names (`stranded`: see
+    `resolve_target`)."""
     from tui.claude.targets import TargetError, resolve_target
 
     try:
         resolved = resolve_target(
-            target, home=config_home_of(args), env=env_of(args), settings_file=args.settings
+            target, home=config_home_of(args), env=env_of(args), settings_file=args.settings,
+            stranded=stranded,
         )
     except TargetError as error:
         raise UsageError(str(error)) from None
@@ -183,10 +185,10 @@ def resolve_store(args: argparse.Namespace, target: str | None):
     return resolved
 
 
-def existing_store(args: argparse.Namespace, target: str | None):
+def existing_store(args: argparse.Namespace, target: str | None, stranded: bool = True):
     """The `Target` of a command that reads a store: UsageError when its memory dir is not
     there (yet), rather than an answer about an empty one."""
-    resolved = resolve_store(args, target)
+    resolved = resolve_store(args, target, stranded)
     if not os.path.isdir(resolved.memory_dir):
         where = f" for {resolved.project_path}" if resolved.project_path else ""
         raise UsageError(f"There is no memory directory{where} yet "
