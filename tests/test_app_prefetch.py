@@ -3,28 +3,16 @@ the app shows what that child found, for the home it was made for, and never dep
 
 from __future__ import annotations
 
-import os
 import time
 
 from app_home import build_app_home
 from conftest import settle
+from test_forked import reaped
 
 from tui.app import prefetch
 from tui.app.app import MemtuiApp
 from tui.app.disk import home_signature
 from tui.claude.discovery import discover
-
-
-def project_names(inventory) -> list[str]:
-    return [p.name for p in inventory.projects]
-
-
-def reaped(pid: int) -> bool:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
 
 
 def test_the_child_finds_what_discovery_finds(claude_home, tmp_path):
