@@ -57,3 +57,12 @@ def test_no_fork_while_another_thread_runs():
         stop.set()
         thread.join()
     assert fork_call(_big, 1).result(30) == b"x"
+
+
+def test_a_shared_map_is_in_order_and_does_here_what_the_child_did_not(monkeypatch):
+    from tui import forked
+
+    assert forked.map_shared(abs, [-1, -2], [-3, -4, -5], 30) == [1, 2, 3, 4, 5]
+    real_fork = forked.fork_call
+    monkeypatch.setattr(forked, "fork_call", lambda *args: real_fork(_fails))
+    assert forked.map_shared(abs, [-1], [-2, -3], 30) == [1, 2, 3]

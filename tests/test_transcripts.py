@@ -300,7 +300,7 @@ def test_a_big_search_shared_with_a_child_finds_what_one_process_finds(tmp_path,
     monkeypatch.setattr(forked, "fork_call",
                         lambda *args: shared_out.append(args) or real_fork(*args))
     shared = transcripts.EvidenceCache(tmp_path / "shared.json").folder_evidence(files)
-    assert len(shared_out) == 1 and 0 < len(shared_out[0][1]) < len(files)  # split in two
+    assert len(shared_out) == 1 and 0 < len(shared_out[0][2]) < len(files)  # split in two
     assert (shared.stores, shared.original_cwds) == (alone.stores, alone.original_cwds)
     assert {path: vars_of(transcripts._searched[os.path.abspath(path)])
             for path in files} == lines_alone  # what the overwrites scan reads again
@@ -310,10 +310,15 @@ def test_a_child_that_gives_no_answer_leaves_its_share_to_this_process(tmp_path,
     files = _folder_of_transcripts(tmp_path / "folder", 5)
     expected = transcripts.EvidenceCache(tmp_path / "alone.json").folder_evidence(files)
     monkeypatch.setattr(transcripts, "PARALLEL_BYTES", 0)
-    monkeypatch.setattr(transcripts, "_searched_in_child", lambda files: 1 / 0)
+    real_fork = forked.fork_call
+    monkeypatch.setattr(forked, "fork_call", lambda *args: real_fork(_fails))
     found = transcripts.EvidenceCache(tmp_path / "failed.json").folder_evidence(files)
     assert found.stores == expected.stores == {f"/h/.claude/projects/-p{n}/memory"
                                                 for n in range(3)}
+
+
+def _fails() -> None:
+    raise RuntimeError("a bug in the child")
 
 
 def vars_of(lines) -> tuple:

@@ -57,12 +57,12 @@ def test_a_cold_run_reading_with_a_forked_child_prints_what_one_process_prints(
     shutil.rmtree(xdg.cache_dir(), ignore_errors=True)
     forks = []
     real_fork = forked.fork_call
-    monkeypatch.setattr(forked, "fork_call", lambda *args: forks.append(args[0].__name__)
+    monkeypatch.setattr(forked, "fork_call", lambda *args: forks.append(args[1].__name__)
                         or real_fork(*args))
     monkeypatch.setattr(transcripts, "FIRST_CWDS_SHARED", 2)
     monkeypatch.setattr(transcripts, "PARALLEL_BYTES", 0)
     assert printed(capsys, "--config-dir", str(tree), "projects", "--json") == alone
-    assert "_first_cwds" in forks and "_searched_in_child" in forks
+    assert {"_first_cwd_of", "_memory_dir_search_of"} <= set(forks)
 
 
 def test_audit_all_json_is_what_a_plain_audit_of_each_store_gives(tree, capsys):

@@ -109,20 +109,15 @@ def first_cwds(files: list[tuple[str, os.stat_result]]) -> list[str | None]:
     """`first_cwd` of each (path, stat), in order; many are shared with a forked child,
     which reads the second half on the other core."""
     if len(files) < FIRST_CWDS_SHARED:
-        return _first_cwds(files)
-    from tui.forked import fork_call
+        return [_first_cwd_of(file) for file in files]
+    from tui.forked import map_shared
 
     half = len(files) // 2
-    child = fork_call(_first_cwds, files[half:])
-    mine = _first_cwds(files[:half])
-    theirs = child.result(CHILD_WAIT) if child is not None else None
-    if not (isinstance(theirs, list) and len(theirs) == len(files) - half):
-        theirs = _first_cwds(files[half:])
-    return mine + theirs
+    return map_shared(_first_cwd_of, files[:half], files[half:], CHILD_WAIT)
 
 
-def _first_cwds(files: list[tuple[str, os.stat_result]]) -> list[str | None]:
-    return [first_cwd(path, info) for path, info in files]
+def _first_cwd_of(file: tuple[str, os.stat_result]) -> str | None:
+    return first_cwd(*file)
 
 
 def _first_cwd(descriptor: int) -> str | None:
@@ -318,31 +313,28 @@ def _memory_dir_searches(files: list[tuple[str, os.stat_result]]) -> list[Search
     """`_memory_dir_search` of each (path, stat), in order. Many megabytes are split by
     size between this process and a forked child, which searches on the other core."""
     if len(files) < 2 or sum(info.st_size for _, info in files) < PARALLEL_BYTES:
-        return [_memory_dir_search(path, info) for path, info in files]
-    from tui.forked import fork_call
+        return [_memory_dir_search_of(file) for file in files]
+    from tui.forked import map_shared
 
-    theirs, mine = _halves(list(range(len(files))), [info.st_size for _, info in files])
-    child = fork_call(_searched_in_child, [files[i] for i in theirs])
-    found: dict[int, Search] = {i: _memory_dir_search(*files[i]) for i in mine}
-    answers = child.result(CHILD_WAIT) if child is not None else None
-    if not (isinstance(answers, list) and len(answers) == len(theirs)):
-        answers = [_memory_dir_search(*files[i]) for i in theirs]
-    found.update(zip(theirs, answers, strict=True))
+    mine, theirs = _halves(files)
+    answers = map_shared(_memory_dir_search_of, [files[i] for i in mine],
+                         [files[i] for i in theirs], CHILD_WAIT)
+    found = dict(zip(mine + theirs, answers, strict=True))
     return [found[i] for i in range(len(files))]
 
 
-def _searched_in_child(files: list[tuple[str, os.stat_result]]) -> list[Search]:
-    return [_memory_dir_search(path, info) for path, info in files]
+def _memory_dir_search_of(file: tuple[str, os.stat_result]) -> Search:
+    return _memory_dir_search(*file)
 
 
-def _halves(items: list[int], sizes: list[int]) -> tuple[list[int], list[int]]:
-    """Two shares of about the same size, the biggest placed first."""
+def _halves(files: list[tuple[str, os.stat_result]]) -> tuple[list[int], list[int]]:
+    """The files' places in two shares of about the same size, the biggest placed first."""
     shares: tuple[list[int], list[int]] = ([], [])
     totals = [0, 0]
-    for item in sorted(items, key=lambda i: -sizes[i]):
+    for place in sorted(range(len(files)), key=lambda i: -files[i][1].st_size):
         lighter = totals.index(min(totals))
-        shares[lighter].append(item)
-        totals[lighter] += sizes[item]
+        shares[lighter].append(place)
+        totals[lighter] += files[place][1].st_size
     return shares
 
 
