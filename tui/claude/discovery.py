@@ -261,7 +261,7 @@ class _Scanner:
     def folder_contents(self, folder: str) -> tuple[list[str], bool]:
         """(its session files, whether it holds a store folder), from the cache
         while the folder lists the same."""
-        key = folder if os.path.isabs(folder) else os.path.abspath(folder)
+        key = _absolute(folder)
         names, holds_store = self.cache.folder_contents(key)
         if names is None:
             found, memory = transcripts.listed_folder(folder)
@@ -274,7 +274,7 @@ class _Scanner:
 
     def first_cwd(self, file: str, info: os.stat_result) -> str | None:
         """A transcript's first cwd, from the cache while its size and mtime stay the same."""
-        key = file if os.path.isabs(file) else os.path.abspath(file)
+        key = _absolute(file)
         known, cwd = self.cache.first_cwd(key, info)
         if not known:
             if key in self.read_ahead:
@@ -293,7 +293,7 @@ class _Scanner:
                 info = self.statted[file] = os.stat(file)
             except OSError:
                 continue
-            key = file if os.path.isabs(file) else os.path.abspath(file)
+            key = _absolute(file)
             if not self.cache.first_cwd(key, info)[0]:
                 unknown.append((key, info))
         if len(unknown) >= transcripts.FIRST_CWDS_SHARED:
@@ -527,6 +527,11 @@ class _PassLooks(Looks):
         self.lexists = signatures.exists
         self.isfile = signatures.is_file
         self.realpath = real_paths.real
+
+
+def _absolute(path: str) -> str:
+    """`os.path.abspath`, skipped for the absolute paths a scan lists (it normalises each)."""
+    return path if os.path.isabs(path) else os.path.abspath(path)
 
 
 def _holds_store(memory: os.DirEntry[str] | None) -> bool | None:
