@@ -319,21 +319,29 @@ def test_an_automatic_trim_removes_a_few_folders_a_write_and_leaves_no_record_wi
     assert labels(store) == [f"edit {number}" for number in range(17, 12, -1)]
 
 
+def refused_by_gc_and_warned_of(store: Path, capsys) -> tuple[str, dict]:
+    """`memtui gc` refuses with one line and trims nothing, and the doctor's check warns:
+    (gc's line, the doctor's check)."""
+    changes = len(history(store))
+    assert main(["gc", str(store)]) == 2
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1
+    assert len(history(store)) == changes
+
+    main(["doctor", str(store), "--json"])
+    check = doctor_check(capsys)
+    assert check["status"] == "warn"
+    return said, check
+
+
 def test_a_bad_retention_setting_trims_nothing_and_gc_says_why(store, capsys):
     set_policy('[backups]\nkeep_changes = "lots"\nkeep_days = 0\n')
     for number in range(8):
         edit(store, number, size=200_000)
     assert len(history(store)) == 8  # the write went on; its trim did not guess a policy
 
-    assert main(["gc", str(store)]) == 2
-    said = capsys.readouterr().err
+    said, check = refused_by_gc_and_warned_of(store, capsys)
     assert "`keep_changes` in [backups] must be a whole number" in said
-    assert said.count("\n") == 1
-    assert len(history(store)) == 8
-
-    main(["doctor", str(store), "--json"])
-    check = doctor_check(capsys)
-    assert check["status"] == "warn"
     assert "`keep_changes` in [backups] must be a whole number" in check["message"]
     assert "So no backup is trimmed, after a write or by memtui gc." in check["message"]
 
@@ -343,16 +351,9 @@ def test_an_unknown_retention_setting_trims_nothing_and_gc_names_it(store, capsy
     set_policy("[backups]\nkeep_changes = 2\nkeep_day = 365\n")  # meant: a year of changes
 
     # The default 30 days would trim the changes of 40 days ago the user meant to keep.
-    assert main(["gc", str(store)]) == 2
-    said = capsys.readouterr().err
+    said, check = refused_by_gc_and_warned_of(store, capsys)
     assert "memtui reads no `keep_day` in [backups] (only `keep_changes` and " \
            "`keep_days`). Nothing was trimmed." in said
-    assert said.count("\n") == 1
-    assert len(history(store)) == 6
-
-    main(["doctor", str(store), "--json"])
-    check = doctor_check(capsys)
-    assert check["status"] == "warn"
     assert "memtui reads no `keep_day` in [backups]" in check["message"]
     assert "keep_changes (a whole number) and keep_days (a number)" in check["fix"]
 
