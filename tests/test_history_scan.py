@@ -328,6 +328,71 @@ def test_a_cache_another_process_holds_while_it_is_upgraded_is_kept_not_replaced
     assert sqlite3.connect(path).execute("SELECT count(*) FROM files").fetchone()[0] == 2
 
 
+def test_a_scan_reading_a_cache_another_has_just_created_is_not_left_without_tables(
+        claude_home, store, monkeypatch):
+    """The app's discovery and its lost-updates screen may open a new cache together. Here
+    the first finds no tables, then pauses after each statement while the second creates
+    them and scans again and again: the first must not drop them under the second."""
+    import sqlite3
+    import threading
+    import time
+
+    folder, _, _ = two_sessions(claude_home, store)
+    slow = threading.Event()  # the first opener has looked and found no tables
+    connect = sqlite3.connect
+
+    class Pausing(sqlite3.Connection):
+        def execute(self, sql, *args):
+            return self.pause(sql, super().execute(sql, *args))
+
+        def executescript(self, sql):
+            return self.pause(sql, super().executescript(sql))
+
+        def pause(self, sql, cursor):
+            if threading.current_thread().name == "first":
+                if "user_version" in sql:
+                    slow.set()
+                if slow.is_set():
+                    time.sleep(0.05)
+            return cursor
+
+    monkeypatch.setattr(sqlite3, "connect", lambda *args, **kw: connect(*args, **kw, factory=Pausing))
+    answers, failures = [], []
+
+    def scan(cache: ScanCache) -> None:
+        try:
+            answers.append(sorted(e.file for e in folder_events(store, [folder], cache)))
+        except sqlite3.Error as error:
+            failures.append(error)
+
+    def open_and_scan() -> None:
+        with ScanCache() as cache:
+            scan(cache)
+
+    first = threading.Thread(target=open_and_scan, name="first")
+    first.start()
+    slow.wait()
+    with ScanCache() as second:
+        while first.is_alive():
+            scan(second)
+    first.join()
+    assert failures == []
+    assert answers == [["a.md", "b.md"]] * len(answers) and len(answers) > 2
+
+
+def test_a_cache_with_its_version_but_not_its_tables_is_rebuilt(claude_home, store, tmp_path):
+    import sqlite3
+
+    folder, _, _ = two_sessions(claude_home, store)
+    path = tmp_path / "half.sqlite"
+    half = sqlite3.connect(path)  # an older memtui stopped between its two statements
+    half.execute(f"PRAGMA user_version={scan_cache.SCHEMA_VERSION}")
+    half.close()
+    with ScanCache(path) as cache:
+        assert sorted(e.file for e in folder_events(store, [folder], cache)) == ["a.md", "b.md"]
+        assert cached_paths(cache) != set()  # kept, so the next scan reads nothing
+
+
 def test_a_busy_or_read_only_cache_still_answers_and_forgets_later(claude_home, store, monkeypatch):
     import sqlite3
     import time

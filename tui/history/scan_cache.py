@@ -80,23 +80,34 @@ class ScanCache:
         # No sync at each commit (WAL stays consistent; a crash may lose the last scan's
         # rows, which a cache can afford): a cold scan committed three times.
         self.db.execute("PRAGMA synchronous=NORMAL")
+        if self._ready():
+            return
+        # Checked again under the write lock: two scans opening a new cache at once (the app's
+        # discovery and its lost-updates screen) must not drop the tables the other just made.
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if not self._ready():
+                for table in ("files", "items", "swept"):
+                    self.db.execute(f"DROP TABLE IF EXISTS {table}")
+                self.db.execute(
+                    "CREATE TABLE files(path BLOB, needle BLOB, size INTEGER, mtime_ns INTEGER,"
+                    " done INTEGER, anchor BLOB, PRIMARY KEY(path, needle))")
+                self.db.execute(  # one row per scan pass
+                    "CREATE TABLE items(path BLOB, needle BLOB, offset INTEGER, data TEXT)")
+                self.db.execute("CREATE INDEX items_by_file ON items(path, needle)")
+                self.db.execute("CREATE TABLE swept(at REAL)")  # when every row was last checked
+                self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self.db.commit()
+        except BaseException:
+            self.db.rollback()
+            raise
+
+    def _ready(self) -> bool:
+        """Whether the cache has this version's tables (written in one transaction)."""
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        if version != SCHEMA_VERSION:
-            self.db.executescript(
-                "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS items; DROP TABLE IF EXISTS swept;"
-                f"PRAGMA user_version={SCHEMA_VERSION};"
-            )
-        self.db.executescript(
-            """
-            CREATE TABLE IF NOT EXISTS files(
-                path BLOB, needle BLOB, size INTEGER, mtime_ns INTEGER, done INTEGER,
-                anchor BLOB, PRIMARY KEY(path, needle));
-            CREATE TABLE IF NOT EXISTS items(
-                path BLOB, needle BLOB, offset INTEGER, data TEXT);  -- one row per scan pass
-            CREATE INDEX IF NOT EXISTS items_by_file ON items(path, needle);
-            CREATE TABLE IF NOT EXISTS swept(at REAL);  -- when every row was last checked
-            """
-        )
+        tables = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'"
+                                 " AND name IN ('files', 'items', 'swept')").fetchone()[0]
+        return version == SCHEMA_VERSION and tables == 3
 
     def close(self) -> None:
         self.db.close()
