@@ -182,3 +182,15 @@ def test_a_store_command_loads_the_recovery_code_only_for_a_store_left_half_chan
     (store / ".testing.md.memtui-new").write_text("half written")  # a killed write's
     assert "tui.memory.intents" in _all_imported(env, "index", str(store))
     assert not (store / ".testing.md.memtui-new").exists()  # and it was tidied
+
+
+def test_the_apps_first_frame_loads_no_filter_and_no_memory_parsers():
+    """The projects screen shows its rows before it reads any index or filters: rapidfuzz
+    and the index and frontmatter parsers load after the first frame, when they are used."""
+    result = subprocess.run(
+        [sys.executable, "-c", "import sys, tui.app.app; print(' '.join(sys.modules))"],
+        capture_output=True, text=True, timeout=60, check=True)
+    loaded = set(result.stdout.split())
+    assert "textual" in loaded
+    assert not loaded & {"rapidfuzz", "tui.memory.index", "tui.memory.frontmatter", "yaml",
+                         "tui.app.summaries"}

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.text import Text
+
 from tui.claude.lines import read_store_text
 from tui.claude.memory_files import TEAM_INDEX, is_log, memory_files
 from tui.claude.paths import INDEX_NAME
@@ -23,6 +25,21 @@ class StoreSummary:
     def binding_limit(self) -> str:
         """Which index limit is nearer to firing: "lines" or "chars"."""
         return "lines" if self.index.lines / MAX_LINES >= self.index.chars / MAX_CHARS else "chars"
+
+    @property
+    def fill(self) -> float:
+        """How near the index is to its nearer limit (1 or more: the cut fired)."""
+        return max(self.index.lines / MAX_LINES, self.index.chars / MAX_CHARS)
+
+    def gauge(self) -> Text:
+        """`lines/200 · chars/25,000`, the limit nearer to firing in bold, red when it fired."""
+        if not self.index.exists:
+            return Text("no index", style="dim")
+        lines = Text(f"{self.index.lines}/{MAX_LINES}")
+        chars = Text(f"{self.index.chars:,}/{MAX_CHARS:,}")
+        binding = lines if self.binding_limit == "lines" else chars
+        binding.stylize("bold red" if self.index.cut else "bold")
+        return Text.assemble(lines, " · ", chars)
 
 
 def _read(path: Path) -> str | None:

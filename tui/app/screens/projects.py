@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from rapidfuzz import fuzz, process, utils
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -20,13 +20,14 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from tui.app.commands import PaletteCommand
 from tui.app.disk import WATCH_GROUP, HomeSignature, home_signature
 from tui.app.messages import DemoBuilt, ProjectsScanned
-from tui.app.summaries import StoreSummary, summarize
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Inventory, Project, discover
 from tui.collector import collect_frozen, collector_paused
-from tui.memory.index import MAX_CHARS, MAX_LINES
 from tui.render import PROJECT_STATUS_STYLES, age, condense, project_status
+
+if TYPE_CHECKING:  # the index columns are read after the first frame, and rapidfuzz filters
+    from tui.app.summaries import StoreSummary
 
 # (key, width); the project path takes any spare width. Keys double as sort keys. At 80
 # columns the path, memories, index, orphans and lost fit; the rest join them as room allows.
@@ -121,21 +122,20 @@ def sync_cell(word: str | None) -> Text:
 class ProjectRow:
     key: str
     project: Project
+    path: str  # as the first column shows it
     cells: tuple[object, ...]
     sort_values: dict[str, object]
-    haystack: str
+
+    @cached_property
+    def haystack(self) -> str:
+        """What the filter matches, made at its first use."""
+        from rapidfuzz import utils
+
+        return utils.default_process(f"{self.path} {self.project.name}")
 
 
 def index_gauge(summary: StoreSummary | None) -> Text:
-    """`lines/200 · chars/25,000`, the limit nearer to firing in bold, red when it fired."""
-    if summary is None or not summary.index.exists:
-        return Text("no index", style="dim")
-    index = summary.index
-    lines = Text(f"{index.lines}/{MAX_LINES}")
-    chars = Text(f"{index.chars:,}/{MAX_CHARS:,}")
-    binding = lines if summary.binding_limit == "lines" else chars
-    binding.stylize("bold red" if index.cut else "bold")
-    return Text.assemble(lines, " · ", chars)
+    return Text("no index", style="dim") if summary is None else summary.gauge()
 
 
 def folders_cell(project: Project) -> str:
@@ -163,9 +163,7 @@ def project_row(project: Project, summary: StoreSummary | None, now: float | Non
     path = condense(project.key_path or (project.paths[0] if project.paths else project.name))
     since = project.sessions_since(project.last_consolidated)
     orphans = summary.orphans if summary else 0
-    fill = summary.index.lines / MAX_LINES if summary else 0.0
-    if summary:
-        fill = max(fill, summary.index.chars / MAX_CHARS)
+    fill = summary.fill if summary else 0.0
     status = project_status(project)
     cells = (
         Text(path),
@@ -191,7 +189,7 @@ def project_row(project: Project, summary: StoreSummary | None, now: float | Non
         "last dream": -(project.last_consolidated or 0.0),
     }
     key = str(project.store) if project.store else f"folder:{project.name}"
-    return ProjectRow(key, project, cells, sort_values, utils.default_process(f"{path} {project.name}"))
+    return ProjectRow(key, project, path, cells, sort_values)
 
 
 class ProjectTable(VirtualTable):
@@ -284,6 +282,8 @@ class ProjectsScreen(Screen[None]):
                 self.home_seen = home_signature(app.home, inventory.projects)
             # The rows first: reading every store's index takes longer than finding them.
             self.post_message(ProjectsScanned(inventory, None))
+        from tui.app.summaries import summarize
+
         stores = [p.store for p in inventory.projects if p.store and p.store_exists]
         progress = self.query_one("#scan-progress", ProgressBar)
         app.call_from_thread(progress.update, total=len(stores) or 1, progress=0)
@@ -340,6 +340,8 @@ class ProjectsScreen(Screen[None]):
         scanned = self.scanned
         if scanned is None or scanned.summaries is None:
             return  # a scan is still running: it reads everything anyway
+        from tui.app.summaries import summarize
+
         collect_frozen()
         app = self.app
         inventory = discover(app.home, app.env, app.settings_file)
@@ -454,6 +456,8 @@ class ProjectsScreen(Screen[None]):
         query = self.query_one("#project-filter", Input).value.strip()
         rows = self.rows
         if query:
+            from rapidfuzz import fuzz, process, utils
+
             matches = process.extract(
                 utils.default_process(query), [r.haystack for r in rows],
                 scorer=fuzz.partial_ratio, score_cutoff=FILTER_CUTOFF, limit=None,
