@@ -4,6 +4,7 @@ sessions use, after the same confirmation every write goes through."""
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from conftest import settle, snapshot
@@ -69,6 +70,28 @@ async def test_r_shows_the_rescue_applies_it_to_the_live_store_and_undo_there_re
     assert snapshot(rescue_home.live, recursive=True) == live_before
 
 
+async def test_r_under_a_settings_file_rescues_into_the_store_its_sessions_use(rescue_home,
+                                                                                tmp_path):
+    """Sessions run with `--settings` keep their memories in its autoMemoryDirectory: the
+    app started with the same file brings the stranded memories there."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    flag = tmp_path / "flag-settings.json"
+    flag.write_text(json.dumps({"autoMemoryDirectory": str(elsewhere)}))
+    live_before = snapshot(rescue_home.live, recursive=True)
+    app = MemtuiApp(rescue_home.home, rescue_home.env, flag)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, project_of(rescue_home, rescue_home.stranded))
+        await pilot.press("R")
+        await settle(app, pilot)
+        listed = " ".join(painted(s) for s in app.screen.query(Static))
+        assert f"The memories go to {elsewhere}" in listed
+        await pilot.press("y")
+        await settle(app, pilot)
+    assert (elsewhere / "topics" / "api.md").exists()
+    assert snapshot(rescue_home.live, recursive=True) == live_before
+
+
 async def test_the_stranded_finding_names_the_key_and_the_command(rescue_home):
     app = MemtuiApp(rescue_home.home, rescue_home.env)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -131,12 +154,13 @@ def test_a_rescue_whose_live_store_can_no_longer_be_found_says_why(rescue_home):
     transcripts were deleted): the apply says why it cannot, not that a file changed."""
     from tui.app import curation
 
-    rescue = curation.prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env)
+    rescue = curation.prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env,
+                                     None)
     assert not isinstance(rescue, str), rescue
     before = snapshot(rescue_home.live, recursive=True)
     for transcript in rescue_home.stranded.parent.glob("*.jsonl"):
         transcript.unlink()
-    said, severity = curation.apply_rescue(rescue, rescue_home.home, rescue_home.env)
+    said, severity = curation.apply_rescue(rescue, rescue_home.home, rescue_home.env, None)
     assert severity == "error"
     assert said.startswith(f"No live store was found for {rescue_home.stranded}"), said
     assert snapshot(rescue_home.live, recursive=True) == before

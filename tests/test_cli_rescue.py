@@ -200,13 +200,15 @@ def test_the_doctors_rescue_names_the_store_the_rescue_writes(claude_home, tmp_p
                                                               worktree):
     home = build_rescue_home(claude_home, tmp_path, remove=worktree == "removed")
     options: tuple[str, ...] = ()
-    if worktree != "removed":  # the doctor resolves the worktree with it; a rescue does not
+    live = str(home.live)
+    if worktree != "removed":  # sessions run with this file keep every memory elsewhere
         flag = tmp_path / "flag-settings.json"
-        flag.write_text(json.dumps({"autoMemoryDirectory": str(tmp_path / "elsewhere")}))
+        live = str(tmp_path / "elsewhere")
+        flag.write_text(json.dumps({"autoMemoryDirectory": live}))
         options = ("--settings", str(flag))
 
     fix = doctor_rescue_fix(home, capsys, *options)
 
-    assert rescue_destination(home, capsys, *options) == str(home.live)
-    assert fix == (f"memtui fix {home.stranded} rescue copies its memories into {home.live} "
+    assert rescue_destination(home, capsys, *options) == live
+    assert fix == (f"memtui fix {home.stranded} rescue copies its memories into {live} "
                    "(memtui undo there takes it back)")

@@ -87,13 +87,13 @@ class RescueConfirmation:
     options: tuple[str, ...] = ()  # making room is done on the live store's own screen
 
 
-def prepare_rescue(store_path: Path, home: Path, env) -> object:
+def prepare_rescue(store_path: Path, home: Path, env, settings_file: Path | None) -> object:
     """The rescue of a stranded store (`tui.memory.rescue.Rescue`), or one sentence."""
     from tui.memory.rescue import prepare_rescue as prepare
     from tui.memory.writes import WriteRefused
 
     try:
-        return prepare(store_path, home, env)
+        return prepare(store_path, home, env, settings_file)
     except (WriteRefused, OSError) as error:
         return str(error)
 
@@ -118,13 +118,13 @@ def _text(data: bytes | None) -> str:
     return "" if data is None else data.decode("utf-8", "replace")
 
 
-def apply_rescue(rescue, home: Path, env) -> Outcome:
+def apply_rescue(rescue, home: Path, env, settings_file: Path | None) -> Outcome:
     """Apply a rescue to its live store, if planning it again still gives the change the
     user saw (Claude Code may have written either store meanwhile)."""
     from tui.history.recovery import apply_journalled
     from tui.memory import writes
 
-    again = prepare_rescue(rescue.stranded, home, env)
+    again = prepare_rescue(rescue.stranded, home, env, settings_file)
     if isinstance(again, str):  # no live store any more, or the stranded one is gone
         return again, "error"
     if again.live != rescue.live or again.plan.changes != rescue.plan.changes:

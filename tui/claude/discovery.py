@@ -579,16 +579,18 @@ def store_state(
     return state
 
 
-def live_store(memory_dir: Path, home: Path, env: Mapping[str, str] | None = None) -> LiveStore:
+def live_store(memory_dir: Path, home: Path, env: Mapping[str, str] | None = None,
+               settings_file: Path | None = None) -> LiveStore:
     """The store a stranded store's memories belong in, from what discovery knows: its key
     path's checkout, its sessions' worktree-state origin and cwds, a `claude --worktree`
-    path's checkout, the stores its sessions wrote."""
+    path's checkout, the stores its sessions wrote. `settings_file`: the `--settings` file
+    sessions run with (its `autoMemoryDirectory` moves the live store)."""
     env = os.environ if env is None else env
     memory_dir = Path(memory_dir)
     if os.path.realpath(memory_dir.parent.parent) != os.path.realpath(paths.projects_dir(home)):
         return LiveStore(False, None, None,
                          f"it is not under {paths.projects_dir(home)}, where checkouts key stores")
-    scanner = _Scanner(home, env, None, cached=False)
+    scanner = _Scanner(home, env, settings_file, cached=False)
     found = scanner.live_store(memory_dir)
     if scanner.evidence_cache is not None:
         scanner.evidence_cache.save()

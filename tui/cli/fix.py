@@ -211,7 +211,7 @@ def _rescue(args: argparse.Namespace, stranded: Path):
     from tui.memory.rescue import prepare_rescue
 
     try:
-        rescue = prepare_rescue(stranded, config_home_of(args), env_of(args))
+        rescue = prepare_rescue(stranded, config_home_of(args), env_of(args), args.settings)
     except (WriteRefused, OSError) as error:
         raise UsageError(str(error)) from None
     lock = read_lock(rescue.live)

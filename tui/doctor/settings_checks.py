@@ -186,7 +186,7 @@ def _rescue_fix(ctx: DoctorContext, notes: list[str]) -> str | None:
     two cannot disagree); None, and a note saying why, when it would find none."""
     from tui.claude.discovery import live_store
 
-    found = live_store(ctx.store, ctx.home, ctx.env)
+    found = live_store(ctx.store, ctx.home, ctx.env, ctx.settings_flag)
     if found.store is None:
         notes.append(f"a rescue finds no store for its memories: {found.why}")
         return None

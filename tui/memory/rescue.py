@@ -54,12 +54,13 @@ class _Landing:
     copied: bool  # False: the live store holds these bytes under `file` already
 
 
-def prepare_rescue(stranded: Path, home: Path, env: Mapping[str, str] | None = None) -> Rescue:
+def prepare_rescue(stranded: Path, home: Path, env: Mapping[str, str] | None = None,
+                   settings_file: Path | None = None) -> Rescue:
     """The rescue of the store at `stranded`, or `WriteRefused` (one sentence) when it is
     not stranded or no live store can be found for it."""
     from tui.claude.discovery import live_store
 
-    found = live_store(Path(stranded), home, env)
+    found = live_store(Path(stranded), home, env, settings_file)
     if not found.stranded:
         raise WriteRefused(f"{stranded} is not stranded ({found.why}), so there is nothing "
                            "to rescue.")

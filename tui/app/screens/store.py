@@ -743,7 +743,8 @@ class StoreScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, group="write")
     def plan_rescue(self) -> None:
-        rescue = curation.prepare_rescue(self.path, self.app.home, self.app.env)
+        rescue = curation.prepare_rescue(self.path, self.app.home, self.app.env,
+                                         self.app.settings_file)
         self.app.call_from_thread(self.confirm_rescue, rescue)
 
     def confirm_rescue(self, rescue) -> None:
@@ -765,8 +766,8 @@ class StoreScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, group="write")
     def apply_rescue(self, rescue) -> None:
-        self.post_message(ChangeApplied(*curation.apply_rescue(rescue, self.app.home,
-                                                               self.app.env)))
+        self.post_message(ChangeApplied(*curation.apply_rescue(
+            rescue, self.app.home, self.app.env, self.app.settings_file)))
 
     def action_archive(self) -> None:
         if self.writable() and (files := self.needs_selection()):
