@@ -181,6 +181,24 @@ async def test_the_rescue_writes_paths_under_the_home_directory_from_tilde(rescu
         assert str(tmp_path) not in listed
 
 
+async def test_a_rescue_with_nothing_to_change_says_so_with_paths_from_tilde(
+        rescue_home, tmp_path, monkeypatch):
+    from tui.history.recovery import apply_journalled
+    from tui.memory.rescue import prepare_rescue
+
+    rescue = prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env)
+    apply_journalled(rescue.live, rescue.plan.changes, rescue.plan.label)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    app = MemtuiApp(rescue_home.home, rescue_home.env)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await open_store(app, pilot, project_of(rescue_home, rescue_home.stranded))
+        await pilot.press("R")
+        await settle(app, pilot)
+        said = list(app._notifications)[-1].message
+    assert f"is already in ~/{rescue_home.live.relative_to(tmp_path)} (identical)" in said
+    assert str(tmp_path) not in said
+
+
 def test_condensed_paths_are_whole_paths_under_the_home_directory():
     from tui.render import condense_paths
 

@@ -181,6 +181,24 @@ def test_a_second_fix_rescue_says_only_that_there_is_nothing_to_change(rescue_ho
     assert "Rescue 0 memories" not in out and "undo" not in out
 
 
+def test_a_rescue_that_only_links_memories_already_copied_says_so_in_its_label(rescue_home,
+                                                                               capsys):
+    """The memories came over before, but the live index lost their lines: the rescue
+    writes only index lines, and its label (the undo's too) does not read "0 memories"."""
+    index = rescue_home.live / "MEMORY.md"
+    index_before = index.read_bytes()
+    run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue", "--yes")
+    index.write_bytes(index_before)
+    code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue",
+                         "--yes")
+    assert (code, err) == (0, ""), err
+    assert out.startswith(f"Rescue index lines from shop-wt in {rescue_home.live}:")
+    assert "0 memories" not in out
+    code, out, err = run(rescue_home, capsys, "undo", str(rescue_home.live), "--list")
+    assert "rescue index lines from shop-wt" in out and "0 memories" not in out
+    assert index.read_bytes() != index_before
+
+
 def doctor_rescue_fix(home, capsys, *options: str) -> str:
     code, out, err = run(home, capsys, *options, "doctor", str(home.stranded), "--json")
     assert err == "", err

@@ -85,7 +85,9 @@ def plan_rescue(stranded: Store, live: Store, tag: str) -> Plan:
     landings = _landings(stranded, live, tag, summary)
     copies = [FileChange(land.file, None, land.data, mtime=land.memory.mtime)
               for land in landings if land.copied]
-    label = f"rescue {plural(len(copies), 'memory', 'memories')} from {tag}"
+    # Memories copied by an earlier rescue whose lines the live index lost: only lines come.
+    label = (f"rescue {plural(len(copies), 'memory', 'memories')} from {tag}" if copies
+             else f"rescue index lines from {tag}")
     if copies:
         named = [land.memory.file for land in landings if land.copied]
         summary.insert(0, f"Copy {_listed(named)}, each with its mtime.")

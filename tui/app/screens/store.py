@@ -749,8 +749,10 @@ class StoreScreen(Screen[None]):
 
     def confirm_rescue(self, rescue) -> None:
         if isinstance(rescue, str) or not rescue.plan.changes:
+            from tui.render import condense_paths
+
             said = rescue if isinstance(rescue, str) else " ".join(rescue.plan.summary[1:])
-            self.notify(said or "Nothing to rescue.",
+            self.notify(condense_paths(said) or "Nothing to rescue.",
                         severity="warning" if isinstance(rescue, str) else "information")
             self.done_busy()
             return
