@@ -14,6 +14,10 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.app.screens.confirm import Confirmation
 
 Outcome = tuple[str, str]  # (what to tell the user, notification severity)
 PlanMaker = Callable[[object, object], object]
@@ -76,17 +80,6 @@ def apply_plan(store_path: Path, plan) -> Outcome:
     return f"{plan.label}: {count} file(s) changed. Press u to undo.", "information"
 
 
-@dataclass(frozen=True)
-class RescueConfirmation:
-    """A rescue as the confirmation screen shows it: its plan, and the diff of every file."""
-
-    label: str
-    summary: list[str]
-    pushed_out: tuple[str, ...]
-    preview: object  # a Rich renderable
-    options: tuple[str, ...] = ()  # making room is done on the live store's own screen
-
-
 def prepare_rescue(store_path: Path, home: Path, env, settings_file: Path | None) -> object:
     """The rescue of a stranded store (`tui.memory.rescue.Rescue`), or one sentence."""
     from tui.memory.rescue import prepare_rescue as prepare
@@ -98,9 +91,10 @@ def prepare_rescue(store_path: Path, home: Path, env, settings_file: Path | None
         return str(error)
 
 
-def rescue_confirmation(rescue) -> RescueConfirmation:
+def rescue_confirmation(rescue) -> Confirmation:
     from rich.console import Group
 
+    from tui.app.screens.confirm import Confirmation
     from tui.app.widgets.diff_view import render_diff
     from tui.render import condense_paths
 
@@ -111,7 +105,7 @@ def rescue_confirmation(rescue) -> RescueConfirmation:
     summary = [condense_paths(sentence) for sentence in summary]  # store paths run long
     diffs = [render_diff(_text(change.before), _text(change.after), f"a/{change.file}",
                          f"b/{change.file}") for change in plan.changes]
-    return RescueConfirmation(plan.label, summary, plan.pushed_out, Group(*diffs))
+    return Confirmation(plan.label, summary, Group(*diffs), plan.pushed_out)
 
 
 def _text(data: bytes | None) -> str:

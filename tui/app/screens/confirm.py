@@ -4,6 +4,7 @@ any choice to make, and Cancel, all on screen at 80x24."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.console import Group
@@ -20,6 +21,19 @@ from tui.app.widgets.key_footer import HELP_KEY, KeyFooter
 from tui.visible import visible
 
 APPLY = "apply"
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What ConfirmScreen shows for a change that is not a curation `Plan` of its own (a
+    rescue, a sync, leaving for a demo)."""
+
+    label: str
+    summary: list[str]
+    preview: object = None  # a Rich renderable, e.g. the diff of every file
+    pushed_out: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    apply_label: str = "Apply (y)"
 PUSHED_SHOWN = 4  # entries named at the top; the rest are listed in the summary below
 LINE_STYLES = {"before:": "red", "after:": "green", "drop:": "red", "keep:": "green"}
 

@@ -27,6 +27,7 @@ from tui.collector import collect_frozen, collector_paused
 from tui.render import PROJECT_STATUS_STYLES, age, condense, project_status
 
 if TYPE_CHECKING:  # the index columns are read after the first frame, and rapidfuzz filters
+    from tui.app.screens.confirm import Confirmation
     from tui.app.summaries import StoreSummary
 
 # (key, width); the project path takes any spare width. Keys double as sort keys. At 80
@@ -78,34 +79,14 @@ class SyncDone(Message):
     severity: str = "information"
 
 
-@dataclass(frozen=True)
-class SyncPlan:
-    """A sync of one store, shaped for ConfirmScreen (label, summary, preview)."""
+def demo_plan(home: Path) -> Confirmation:
+    from tui.app.screens.confirm import Confirmation
 
-    label: str
-    summary: list[str]
-    preview: object
-    pushed_out: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class DemoPlan:
-    """Leaving the user's config home for a demo, shaped for ConfirmScreen."""
-
-    label: str
-    summary: list[str]
-    apply_label: str = "Open the demo (y)"
-    pushed_out: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
-
-
-def demo_plan(home: Path) -> DemoPlan:
-    return DemoPlan("Switch to a demo config home?", [
+    return Confirmation("Switch to a demo config home?", [
         f"memtui builds a demo in a new temporary folder and shows it instead of "
         f"{condense(str(home))}.",
         f"Nothing in {condense(str(home))} changes; start memtui again to come back to it.",
-    ])
+    ], apply_label="Open the demo (y)")
 
 
 def with_sync_column(columns: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
@@ -642,10 +623,11 @@ def _sync_settings():
 PREVIEW_FILES = 12  # incoming diffs shown in the preview; the rest are named
 
 
-def sync_plan(project: Project, result) -> SyncPlan | str:
+def sync_plan(project: Project, result) -> Confirmation | str:
     """The preview of one store's sync, or the sentence saying there is nothing to do."""
     from rich.console import Group
 
+    from tui.app.screens.confirm import Confirmation
     from tui.app.widgets.diff_view import render_diff
 
     if result.skipped:
@@ -675,7 +657,7 @@ def sync_plan(project: Project, result) -> SyncPlan | str:
         diffs.append(render_diff(before, after, f"{change.file} (here)",
                                  f"{change.file} (after sync)"))
     label = f"Sync {project.key_path or project.store} with {result.identity}"
-    return SyncPlan(label, summary, Group(*diffs) if diffs else None, tuple(result.past_cut))
+    return Confirmation(label, summary, Group(*diffs) if diffs else None, tuple(result.past_cut))
 
 
 def sync_outcome(result) -> tuple[str, str]:
