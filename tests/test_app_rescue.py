@@ -43,23 +43,28 @@ def rescue_home(claude_home, tmp_path):
     return build_rescue_home(claude_home, tmp_path)
 
 
+async def rescue_shown(app, pilot, home) -> str:
+    """R pressed on the stranded store's screen: the confirmation's text."""
+    await open_store(app, pilot, project_of(home, home.stranded))
+    await pilot.press("R")
+    await settle(app, pilot)
+    assert isinstance(app.screen, ConfirmScreen)
+    return " ".join(painted(s) for s in app.screen.query(Static))
+
+
 async def test_r_shows_the_rescue_applies_it_to_the_live_store_and_undo_there_restores(
         rescue_home):
     live_before = snapshot(rescue_home.live, recursive=True)
     stranded_before = snapshot(rescue_home.stranded, recursive=True)
     app = MemtuiApp(rescue_home.home, rescue_home.env)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = await open_store(app, pilot, project_of(rescue_home, rescue_home.stranded))
-        await pilot.press("R")
-        await settle(app, pilot)
-        assert isinstance(app.screen, ConfirmScreen)
-        listed = " ".join(painted(s) for s in app.screen.query(Static))
+        listed = await rescue_shown(app, pilot, rescue_home)
         assert f"The memories go to {rescue_home.live}" in listed
         assert "it comes in as feedback_testing-from-shop-wt.md" in listed
         assert f"+{TABS_LINE}" in listed  # the index diff
         await pilot.press("y")
         await settle(app, pilot)
-        assert app.screen is screen
+        assert isinstance(app.screen, StoreScreen) and app.screen.path == rescue_home.stranded
         toast = list(app._notifications)[-1]
         assert toast.message.startswith("rescue 4 memories from shop-wt: 5 file(s) changed in "
                                         f"{rescue_home.live}")
@@ -81,10 +86,7 @@ async def test_r_under_a_settings_file_rescues_into_the_store_its_sessions_use(r
     live_before = snapshot(rescue_home.live, recursive=True)
     app = MemtuiApp(rescue_home.home, rescue_home.env, flag)
     async with app.run_test(size=(120, 40)) as pilot:
-        await open_store(app, pilot, project_of(rescue_home, rescue_home.stranded))
-        await pilot.press("R")
-        await settle(app, pilot)
-        listed = " ".join(painted(s) for s in app.screen.query(Static))
+        listed = await rescue_shown(app, pilot, rescue_home)
         assert f"The memories go to {elsewhere}" in listed
         await pilot.press("y")
         await settle(app, pilot)
@@ -173,10 +175,7 @@ async def test_the_rescue_writes_paths_under_the_home_directory_from_tilde(rescu
     monkeypatch.setenv("HOME", str(tmp_path))
     app = MemtuiApp(rescue_home.home, rescue_home.env)
     async with app.run_test(size=(120, 40)) as pilot:
-        await open_store(app, pilot, project_of(rescue_home, rescue_home.stranded))
-        await pilot.press("R")
-        await settle(app, pilot)
-        listed = " ".join(painted(s) for s in app.screen.query(Static))
+        listed = await rescue_shown(app, pilot, rescue_home)
         assert f"The memories go to ~/{rescue_home.live.relative_to(tmp_path)}" in listed
         assert str(tmp_path) not in listed
 
