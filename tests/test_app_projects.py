@@ -219,3 +219,24 @@ async def test_back_from_a_repaired_store_the_row_counts_what_is_on_disk_now(cla
         _, _, index, orphans, *_ = cell_texts(table)[0]
         assert orphans == "0"
         assert index.startswith("202/200")  # one line added, one moved up
+
+
+async def test_settling_waits_past_a_worker_that_a_newer_one_replaced(claude_home):
+    """A sync or a change rescans, and the new scan cancels the one under way (exclusive):
+    waiting for the app to settle then waits for the new one, not fails on the old."""
+    import asyncio
+
+    from textual.worker import WorkerState
+
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        release = threading.Event()
+        first = app.run_worker(lambda: release.wait(10), thread=True, exclusive=True, group="t")
+        settling = asyncio.create_task(app.settled())
+        await asyncio.sleep(0.1)
+        second = app.run_worker(lambda: None, thread=True, exclusive=True, group="t")
+        release.set()
+        await asyncio.wait_for(settling, 10)
+        assert first.state is WorkerState.CANCELLED
+        assert second.is_finished

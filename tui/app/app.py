@@ -147,10 +147,15 @@ class MemtuiApp(App[None]):
         Workers may start others (scan, then summaries; prepare, then write), so this
         waits until a pass finds nothing running.
         """
+        from textual.worker import WorkerCancelled
+
         from tui.app.disk import WATCH_GROUP
 
         while busy := [w for w in self.workers if w.group != WATCH_GROUP and not w.is_finished]:
-            await self.workers.wait_for_complete(busy)
+            try:
+                await self.workers.wait_for_complete(busy)
+            except WorkerCancelled:
+                pass  # replaced by a newer worker of its group (exclusive): the next pass waits
 
     def action_toggle_help(self) -> None:
         if self.screen.query("HelpPanel"):
