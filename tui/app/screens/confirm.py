@@ -21,6 +21,8 @@ from tui.app.widgets.key_footer import HELP_KEY, KeyFooter
 from tui.visible import visible
 
 APPLY = "apply"
+PUSHED_SHOWN = 4  # entries named at the top; the rest are listed in the summary below
+LINE_STYLES = {"before:": "red", "after:": "green", "drop:": "red", "keep:": "green"}
 
 
 @dataclass(frozen=True)
@@ -34,8 +36,6 @@ class Confirmation:
     pushed_out: tuple[str, ...] = ()
     options: tuple[str, ...] = ()
     apply_label: str = "Apply (y)"
-PUSHED_SHOWN = 4  # entries named at the top; the rest are listed in the summary below
-LINE_STYLES = {"before:": "red", "after:": "green", "drop:": "red", "keep:": "green"}
 
 
 def pushed_warning(pushed: tuple[str, ...]) -> Text:
