@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -228,5 +229,27 @@ def test_the_doctors_rescue_names_the_store_the_rescue_writes(claude_home, tmp_p
     fix = doctor_rescue_fix(home, capsys, *options)
 
     assert rescue_destination(home, capsys, *options) == live
-    assert fix == (f"memtui fix {home.stranded} rescue copies its memories into {live} "
-                   "(memtui undo there takes it back)")
+    command, said = fix.split(" copies ")
+    assert said == f"its memories into {live} (memtui undo there takes it back)"
+    # The command as printed, run: it writes where the doctor says.
+    program, *argv = shlex.split(command)
+    assert program == "memtui" and argv[-2:] == [str(home.stranded), "rescue"]
+    code, out, err = run(home, capsys, *argv, "--dry-run", "--json")
+    assert (code, err) == (0, ""), err
+    assert json.loads(out)["store"] == live
+
+
+def test_a_rescue_under_settings_takes_the_worktree_path_before_its_new_store_exists(
+        claude_home, tmp_path, capsys):
+    """The worktree's path names the store keyed by it; the directory the settings file
+    sends sessions to need not exist yet for the rescue to be planned."""
+    home = build_rescue_home(claude_home, tmp_path, remove=False)
+    elsewhere = tmp_path / "elsewhere"
+    flag = tmp_path / "flag-settings.json"
+    flag.write_text(json.dumps({"autoMemoryDirectory": str(elsewhere)}))
+    code, out, err = run(home, capsys, "--settings", str(flag), "fix", str(home.worktree),
+                         "rescue", "--dry-run", "--json")
+    assert (code, err) == (0, ""), err
+    assert json.loads(out)["store"] == str(elsewhere)
+    assert json.loads(out)["rescued_from"] == str(home.stranded)
+    assert not elsewhere.exists()  # a dry run

@@ -22,7 +22,14 @@ import shlex
 import sys
 from pathlib import Path
 
-from tui.cli.support import UsageError, command_name, existing_store, print_json, undo_command
+from tui.cli.support import (
+    UsageError,
+    command_name,
+    existing_store,
+    print_json,
+    resolve_store,
+    undo_command,
+)
 
 # repair -> (takes FILEs: "optional", "required" or "lines" (index lines), what it does)
 REPAIRS = {
@@ -301,13 +308,15 @@ def cmd_fix(args: argparse.Namespace) -> int:
 
     target, repair, given = _split_words(args.words)
     _check_usage(args, repair, given)
-    resolved = existing_store(args, target)
-    memory_dir = resolved.memory_dir
     stranded = None
     if repair == "rescue":  # the plan writes the live store, not the one named
-        stranded = _keyed_store(args, target, resolved)
+        # Named by the store it keys: the one its sessions use now may not exist yet.
+        stranded = _keyed_store(args, target, resolve_store(args, target))
+        if not os.path.isdir(stranded):
+            raise UsageError(f"There is no memory directory at {stranded} to rescue.")
         memory_dir, plan = _rescue(args, stranded)
     else:
+        memory_dir = existing_store(args, target).memory_dir
         store = load_store(memory_dir)
         if store.lock.held():
             raise UsageError(f"{StoreLocked(store.lock.pid)} Nothing was written.")

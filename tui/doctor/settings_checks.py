@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from pathlib import Path
 
 from tui.claude.files import read_text
@@ -190,8 +191,10 @@ def _rescue_fix(ctx: DoctorContext, notes: list[str]) -> str | None:
     if found.store is None:
         notes.append(f"a rescue finds no store for its memories: {found.why}")
         return None
-    return (f"memtui fix {ctx.store} rescue copies its memories into {found.store} "
-            "(memtui undo there takes it back)")
+    # The settings file moves the live store: the command must be given it too.
+    flag = f"--settings {shlex.quote(str(ctx.settings_flag))} " if ctx.settings_flag else ""
+    return (f"memtui {flag}fix {shlex.quote(str(ctx.store))} rescue copies its memories into "
+            f"{found.store} (memtui undo there takes it back)")
 
 
 def check_memory_dir(ctx: DoctorContext) -> Check:
