@@ -55,7 +55,7 @@ async def test_first_frame_comes_before_the_scan(claude_home, tmp_path, monkeypa
         assert "Looking for" in str(status.render())  # painted while the scan still runs
         scan_may_finish.set()
         await settle(app, pilot)
-        assert "1 projects" in str(status.render())
+        assert "1 project in" in str(status.render())
 
 
 async def test_filter_narrows_rows(claude_home, tmp_path):
@@ -240,3 +240,36 @@ async def test_settling_waits_past_a_worker_that_a_newer_one_replaced(claude_hom
         await asyncio.wait_for(settling, 10)
         assert first.state is WorkerState.CANCELLED
         assert second.is_finished
+
+
+async def test_a_scan_replaced_by_a_rescan_leaves_the_rescans_rows(claude_home, monkeypatch):
+    """Textual cancels the replaced scan, but its thread runs on: when it ends after the
+    rescan, its older rows must not land over the newer ones."""
+    from tui.app import summaries
+
+    claude_home.store(folder="-work-one")
+    summarize = summaries.summarize
+    first_thread: list[int] = []
+    release = threading.Event()
+
+    def slow_in_the_first_scan(store):
+        if not first_thread:
+            first_thread.append(threading.get_ident())
+        if first_thread[0] == threading.get_ident():
+            release.wait(10)
+        return summarize(store)
+
+    monkeypatch.setattr(summaries, "summarize", slow_in_the_first_scan)
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not first_thread:
+            await pilot.pause(0.05)
+        claude_home.store(folder="-work-two")
+        app.screen.action_rescan()
+        await settle(app, pilot)
+        assert "2 projects in" in str(app.screen.query_one("#scan-status", Static).content)
+        release.set()
+        await pilot.pause(0.5)
+        await settle(app, pilot)
+        assert "2 projects in" in str(app.screen.query_one("#scan-status", Static).content)
+        assert len(app.screen.rows) == 2

@@ -68,7 +68,7 @@ def test_relinking_an_orphan_from_the_store_screen_writes_the_index(
 ):
     assert ORPHAN not in visible_files(store_with_orphan)
     with TmuxTerminal(shlex.quote(str(MEMTUI)), terminal_env) as terminal:
-        terminal.wait_for("1 projects in", timeout=15)  # a cold start compiles Textual
+        terminal.wait_for("1 project in", timeout=15)  # a cold start compiles Textual
         terminal.press("Enter")
         # The first row's preview, and the orphan's status in the table.
         screen = terminal.wait_for("feedback_testing.md", "unindexed")

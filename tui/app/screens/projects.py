@@ -25,6 +25,7 @@ from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Inventory, Project, discover
 from tui.collector import collect_frozen, collector_paused
 from tui.render import PROJECT_STATUS_STYLES, age, condense, project_status
+from tui.words import plural
 
 if TYPE_CHECKING:  # the index columns are read after the first frame, and rapidfuzz filters
     from tui.app.screens.confirm import Confirmation
@@ -251,6 +252,7 @@ class ProjectsScreen(Screen[None]):
     def scan(self, shown: Inventory | None = None) -> None:
         """Find the projects (unless `shown`, found and on screen already), then read their
         stores for the index columns."""
+        worker = get_current_worker()
         app = self.app
         inventory = shown
         if inventory is None:
@@ -262,7 +264,7 @@ class ProjectsScreen(Screen[None]):
                 inventory = discover(app.home, app.env, app.settings_file)
                 self.home_seen = home_signature(app.home, inventory.projects)
             # The rows first: reading every store's index takes longer than finding them.
-            self.post_message(ProjectsScanned(inventory, None))
+            self.post_if_current(ProjectsScanned(inventory, None))
         from tui.app.summaries import summarize
 
         stores = [p.store for p in inventory.projects if p.store and p.store_exists]
@@ -272,16 +274,18 @@ class ProjectsScreen(Screen[None]):
         shown = time.monotonic()
         with collector_paused():  # summaries hold every store's parsed index
             for done, store in enumerate(stores, start=1):
+                if worker.is_cancelled:
+                    return
                 summaries[store] = summarize(store)
                 # A call from the thread waits for the UI: a few per second, not one per store.
                 if time.monotonic() - shown > PROGRESS_INTERVAL:
                     app.call_from_thread(progress.update, progress=done)
                     shown = time.monotonic()
-        self.post_message(ProjectsScanned(inventory, summaries))
+        self.post_if_current(ProjectsScanned(inventory, summaries))
         # After the table is up: the first count of a big history reads every transcript.
         from tui.history.recovery import lost_update_counts
 
-        self.post_message(LostUpdatesCounted(lost_update_counts(inventory.projects)))
+        self.post_if_current(LostUpdatesCounted(lost_update_counts(inventory.projects)))
         if self.sync_remote:
             from tui.sync.engine import SyncFailed
             from tui.sync.remote import SyncBusy
@@ -291,7 +295,7 @@ class ProjectsScreen(Screen[None]):
                 status = sync_status(self.sync_remote, self.sync_targets(inventory.projects))
             except (SyncFailed, SyncBusy, OSError):
                 return  # the column keeps "…"; `memtui sync` says what is wrong
-            self.post_message(SyncStatusReady(status))
+            self.post_if_current(SyncStatusReady(status))
 
     @work(thread=True, exit_on_error=False, group=WATCH_GROUP)
     def watch_home(self) -> None:
@@ -305,7 +309,7 @@ class ProjectsScreen(Screen[None]):
             now = home_signature(self.app.home, scanned.inventory.projects)
             if now != seen:
                 self.home_seen = now
-                self.post_message(HomeChanged(seen, now))
+                self.post_if_current(HomeChanged(seen, now))
 
     def on_home_changed(self, message: HomeChanged) -> None:
         before, now = message.before, message.now
@@ -335,11 +339,18 @@ class ProjectsScreen(Screen[None]):
                     continue
                 known = scanned.summaries.get(store)
                 summaries[store] = known if known and store not in changed else summarize(store)
-        self.post_message(ProjectsScanned(inventory, summaries))
+        self.post_if_current(ProjectsScanned(inventory, summaries))
         if recount:
             from tui.history.recovery import lost_update_counts
 
-            self.post_message(LostUpdatesCounted(lost_update_counts(inventory.projects)))
+            self.post_if_current(LostUpdatesCounted(lost_update_counts(inventory.projects)))
+
+    def post_if_current(self, message: Message) -> None:
+        """Post a scan's finding, unless a newer scan replaced this one: Textual cancels an
+        exclusive thread worker but its thread runs on, and its older rows must not land
+        over the newer ones."""
+        if not get_current_worker().is_cancelled:
+            self.post_message(message)
 
     def sync_targets(self, projects):
         from tui.sync.engine import SyncTarget
@@ -364,7 +375,7 @@ class ProjectsScreen(Screen[None]):
             self.announce_new(before.inventory.projects, message.inventory.projects)
         self.rows = self.build_rows()
         self.query_one("#scan-status", Static).update(
-            f"{len(self.rows)} projects in {condense(str(self.app.home))}"
+            f"{plural(len(self.rows), 'project')} in {condense(str(self.app.home))}"
         )
         empty = self.query_one("#empty", Static)
         empty.set_class(bool(self.rows), "hidden")
