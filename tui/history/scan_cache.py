@@ -104,9 +104,10 @@ class ScanCache:
 
     def _ready(self) -> bool:
         """Whether the cache has this version's tables (written in one transaction)."""
-        version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        tables = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'"
-                                 " AND name IN ('files', 'items', 'swept')").fetchone()[0]
+        version, tables = self.db.execute(  # one read: one snapshot of both
+            "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM"
+            " sqlite_master WHERE type='table' AND name IN ('files', 'items', 'swept'))"
+        ).fetchone()
         return version == SCHEMA_VERSION and tables == 3
 
     def close(self) -> None:
