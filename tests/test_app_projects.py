@@ -273,3 +273,44 @@ async def test_a_scan_replaced_by_a_rescan_leaves_the_rescans_rows(claude_home, 
         await settle(app, pilot)
         assert "2 projects in" in str(app.screen.query_one("#scan-status", Static).content)
         assert len(app.screen.rows) == 2
+
+
+async def test_a_home_change_during_a_scan_lets_it_finish_and_is_seen_after(claude_home,
+                                                                          monkeypatch):
+    """A refresh would replace the scan under way (one scan at a time) and lose what only a
+    full scan gives, such as the sync column after a sync: the scan finishes, and the
+    change is left for the watcher to see again."""
+    from tui.app import summaries
+    from tui.app.disk import home_signature
+    from tui.app.screens.projects import HomeChanged
+
+    store = claude_home.store(folder="-work-one")
+    summarize = summaries.summarize
+    reading = threading.Event()
+    release = threading.Event()
+
+    def slow(path):
+        reading.set()
+        release.wait(10)
+        return summarize(path)
+
+    monkeypatch.setattr(summaries, "summarize", slow)
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not reading.is_set():
+            await pilot.pause(0.05)
+        screen = app.screen
+        before = screen.home_seen
+        (store / "new.md").write_text("---\nname: new\n---\nA memory Claude just wrote.\n")
+        now = home_signature(claude_home.home, screen.scanned.inventory.projects)
+        assert now != before
+        screen.post_message(HomeChanged(before, now))
+        await pilot.pause(0.2)
+        release.set()
+        await settle(app, pilot)
+        assert screen.scanned.summaries is not None  # the scan finished: the rows are whole
+        for _ in range(100):  # the watcher polls every 2 s: it sees the change again
+            if screen.rows[0].project.memories == 1:
+                break
+            await pilot.pause(0.1)
+        assert screen.rows[0].project.memories == 1

@@ -313,6 +313,12 @@ class ProjectsScreen(Screen[None]):
 
     def on_home_changed(self, message: HomeChanged) -> None:
         before, now = message.before, message.now
+        if self.scan_under_way():
+            # A refresh would replace it (one scan at a time), losing what only a full scan
+            # gives (the sync column, the lost counts); it may have read a store before this
+            # change, so the watcher is left to see the change again once it is done.
+            self.home_seen = before
+            return
         changed = {store for store, stamps in now.stores.items()
                    if before.stores.get(store) != stamps}
         self.refresh_home(changed, recount=(before.folders, before.checkouts)
@@ -344,6 +350,10 @@ class ProjectsScreen(Screen[None]):
             from tui.history.recovery import lost_update_counts
 
             self.post_if_current(LostUpdatesCounted(lost_update_counts(inventory.projects)))
+
+    def scan_under_way(self) -> bool:
+        return any(worker.node is self and worker.name == "scan" and not worker.is_finished
+                   for worker in self.workers)
 
     def post_if_current(self, message: Message) -> None:
         """Post a scan's finding, unless a newer scan replaced this one: Textual cancels an
