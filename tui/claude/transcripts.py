@@ -273,15 +273,6 @@ class MemoryDirLines:
 _searched: dict[str, MemoryDirLines] = {}
 
 
-def _memory_dir_stores(path: str | os.PathLike[str], info: os.stat_result | None = None) -> set[str]:
-    """The stores a transcript's memory writes name; with the `stat` taken before the
-    search, where the lines were is kept for `read_memory_dir_lines`."""
-    stores, lines = _memory_dir_search(path, info)
-    if lines is not None:
-        _searched[os.path.abspath(path)] = lines
-    return set(stores)
-
-
 def _memory_dir_search(path: str | os.PathLike[str],
                        info: os.stat_result | None) -> tuple[list[str], MemoryDirLines | None]:
     """The stores a transcript's memory writes name, sorted, and where its memory-dir lines
@@ -383,7 +374,7 @@ def add_evidence(evidence: MemoryEvidence, record: dict) -> None:
 
 
 def memory_evidence(path: str | os.PathLike[str]) -> MemoryEvidence:
-    return MemoryEvidence(_memory_dir_stores(path), _original_cwds(path))
+    return MemoryEvidence(set(_memory_dir_search(path, None)[0]), _original_cwds(path))
 
 
 def _texts(value: object) -> bool:
