@@ -72,7 +72,7 @@ async def test_a_finished_prefetch_puts_the_rows_in_the_first_frame(claude_home,
 
     fixture = build_app_home(claude_home, tmp_path)
     early = prefetch.start(fixture.home, fixture.env, None)
-    assert early.ready(10)
+    assert early.child.ready(10)
     calls = []
     real_discover = projects.discover
     monkeypatch.setattr(projects, "discover",
@@ -112,4 +112,4 @@ async def test_a_prefetch_still_running_at_mount_is_waited_for(claude_home, tmp_
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert app.screen.query_one("#projects").rows
-        assert early.done
+        assert early.child.done

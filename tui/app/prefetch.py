@@ -33,13 +33,6 @@ class Prefetch:
         self.child = child
         self.made_for = made_for
 
-    @property
-    def done(self) -> bool:
-        return self.child.done
-
-    def ready(self, timeout: float = 0.0) -> bool:
-        return self.child.ready(timeout)
-
     def take(self, home: Path, env: Mapping[str, str], settings_file: Path | None,
              wait: bool = True) -> Prefetched | None:
         """What the child found, once; None when it was made for another home or could
