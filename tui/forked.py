@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from tui.collector import collector_paused
+
 Item = TypeVar("Item")
 Answer = TypeVar("Answer")
 
@@ -51,9 +53,12 @@ class Forked:
     def result(self, timeout: float) -> object | None:
         """The function's result, waiting at most `timeout` seconds for it; None when the
         child failed or took longer (it is stopped then)."""
+        data = b"".join(self.chunks) if self.ready(timeout) else b""
         try:
-            found = (pickle.loads(b"".join(self.chunks))
-                     if self.ready(timeout) and self.chunks else None)
+            # Unpickling makes every object of the result at once: in the app, the cycle
+            # collector's passes over Textual's heap meanwhile cost twice the unpickling.
+            with collector_paused():
+                found = pickle.loads(data) if data else None
         except (pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
             found = None
         self.close()

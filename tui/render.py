@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import os
 import re
 import shlex
 import sys
@@ -27,7 +28,7 @@ def condense(path: str | None, home: str | None = None) -> str:
     """A path as a user reads it: the home directory as `~`, control characters shown."""
     if not path:
         return "?"
-    home = home or str(Path.home())
+    home = home or os.path.expanduser("~")  # Path.home(), 4x slower, for every row of a table
     if path == home or path.startswith(home.rstrip("/") + "/"):
         return visible("~" + path[len(home.rstrip("/")):])
     return visible(path)
@@ -36,7 +37,7 @@ def condense(path: str | None, home: str | None = None) -> str:
 def condense_paths(text: str, home: str | None = None) -> str:
     """A sentence with every path under the home directory written from `~`: a path starts
     the text or follows a space or an opening bracket."""
-    home = (home or str(Path.home())).rstrip("/")
+    home = (home or os.path.expanduser("~")).rstrip("/")
     if not home:
         return text
     return re.sub(rf"(?<![^\s(\[]){re.escape(home)}(?=/|$|[\s.,:;)\]])", "~", text)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +66,8 @@ def load_settings() -> SyncSettings:
 def save_settings(settings: SyncSettings) -> None:
     path = settings_path()
     body = json.dumps({"remote": settings.remote, "names": settings.names}, indent=2) + "\n"
+    import secrets  # here: the app reads the settings at start-up and saves them rarely
+
     temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
