@@ -7,6 +7,7 @@ shapes): two sessions in two worktrees of one repository share one memory store.
 from __future__ import annotations
 
 import io
+import threading
 from datetime import timedelta
 
 import pytest
@@ -262,6 +263,43 @@ async def test_a_lost_update_by_untracked_writers_reads_as_words_and_shows_contr
     assert "by an untracked writer (extraction, dream or a person)," in detail
     assert "session an untracked" not in detail
     assert "␛[31mred␛[0m; <U+202E>evil" in detail
+
+
+async def test_a_rescan_of_lost_updates_is_not_undone_by_the_scan_it_replaced(overwritten,
+                                                                            monkeypatch):
+    """f5 while a scan runs: Textual cancels the first, but its thread runs on, and what it
+    found (here: nothing, as if it had read the transcripts before the overwrite) must not
+    land over the rescan's answer when it ends last."""
+    from tui.history import recovery
+
+    claude, store, *_ = overwritten
+    find = recovery.all_lost_updates
+    first_thread: list[int] = []
+    release = threading.Event()
+
+    def nothing_yet_in_the_first_scan(store, events):
+        if not first_thread:
+            first_thread.append(threading.get_ident())
+        if first_thread[0] == threading.get_ident():
+            release.wait(10)
+            return []
+        return find(store, events)
+
+    monkeypatch.setattr(recovery, "all_lost_updates", nothing_yet_in_the_first_scan)
+    app = MemtuiApp(claude.home, claude.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(OverwritesScreen(project_of(claude, store)))
+        while not first_thread:
+            await pilot.pause(0.05)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        table = app.screen.query_one("#overwrites", VirtualTable)
+        assert [row[0] for row in rows(table)] == ["1 lost"]
+        release.set()
+        await pilot.pause(0.5)
+        await settle(app, pilot)
+        assert [row[0] for row in rows(table)] == ["1 lost"]
+        assert "1 lost update(s)" in shown(app.screen.query_one("#overwrites-status", Static))
 
 
 async def test_a_damaged_journal_is_one_sentence_on_the_history_and_lost_updates_screens(

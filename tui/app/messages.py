@@ -7,14 +7,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.message import Message
+from textual.worker import get_current_worker
 
-if TYPE_CHECKING:  # the audit's modules load once a store is opened, not at start-up
+if TYPE_CHECKING:  # annotations only: the audit's modules load once a store is opened
+    from textual.message_pump import MessagePump
+
     from tui.app.memory_rows import MemoryRow
     from tui.app.summaries import StoreSummary
     from tui.app.widgets.findings import FindingsShown
     from tui.claude.discovery import Inventory
     from tui.memory.audit import MemoryStatus
     from tui.memory.store import Store
+
+
+def post_unless_replaced(target: MessagePump, message: Message) -> None:
+    """Post a worker's result, unless a newer run of its exclusive group replaced it:
+    Textual cancels the replaced thread worker, but its thread runs on, and its older result
+    must not land over the newer one. Call it from the worker's thread."""
+    if not get_current_worker().is_cancelled:
+        target.post_message(message)
 
 
 @dataclass

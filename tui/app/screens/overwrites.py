@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
-from tui.app.messages import ChangeApplied
+from tui.app.messages import ChangeApplied, post_unless_replaced
 from tui.app.screens.file_writes import (
     FileWritePlan,
     FileWriteScreen,
@@ -159,7 +159,7 @@ class OverwritesScreen(FileWriteScreen):
         events = folder_events(self.store, self.project.transcript_dirs)
         updates = all_lost_updates(self.store, events)
         current = {file: file_text(self.store, file) for file in {u.file for u in updates}}
-        self.post_message(LostUpdatesFound(updates, current))
+        post_unless_replaced(self, LostUpdatesFound(updates, current))
 
     def on_lost_updates_found(self, message: LostUpdatesFound) -> None:
         self.updates = message.updates

@@ -19,7 +19,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.app.commands import PaletteCommand
 from tui.app.disk import WATCH_GROUP, HomeSignature, home_signature
-from tui.app.messages import DemoBuilt, ProjectsScanned
+from tui.app.messages import DemoBuilt, ProjectsScanned, post_unless_replaced
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Inventory, Project, discover
@@ -264,7 +264,7 @@ class ProjectsScreen(Screen[None]):
                 inventory = discover(app.home, app.env, app.settings_file)
                 self.home_seen = home_signature(app.home, inventory.projects)
             # The rows first: reading every store's index takes longer than finding them.
-            self.post_if_current(ProjectsScanned(inventory, None))
+            post_unless_replaced(self, ProjectsScanned(inventory, None))
         from tui.app.summaries import summarize
 
         stores = [p.store for p in inventory.projects if p.store and p.store_exists]
@@ -281,11 +281,11 @@ class ProjectsScreen(Screen[None]):
                 if time.monotonic() - shown > PROGRESS_INTERVAL:
                     app.call_from_thread(progress.update, progress=done)
                     shown = time.monotonic()
-        self.post_if_current(ProjectsScanned(inventory, summaries))
+        post_unless_replaced(self, ProjectsScanned(inventory, summaries))
         # After the table is up: the first count of a big history reads every transcript.
         from tui.history.recovery import lost_update_counts
 
-        self.post_if_current(LostUpdatesCounted(lost_update_counts(inventory.projects)))
+        post_unless_replaced(self, LostUpdatesCounted(lost_update_counts(inventory.projects)))
         if self.sync_remote:
             from tui.sync.engine import SyncFailed
             from tui.sync.remote import SyncBusy
@@ -295,7 +295,7 @@ class ProjectsScreen(Screen[None]):
                 status = sync_status(self.sync_remote, self.sync_targets(inventory.projects))
             except (SyncFailed, SyncBusy, OSError):
                 return  # the column keeps "…"; `memtui sync` says what is wrong
-            self.post_if_current(SyncStatusReady(status))
+            post_unless_replaced(self, SyncStatusReady(status))
 
     @work(thread=True, exit_on_error=False, group=WATCH_GROUP)
     def watch_home(self) -> None:
@@ -309,7 +309,7 @@ class ProjectsScreen(Screen[None]):
             now = home_signature(self.app.home, scanned.inventory.projects)
             if now != seen:
                 self.home_seen = now
-                self.post_if_current(HomeChanged(seen, now))
+                post_unless_replaced(self, HomeChanged(seen, now))
 
     def on_home_changed(self, message: HomeChanged) -> None:
         before, now = message.before, message.now
@@ -345,22 +345,15 @@ class ProjectsScreen(Screen[None]):
                     continue
                 known = scanned.summaries.get(store)
                 summaries[store] = known if known and store not in changed else summarize(store)
-        self.post_if_current(ProjectsScanned(inventory, summaries))
+        post_unless_replaced(self, ProjectsScanned(inventory, summaries))
         if recount:
             from tui.history.recovery import lost_update_counts
 
-            self.post_if_current(LostUpdatesCounted(lost_update_counts(inventory.projects)))
+            post_unless_replaced(self, LostUpdatesCounted(lost_update_counts(inventory.projects)))
 
     def scan_under_way(self) -> bool:
         return any(worker.node is self and worker.name == "scan" and not worker.is_finished
                    for worker in self.workers)
-
-    def post_if_current(self, message: Message) -> None:
-        """Post a scan's finding, unless a newer scan replaced this one: Textual cancels an
-        exclusive thread worker but its thread runs on, and its older rows must not land
-        over the newer ones."""
-        if not get_current_worker().is_cancelled:
-            self.post_message(message)
 
     def sync_targets(self, projects):
         from tui.sync.engine import SyncTarget
