@@ -66,8 +66,8 @@ def test_closing_an_untaken_prefetch_stops_its_child(claude_home, tmp_path, monk
     assert reaped(early.child.pid)
 
 
-async def test_a_finished_prefetch_puts_the_rows_in_the_first_frame(claude_home, tmp_path,
-                                                                   monkeypatch):
+async def test_a_finished_prefetch_gives_the_rows_with_no_discovery_of_their_own(
+        claude_home, tmp_path, monkeypatch):
     from tui.app.screens import projects
 
     fixture = build_app_home(claude_home, tmp_path)
@@ -77,21 +77,13 @@ async def test_a_finished_prefetch_puts_the_rows_in_the_first_frame(claude_home,
     real_discover = projects.discover
     monkeypatch.setattr(projects, "discover",
                         lambda *args: calls.append(args) or real_discover(*args))
-    at_mount = []
-    mount = projects.ProjectsScreen.on_mount
-
-    def on_mount(screen):
-        mount(screen)
-        at_mount.extend(str(row.cells[0]) for row in screen.query_one("#projects").rows)
-
-    monkeypatch.setattr(projects.ProjectsScreen, "on_mount", on_mount)
     app = MemtuiApp(fixture.home, fixture.env, prefetched=early)
     async with app.run_test(size=(120, 40)) as pilot:
-        assert at_mount and at_mount[0].endswith("work/shop")  # before the first frame
         table = app.screen.query_one("#projects")
         await settle(app, pilot)
+        assert str(table.rows[0].cells[0]).endswith("work/shop")
         assert [str(cell) for cell in table.rows[0].cells][1] == "5"  # the stores read too
-        assert calls == []
+        assert calls == [] and early.child.done
         await pilot.press("f5")  # a rescan discovers afresh
         await settle(app, pilot)
         assert len(calls) == 1

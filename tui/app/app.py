@@ -96,11 +96,10 @@ class MemtuiApp(App[None]):
         self.now = now  # a fixed clock for ages, so snapshots do not drift
         self.prefetched = prefetched  # a discovery begun before the app loaded
 
-    def take_prefetched(self, wait: bool = True) -> Prefetched | None:
-        """The discovery begun before the app loaded, once, when it was for this home
-        (without `wait`: only when it is already done)."""
+    def take_prefetched(self) -> Prefetched | None:
+        """The discovery begun before the app loaded, once, when it was for this home."""
         early = self.prefetched
-        return early.take(self.home, self.env, self.settings_file, wait) if early else None
+        return early.take(self.home, self.env, self.settings_file) if early else None
 
     def on_mount(self) -> None:
         self.theme = remembered_theme(self.available_themes) or self.theme

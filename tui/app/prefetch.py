@@ -2,9 +2,9 @@
 
 Importing Textual and building the first frame take most of a second on a slow machine, and
 the projects screen only then starts discovery. A child forked before that (`tui.forked`)
-discovers on the other core: when its inventory is there by the time the screen mounts, the
-first frame has the rows. Whatever goes wrong in the child leaves the app to discover on its
-own, as it did before.
+discovers on the other core, and the screen's first scan takes its inventory instead of
+discovering again. Whatever goes wrong in the child leaves the app to discover on its own,
+as it did before.
 """
 
 from __future__ import annotations
@@ -33,16 +33,14 @@ class Prefetch:
         self.child = child
         self.made_for = made_for
 
-    def take(self, home: Path, env: Mapping[str, str], settings_file: Path | None,
-             wait: bool = True) -> Prefetched | None:
-        """What the child found, once; None when it was made for another home or could
-        not be made, and, with `wait` False, while the child is still at it."""
+    def take(self, home: Path, env: Mapping[str, str],
+             settings_file: Path | None) -> Prefetched | None:
+        """What the child found, once, waiting for it; None when it was made for another
+        home or could not be made."""
         if self.child.done:
             return None
         if self.made_for != _made_for(home, env, settings_file):
             self.child.close()
-            return None
-        if not wait and not self.child.ready():
             return None
         found = self.child.result(WAIT_SECONDS)
         return found if isinstance(found, Prefetched) else None
