@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from functools import cached_property
@@ -46,6 +47,7 @@ MEMORY_OVERRIDES = (
     "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
 )
 FILTER_CUTOFF = 60
+ROWS_PAINT_WAIT = 1.0  # seconds the index reads wait for the rows to be drawn, at most
 PROGRESS_INTERVAL = 0.1  # seconds between progress bar updates during the scan
 HOME_POLL_SECONDS = 2.0  # a few stats per project: a new session, memory, index, lock
 NEW_NAMED = 3  # new projects named in the notification; the rest are counted
@@ -206,6 +208,7 @@ class ProjectsScreen(Screen[None]):
         self.sync_words: dict[Path, str] = {}
         self.opened_store: Path | None = None  # the store screen open above this one
         self.home_seen: HomeSignature | None = None  # the home as the rows show it
+        self.rows_painted = threading.Event()  # the scan's first rows are on the terminal
 
     def footer_keys(self) -> tuple[str, ...]:
         """Sync joins the footer once a sync remote is set."""
@@ -262,7 +265,10 @@ class ProjectsScreen(Screen[None]):
             inventory = discover(app.home, app.env, app.settings_file)
             self.home_seen = home_signature(app.home, inventory.projects)
         # The rows first: reading every store's index takes longer than finding them.
+        self.rows_painted.clear()
         post_unless_replaced(self, ProjectsScanned(inventory, None))
+        # Read while the rows are drawn, the indexes would hold the UI thread back (the GIL).
+        self.rows_painted.wait(ROWS_PAINT_WAIT)
         from tui.app.summaries import summarize
 
         stores = [p.store for p in inventory.projects if p.store and p.store_exists]
@@ -390,6 +396,7 @@ class ProjectsScreen(Screen[None]):
         self.sync_words = {}
         self.refresh_table()
         self.query_one("#projects").focus()
+        self.call_after_refresh(self.rows_painted.set)
 
     def announce_new(self, before: list[Project], now: list[Project]) -> None:
         known = {project.name for project in before}
