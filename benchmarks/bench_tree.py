@@ -45,6 +45,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent / "tests"))  # tmux_terminal
 sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
@@ -295,47 +296,59 @@ Bare().run()
 """
 
 
+def app_env(env: dict[str, str]) -> dict[str, str]:
+    """What the app in tmux gets of a sandbox's environment (PYTHONPATH: another memtui)."""
+    return {k: env[k] for k in ("CLAUDE_CONFIG_DIR", "HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
+                                "XDG_DATA_HOME", "XDG_CONFIG_HOME", "PYTHONPATH") if k in env}
+
+
+def rows_listed(screen: str) -> bool:
+    """The projects table is filled: the status line says "N projects in", set in the same
+    frame as the rows."""
+    return bool(re.search(r"\d projects? in ", screen))
+
+
+def on_screen(command: str, env: dict[str, str], done: Callable[[str], bool],
+              first: str | None = None) -> tuple[float, float]:
+    """Seconds from starting `command` in a fresh tmux (120x40) until `done(screen)`, and
+    until `first` was on screen."""
+    from tmux_terminal import TmuxTerminal
+
+    start = time.perf_counter()
+    first_frame = None
+    screen = ""
+    with TmuxTerminal(command, env) as terminal:
+        while time.perf_counter() < start + 30:
+            screen = terminal.screen()
+            if first and first_frame is None and first in screen:
+                first_frame = time.perf_counter() - start
+            if done(screen):
+                seconds = time.perf_counter() - start
+                return seconds, first_frame or seconds
+            time.sleep(0.01)
+    raise SystemExit(f"{command}: not done on screen after 30 s:\n{screen}")
+
+
 def app_figure(scale: float, runs: int, report: Report) -> None:
     """From starting `memtui` in a fresh tmux until the projects table holds its rows (the
     status line says "N projects in", set in the same frame as the rows); in turns with a
     bare Textual app until its one line is painted, what Textual alone costs here."""
-    sys.path.insert(0, str(HERE.parent / "tests"))
-    from tmux_terminal import TmuxTerminal
-
     home = tree(scale)
     box = Sandbox(home)
     try:
         env = box.env()
         run([*MEMTUI, "projects", "--json"], env)  # the discovery cache, as after any use
-        passed = {k: env[k] for k in ("CLAUDE_CONFIG_DIR", "HOME", "XDG_CACHE_HOME",
-                                      "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME",
-                                      "PYTHONPATH") if k in env}  # PYTHONPATH: another memtui
-        listed = re.compile(r"\d projects in |\d project in ")
+        passed = app_env(env)
         bare_script = box.root / "bare_textual_app.py"
         bare_script.write_text(BARE_TEXTUAL_APP)
 
-        def on_screen(command: str, done: Callable[[str], bool], first: str | None = None):
-            """Seconds until `done(screen)`, and until `first` was on screen."""
-            start = time.perf_counter()
-            first_frame = None
-            with TmuxTerminal(command, passed) as terminal:
-                while time.perf_counter() < start + 30:
-                    screen = terminal.screen()
-                    if first and first_frame is None and first in screen:
-                        first_frame = time.perf_counter() - start
-                    if done(screen):
-                        seconds = time.perf_counter() - start
-                        return seconds, first_frame or seconds
-                    time.sleep(0.01)
-            raise SystemExit(f"{command}: not done on screen after 30 s:\n{screen}")
-
         times, first_frames, bare = [], [], []
         for _ in range(runs):
-            rows, first_frame = on_screen(f"{sys.executable} -m tui",
-                                          lambda screen: bool(listed.search(screen)), "memtui")
+            rows, first_frame = on_screen(f"{sys.executable} -m tui", passed, rows_listed,
+                                          "memtui")
             times.append(rows)
             first_frames.append(first_frame)
-            bare.append(on_screen(f"{sys.executable} {bare_script}",
+            bare.append(on_screen(f"{sys.executable} {bare_script}", passed,
                                   lambda screen: "bare app ready" in screen)[0])
         print(f"\napp: `python -m tui` in tmux (120x40) until the projects table is filled "
               f"(discovery cache warm); rows at {', '.join(f'{t:.2f}' for t in times)} s, "
