@@ -192,3 +192,90 @@ async def test_the_lock_line_follows_the_lock_lapsing_while_the_report_is_open(
         report = shown(app.screen, "#doctor-report", width=116)
         assert "older than 60 minutes, so the lock is free" in report
         assert "A dream holds" not in report
+
+
+async def test_a_rerun_is_not_undone_by_the_slow_probe_it_replaced(claude_home, tmp_path,
+                                                                    monkeypatch):
+    """p, then F5 after fixing what failed: Textual cancels the probe's run, but its thread
+    runs on, and its report, made before the fix, must not land over the rerun's."""
+    import threading
+
+    from tui.app.screens import doctor
+
+    fixture = build_app_home(claude_home, tmp_path)
+    project = discover(fixture.home, fixture.env).projects[0]
+    real_doctor = doctor.run_doctor
+    probing, release = threading.Event(), threading.Event()
+
+    def slow_probe(app, target, project, online):
+        report = real_doctor(app, target, project, False)
+        if online:
+            probing.set()
+            release.wait(10)
+        return report
+
+    monkeypatch.setattr(doctor, "run_doctor", slow_probe)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(DoctorScreen(str(fixture.store), project))
+        await settle(app, pilot)
+        assert app.screen.report.check("index_size").status == "fail"
+        await pilot.press("p")
+        while not probing.is_set():
+            await pilot.pause(0.05)
+        (fixture.store / "MEMORY.md").write_text(
+            "- [Testing](feedback_testing.md) — real database in integration tests\n",
+            encoding="utf-8")
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert app.screen.report.check("index_size").status == "ok"
+        release.set()
+        await pilot.pause(0.5)
+        await settle(app, pilot)
+        assert app.screen.report.check("index_size").status == "ok"
+        assert "FAIL index_size" not in shown(app.screen, "#doctor-report", width=116)
+
+
+async def test_a_lock_taken_during_a_probe_keeps_the_probes_answer(claude_home, tmp_path, fake,
+                                                                    monkeypatch):
+    """The lock watcher waits for a run under way: rechecking at once would replace the
+    probe's run, and its answer would never be shown."""
+    import os
+    import threading
+
+    from fake_anthropic import reply, text
+
+    from tui.app.screens import doctor
+
+    fixture = build_app_home(claude_home, tmp_path)
+    env = {**fixture.env, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": fake.api_key}
+    project = discover(fixture.home, env).projects[0]
+    fake.queue(reply(text("p")))
+    real_doctor = doctor.run_doctor
+    probing, release = threading.Event(), threading.Event()
+
+    def slow_probe(app, target, project, online):
+        if online:
+            probing.set()
+            release.wait(10)
+        return real_doctor(app, target, project, online)
+
+    monkeypatch.setattr(doctor, "run_doctor", slow_probe)
+    app = MemtuiApp(fixture.home, env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(DoctorScreen(str(fixture.store), project))
+        await settle(app, pilot)
+        await pilot.press("p")
+        while not probing.is_set():
+            await pilot.pause(0.05)
+        (fixture.store / ".consolidate-lock").write_text(str(os.getpid()))  # a dream starts
+        await pilot.pause(doctor.LOCK_POLL_SECONDS * 2.5)
+        release.set()
+        for _ in range(40):
+            await pilot.pause(0.1)
+            await settle(app, pilot)
+            if "A dream holds" in shown(app.screen, "#doctor-report", width=116):
+                break
+        assert app.screen.report.check("api_probe").status == "ok"
+        assert "A dream holds" in shown(app.screen, "#doctor-report", width=116)
+        assert len(fake.requests) == 1

@@ -25,6 +25,7 @@ from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.app.disk import WATCH_GROUP
+from tui.app.messages import post_unless_replaced
 from tui.app.widgets.key_footer import KeyFooter
 from tui.render import condense
 from tui.visible import visible
@@ -124,7 +125,7 @@ class DoctorScreen(Screen[None]):
         self.project = project
         self.report = None
         self.lock: tuple | None = None  # the lock as the report on screen saw it
-        self.rechecking = False  # the lock changed: its checks are running again
+        self.checking = False  # a run of the checks is under way: the lock watcher waits
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -136,8 +137,12 @@ class DoctorScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = "Doctor"
         self.sub_title = condense(self.target)
-        self.run_checks(online=False)
+        self.start_checks(online=False)
         self.watch_lock()
+
+    def start_checks(self, online: bool, keep_probe: bool = False) -> None:
+        self.checking = True
+        self.run_checks(online, keep_probe)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="doctor")
     def run_checks(self, online: bool, keep_probe: bool = False) -> None:
@@ -150,22 +155,23 @@ class DoctorScreen(Screen[None]):
         probe = self.report.check("api_probe") if self.report is not None else None
         if keep_probe and probe is not None:
             report = replace(report, checks=(*report.checks, probe))
-        self.post_message(DoctorDone(report, lock))
+        post_unless_replaced(self, DoctorDone(report, lock))
 
     @work(thread=True, exit_on_error=False, group=WATCH_GROUP)
     def watch_lock(self) -> None:
         worker = get_current_worker()
         while not worker.cancelled_event.wait(LOCK_POLL_SECONDS):
             report = self.report
-            if report is not None and not self.rechecking \
+            # While a run is under way it waits: that run's report comes with its lock, and
+            # a recheck now would replace it (an API probe's answer lost with it).
+            if report is not None and not self.checking \
                     and lock_seen(report.store) != self.lock:
-                self.rechecking = True
-                self.app.call_from_thread(self.run_checks, False, True)
+                self.app.call_from_thread(self.start_checks, False, True)
 
     def on_doctor_done(self, message: DoctorDone) -> None:
         report = self.report = message.report
         self.lock = message.lock
-        self.rechecking = False
+        self.checking = False
         place = report.project or report.store
         self.query_one("#doctor-status", Static).update(
             Text(visible(f"{condense(place)}: {summary_line(report)}")))
@@ -173,7 +179,7 @@ class DoctorScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
-            self.rechecking = False
+            self.checking = False
             self.query_one("#doctor-status", Static).update(
                 Text(visible(f"The checks could not run: {event.worker.error}")))
 
@@ -182,8 +188,8 @@ class DoctorScreen(Screen[None]):
 
     def action_probe(self) -> None:
         self.query_one("#doctor-status", Static).update("Checking, with one API call…")
-        self.run_checks(online=True)
+        self.start_checks(online=True)
 
     def action_rerun(self) -> None:
         self.query_one("#doctor-status", Static).update("Checking…")
-        self.run_checks(online=False)
+        self.start_checks(online=False)
