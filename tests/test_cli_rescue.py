@@ -180,6 +180,11 @@ def test_a_second_fix_rescue_says_only_that_there_is_nothing_to_change(rescue_ho
     assert out.startswith(f"Nothing to change in {rescue_home.live}:\n")
     assert f"  feedback_tabs.md is already in {rescue_home.live} (identical); not copied." in out
     assert "Rescue 0 memories" not in out and "undo" not in out
+    code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue",
+                         "--dry-run", "--json")
+    said = json.loads(out)
+    assert (said["label"], said["changes"], said["applied"]) == \
+        ("nothing to rescue from shop-wt", [], False)
 
 
 def test_a_rescue_that_only_links_memories_already_copied_says_so_in_its_label(rescue_home,

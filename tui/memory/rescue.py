@@ -101,6 +101,8 @@ def plan_rescue(stranded: Store, live: Store, tag: str) -> Plan:
     changes = (*copies, *(change for plan in plans for change in plan.changes))
     if changes:
         summary.append(f"The stranded store {stranded.path} is only read: it stays as it is.")
+    else:  # what `--json` says the plan does
+        label = f"nothing to rescue from {tag}"
     summary += [sentence for plan in plans for sentence in plan.summary]
     return Plan(label, changes, summary,
                 tuple(file for plan in plans for file in plan.pushed_out),
