@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -379,35 +378,6 @@ def test_a_scan_reading_a_cache_another_has_just_created_is_not_left_without_tab
     first.join()
     assert failures == []
     assert answers == [["a.md", "b.md"]] * len(answers) and len(answers) > 2
-
-
-def _open_at(path, start, answers) -> None:
-    while time.time() < start:  # the openers set off together
-        pass
-    with ScanCache(path) as cache:  # on its file, or in memory when it could not be opened
-        answers.put(cache.db.execute("PRAGMA database_list").fetchone()[2] != "")
-
-
-def test_processes_opening_a_new_cache_together_all_keep_it_on_disk(tmp_path):
-    """Switching a new cache to WAL needs the only lock on it, and SQLite says "database is
-    locked" at once, with no wait, to all but one of the processes asking together: 1 in 9
-    of four such openers scanned without a cache and kept nothing."""
-    import multiprocessing
-
-    fork = multiprocessing.get_context("fork")
-    opened = []
-    for round_ in range(10):
-        answers = fork.Queue()
-        start = time.time() + 0.2
-        openers = [fork.Process(target=_open_at,
-                                args=(tmp_path / f"cache-{round_}.sqlite", start, answers))
-                   for _ in range(4)]
-        for opener in openers:
-            opener.start()
-        for opener in openers:
-            opener.join(30)
-        opened += [answers.get(timeout=5) for _ in openers]
-    assert opened == [True] * 40
 
 
 def test_a_cache_with_its_version_but_not_its_tables_is_rebuilt(claude_home, store, tmp_path):

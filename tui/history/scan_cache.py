@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tui import xdg
+from tui.cache_db import write_ahead_log
 from tui.claude.files import is_gone, open_binary
 from tui.claude.line_search import needle_starts, search_lines
 from tui.claude.transcripts import read_memory_dir_lines
@@ -76,7 +77,7 @@ class ScanCache:
         return self.db
 
     def _prepare(self) -> None:
-        self._write_ahead_log()
+        write_ahead_log(self.db, BUSY_SECONDS)
         # No sync at each commit (WAL stays consistent; a crash may lose the last scan's
         # rows, which a cache can afford): a cold scan committed three times.
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -101,21 +102,6 @@ class ScanCache:
         except BaseException:
             self.db.rollback()
             raise
-
-    def _write_ahead_log(self) -> None:
-        """WAL mode, tried again while the file is busy. Switching a new cache to WAL needs
-        the only lock on it, and SQLite says "database is locked" at once, without waiting,
-        while another opener holds a read lock (memtui processes opening a new cache at the
-        same time): 1 opener in 9 of four at once scanned without a cache."""
-        deadline = time.monotonic() + BUSY_SECONDS
-        while True:
-            try:
-                self.db.execute("PRAGMA journal_mode=WAL")
-                return
-            except sqlite3.OperationalError as error:
-                if "locked" not in str(error) or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.005)
 
     def _ready(self) -> bool:
         """Whether the cache has this version's tables (written in one transaction)."""

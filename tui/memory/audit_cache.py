@@ -23,6 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from tui import xdg
+from tui.cache_db import write_ahead_log
 from tui.memory.finding import Finding
 
 SETTLE_NS = 2_000_000_000
@@ -99,7 +100,7 @@ def _key(store: Path) -> bytes:
 
 def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=BUSY_SECONDS)
-    db.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
+    write_ahead_log(db, BUSY_SECONDS)  # readers never wait for a writer
     # No fsync per store written: a cache lost to a power cut is only audited again (674
     # commits, each synced, added seconds to the first `audit --all`).
     db.execute("PRAGMA synchronous=NORMAL")
