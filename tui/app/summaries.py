@@ -42,7 +42,7 @@ class StoreSummary:
         return Text.assemble(lines, " · ", chars)
 
 
-def _read(path: Path) -> str | None:
+def _read(path: str | Path) -> str | None:
     try:
         return read_store_text(path)
     except OSError:
@@ -60,7 +60,7 @@ def summarize(store: Path) -> StoreSummary:
     index, team = indexes(names)
     if any(link.names_no_memory for link in (*index.links, *team.links)):
         # `[[name]]` links name a memory's `name:`; only then are the heads worth reading.
-        names = wiki_names((file, _name(Path(path))) for file, path in files)
+        names = wiki_names((file, _name(path)) for file, path in files)
         index, team = indexes(names)
     links = [link for link in (*index.links, *team.links) if link.file]
     visible = {link.file for link in links if link.visible}
@@ -71,14 +71,15 @@ def summarize(store: Path) -> StoreSummary:
         from tui.memory import frontmatter
         from tui.memory.audit import second_level_links
 
-        texts = [(file, _read(Path(path)) or "") for file, path in files]
+        # Paths as text: a Path made per memory file was a quarter of a heavy home's summaries.
+        texts = [(file, _read(path) or "") for file, path in files]
         if any("[[" in text for _, text in texts):
             names = wiki_names((file, frontmatter.parse(text).name) for file, text in texts)
         orphans -= second_level_links(texts, names).keys() - indexed
     return StoreSummary(index, len(orphans))
 
 
-def _name(path: Path) -> str | None:
+def _name(path: str) -> str | None:
     from tui.memory import frontmatter
 
     try:
