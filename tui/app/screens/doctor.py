@@ -125,7 +125,6 @@ class DoctorScreen(Screen[None]):
         self.project = project
         self.report = None
         self.lock: tuple | None = None  # the lock as the report on screen saw it
-        self.checking = False  # a run of the checks is under way: the lock watcher waits
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -137,12 +136,8 @@ class DoctorScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = "Doctor"
         self.sub_title = condense(self.target)
-        self.start_checks(online=False)
+        self.run_checks(online=False)
         self.watch_lock()
-
-    def start_checks(self, online: bool, keep_probe: bool = False) -> None:
-        self.checking = True
-        self.run_checks(online, keep_probe)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="doctor")
     def run_checks(self, online: bool, keep_probe: bool = False) -> None:
@@ -162,16 +157,20 @@ class DoctorScreen(Screen[None]):
         worker = get_current_worker()
         while not worker.cancelled_event.wait(LOCK_POLL_SECONDS):
             report = self.report
-            # While a run is under way it waits: that run's report comes with its lock, and
-            # a recheck now would replace it (an API probe's answer lost with it).
-            if report is not None and not self.checking \
-                    and lock_seen(report.store) != self.lock:
-                self.app.call_from_thread(self.start_checks, False, True)
+            if report is not None and lock_seen(report.store) != self.lock:
+                self.app.call_from_thread(self.recheck_lock)
+
+    def recheck_lock(self) -> None:
+        """The lock changed: the checks again, the probe's answer kept. Not while a run is
+        under way: its report comes with the lock it saw, and a recheck now would replace
+        it (an API probe's answer lost with it)."""
+        if not any(worker.node is self and worker.group == "doctor" and not worker.is_finished
+                   for worker in self.workers):
+            self.run_checks(False, True)
 
     def on_doctor_done(self, message: DoctorDone) -> None:
         report = self.report = message.report
         self.lock = message.lock
-        self.checking = False
         place = report.project or report.store
         self.query_one("#doctor-status", Static).update(
             Text(visible(f"{condense(place)}: {summary_line(report)}")))
@@ -179,7 +178,6 @@ class DoctorScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
-            self.checking = False
             self.query_one("#doctor-status", Static).update(
                 Text(visible(f"The checks could not run: {event.worker.error}")))
 
@@ -188,8 +186,8 @@ class DoctorScreen(Screen[None]):
 
     def action_probe(self) -> None:
         self.query_one("#doctor-status", Static).update("Checking, with one API call…")
-        self.start_checks(online=True)
+        self.run_checks(online=True)
 
     def action_rerun(self) -> None:
         self.query_one("#doctor-status", Static).update("Checking…")
-        self.start_checks(online=False)
+        self.run_checks(online=False)
