@@ -14,12 +14,20 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from bench_tree import MEMTUI, Sandbox, app_env, on_screen, rows_listed, run, tree
+from bench_tree import (
+    MEMTUI,
+    Sandbox,
+    app_env,
+    compile_timed_package,
+    on_screen,
+    rows_listed,
+    run,
+    tree,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,9 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="tree size (default 1x)")
     args = parser.parse_args(argv)
     checkouts = [checkout.resolve() for checkout in args.checkouts]
-    for checkout in checkouts:  # bytecode, as an install has it
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "tui")],
-                       check=True)
+    for checkout in checkouts:
+        compile_timed_package(checkout)
     os.chdir(tempfile.gettempdir())  # `python -m tui` must not import the working directory's
     box = Sandbox(tree(args.scale))
     try:

@@ -372,12 +372,12 @@ def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
     return mean_y - slope * mean_x, slope
 
 
-def compile_timed_package() -> None:
+def compile_timed_package(checkout: Path) -> None:
     """Bytecode for the memtui being timed, as an install has (pip compiles it). Without
     it, a shell with PYTHONDONTWRITEBYTECODE set compiles every changed module in every
     timed run: ~10 ms of each command that is not memtui's."""
-    package = Path(os.environ["PYTHONPATH"].split(os.pathsep)[0]) / "tui"
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "tui")],
+                   check=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -396,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     # elsewhere, so that PYTHONPATH (another checkout) or else this checkout is what is timed.
     os.environ.setdefault("PYTHONPATH", str(HERE.parent))
     os.chdir(tempfile.gettempdir())
-    compile_timed_package()
+    compile_timed_package(Path(os.environ["PYTHONPATH"].split(os.pathsep)[0]))
 
     load = os.getloadavg()
     print(f"{time.strftime('%Y-%m-%d %H:%M')}  {os.cpu_count()} cores, load average "
