@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -346,6 +347,31 @@ def make_repo(path: Path):
 def add_worktree(repo, path: Path, branch: str) -> Path:
     repo.git.worktree("add", "-b", branch, str(path))
     return path
+
+
+class HeldInFirstThread:
+    """A function to monkeypatch in: the first thread to call it is held until `release()`
+    and then answered by `first` (the function itself unless given); every other thread
+    calls straight through. For a worker that a newer one replaces while it is held."""
+
+    def __init__(self, function, first=None):
+        self.function = function
+        self.first = first or function
+        self.thread: int | None = None
+        self.entered = threading.Event()
+        self.released = threading.Event()
+
+    def __call__(self, *args):
+        if self.thread is None:
+            self.thread = threading.get_ident()
+            self.entered.set()
+        if self.thread == threading.get_ident():
+            self.released.wait(10)
+            return self.first(*args)
+        return self.function(*args)
+
+    def release(self) -> None:
+        self.released.set()
 
 
 async def settle(app, pilot) -> None:

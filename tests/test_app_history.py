@@ -7,11 +7,10 @@ shapes): two sessions in two worktrees of one repository share one memory store.
 from __future__ import annotations
 
 import io
-import threading
 from datetime import timedelta
 
 import pytest
-from conftest import settle
+from conftest import HeldInFirstThread, settle
 from rich.console import Console
 from textual.widgets import Static
 
@@ -273,29 +272,18 @@ async def test_a_rescan_of_lost_updates_is_not_undone_by_the_scan_it_replaced(ov
     from tui.history import recovery
 
     claude, store, *_ = overwritten
-    find = recovery.all_lost_updates
-    first_thread: list[int] = []
-    release = threading.Event()
-
-    def nothing_yet_in_the_first_scan(store, events):
-        if not first_thread:
-            first_thread.append(threading.get_ident())
-        if first_thread[0] == threading.get_ident():
-            release.wait(10)
-            return []
-        return find(store, events)
-
-    monkeypatch.setattr(recovery, "all_lost_updates", nothing_yet_in_the_first_scan)
+    first_scan = HeldInFirstThread(recovery.all_lost_updates, first=lambda *_: [])
+    monkeypatch.setattr(recovery, "all_lost_updates", first_scan)
     app = MemtuiApp(claude.home, claude.env)
     async with app.run_test(size=(120, 40)) as pilot:
         app.push_screen(OverwritesScreen(project_of(claude, store)))
-        while not first_thread:
+        while not first_scan.entered.is_set():
             await pilot.pause(0.05)
         await pilot.press("f5")
         await settle(app, pilot)
         table = app.screen.query_one("#overwrites", VirtualTable)
         assert [row[0] for row in rows(table)] == ["1 lost"]
-        release.set()
+        first_scan.release()
         await pilot.pause(0.5)
         await settle(app, pilot)
         assert [row[0] for row in rows(table)] == ["1 lost"]

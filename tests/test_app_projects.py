@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from app_home import build_app_home
-from conftest import settle
+from conftest import HeldInFirstThread, settle
 from textual.widgets import Input, Static
 from textual.widgets._toast import Toast
 
@@ -248,27 +248,17 @@ async def test_a_scan_replaced_by_a_rescan_leaves_the_rescans_rows(claude_home, 
     from tui.app import summaries
 
     claude_home.store(folder="-work-one")
-    summarize = summaries.summarize
-    first_thread: list[int] = []
-    release = threading.Event()
-
-    def slow_in_the_first_scan(store):
-        if not first_thread:
-            first_thread.append(threading.get_ident())
-        if first_thread[0] == threading.get_ident():
-            release.wait(10)
-        return summarize(store)
-
-    monkeypatch.setattr(summaries, "summarize", slow_in_the_first_scan)
+    first_scan = HeldInFirstThread(summaries.summarize)
+    monkeypatch.setattr(summaries, "summarize", first_scan)
     app = MemtuiApp(claude_home.home, claude_home.env)
     async with app.run_test(size=(120, 40)) as pilot:
-        while not first_thread:
+        while not first_scan.entered.is_set():
             await pilot.pause(0.05)
         claude_home.store(folder="-work-two")
         app.screen.action_rescan()
         await settle(app, pilot)
         assert "2 projects in" in str(app.screen.query_one("#scan-status", Static).content)
-        release.set()
+        first_scan.release()
         await pilot.pause(0.5)
         await settle(app, pilot)
         assert "2 projects in" in str(app.screen.query_one("#scan-status", Static).content)
