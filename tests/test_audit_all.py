@@ -9,7 +9,7 @@ import pytest
 
 from tui.cli import main
 from tui.demo import build_demo
-from tui.memory.bulk import audit_many
+from tui.memory.bulk import AuditRun, audit_many
 
 NOW = 1_764_460_800.0
 
@@ -43,6 +43,23 @@ def test_worker_processes_give_the_same_findings_as_one_process(demo):
     stores = [(p / "memory", None) for p in (demo.home / "projects").iterdir()
               if (p / "memory").is_dir()]
     assert audit_many(stores, workers=2) == audit_many(stores, workers=1)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this system")
+def test_a_process_allowed_one_cpu_audits_in_itself_though_the_machine_has_more(demo):
+    # A container or `taskset` limits the CPUs, not os.cpu_count(): workers there would
+    # only take turns on the one CPU.
+    stores = [(p / "memory", None) for p in (demo.home / "projects").iterdir()
+              if (p / "memory").is_dir()]
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        with AuditRun() as run:
+            audits = run.finish(stores)
+    finally:
+        os.sched_setaffinity(0, allowed)
+    assert run.workers == 1 and run.pool is None
+    assert audits == audit_many(stores, workers=2)
 
 
 def test_audit_all_gives_the_same_report_from_its_cache_and_without_it(demo, capsys):

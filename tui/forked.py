@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from tui.collector import collector_paused
+from tui.cores import usable_cores
 
 Item = TypeVar("Item")
 Answer = TypeVar("Answer")
@@ -82,7 +83,7 @@ class Forked:
 def fork_call(function: Callable[..., object], *args: object) -> Forked | None:
     """`function(*args)` begun in a child process; None where there is no fork or no other
     core to run it on, or while another thread runs."""
-    if not hasattr(os, "fork") or threading.active_count() > 1 or _cores() < 2:
+    if not hasattr(os, "fork") or threading.active_count() > 1 or usable_cores() < 2:
         return None
     read, write = os.pipe()
     _widen(write)
@@ -121,14 +122,6 @@ def map_shared(function: Callable[[Item], Answer], mine: list[Item], theirs: lis
 
 def _map(function: Callable[[Item], Answer], items: list[Item]) -> list[Answer]:
     return [function(item) for item in items]
-
-
-def _cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _widen(pipe: int) -> None:

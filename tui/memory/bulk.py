@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.cores import usable_cores
 from tui.memory.audit_cache import AuditCache, fingerprint
 from tui.memory.finding import Finding, stranded_findings
 
@@ -62,7 +63,7 @@ class AuditRun:
     stores discovery found. Audits of stores it did not find are dropped."""
 
     def __init__(self, workers: int | None = None, cache: AuditCache | None = None):
-        self.workers = workers or os.cpu_count() or 1
+        self.workers = workers or usable_cores()
         self.cache = cache
         self.pool: ProcessPoolExecutor | None = None
         self.cached: dict[Path, tuple[int, tuple[Finding, ...]]] = {}
