@@ -590,6 +590,21 @@ def test_compaction_right_after_a_save_is_fine(project, capsys):
     assert checks_of(report)["compaction"]["status"] == "ok"
 
 
+def test_two_sessions_saving_at_the_same_moment_are_reported_not_a_crash(project, capsys):
+    claude, root, store = project
+    for name in ("first", "second"):  # same start: their records share every timestamp
+        session = Session(claude, root, name, START)
+        prompt(session, "hello")
+        saved = session._record("system", subtype="memory_saved",
+                                writtenPaths=[str(store / "testing.md")])
+        session.save()
+    _, report, _ = run_doctor(claude, root, capsys)
+    check = checks_of(report)["extraction"]
+    assert check["status"] == "ok"
+    assert f"2 memory_saved event(s), the last extraction saved memory at {saved['timestamp']}" \
+        in check["message"]
+
+
 def test_a_dreams_memory_saved_is_not_an_extraction_save(project, capsys):
     """Reference §8: a dream's `memory_saved` carries `verb: "Improved"`; it says nothing
     about extraction, so it neither counts as a save nor covers the messages before it."""

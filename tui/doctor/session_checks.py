@@ -117,9 +117,11 @@ def check_extraction(ctx: DoctorContext) -> Check:
     if not sessions:
         return Check("extraction", SKIP, "No session transcripts of this project were found.")
     prompts = sum(s.prompts for s in sessions)
-    saves = sorted((time, s) for s in sessions for time in s.saves if time)
-    last = (f"the last extraction saved memory at {saves[-1][0]} in {_name(saves[-1][1])}"
-            if saves else "no memory_saved record in any of them")
+    # By time alone: two sessions saving in the same millisecond are not to be compared.
+    latest = max(((time, s) for s in sessions for time in s.saves if time),
+                 key=lambda save: save[0], default=None)
+    last = (f"the last extraction saved memory at {latest[0]} in {_name(latest[1])}"
+            if latest else "no memory_saved record in any of them")
     head = (f"In the newest {len(sessions)} session(s), {prompts} user message(s): "
             f"{sum(len(s.saves) for s in sessions)} memory_saved event(s), {last}")
     own = [s for s in sessions if s.own_write_turns]
@@ -131,7 +133,7 @@ def check_extraction(ctx: DoctorContext) -> Check:
                      f"{head}; in {turns} turn(s) the main agent wrote memory itself, so "
                      f"background extraction skipped those turns ({detail}).",
                      f"memtui extract {own[0].session} --force")
-    if not saves and prompts >= QUIET_PROMPTS:
+    if latest is None and prompts >= QUIET_PROMPTS:
         return Check("extraction", WARN,
                      f"{head}: either nothing was worth keeping, or extraction does not run "
                      "(see auto_memory; builds before memory_saved records existed leave none).",
