@@ -545,6 +545,21 @@ def test_main_agent_writing_memory_itself_is_reported_per_turn(project, capsys):
     assert check["fix"] == f"memtui extract {session.id} --force"
 
 
+def test_sessions_and_turns_past_those_quoted_are_counted(project, capsys):
+    claude, root, store = project
+    for number, turns in enumerate((1, 1, 1, 6)):
+        session = Session(claude, root, f"main-{number}", START + timedelta(hours=number))
+        for turn in range(turns):
+            prompt(session, f"remember fact {turn}")
+            session.write(store / f"fact_{number}_{turn}.md", memory_text(name="fact"), None)
+        session.save()
+    _, report, _ = run_doctor(claude, root, capsys)
+    message = checks_of(report)["extraction"]["message"]
+    assert "in 9 turn(s) the main agent wrote memory itself" in message
+    assert "in turn(s) 1, 2, 3, 4, 5 and 1 more" in message
+    assert message.endswith("; and 1 more session(s)).")
+
+
 def test_extraction_saving_normally_is_ok_with_its_time(project, capsys):
     claude, root, store = project
     session = Session(claude, root, "main", START)

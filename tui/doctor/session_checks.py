@@ -16,7 +16,8 @@ from tui.doctor.context import DoctorContext
 from tui.doctor.report import OK, SKIP, WARN, Check
 
 QUIET_PROMPTS = 10  # fewer user messages than this without a save is not worth a warning
-SHOWN = 3
+SHOWN = 3  # sessions quoted in a message
+TURNS_SHOWN = 5  # of one session
 _WANTED = (b'"compact_boundary"', b'"memory_saved"')
 _ASSISTANT = re.compile(rb'"type":\s*"assistant"')
 _USER = re.compile(rb'"type":\s*"user"')
@@ -112,6 +113,11 @@ def _name(facts: SessionFacts) -> str:
     return f"session {facts.session[:8]}" + (f" ({facts.cwd})" if facts.cwd else "")
 
 
+def _turns(turns: list[int]) -> str:
+    more = f" and {len(turns) - TURNS_SHOWN} more" if len(turns) > TURNS_SHOWN else ""
+    return ", ".join(map(str, turns[:TURNS_SHOWN])) + more
+
+
 def check_extraction(ctx: DoctorContext) -> Check:
     sessions = _sessions(ctx)
     if not sessions:
@@ -127,8 +133,10 @@ def check_extraction(ctx: DoctorContext) -> Check:
     own = [s for s in sessions if s.own_write_turns]
     if own:
         turns = sum(len(s.own_write_turns) for s in own)
-        detail = "; ".join(f"{_name(s)} in turn(s) {', '.join(map(str, s.own_write_turns[:5]))}"
+        detail = "; ".join(f"{_name(s)} in turn(s) {_turns(s.own_write_turns)}"
                            for s in own[:SHOWN])
+        if len(own) > SHOWN:
+            detail += f"; and {len(own) - SHOWN} more session(s)"
         return Check("extraction", WARN,
                      f"{head}; in {turns} turn(s) the main agent wrote memory itself, so "
                      f"background extraction skipped those turns ({detail}).",
