@@ -77,6 +77,24 @@ async def test_filter_narrows_rows(claude_home, tmp_path):
         assert len(table.rows) == 2
 
 
+async def test_a_filter_puts_the_cursor_on_its_best_match(claude_home, tmp_path):
+    fixture = build_app_home(claude_home, tmp_path)
+    for folder in ("aaa-gardxn", "zzz/garden"):  # the first row matches "garden" loosely
+        project = tmp_path / folder
+        project.mkdir(parents=True)
+        claude_home.session(project)
+        claude_home.store(project)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#projects", VirtualTable)
+        assert str(table.highlighted.cells[0]).endswith("aaa-gardxn")
+        await pilot.press("slash", *"garden", "enter")
+        rows = cell_texts(table)
+        assert rows[0][0].endswith("zzz/garden") and any(r[0].endswith("aaa-gardxn") for r in rows)
+        assert str(table.highlighted.cells[0]).endswith("zzz/garden")
+
+
 async def test_sort_key_cycles(claude_home, tmp_path):
     fixture = build_app_home(claude_home, tmp_path)
     other = tmp_path / "aaa-first"

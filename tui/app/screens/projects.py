@@ -229,7 +229,7 @@ class ProjectsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         # A watcher, not Input.Changed: the rows change in the same frame as the typed letter.
-        self.watch(self.query_one("#project-filter", Input), "value", self.refresh_table,
+        self.watch(self.query_one("#project-filter", Input), "value", self.filter_changed,
                    init=False)
         self.scan()
         self.watch_home()
@@ -471,6 +471,11 @@ class ProjectsScreen(Screen[None]):
         empty = f"No project matches “{query}”." if query and self.rows else ""
         self.query_one("#projects", ProjectTable).set_rows(self.visible_rows(), empty)
         self.sub_title = f"sorted by {self.sort_key}"
+
+    def filter_changed(self) -> None:
+        """A new query puts the cursor on its best match, not on the row it was on."""
+        self.refresh_table()
+        self.query_one("#projects", ProjectTable).move_cursor(0)
 
     @on(Input.Submitted, "#project-filter")
     def filter_done(self) -> None:
