@@ -21,6 +21,13 @@ def cell_texts(table: VirtualTable) -> list[list[str]]:
     return [[str(cell) for cell in row.cells] for row in table.rows]
 
 
+def add_project(claude_home, folder: Path) -> None:
+    """One more project beside the fixture's, with a session and a store."""
+    folder.mkdir(parents=True)
+    claude_home.session(folder)
+    claude_home.store(folder)
+
+
 async def test_projects_row_shows_store_health(claude_home, tmp_path):
     fixture = build_app_home(claude_home, tmp_path)
     app = MemtuiApp(fixture.home, fixture.env)
@@ -60,10 +67,7 @@ async def test_first_frame_comes_before_the_scan(claude_home, tmp_path, monkeypa
 
 async def test_filter_narrows_rows(claude_home, tmp_path):
     fixture = build_app_home(claude_home, tmp_path)
-    other = tmp_path / "elsewhere" / "garden"
-    other.mkdir(parents=True)
-    claude_home.session(other)
-    claude_home.store(other)
+    add_project(claude_home, tmp_path / "elsewhere" / "garden")
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -80,10 +84,7 @@ async def test_filter_narrows_rows(claude_home, tmp_path):
 async def test_a_filter_puts_the_cursor_on_its_best_match(claude_home, tmp_path):
     fixture = build_app_home(claude_home, tmp_path)
     for folder in ("aaa-gardxn", "zzz/garden"):  # the first row matches "garden" loosely
-        project = tmp_path / folder
-        project.mkdir(parents=True)
-        claude_home.session(project)
-        claude_home.store(project)
+        add_project(claude_home, tmp_path / folder)
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -97,10 +98,7 @@ async def test_a_filter_puts_the_cursor_on_its_best_match(claude_home, tmp_path)
 
 async def test_sort_key_cycles(claude_home, tmp_path):
     fixture = build_app_home(claude_home, tmp_path)
-    other = tmp_path / "aaa-first"
-    other.mkdir()
-    claude_home.session(other)
-    claude_home.store(other)
+    add_project(claude_home, tmp_path / "aaa-first")
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
