@@ -59,7 +59,7 @@ async def test_an_instruction_in_a_picked_session_becomes_a_feedback_memory_and_
         rows = await pick_newest_session(app, pilot, project)
         assert rows[0][4] == session_id  # newest first
         assert rows[0][3] == session_id[:8]
-        assert rows[0][1] == "3 (never extracted)"  # "hello", the flaky test, the linter
+        assert rows[0][1] == "3 (memtui never ran)"  # "hello", the flaky test, the linter
         assert rows[0][2] == condense(str(tmp_path / "work" / "shop"))
         run = app.screen
         await until(pilot, lambda: run.finished)

@@ -88,12 +88,12 @@ class Session:
     cwd: str
     role: str  # the transcript folder's role: "main", "worktree", "subdirectory", ...
     new_messages: int  # the messages after memtui's cursor
-    cursor: str  # "none" (never extracted), "found" or "lost" (compacted away: all are new)
+    cursor: str  # "none" (memtui never extracted it), "found" or "lost" (compacted away: all are new)
 
     @property
     def news(self) -> str:
         if self.cursor == "none":
-            return f"{self.new_messages} (never extracted)"
+            return f"{self.new_messages} (memtui never ran)"
         if self.cursor == "lost":
             return f"{self.new_messages} (cursor lost: all)"
         return str(self.new_messages) if self.new_messages else "none"
