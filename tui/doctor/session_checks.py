@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tui.claude import transcripts
 from tui.doctor.context import DoctorContext
-from tui.doctor.report import OK, SKIP, WARN, Check
+from tui.doctor.report import OK, SKIP, WARN, Check, listed
 
 QUIET_PROMPTS = 10  # fewer user messages than this without a save is not worth a warning
 SHOWN = 3  # sessions quoted in a message
@@ -113,11 +113,6 @@ def _name(facts: SessionFacts) -> str:
     return f"session {facts.session[:8]}" + (f" ({facts.cwd})" if facts.cwd else "")
 
 
-def _turns(turns: list[int]) -> str:
-    more = f" and {len(turns) - TURNS_SHOWN} more" if len(turns) > TURNS_SHOWN else ""
-    return ", ".join(map(str, turns[:TURNS_SHOWN])) + more
-
-
 def check_extraction(ctx: DoctorContext) -> Check:
     sessions = _sessions(ctx)
     if not sessions:
@@ -133,7 +128,7 @@ def check_extraction(ctx: DoctorContext) -> Check:
     own = [s for s in sessions if s.own_write_turns]
     if own:
         turns = sum(len(s.own_write_turns) for s in own)
-        detail = "; ".join(f"{_name(s)} in turn(s) {_turns(s.own_write_turns)}"
+        detail = "; ".join(f"{_name(s)} in turn(s) {listed(s.own_write_turns, TURNS_SHOWN)}"
                            for s in own[:SHOWN])
         if len(own) > SHOWN:
             detail += f"; and {len(own) - SHOWN} more session(s)"

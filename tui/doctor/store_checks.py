@@ -7,15 +7,10 @@ from collections import defaultdict
 
 from tui.claude.paths import INDEX_NAME
 from tui.doctor.context import DoctorContext
-from tui.doctor.report import FAIL, OK, SKIP, WARN, Check
+from tui.doctor.report import FAIL, OK, SKIP, WARN, Check, listed
 
 NEAR_LIMIT = 0.9  # an index past 90 % of a limit is a few entries from the cut
 SHOWN = 3  # names or line numbers quoted in a message
-
-
-def _listed(items: list[str]) -> str:
-    more = f" and {len(items) - SHOWN} more" if len(items) > SHOWN else ""
-    return ", ".join(items[:SHOWN]) + more
 
 
 def check_index_size(ctx: DoctorContext) -> Check:
@@ -32,13 +27,13 @@ def check_index_size(ctx: DoctorContext) -> Check:
             f"{MAX_LINES} lines and {MAX_CHARS:,} characters")
     long_lines = [line.number for line in index.raw_lines.longer_than(LINE_WARN)]
     long_text = (f"; {len(long_lines)} line(s) are over {LINE_WARN} characters (line "
-                 f"{_listed([str(n) for n in long_lines])})") if long_lines else ""
+                 f"{listed(long_lines, SHOWN)})") if long_lines else ""
     if index.cut:
         hidden = [link.file for link in index.links if not link.visible and link.file]
         first = index.first_cut_line
         past = (f"from line {first + 1} on, everything is past the cut"
                 if first is not None else "its end is past the cut")
-        entries = (f": {len(hidden)} entries the model never sees ({_listed(hidden)}), and "
+        entries = (f": {len(hidden)} entries the model never sees ({listed(hidden, SHOWN)}), and "
                    "new entries are appended there" if hidden else "")
         return Check("index_size", FAIL, f"{size}, so {past}{entries}{long_text}.",
                      f"memtui index {ctx.store} --loaded shows the cut; shorten entries (S in the "
