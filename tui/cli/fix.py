@@ -24,6 +24,8 @@ from pathlib import Path
 
 from tui.cli.support import (
     UsageError,
+    and_list,
+    close_match,
     command_name,
     existing_store,
     print_json,
@@ -72,7 +74,7 @@ def add_fix_command(commands) -> None:
                     "team/MEMORY.md:3), or a line number of MEMORY.md.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    fix.add_argument("words", nargs="+", metavar="[TARGET] REPAIR [FILE | LINE ...]",
+    fix.add_argument("words", nargs="*", metavar="[TARGET] REPAIR [FILE | LINE ...]",
                      help=argparse.SUPPRESS)
     fix.add_argument("--yes", action="store_true", help="apply without asking")
     fix.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
@@ -87,12 +89,18 @@ def add_fix_command(commands) -> None:
 def _split_words(words: list[str]) -> tuple[str | None, str, list[str]]:
     """(TARGET, REPAIR, FILEs): the target may be left out, so the repair is the first
     word, or the second when the first names no repair."""
+    if not words:
+        raise UsageError(f"`memtui fix` needs a REPAIR: {and_list(list(REPAIRS), 'or')} "
+                         "(`memtui fix --help` says what each does).")
     if words[0] in REPAIRS:
         return None, words[0], words[1:]
     if len(words) > 1 and words[1] in REPAIRS:
         return words[0], words[1], words[2:]
     given = words[1] if len(words) > 1 else words[0]
-    raise UsageError(f"{given!r} is no repair; `memtui fix` knows {', '.join(REPAIRS)}.")
+    guess = close_match(given, list(REPAIRS))
+    hint = f" (did you mean {guess}?)" if guess else ""
+    raise UsageError(f"{given!r} is no repair{hint}; `memtui fix` knows "
+                     f"{and_list(list(REPAIRS))}.")
 
 
 def _check_usage(args: argparse.Namespace, repair: str, files: list[str]) -> None:
