@@ -200,24 +200,6 @@ def _plan(store, repair: str, files: list[str],
         raise UsageError(str(error)) from None
 
 
-def _keyed_store(args: argparse.Namespace, target: str | None, resolved) -> Path:
-    """The store a rescue's TARGET names: for an existing path, the store keyed by that
-    very path (a worktree's own), not the one its sessions use."""
-    from tui.claude import paths
-    from tui.cli.support import config_home_of
-
-    if resolved.how != "project path":
-        return resolved.memory_dir
-    projects = paths.projects_dir(config_home_of(args))
-    try:
-        names = os.listdir(projects)
-    except OSError:
-        return resolved.memory_dir
-    folder = paths.find_folder(names, paths.sanitize(paths.normalize_path(target or os.getcwd())))
-    keyed = projects / folder / paths.MEMORY_DIR_NAME if folder else None
-    return keyed if keyed is not None and os.path.isdir(keyed) else resolved.memory_dir
-
-
 def _rescue(args: argparse.Namespace, stranded: Path):
     """(the live store, the rescue's plan on it), or the refusal as a UsageError."""
     from tui.claude.lock import read_lock
@@ -318,8 +300,10 @@ def cmd_fix(args: argparse.Namespace) -> int:
     _check_usage(args, repair, given)
     stranded = None
     if repair == "rescue":  # the plan writes the live store, not the one named
-        # Named by the store it keys: the one its sessions use now may not exist yet.
-        stranded = _keyed_store(args, target, resolve_store(args, target))
+        # Named by the store it keys (for an existing path, the store keyed by that very
+        # path, a worktree's own), not the one its sessions use now, which may not exist yet.
+        resolved = resolve_store(args, target)
+        stranded = resolved.passed_over or resolved.memory_dir
         if not os.path.isdir(stranded):
             raise UsageError(f"There is no memory directory at {stranded} to rescue.")
         memory_dir, plan = _rescue(args, stranded)
