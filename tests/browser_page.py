@@ -46,12 +46,17 @@ async def _visit(url: str, until_frames: int, timeout: float) -> PageVisit:
                     client.ws_connect(devtools, max_msg_size=0) as socket:
                 return await _watch(socket, url, until_frames, timeout)
         finally:
-            browser.terminate()
-            try:
-                browser.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                browser.kill()
-                browser.wait()
+            stop(browser)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Ask a process to end; kill it if it has not within 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _devtools_url(browser: subprocess.Popen) -> str:

@@ -56,12 +56,7 @@ def serving(home) -> Iterator[tuple[str, subprocess.Popen]]:
     try:
         yield f"http://127.0.0.1:{port}/", server
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        browser_page.stop(server)
 
 
 def test_serve_answers_with_the_app_page(claude_home):
