@@ -163,12 +163,12 @@ def test_the_note_says_the_dream_removed_those_lines_from_past_the_cut(claude_ho
     result = run_dream(store, engine="offline")
     removed = [f"late_{n:03}.md" for n in range(40, 90)]  # 40 got in: 100 + 40 = 140 lines
     unindexed = [f"bare_{n:03}.md" for n in range(10)]
-    assert ("Removed the index lines of 50 memories from past the cut, where Claude never saw "
-            "them: there is no room for them within 140 lines / 17,500 characters (70% of the "
-            "limits), which leaves room for new entries; their files are kept, unindexed: "
+    assert ("Removed the lines of 50 memories from past the cut (Claude never saw them): no "
+            "room within 140 lines / 17,500 characters, the 70% of the limits a dream leaves "
+            "for new entries; their files are kept, unindexed: "
             + ", ".join(removed)) in result.changeset.notes
-    assert ("10 memories without an index line stay unindexed: there is no room for them within "
-            "140 lines / 17,500 characters (70% of the limits); their files are kept: "
+    assert ("10 memories without an index line stay unindexed: no room within 140 lines / "
+            "17,500 characters; their files are kept: "
             + ", ".join(unindexed)) in result.changeset.notes
     assert not any("Claude sees" in note for note in result.changeset.notes)
 
@@ -183,9 +183,9 @@ def test_lines_claude_sees_stay_past_the_room_and_the_note_says_so(claude_home, 
     assert {link.file for link in after.links} == {link.file for link in before.links
                                                     if link.visible}
     (note,) = [note for note in result.changeset.notes if "Claude sees" in note]
-    assert note.startswith(f"MEMORY.md keeps 170 lines and {after.chars:,} characters, more "
-                           "than 140 lines / 17,500 characters (70% of the limits), because "
-                           "the offline dream never removes a line Claude sees")
+    assert note.startswith(f"MEMORY.md keeps 170 lines and {after.chars:,} characters, over "
+                           "the 70% a dream leaves for new entries, because the offline dream "
+                           "never removes a line Claude sees")
 
 
 def test_offline_dream_ranks_the_rest_user_and_feedback_first(big_store):

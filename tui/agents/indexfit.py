@@ -28,7 +28,8 @@ LINE_LIMIT = 150
 NOTES_NAME = "index_notes"
 TYPE_ORDER = ("user", "feedback", "project", "reference")
 ROOM_LINES, ROOM_CHARS = int(HEADROOM * MAX_LINES), int(HEADROOM * MAX_CHARS)
-ROOM = f"{ROOM_LINES} lines / {ROOM_CHARS:,} characters ({HEADROOM:.0%} of the limits)"
+ROOM = (f"{ROOM_LINES} lines / {ROOM_CHARS:,} characters, the {HEADROOM:.0%} of the limits "
+        "a dream leaves for new entries")
 _LINK_END = re.compile(r"\]\([^)]*\)|\]\]")  # where an entry's link ends and its hook starts
 
 
@@ -62,9 +63,8 @@ class IndexRebuild:
                          + "; ".join(self.dangling))
         if self.past_cut:
             notes.append(
-                f"Removed the index lines of {len(self.past_cut)} memories from past the cut, "
-                f"where Claude never saw them: there is no room for them within {ROOM}, which "
-                "leaves room for new entries; their files are kept, unindexed: "
+                f"Removed the lines of {len(self.past_cut)} memories from past the cut (Claude "
+                f"never saw them): no room within {ROOM}; their files are kept, unindexed: "
                 + ", ".join(self.past_cut))
         if self.seen:
             notes.append(
@@ -75,15 +75,16 @@ class IndexRebuild:
                      if file not in self.past_cut and file not in self.seen]
         if unindexed:
             notes.append(
-                f"{len(unindexed)} memories without an index line stay unindexed: there is no "
-                f"room for them within {ROOM}; their files are kept: " + ", ".join(unindexed))
+                f"{len(unindexed)} memories without an index line stay unindexed: no room "
+                f"within {ROOM_LINES} lines / {ROOM_CHARS:,} characters; their files are kept: "
+                + ", ".join(unindexed))
         if self.over_room:
             lines, chars = self.over_room
             notes.append(
-                f"MEMORY.md keeps {lines} lines and {chars:,} characters, more than {ROOM}, "
-                "because the offline dream never removes a line Claude sees: archive what is "
-                "no longer true, or let --engine anthropic condense the index, to leave room "
-                "for new entries.")
+                f"MEMORY.md keeps {lines} lines and {chars:,} characters, over the "
+                f"{HEADROOM:.0%} a dream leaves for new entries, because the offline dream "
+                "never removes a line Claude sees: archive what is no longer true, or let "
+                "--engine anthropic condense the index.")
         return notes
 
 
