@@ -258,3 +258,64 @@ def test_a_rescue_under_settings_takes_the_worktree_path_before_its_new_store_ex
     assert json.loads(out)["store"] == str(elsewhere)
     assert json.loads(out)["rescued_from"] == str(home.stranded)
     assert not elsewhere.exists()  # a dry run
+
+
+# --- `memtui audit PATH` says which store a path names, and why ----------------------------
+
+
+def test_audit_of_a_worktree_path_names_the_store_its_sessions_use_and_the_stranded_one(
+        claude_home, tmp_path, capsys):
+    """Issue: on a stranded worktree's path, audit audited the main checkout's store (the
+    one its sessions use) without saying so, while the stranded store had that path's name."""
+    home = build_rescue_home(claude_home, tmp_path, remove=False)
+    code, out, err = run(home, capsys, "audit", str(home.worktree))
+    assert err == ""
+    lines = out.splitlines()
+    assert lines[0] == f"Store {home.live}"
+    assert (f"chosen because {home.worktree} is a worktree of {home.repo}, and a worktree's "
+            "sessions use the main checkout's store") in lines
+    assert (f"not {home.stranded}: the store keyed by that path itself, which no session "
+            f"loads (`memtui fix {home.stranded} rescue` brings its memories here)") in lines
+
+    code, out, _ = run(home, capsys, "audit", str(home.worktree), "--json")
+    report = json.loads(out)
+    assert report["store"] == str(home.live)
+    assert report["target"] == {
+        "how": "project path",
+        "why": f"{home.worktree} is a worktree of {home.repo}, and a worktree's sessions use "
+               "the main checkout's store",
+        "keyed_store": str(home.stranded)}
+
+
+def test_audit_of_a_removed_worktrees_path_says_it_audits_the_store_keyed_by_it(
+        rescue_home, capsys):
+    code, out, _ = run(rescue_home, capsys, "audit", str(rescue_home.worktree), "--json")
+    report = json.loads(out)
+    assert report["store"] == str(rescue_home.stranded)
+    assert report["target"] == {
+        "how": "project path", "keyed_store": None,
+        "why": f"{rescue_home.worktree} no longer exists; this is the store keyed by it"}
+
+
+@pytest.mark.parametrize("where", ["checkout", "subfolder", "settings", "variable"])
+def test_audit_of_a_checkout_path_says_why_it_names_its_store(rescue_home, tmp_path, capsys,
+                                                              monkeypatch, where):
+    path, options = rescue_home.repo, []
+    why = f"Claude Code keys the store of sessions in {rescue_home.repo} by that path"
+    if where == "subfolder":
+        path = rescue_home.repo / "src"
+        path.mkdir()
+        why = (f"{path} is inside {rescue_home.repo}, and sessions in a subfolder use its "
+               "root's store")
+    elif where == "settings":
+        flag = tmp_path / "flag.json"
+        flag.write_text(json.dumps({"autoMemoryDirectory": str(rescue_home.live)}))
+        options = ["--settings", str(flag)]
+        why = f"autoMemoryDirectory in {flag} names it"
+    elif where == "variable":
+        monkeypatch.setenv("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", str(rescue_home.live))
+        why = "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE names it, before any setting"
+    code, out, _ = run(rescue_home, capsys, "audit", str(path), "--json", *options)
+    assert json.loads(out)["target"] == {"how": "project path", "why": why, "keyed_store": None}
+    code, out, _ = run(rescue_home, capsys, "audit", str(path), *options)
+    assert f"chosen because {why}" in out.splitlines()

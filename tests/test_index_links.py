@@ -344,7 +344,7 @@ def test_audit_and_projects_json_read_real_index_styles(claude_home, tmp_path):
         ("outside_store", 11, "../.agent/notes.md"),
         ("unmatched_wiki_link", 16, "incident-retro"),
     ]
-    assert set(report) == {"store", "index", "memories", "findings"}
+    assert set(report) == {"store", "index", "memories", "findings", "target"}
     assert [p["memories"] for p in projects] == [6]
 
 

@@ -249,3 +249,91 @@ def test_a_dry_run_killed_midway_leaves_nothing_for_the_next_command_to_recover(
         [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))",
          "audit", str(store)], env=env, capture_output=True, text=True, timeout=60)
     assert "consolidation lock" not in following.stdout + following.stderr
+
+
+# --- a dream that finds nothing to change (issue: it set the lock, undo knew nothing) -----
+
+
+@pytest.fixture
+def tidy_store(claude_home, tmp_path):
+    """A store the offline dream has nothing to change in."""
+    store = claude_home.store(tmp_path / "tidy")
+    write_memory(store, "testing.md", memory_text())
+    write_index(store, [index_line("testing.md", "Testing")])
+    return store
+
+
+def _lock_three_days_old(store):
+    lock = store / LOCK_NAME
+    lock.write_text("")
+    three_days_ago = time.time() - 3 * 86400
+    os.utime(lock, (three_days_ago, three_days_ago))
+    return lock, three_days_ago
+
+
+def test_a_dream_with_nothing_to_change_counts_and_its_undo_puts_the_lock_back(tidy_store):
+    """Claude Code counts a dream that changed nothing (the lock keeps its start time), so
+    memtui does too; what it wrote, the lock, is a change memtui can undo."""
+    from tui.memory.writes import history
+
+    lock, three_days_ago = _lock_three_days_old(tidy_store)
+    result = run_dream(tidy_store, engine="offline")
+    assert result.changeset.empty
+    outcome = conclude(result, apply=True)
+    assert lock.stat().st_mtime > three_days_ago  # "last dream: just now"
+    (record,) = history(tidy_store)
+    assert (record.label, record.changes, outcome.record_ids) == (
+        result.changeset.label, (), (record.id,))
+
+    assert undo_changeset(tidy_store) == f"undo {result.changeset.label}"
+    assert lock.stat().st_mtime == three_days_ago and lock.read_text() == ""
+
+
+def test_undoing_a_first_dream_with_nothing_to_change_removes_its_lock(tidy_store):
+    conclude(run_dream(tidy_store, engine="offline"), apply=True)
+    assert (tidy_store / LOCK_NAME).exists()
+    assert undo_changeset(tidy_store)
+    assert not (tidy_store / LOCK_NAME).exists()
+
+
+def test_a_dream_with_nothing_to_change_that_cannot_be_recorded_leaves_no_lock(
+        tidy_store, monkeypatch):
+    """memtui never leaves a change it cannot undo: the lock goes back as it was."""
+    from tui.memory import writes
+
+    lock, three_days_ago = _lock_three_days_old(tidy_store)
+
+    def log_full(store, line):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writes, "_append_log", log_full)
+    outcome = conclude(run_dream(tidy_store, engine="offline"), apply=True)
+    ((file, reason),) = outcome.refused
+    assert file == LOCK_NAME and "No space left on device" in reason
+    assert lock.stat().st_mtime == three_days_ago and lock.read_text() == ""
+
+
+def test_cli_lists_and_undoes_a_dream_that_changed_nothing(tidy_store, claude_home, capsys):
+    from tui import cli
+
+    home = ["--config-dir", str(claude_home.home)]
+    lock, three_days_ago = _lock_three_days_old(tidy_store)
+    assert cli.main([*home, "dream", str(tidy_store), "--engine", "offline", "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "Nothing to change. As Claude Code counts a dream that changed nothing, this one " \
+           "counts as a consolidation" in out
+    assert f"undo {tidy_store}`." in out
+
+    assert cli.main([*home, "undo", str(tidy_store), "--list"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.endswith("(offline): set .consolidate-lock (the last dream's time)")
+    assert cli.main([*home, "undo", str(tidy_store), "--list", "--json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)
+    assert (entry["files"], entry["consolidate_lock"]) == ([], "set")
+
+    assert cli.main([*home, "undo", str(tidy_store)]) == 0
+    assert capsys.readouterr().out.startswith("Undid dream ")
+    assert lock.stat().st_mtime == three_days_ago
+    assert cli.main([*home, "undo", str(tidy_store), "--list"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(
+        "(offline): put .consolidate-lock back")

@@ -1,14 +1,20 @@
-"""`memtui serve`: the app's web page answers on the port it was given."""
+"""`memtui serve`: the app's web page answers on the port it was given, and loads nothing
+from another host."""
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+import browser_page
 import pytest
 
 pytest.importorskip("textual_serve", reason="textual-serve is not installed")
@@ -38,22 +44,25 @@ def fetch(url: str, server: subprocess.Popen) -> str:
             time.sleep(0.2)
 
 
-def test_serve_answers_with_the_app_page(claude_home):
+@contextmanager
+def serving(home) -> Iterator[tuple[str, subprocess.Popen]]:
+    """`memtui serve` on a free port of 127.0.0.1: (its URL, its process)."""
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "tui", "--config-dir", str(claude_home.home),
+        [sys.executable, "-m", "tui", "--config-dir", str(home),
          "serve", "--port", str(port), "--host", "127.0.0.1"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:
-        page = fetch(f"http://127.0.0.1:{port}/", server)
+        yield f"http://127.0.0.1:{port}/", server
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        browser_page.stop(server)
+
+
+def test_serve_answers_with_the_app_page(claude_home):
+    with serving(claude_home.home) as (url, server):
+        page = fetch(url, server)
+    port = urllib.parse.urlsplit(url).port
     assert page.lstrip().lower().startswith("<!doctype html")
     assert ">memtui<" in page  # the title `memtui serve` gives the page
     assert f"ws://127.0.0.1:{port}/ws" in page  # where the page will run the app
@@ -79,6 +88,74 @@ def test_serve_on_a_port_that_cannot_be_says_so_in_one_sentence(capsys, port):
 
     assert main(["serve", "--host", "127.0.0.1", "--port", port]) == 2
     error = capsys.readouterr().err
-    assert "Traceback" not in error
-    assert error.splitlines()[-1] == (f"memtui serve: error: argument --port: {port!r} is not "
-                                      "a port number (1-65535)")
+    assert error == (f"memtui serve: argument --port: {port!r} is not a port number "
+                     "(1-65535).\n")
+
+
+# --- nothing from another host: the page shows memory contents --------------------------
+
+# Where a page, a stylesheet or a script names something to load.
+_PAGE_REFERENCES = re.compile(r"""\b(?:src|href)\s*=\s*["']([^"']+)["']|url\(\s*["']?([^"')]+)""")
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_ABSOLUTE = re.compile(r"""["'`((](?:https?|wss?):(//[^"'`)\s]+)""")
+
+
+def fetched(url: str) -> tuple[str, str]:
+    """(the Content-Security-Policy header, the body) of a page the server is up for."""
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return (response.headers.get("Content-Security-Policy", ""),
+                response.read().decode("utf-8", errors="replace"))
+
+
+def test_the_served_page_and_what_it_loads_name_no_other_host(claude_home):
+    """Issue: the page linked fonts.googleapis.com. Every URL in the page, its stylesheets
+    and scripts is on this server, and the browser is told to allow nothing else."""
+    with serving(claude_home.home) as (url, server):
+        page = fetch(url, server)
+        own = urllib.parse.urlsplit(url).netloc
+        policy, _ = fetched(url)
+        loaded, texts = set(), {url: page}
+        for reference in _references(page):
+            target = urllib.parse.urljoin(url, reference)
+            assert urllib.parse.urlsplit(target).netloc == own, reference
+            loaded.add(target)
+        for target in sorted(loaded):
+            _, texts[target] = fetched(target)
+            if target.endswith(".css"):
+                for reference in _references(_CSS_COMMENT.sub("", texts[target])):
+                    assert urllib.parse.urlsplit(
+                        urllib.parse.urljoin(target, reference)).netloc == own, reference
+    assert {urllib.parse.urlsplit(t).path.rsplit(".", 1)[-1] for t in loaded} >= {"css", "js"}
+    for target, text in texts.items():
+        if target.endswith(".css"):
+            text = _CSS_COMMENT.sub("", text)
+        elsewhere = [match for match in _ABSOLUTE.findall(text)
+                     if not match.startswith(f"//{own}") and match != "//www.w3.org/2000/svg"]
+        assert elsewhere == [], target
+    assert "googleapis" not in page
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+    assert directives["default-src"] == f"'self' http://{own}"
+    assert directives["connect-src"] == f"'self' http://{own} ws://{own}"
+
+
+def _references(text: str) -> list[str]:
+    return [first or second for first, second in _PAGE_REFERENCES.findall(text)
+            if not (first or second).startswith(("data:", "#", "{{"))]
+
+
+@pytest.mark.skipif(browser_page.CHROMIUM is None, reason="chromium is not installed")
+def test_the_app_runs_in_a_browser_with_no_network(claude_home):
+    """In chromium, with every host but this one unresolvable: the page asks this server
+    alone, its WebSocket carries the app, and the browser blocks and misses nothing."""
+    with serving(claude_home.home) as (url, server):
+        fetch(url, server)
+        visit = browser_page.visit(url, until_frames=5)
+    own = urllib.parse.urlsplit(url).netloc
+    assert visit.requests and all(urllib.parse.urlsplit(r).netloc == own
+                                  for r in visit.requests), visit.requests
+    assert any("/static/fonts/RobotoMono" in r for r in visit.requests)  # its font, from here
+    assert [urllib.parse.urlsplit(s).netloc for s in visit.sockets] == [own]
+    assert visit.frames >= 5, visit
+    blocked = [line for line in visit.log
+               if "Content Security Policy" in line or "ERR_NAME_NOT_RESOLVED" in line]
+    assert blocked == []

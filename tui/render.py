@@ -157,6 +157,13 @@ def print_audit(report, target) -> None:
     console.print(Text(f"Store {condense(str(store.path))}", style="bold"))
     if target.project_path:
         console.print(Text(f"project {condense(target.project_path)} ({target.how}, {target.source})"))
+    if target.how == "project path":  # the store a path names is Claude Code's choice
+        console.print(Text(f"chosen because {condense_paths(visible(target.why))}"))
+    if target.passed_over:
+        passed_over = condense(str(target.passed_over))
+        console.print(Text(f"not {passed_over}: the store keyed by that path itself, which no "
+                           f"session loads (`memtui fix {passed_over} rescue` brings its "
+                           "memories here)", style="yellow"))
     for name, index_file in zip(("index", "team index"), store.indexes, strict=False):
         index = index_file.loaded
         gauge = f"{name} {index.lines}/200 lines, {index.chars:,}/25,000 chars"

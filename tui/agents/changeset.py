@@ -222,6 +222,16 @@ def settle_after_undo(store: Path, record_id: str | None) -> None:
 RUN_LABELS = ("dream ", "extract ")  # how dream.py and extract.py label what they apply
 
 
+def lock_change(label: str) -> str | None:
+    """What a change of this label did to `.consolidate-lock`: "set" (an applied dream
+    counts as a consolidation), "restored" (its undo), or None."""
+    if label.startswith("dream "):
+        return "set"
+    if label.startswith("undo dream "):
+        return "restored"
+    return None
+
+
 def redo_refusal(label: str) -> str | None:
     """Why an undone run cannot be redone: undoing it put back the lock or the session's
     cursor, which a redo of its files alone would leave saying it never ran."""

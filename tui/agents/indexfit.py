@@ -4,11 +4,13 @@ Kept: every line that links an existing memory (merged files relinked to their k
 headings and notes while there is room, and lines whose `[[name]]` links name no memory
 yet (Claude Code's prompt calls those memories worth writing later). Dropped: lines
 pointing at missing files (reported). Added: a line for each memory no line reaches.
-Lines over 150 characters are shortened, their full text moved into the topic file. When
-everything cannot fit in 200 lines and 25,000 characters, what Claude sees now stays seen:
-entries inside the loaded cut come first (they fit: the cut is what fits), then the others
-by type (user, feedback, project, reference) and newest first; the rest are reported,
-never deleted.
+Lines over 150 characters are shortened, their full text moved into the topic file.
+
+The index is left with room for the entries Claude Code appends: within 70% of each limit
+(140 lines, 17,500 characters), as Claude Code asks of a rewrite. What Claude sees now stays
+seen, even past that: entries inside the loaded cut come first (they fit: the cut is what
+fits), then the others by type (user, feedback, project, reference) and newest first while
+there is room; the rest are reported (their lines past the cut removed), never deleted.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ from dataclasses import dataclass, field
 
 from tui.claude.lines import line_count
 from tui.claude.paths import utf16_len
-from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
+from tui.memory.index import HEADROOM, MAX_CHARS, MAX_LINES, parse_index
 from tui.memory.links import wiki_names
 
 LINE_LIMIT = 150
 NOTES_NAME = "index_notes"
 TYPE_ORDER = ("user", "feedback", "project", "reference")
+ROOM_LINES, ROOM_CHARS = int(HEADROOM * MAX_LINES), int(HEADROOM * MAX_CHARS)
+ROOM = (f"{ROOM_LINES} lines / {ROOM_CHARS:,} characters, the {HEADROOM:.0%} of the limits "
+        "a dream leaves for new entries")
 _LINK_END = re.compile(r"\]\([^)]*\)|\]\]")  # where an entry's link ends and its hook starts
 
 
@@ -45,19 +50,41 @@ class IndexRebuild:
     added: list[str] = field(default_factory=list)  # files that got a line
     shortened: list[str] = field(default_factory=list)  # files whose line was shortened
     unfit: list[str] = field(default_factory=list)  # files left out for lack of room
+    past_cut: list[str] = field(default_factory=list)  # ... whose lines were past the cut
+    seen: list[str] = field(default_factory=list)  # ... whose lines were inside it
     details: dict[str, list[str]] = field(default_factory=dict)  # file -> text to append
     notes_file: MemoryInfo | None = None  # index notes moved out to make room
+    over_room: tuple[int, int] | None = None  # (lines, chars) kept past ROOM: Claude sees them
 
     def notes(self) -> list[str]:
         notes = []
         if self.dangling:
             notes.append(f"Dropped {len(self.dangling)} index line(s) pointing at missing files: "
                          + "; ".join(self.dangling))
-        if self.unfit:
+        if self.past_cut:
             notes.append(
-                f"{len(self.unfit)} memories do not fit in the 200-line / 25,000-character "
-                "index and stay unindexed (their files are kept): " + ", ".join(self.unfit)
-            )
+                f"Removed the lines of {len(self.past_cut)} memories from past the cut (Claude "
+                f"never saw them): no room within {ROOM}; their files are kept, unindexed: "
+                + ", ".join(self.past_cut))
+        if self.seen:
+            notes.append(
+                f"Removed the index lines of {len(self.seen)} memories Claude saw: with them "
+                f"the index would pass {MAX_LINES} lines or {MAX_CHARS:,} characters; their "
+                "files are kept, unindexed: " + ", ".join(self.seen))
+        unindexed = [file for file in self.unfit
+                     if file not in self.past_cut and file not in self.seen]
+        if unindexed:
+            notes.append(
+                f"{len(unindexed)} memories without an index line stay unindexed: no room "
+                f"within {ROOM_LINES} lines / {ROOM_CHARS:,} characters; their files are kept: "
+                + ", ".join(unindexed))
+        if self.over_room:
+            lines, chars = self.over_room
+            notes.append(
+                f"MEMORY.md keeps {lines} lines and {chars:,} characters, over the "
+                f"{HEADROOM:.0%} a dream leaves for new entries, because the offline dream "
+                "never removes a line Claude sees: archive what is no longer true, or let "
+                "--engine anthropic condense the index.")
         return notes
 
 
@@ -104,8 +131,9 @@ def _size(lines: Sequence[str]) -> tuple[int, int]:
 
 
 def _fits(lines: Sequence[str]) -> bool:
+    """Within the room a rewrite leaves (see ROOM)."""
     count, chars = _size(lines)
-    return count <= MAX_LINES and chars <= MAX_CHARS
+    return count <= ROOM_LINES and chars <= ROOM_CHARS
 
 
 def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
@@ -190,19 +218,29 @@ def _fit(entries: list[_Entry], by_file: Mapping[str, MemoryInfo],
         result.notes_file = notes_memory(notes)
         info = result.notes_file
         by_file = {**by_file, info.file: info}
-        entries.insert(0, _Entry(info.file, entry_line(info), -1))
+        # Its line stands for text Claude saw: it ranks with the lines inside the cut.
+        entries.insert(0, _Entry(info.file, entry_line(info), -1, visible=True))
         result.added.append(info.file)
     ranked = sorted(entries, key=lambda e: (not e.visible, _priority(by_file[e.file])))
     kept: list[_Entry] = []
     lines, chars = 0, 0
+    full = False  # no room for an entry Claude does not see: none ranked below it goes in
     for entry in ranked:
         width = utf16_len(entry.line) + (1 if lines else 0)
-        if lines + 1 <= MAX_LINES and chars + width <= MAX_CHARS:
+        # A line Claude sees stays while the limits hold; any other only within ROOM.
+        most_lines, most_chars = ((MAX_LINES, MAX_CHARS) if entry.visible
+                                  else (ROOM_LINES, ROOM_CHARS))
+        full = full or not entry.visible and not (
+            lines + 1 <= most_lines and chars + width <= most_chars)
+        if not full and lines + 1 <= most_lines and chars + width <= most_chars:
             kept.append(entry)
             lines, chars = lines + 1, chars + width
-        else:
-            result.unfit.append(entry.file)
-            if entry.said is not None:
-                _move_detail(result, by_file[entry.file], entry.said)
+            continue
+        result.unfit.append(entry.file)
+        if entry.said is not None:
+            (result.seen if entry.visible else result.past_cut).append(entry.file)
+            _move_detail(result, by_file[entry.file], entry.said)
+    if lines > ROOM_LINES or chars > ROOM_CHARS:
+        result.over_room = lines, chars
     kept.sort(key=lambda e: e.order)
     return kept

@@ -60,13 +60,16 @@ with one line per file you changed."""
 PRUNE = """\
 Phase 4 of 4, prune and index. Rewrite MEMORY.md so that every memory worth loading has
 one line under 150 characters, no line points at a missing file, and the whole index
-stays under 200 lines and 25,000 characters; move detail from long lines into their
-topic files. Finish with a two-line summary of the run, or say that nothing needed
-changing."""
+stays under 140 lines and 17,500 characters, leaving room for the entries added at its
+end before the next tidy-up; move detail from long lines into their topic files. If
+that means fewer lines, give related memories one line that links each of them rather
+than dropping a memory the index names now. Finish with a two-line summary of the run,
+or say that nothing needed changing."""
 
 CORRECT_INDEX = """\
 MEMORY.md is still {lines} lines and {chars} characters (limits: 200 lines, 25,000
-characters, 150 characters a line). Rewrite it within the limits now."""
+characters, 150 characters a line). Rewrite it under 140 lines and 17,500 characters now,
+keeping a link to every memory it names."""
 
 
 def extract_system(today: str, turns: int) -> str:

@@ -13,6 +13,7 @@ from tui.agents.changeset import (
 )
 from tui.agents.events import LogLine, Phase
 from tui.claude.lock import LockLease, release_lock, rollback_lock
+from tui.claude.paths import LOCK_NAME
 
 SUCCEEDED, FAILED, CANCELLED, SKIPPED = "succeeded", "failed", "cancelled", "skipped"
 
@@ -62,7 +63,9 @@ def conclude(result: RunResult, apply: bool, only: set[str] | None = None) -> Ap
     """Apply the change set (or not) and settle the lock and the cursor.
 
     A dream counts as a consolidation only when something of it was applied, or when it
-    had nothing to change; otherwise the lock goes back to how it was.
+    had nothing to change (as Claude Code counts one); otherwise the lock goes back to how
+    it was. What a counted dream did to the lock is memtui's change like any other: listed
+    and undone with the rest, or alone when no file changed.
     """
     outcome = None
     if apply and result.changeset is not None and not result.changeset.empty:
@@ -75,7 +78,7 @@ def conclude(result: RunResult, apply: bool, only: set[str] | None = None) -> Ap
             release_lock(result.lease)
     elif result.lease is not None:
         if apply and result.changeset is not None and result.changeset.empty:
-            release_lock(result.lease)
+            outcome = _consolidated_unchanged(result.changeset, result.lease)
         else:
             rollback_lock(result.lease)
     result.lease = None
@@ -92,3 +95,19 @@ def conclude(result: RunResult, apply: bool, only: set[str] | None = None) -> Ap
 
         mark_pending(*result.pending)
     return outcome
+
+
+def _consolidated_unchanged(changeset: ChangeSet, lease: LockLease) -> ApplyResult:
+    """A dream that found nothing to change: the lock keeps its start time, recorded as a
+    change of no file so that `memtui undo` lists it and puts the lock back. If it cannot
+    be recorded, the lock goes back now: memtui leaves nothing it cannot undo."""
+    from tui.memory.writes import WriteRefused, record_unchanged
+
+    try:
+        record = record_unchanged(changeset.store, changeset.label, lease)
+    except WriteRefused as error:
+        rollback_lock(lease)
+        return ApplyResult((), ((LOCK_NAME, str(error)),), ())
+    remember_lock_before((record.id,), lease.previous)
+    release_lock(lease)
+    return ApplyResult((), (), (record.id,))

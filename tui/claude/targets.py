@@ -9,7 +9,14 @@ from typing import NamedTuple
 
 from tui.claude import paths
 from tui.claude.discovery import store_state
-from tui.claude.settings import SettingValue, resolve_memory_location
+from tui.claude.gitroot import find_git_root
+from tui.claude.settings import (
+    OVERRIDE_VARIABLE,
+    SETTING_KEY,
+    MemoryLocation,
+    SettingValue,
+    resolve_memory_location,
+)
 
 
 class TargetError(Exception):
@@ -24,6 +31,13 @@ class Target(NamedTuple):
     stranded_reason: str | None = None
     untrusted: SettingValue | None = None
     rejected: tuple[str, ...] = ()
+    why: str = ""  # why the words given name this store, one clause
+    # The store keyed by the path given, when sessions there use another (`memory_dir`).
+    passed_over: Path | None = None
+
+    def to_json(self) -> dict:
+        return {"how": self.how, "why": self.why,
+                "keyed_store": str(self.passed_over) if self.passed_over else None}
 
 
 def _folder_of(memory_dir: Path, home: Path) -> str | None:
@@ -39,10 +53,8 @@ def _with_state(target: Target, home: Path, env: Mapping[str, str]) -> Target:
     if folder is None:
         return target
     key, stranded, why, _ = store_state(folder, home, env)
-    return Target(
-        target.memory_dir, target.how, target.project_path or key, target.source,
-        why if stranded else None, target.untrusted, target.rejected,
-    )
+    return target._replace(project_path=target.project_path or key,
+                           stranded_reason=why if stranded else None)
 
 
 def resolve_target(
@@ -73,7 +85,8 @@ def resolve_target(
         candidate.name == paths.MEMORY_DIR_NAME
         or os.path.isfile(candidate / paths.INDEX_NAME)
     ):
-        return stated(Target(candidate.absolute(), "memory dir"))
+        return stated(Target(candidate.absolute(), "memory dir",
+                             why="given as the memory directory itself"))
 
     if is_dir:
         location = resolve_memory_location(
@@ -82,6 +95,8 @@ def resolve_target(
         return Target(
             location.memory_dir, "project path", str(location.project_root), location.source,
             untrusted=location.untrusted, rejected=location.rejected,
+            why=_why_location(candidate, location),
+            passed_over=_keyed_by(candidate, projects, location.memory_dir) if stranded else None,
         )
 
     if os.sep not in target and "/" not in target:
@@ -91,7 +106,8 @@ def resolve_target(
             names = []
         folder = paths.find_folder(names, target)
         if folder:
-            return stated(Target(projects / folder / paths.MEMORY_DIR_NAME, "folder name"))
+            return stated(Target(projects / folder / paths.MEMORY_DIR_NAME, "folder name",
+                                 why="given by its project folder's name"))
         raise TargetError(f"No project folder named {target!r} under {projects}.")
     if not os.path.lexists(candidate):
         # A checkout deleted since its sessions ran, by the path `memtui projects` shows.
@@ -102,11 +118,48 @@ def resolve_target(
         folder = paths.find_folder(names, paths.sanitize(paths.normalize_path(candidate)))
         if folder:
             memory_dir = projects / folder / paths.MEMORY_DIR_NAME
+            why = f"{target} no longer exists; this is the store keyed by it"
             if not os.path.isdir(memory_dir):  # a removed worktree: its sessions used a store
-                memory_dir = _store_used_by(projects / folder, home, env) or memory_dir
-            return stated(Target(memory_dir, "folder name"))
+                used = _store_used_by(projects / folder, home, env)
+                if used is not None:
+                    memory_dir = used
+                    why = (f"{target} no longer exists, and it has no store of its own; its "
+                           "sessions wrote their memories to this one")
+            return stated(Target(memory_dir, "project path", why=why))
         raise TargetError(f"{target} does not exist.")
     raise TargetError(f"{target} is not a memory directory, a project path or a folder name.")
+
+
+def _why_location(path: Path, location: MemoryLocation) -> str:
+    """Why sessions in `path` use `location.memory_dir`, as Claude Code decides it."""
+    if location.source == "env":
+        return f"{OVERRIDE_VARIABLE} names it, before any setting"
+    if location.setting_file is not None:
+        return f"{SETTING_KEY} in {location.setting_file} names it"
+    root = location.project_root
+    real = Path(paths.normalize_path(path))
+    if real == root:
+        return f"Claude Code keys the store of sessions in {root} by that path"
+    checkout = find_git_root(real)
+    if checkout is not None and checkout != root:
+        inside = f"is inside {checkout}, which " if real != checkout else ""
+        return (f"{path} {inside}is a worktree of {root}, and a worktree's sessions use the "
+                "main checkout's store")
+    return f"{path} is inside {root}, and sessions in a subfolder use its root's store"
+
+
+def _keyed_by(path: Path, projects: Path, chosen: Path) -> Path | None:
+    """The memory dir keyed by `path` itself, when it exists and is not `chosen`: no
+    session there loads it."""
+    try:
+        names = os.listdir(projects)
+    except OSError:
+        return None
+    folder = paths.find_folder(names, paths.sanitize(paths.normalize_path(path)))
+    keyed = projects / folder / paths.MEMORY_DIR_NAME if folder else None
+    if keyed is None or not os.path.isdir(keyed):
+        return None
+    return None if os.path.realpath(keyed) == os.path.realpath(chosen) else keyed
 
 
 def _store_used_by(folder: Path, home: Path, env: Mapping[str, str]) -> Path | None:

@@ -39,25 +39,48 @@ def top_parser() -> tuple[CommandParser, argparse._SubParsersAction]:
         prog="memtui", description="See, repair and curate Claude Code's auto-memory."
     )
     parser.add_argument("--version", action="version", version=f"memtui {__version__}")
+    add_global_options(parser, default=None)
+    return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
+
+
+def add_global_options(parser: argparse.ArgumentParser, default) -> None:
+    """memtui's own options, which every command takes too (`memtui doctor --settings F`).
+    A command's parser leaves them out of the namespace unless given (`default` SUPPRESS),
+    so that one given before the command stays."""
     parser.add_argument(
-        "--config-dir", metavar="DIR",
+        "--config-dir", metavar="DIR", default=default,
         help="Claude Code config home (default: $CLAUDE_CONFIG_DIR or ~/.claude)",
     )
     parser.add_argument(
-        "--settings", metavar="FILE", type=Path,
+        "--settings", metavar="FILE", type=Path, default=default,
         help="a settings file, as passed to `claude --settings`",
     )
-    return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
 
 
 def add_commands(commands: argparse._SubParsersAction, command: str | None) -> None:
     """The parser of `command`, or of every command when it is None or unknown (argparse
     then lists them all)."""
-    if not any(command in names for names, _ in COMMANDS):
+    if not is_command(command):
         command = None
     for names, adder in COMMANDS:
         if command is None or command in names:
             _adder(adder)(commands)
+    for parser in {id(parser): parser for parser in commands.choices.values()}.values():
+        add_global_options(parser, default=argparse.SUPPRESS)
+
+
+def is_command(word: str | None) -> bool:
+    return any(word in names for names, _ in COMMANDS)
+
+
+def unknown_command(word: str) -> str:
+    """One sentence for a word in the command's place that names no command."""
+    from tui.cli.support import and_list, close_match
+
+    commands = [name for names, _ in COMMANDS for name in names]
+    guess = close_match(word, commands)
+    hint = f" (did you mean {guess}?)" if guess else ""
+    return f"memtui has no command {word!r}{hint}; its commands are {and_list(commands)}."
 
 
 def _adder(adder: str):
@@ -120,11 +143,16 @@ def cmd_app(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser, commands = top_parser()
-    add_commands(commands, command_word(parser, argv))
     try:
+        word = command_word(parser, argv)
+        if word is not None and not is_command(word):
+            parser.exit(2, f"{unknown_command(word)}\n")
+        add_commands(commands, word)
         args, extras = parser.parse_known_args(argv)
         if extras:
-            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+            command = commands.choices.get(args.command, parser)
+            command.exit(2, f"{command.prog} has no place for {' '.join(extras)} "
+                            f"(`{command.prog} --help` shows what it takes).\n")
     except SystemExit as exit_:
         return int(exit_.code or 0) and 2
     if args.command is None:

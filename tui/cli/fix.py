@@ -24,6 +24,8 @@ from pathlib import Path
 
 from tui.cli.support import (
     UsageError,
+    and_list,
+    close_match,
     command_name,
     existing_store,
     print_json,
@@ -72,7 +74,7 @@ def add_fix_command(commands) -> None:
                     "team/MEMORY.md:3), or a line number of MEMORY.md.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    fix.add_argument("words", nargs="+", metavar="[TARGET] REPAIR [FILE | LINE ...]",
+    fix.add_argument("words", nargs="*", metavar="[TARGET] REPAIR [FILE | LINE ...]",
                      help=argparse.SUPPRESS)
     fix.add_argument("--yes", action="store_true", help="apply without asking")
     fix.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
@@ -87,12 +89,18 @@ def add_fix_command(commands) -> None:
 def _split_words(words: list[str]) -> tuple[str | None, str, list[str]]:
     """(TARGET, REPAIR, FILEs): the target may be left out, so the repair is the first
     word, or the second when the first names no repair."""
+    if not words:
+        raise UsageError(f"`memtui fix` needs a REPAIR: {and_list(list(REPAIRS), 'or')} "
+                         "(`memtui fix --help` says what each does).")
     if words[0] in REPAIRS:
         return None, words[0], words[1:]
     if len(words) > 1 and words[1] in REPAIRS:
         return words[0], words[1], words[2:]
     given = words[1] if len(words) > 1 else words[0]
-    raise UsageError(f"{given!r} is no repair; `memtui fix` knows {', '.join(REPAIRS)}.")
+    guess = close_match(given, list(REPAIRS))
+    hint = f" (did you mean {guess}?)" if guess else ""
+    raise UsageError(f"{given!r} is no repair{hint}; `memtui fix` knows "
+                     f"{and_list(list(REPAIRS))}.")
 
 
 def _check_usage(args: argparse.Namespace, repair: str, files: list[str]) -> None:
@@ -190,24 +198,6 @@ def _plan(store, repair: str, files: list[str],
         return curate.plan_delete(store, files)
     except (WriteRefused, OSError) as error:
         raise UsageError(str(error)) from None
-
-
-def _keyed_store(args: argparse.Namespace, target: str | None, resolved) -> Path:
-    """The store a rescue's TARGET names: for an existing path, the store keyed by that
-    very path (a worktree's own), not the one its sessions use."""
-    from tui.claude import paths
-    from tui.cli.support import config_home_of
-
-    if resolved.how != "project path":
-        return resolved.memory_dir
-    projects = paths.projects_dir(config_home_of(args))
-    try:
-        names = os.listdir(projects)
-    except OSError:
-        return resolved.memory_dir
-    folder = paths.find_folder(names, paths.sanitize(paths.normalize_path(target or os.getcwd())))
-    keyed = projects / folder / paths.MEMORY_DIR_NAME if folder else None
-    return keyed if keyed is not None and os.path.isdir(keyed) else resolved.memory_dir
 
 
 def _rescue(args: argparse.Namespace, stranded: Path):
@@ -310,8 +300,10 @@ def cmd_fix(args: argparse.Namespace) -> int:
     _check_usage(args, repair, given)
     stranded = None
     if repair == "rescue":  # the plan writes the live store, not the one named
-        # Named by the store it keys: the one its sessions use now may not exist yet.
-        stranded = _keyed_store(args, target, resolve_store(args, target))
+        # Named by the store it keys (for an existing path, the store keyed by that very
+        # path, a worktree's own), not the one its sessions use now, which may not exist yet.
+        resolved = resolve_store(args, target)
+        stranded = resolved.passed_over or resolved.memory_dir
         if not os.path.isdir(stranded):
             raise UsageError(f"There is no memory directory at {stranded} to rescue.")
         memory_dir, plan = _rescue(args, stranded)

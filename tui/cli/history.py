@@ -394,7 +394,7 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from tui.agents.changeset import redo_changeset, undo_changeset
+    from tui.agents.changeset import lock_change, redo_changeset, undo_changeset
     from tui.memory.writes import WriteRefused, history, redone_phrase, undone_phrase
 
     store = _existing_store(args, args.target)
@@ -402,12 +402,14 @@ def cmd_undo(args: argparse.Namespace) -> int:
         records = history(store)
         if args.json:
             print_json([{"id": r.id, "label": r.label, "time": r.time, "undone": r.undone,
-                         "undoes": r.undoes, "files": [c.file for c in r.changes]}
+                         "undoes": r.undoes, "files": [c.file for c in r.changes],
+                         "consolidate_lock": lock_change(r.label)}
                         for r in records])
         elif not records:
             print(f"memtui has made no change to {store}.")
         for record in [] if args.json else records:
-            print(record.summary())
+            lock = LOCK_CHANGES.get(lock_change(record.label))
+            print(record.summary(also=[lock] if lock else []))
         return 0
     try:
         with _journal_errors(store):
@@ -426,6 +428,10 @@ def cmd_undo(args: argparse.Namespace) -> int:
     else:
         print(undone_phrase(label) if label else _nothing_to_undo(store))
     return 0
+
+
+LOCK_CHANGES = {"set": "set .consolidate-lock (the last dream's time)",
+                "restored": "put .consolidate-lock back"}
 
 
 def _nothing_to_undo(store: Path) -> str:

@@ -187,8 +187,14 @@ def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
     print(f"Change set: {counts['created']} created, {counts['modified']} modified, "
           f"{counts['archived']} archived; index {changeset.index_before.lines} → "
           f"{changeset.index_after.lines} lines", file=out)
-    if changeset.empty:
+    if changeset.empty and outcome is not None and outcome.record_ids:
+        print("Nothing to change. As Claude Code counts a dream that changed nothing, this one "
+              "counts as a consolidation: .consolidate-lock holds its start time now (the last "
+              f"dream); undo with `{undo_command(changeset.store)}`.", file=out)
+    elif changeset.empty:
         print("Nothing to change.", file=out)
+        for file, reason in outcome.refused if outcome else ():
+            print(f"Refused {file}: {reason}", file=out)
     elif outcome is not None:
         print(f"Applied {len(outcome.applied)} file(s); undo with "
               f"`{undo_command(result.changeset.store)}`.", file=out)

@@ -1,4 +1,5 @@
-"""`memtui serve [--host HOST] [--port PORT]`: the app in a browser."""
+"""`memtui serve [--host HOST] [--port PORT]`: the app in a browser, loading nothing from
+other hosts (`tui.web_server`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import shlex
     import socket
 
-    from textual_serve.server import Server
+    from tui.web_server import LocalServer
 
     with socket.socket() as probe:
         try:
@@ -26,7 +27,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         command += ["--config-dir", str(config_home_of(args))]
     if args.settings:
         command += ["--settings", str(args.settings)]
-    Server(shlex.join(command), host=args.host, port=args.port, title="memtui").serve()
+    LocalServer(shlex.join(command), host=args.host, port=args.port, title="memtui").serve()
     return 0
 
 

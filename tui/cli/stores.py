@@ -140,7 +140,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     )
     report = AuditReport(store, tuple(findings))
     if args.json:
-        print_json(report.to_json())
+        print_json({**report.to_json(), "target": target.to_json()})
     else:
         from tui.render import print_audit
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tui.claude import paths
@@ -59,6 +59,41 @@ class CommandParser(argparse.ArgumentParser):
         finally:
             self.adding = False
 
+    def exit(self, status: int = 0, message: str | None = None):
+        if message:  # the words it quotes are the user's: shown, never obeyed
+            from tui.visible import visible
+
+            message = visible(message)
+        super().exit(status, message)
+
+    def error(self, message: str):
+        """argparse's complaint as one sentence, without its usage block."""
+        self.exit(2, f"{self.prog}: {message}.\n")
+
+    def _check_value(self, action, value):
+        if action.choices is None or value in action.choices:
+            return
+        choices = [str(choice) for choice in action.choices]
+        guess = close_match(str(value), choices)
+        hint = f" (did you mean {guess}?)" if guess else ""
+        raise argparse.ArgumentError(
+            action, f"{value!r} is not {and_list(choices, 'or')}{hint}")
+
+    def options(self) -> list[str]:
+        """Each option by its long name, in the order `--help` lists them (help aside)."""
+        return [max(action.option_strings, key=len) for action in self._actions
+                if action.option_strings and action.dest != "help"]
+
+    def unknown_option(self, word: str):
+        """A word starting with `--` that names none of this command's options."""
+        name = word.split("=", 1)[0]
+        options = self.options()
+        guess = close_match(name, options)
+        hint = f" (did you mean {guess}?)" if guess else ""
+        after = " (a command's options go after it)" if self.has_commands else ""
+        self.exit(2, f"{self.prog} has no {name} option{hint}; its options are "
+                     f"{and_list(options)}{after}.\n")
+
     def parse_known_args(self, args=None, namespace=None):
         words = list(sys.argv[1:] if args is None else args)
         namespace, extras = super().parse_known_args(self.options_first(words), namespace)
@@ -79,6 +114,8 @@ class CommandParser(argparse.ArgumentParser):
                 arguments.extend(rest)
                 break
             option = self.option_of(word)
+            if option is None and word.startswith("--"):
+                self.unknown_option(word)  # folder names start with one dash, never two
             if option is None:
                 if self.has_commands:
                     return [*options, word, *rest]
@@ -110,6 +147,22 @@ class CommandParser(argparse.ArgumentParser):
             return None
         # An ambiguous abbreviation stays an option, for argparse to name the candidates.
         return next((option for option in self.takes_value if option.startswith(name)), None)
+
+
+def close_match(word: str, choices: Sequence[str]) -> str | None:
+    """The choice a typo most likely meant, if one is close."""
+    import difflib
+
+    bare = {choice.lstrip("-"): choice for choice in choices}  # `--` is no likeness
+    found = difflib.get_close_matches(word.lstrip("-"), bare, n=1, cutoff=0.6)
+    return bare[found[0]] if found else None
+
+
+def and_list(words: Sequence[str], last: str = "and") -> str:
+    """"a, b and c" (`last`: "or" for "a, b or c")."""
+    if len(words) < 2:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} {last} {words[-1]}"
 
 
 def check_settings_file(path: Path | None) -> None:

@@ -25,6 +25,9 @@ from tui.memory.links import find_links, link_fields, resolve_wiki
 
 MAX_LINES = 200
 MAX_CHARS = 25_000
+# The share of each limit a rewrite of the index leaves it at, so that new entries, which
+# are appended, land inside the cut: Claude Code asks the model for under 140 of 200 lines.
+HEADROOM = 0.7
 LINE_WARN = 150
 LINE_ERROR = 200
 

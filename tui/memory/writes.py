@@ -119,8 +119,9 @@ class ChangeRecord:
     undoes: str | None = None  # the id of the record this one reverted
     undone: bool = False
 
-    def summary(self) -> str:
-        parts = [f"{change.verb} {change.file}" for change in self.changes]
+    def summary(self, also: Sequence[str] = ()) -> str:
+        """One line: when, what, each file; `also`: what it changed outside the files."""
+        parts = [f"{change.verb} {change.file}" for change in self.changes] + list(also)
         stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.time))
         text = f"{stamp} {self.label}: {', '.join(parts) or 'no files'}"
         return f"{text} (undone)" if self.undone else text
@@ -306,18 +307,34 @@ def _check(store: Path, changes: Sequence[FileChange], lease: LockLease | None) 
 
 def _apply(
     store: Path, changes: Sequence[FileChange], label: str, *, archive: bool,
-    undoes: str | None = None, lease: LockLease | None = None,
+    undoes: str | None = None, lease: LockLease | None = None, empty: bool = False,
 ) -> ChangeRecord:
+    """`empty`: a change of no file is logged all the same (see `record_unchanged`)."""
     store = Path(store)
     changes = tuple(changes)
-    if not changes:
+    if not changes and not empty:
         raise WriteRefused("There is nothing to change.")
     with store_lock(store):
         recover_store(store)
-        record = _apply_locked(store, changes, label, archive=archive, undoes=undoes,
-                               lease=lease)
+        if changes:
+            record = _apply_locked(store, changes, label, archive=archive, undoes=undoes,
+                                   lease=lease)
+        else:
+            record = _log_unchanged(store, label, undoes, lease)
         _trim_after_write(store)
         return record
+
+
+def _log_unchanged(store: Path, label: str, undoes: str | None,
+                   lease: LockLease | None) -> ChangeRecord:
+    _check(store, (), lease)
+    record = ChangeRecord(_new_id(), store, label, time.time(), (), undoes)
+    try:
+        _append_log(store, _record_json(record, {}))
+    except OSError as error:
+        raise WriteRefused(f"Recording the change failed ({error.strerror or error}); "
+                           "nothing was changed.") from error
+    return record
 
 
 def _trim_after_write(store: Path) -> None:
@@ -450,6 +467,13 @@ def apply_changes(
     return _apply(store, changes, label, archive=archive, lease=lease)
 
 
+def record_unchanged(store: Path, label: str, lease: LockLease | None = None) -> ChangeRecord:
+    """Log a change that wrote no file, so that it is listed and undone like any other: a
+    dream that found nothing to change still set the consolidate lock (`lease`), which its
+    undo puts back."""
+    return _apply(store, (), label, archive=False, lease=lease, empty=True)
+
+
 def _read_log(store: Path) -> list[tuple[ChangeRecord, dict[str, float | None]]]:
     log = backups_dir(store) / LOG_NAME
     try:
@@ -569,7 +593,7 @@ def _undo_last_locked(store: Path, merge: Merge | None) -> ChangeRecord | None:
         return None
     label = f"undo {record.label.removeprefix('redo ')}"
     return _apply(store, _reverted(store, record, mtimes, merge), label, archive=False,
-                  undoes=record.id)
+                  undoes=record.id, empty=not record.changes)
 
 
 def redo_last(store: Path, refuse: Callable[[str], str | None] | None = None,
@@ -598,5 +622,5 @@ def _redo_last_locked(store: Path, refuse, merge: Merge | None) -> ChangeRecord 
         if reason:
             raise WriteRefused(reason)
         return _apply(store, _reverted(store, record, mtimes, merge), f"redo {label}",
-                      archive=False, undoes=record.id)
+                      archive=False, undoes=record.id, empty=not record.changes)
     return None
