@@ -237,8 +237,8 @@ def tree_figures(scale: float, runs: int, compare: bool, report: Report,
             cores = min(os.cpu_count() or 1, 2)
             report.value(f"  (audit --no-cache CPU / {cores} cores) / floor CPU",
                          got["audit cold"].cpu / cores / lines.cpu)
-            report.value(f"  (audit cached CPU / {cores} cores) / floor CPU",
-                         got["audit cached"].cpu / cores / lines.cpu)
+            report.value("  audit cached CPU / floor CPU (one process)",
+                         got["audit cached"].cpu / lines.cpu)
             figures.update(lines=lines.seconds, lines_cpu=lines.cpu)
         return figures
     finally:
@@ -329,15 +329,17 @@ def template_figure(runs: int, report: Report) -> Run:
         got = rounds(runs, {"audit": (lambda: run([*MEMTUI, "audit", "--all", "--json",
                                                    "--no-cache"], env), box.cold)})["audit"]
         store = load_store(next((home / "projects").glob("*/memory")))
-        start = time.perf_counter()
+        start = time.process_time()
         search = search_duplicates(store.memories)
-        seconds = time.perf_counter() - start
+        cpu = time.process_time() - start
         print(f"\none store of {len(store.memories):,} notes over 100 words ({home.parent})")
         report.line("audit --all --json --no-cache", got.seconds,
                     f"CPU {got.cpu:.2f} s, peak RSS {got.rss_mb:.0f} MB")
-        report.line("  of which near-duplicates, in this process", seconds,
+        report.line("  near-duplicates alone, CPU in this process", cpu,
                     f"{search.cut:,} of {search.compared:,} memories searched within the budget")
-        report.ratio("50,000 notes from one template: audit (s)", got.seconds, 30, "s")
+        # One store is one worker's: an idle machine's wall time is at most the command's
+        # CPU time, which a busy machine does not stretch as it stretches the wall time.
+        report.ratio("50,000 notes from one template: audit CPU (s)", got.cpu, 30, "s")
         return got
     finally:
         box.close()
@@ -351,12 +353,14 @@ def near_duplicates_figure(scale: float, report: Report) -> None:
     biggest = max((p / "memory" for p in projects.iterdir() if (p / "memory").is_dir()),
                   key=lambda m: len(os.listdir(m)))
     store = load_store(biggest)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     pairs = near_duplicates(store.memories)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     print(f"\nnear-duplicates in the biggest store ({len(store.memories)} memories, "
-          f"{len(pairs)} pairs)")
-    report.ratio("near_duplicates (s)", seconds, 1, "s")
+          f"{len(pairs)} pairs), in this process: {seconds:.2f} s wall")
+    # Judged by its CPU time: one thread, so an idle machine's wall time (a busy one's wall
+    # time is mostly waiting for a CPU).
+    report.ratio("near_duplicates, CPU (s)", cpu, 1, "s")
 
 
 # The least a Textual app costs before it shows anything: Header, one line of text, Footer.
