@@ -21,10 +21,15 @@ its target (issue 13):
   audit --all --json     --no-cache and cold <= 5x lines floor; cache warm <= 2x
   overwrites --json      (cold - start-up) <= 3x grep; (warm - start-up) <= 0.1x (cold -
                          start-up); peak RSS < 64 MB; at each `--overwrites-mb` size
-  near-duplicates        the biggest store (5,000 memories per 1x), in this process, < 1 s
+  tree statistics        the tree's memory bodies against real ones (bodies.REAL), and the
+                         share of files whose links go through markdown-it
+  near-duplicates        the biggest store (5,000 memories per 1x), in this process, < 1 s CPU
+  template store         `audit --all --json --no-cache` on 50,000 notes from one template
+                         (generate.ensure_template_store), < 30 s CPU
   app rows on screen     `memtui` in tmux (120x40) until project rows are painted, < 0.8 s;
                          beside it, a bare Textual app (Header, a line, Footer) until painted
   growth                 projects and audit cold at each `--growth` scale, with a line fit
+                         and each doubling's audit CPU <= 1.1x the doubling
 `--check` exits 1 when a target is missed.
 """
 
