@@ -32,9 +32,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import bodies  # noqa: E402
+
 from tui.claude.paths import sanitize  # noqa: E402
 
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 5
 DEFAULT_DIR = Path(__file__).resolve().parent / ".data" / "heavy"
 MANIFEST = "manifest.json"
 EPOCH = 1_767_225_600  # 2026-01-01T00:00:00Z: every generated mtime is this plus an offset
@@ -49,6 +51,7 @@ WORDS = (
     "release branch commit rebase merge hotfix incident postmortem oncall dashboard api"
 ).split()
 TYPES = ("user", "feedback", "project", "reference")
+TYPE_WEIGHTS = (10, 38, 40, 12)  # as real stores name their files
 RELATIVE = ("yesterday", "last week", "next Thursday", "two days ago", "上周", "this sprint")
 
 
@@ -108,7 +111,7 @@ def memory_counts(rng: random.Random, stores: int, total: int) -> list[int]:
 
 def frontmatter_text(rng: random.Random, name: str, kind: str, description: str) -> str:
     form = rng.random()
-    if form < 0.10:
+    if form < 0.03:
         return ""
     if form < 0.45:
         return f"---\nname: {name}\ndescription: {description}\ntype: {kind}\n---\n\n"
@@ -128,28 +131,23 @@ def frontmatter_text(rng: random.Random, name: str, kind: str, description: str)
     )
 
 
-def memory_text(rng: random.Random, name: str, kind: str, description: str) -> str:
-    lines = [f"{description.capitalize()}."]
-    for _ in range(rng.randint(1, 6)):
-        lines.append(_words(rng, rng.randint(6, 18)).capitalize() + ".")
-    if rng.random() < 0.2:
-        lines.append(f"We changed this {rng.choice(RELATIVE)} after the {rng.choice(WORDS)} incident.")
-    if kind in ("feedback", "project") and rng.random() < 0.8:
-        lines.append(f"**Why:** {_words(rng, rng.randint(5, 14))}.")
-        lines.append(f"**How to apply:** {_words(rng, rng.randint(5, 14))}.")
-    if rng.random() < 0.15:
-        lines.append("```sh\nmake " + rng.choice(WORDS) + " # ran yesterday\n```")
-    if rng.random() < 0.05:
-        lines.append("See [[" + rng.choice(WORDS) + "-notes]].")
-    return frontmatter_text(rng, name, kind, description) + "\n".join(lines) + "\n"
+def memory_text(rng: random.Random, name: str, kind: str, description: str,
+                store: bodies.StoreWords, names: list[str]) -> str:
+    """A memory file as real ones look (see bodies.py): its frontmatter, then a body of a
+    real length holding code spans, lists, links and rationale lines at the real shares."""
+    head = frontmatter_text(rng, name, kind, description)
+    length = max(200, bodies.body_length(rng) - len(head))
+    return head + bodies.memory_body(rng, kind, store, names, length)
 
 
 def write_store(rng: random.Random, memory_dir: Path, count: int, now: int) -> None:
     memory_dir.mkdir(parents=True)
+    store = bodies.StoreWords(rng)
     written: list[tuple[str, str, str]] = []  # (file, title, text)
+    names: list[str] = []  # the memories' `name:`s, for [[wiki]] links to earlier ones
     taken: set[str] = set()
     for number in range(count):
-        kind = rng.choice(TYPES)
+        kind = rng.choices(TYPES, weights=TYPE_WEIGHTS)[0]
         topic = "_".join(rng.sample(WORDS, 2))
         file = f"{kind}_{topic}.md"
         if file in taken:
@@ -158,8 +156,9 @@ def write_store(rng: random.Random, memory_dir: Path, count: int, now: int) -> N
         if written and rng.random() < 0.02:  # a near-duplicate of an earlier memory
             text = rng.choice(written)[2].replace(".\n", ". Still true.\n", 1)
         else:
-            description = f"{_words(rng, rng.randint(4, 12))} for the {topic.replace('_', ' ')}"
-            text = memory_text(rng, topic, kind, description)
+            text = memory_text(rng, topic, kind, bodies.description(rng, store), store,
+                               names[-200:])
+        names.append(topic.replace("_", "-"))
         mtime = now - rng.randint(0, 400) * DAY - rng.randint(0, DAY)
         if rng.random() < 0.002:
             (memory_dir / file).write_bytes(b"---\nname: latin\n---\ncaf\xe9 notes\n")
@@ -173,10 +172,15 @@ def write_store(rng: random.Random, memory_dir: Path, count: int, now: int) -> N
         _write(logs / "2026-03-02.md", "- 09:12 moved the deploy to Fridays\n", now - 30 * DAY)
 
     lines = ["# Memory index", ""]
-    for file, title, _ in written:
+    grouped = rng.random() < 0.5  # half the indexes group their lines under type headings
+    kind = None
+    for file, title, _ in sorted(written) if grouped else written:
         if rng.random() < 0.08:
             continue  # unindexed
-        hook = _words(rng, rng.randint(4, 30 if rng.random() < 0.05 else 14))
+        if grouped and file.split("_")[0] != kind:
+            kind = file.split("_")[0]
+            lines += ["", f"## {kind.title()}"]
+        hook = bodies.sentence(rng, store, 0.3, rng.randint(4, 30 if rng.random() < 0.05 else 14))
         lines.append(f"- [{title}]({file}) — {hook}")
     for _ in range(rng.randint(0, 3)):
         lines.append(f"- [Gone](deleted_{rng.choice(WORDS)}.md) — removed by a dream")
@@ -324,6 +328,7 @@ def generate(root: Path, projects: int, memories: int, seed: int) -> dict:
     with_store = [i for i in range(projects) if rng.random() < 0.7] or [0]
     counts = dict(zip(with_store, memory_counts(rng, len(with_store), memories), strict=True))
     stats = {"stores": 0, "memory_files": 0, "transcripts": 0, "missing_cwds": 0}
+    deleted_worktrees = 0
     for number in range(projects):
         org = ORGS[number % len(ORGS)]
         repo = code / org / f"{rng.choice(WORDS)}-{rng.choice(WORDS)}-{number}"
@@ -354,8 +359,10 @@ def generate(root: Path, projects: int, memories: int, seed: int) -> dict:
             name = f"wt-{number}"
             worktree = code / org / ".worktrees" / name
             if rng.random() < 0.3:  # a deleted worktree: its cwd no longer exists
+                # The first has two sessions: even a small tree's evidence search splits.
                 write_sessions(rng, projects_dir / sanitize(str(worktree)), str(worktree),
-                               str(memory_dir), 1, now)
+                               str(memory_dir), 1 if deleted_worktrees else 2, now)
+                deleted_worktrees += 1
                 stats["missing_cwds"] += 1
             else:
                 git_worktree(repo, worktree, name)
@@ -419,11 +426,13 @@ def ensure_huge_index(root: Path = HUGE_DIR, megabytes: int = 50, memories: int 
     store = root / "config" / "projects" / HUGE_FOLDER / "memory"
     store.mkdir(parents=True)
     files = []
+    words = bodies.StoreWords(rng)
     for number in range(memories):
         kind = rng.choice(TYPES)
         name = f"{kind}_{_words(rng, 2).replace(' ', '_')}_{number}"
         files.append(f"{name}.md")
-        _write(store / f"{name}.md", memory_text(rng, name, kind, _words(rng, 8)), EPOCH)
+        _write(store / f"{name}.md", memory_text(rng, name, kind, _words(rng, 8), words, []),
+               EPOCH)
     pool = _words(rng, 100_000).split()  # drawn once: 50 MB of lines are sliced from it
     lines, size, number = [], 0, 0
     while size < megabytes << 20:
@@ -437,6 +446,49 @@ def ensure_huge_index(root: Path = HUGE_DIR, megabytes: int = 50, memories: int 
     _write(store / "MEMORY.md", "\n".join(lines) + "\n", EPOCH)
     manifest.write_text(json.dumps({"params": params, "stats": {"lines": len(lines)}}) + "\n")
     return root / "config"
+
+
+TEMPLATE_DIR = Path(__file__).resolve().parent / ".data" / "template-50k"
+
+
+def ensure_template_store(root: Path = TEMPLATE_DIR, memories: int = 50_000,
+                          vocabulary: int = 100, seed: int = 1, quiet: bool = False) -> Path:
+    """A config home whose one store holds `memories` template-made notes, every word of
+    them drawn from `vocabulary` words: real stores hold hundreds of
+    `Contacts/Contractors/<id> - <NAME>.md` made from one template. No word is rare, so
+    every note shares its rarest words with thousands of others (the near-duplicate search's
+    worst case). Returns the config home; the same seed gives the same bytes."""
+    params = {"version": GENERATOR_VERSION, "memories": memories, "vocabulary": vocabulary,
+              "seed": seed}
+    if _generated(root, params):
+        return root / "config"
+    if not quiet:
+        print(f"generating a store of {memories} notes from {vocabulary} words in {root} ...",
+              file=sys.stderr)
+    rng = random.Random(seed)
+    home = root / "config"
+    repo = root / "code" / "contacts-crm"
+    git_checkout(repo)
+    store = home / "projects" / sanitize(str(repo)) / "memory"
+    write_sessions(rng, store.parent, str(repo), str(store), 1, EPOCH)
+    words = bodies.ENGLISH[:vocabulary]
+    fields = ("Role", "Company", "Rate", "Skills", "Notes", "Last contact")
+    index = ["# Contacts", ""]
+    for number in range(memories):
+        name = f"{number:05d} - {' '.join(rng.sample(words, 2)).upper()}"
+        file = f"Contacts/{rng.choice(('Contractors', 'Clients', 'Vendors'))}/{name}.md"
+        lines = [f"{field}: {' '.join(rng.choices(words, k=rng.randint(2, 12)))}"
+                 for field in fields]
+        text = (f"---\nname: {name}\ndescription: {' '.join(rng.choices(words, k=8))}\n"
+                f"type: reference\n---\n\n" + "\n".join(lines) + "\n")
+        (store / file).parent.mkdir(parents=True, exist_ok=True)
+        _write(store / file, text, EPOCH - rng.randint(0, 400) * DAY)
+        if number < 150:
+            index.append(f"- [{name}]({file.replace(' ', '%20')}) — {rng.choice(words)}")
+    _write(store / "MEMORY.md", "\n".join(index) + "\n", EPOCH)
+    (root / MANIFEST).write_text(json.dumps({"params": params, "stats": {
+        "memory_files": memories}}) + "\n")
+    return home
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -194,6 +194,36 @@ def test_audit_duplicate_names_the_other_file_and_score(store):
     assert 90 <= finding.score <= 100
 
 
+def test_audit_says_when_the_duplicate_search_of_a_template_store_was_cut_short(store):
+    """Hundreds of notes from one template over a few words: the search stays within its
+    budget and the audit says, once for the store, that some pairs may be missing."""
+    import random
+
+    rng = random.Random(11)
+    words = [f"word{n}" for n in range(30)]
+    folder = store / "Contacts"
+    folder.mkdir()
+    for number in range(1500):
+        fields = "\n".join(f"{field}: {' '.join(rng.choices(words, k=rng.randint(2, 6)))}"
+                           for field in ("Role", "Company", "Skills", "Notes"))
+        (folder / f"{number:04d} - contact.md").write_text(
+            f"---\nname: contact {number}\ndescription: a contact\ntype: reference\n---\n"
+            f"{fields}\n")
+    finding = only(audit(store), "duplicate_search_cut")
+    assert (finding.severity, finding.file, finding.line) == ("info", None, None)
+    assert "of 1,500 memories" in finding.message and "may not be listed" in finding.message
+    assert "duplicate_search_cut" not in kinds(audit_store(load_store(store), duplicates=False))
+
+
+def test_audit_of_an_ordinary_store_does_not_say_its_duplicate_search_was_cut(store):
+    body = "Run the integration tests against a real database, never mocks.\n"
+    for number in range(40):
+        write_memory(store, f"m{number}.md", memory_text(f"m{number}", f"fact {number}", "user",
+                                                           f"{body}Fact number {number}.\n"))
+    assert "duplicate_search_cut" not in kinds(audit(store))
+    assert "duplicate" in kinds(audit(store))
+
+
 @pytest.mark.parametrize("phrase", ["yesterday", "last week", "next Thursday", "昨天", "上周"])
 def test_audit_relative_date(store, phrase):
     text = f"---\nname: when\ndescription: a decision\ntype: user\n---\nFine.\nDecided {phrase}.\n"

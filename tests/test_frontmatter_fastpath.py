@@ -25,11 +25,14 @@ NOT_PLAIN_VALUES = [
     "see this #ops", r'"escaped \" quote"', r'"back\slash"', "'it''s'", '"a" b', "'a' b",
     '"line\u2028break"', '"next\x85line"', '"unclosed', "[list", "{map", "*alias", "&anchor",
     "!tag", "|", ">", "%x", "@at", "`tick",
-    "- item", "? key", "trailing ", "café", "=", "<<",
+    "- item", "? key", "trailing ", "=", "<<",
 ]
+# Values YAML reads as the string they are, left to it all the same: a first letter beyond
+# ASCII, characters JavaScript or YAML may take for a line break or a byte order mark.
+LEFT_TO_YAML = ["é first", "nel\x85line", "sep\u2028line", "par\u2029line", "bom\ufeffhere"]
 NOT_PLAIN = st.sampled_from(NOT_PLAIN_VALUES)
-PLAIN = st.text(alphabet=string.ascii_letters + string.digits + " -_.,/()'\"!?@&*%=+;", min_size=1,
-                max_size=30)
+PLAIN = st.text(alphabet=string.ascii_letters + string.digits + " -_.,/()'\"!?@&*%=+;" "—éü中→"
+                "\u00a0\u3000\u2028\ufeff\x85\U0001f600", min_size=1, max_size=30)
 UUID = st.uuids().map(str)
 TIMESTAMP = st.datetimes().map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.000Z"))
 INTEGER = st.integers(0, 10**18).map(str)
@@ -69,7 +72,7 @@ def test_fast_path_equals_yaml(block):
     assert [type(v) for v in fast.values()] == [type(v) for v in _yaml_mapping(block).values()]
 
 
-@pytest.mark.parametrize("value", NOT_PLAIN_VALUES)
+@pytest.mark.parametrize("value", NOT_PLAIN_VALUES + LEFT_TO_YAML)
 def test_values_yaml_reads_differently_go_to_yaml(value):
     assert _simple_mapping(f"name: x\ndescription: {value}\n") is None
     assert _simple_mapping(f"metadata:\n  type: {value}\n") is None
@@ -108,6 +111,18 @@ def test_duplicate_and_overlong_keys_go_to_yaml(block):
 ])
 def test_the_two_common_forms_take_the_fast_path(block):
     assert _simple_mapping(block) == _yaml_mapping(block)
+
+
+@pytest.mark.parametrize("description", [
+    "Never recommend hardware from memory — always search first",
+    "Résumé and cover letter quality: 理由 → fix",  # the colon sends it to YAML
+    "Ends with a no-break space\u00a0",
+])
+def test_descriptions_beyond_ascii_take_the_fast_path_unless_yaml_reads_them_otherwise(
+        description):
+    block = f"name: x\ndescription: {description}\ntype: feedback\n"
+    fast = _simple_mapping(block)
+    assert fast == (None if ": " in description else _yaml_mapping(block))
 
 
 # Texts made of what decides where a block opens and closes: dashes, JavaScript spaces

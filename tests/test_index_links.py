@@ -24,11 +24,12 @@ from tui.memory import curate
 from tui.memory.audit import audit_store, memory_statuses
 from tui.memory.index import parse_index
 from tui.memory.links import (
-    _MARKDOWN_ONLY,
     FoundLink,
     _parsed_links,
+    _read_links,
     _scan,
     find_links,
+    link_reading,
     wiki_names,
 )
 from tui.memory.store import load_store
@@ -137,15 +138,70 @@ PIECES = ["[", "]", "(", ")", "[[", "]]", "a", "b c", " ", "  ", "\n", "\n\n", "
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
 def test_markdown_parser_and_line_scan_find_the_same_links(text):
-    # The scan stands in for the parser only where no Markdown-only syntax appears.
-    assume(not text.startswith("    ") and not any(s in text for s in _MARKDOWN_ONLY))
+    # The scan stands in for the parser where no Markdown-only syntax appears.
+    assume(link_reading(text) == "scan")
     assert list(_scan(text)) == _parsed_links(text, split_lines(text))
+
+
+CODE_PIECES = [*PIECES, "`", "``", "\\", "\\`", "\\[", "\\\\", "\n  \n", "\n```\n", "\n```py\n",
+               "\n~~~\n", "\n````\n", "```", "\n  ```\n", "\n    ", "\t", "]: x", "&#96;", "- `"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(CODE_PIECES), max_size=50).map("".join))
+def test_reading_code_spans_escapes_and_fences_finds_markdown_its_links(text):
+    """A text markdown-it is not asked about (code spans and escapes read as paragraphs'
+    content, fences at column 0 skipped) gives markdown-it's links, on the same lines; the
+    column too, where the link's text is not also written elsewhere on its line."""
+    found = _read_links(text)
+    assume(found is not None and "[" in text)
+    parsed = _parsed_links(text, split_lines(text))
+    assert [(line, *rest) for line, _, *rest in found] == [
+        (link.line, link.source, link.title, link.target, link.wiki) for link in parsed]
+    lines = split_lines(text)
+    for fields, link in zip(found, parsed, strict=True):
+        if lines[link.line].count(link.source) == 1:
+            assert fields == tuple(link)
+
+
+REAL_BODY = """Run `make test` before pushing; see [[deploy-checklist]].
+
+**Why:** `pytest -x` stopped at the first failure, and `[a](b)` in code is no link.
+
+```sh
+make lint  # [not](a-link.md)
+    indented = [1]
+```
+
+- `src/app.py` holds the [entry point](app.md)
+- a backslash \\[is](escaped.md) text
+"""
+
+
+def test_a_real_shaped_memory_with_code_is_read_without_markdown_it():
+    assert link_reading(REAL_BODY) == "inline"
+    assert [(link.line, link.target) for link in find_links(REAL_BODY)] == [
+        (0, "deploy-checklist"), (9, "app.md")]
+    assert find_links(REAL_BODY) == _parsed_links(REAL_BODY, split_lines(REAL_BODY))
+
+
+@pytest.mark.parametrize("text", [
+    "a `code\nover two lines [x](x.md)` b",  # a code span over a line break
+    "- item\n  ```\n  [x](x.md)\n  ```\n",  # a fence inside a list item
+    "text\n\n    [x](x.md) indented code\n",
+    "[x][d]\n\n[d]: x.md\n",  # a reference definition
+])
+def test_only_what_the_block_structure_decides_is_left_to_markdown_it(text):
+    assert link_reading(text) == "markdown"
+    assert find_links(text) == _parsed_links(text, split_lines(text))
 
 
 @pytest.mark.parametrize("line", [
     "[a](" * 20_000, "[" * 60_000, "[a](x" + " " * 30_000 + "y", "[a](x " + '"' * 30_000,
-    "`[a](" * 10_000, "[[" * 30_000,
-], ids=["open links", "brackets", "spaces", "quotes", "code spans", "wiki brackets"])
+    "`[a](" * 10_000, "[[" * 30_000, "".join("`" * n + " [a](" for n in range(1, 600)),
+    "`" + " [x]" * 50_000,
+], ids=["open links", "brackets", "spaces", "quotes", "code spans", "wiki brackets",
+        "backtick runs of every width", "an unclosed code span"])
 def test_link_scan_stays_linear_on_pathological_lines(line):
     start = time.perf_counter()
     parse_index(line)

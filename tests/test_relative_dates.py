@@ -12,10 +12,13 @@ import datetime as dt
 
 import pytest
 from conftest import index_line, memory_text, write_index, write_memory
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tui.agents.absdates import absolutize
 from tui.agents.dream import run_dream
 from tui.agents.result import conclude
+from tui.memory import dates
 from tui.memory.audit import audit_store
 from tui.memory.dates import relative_dates
 from tui.memory.store import load_store
@@ -424,3 +427,26 @@ def test_the_offline_dream_writes_absolute_dates_and_says_which_it_kept(claude_h
     assert "Recientemente cambió el proveedor." in text
     kept = [line.text for line in result.log if "kept" in line.text]
     assert kept == ["project_freeze.md: kept 'Recientemente': no single date to write in its place"]
+
+
+SCREEN_PIECES = ["the ", " the ", "Yesterday", "DAY", "week", "weeK", "\u212a", "\u0130", "—", "é",
+                 "ÿ", "ɏ", "ɐ", "぀", "ｱ", "上周", "ayer ", "ayer", "last ", "\n", " ", "ago", "a",
+                 "\ud800"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(SCREEN_PIECES), max_size=30).map("".join))
+def test_the_screen_finds_on_utf8_bytes_the_lines_lowering_the_text_finds(text):
+    """Text beyond ASCII (an em dash is enough) is screened by its UTF-8 bytes, lowered as
+    ASCII, and its lead bytes: the same lines, with the same rules, as the lowered text."""
+    screened = "\n" + text.lower()
+    if " the " in screened and (text.isascii() or not dates._ACCENTED.search(text)):
+        hits = [(at, rules) for needle, rules in dates._ENGLISH_NEEDLES.items()
+                for at in dates._occurrences(screened, needle)]
+    else:
+        hits = [(m.start(1), dates._BY_TRIGGER[m.group(1)])
+                for m in dates._LATIN_TRIGGER.finditer(screened)]
+    if not text.isascii() and dates._CJK_TEXT.search(text):
+        hits += [(m.start(), dates._BY_TRIGGER[m.group()])
+                 for m in dates._CJK_TRIGGER.finditer(screened)]
+    assert dates._candidate_lines(text) == dates._lines_of(hits, screened)

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz, process
 
 from tui.memory import frontmatter
-from tui.memory.similarity import WORD_OVERLAP, comparable_text, jaccard, near_duplicates
+from tui.memory.similarity import (
+    DUPLICATE_SCORE,
+    WORD_OVERLAP,
+    comparable_text,
+    jaccard,
+    near_duplicates,
+    search_duplicates,
+)
 from tui.memory.store import Memory
 
 WORDS = ["deploy", "on", "fridays", "never", "the", "cache", "é", "API", "v2", "ok", "tests"]
@@ -95,3 +107,77 @@ def test_two_memories_of_one_size_sharing_eight_ninths_of_their_words_are_duplic
     ]
     assert [(a.file, b.file) for a, b, _ in near_duplicates(memories, 70.0)] == [("m0.md", "m1.md")]
     assert near_duplicates(memories, 70.0) == _all_pairs(memories, 70.0)
+
+
+# --- real-shaped stores, and stores made from one template --------------------------------
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import bodies  # noqa: E402
+
+
+def _real_shaped(count: int, seed: int) -> list[Memory]:
+    """Memories shaped as real ones (benchmarks/bodies.py), a few of them edited copies."""
+    rng = random.Random(seed)
+    words = bodies.StoreWords(rng)
+    texts: list[str] = []
+    for number in range(count):
+        if texts and rng.random() < 0.05:
+            texts.append(rng.choice(texts).replace(".", ". Still true.", 1))
+            continue
+        kind = rng.choice(("feedback", "project", "user", "reference"))
+        head = f"---\nname: m{number}\ndescription: {bodies.description(rng, words)}\n---\n\n"
+        texts.append(head + bodies.memory_body(rng, kind, words, [], bodies.body_length(rng)))
+    return [_memory(n, text) for n, text in enumerate(texts)]
+
+
+def test_a_real_shaped_store_gets_every_pair_of_the_plain_definition_and_no_cut():
+    memories = _real_shaped(500, seed=3)
+    search = search_duplicates(memories)
+    assert search.cut == 0 and search.compared == 500
+    assert search.pairs == _all_pairs(memories, DUPLICATE_SCORE)
+    assert len(search.pairs) >= 10  # the edited copies
+
+
+def _template_notes(count: int, seed: int) -> list[Memory]:
+    """Notes from one template over 30 words: every word is in about half of them."""
+    rng = random.Random(seed)
+    words = [f"word{n}" for n in range(30)]
+    texts = []
+    for number in range(count):
+        if texts and rng.random() < 0.05:
+            texts.append(texts[-1] + " again")  # a near-copy, next to its original
+            continue
+        fields = "\n".join(f"{field}: {' '.join(rng.choices(words, k=rng.randint(2, 6)))}"
+                           for field in ("Role", "Company", "Skills", "Notes"))
+        texts.append(f"---\ndescription: contact {number}\n---\n{fields}\n")
+    return [_memory(n, text) for n, text in enumerate(texts)]
+
+
+def test_a_template_store_is_searched_within_the_budget_and_says_how_many_were_cut():
+    memories = _template_notes(600, seed=5)
+    search = search_duplicates(memories)
+    plain = _all_pairs(memories, DUPLICATE_SCORE)
+    assert 0 < search.cut <= search.compared == 600
+    found = {(a.file, b.file) for a, b, _ in search.pairs}
+    assert found <= {(a.file, b.file) for a, b, _ in plain}  # nothing that is no pair
+    assert len(found) >= len(plain) // 2  # near-copies sit nearest in size: most are found
+
+
+def test_a_search_within_the_budget_costs_in_proportion_to_the_store(monkeypatch):
+    """Postings counted stay under the budget per memory, however uniform the store: the
+    plain prefix filter counts ~quadratically many on template notes."""
+    from tui.memory import similarity
+
+    counted = []
+
+    def counting(items=()):
+        items = list(items)
+        counted.append(len(items))
+        return Counter(items)
+
+    monkeypatch.setattr(similarity, "Counter", counting)
+    for count in (1_000, 2_000):
+        counted.clear()
+        similarity.search_duplicates(_template_notes(count, seed=7))
+        budget = (similarity.PROBE_BUDGET + similarity.PROBE_SHARE) * count
+        assert sum(counted[1:]) <= budget  # the first Counter counts words, not postings

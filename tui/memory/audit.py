@@ -14,7 +14,8 @@ Severity rules:
 - info: prompt guidance Claude Code does not enforce (missing_why, missing_how_to_apply),
   a memory reached only through another memory (linked_from), and a `[[name]]` link that
   names no memory yet (unmatched_wiki_link): Claude Code's prompt calls that a memory worth
-  writing later, not an error, so it is never dangling.
+  writing later, not an error, so it is never dangling. A store too uniform for an exact
+  near-duplicate search in bounded time says so (duplicate_search_cut).
 
 A store may have two indexes, MEMORY.md and team/MEMORY.md (team memory): each gets its own
 index findings. Daily logs (`logs/`, `sessions/`) are never indexed: only reading problems
@@ -417,18 +418,28 @@ def secret_findings(store: Store) -> list[Finding]:
 
 def duplicate_findings(store: Store) -> list[Finding]:
     """The `duplicate` findings alone: the costly part of an audit, so it can come later."""
-    from tui.memory.similarity import near_duplicates
+    from tui.memory.similarity import search_duplicates
 
     same_files = same_file_names(store)  # one file under two names is no duplicate
-    return [
+    search = search_duplicates(store.memories)
+    findings = [
         Finding(
             "duplicate", "warning", first.file, None,
             f"{first.file} and {second.file} look like the same memory ({score:.0f}% similar)",
             other=second.file, score=round(score, 1),
         )
-        for first, second, score in near_duplicates(store.memories)
+        for first, second, score in search.pairs
         if second.file not in same_files.get(first.file, ())
     ]
+    if search.cut:
+        findings.append(Finding(
+            "duplicate_search_cut", "info", None, None,
+            f"the search for near-duplicates compared {search.cut:,} of {search.compared:,} "
+            "memories only with those nearest in size: their rarest words are each in "
+            "thousands of others (notes made from one template?), so some duplicates may "
+            "not be listed",
+        ))
+    return findings
 
 
 def worst_severity(findings: Iterable[Finding]) -> str | None:

@@ -100,7 +100,14 @@ _ENGLISH_NEEDLES = {
     for needle in _ENGLISH_WORDS
     if not any(other in needle for other in _ENGLISH_WORDS if other != needle)
 }
+_ENGLISH_NEEDLE_BYTES = [(needle.encode(), rules) for needle, rules in _ENGLISH_NEEDLES.items()]
 _ACCENTED = re.compile("[\u00c0-\u024f]")
+# The only characters beyond ASCII that str.lower() turns into ASCII letters (İ, the Kelvin K),
+# and the UTF-8 lead bytes of every accented and CJK letter above (and of a few more).
+_LOWERS_TO_ASCII = ("\u0130".encode(), "\u212a".encode())
+_ACCENTED_LEADS = tuple(bytes([lead]) for lead in range(0xC3, 0xCA))  # U+00C0-U+027F
+_CJK_LEADS = (b"\xe3", b"\xe4", b"\xe5", b"\xe6", b"\xe7", b"\xe8", b"\xe9", b"\xea", b"\xeb",
+              b"\xec", b"\xed", b"\xef")  # U+3000-U+DFFF, U+F000-U+FFFF
 _CJK_TRIGGER = re.compile(_trie([t for t in _BY_TRIGGER if _is_cjk(t)]))
 _CJK_TEXT = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _RULE_ORDER = {rule: index for index, rule in enumerate(RULES)}
@@ -108,7 +115,7 @@ _RULE_ORDER = {rule: index for index, rule in enumerate(RULES)}
 _NOT_PROSE = re.compile(r"`[^`\n]*`|\bhttps?://\S+|\]\([^)\s]*\)")
 
 
-def _occurrences(text: str, needle: str) -> Iterator[int]:
+def _occurrences(text: str | bytes, needle: str | bytes) -> Iterator[int]:
     at = text.find(needle)
     while at != -1:
         yield at
@@ -117,20 +124,40 @@ def _occurrences(text: str, needle: str) -> Iterator[int]:
 
 def _candidate_lines(text: str) -> dict[int, set[Rule]]:
     """0-based line -> the rules the trigger words on it name."""
-    screened = "\n" + text.lower()
-    if " the " in screened and (text.isascii() or not _ACCENTED.search(text)):  # plain English
-        hits = [(at, rules) for needle, rules in _ENGLISH_NEEDLES.items() if needle in screened
-                for at in _occurrences(screened, needle)]
-        hits.sort(key=lambda hit: hit[0])
+    screened: str | bytes
+    if text.isascii():
+        screened, accented, cjk = "\n" + text.lower(), False, False
     else:
+        # Text beyond ASCII (an em dash is enough) is slow to lower and to scan with a
+        # regex: its UTF-8 bytes tell first, by their lead bytes, whether an accented or a
+        # CJK letter may be there at all, and the English words, ASCII, are looked for in
+        # the bytes lowered as ASCII: where the lowered text holds them, on the same lines.
+        raw = text.encode("utf-8", "surrogatepass")
+        accented = any(lead in raw for lead in _ACCENTED_LEADS) and bool(_ACCENTED.search(text))
+        cjk = any(lead in raw for lead in _CJK_LEADS) and bool(_CJK_TEXT.search(text))
+        as_ascii = not cjk and not any(letter in raw for letter in _LOWERS_TO_ASCII)
+        screened = b"\n" + raw.lower() if as_ascii else "\n" + text.lower()
+    if not accented and (b" the " if isinstance(screened, bytes) else " the ") in screened:
+        needles = _ENGLISH_NEEDLE_BYTES if isinstance(screened, bytes) else _ENGLISH_NEEDLES.items()
+        hits = [(at, rules) for needle, rules in needles if needle in screened
+                for at in _occurrences(screened, needle)]
+    else:
+        if isinstance(screened, bytes):
+            screened = "\n" + text.lower()
         hits = [(m.start(1), _BY_TRIGGER[m.group(1)]) for m in _LATIN_TRIGGER.finditer(screened)]
-    if not text.isascii() and _CJK_TEXT.search(text):
+    if cjk:
         hits.extend((m.start(), _BY_TRIGGER[m.group()]) for m in _CJK_TRIGGER.finditer(screened))
-        hits.sort(key=lambda hit: hit[0])
+    return _lines_of(hits, screened)
+
+
+def _lines_of(hits: list, screened: str | bytes) -> dict[int, set[Rule]]:
+    """The (position, rules) hits in `screened` (the text after a line break) by line."""
+    hits.sort(key=lambda hit: hit[0])
+    newline = "\n" if isinstance(screened, str) else b"\n"
     wanted: dict[int, set[Rule]] = {}
     line, last = -1, 0
     for position, rules in hits:
-        line += screened.count("\n", last, position)
+        line += screened.count(newline, last, position)
         last = position
         wanted.setdefault(line, set()).update(rules)
     return wanted

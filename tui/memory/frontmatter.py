@@ -147,16 +147,17 @@ def _original_offset(text: str, start: int, view: str, offset: int) -> int:
 # The common case, read without YAML: `key: value` lines and one level of two-space
 # indented `key: value` lines under a bare `key:`, no key twice in one mapping. A value
 # qualifies only where the core schema reads it as this mapping does: a plain string
-# (ASCII starting with a letter, no `:` or `#`, no trailing space, not a word YAML might
-# read as a boolean or null), a UUID, an ISO timestamp (text in YAML 1.2), a decimal
-# integer without a leading zero, or a quoted string without escapes or line breaks.
-# Anything else, a key included, goes to YAML.
-_PLAIN = r'[A-Za-z](?:[ !"$-9;-~]*[!"$-9;-~])?'
+# (starting with an ASCII letter, no `:` or `#`, no trailing space, not a word YAML might
+# read as a boolean or null; other characters printable ASCII or beyond, such as the dash
+# of "a — b" that real descriptions are full of), a UUID, an ISO timestamp (text in YAML
+# 1.2), a decimal integer without a leading zero, or a quoted string without escapes or
+# line breaks. Anything else, a key included, goes to YAML.
+# Printable characters that are not line breaks, as YAML reads them inside quotes.
+_UNICODE = r"\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+_PLAIN = rf'[A-Za-z](?:[ !"$-9;-~{_UNICODE}]*[!"$-9;-~{_UNICODE}])?'
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _ISO_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z"
 _INTEGER = r"0|[1-9][0-9]{0,14}"
-# Printable characters that are not line breaks, as YAML reads them inside quotes.
-_UNICODE = r"\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
 _DOUBLE_QUOTED = rf'"([\t !#-\[\]-~{_UNICODE}]*)"'  # no `"`, no `\`
 _SINGLE_QUOTED = rf"'([\t -&(-~{_UNICODE}]*)'"  # no `'`
 _SIMPLE_LINE = re.compile(

@@ -6,9 +6,11 @@ indented code; HTML is read as text, as the model reads it. A target may be `<..
 percent-encoded, hold spaces (CommonMark refuses those, the model reads them as links
 anyway), carry an `#anchor` or a title.
 
-Most texts hold none of the syntax that makes Markdown differ from a plain scan (backticks,
-backslashes, reference links, indented code): those are scanned line by line. The others go
-through markdown-it with the same link grammar plugged in, so both ways find the same links.
+Most texts hold none of the syntax that makes Markdown differ from a plain scan: those are
+scanned line by line. A text with code spans or backslash escapes but no block syntax (no
+fence, no indented code, no reference definition) is read the way markdown-it reads the
+inside of its paragraphs (see `_inline_links`). The rest go through markdown-it with the same
+link grammar plugged in, so every way finds the same links.
 """
 
 from __future__ import annotations
@@ -29,10 +31,10 @@ _LINK = re.compile(
     rf"\([ \t]*+(?:<(?P<angle>[^<>\n]*+)>|(?P<bare>{_WORD}(?:[ \t]++{_WORD})*?))"
     r"(?:[ \t]++(?:\"[^\"\n]*+\"|'[^'\n]*+'|\([^()\n]*+\)))?[ \t]*+\)"
 )
-# Syntax under which a line-by-line scan could take code or an escaped bracket for a link,
-# or miss a reference link. Indented code starts with a tab or four spaces, after a list or
-# quote marker with five.
-_MARKDOWN_ONLY = ("`", "\\", "~~~", "][", "]:", "\t", "\n    ", "     ")
+# Syntax only the block structure decides: fences, indented code (a tab or four spaces, after
+# a list or quote marker five), reference definitions. A text without any is paragraphs and
+# headings, read line by line; with code spans or escapes, as markdown-it reads a paragraph.
+_BLOCK_SYNTAX = ("```", "~~~", "]:", "\t", "\n    ", "     ")
 _SEPARATORS = re.compile(r"[\s_-]+")
 
 
@@ -71,10 +73,19 @@ def link_fields(text: str) -> Iterator[LinkFields]:
             yield from link_fields(text[:split])
             yield from _scan(text, split + 1, text.count("\n", 0, split) + 1)
             return
-    if text.startswith("    ") or any(syntax in text for syntax in _MARKDOWN_ONLY):
-        yield from _parsed_links(text, split_lines(text))
-        return
-    yield from _scan(text)
+    found = _read_links(text)
+    yield from _parsed_links(text, split_lines(text)) if found is None else found
+
+
+def link_reading(text: str) -> str:
+    """How `link_fields` reads a text of up to MARKDOWN_LIMIT characters: "none" (no `[`),
+    "scan" (no Markdown syntax: line by line), "inline" (code spans or escapes: as
+    paragraphs' content) or "markdown" (through markdown-it)."""
+    if "[" not in text:
+        return "none"
+    if _read_links(text) is None:
+        return "markdown"
+    return "inline" if "`" in text or "\\" in text else "scan"
 
 
 def wiki_links(text: str) -> list[FoundLink]:
@@ -105,6 +116,130 @@ def _scan(text: str, start: int = 0, line: int = 0) -> Iterator[LinkFields]:
             line_start = rfind("\n", position, begin) + 1
         position = begin
         yield _fields(line, match.end() - line_start, match)
+
+
+# --- reading without markdown-it ----------------------------------------------------------
+
+# What markdown-it's inline parser does at a backslash (escape: the next character is text),
+# at a run of backticks (a code span up to the next run as long, or text) and at a `[` (the
+# link rule below). Text, entities and line breaks never hold those three characters.
+_INLINE_SYNTAX = re.compile(r"\\.|`+|\[", re.DOTALL)
+_BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
+_FENCE_LINE = re.compile(r"^.*(?:```|~~~).*$", re.MULTILINE)
+
+
+@cache
+def _closing_run(width: int) -> re.Pattern[str]:
+    return re.compile(f"(?<!`){'`' * width}(?!`)")
+
+
+def _read_links(text: str) -> list[LinkFields] | None:
+    """The links markdown-it finds in `text`, or None when only markdown-it can tell.
+
+    The block structure matters only for code blocks and reference definitions: a text
+    without indented code nor definitions, whose fences all start at column 0, is fenced code
+    and paragraphs and headings between the fences, read by `_inline_links`."""
+    source = text.replace("\r\n", "\n")  # as `_parsed_links` reads it; lines stay the same
+    parts = _outside_fences(source) if "```" in source or "~~~" in source else [(0, len(source))]
+    if parts is None:
+        return None
+    found: list[LinkFields] = []
+    line = position = 0
+    for start, end in parts:
+        line += source.count("\n", position, start)
+        position = start
+        part = source if (start, end) == (0, len(source)) else source[start:end]
+        if part.startswith("    ") or any(syntax in part for syntax in _BLOCK_SYNTAX):
+            return None
+        if "`" in part or "\\" in part:
+            links = _inline_links(part, line)
+            if links is None:
+                return None
+            found += links
+        elif "[" in part:
+            found += _scan(part, 0, line)
+    return found
+
+
+def _outside_fences(source: str) -> list[tuple[int, int]] | None:
+    """The stretches of `source` outside fenced code, or None unless every line holding a
+    fence marker starts with it: a fence at column 0 is always a top-level one (it closes any
+    list or quote and interrupts any paragraph), and it ends at the first line of at least
+    its marker with nothing after, or with the text."""
+    parts: list[tuple[int, int]] = []
+    start, fence = 0, ""
+    for line in _FENCE_LINE.finditer(source):
+        row = line.group()
+        marker = row[0]
+        if marker not in "`~" or not row.startswith(marker * 3):
+            return None
+        width = len(row) - len(row.lstrip(marker))
+        if not fence:
+            if marker == "`" and "`" in row[width:]:
+                return None  # not a fence: backticks in its info string
+            parts.append((start, line.start()))
+            fence = row[:width]
+        elif row.startswith(fence) and marker == fence[0] and not row[width:].strip(" \t"):
+            start, fence = line.end(), ""
+    if not fence:
+        parts.append((start, len(source)))
+    return parts
+
+
+def _inline_links(text: str, line: int = 0) -> list[LinkFields] | None:
+    """The links markdown-it finds in a text with no fence, indented code nor reference
+    definition (its first line is line `line`), or None when a code span may run over a
+    line break.
+
+    Without those, every line holding a backtick, backslash or bracket is inline content of
+    a paragraph or heading (container markers, rules and setext underlines hold none), and
+    inline content never crosses a blank line. markdown-it reads it left to right as
+    `_INLINE_SYNTAX` says; the link rule never crosses a line break. So reading each line on
+    its own gives markdown-it's links as long as no backtick run finds its closing run on a
+    later line of the same paragraph: those texts are left to markdown-it. Stretches between
+    blank lines that hold no `[` hold no link, whatever their code spans: they are skipped."""
+    found: list[LinkFields] = []
+    search, count, rfind, find = _INLINE_SYNTAX.search, text.count, text.rfind, text.find
+    line_start = done = 0
+    bracket = find("[")
+    while bracket >= 0:
+        # From the stretch's first line, or sooner (a blank line may hold spaces): any line
+        # start will do, the reading of a line does not depend on those before it.
+        position = max(done, rfind("\n\n", done, bracket) + 1)
+        blank = _BLANK_LINE.search(text, bracket)
+        end = blank.start() if blank else len(text)
+        unclosed: dict[int, int] = {}  # run width -> where a search for its closing run failed
+        while (syntax := search(text, position, end)) is not None:
+            begin = syntax.start()
+            first = text[begin]
+            if first == "[":
+                match = _LINK.match(text, begin)
+                if match is None:
+                    position = begin + 1
+                    continue
+                newlines = count("\n", line_start, begin)
+                if newlines:
+                    line += newlines
+                    line_start = rfind("\n", line_start, begin) + 1
+                found.append(_fields(line, match.end() - line_start, match))
+                position = match.end()
+            elif first == "\\":
+                position = syntax.end()
+            else:  # a code span, or backticks with no closing run: text
+                position = syntax.end()
+                width = len(syntax.group())
+                if unclosed.get(width, end) <= begin:
+                    continue  # no run this long from there to the stretch's end
+                closed = _closing_run(width).search(text, position, end)
+                if closed is None:
+                    unclosed[width] = begin
+                elif find("\n", position, closed.start()) >= 0:
+                    return None
+                else:
+                    position = closed.end()
+        done = end
+        bracket = find("[", end)
+    return found
 
 
 # --- the Markdown path ---------------------------------------------------------------------

@@ -32,6 +32,7 @@ FIXES: dict[str, tuple[str, ...]] = {
     "outside_store": ("store.edit",),
     "untrusted_setting": (),
     "unmatched_wiki_link": (),
+    "duplicate_search_cut": (),
 }
 MEMORY_FIX = ("store.edit", "store.archive", "store.delete", "store.history")
 # What a fix does, when its key's name alone does not say it.
@@ -42,6 +43,7 @@ FIX_NOTES = {
 NO_FIX = {
     "untrusted_setting": "nothing to fix here: the setting is in the repository",
     "unmatched_wiki_link": "nothing to repair: a memory worth writing later",
+    "duplicate_search_cut": "nothing to repair: the duplicates listed may not be all of them",
 }
 PLURALS = {"error": "errors", "warning": "warnings", "info": "info"}
 # (key, width); at 80 columns the severity gives way (the kind is in its colour).
