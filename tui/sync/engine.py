@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui import failpoints
+from tui.memory.conflicts import CONFLICT_OPEN
 from tui.memory.writes import FileChange
-from tui.sync.conflicts import CONFLICT_OPEN
 from tui.sync.identity import Identity
 from tui.sync.plan import StorePlan, is_index, plan_store
 from tui.sync.remote import TRACKING, RemoteUnreachable, SyncRepo, shown_url

@@ -26,8 +26,8 @@ from tui.claude.paths import INDEX_NAME
 from tui.history.journal import blob_id
 from tui.history.markers import MARK_OURS, MARK_SPLIT, MARK_THEIRS
 from tui.history.merge import merge3
+from tui.memory.conflicts import SYNC_LABEL
 from tui.memory.writes import FileChange
-from tui.sync.conflicts import SYNC_LABEL
 
 REMOTE_LABEL = f"{SYNC_LABEL} from the remote"
 
