@@ -119,6 +119,19 @@ def secret_texts() -> dict[str, bytes]:
     }
 
 
+def remote_objects(remote: Path) -> list[bytes]:
+    """The content of every object in the repository (commits, trees, blobs)."""
+    out = subprocess.run(["git", "--git-dir", str(remote), "cat-file", "--batch-all-objects",
+                          "--batch"], capture_output=True, check=True).stdout
+    objects, position = [], 0
+    while position < len(out):
+        header_end = out.index(b"\n", position)
+        size = int(out[position:header_end].split()[2])
+        objects.append(out[header_end + 1:header_end + 1 + size])
+        position = header_end + 2 + size
+    return objects
+
+
 def holds_token(data: bytes) -> bool:
     """Whether TOKEN is in these bytes, in any of the encodings `secret_texts` uses."""
     return any(TOKEN.encode(codec) in data for codec in

@@ -22,6 +22,7 @@ from hostile_remotes import (
     hostile_entries,
     processes_with,
     push_entries,
+    remote_objects,
     secret_texts,
     snapshot_tree,
 )
@@ -243,9 +244,7 @@ def test_secrets_never_leave_in_a_name_or_in_any_encoding(world):
     assert TOKEN not in out + err and "[REDACTED].md blocked: secret in its name" in out
     # Nothing on the remote holds the token: no path, no blob, no commit message.
     assert not any(TOKEN in path for path in remote_files(remote))
-    objects = subprocess.run(["git", "--git-dir", str(remote), "cat-file", "--batch-all-objects",
-                              "--batch"], capture_output=True, check=True).stdout
-    assert not holds_token(objects)
+    assert not any(holds_token(data) for data in remote_objects(remote))
 
 
 # --- a remote that never answers -------------------------------------------------------------

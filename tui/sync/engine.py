@@ -129,9 +129,9 @@ def _outgoing_refusal(file: str, data: bytes | None) -> str | None:
     size no memory has, a secret in its name or text (in any encoding); None to send it."""
     from tui.memory.secrets import find_secrets, first_secret_in_bytes
 
-    raw = file.encode("utf-8", "surrogateescape")
-    problem = next((name_problem(part, n == 0) for n, part in enumerate(raw.split(b"/"))
-                    if name_problem(part, n == 0)), None)
+    parts = file.encode("utf-8", "surrogateescape").split(b"/")
+    problem = next(filter(None, (name_problem(part, n == 0) for n, part in enumerate(parts))),
+                   None)
     if problem:
         return f"not pushed: {problem}"
     hit = next(find_secrets(file), None)
@@ -214,8 +214,6 @@ class _Run:
 
     def __init__(self, repo: SyncRepo, targets: Sequence[SyncTarget], *, dry_run: bool,
                  accept_cut: bool, machine: str, fetch: bool = True):
-        from tui.memory.secrets import find_secrets
-
         self.repo = repo
         self.fetch = fetch
         self.dry_run = dry_run
@@ -230,10 +228,6 @@ class _Run:
             self.projects[target.store] = project
             if key is None:
                 project.skipped = f"not synced: {target.identity.reason}"
-            elif hit := next(find_secrets(key), None):
-                project.identity = _redacted(key)
-                project.skipped = (f"not synced: its name on the remote holds a secret "
-                                   f"({hit.kind}); give it another with --name NAME")
             elif key in owners:
                 project.skipped = (f"not synced: {owners[key]} has the same identity {key} "
                                    "on this machine; give one of them its own --name")

@@ -13,6 +13,7 @@ borrows this one's objects, and writes nothing under memtui's state.
 from __future__ import annotations
 
 import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -131,7 +132,7 @@ class SyncRepo:
         next `ensure` makes a new one."""
         stamp = time.strftime("%Y%m%dT%H%M%S")
         broken = self.path.with_name(f"{self.path.name}.broken-{stamp}-{secrets.token_hex(2)}")
-        for older in self.path.parent.glob(f"{glob_escape(self.path.name)}.broken-*"):
+        for older in self.path.parent.glob(f"{glob.escape(self.path.name)}.broken-*"):
             shutil.rmtree(older, ignore_errors=True)
         os.replace(self.path, broken)
         self._folders.clear()
@@ -377,16 +378,14 @@ def _one_commit(record: bytes, left: dict[str, str], found: dict[str, Side]) -> 
                     if line.startswith(f"{MACHINE_TRAILER}:")), None)
     subject = _OUR_SUBJECT.match(text)
     machine = machine or (subject.group(1) if subject else None) or \
-        author.decode("utf-8", "replace") or "the remote"
+        author.decode("utf-8", "replace")
+    # Another machine's words, going into a marker line: printable, one line, short.
+    machine = "".join(char for char in machine if char.isprintable())[:100] or "the remote"
     when = float(stamp) if stamp.strip().isdigit() else None
     for raw in names.strip(b"\n").split(b"\0"):
         name = left.pop(raw.decode("utf-8", "surrogateescape"), None)
         if name is not None:
             found[name] = Side(machine, when)
-
-
-def glob_escape(name: str) -> str:
-    return re.sub(r"([*?\[])", r"[\1]", name)
 
 
 def _quote(path: str) -> str:
