@@ -123,6 +123,19 @@ def test_a_machine_name_is_given_once_remembered_and_labels_its_side(world):
     assert code == 2 and "looks like a secret" in err and TOKEN not in err
 
 
+def test_two_machines_left_with_one_hostname_are_told_how_to_tell_them_apart(world):
+    remote, (a, b, _) = world
+    for machine in (a, b):
+        machine.write_settings({"remote": str(remote), "names": {}, "machine": "vm"})
+    a.write("rule.md", memory_text(name="rule", body="Tabs.\n"))
+    b.write("rule.md", memory_text(name="rule", body="Spaces.\n"))
+    a.sync()
+    code, out, _ = b.run("sync", "--all")
+    assert code == 0 and "1 conflict(s)" in out
+    assert "the other machine is called vm too: give this one its own name with " \
+           "`memtui sync --machine NAME`" in out
+
+
 # --- delete vs edit ------------------------------------------------------------------------
 
 def test_delete_here_edit_there_never_makes_an_orphan(world):

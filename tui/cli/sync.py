@@ -215,11 +215,27 @@ def _print_report(report) -> None:
             parts.append(f"{len(project.conflicts)} conflict(s), both texts kept in "
                          f"{_files(project.conflicts)}: keep one with "
                          f"{_merge_command(project.store, project.conflicts)} or K in the app")
+            if not report.dry_run and (name := _shared_machine_name(project)):
+                parts.append(f"the other machine is called {name} too: give this one its own "
+                             "name with `memtui sync --machine NAME`")
         parts += _blocked_parts(project.blocked)
         if project.unresolved and not project.conflicts:
             parts.append(f"{_files(project.unresolved)} still hold(s) both texts of a conflict "
                          f"({_merge_command(project.store, project.unresolved)}, or K in the app)")
         print(f"  {name}: {'; '.join(parts) if parts else 'in sync'}")
+
+
+def _shared_machine_name(project) -> str | None:
+    """The machine name both sides of a conflict carry (two machines left with one
+    hostname, `vm`, `localhost`), read from the first conflicted file."""
+    from tui.memory.conflicts import find_conflicts
+
+    try:
+        text = (project.store / project.conflicts[0]).read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+    return next((conflict.machine for conflict in find_conflicts(text)
+                 if conflict.other.rsplit(", ", 1)[0] == conflict.machine), None)
 
 
 def _blocked_parts(blocked: list[dict[str, str]]) -> list[str]:
