@@ -304,20 +304,21 @@ class _KeyMerge:
             was = base.get(key) if base is not None else None
             values = (our_data.get(key, _MISSING), their_data.get(key, _MISSING),
                       _MISSING if base_data is None else base_data.get(key, _MISSING))
-            nested = self._nested(key, mine, other, was, values, ours.indent, parent)
+            nested = self._nested(key, mine, other, was, values, parent)
             if nested is not None:
                 entries.append(nested[0])
                 data[key] = nested[1]
                 continue
-            entry, value = self._one(key, mine, other, values, parent, ours.indent,
-                                     theirs.indent)
+            entry, value = self._one(key, mine, other, values, parent)
             if entry is not None:
                 entries.append(entry)
                 data[key] = value
         return entries, data
 
     def _one(self, key: str, mine: Entry | None, other: Entry | None, values: tuple,
-             parent: tuple[str, str] | None, our_indent: str, their_indent: str):
+             parent: tuple[str, str] | None):
+        """(the entry kept, its value) of a key that is no mapping on both sides; their
+        entry comes written at our indent."""
         ours, theirs, was = values
         if _same(ours, theirs):
             choice = "ours"
@@ -337,7 +338,7 @@ class _KeyMerge:
             return mine, ours
         if other is None:
             return None, None  # deleted there
-        return reindent(other, their_indent, our_indent), theirs
+        return other, theirs
 
     def _conflict(self, mine: Entry, other: Entry, parent: tuple[str, str] | None) -> None:
         for lines, entry, header in ((self.ours_lines, mine, parent and parent[0]),
@@ -346,7 +347,7 @@ class _KeyMerge:
                 lines.append(header)
             lines.extend(entry.lines)
 
-    def _nested(self, key, mine, other, was, values, indent, parent):
+    def _nested(self, key, mine, other, was, values, parent):
         """A mapping on both sides (`metadata:`) merged key by key; None otherwise."""
         ours, theirs, base = values
         if parent is not None or mine is None or other is None:
