@@ -10,6 +10,8 @@ Every scenario runs `memtui` as processes of their own, each machine in a fresh 
   moment. At the end every machine syncs until nothing moves. Counted: what was written
   anywhere and is missing anywhere, conflicts (the shared memory is appended to at the
   same place by all: a conflict keeps both texts, and its lines must survive it).
+- kills: the same rounds with one machine's sync SIGKILLed at a random moment each round.
+  Counted: what is missing anywhere after the survivors' final syncs.
 - first-contact: two machines each built with `memtui demo` (the same memories, saved in
   their own sessions: other session ids and times), their checkouts given one origin, a
   few memories then edited differently on each; each syncs twice. Counted: conflicts,
@@ -50,7 +52,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import hostile_remotes  # noqa: E402
 
 SHARED = "shared_notes.md"
-SCENARIOS = ("rounds", "first-contact", "hostile", "secrets", "delete-edit", "black-hole")
+SCENARIOS = ("rounds", "kills", "first-contact", "hostile", "secrets", "delete-edit",
+             "black-hole")
 MARKERS = ("<<<<<<< ", "=======\n", ">>>>>>> ")
 
 
@@ -176,6 +179,44 @@ def rounds(base: Path, machines_wanted: int, rounds_wanted: int) -> tuple[str, l
             f"{len(missing)} missing anywhere; {len(failures)} failed runs; rounds with a "
             f"conflict reported: {conflicts}; machines {'identical' if same else 'DIFFERENT'}",
             failures + missing)
+
+
+def kills(base: Path, machines_wanted: int, rounds_wanted: int) -> tuple[str, list[str]]:
+    """Rounds of writes where one machine's sync is SIGKILLed at a random moment each time;
+    the journalled write and the next sync must lose nothing."""
+    import random
+
+    remote = new_remote(base)
+    machines = [Machine(base, f"k{n}", remote) for n in range(1, max(2, machines_wanted) + 1)]
+    failures: list[str] = []
+    for machine in machines:
+        machine.store.mkdir(parents=True)
+        machine.run(failures, "first sync", "sync", "--name", "app", "--remote", str(remote),
+                    str(machine.store))
+    written: list[tuple[str, str, str]] = []
+    killed = 0
+    for number in range(1, rounds_wanted + 1):
+        written += [machine.write_round(number) for machine in machines]
+        runs = [(machine, machine.start("sync", "--all")) for machine in machines]
+        victim = runs[number % len(runs)][1]
+        time.sleep(random.uniform(0.05, 1.5))
+        if victim.poll() is None:
+            victim.kill()
+            killed += 1
+        for machine, process in runs:
+            if process is victim:
+                process.communicate()
+            else:
+                finished(process, failures, f"{machine.name} round {number}")
+    synced_alike(machines, failures, 3)
+    lost = [f"{m.name} lacks {file} or its lines" for m in machines
+            for file, line, shared in written
+            if not (m.store / file).is_file()
+            or line not in (m.store / "MEMORY.md").read_text().splitlines()
+            or shared not in (m.store / SHARED).read_text().splitlines()]
+    return (f"{len(machines)} machines x {rounds_wanted} rounds, {killed} syncs SIGKILLed "
+            f"mid-run: {len(written)} memories written; {len(lost)} lost anywhere at the end; "
+            f"{len(failures)} failed runs after", failures + lost)
 
 
 def _audit_kinds(machine: Machine, checkout: Path) -> dict[str, int]:
@@ -397,7 +438,7 @@ def black_hole(base: Path, *_: int) -> tuple[str, list[str]]:
 
 
 RUNNERS: dict[str, Callable[[Path, int, int], tuple[str, list[str]]]] = {
-    "rounds": rounds, "first-contact": first_contact, "hostile": hostile, "secrets": secrets,
+    "rounds": rounds, "kills": kills, "first-contact": first_contact, "hostile": hostile, "secrets": secrets,
     "delete-edit": delete_edit, "black-hole": black_hole}
 
 
