@@ -141,14 +141,37 @@ def markers_above_frontmatter(text: str) -> bool:
 
 # --- the scenarios -------------------------------------------------------------------------
 
-def rounds(base: Path, machines_wanted: int, rounds_wanted: int) -> tuple[str, list[str]]:
-    remote = new_remote(base)
-    machines = [Machine(base, f"m{n}", remote) for n in range(1, machines_wanted + 1)]
-    failures: list[str] = []
-    for machine in machines:  # name the store and remember the remote, one at a time
+def named_machines(base: Path, prefix: str, count: int, remote: Path,
+                   failures: list[str]) -> list[Machine]:
+    """Machines whose store is named `app`, the remote remembered: set up one at a time."""
+    machines = [Machine(base, f"{prefix}{n}", remote) for n in range(1, count + 1)]
+    for machine in machines:
         machine.store.mkdir(parents=True)
         machine.run(failures, "first sync", "sync", "--name", "app", "--remote", str(remote),
                     str(machine.store))
+    return machines
+
+
+def missing_anywhere(machines: list[Machine], written: list[tuple[str, str, str]]) -> list[str]:
+    """Of each round's memory, index line and shared line, what a machine lacks."""
+    missing = []
+    for machine in machines:
+        index = (machine.store / "MEMORY.md").read_text().splitlines()
+        shared = (machine.store / SHARED).read_text().splitlines()
+        for file, index_line, shared_line in written:
+            if not (machine.store / file).is_file():
+                missing.append(f"{machine.name} lacks {file}")
+            if index_line not in index:
+                missing.append(f"{machine.name}'s MEMORY.md lacks {index_line!r}")
+            if shared_line not in shared:
+                missing.append(f"{machine.name}'s {SHARED} lacks {shared_line!r}")
+    return missing
+
+
+def rounds(base: Path, machines_wanted: int, rounds_wanted: int) -> tuple[str, list[str]]:
+    remote = new_remote(base)
+    failures: list[str] = []
+    machines = named_machines(base, "m", machines_wanted, remote, failures)
     written: list[tuple[str, str, str]] = []
     conflicts = 0
     for number in range(1, rounds_wanted + 1):
@@ -158,17 +181,7 @@ def rounds(base: Path, machines_wanted: int, rounds_wanted: int) -> tuple[str, l
             out = finished(process, failures, f"{machine.name} round {number}")
             conflicts += out.count('"conflicts": [\n')  # a non-empty list opens a line
     synced_alike(machines, failures, 3)
-    missing = []
-    for machine in machines:
-        index = (machine.store / "MEMORY.md").read_text()
-        shared = (machine.store / SHARED).read_text()
-        for file, index_line, shared_line in written:
-            if not (machine.store / file).is_file():
-                missing.append(f"{machine.name} lacks {file}")
-            if index_line not in index.splitlines():
-                missing.append(f"{machine.name}'s MEMORY.md lacks {index_line!r}")
-            if shared_line not in shared.splitlines():
-                missing.append(f"{machine.name}'s {SHARED} lacks {shared_line!r}")
+    missing = missing_anywhere(machines, written)
     same = len({(m.store / SHARED).read_bytes() for m in machines}) == 1 and len(
         {(m.store / "MEMORY.md").read_bytes() for m in machines}) == 1
     syncs = machines_wanted * (rounds_wanted + 4)
@@ -187,12 +200,8 @@ def kills(base: Path, machines_wanted: int, rounds_wanted: int) -> tuple[str, li
     import random
 
     remote = new_remote(base)
-    machines = [Machine(base, f"k{n}", remote) for n in range(1, max(2, machines_wanted) + 1)]
     failures: list[str] = []
-    for machine in machines:
-        machine.store.mkdir(parents=True)
-        machine.run(failures, "first sync", "sync", "--name", "app", "--remote", str(remote),
-                    str(machine.store))
+    machines = named_machines(base, "k", max(2, machines_wanted), remote, failures)
     written: list[tuple[str, str, str]] = []
     killed = 0
     for number in range(1, rounds_wanted + 1):
@@ -209,11 +218,7 @@ def kills(base: Path, machines_wanted: int, rounds_wanted: int) -> tuple[str, li
             else:
                 finished(process, failures, f"{machine.name} round {number}")
     synced_alike(machines, failures, 3)
-    lost = [f"{m.name} lacks {file} or its lines" for m in machines
-            for file, line, shared in written
-            if not (m.store / file).is_file()
-            or line not in (m.store / "MEMORY.md").read_text().splitlines()
-            or shared not in (m.store / SHARED).read_text().splitlines()]
+    lost = missing_anywhere(machines, written)
     return (f"{len(machines)} machines x {rounds_wanted} rounds, {killed} syncs SIGKILLed "
             f"mid-run: {len(written)} memories written; {len(lost)} lost anywhere at the end; "
             f"{len(failures)} failed runs after", failures + lost)
