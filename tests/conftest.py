@@ -267,15 +267,20 @@ def write_jsonl(path: Path, records: Iterable[dict | bytes | str]) -> None:
     path.write_bytes(b"".join(chunks))
 
 
+SYNC_PUSHED_AT = 1_777_730_580.0  # when the remote's text of sync_conflicted_memory was pushed
+
+
 def sync_conflicted_memory(machine: str = "laptop") -> str:
-    """A memory as `memtui sync` leaves it after a conflict: both texts between markers."""
+    """A memory as `memtui sync` on `machine` leaves it after a conflict with a text
+    `desktop` pushed at SYNC_PUSHED_AT (2026-05-02 14:03 UTC): both texts between markers."""
+    from tui.sync.merge import Side
     from tui.sync.plan import merge_file
 
     base = memory_text(name="rule", body="Indent with tabs.\n")
     ours = memory_text(name="rule", body="Indent with two spaces.\n")
     theirs = memory_text(name="rule", body="Indent with four spaces.\n")
     merged, conflict = merge_file("rule.md", base.encode(), ours.encode(), theirs.encode(),
-                                  machine)
+                                  Side(machine), Side("desktop", SYNC_PUSHED_AT))
     assert conflict
     return merged.decode()
 

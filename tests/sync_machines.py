@@ -78,6 +78,12 @@ class Machine:
             [sys.executable, "-m", "tui", *argv], env={**os.environ, **self.env()},
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
+    def write_settings(self, settings: dict) -> None:
+        """The machine's sync.json, as `memtui sync --machine` would leave it."""
+        path = self.root / "config_dir" / "sync.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings), encoding="utf-8")
+
     def write(self, file: str, text: str) -> Path:
         path = self.store / file
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -110,5 +116,6 @@ def make_machines(tmp_path: Path, capsys, count: int = 3) -> tuple[Path, list[Ma
         home.session(real(checkout))
         machine = Machine(name, root, real(checkout), home, capsys)
         machine.store.mkdir(parents=True, exist_ok=True)
+        machine.write_settings({"remote": None, "names": {}, "machine": name})
         machines.append(machine)
     return remote, machines

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from conftest import memory_text, settle
 from sync_machines import make_machines
 
@@ -170,3 +172,21 @@ async def test_a_sync_conflict_is_resolved_in_the_store_screen_and_undone(tmp_pa
             await pilot.press("u")
             await settle(app, pilot)
             assert b.read("rule.md") == conflicted
+
+
+def test_what_a_sync_leaves_out_is_named_for_what_it_is():
+    """A secret kept here and a remote entry no store can hold: neither is called a push."""
+    from types import SimpleNamespace
+
+    from tui.app.screens.projects import sync_outcome, sync_plan
+    from tui.sync.engine import ProjectSync
+
+    result = ProjectSync("github.com/ana/app", Path("/work/app/memory"), pushed=["a.md"],
+                         blocked=[{"file": "..", "reason": "not pulled: a `.` or `..` in its path"},
+                                  {"file": "ci.md",
+                                   "reason": "secret on line 3 (GitHub Token); not pushed"}])
+    plan = sync_plan(SimpleNamespace(key_path="/work/app", store=result.store), result)
+    assert "Not synced: ..: not pulled: a `.` or `..` in its path" in plan.summary
+    assert "Not synced: ci.md: secret on line 3 (GitHub Token); not pushed" in plan.summary
+    text, severity = sync_outcome(result)
+    assert "2 left out (secrets, or entries no store can hold)" in text and severity == "warning"

@@ -381,12 +381,20 @@ def test_audit_sync_conflict_where_its_markers_open(store):
     found = only(audit(store), "sync_conflict")
     opening = text.split("\n").index("<<<<<<< memtui sync: laptop") + 1
     assert (found.severity, found.file, found.line) == ("warning", "rule.md", opening)
-    assert "from laptop and from the remote" in found.message
+    assert "from laptop and from desktop, 2026-05-02 14:03 UTC" in found.message
+
+
+def test_audit_sync_conflict_an_older_memtui_left_names_the_remote(store):
+    text = sync_conflicted_memory().replace("desktop, 2026-05-02 14:03 UTC", "from the remote")
+    write_memory(store, "rule.md", text)
+    write_index(store, [index_line("rule.md")])
+    assert "from laptop and from the remote" in only(audit(store), "sync_conflict").message
 
 
 def test_audit_markers_that_are_no_complete_sync_conflict_are_no_finding(store):
     text = sync_conflicted_memory()
-    write_memory(store, "half.md", text.replace(">>>>>>> memtui sync: from the remote\n", ""))
+    write_memory(store, "half.md", text.replace(
+        ">>>>>>> memtui sync: desktop, 2026-05-02 14:03 UTC\n", ""))
     write_memory(store, "git.md", text.replace("memtui sync: ", ""))  # git's own markers
     write_index(store, [index_line("half.md"), index_line("git.md")])
     assert "sync_conflict" not in kinds(audit(store))

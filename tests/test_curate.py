@@ -352,10 +352,28 @@ def test_keeping_a_side_of_a_sync_conflict_offers_the_other_two(store):
     assert plan.label == "resolve 1 sync conflict: keep the second text"
     assert plan.options == ("keep the first text", "keep both texts")
     [summary] = plan.summary
-    assert "drop: (first, from laptop)" in summary and "keep: (second, from the remote)" in summary
+    assert "drop: (first, from laptop)" in summary
+    assert "keep: (second, from desktop, 2026-05-02 14:03 UTC)" in summary
     apply(store, plan)
     assert (store / "rule.md").read_text() == memory_text(name="rule",
                                                           body="Indent with four spaces.\n")
+
+
+def test_keeping_a_side_of_a_frontmatter_conflict_sets_it_in_the_frontmatter(store):
+    """Sync keeps the newer description in the frontmatter and shows both in the body."""
+    from tui.sync.merge import Side, merge_memory
+
+    base = memory_text(name="rule", description="how we indent")
+    ours, theirs = (base.replace("how we indent", words) for words in ("tabs", "spaces"))
+    merged, conflicted = merge_memory(base.encode(), ours.encode(), theirs.encode(),
+                                      Side("laptop", 2.0), Side("desktop", 1.0))
+    assert conflicted
+    write_memory(store, "rule.md", merged)
+    assert load_store(store).memory("rule.md").description == "tabs"
+    plan = curate.plan_keep_sync_side(load_store(store), ["rule.md"], "second")
+    assert "keep: description: spaces" in plan.summary[0]
+    apply(store, plan)
+    assert (store / "rule.md").read_text() == theirs
 
 
 def test_keeping_both_texts_drops_only_the_marker_lines(store):

@@ -141,7 +141,7 @@ def test_the_block_is_found_where_the_blocks_regex_finds_it(text, start):
     start = min(start, len(text))
     match = frontmatter.BLOCK.match(text, start)
     expected = None if match is None else (match.start(1), match.end(1), match.end())
-    assert frontmatter._block_span(text, start) == expected
+    assert frontmatter.block_span(text, start) == expected
 
 
 @given(st.text(alphabet=string.ascii_letters, max_size=6)

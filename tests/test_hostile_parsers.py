@@ -84,7 +84,7 @@ def test_comment_stripping_is_linear(text):
     "<<<<<<< memtui sync: x\n=======\n>>>>>>> memtui sync: from the remote\n" * 20_000,
 ], ids=["openings alone", "never closed", "closed"])
 def test_finding_sync_conflicts_is_linear(text):
-    from tui.sync.conflicts import find_conflicts, resolve
+    from tui.memory.conflicts import find_conflicts, resolve
 
     start = time.process_time()
     found = find_conflicts(text)

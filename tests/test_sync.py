@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
+import re
 import subprocess
 import sys
 
@@ -111,9 +111,9 @@ def test_the_same_line_changed_on_both_is_a_conflict_keeping_both_texts(world):
     assert result["conflicts"] == ["testing.md"]
     text = b.read("testing.md")
     assert "Use the A fixtures." in text and "Use the B fixtures." in text
-    host = socket.gethostname()
-    assert f"<<<<<<< memtui sync: {host}\nUse the B fixtures.\n=======\nUse the A fixtures.\n" \
-           ">>>>>>> memtui sync: from the remote\n" in text
+    # B merged: its text first, by its machine name; then A's, with when A pushed it.
+    assert re.search(r"\n<<<<<<< memtui sync: B\nUse the B fixtures.\n=======\nUse the A "
+                     r"fixtures.\n>>>>>>> memtui sync: A, \d{4}-\d\d-\d\d \d\d:\d\d UTC\n", text)
     a.sync()
     c.sync()
     assert a.read("testing.md") == c.read("testing.md") == text

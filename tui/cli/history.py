@@ -319,7 +319,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def _sync_conflicts(store: Path, file: str):
-    from tui.sync.conflicts import find_conflicts
+    from tui.memory.conflicts import find_conflicts
 
     data = _current(store, file)
     return find_conflicts(data.decode("utf-8", "surrogateescape")) if data else []
@@ -327,7 +327,7 @@ def _sync_conflicts(store: Path, file: str):
 
 def _merge_sync_conflicts(args: argparse.Namespace, store: Path, file: str) -> int:
     """A conflict `memtui sync` left in the file: show both texts, or keep the side asked for."""
-    from tui.sync.conflicts import find_conflicts, resolve
+    from tui.memory.conflicts import find_conflicts, resolve
 
     before = _current(store, file) or b""
     text = before.decode("utf-8", "surrogateescape")

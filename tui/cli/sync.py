@@ -2,7 +2,11 @@
 
     memtui sync [TARGET | --all] [--remote URL] [--dry-run] [--json] [--yes]
     memtui sync --name NAME TARGET     give a store without a git origin its identity
+    memtui sync --machine NAME         this machine's name in conflicts (default: hostname)
     memtui sync --print-hooks          a Claude Code settings snippet that syncs on its own
+
+`--name` and `--machine` are remembered; given before any remote is set, they are saved
+and nothing is synced.
 
 Exit codes: 0 synced (conflicts and blocked files are reported, not failures), 1 the
 remote could not be reached or the sync could not finish (one sentence), 2 bad usage.
@@ -12,10 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from tui.cli.support import UsageError, config_home_of, env_of, print_json, resolve_store
+
+LEFT_ALONE = "not pulled: "  # how the reason of a remote entry sync left alone starts
 
 
 def hook_command() -> str:
@@ -75,18 +83,33 @@ def cmd_sync(args: argparse.Namespace) -> int:
         settings = load_settings()
     except SettingsError as error:
         raise UsageError(str(error)) from None
+    given = []
     if args.name is not None:
-        _give_name(args, settings)
+        given.append(_give_name(args, settings))
+    if args.machine is not None:
+        given.append(_give_machine(args, settings))
+    if given and not args.dry_run:
+        try:
+            save_settings(settings)
+        except SettingsError as error:
+            raise UsageError(str(error)) from None
     remote = args.remote or settings.remote
+    if not remote and given:
+        print(f"{' '.join(given)} No sync remote yet: the first `memtui sync --remote URL` "
+              "syncs.")
+        return 0
     if not remote:
         raise UsageError("No sync remote yet: give one with --remote URL (a bare repository "
                          "path, or an ssh or https URL); memtui remembers it.")
     targets = _targets(args, settings)
     from tui.sync.engine import SyncFailed, sync
     from tui.sync.remote import RemoteUnreachable, SyncBusy
+    from tui.sync.settings import default_machine
 
     try:
-        report = sync(remote, targets, dry_run=args.dry_run, accept_cut=args.yes)
+        with _ended_by_sigterm():
+            report = sync(remote, targets, dry_run=args.dry_run, accept_cut=args.yes,
+                          machine=settings.machine or default_machine())
     except (RemoteUnreachable, SyncFailed, SyncBusy) as error:
         print(f"memtui: {error}", file=sys.stderr)
         return 1
@@ -103,21 +126,53 @@ def cmd_sync(args: argparse.Namespace) -> int:
     return 0
 
 
-def _give_name(args: argparse.Namespace, settings) -> None:
-    from tui.sync.identity import valid_name
-    from tui.sync.settings import SettingsError, save_settings
+@contextmanager
+def _ended_by_sigterm():
+    """SIGTERM (a hook's timeout, `kill`) ends the sync as Ctrl-C does: through its
+    cleanup, so the git it runs ends with it."""
+    import threading
 
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread takes signals
+        return
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _checked_name(name: str, what: str) -> str:
+    from tui.memory.secrets import find_secrets
+    from tui.sync.identity import valid_name
+
+    if not valid_name(name):
+        raise UsageError(f"{name!r} cannot name {what}: use letters, digits, '.', '_' "
+                         "and '-' (at most 100).")
+    if next(find_secrets(name), None) is not None:
+        raise UsageError(f"That name looks like a secret, and it would be pushed; give {what} "
+                         "another.")
+    return name
+
+
+def _give_name(args: argparse.Namespace, settings) -> str:
+    """Give TARGET's store its name on the remote; the sentence saying so."""
     if args.all or not args.target:
         raise UsageError("--name NAME needs the one TARGET it names.")
-    if not valid_name(args.name):
-        raise UsageError(f"{args.name!r} cannot name a store: use letters, digits, '.', '_' "
-                         "and '-' (at most 100).")
+    name = _checked_name(args.name, "a store")
     store = resolve_store(args, args.target).memory_dir
-    settings.give_name(store, args.name)
-    try:
-        save_settings(settings)
-    except SettingsError as error:
-        raise UsageError(str(error)) from None
+    settings.give_name(store, name)
+    return f"{store} is {name} on the remote."
+
+
+def _give_machine(args: argparse.Namespace, settings) -> str:
+    """Name this machine in sync conflicts; the sentence saying so."""
+    settings.machine = _checked_name(args.machine, "this machine")
+    return f"This machine is {settings.machine} in sync conflicts."
 
 
 def _files(files: list[str]) -> str:
@@ -160,12 +215,39 @@ def _print_report(report) -> None:
             parts.append(f"{len(project.conflicts)} conflict(s), both texts kept in "
                          f"{_files(project.conflicts)}: keep one with "
                          f"{_merge_command(project.store, project.conflicts)} or K in the app")
-        for blocked in project.blocked:
-            parts.append(f"{blocked['file']} blocked: {blocked['reason']}")
+            if not report.dry_run and (name := _shared_machine_name(project)):
+                parts.append(f"the other machine is called {name} too: give this one its own "
+                             "name with `memtui sync --machine NAME`")
+        parts += _blocked_parts(project.blocked)
         if project.unresolved and not project.conflicts:
             parts.append(f"{_files(project.unresolved)} still hold(s) both texts of a conflict "
                          f"({_merge_command(project.store, project.unresolved)}, or K in the app)")
         print(f"  {name}: {'; '.join(parts) if parts else 'in sync'}")
+
+
+def _shared_machine_name(project) -> str | None:
+    """The machine name both sides of a conflict carry (two machines left with one
+    hostname, `vm`, `localhost`), read from the first conflicted file."""
+    from tui.memory.conflicts import find_conflicts
+
+    try:
+        text = (project.store / project.conflicts[0]).read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+    return next((conflict.machine for conflict in find_conflicts(text)
+                 if conflict.other.rsplit(", ", 1)[0] == conflict.machine), None)
+
+
+def _blocked_parts(blocked: list[dict[str, str]]) -> list[str]:
+    """What did not travel: each file kept here on its own, what was left alone in one."""
+    parts = [f"{item['file']} blocked: {item['reason']}" for item in blocked
+             if not item["reason"].startswith(LEFT_ALONE)]
+    alone = [f"{item['file']} ({item['reason'].removeprefix(LEFT_ALONE)})" for item in blocked
+             if item["reason"].startswith(LEFT_ALONE)]
+    if alone:
+        parts.append(f"{len(alone)} remote entr{'y' if len(alone) == 1 else 'ies'} not pulled "
+                     f"and left as they are: {_files(alone)}")
+    return parts
 
 
 def add_sync_command(commands) -> None:
@@ -177,6 +259,9 @@ def add_sync_command(commands) -> None:
                       help="the git remote (bare repository path, ssh or https); remembered")
     sync.add_argument("--name", metavar="NAME",
                       help="the identity of TARGET on the remote, for a store without git origin")
+    sync.add_argument("--machine", metavar="NAME",
+                      help="this machine's name in sync conflicts (default: the hostname); "
+                           "remembered")
     sync.add_argument("--dry-run", action="store_true", help="show what would move, change nothing")
     sync.add_argument("--json", action="store_true", help="machine-readable output")
     sync.add_argument("--yes", action="store_true",

@@ -32,13 +32,13 @@ from pathlib import Path
 
 from tui.claude.memory_files import index_of
 from tui.memory import dates
+from tui.memory.conflicts import CONFLICT_OPEN, find_conflicts
 from tui.memory.finding import SEVERITIES, Finding, stranded_findings
 from tui.memory.frontmatter import HEAD_LINES, MEMORY_TYPES
 from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES, linked_files
 from tui.memory.links import resolve_wiki, wiki_links
 from tui.memory.rationale import HOW_TO_APPLY, WHY, rationale_labels
 from tui.memory.store import RECALL_SCAN_LIMIT, IndexFile, Memory, Store, same_file_names
-from tui.sync.conflicts import CONFLICT_OPEN, find_conflicts
 
 
 @dataclass(frozen=True)
@@ -354,7 +354,7 @@ def _sync_conflict_findings(memory: Memory) -> Iterable[Finding]:
         yield Finding(
             "sync_conflict", "warning", memory.file, conflict.line,
             f"{memory.file} holds two texts memtui sync could not merge (from "
-            f"{conflict.machine} and from the remote), "
+            f"{conflict.machine} and from {conflict.other}), "
             "marker lines included, and Claude reads them all; keep one (K in the app, or "
             "memtui merge --keep)",
         )

@@ -646,7 +646,7 @@ def plan_keep_sync_side(store: Store, files: Sequence[str], keep: str) -> Plan:
     """Each conflict `memtui sync` left in `files` replaced by the text(s) `keep` names:
     "first" (the machine that merged), "second" (the remote's) or "both"; the other two
     choices are the plan's options. What `memtui merge FILE --keep` does."""
-    from tui.sync.conflicts import find_conflicts, resolve
+    from tui.memory.conflicts import find_conflicts, resolve
 
     changes: list[FileChange] = []
     summary: list[str] = []
@@ -661,7 +661,7 @@ def plan_keep_sync_side(store: Store, files: Sequence[str], keep: str) -> Plan:
                 _conflict_side("keep:" if keep in (side, "both") else "drop:", where, lines)
                 for side, where, lines in (("first", f"first, from {conflict.machine}",
                                             conflict.first),
-                                           ("second", "second, from the remote",
+                                           ("second", f"second, from {conflict.other}",
                                             conflict.second))))
         if conflicts:
             changes.append(FileChange(file, before,

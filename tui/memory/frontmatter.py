@@ -213,7 +213,7 @@ _OPENING = re.compile(rf"---[{JS_SPACE}]*\n")
 _SPACES = re.compile(rf"[{JS_SPACE}]*")
 
 
-def _block_span(text: str, start: int) -> tuple[int, int, int] | None:
+def block_span(text: str, start: int) -> tuple[int, int, int] | None:
     """What `BLOCK.match(text, start)` finds, as (group start, group end, match end), with
     one `find` where the regex's lazy group tries `---` at every character. The group ends
     at the first `---` after the opening (what follows it always matches: spaces, perhaps
@@ -234,7 +234,7 @@ def parse(text: str) -> Frontmatter:
     start = 1 if text.startswith("\ufeff") else 0
     if not text.startswith("---", start):
         return Frontmatter(body=text)
-    span = _block_span(text, start)
+    span = block_span(text, start)
     if (
         span is not None
         and text.find("\r", start, span[1]) < 0
@@ -248,7 +248,7 @@ def parse(text: str) -> Frontmatter:
         block_lines = lines + text.count("\n", closing, end)
     else:
         view, start, dropped = _scanner_view(text)
-        span = _block_span(view, 0)
+        span = block_span(view, 0)
         if span is None:
             return Frontmatter(body=text, unclosed=_OPENING.match(view) is not None)
         opened, closing, end = span

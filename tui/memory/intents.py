@@ -67,6 +67,12 @@ def write_intent(store: Path, record_id: str, label: str,
 def clear_intent(path: Path) -> None:
     path.unlink(missing_ok=True)
     fsync_dir(path.parent)
+    try:
+        # An empty folder left behind would have the next command (a dry run among them)
+        # load the recovery code to remove it. The store lock is held: no intent comes now.
+        path.parent.rmdir()
+    except OSError:
+        pass  # another intent of the store is still there
 
 
 def _logged_ids(store: Path) -> set[str]:

@@ -15,6 +15,7 @@ line is tried against them only when one RE2 pattern built from them all says it
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -138,6 +139,30 @@ def screened(texts: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
         size += len(text) + 1
     if batch and screen("\n".join(text for _, text in batch)):
         yield from batch
+
+
+# Longest first: a UTF-32 LE BOM starts with the UTF-16 LE one.
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+         (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+         (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+def readings(data: bytes) -> list[str]:
+    """Every text a file's bytes may be read as: by their BOM (UTF-8, UTF-16 or UTF-32),
+    else as UTF-8; bytes holding a NUL are read as UTF-16 too (a text written so without
+    a BOM). Undecodable bytes are replaced, never a reason to read nothing."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return [data[len(bom):].decode(codec, "replace")]
+    texts = [data.decode("utf-8", "replace")]
+    if b"\0" in data:
+        texts += [data.decode(codec, "replace") for codec in ("utf-16-le", "utf-16-be")]
+    return texts
+
+
+def first_secret_in_bytes(data: bytes) -> SecretHit | None:
+    """The first credential in a file's bytes, however they are encoded (`readings`)."""
+    return next((hit for text in readings(data) for hit in find_secrets(text)), None)
 
 
 def _hits(number: int, line: str) -> Iterator[SecretHit]:

@@ -10,26 +10,34 @@ One run, under a per-remote lock on this machine:
    pushed first, the push is rejected: fetch, plan and merge again, and retry.
 
 What never travels: files that are not memories or indexes (`.consolidate-lock`, memtui's
-temp files, anything not `.md`), symlinks, anything outside the store, and files with a
-`secret` finding (blocked, with the line). A store whose dream holds Claude Code's
-consolidate lock is skipped.
+temp files, anything not `.md`), symlinks, anything outside the store, files over 5 MB,
+and files with a secret in their name or text, in any encoding (blocked, with the line).
+A store whose dream holds Claude Code's consolidate lock is skipped.
+
+What never comes in: a remote entry this machine cannot hold (`tree`: `..`, an absolute
+path, a long or undecodable name, a symlink, `.git`, not `.md`, over 5 MB) or whose name a
+folder or file here takes (or the reverse). Each is left alone on both sides and named in
+`blocked` with its reason; the rest of the store, and every other store, syncs as usual.
+A dry run fetches into a temporary clone: it writes nothing under memtui's state.
 """
 
 from __future__ import annotations
 
 import os
-import socket
-from collections.abc import Sequence
+import stat
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui import failpoints
+from tui.history.journal import blob_id
+from tui.memory.conflicts import CONFLICT_OPEN
 from tui.memory.writes import FileChange
-from tui.sync.conflicts import CONFLICT_OPEN
 from tui.sync.identity import Identity
 from tui.sync.plan import StorePlan, is_index, plan_store
-from tui.sync.remote import TRACKING, RemoteUnreachable, SyncRepo, shown_url
-from tui.sync.settings import store_id
+from tui.sync.remote import TRACKING, RemoteUnreachable, SyncRepo, machine_message, shown_url
+from tui.sync.settings import machine_name, store_id
+from tui.sync.tree import MAX_FILE_BYTES, Folder, name_problem, shown_path
 
 CONFLICT_MARK = CONFLICT_OPEN.encode()
 ATTEMPTS = 8  # pushes rejected in a row (other machines pushing) before giving up
@@ -116,11 +124,72 @@ def _unreadable_reason(store: Path, unreadable: dict[str, str]) -> str:
             "for deleted; nothing was synced for this store (make it readable, then sync again)")
 
 
-def _secret_reason(data: bytes) -> str | None:
-    from tui.memory.secrets import find_secrets
+def _outgoing_refusal(file: str, data: bytes | None) -> str | None:
+    """Why a file must not leave this machine: a name the other machines cannot hold, a
+    size no memory has, a secret in its name or text (in any encoding); None to send it."""
+    from tui.memory.secrets import find_secrets, first_secret_in_bytes
 
-    hit = next(find_secrets(data.decode("utf-8", "replace")), None)
+    parts = file.encode("utf-8", "surrogateescape").split(b"/")
+    problem = next(filter(None, (name_problem(part, n == 0) for n, part in enumerate(parts))),
+                   None)
+    if problem:
+        return f"not pushed: {problem}"
+    hit = next(find_secrets(file), None)
+    if hit is not None:
+        return f"secret in its name ({hit.kind}); not pushed"
+    if data is None:
+        return None
+    if len(data) > MAX_FILE_BYTES:
+        return f"over {MAX_FILE_BYTES >> 20} MB; not pushed"
+    hit = first_secret_in_bytes(data)
     return None if hit is None else f"secret on line {hit.line} ({hit.kind}); not pushed"
+
+
+def _redacted(path: str) -> str:
+    """A path fit to print: escaped, shortened, and any secret in it replaced."""
+    from tui.memory.secrets import find_secrets, redact
+
+    shown = shown_path(path)
+    for hit in sorted(find_secrets(shown), key=lambda hit: -hit.start):
+        shown = redact(shown, hit)
+    return shown
+
+
+def _ancestors(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:n]) for n in range(1, len(parts))]
+
+
+def _clashes(store: Path, remote: Folder, local: Mapping[str, bytes]) -> dict[str, str]:
+    """Paths the remote and this machine give different kinds: a file on one side where the
+    other has a folder (or here a symlink, a pipe). Why, by path."""
+    reasons: dict[str, str] = {}
+    kinds: dict[str, int | None] = {}
+
+    def kind(path: str) -> int | None:
+        if path not in kinds:
+            try:
+                kinds[path] = stat.S_IFMT(os.lstat(store / path).st_mode)
+            except (OSError, ValueError):
+                kinds[path] = None
+        return kinds[path]
+
+    for path in remote.files:
+        if path in local:
+            continue
+        taken = next((a for a in _ancestors(path) if kind(a) not in (None, stat.S_IFDIR)), None)
+        if taken is not None:
+            reasons[path] = f"not pulled: {shown_path(taken)} here is no folder"
+        elif kind(path) is not None:
+            reasons[path] = "not pulled: something other than a file has this name here"
+    on_remote = set(remote.files) | set(remote.refused)
+    remote_folders = {a for path in on_remote for a in _ancestors(path)}
+    for path in local:
+        if path in remote_folders:
+            reasons[path] = "not pushed: the remote has a folder of this name"
+        elif any(a in on_remote for a in _ancestors(path)):
+            reasons[path] = "not pushed: the remote has a file where this path has a folder"
+    return reasons
 
 
 def _pushed_past_cut(file: str, before: bytes | None, after: bytes | None) -> list[str]:
@@ -144,11 +213,12 @@ class _Run:
     """One `sync` over one remote."""
 
     def __init__(self, repo: SyncRepo, targets: Sequence[SyncTarget], *, dry_run: bool,
-                 accept_cut: bool, fetch: bool = True):
+                 accept_cut: bool, machine: str, fetch: bool = True):
         self.repo = repo
         self.fetch = fetch
         self.dry_run = dry_run
         self.accept_cut = accept_cut
+        self.machine = machine
         self.projects: dict[Path, ProjectSync] = {}
         self.active: list[SyncTarget] = []
         owners: dict[str, Path] = {}
@@ -165,7 +235,7 @@ class _Run:
                 owners[key] = target.store
                 self.active.append(target)
         self.bases = repo.load_bases()
-        self._folders: dict[str, dict[str, dict[str, str]]] = {}
+        self.wanted = {target.identity.remote_folder for target in self.active}
         self.refused = ""
 
     def run(self) -> None:
@@ -182,31 +252,11 @@ class _Run:
             return None
         if not self.repo.has_commit(recorded["commit"]):
             return None
-        return self._folder(recorded["commit"], target)
+        return self._folder(recorded["commit"], target).files
 
-    def _folder(self, commit: str | None, target: SyncTarget) -> dict[str, str]:
-        """Blob ids by store-relative path of one store's folder at a commit."""
-        if commit is None:
-            return {}
-        if commit not in self._folders:
-            self._folders[commit] = self._split(self.repo.tree(commit))
-        return self._folders[commit].get(target.identity.remote_folder, {})
-
-    def _split(self, tree: dict[str, str]) -> dict[str, dict[str, str]]:
-        """A commit's files grouped by the store folders this run syncs, in one pass."""
-        wanted = {target.identity.remote_folder for target in self.active}
-        grouped: dict[str, dict[str, str]] = {}
-        for path, blob in tree.items():
-            cut = path.find("/memory/")
-            if not path.endswith(".md") or "/.git/" in path:
-                continue  # what no store sends: read_local's rule, for what others pushed
-            while cut != -1:
-                folder = path[:cut + len("/memory")]
-                if folder in wanted:
-                    grouped.setdefault(folder, {})[path[len(folder) + 1:]] = blob
-                    break
-                cut = path.find("/memory/", cut + 1)
-        return grouped
+    def _folder(self, commit: str | None, target: SyncTarget) -> Folder:
+        """One store's folder at a commit."""
+        return self.repo.folders(commit, self.wanted)[target.identity.remote_folder]
 
     def _attempt(self, head: str | None) -> bool:
         """Plan, pull and push once; False when the push was rejected."""
@@ -265,10 +315,14 @@ class _Run:
                                "store; skipped, the next sync catches up")
             return None
         remote = self._folder(head, target)
+        if remote.unreadable:
+            project.skipped = (f"its folder on the remote cannot be read ({remote.unreadable}); "
+                               "nothing was synced for this store")
+            return None
         if not store.is_dir():
             # A project with sessions but no memory yet here: the other machines' memory
             # comes in, in the folder Claude Code would create for it.
-            if not remote:
+            if not remote.files:
                 project.skipped = "no memory yet, here or on the remote"
                 return None
             if not self.dry_run:
@@ -281,15 +335,22 @@ class _Run:
         if unreadable:
             project.skipped = _unreadable_reason(store, unreadable)
             return None
-        plan = plan_store(local, self._base_of(target), remote, self.repo.blobs,
-                          socket.gethostname())
+        base = self._base_of(target)
+        local_ids = {file: blob_id(data) for file, data in local.items()}
+        left_alone = self._left_alone(target, remote, local, local_ids, base, project)
+        folder = target.identity.remote_folder
+        plan = plan_store(
+            local, base, remote.files, self.repo.blobs, self.machine, local_ids=local_ids,
+            left_alone=left_alone,
+            remote_sides=lambda files: self.repo.sides(head, {f: f"{folder}/{f}" for f in files})
+            if head else {},
+            local_time=lambda file: _mtime(store / file))
         project.unresolved = _unresolved_after(local, plan.local_changes)
-        project.blocked = []
         for file, data in list(plan.outgoing.items()):
-            reason = None if data is None else _secret_reason(data)
+            reason = _outgoing_refusal(file, data)
             if reason:
                 del plan.outgoing[file]
-                project.blocked.append({"file": file, "reason": reason})
+                project.blocked.append({"file": _redacted(file), "reason": reason})
         pushed_out = [name for change in plan.local_changes if is_index(change.file)
                       for name in _pushed_past_cut(change.file, change.before, change.after)]
         project.past_cut = pushed_out
@@ -302,6 +363,27 @@ class _Run:
             return None
         return plan
 
+    def _left_alone(self, target: SyncTarget, remote: Folder, local: Mapping[str, bytes],
+                    local_ids: Mapping[str, str], base: Mapping[str, str] | None,
+                    project: ProjectSync) -> set[str]:
+        """The paths neither pulled nor pushed, each named in `blocked` with why: remote
+        entries this machine cannot hold (and what lies under them), files over the size
+        limit, names one side gives a file and the other a folder."""
+        reasons = {path: f"not pulled: {why}" for path, why in remote.refused.items()}
+        sizes = self.repo.sizes(blob for path, blob in remote.files.items()
+                                if local_ids.get(path) != blob)
+        big = {blob for blob, size in sizes.items() if size > MAX_FILE_BYTES}
+        reasons.update({path: f"not pulled: over {MAX_FILE_BYTES >> 20} MB"
+                        for path, blob in remote.files.items() if blob in big})
+        for path, why in _clashes(target.store, remote, local).items():
+            reasons.setdefault(path, why)
+        project.blocked = [{"file": _redacted(path), "reason": why}
+                           for path, why in sorted(reasons.items())]
+        folders = tuple(f"{path}/" for path in remote.refused)
+        under = {path for path in (*local, *remote.files, *(base or {}))
+                 if path.startswith(folders)} if folders else set()
+        return set(reasons) | under
+
     def _pull(self, target: SyncTarget, plan: StorePlan, project: ProjectSync) -> bool:
         """Write the incoming changes; False (store skipped) when the write is refused."""
         from tui.history.recovery import apply_journalled
@@ -312,8 +394,11 @@ class _Run:
         try:
             apply_journalled(target.store, plan.local_changes,
                              f"sync from {shown_url(self.repo.url)}")
-        except WriteRefused as error:
-            project.skipped = f"{error} The next sync catches up."
+        except (WriteRefused, OSError) as error:
+            # A store that cannot take this pull: the others sync on; the next sync retries.
+            why = str(error) if isinstance(error, WriteRefused) else \
+                f"Writing to {target.store} failed ({error.strerror or error})."
+            project.skipped = f"{why} The next sync catches up."
             project.pulled = []
             project.pulled_deletions = []
             return False
@@ -326,10 +411,18 @@ class _Run:
             self.bases[store_id(target.store)] = {"identity": target.identity.key, "commit": commit}
         self.repo.save_bases(self.bases)
 
-    def _message(self, pushes: dict[Path, list[str]]) -> str:
+    def _message(self, pushes: dict[Path, dict[str, bytes | None]]) -> str:
         files = sum(len(files) for files in pushes.values())
         stores = sum(1 for files in pushes.values() if files)
-        return f"memtui sync from {socket.gethostname()}: {files} file(s) of {stores} project(s)\n"
+        return machine_message(f"memtui sync from {self.machine}: {files} file(s) of {stores} "
+                               "project(s)", self.machine)
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
 
 
 def _unresolved_after(local: dict[str, bytes], changes: Sequence[FileChange]) -> list[str]:
@@ -345,21 +438,32 @@ def _unresolved_after(local: dict[str, bytes], changes: Sequence[FileChange]) ->
 
 
 def sync(url: str, targets: Sequence[SyncTarget], *, dry_run: bool = False,
-         accept_cut: bool = False, fetch: bool = True) -> SyncReport:
+         accept_cut: bool = False, fetch: bool = True, machine: str | None = None) -> SyncReport:
     """Sync the targets with the remote at `url`. Raises RemoteUnreachable (nothing changed)
     or SyncFailed, each with one sentence. `fetch=False` (dry runs only): plan against the
-    remote as last fetched, for a status that needs no network."""
+    remote as last fetched, for a status that needs no network. `machine`: the name this
+    machine's text carries in a conflict (default: the one in the settings, else the
+    hostname)."""
     assert fetch or dry_run
     repo = SyncRepo(url)
+    machine = machine or machine_name()
 
     def once() -> SyncReport:
-        repo.ensure()
-        run = _Run(repo, targets, dry_run=dry_run, accept_cut=accept_cut, fetch=fetch)
+        run = _Run(repo, targets, dry_run=dry_run, accept_cut=accept_cut, fetch=fetch,
+                   machine=machine)
         run.run()
         return SyncReport(shown_url(url), list(run.projects.values()), dry_run)
 
+    if dry_run:
+        with repo.locked(create=False), repo.scratch():
+            try:
+                return once()
+            except OSError as error:
+                raise SyncFailed(f"Looking at the remote failed ({error}); nothing was "
+                                 "changed.") from None
     with repo.locked():
         try:
+            repo.ensure()
             return once()
         except OSError as error:
             if not (repo.path / "HEAD").is_file():
@@ -368,6 +472,7 @@ def sync(url: str, targets: Sequence[SyncTarget], *, dry_run: bool = False,
             # stores' bases live beside it and the remote holds their commits.
             repo.move_aside()
         try:
+            repo.ensure()
             return once()
         except OSError as error:
             raise SyncFailed(f"Syncing failed ({error}); run sync again.") from None

@@ -6,11 +6,15 @@ with it) and `remote` (the remote now), compared by git blob id:
 - local == remote: nothing to do;
 - local == base: only the remote changed: pull (create, change or delete here);
 - remote == base: only this machine changed: push;
-- both changed: a deletion on one side gives way to the change on the other; two changes
-  are merged, `MEMORY.md` as an ordered set of index lines, any other file line by line
-  (`history.merge.merge3`). A real conflict keeps both texts, between marker lines naming
-  the machine that merged and the remote, in the file on both sides: nothing is dropped,
-  and the file says so to whoever opens it.
+- both changed: a deletion on one side gives way to the change on the other (and the file
+  keeps, or gets back, its index line: a sync never makes an orphan); two changes are
+  merged (`merge`): `MEMORY.md` as an ordered set of index lines, a memory as frontmatter
+  data and body lines. A real conflict keeps both texts in the body, between marker lines
+  naming this machine and the remote's machine and date, in the file on both sides:
+  nothing is dropped, and the file says so to whoever opens it.
+
+Files the engine leaves alone (`left_alone`: a remote entry this machine cannot hold, a
+name clash) are neither pulled nor pushed: what the remote holds there stays as it is.
 
 Pure: no disk, no git. `engine` reads the inputs and carries the plan out.
 """
@@ -18,23 +22,16 @@ Pure: no disk, no git. `engine` reads the inputs and carries the plan out.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
-from tui.claude.lines import split_lines
+from tui.claude.lines import lines_with_endings
+from tui.claude.memory_files import index_of, is_log
 from tui.claude.paths import INDEX_NAME
 from tui.history.journal import blob_id
-from tui.history.markers import MARK_OURS, MARK_SPLIT, MARK_THEIRS
-from tui.history.merge import merge3
+from tui.memory.index import linked_files
 from tui.memory.writes import FileChange
-from tui.sync.conflicts import SYNC_LABEL
-
-REMOTE_LABEL = f"{SYNC_LABEL} from the remote"
-
-
-def here_label(machine: str) -> str:
-    """The label of the merging machine's text: its name, the same on every machine."""
-    return f"{SYNC_LABEL} {machine}"
+from tui.sync.merge import Side, merge_index, merge_memory
 
 
 @dataclass
@@ -53,57 +50,13 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-def _bytes(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
-
-
-def merge_index(base: str | None, ours: str, theirs: str) -> str:
-    """Index lines as an ordered set: ours in our order, without the lines the other side
-    removed, with the other side's new lines placed after the line they follow there (after
-    our own new lines at the same place).
-    No line appears twice (blank lines excepted: they only shape the file)."""
-    base_lines = set(split_lines(base or ""))
-    our_lines = split_lines(ours.removesuffix("\n"))
-    their_lines = split_lines(theirs.removesuffix("\n"))
-    their_set = set(their_lines)
-    result = [line for line in our_lines if line in their_set or line not in base_lines]
-    present = {line for line in result if line.strip()}
-    for number, line in enumerate(their_lines):
-        if not line.strip() or line in base_lines or line in present:
-            continue
-        anchor = next((their_lines[n] for n in range(number - 1, -1, -1)
-                       if their_lines[n] in present), None)
-        position = result.index(anchor) + 1 if anchor is not None else 0
-        if anchor is None and result and result[0].startswith("#"):
-            position = 1  # under the title, not above it
-        while position < len(result) and result[position] not in base_lines \
-                and result[position] not in their_set:
-            position += 1  # our own new lines at the same place stay first, as in merge3
-        result.insert(position, line)
-        present.add(line)
-    seen: set[str] = set()
-    unique = []
-    for line in result:
-        if line.strip() and line in seen:
-            continue
-        seen.add(line)
-        unique.append(line)
-    ending = "\n" if ours.endswith("\n") or theirs.endswith("\n") or not ours else ""
-    return "\n".join(unique) + ending if unique else ""
-
-
-def merge_file(file: str, base: bytes | None, ours: bytes, theirs: bytes,
-               machine: str) -> tuple[bytes, bool]:
-    """(merged bytes, conflicted) for a file both sides changed on `machine` and the remote."""
-    labels = (here_label(machine), REMOTE_LABEL)
+def merge_file(file: str, base: bytes | None, ours: bytes, theirs: bytes, here: Side,
+               there: Side) -> tuple[bytes, bool]:
+    """(merged bytes, conflicted) for a file both sides changed, here and on the remote."""
     if is_index(file):
-        return _bytes(merge_index(None if base is None else _text(base), _text(ours), _text(theirs))), False
-    if base is None:  # created on both sides, differently: no common line to trust
-        marked = (f"{MARK_OURS} {labels[0]}\n{_text(ours).rstrip(chr(10))}\n{MARK_SPLIT}\n"
-                  f"{_text(theirs).rstrip(chr(10))}\n{MARK_THEIRS} {labels[1]}\n")
-        return _bytes(marked), True
-    result = merge3(_text(base), _text(ours), _text(theirs), labels)
-    return _bytes(result.text), not result.clean
+        merged = merge_index(None if base is None else _text(base), _text(ours), _text(theirs))
+        return merged.encode("utf-8", "surrogateescape"), False
+    return merge_memory(base, ours, theirs, here, there)
 
 
 def plan_store(
@@ -112,15 +65,26 @@ def plan_store(
     remote: Mapping[str, str],
     read_blobs: Callable[[list[str]], Mapping[str, bytes]],
     machine: str = "this machine",
+    *,
+    remote_sides: Callable[[list[str]], Mapping[str, Side]] | None = None,
+    local_time: Callable[[str], float | None] | None = None,
+    left_alone: Collection[str] = (),
+    local_ids: Mapping[str, str] | None = None,
 ) -> StorePlan:
     """The plan for one store. `local`: bytes by store-relative path; `base`, `remote`:
     blob ids by store-relative path (`base` None: never synced); `read_blobs` fetches the
-    remote bytes the plan needs, in one call."""
+    remote bytes the plan needs, in one call. For a merge: `machine` names this machine,
+    `local_time` says when a file here was written, `remote_sides` who pushed the remote's
+    versions of some files, and when (one call). `local_ids`: the blob ids of `local`, when
+    the caller has them."""
     base = base or {}
-    plan = StorePlan()
-    local_ids = {file: blob_id(data) for file, data in local.items()}
+    if local_ids is None:
+        local_ids = {file: blob_id(data) for file, data in local.items()}
     decisions: list[tuple[str, str]] = []
+    revived: list[tuple[str, str]] = []  # (file, the side that changed it) of delete vs edit
     for file in sorted(local_ids.keys() | remote.keys() | base.keys()):
+        if file in left_alone:
+            continue
         ours, was, theirs = local_ids.get(file), base.get(file), remote.get(file)
         if ours == theirs:
             continue
@@ -130,30 +94,88 @@ def plan_store(
             decisions.append((file, "push"))
         elif ours is None:
             decisions.append((file, "pull"))  # deleted here, changed there: the change wins
+            revived.append((file, "theirs"))
         elif theirs is None:
             decisions.append((file, "push"))  # deleted there, changed here: the change wins
+            revived.append((file, "ours"))
         else:
             decisions.append((file, "merge"))
     needed = [remote[f] for f, how in decisions if how != "push" and f in remote]
     needed += [base[f] for f, how in decisions if how == "merge" and f in base]
     blobs = read_blobs(needed)
+    merging = [file for file, how in decisions if how == "merge" and not is_index(file)]
+    sides = remote_sides(merging) if remote_sides and merging else {}
+    results: dict[str, bytes | None] = {}
+    conflicts = []
     for file, how in decisions:
-        ours_bytes = local.get(file)
-        theirs_bytes = blobs[remote[file]] if file in remote and how != "push" else None
         if how == "pull":
-            plan.local_changes.append(FileChange(file, ours_bytes, theirs_bytes))
-            plan.pulled.append(file)
+            results[file] = blobs[remote[file]] if file in remote else None
         elif how == "push":
-            plan.outgoing[file] = ours_bytes
+            results[file] = local.get(file)
         else:
-            assert ours_bytes is not None and theirs_bytes is not None
-            was_bytes = blobs[base[file]] if file in base else None
-            merged, conflicted = merge_file(file, was_bytes, ours_bytes, theirs_bytes, machine)
+            here = Side(machine, local_time(file) if local_time else None)
+            merged, conflicted = merge_file(
+                file, blobs[base[file]] if file in base else None, local[file],
+                blobs[remote[file]], here, sides.get(file, Side("the remote")))
+            results[file] = merged
             if conflicted:
-                plan.conflicts.append(file)
-            if merged != ours_bytes:
-                plan.local_changes.append(FileChange(file, ours_bytes, merged))
-                plan.pulled.append(file)
-            if merged != theirs_bytes:
-                plan.outgoing[file] = merged
+                conflicts.append(file)
+    _keep_index_lines(revived, results, local, base, remote, read_blobs)
+    plan = StorePlan(conflicts=conflicts)
+    for file in sorted(results):
+        after = results[file]
+        if after != local.get(file):
+            plan.local_changes.append(FileChange(file, local.get(file), after))
+            plan.pulled.append(file)
+        if (None if after is None else blob_id(after)) != remote.get(file):
+            plan.outgoing[file] = after
     return plan
+
+
+def _keep_index_lines(revived: list[tuple[str, str]], results: dict[str, bytes | None],
+                      local: Mapping[str, bytes], base: Mapping[str, str],
+                      remote: Mapping[str, str],
+                      read_blobs: Callable[[list[str]], Mapping[str, bytes]]) -> None:
+    """A memory deleted on one side and changed on the other survives; the deleting side
+    took its index line away. Put the line back in the merged index, where the changing side
+    (else the base) has it, so the sync makes no orphan."""
+    for file, changer in revived:
+        index = index_of(file)
+        if is_log(file) or is_index(file) or index == file:
+            continue
+        merged = results[index] if index in results else local.get(index)
+        folder = f"{os.path.dirname(index)}/" if os.path.dirname(index) else ""
+        if merged is None or _links(merged, file, folder):
+            continue
+        sources = [local.get(index)] if changer == "ours" else []
+        ids = [blob for blob in (remote.get(index) if changer == "theirs" else None,
+                                 base.get(index)) if blob]
+        blobs = read_blobs(ids) if ids else {}
+        sources += [blobs[blob] for blob in ids]
+        for source in sources:
+            if source is None:
+                continue
+            lines = lines_with_endings(_text(source))
+            line = next((line for line in lines if _links(line.encode("utf-8", "surrogateescape"),
+                                                          file, folder)), None)
+            if line is not None:
+                results[index] = _placed(merged, lines, line)
+                break
+
+
+def _links(data: bytes, file: str, folder: str) -> bool:
+    return file in linked_files(_text(data), folder)
+
+
+def _placed(index: bytes, source: list[str], line: str) -> bytes:
+    """`line` put into `index` after the line it follows in `source`, else at the end."""
+    lines = lines_with_endings(_text(index))
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    line = line if line.endswith("\n") else line + "\n"
+    at = source.index(line if line in source else line[:-1])
+    anchor = next((source[n] for n in range(at - 1, -1, -1) if source[n] in lines
+                   and source[n].strip()), None)
+    position = lines.index(anchor) + 1 if anchor is not None else len(lines)
+    lines.insert(position, line)
+    return "".join(lines).encode("utf-8", "surrogateescape")

@@ -4,13 +4,16 @@ Never inside a store, and never checked out: the stores are the working copies, 
 three-way merge happens per file in `engine`. The remote holds one branch, `main`, with a
 folder per project identity (`github.com/ana/app/memory/...`).
 
-Every git call goes through `git` itself (fetch, push, ls-tree, cat-file, fast-import),
-with no prompt for credentials: a hook must never hang on one.
+Every git call goes through `git` itself (fetch, push, cat-file, fast-import, log), with
+no prompt for credentials and in a process group of its own (`gitproc`): a hook must never
+hang, and nothing git starts outlives memtui. A dry run fetches into a temporary clone that
+borrows this one's objects, and writes nothing under memtui's state.
 """
 
 from __future__ import annotations
 
 import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -18,18 +21,31 @@ import re
 import secrets
 import shutil
 import subprocess
+import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 from tui import xdg
+from tui.sync.gitproc import (
+    STALL_SECONDS,
+    Stalled,
+    end_group,
+    first_cause,
+    git_env,
+    run_git,
+    run_network,
+)
+from tui.sync.merge import Side
+from tui.sync.tree import Folder, read_folders
 
 BRANCH = "main"
 TRACKING = f"refs/remotes/origin/{BRANCH}"
 OUTGOING = "refs/memtui/outgoing"
-NETWORK_TIMEOUT = 120  # seconds for one fetch or push
+MACHINE_TRAILER = "Machine"  # the commit message line naming the machine that pushed
 _CREDENTIALS = re.compile(r"(://)[^/@\s]*@")
+_OUR_SUBJECT = re.compile(r"^memtui sync from (.+?): \d+ file")  # before the trailer existed
 
 
 class RemoteUnreachable(Exception):
@@ -51,30 +67,19 @@ def clone_dir(url: str) -> Path:
     return xdg.state_dir() / "sync" / f"{slug}-{digest}"
 
 
-def _git_env(path: Path) -> dict[str, str]:
-    env = {**os.environ, "GIT_DIR": str(path), "GIT_TERMINAL_PROMPT": "0"}
-    # Never a prompt: a hook must not wait for one, and in the app it would land on the screen.
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
-    return env
-
-
 def _first_cause(stderr: bytes) -> str:
-    """git's first error line: the specific one (`'x' does not appear to be a git
-    repository`, `ssh: connect to host ...`), not the advice printed after it."""
-    lines = [line.strip() for line in stderr.decode(errors="replace").splitlines() if line.strip()]
-    causes = [line for line in lines if line.startswith(("fatal:", "error:", "ssh:"))]
-    first = (causes or lines or ["git error"])[0]
-    first = first.removeprefix("fatal: ").removeprefix("error: ").rstrip(".")
-    return shown_url(first)  # git may quote the URL, credentials and all
+    return shown_url(first_cause(stderr))  # git may quote the URL, credentials and all
 
 
 class SyncRepo:
-    """The local bare clone of one remote."""
+    """The local bare clone of one remote (`path`; git runs in `git_dir`, the same but in
+    a dry run)."""
 
     def __init__(self, url: str):
         self.url = url
         self.path = clone_dir(url)
-        self._trees: dict[str, dict[str, str]] = {}
+        self.git_dir = self.path
+        self._folders: dict[str, dict[str, Folder]] = {}
         self._present: dict[str, bool] = {}
 
     # --- setting up and locking ---------------------------------------------------------
@@ -88,8 +93,7 @@ class SyncRepo:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         building = self.path.with_name(f".{self.path.name}.building-{secrets.token_hex(4)}")
         try:
-            self._run(["init", "--quiet", "--bare", f"--initial-branch={BRANCH}"], building)
-            self._run(["remote", "add", "origin", self.url], building)
+            self._init(building)
             (building / "memtui-remote").write_text(shown_url(self.url) + "\n", encoding="utf-8")
             os.rename(building, self.path)
         except OSError:
@@ -98,21 +102,58 @@ class SyncRepo:
         finally:
             shutil.rmtree(building, ignore_errors=True)
 
+    def _init(self, where: Path) -> None:
+        self._run(["init", "--quiet", "--bare", f"--initial-branch={BRANCH}"], where)
+        self._run(["remote", "add", "origin", self.url], where)
+
+    @contextmanager
+    def scratch(self) -> Iterator[None]:
+        """A dry run's clone: a temporary bare repository borrowing this clone's objects
+        (so a fetch brings only what is new) and its last fetched head; removed after."""
+        temp = Path(tempfile.mkdtemp(prefix="memtui-sync-dry-run-"))
+        try:
+            self._init(temp)
+            if (self.path / "HEAD").is_file():
+                (temp / "objects" / "info" / "alternates").write_text(
+                    f"{self.path / 'objects'}\n", encoding="utf-8")
+                head = self.rev(TRACKING)
+                if head is not None:
+                    self._run(["update-ref", TRACKING, head], temp)
+            self.git_dir = temp
+            yield
+        finally:
+            self.git_dir = self.path
+            self._folders.clear()
+            self._present.clear()
+            shutil.rmtree(temp, ignore_errors=True)
+
     def move_aside(self) -> Path:
-        """Put a damaged clone aside (kept for a look, never deleted here); the next
-        `ensure` makes a new one."""
+        """Put a damaged clone aside for a look (only the newest such copy is kept); the
+        next `ensure` makes a new one."""
         stamp = time.strftime("%Y%m%dT%H%M%S")
         broken = self.path.with_name(f"{self.path.name}.broken-{stamp}-{secrets.token_hex(2)}")
+        for older in self.path.parent.glob(f"{glob.escape(self.path.name)}.broken-*"):
+            shutil.rmtree(older, ignore_errors=True)
         os.replace(self.path, broken)
-        self._trees.clear()
+        self._folders.clear()
         self._present.clear()
         return broken
 
     @contextmanager
-    def locked(self, wait: float = 60.0) -> Iterator[None]:
-        """One memtui sync per remote at a time on this machine."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_name(self.path.name + ".lock"), "a+") as handle:
+    def locked(self, wait: float = 60.0, create: bool = True) -> Iterator[None]:
+        """One memtui sync per remote at a time on this machine. `create=False` (a dry run)
+        makes no lock file: without one, no sync has made the clone either."""
+        lock = self.path.with_name(self.path.name + ".lock")
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            handle = open(lock, "a+" if create else "r")  # noqa: SIM115 - closed below
+        except FileNotFoundError:
+            if create:
+                raise
+            yield
+            return
+        with handle:
             deadline = time.monotonic() + wait
             while True:
                 try:
@@ -132,14 +173,14 @@ class SyncRepo:
 
     def fetch(self) -> str | None:
         """The remote's head after fetching it; None for a remote with no commit yet."""
-        self._network(["fetch", "--quiet", "--no-tags", "--prune", "origin",
+        self._network(["fetch", "--progress", "--no-tags", "--prune", "origin",
                        "+refs/heads/*:refs/remotes/origin/*"])
         return self.rev(TRACKING)
 
     def push(self, commit: str) -> str | None:
         """Push `commit` as the remote's main; None when it went, else why the remote
         refused it (another machine pushed first, or updated the branch at the same moment)."""
-        result = self._network(["push", "--porcelain", "--quiet", "origin",
+        result = self._network(["push", "--porcelain", "--progress", "origin",
                                 f"{commit}:refs/heads/{BRANCH}"], check=False)
         if result.returncode == 0:
             self._run(["update-ref", TRACKING, commit])
@@ -154,12 +195,11 @@ class SyncRepo:
 
     def _network(self, args: list[str], *, check: bool = True) -> subprocess.CompletedProcess:
         try:
-            result = subprocess.run(["git", *args], env=_git_env(self.path), capture_output=True,
-                                    timeout=NETWORK_TIMEOUT, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
+            result = run_network(args, git_env(str(self.git_dir)))
+        except Stalled:
             raise RemoteUnreachable(
-                f"The sync remote {shown_url(self.url)} did not answer within "
-                f"{NETWORK_TIMEOUT} s; nothing was changed."
+                f"The sync remote {shown_url(self.url)} did not answer for "
+                f"{STALL_SECONDS:.0f} s; nothing was changed."
             ) from None
         if check and result.returncode != 0:
             raise RemoteUnreachable(
@@ -171,8 +211,8 @@ class SyncRepo:
     # --- reading ------------------------------------------------------------------------
 
     def rev(self, ref: str) -> str | None:
-        result = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
-                                env=_git_env(self.path), capture_output=True)
+        result = run_git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+                         git_env(str(self.git_dir)))
         if result.returncode != 0:
             return None
         return result.stdout.decode().strip() or None
@@ -182,36 +222,77 @@ class SyncRepo:
             self._present[commit] = self.rev(commit) is not None
         return self._present[commit]
 
-    def tree(self, commit: str | None) -> dict[str, str]:
-        """Blob ids by path of a commit ({} for none); kept, a commit never changes."""
+    def folders(self, commit: str | None, wanted: Collection[str]) -> dict[str, Folder]:
+        """The wanted store folders at a commit (kept: a commit never changes); a commit
+        whose trees cannot be read at all is an OSError (a damaged clone)."""
         if commit is None:
-            return {}
-        if commit not in self._trees:
-            listing = self._run(["ls-tree", "-r", "-z", "--full-tree", commit]).stdout
-            entries: dict[str, str] = {}
-            for entry in listing.split(b"\0"):
-                if entry:
-                    meta, _, path = entry.partition(b"\t")
-                    mode, kind, blob = meta.split()
-                    if kind == b"blob" and mode in (b"100644", b"100755"):  # no symlinks
-                        entries[path.decode("utf-8", "surrogateescape")] = blob.decode()
-            self._trees[commit] = entries
-        return self._trees[commit]
+            return {folder: Folder() for folder in wanted}
+        if commit not in self._folders:
+            try:
+                self._folders[commit] = read_folders(commit, wanted, self.objects)
+            except ValueError as error:
+                raise OSError(f"git objects of {commit[:10]} cannot be read ({error})") from None
+        return self._folders[commit]
 
-    def blobs(self, ids: Iterable[str]) -> dict[str, bytes]:
-        """The bytes of many blobs in one `git cat-file --batch`."""
+    def objects(self, ids: Iterable[str]) -> dict[str, tuple[str, bytes]]:
+        """(type, bytes) of many objects in one `git cat-file --batch`; a missing one left out."""
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
         out = self._run(["cat-file", "--batch"], stdin=("\n".join(wanted) + "\n").encode()).stdout
-        found: dict[str, bytes] = {}
+        found: dict[str, tuple[str, bytes]] = {}
         position = 0
-        for blob in wanted:
+        for oid in wanted:
             header_end = out.index(b"\n", position)
-            size = int(out[position:header_end].split()[2])
-            start = header_end + 1
-            found[blob] = out[start:start + size]
-            position = start + size + 1
+            header = out[position:header_end].split()
+            position = header_end + 1
+            if len(header) != 3:  # "<id> missing"
+                continue
+            size = int(header[2])
+            found[oid] = (header[1].decode(), out[position:position + size])
+            position += size + 1
+        return found
+
+    def blobs(self, ids: Iterable[str]) -> dict[str, bytes]:
+        """The bytes of many blobs in one `git cat-file --batch`."""
+        return {oid: data for oid, (_, data) in self.objects(ids).items()}
+
+    def sizes(self, ids: Iterable[str]) -> dict[str, int]:
+        """The size of many objects in one `git cat-file --batch-check`."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        out = self._run(["cat-file", "--batch-check"],
+                        stdin=("\n".join(wanted) + "\n").encode()).stdout
+        return {parts[0].decode(): int(parts[2]) for parts in map(bytes.split, out.splitlines())
+                if len(parts) == 3}
+
+    def sides(self, head: str, paths: Mapping[str, str]) -> dict[str, Side]:
+        """Who pushed the version at `head` of each path (remote path by the caller's name
+        for it), and when: the machine named in the last commit that changed it, and that
+        commit's time. Reads the history only as far back as it must."""
+        left = {remote: name for name, remote in paths.items()}
+        found: dict[str, Side] = {}
+        if not left:
+            return found
+        process = subprocess.Popen(
+            ["git", "log", "--format=format:%x1e%ct%x1f%an%x1f%B%x1f", "-z", "--name-only",
+             head, "--", *left], env=git_env(str(self.git_dir)), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, process_group=0)
+        try:
+            pending = b""
+            while left:
+                chunk = process.stdout.read1(65536)
+                pending += chunk
+                records = pending.split(b"\x1e")
+                pending = records.pop() if chunk else b""
+                for record in records:
+                    _one_commit(record, left, found)
+                if not chunk:
+                    break
+        finally:
+            end_group(process)
+            process.stdout.close()
         return found
 
     # --- writing ------------------------------------------------------------------------
@@ -273,11 +354,38 @@ class SyncRepo:
 
     def _run(self, args: list[str], path: Path | None = None,
              stdin: bytes | None = None) -> subprocess.CompletedProcess:
-        result = subprocess.run(["git", *args], env=_git_env(path or self.path),
-                                capture_output=True, input=stdin)
+        where = path or self.git_dir
+        result = run_git(args, git_env(str(where)), stdin)
         if result.returncode != 0:
-            raise OSError(f"git {args[0]} failed in {path or self.path}: {_first_cause(result.stderr)}")
+            raise OSError(f"git {args[0]} failed in {where}: {_first_cause(result.stderr)}")
         return result
+
+
+def machine_message(subject: str, machine: str) -> str:
+    """A commit message naming the machine that pushed it, for the other machines' labels."""
+    return f"{subject}\n\n{MACHINE_TRAILER}: {machine}\n"
+
+
+def _one_commit(record: bytes, left: dict[str, str], found: dict[str, Side]) -> None:
+    """Of one `git log` record (time, author, message, changed paths), the paths still
+    looked for: who changed them there, and when."""
+    parts = record.split(b"\x1f", 3)
+    if len(parts) != 4:
+        return
+    stamp, author, message, names = parts
+    text = message.decode("utf-8", "replace")
+    machine = next((line.split(":", 1)[1].strip() for line in reversed(text.splitlines())
+                    if line.startswith(f"{MACHINE_TRAILER}:")), None)
+    subject = _OUR_SUBJECT.match(text)
+    machine = machine or (subject.group(1) if subject else None) or \
+        author.decode("utf-8", "replace")
+    # Another machine's words, going into a marker line: printable, one line, short.
+    machine = "".join(char for char in machine if char.isprintable())[:100] or "the remote"
+    when = float(stamp) if stamp.strip().isdigit() else None
+    for raw in names.strip(b"\n").split(b"\0"):
+        name = left.pop(raw.decode("utf-8", "surrogateescape"), None)
+        if name is not None:
+            found[name] = Side(machine, when)
 
 
 def _quote(path: str) -> str:

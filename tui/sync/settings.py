@@ -1,13 +1,17 @@
 """What `memtui sync` remembers in memtui's config: the remote, and the names users gave.
 
-`<config dir>/sync.json`: {"remote": URL, "names": {store path: name}}. Written whole,
-atomically; a damaged file reads as a UsageError-worthy sentence, never a traceback.
+`<config dir>/sync.json`: {"remote": URL, "names": {store path: name}, "machine": NAME}.
+The machine name labels this machine's side of a sync conflict (default: the hostname).
+Written whole, atomically; a damaged file reads as a UsageError-worthy sentence, never a
+traceback.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,12 +28,28 @@ class SettingsError(Exception):
 class SyncSettings:
     remote: str | None = None
     names: dict[str, str] = field(default_factory=dict)
+    machine: str | None = None  # given with `memtui sync --machine NAME`
 
     def name_of(self, store: Path) -> str | None:
         return self.names.get(store_id(store))
 
     def give_name(self, store: Path, name: str) -> None:
         self.names[store_id(store)] = name
+
+
+def default_machine() -> str:
+    """The hostname, in the letters a name may hold."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", socket.gethostname()).strip("-.")
+    return name[:100] or "this-machine"
+
+
+def machine_name() -> str:
+    """The name this machine's text carries in a sync conflict: the one given, else the
+    hostname (also when the settings cannot be read: the sync itself says why)."""
+    try:
+        return load_settings().machine or default_machine()
+    except SettingsError:
+        return default_machine()
 
 
 def store_id(store: Path) -> str:
@@ -54,18 +74,22 @@ def load_settings() -> SyncSettings:
         raw = json.loads(data.decode("utf-8"))
         remote = raw.get("remote")
         names = raw.get("names") or {}
+        machine = raw.get("machine")
         if not (remote is None or isinstance(remote, str)) or not isinstance(names, dict) or not all(
             isinstance(key, str) and isinstance(value, str) for key, value in names.items()
-        ):
+        ) or not (machine is None or isinstance(machine, str)):
             raise ValueError("unexpected shape")
     except (ValueError, UnicodeDecodeError, AttributeError):
         raise SettingsError(f"{path} is not the JSON memtui writes; fix or remove it.") from None
-    return SyncSettings(remote, dict(names))
+    return SyncSettings(remote, dict(names), machine)
 
 
 def save_settings(settings: SyncSettings) -> None:
     path = settings_path()
-    body = json.dumps({"remote": settings.remote, "names": settings.names}, indent=2) + "\n"
+    saved = {"remote": settings.remote, "names": settings.names}
+    if settings.machine:
+        saved["machine"] = settings.machine
+    body = json.dumps(saved, indent=2) + "\n"
     import secrets  # here: the app reads the settings at start-up and saves them rarely
 
     temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")

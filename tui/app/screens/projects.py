@@ -672,8 +672,8 @@ def sync_plan(project: Project, result) -> Confirmation | str:
     if result.pushed_deletions:
         summary.append(f"Delete on the remote {len(result.pushed_deletions)}: "
                        f"{', '.join(result.pushed_deletions)}")
-    for blocked in result.blocked:
-        summary.append(f"Not pushed: {blocked['file']}, {blocked['reason']}")
+    for blocked in result.blocked:  # a secret kept here, or a remote entry left as it is
+        summary.append(f"Not synced: {blocked['file']}: {blocked['reason']}")
     diffs = []
     for change in result.incoming[:PREVIEW_FILES]:
         before = (change.before or b"").decode("utf-8", "replace")
@@ -696,6 +696,6 @@ def sync_outcome(result) -> tuple[str, str]:
     if result.conflicts:
         parts.append(f"{len(result.conflicts)} conflict(s) kept both texts")
     if result.blocked:
-        parts.append(f"{len(result.blocked)} blocked (secrets)")
+        parts.append(f"{len(result.blocked)} left out (secrets, or entries no store can hold)")
     severity = "warning" if result.conflicts or result.blocked else "information"
     return f"Synced {result.identity}: {', '.join(parts)}.", severity
