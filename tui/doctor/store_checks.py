@@ -29,12 +29,17 @@ def check_index_size(ctx: DoctorContext) -> Check:
     long_text = (f"; {len(long_lines)} line(s) are over {LINE_WARN} characters (line "
                  f"{listed(long_lines, SHOWN)})") if long_lines else ""
     if index.cut:
-        hidden = [link.file for link in index.links if not link.visible and link.file]
+        past_cut = [link.file for link in index.links if not link.visible and link.file]
+        reached = _reached(ctx, index) if past_cut else {}
+        hidden = [file for file in past_cut if file not in reached]
         first = index.first_cut_line
         past = (f"from line {first + 1} on, everything is past the cut"
                 if first is not None else "its end is past the cut")
         entries = (f": {len(hidden)} entries the model never sees ({listed(hidden, SHOWN)}), and "
                    "new entries are appended there" if hidden else "")
+        if len(hidden) < len(past_cut):
+            entries += (f" ({len(past_cut) - len(hidden)} more past it are reached through "
+                        "memories the loaded part links)")
         return Check("index_size", FAIL, f"{size}, so {past}{entries}{long_text}.",
                      f"memtui index {ctx.store} --loaded shows the cut; shorten entries (S in the "
                      f"app) or let a dream prune the index: memtui dream {ctx.store}")
@@ -47,6 +52,21 @@ def check_index_size(ctx: DoctorContext) -> Check:
         return Check("index_size", WARN, f"{size}{long_text}: entries should stay one short line.",
                      "shorten them (S in the app's index tab), moving detail into the topic file")
     return Check("index_size", OK, f"{size}: all of it is loaded.")
+
+
+def _reached(ctx: DoctorContext, index) -> dict[str, str | None]:
+    """The memories Claude reaches from the loaded cuts of the store's indexes."""
+    from tui.claude.lines import read_store_text
+    from tui.claude.memory_files import TEAM_INDEX, memory_files
+    from tui.memory.index import parse_index
+    from tui.memory.reach import reach_on_disk
+
+    files = {file: entry.path for file, entry in memory_files(ctx.store)}
+    try:
+        team = parse_index(read_store_text(ctx.store / TEAM_INDEX), folder="team/")
+    except OSError:
+        team = parse_index(None)
+    return reach_on_disk(files, (index, team))
 
 
 def _writers(events) -> dict[str, tuple[str, str, int]]:
