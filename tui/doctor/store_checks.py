@@ -23,6 +23,8 @@ def check_index_size(ctx: DoctorContext) -> Check:
                             else read_store_text(path))
     except FileNotFoundError:
         return Check("index_size", SKIP, f"There is no {path} yet.")
+    except NotADirectoryError:
+        return Check("index_size", SKIP, f"{ctx.no_store}: there is no index.")
     size = (f"{path} has {index.lines} lines and {index.chars:,} characters; Claude loads "
             f"{MAX_LINES} lines and {MAX_CHARS:,} characters")
     long_lines = [line.number for line in index.raw_lines.longer_than(LINE_WARN)]
@@ -41,13 +43,14 @@ def check_index_size(ctx: DoctorContext) -> Check:
             entries += (f" ({len(past_cut) - len(hidden)} more past it are reached through "
                         "memories the loaded part links)")
         return Check("index_size", FAIL, f"{size}, so {past}{entries}{long_text}.",
-                     f"memtui index {ctx.store} --loaded shows the cut; shorten entries (S in the "
-                     f"app) or let a dream prune the index: memtui dream {ctx.store}")
+                     f"{ctx.memtui('index', ctx.store, '--loaded')} shows the cut; shorten entries "
+                     f"(S in the app) or let a dream prune the index: "
+                     f"{ctx.memtui('dream', ctx.store)}")
     near = index.lines >= NEAR_LIMIT * MAX_LINES or index.chars >= NEAR_LIMIT * MAX_CHARS
     if near:
         return Check("index_size", WARN,
                      f"{size}: a few more entries and the newest fall past the cut{long_text}.",
-                     f"let a dream prune the index: memtui dream {ctx.store}")
+                     f"let a dream prune the index: {ctx.memtui('dream', ctx.store)}")
     if long_lines:
         return Check("index_size", WARN, f"{size}{long_text}: entries should stay one short line.",
                      "shorten them (S in the app's index tab), moving detail into the topic file")
@@ -91,7 +94,7 @@ def check_worktrees(ctx: DoctorContext) -> Check:
     from tui.history.writes_log import folder_events
 
     if not os.path.isdir(ctx.store):
-        return Check("worktrees", SKIP, f"{ctx.store} does not exist yet.")
+        return Check("worktrees", SKIP, f"{ctx.no_store}.")
     events = folder_events(ctx.store, ctx.transcript_dirs)
     writers = _writers(events)
     pairs = overlapping(writers)
@@ -112,8 +115,9 @@ def check_worktrees(ctx: DoctorContext) -> Check:
                      f"seen; {len(writers)} working directories write {ctx.store}"
                      + (f", {len(pairs)} pair(s) of them in overlapping periods" if pairs else "")
                      + ".",
-                     f"memtui overwrites {ctx.store} lists them and memtui merge FILE puts the "
-                     f"lines back; run memtui watch {ctx.store} while worktrees share the store, "
+                     f"{ctx.memtui('overwrites', ctx.store)} lists them and memtui merge FILE puts "
+                     f"the lines back; run {ctx.memtui('watch', ctx.store)} while worktrees "
+                     "share the store, "
                      + separate)
     if pairs:
         shown = [f"{a} ({writers[a][0][:16]} to {writers[a][1][:16]}) and {b} "
@@ -122,7 +126,7 @@ def check_worktrees(ctx: DoctorContext) -> Check:
                      f"{len(pairs)} pair(s) of working directories wrote {ctx.store} in "
                      f"overlapping periods: {'; '.join(shown)}{merged or '; no lost update found yet'}"
                      ", but the last writer of a file wins.",
-                     f"memtui watch {ctx.store} keeps every version, " + separate)
+                     f"{ctx.memtui('watch', ctx.store)} keeps every version, " + separate)
     if len(writers) > 1:
         return Check("worktrees", OK, f"{len(writers)} working directories wrote {ctx.store}, "
                      f"never in overlapping periods{merged or '; no lost update found'}.")
