@@ -186,6 +186,24 @@ def test_a_proxy_password_is_never_printed_by_the_probe(project, capsys, monkeyp
     assert fake.requests == []
 
 
+def test_the_probe_goes_through_the_proxy_of_a_settings_env_block_unless_no_proxy(
+        project, capsys, monkeypatch, fake):
+    claude, root, _ = project
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", fake.api_key)
+    user = settings(claude.home / "settings.json",
+                    {"env": {"HTTP_PROXY": f"http://127.0.0.1:{free_port()}"}})
+    check = check_of(claude, root, capsys, "api_probe", "--online")
+    assert check["status"] == "fail" and f'"env" in {user}' in check["message"]
+    assert fake.requests == []  # it went to the proxy Claude Code would use
+
+    fake.queue(reply(text("p")))
+    settings(user, {"env": {"HTTP_PROXY": f"http://127.0.0.1:{free_port()}",
+                            "NO_PROXY": "127.0.0.1"}})
+    assert check_of(claude, root, capsys, "api_probe", "--online")["status"] == "ok"
+    assert len(fake.requests) == 1
+
+
 def test_a_proxy_set_in_a_settings_env_block_is_fixed_in_that_file(project, capsys, monkeypatch):
     claude, root, _ = project
     user = settings(claude.home / "settings.json",

@@ -32,7 +32,6 @@ class ClaudeAccess:
     model: str
     model_from: str  # where the model comes from, for the message
     headers: dict[str, str]  # ANTHROPIC_CUSTOM_HEADERS
-    proxy: tuple[str, EnvValue] | None  # (variable, value) of the proxy the URL goes through
 
     @property
     def base(self) -> str:
@@ -57,15 +56,13 @@ def claude_access(ctx: DoctorContext) -> ClaudeAccess:
         header, colon, value = line.partition(":")
         if colon and header.strip():
             headers[header.strip()] = value.strip()
-    base = base_url.value.strip() if base_url else DEFAULT_BASE_URL
     return ClaudeAccess(base_url, ctx.claude_var("ANTHROPIC_API_KEY"),
-                        ctx.claude_var("ANTHROPIC_AUTH_TOKEN"), name, model_from, headers,
-                        _proxy_for(ctx, base))
+                        ctx.claude_var("ANTHROPIC_AUTH_TOKEN"), name, model_from, headers)
 
 
-def _proxy_for(ctx: DoctorContext, url: str) -> tuple[str, EnvValue] | None:
-    """The proxy variable a request to `url` goes through, as the environment picks it
-    (NO_PROXY honoured), from Claude Code's environment."""
+def proxy_for(ctx: DoctorContext, url: str) -> tuple[str, EnvValue] | None:
+    """(variable, value) of the proxy a request to `url` goes through, as the environment
+    picks it (NO_PROXY honoured), from Claude Code's environment."""
     parts = urlsplit(url)
     names = ("HTTPS_PROXY", "https_proxy") if parts.scheme == "https" else (
         "HTTP_PROXY", "http_proxy")
@@ -99,11 +96,12 @@ def check_api_probe(ctx: DoctorContext) -> Check:
     from tui.agents.client import sdk_client
 
     base = shown_url(access.base)
-    proxy = access.proxy[1].value.strip() if access.proxy else None
+    proxy = proxy_for(ctx, access.base)
     client = sdk_client(access.api_key.value if access.api_key else None,
                         access.auth_token.value if access.auth_token else None, access.base,
                         timeout=PROBE_TIMEOUT, headers=access.headers,
-                        http_client=anthropic.DefaultHttpxClient(proxy=proxy, trust_env=False))
+                        http_client=anthropic.DefaultHttpxClient(
+                            proxy=proxy[1].value.strip() if proxy else None, trust_env=False))
     started = time.monotonic()
     try:
         response = client.messages.with_raw_response.create(
@@ -115,7 +113,7 @@ def check_api_probe(ctx: DoctorContext) -> Check:
         return Check("api_probe", FAIL, f"{base} did not answer within {PROBE_TIMEOUT:g} s.",
                      "check ANTHROPIC_BASE_URL and your network or proxy")
     except anthropic.APIConnectionError:
-        return _connection_failure(ctx, access)
+        return _connection_failure(ctx, base, proxy)
     except ValueError:
         return Check("api_probe", FAIL, f"{base} answered with something that is not JSON: "
                      "it is not a Messages API endpoint.", "check ANTHROPIC_BASE_URL")
@@ -182,10 +180,10 @@ def _status_failure(error, access: ClaudeAccess) -> Check:
                  else "check ANTHROPIC_BASE_URL and ANTHROPIC_MODEL")
 
 
-def _connection_failure(ctx: DoctorContext, access: ClaudeAccess) -> Check:
-    base = shown_url(access.base)
-    if access.proxy:
-        name, found = access.proxy
+def _connection_failure(ctx: DoctorContext, base: str,
+                        proxy: tuple[str, EnvValue] | None) -> Check:
+    if proxy:
+        name, found = proxy
         return Check("api_probe", FAIL,
                      f"Could not reach {base} through the proxy {name}={shown_url(found.value)} "
                      f"({found.where}; connection refused or failed: \"local proxy failed\").",
