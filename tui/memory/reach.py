@@ -69,22 +69,29 @@ def reach_on_disk(files: Mapping[str, str], indexes: Iterable[LoadedIndex],
     """`reach` for a store that is not loaded: {memory file: its path} and its parsed
     indexes; only the memories the walk reaches are read. `names` resolves `[[name]]`
     links; without it, the first reached text holding `[[` has every memory's `name:` read
-    (most stores hold no `[[name]]` at all)."""
+    (most stores hold no `[[name]]` at all), each file read once for both."""
     from tui.claude.files import read_text
+    from tui.memory import frontmatter
     from tui.memory.store import FULL_READ_LIMIT
+
+    texts: dict[str, str] = {}
+
+    def text_of(file: str) -> str:
+        if file not in texts:
+            try:
+                texts[file] = read_text(files[file], FULL_READ_LIMIT)
+            except OSError:
+                texts[file] = ""
+        return texts[file]
 
     def links_of(file: str) -> list[str]:
         nonlocal names
-        path = files.get(file)
-        if path is None:
+        if file not in files:
             return []
-        try:
-            text = read_text(path, FULL_READ_LIMIT)
-        except OSError:
-            return []
+        text = text_of(file)
         if names is None and "[[" in text:
-            names = wiki_names((memory, memory_name(location))
-                               for memory, location in files.items())
+            names = wiki_names((memory, frontmatter.parse(text_of(memory)).name)
+                               for memory in files)
         return memory_links(file, text, names)
 
     return reach(loaded_roots(indexes), links_of)
