@@ -4,6 +4,7 @@ and the helpers that run `memtui doctor --json` on it."""
 from __future__ import annotations
 
 import json
+import shlex
 import socket
 from pathlib import Path
 
@@ -26,6 +27,12 @@ def run_doctor(claude, target, capsys, *extra: str) -> tuple[int, dict, str]:
     code = cli.main(["--config-dir", str(claude.home), "doctor", str(target), "--json", *extra])
     out, err = capsys.readouterr()
     return code, json.loads(out) if out.strip() else {}, out + err
+
+
+def memtui(claude, *words) -> str:
+    """A memtui command as the doctor prints it for a home that is not ~/.claude: the home
+    named, so that it runs the same when pasted."""
+    return shlex.join(["memtui", "--config-dir", str(claude.home), *map(str, words)])
 
 
 def checks_of(report: dict) -> dict[str, dict]:

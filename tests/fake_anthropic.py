@@ -44,10 +44,15 @@ def failure(status: int, error_type: str = "api_error",
 
 
 class FakeAnthropic:
-    def __init__(self, api_key: str = "test-key", port: int = 0):
+    """`accepts`: "any" credential header, or only "x-api-key" or only "bearer" (a gateway
+    that takes one kind); each request records both headers as sent."""
+
+    def __init__(self, api_key: str = "test-key", port: int = 0, accepts: str = "any"):
         self.api_key = api_key
+        self.accepts = accepts
         self.script: list[Scripted] = []
-        self.requests: list[dict] = []  # {"path", "body", "auth"}
+        # {"path", "body", "auth" (the credential the fake took), "x_api_key", "authorization"}
+        self.requests: list[dict] = []
         self.on_request = None  # called with the request number before answering
         fake = self
 
@@ -64,9 +69,13 @@ class FakeAnthropic:
             def _answer(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                auth = self.headers.get("x-api-key") or (
-                    self.headers.get("authorization", "").removeprefix("Bearer ").strip())
-                fake.requests.append({"path": self.path, "body": body, "auth": auth})
+                x_api_key = self.headers.get("x-api-key")
+                authorization = self.headers.get("authorization")
+                bearer = (authorization or "").removeprefix("Bearer ").strip()
+                auth = {"x-api-key": x_api_key, "bearer": bearer}.get(fake.accepts,
+                                                                      x_api_key or bearer)
+                fake.requests.append({"path": self.path, "body": body, "auth": auth,
+                                      "x_api_key": x_api_key, "authorization": authorization})
                 if fake.on_request is not None:
                     fake.on_request(len(fake.requests))
                 if self.path != "/v1/messages":

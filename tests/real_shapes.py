@@ -238,6 +238,82 @@ def second_level_index(store: Path) -> list[str]:
     return w.memories
 
 
+ARCHIVED_NOTES = 12
+
+
+def unlinked_archive_index(store: Path) -> list[str]:
+    """A second-level index nothing links (`MEMORY-archive.md`, where old entries were moved
+    to make room) listing archived notes; one of them a loaded memory links too."""
+    w = _Writer(store)
+    w.memory("user_role.md", _flat("user_role", "an SRE", "user"),
+             "Runs the pager. Old outages: [2024 outage](archive_00.md).\n")
+    archived = []
+    for number in range(ARCHIVED_NOTES):
+        file = f"archive_{number:02}.md"
+        w.memory(file, _flat(f"archive_{number:02}", f"outage {number} notes", "project"), WHY_HOW)
+        archived.append(f"- [Outage {number}]({file}) — what broke")
+    w.memory("MEMORY-archive.md", _flat("memory-archive", "entries moved out of the index",
+                                        "reference"), "\n".join(archived) + "\n")
+    w.index(["- [User role](user_role.md) — who the user is"])
+    return w.memories
+
+
+CYCLE_NOTES = 5
+
+
+def cycle_of_unreachable_notes(store: Path) -> list[str]:
+    """Notes that link each other in a ring, by `[[name]]`, none linked from anywhere
+    Claude starts: each is linked, and none is reached."""
+    w = _Writer(store)
+    w.memory("user_role.md", _flat("user_role", "a data engineer", "user"), "Owns Airflow.\n")
+    for number in range(CYCLE_NOTES):
+        following = (number + 1) % CYCLE_NOTES
+        w.memory(f"notes/ring-{number}.md",
+                 _flat(f"ring-{number}", f"pipeline note {number}", "reference"),
+                 f"Next: [[ring-{following}]]\n")
+    w.index(["- [User role](user_role.md) — who the user is"])
+    return w.memories
+
+
+LOADED_NOTES = 200  # entries filling the 200-line cut; the two after them fall past it
+
+
+def second_level_index_past_the_cut(store: Path) -> list[str]:
+    """An index over its 200 lines: past the cut, a topic hub (its topics unreached) and an
+    entry that a loaded memory links as well (reached through it)."""
+    w = _Writer(store)
+    lines = []
+    for number in range(LOADED_NOTES):
+        file = f"note_{number:03}.md"
+        body = "See also [Late entry](late_entry.md).\n" if number == 0 else "Noted.\n"
+        w.memory(file, _flat(f"note_{number:03}", f"note {number}", "reference"), body)
+        lines.append(f"- [Note {number}]({file}) — a note")
+    w.memory("late_entry.md", _flat("late_entry", "indexed late, linked by note 0", "reference"),
+             "Late.\n")
+    w.memory("hubs/late_hub.md", _flat("late_hub", "runbooks, indexed late", "reference"),
+             "- [Restart](restart.md)\n- [Failover](failover.md)\n")
+    w.memory("hubs/restart.md", _flat("restart", "how to restart", "reference"), "Restart.\n")
+    w.memory("hubs/failover.md", _flat("failover", "how to fail over", "reference"), "Fail.\n")
+    lines += ["- [Late entry](late_entry.md) — past the cut", "- [Hub](hubs/late_hub.md) — past it"]
+    w.index(lines)
+    return w.memories
+
+
+def escaped_pipes_in_tables(store: Path) -> list[str]:
+    """An index kept as a Markdown table (as Obsidian writes one): an aliased `[[name|alias]]`
+    link has its pipe escaped there, `[[name\\|alias]]`."""
+    w = _Writer(store)
+    w.memory("deploy_checklist.md", _flat("deploy-checklist", "what to check before deploy",
+                                          "reference"), "Check the canary.\n")
+    w.memory("on_call_rotation.md", _flat("on-call-rotation", "who is on call", "reference"),
+             "| when | see |\n|---|---|\n| paging | [[deploy-checklist\\|the checklist]] |\n")
+    w.memory("pager_policy.md", _flat("pager-policy", "when to page", "reference"), "Page.\n")
+    w.index(["| memory | why |", "|---|---|",
+             "| [[on-call-rotation\\|On call]] | who to page |",
+             "| [[pager-policy\\|Paging]] | when to page |"])
+    return w.memories
+
+
 def wiki_links_to_snake_case(store: Path) -> list[str]:
     """`[[kebab-slug]]` links naming `snake_case.md` files, and one that names nothing yet."""
     w = _Writer(store)
@@ -402,7 +478,9 @@ SHAPES: dict[str, Callable[[Path], list[str]]] = {
     for builder in (
         mixed_frontmatter, foreign_types_and_cjk_names, bom_on_every_file, crlf_files,
         negative_signal_description, old_store_without_frontmatter, index_under_type_headings,
-        long_index_lines, second_level_index, wiki_links_to_snake_case, template_placeholder,
+        long_index_lines, second_level_index, unlinked_archive_index, cycle_of_unreachable_notes,
+        second_level_index_past_the_cut, escaped_pipes_in_tables, wiki_links_to_snake_case,
+        template_placeholder,
         links_leaving_the_store, targets_with_spaces, link_in_a_code_span,
         plaintext_token_in_the_index, topics_and_skills_subfolders,
         memory_folder_is_a_git_repository, obsidian_vault, metrics_beside_memories,

@@ -44,7 +44,7 @@ async def test_w_on_the_projects_screen_opens_the_report_at_80x24(claude_home, t
         assert "1 failed" in status  # the fixture's index is one line past the cut
         report = shown(screen, "#doctor-report")
         assert report.startswith("FAIL index_size")  # what needs fixing comes first
-        assert "fix: memtui index" in report
+        assert "fix: memtui --config-dir" in report and "--loaded shows the cut" in report
         assert "Back" in footer_text(app)
         await pilot.press("escape")
         assert type(app.screen).__name__ == "ProjectsScreen"

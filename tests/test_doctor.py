@@ -32,6 +32,7 @@ from doctor_home import (
     build_project,
     checks_of,
     free_port,
+    memtui,
     run_doctor,
     settings,
 )
@@ -436,7 +437,7 @@ def test_sessions_spread_over_worktrees_keep_the_session_gate_shut(tmp_path, cla
     check = checks_of(report)["dream_gates"]
     assert check["status"] == "warn"
     assert "2 session(s) since" in check["message"] and "6 across" in check["message"]
-    assert check["fix"] == f"memtui dream {root}"
+    assert check["fix"] == memtui(claude_home, "dream", root)
 
 
 def test_auto_dream_switched_off_warns(project, capsys):
@@ -542,7 +543,7 @@ def test_main_agent_writing_memory_itself_is_reported_per_turn(project, capsys):
     assert "in 1 turn(s) the main agent wrote memory itself" in check["message"]
     assert "in turn(s) 2" in check["message"]
     assert "1 memory_saved event(s)" in check["message"]
-    assert check["fix"] == f"memtui extract {session.id} --force"
+    assert check["fix"] == memtui(claude, "extract", session.id, "--force")
 
 
 def test_sessions_and_turns_past_those_quoted_are_counted(project, capsys):
@@ -595,7 +596,8 @@ def test_compaction_after_unsaved_messages_warns_with_the_extract_command(projec
     check = checks_of(report)["compaction"]
     assert check["status"] == "warn"
     assert f"compacted at {boundary['timestamp']} with 3 user message(s)" in check["message"]
-    assert check["fix"] == f"memtui extract {session.id}"
+    # The save before them is in what extract reads: it extracts them only when forced.
+    assert check["fix"] == memtui(claude, "extract", session.id, "--force")
 
 
 def test_compaction_right_after_a_save_is_fine(project, capsys):
@@ -660,7 +662,7 @@ def test_worktrees_overwriting_each_other_fail_with_the_lost_update(worktrees, c
     assert check["status"] == "fail"
     assert "1 lost update(s), 1 line(s)" in check["message"]
     assert f"session {b.id[:8]} in {tree_b}" in check["message"]
-    assert "memtui watch" in check["fix"] and "autoMemoryDirectory" in check["fix"]
+    assert memtui(claude, "watch", store) in check["fix"] and "autoMemoryDirectory" in check["fix"]
 
 
 def test_worktrees_writing_in_overlapping_periods_warn(worktrees, capsys):
@@ -678,7 +680,7 @@ def test_worktrees_writing_in_overlapping_periods_warn(worktrees, capsys):
     check = checks_of(report)["worktrees"]
     assert check["status"] == "warn"
     assert str(tree_a) in check["message"] and str(tree_b) in check["message"]
-    assert check["fix"].startswith(f"memtui watch {store}")
+    assert check["fix"].startswith(memtui(claude, "watch", store))
 
 
 # --- nothing leaves the machine ----------------------------------------------------------------
@@ -713,7 +715,7 @@ def test_assistant_mode_daily_logs_mean_no_automatic_dream(project, capsys):
     check = checks_of(report)["dream_gates"]
     assert check["status"] == "warn"
     assert "assistant-mode daily logs (logs/2026/11/2026-11-29.md" in check["message"]
-    assert check["fix"] == f"memtui dream {root}"
+    assert check["fix"] == memtui(claude, "dream", root)
 
 
 def test_lock_holding_no_pid_warns(project, capsys):
@@ -788,7 +790,7 @@ def test_a_store_keyed_by_a_worktree_is_stranded(tmp_path, claude_home, capsys):
     assert check["status"] == "warn"
     assert f"is not the memory directory of {real(tmp_path / 'shop')}" in check["message"]
     assert "this store is stranded" in check["message"]
-    assert check["fix"] == (f"memtui fix {stranded} rescue copies its memories into "
+    assert check["fix"] == (f"{memtui(claude_home, 'fix', stranded, 'rescue')} copies its memories into "
                             f"{claude_home.store(real(tmp_path / 'shop'))} (memtui undo there "
                             "takes it back)")
 
@@ -824,7 +826,7 @@ def test_many_messages_and_no_save_warn_that_extraction_may_not_run(project, cap
     check = checks_of(report)["extraction"]
     assert check["status"] == "warn"
     assert "12 user message(s): 0 memory_saved event(s), no memory_saved record" in check["message"]
-    assert check["fix"] == f"memtui extract {session.id}"
+    assert check["fix"] == memtui(claude, "extract", session.id)
 
 
 def test_a_memtui_extraction_past_the_compaction_clears_it(project, capsys):

@@ -5,6 +5,10 @@ Settings, first found wins: the environment (`ANTHROPIC_API_KEY` or
 `<xdg config>/memtui/config.toml` (`[anthropic]` with `api_key`, `auth_token`, `base_url`,
 `model`, `timeout`). Every failure becomes one sentence; rate limits and overloads are
 retried with backoff, each retry reported.
+
+Requests authenticate as Claude Code's do, so that a gateway that accepts Claude Code
+accepts memtui: the key as `x-api-key`, the token as `Authorization: Bearer`, both when
+both are set.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 from tui import config
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
+DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_TIMEOUT = 120.0
 RETRIES = 4
 MAX_TOKENS = 8192
@@ -92,6 +97,26 @@ def load_config(env: Mapping[str, str], path: Path | None = None) -> ClientConfi
     )
 
 
+def sdk_client(api_key: str | None, auth_token: str | None, base_url: str | None, *,
+               timeout: float, headers: Mapping[str, str] | None = None, http_client=None):
+    """An anthropic SDK client sending what Claude Code sends: `api_key` as `x-api-key`,
+    `auth_token` as `Authorization: Bearer`. The SDK (2.16) would send an `api_key` as a
+    bearer token, and read whatever the arguments leave unset from `os.environ`: both are
+    set here explicitly."""
+    import anthropic
+
+    layer: dict = dict(headers or {})
+    if api_key:
+        layer["x-api-key"] = api_key
+        if not auth_token:
+            layer["Authorization"] = anthropic.omit  # the SDK's bearer copy of the key
+    return anthropic.Anthropic(
+        api_key=None if auth_token else api_key, auth_token=auth_token,
+        base_url=base_url or DEFAULT_BASE_URL, default_headers=layer, timeout=timeout,
+        max_retries=0, http_client=http_client,
+    )
+
+
 @dataclass(frozen=True)
 class Reply:
     content: tuple[dict, ...]  # text and tool_use blocks as plain dicts
@@ -136,10 +161,8 @@ class ModelClient:
         self.on_retry = on_retry or (lambda _: None)
         self.on_text = on_text or (lambda _: None)
         self._anthropic = anthropic
-        self._client = anthropic.Anthropic(
-            api_key=config.api_key, auth_token=None if config.api_key else config.auth_token,
-            base_url=config.base_url, timeout=config.timeout, max_retries=0,
-        )
+        self._client = sdk_client(config.api_key, config.auth_token, config.base_url,
+                                  timeout=config.timeout)
 
     def create(self, system: str, messages: list[dict], tools: list[dict]) -> Reply:
         api = self._anthropic
@@ -183,7 +206,7 @@ class ModelClient:
     def explain(self, error: Exception) -> str:
         """One sentence for an API failure."""
         api = self._anthropic
-        base = self.config.base_url or "https://api.anthropic.com"
+        base = self.config.base_url or DEFAULT_BASE_URL
         if isinstance(error, api.AuthenticationError):
             return ("The API rejected the key (401): check ANTHROPIC_API_KEY or "
                     "ANTHROPIC_AUTH_TOKEN.")

@@ -1,5 +1,6 @@
 """What the projects table shows for each store, read cheaply (indexes and file names; the
-memory files themselves only when some are not linked from an index)."""
+memory files themselves only when some are not linked inside a loaded cut, and then only
+those Claude reaches)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from tui.claude.memory_files import TEAM_INDEX, is_log, memory_files
 from tui.claude.paths import INDEX_NAME
 from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex, parse_index
 from tui.memory.links import wiki_names
+from tui.memory.reach import memory_name, reach_on_disk
 
 
 @dataclass(frozen=True)
 class StoreSummary:
     index: LoadedIndex
-    orphans: int  # memory files no loaded cut and no other memory links
+    orphans: int  # memory files Claude cannot reach from a loaded cut (see memory.reach)
 
     @property
     def binding_limit(self) -> str:
@@ -51,39 +53,20 @@ def _read(path: str | Path) -> str | None:
 
 def summarize(store: Path) -> StoreSummary:
     raw, team_raw = _read(store / INDEX_NAME), _read(store / TEAM_INDEX)
-    files = [(file, entry.path) for file, entry in memory_files(store) if not is_log(file)]
+    # Paths as text: a Path made per memory file was a quarter of a heavy home's summaries.
+    files = {file: entry.path for file, entry in memory_files(store)}
 
     def indexes(names: Mapping[str, str]) -> tuple[LoadedIndex, LoadedIndex]:
         return parse_index(raw, names), parse_index(team_raw, names, folder="team/")
 
-    names = wiki_names((file, None) for file, _ in files)
-    index, team = indexes(names)
+    index, team = indexes(wiki_names((file, None) for file in files))
+    names = None  # read when a `[[name]]` needs them
     if any(link.names_no_memory for link in (*index.links, *team.links)):
         # `[[name]]` links name a memory's `name:`; only then are the heads worth reading.
-        names = wiki_names((file, _name(path)) for file, path in files)
+        names = wiki_names((file, memory_name(path)) for file, path in files.items())
         index, team = indexes(names)
-    links = [link for link in (*index.links, *team.links) if link.file]
-    visible = {link.file for link in links if link.visible}
-    indexed = {link.file for link in links}
-    orphans = {file for file, _ in files if file not in visible}
-    if orphans - indexed:
-        # Unindexed, but perhaps listed by another memory (a second-level index).
-        from tui.memory import frontmatter
-        from tui.memory.audit import second_level_links
-
-        # Paths as text: a Path made per memory file was a quarter of a heavy home's summaries.
-        texts = [(file, _read(path) or "") for file, path in files]
-        if any("[[" in text for _, text in texts):
-            names = wiki_names((file, frontmatter.parse(text).name) for file, text in texts)
-        orphans -= second_level_links(texts, names).keys() - indexed
+    visible = {link.file for link in (*index.links, *team.links) if link.visible and link.file}
+    orphans = {file for file in files if file not in visible and not is_log(file)}
+    if orphans:  # perhaps reached through other memories (a second-level index)
+        orphans -= reach_on_disk(files, (index, team), names).keys()
     return StoreSummary(index, len(orphans))
-
-
-def _name(path: str) -> str | None:
-    from tui.memory import frontmatter
-
-    try:
-        head = frontmatter.read_head(path).decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    return frontmatter.parse(head).name

@@ -80,11 +80,22 @@ def rejection_reason(candidate: str, expand_home: bool = True) -> str | None:
     return None
 
 
+BOM = "\ufeff"
+
+
+def parse_settings(data: bytes) -> object:
+    """A settings file's JSON as Claude Code parses it: a leading UTF-8 byte order mark is
+    dropped first (its safeParseJSON strips one before JSON.parse, which would reject it),
+    so such a file is read whole. UnicodeDecodeError or ValueError (RecursionError when
+    nested past any setting) when it is no JSON."""
+    return json.loads(data.decode("utf-8").removeprefix(BOM))
+
+
 def read_settings(path: Path) -> dict | None:
     """A settings file's object; absent, unreadable, not a file, or malformed -> None."""
     try:
-        data = json.loads(read_regular(path, SETTINGS_LIMIT).decode("utf-8"))
-    except (OSError, ValueError, RecursionError):  # RecursionError: nested past any setting
+        data = parse_settings(read_regular(path, SETTINGS_LIMIT))
+    except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 

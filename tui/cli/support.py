@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -169,8 +168,10 @@ def check_settings_file(path: Path | None) -> None:
     """`--settings` must name a readable JSON object, as `claude --settings` needs."""
     if path is None:
         return
+    from tui.claude.settings import parse_settings
+
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = parse_settings(Path(path).read_bytes())
     except FileNotFoundError:
         raise UsageError(f"--settings {path}: there is no such file.") from None
     except (OSError, UnicodeDecodeError) as error:

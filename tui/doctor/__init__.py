@@ -93,11 +93,15 @@ def run_checks(ctx: DoctorContext, *, online: bool = False) -> DoctorReport:
 
 
 def secrets(ctx: DoctorContext) -> list[str]:
-    """Every key and token value the checks might come across."""
-    from tui.doctor.access_checks import memtui_config
+    """Every key and token value the checks might come across, and the passwords of the
+    URLs they print."""
+    from tui.doctor.access_checks import PROXY_VARIABLES, memtui_config, url_password
 
     values = [ctx.env.get(name, "") for name in SECRET_VARIABLES]
-    values += [found[0] for name in SECRET_VARIABLES if (found := ctx.claude_var(name))]
+    values += [found.value for name in SECRET_VARIABLES if (found := ctx.claude_var(name))]
+    for name in (*PROXY_VARIABLES, "ANTHROPIC_BASE_URL"):
+        urls = [ctx.env.get(name, ""), *(found.value for found in [ctx.claude_var(name)] if found)]
+        values += [url_password(url) or "" for url in urls]
     config, _ = memtui_config(ctx)
     if config is not None:
         values += [config.api_key or "", config.auth_token or ""]

@@ -8,6 +8,7 @@ its length and first four characters.
 from __future__ import annotations
 
 import re
+import shlex
 import socket
 import sys
 from dataclasses import dataclass
@@ -73,13 +74,13 @@ def settings_for(ctx: DoctorContext, variable: str, key: str) -> list[Setting]:
     claude = ctx.claude_var(variable)
     shell = ctx.env.get(variable) or None
     if claude:
-        shared = claude[1] == "the environment"
-        found.append(Setting(variable, claude[0], claude[1],
+        shared = claude.file is None
+        found.append(Setting(variable, claude.value, claude.where,
                              "Claude Code and memtui" if shared else "Claude Code"))
     mine = memtui_table(ctx).get(key)
     if isinstance(mine, str) and mine and not shell:  # config.toml counts only without the variable
         found.append(Setting(key, mine, f"[anthropic] in {config_file()}", "memtui"))
-    elif shell and claude and claude[1] != "the environment":
+    elif shell and claude and claude.file is not None:
         found.append(Setting(variable, shell, "the environment", "memtui"))
     return found
 
@@ -101,9 +102,17 @@ def _layout_problem(value: str) -> str | None:
     return None
 
 
-def _set_command(setting: Setting, value: str) -> str:
+def set_command(setting: Setting, value: str) -> str:
+    """The fix giving a setting `value` where it is set. A URL's password is never printed:
+    the fix then cuts the wrong end off the value in place."""
+    old = setting.value.strip()
+    if url_password(old) and old.startswith(value) and old != value:
+        tail = old[len(value):]
+        if setting.where == "the environment":
+            return f'export {setting.name}="${{{setting.name}%{tail}}}"'
+        return f'remove the trailing "{tail}" from {setting.name} ({setting.where})'
     if setting.where == "the environment":
-        return f"export {setting.name}={value}"
+        return f"export {setting.name}={shlex.quote(value)}"
     return f'set {setting.name} to "{value}" ({setting.where})'
 
 
@@ -119,7 +128,7 @@ def base_url_problem(url: str) -> tuple[str, str] | None:
         if fixed.endswith(suffix):
             fixed = fixed.removesuffix(suffix)
             return (f"ends in {suffix}, but the client adds /v1/messages itself, so every "
-                    f"request goes to {fixed}/v1{suffix}/… and gets 404"
+                    f"request goes to {shown_url(fixed)}/v1{suffix}/… and gets 404"
                     if suffix == "/v1" else f"ends in {suffix}, which the client adds itself"), fixed
     if layout:
         return layout, fixed
@@ -137,10 +146,10 @@ def check_api_base_url(ctx: DoctorContext) -> Check:
     for setting in settings:
         problem = base_url_problem(setting.value)
         if problem:
-            problems.append(f"{setting.assignment} = {setting.value!r} {problem[0]}")
-            fixes.append(_set_command(setting, problem[1]))
+            problems.append(f"{setting.assignment} = {shown_url(setting.value)!r} {problem[0]}")
+            fixes.append(set_command(setting, problem[1]))
         else:
-            fine.append(f"{setting.assignment} = {setting.value}")
+            fine.append(f"{setting.assignment} = {shown_url(setting.value)}")
     if problems:
         return Check("api_base_url", FAIL, "; ".join(problems) + ".", "; ".join(fixes))
     return Check("api_base_url", OK, "; ".join(fine) + ": no trailing / or /v1.")
@@ -193,14 +202,15 @@ def check_api_model(ctx: DoctorContext) -> Check:
         return Check("api_model", FAIL,
                      "; ".join(f"{s.assignment} = {s.value!r} {p}" for s, p in bad)
                      + ": no endpoint serves a model by that name.",
-                     "; ".join(_set_command(s, s.value.strip().strip(QUOTES)) for s, _ in bad))
+                     "; ".join(set_command(s, s.value.strip().strip(QUOTES)) for s, _ in bad))
     if models:
         return Check("api_model", OK, "; ".join(f"{s.assignment} = {s.value}" for s in models)
                      + " (`memtui doctor --online` asks the endpoint whether it serves it).")
     custom = settings_for(ctx, "ANTHROPIC_BASE_URL", "base_url")
     if custom:
         return Check("api_model", WARN,
-                     f"ANTHROPIC_MODEL is not set, but requests go to {custom[0].value.strip()}: "
+                     f"ANTHROPIC_MODEL is not set, but requests go to "
+                     f"{shown_url(custom[0].value.strip())}: "
                      f"memtui asks it for {DEFAULT_MODEL} and Claude Code for its own default, "
                      "names a gateway or proxy often does not serve.",
                      "export ANTHROPIC_MODEL=<a model id your endpoint serves>")
@@ -222,35 +232,55 @@ def port_open(host: str, port: int) -> bool:
         return False
 
 
+def shown_url(url: str) -> str:
+    """A URL as the doctor prints it: a password in it written `***`."""
+    scheme, separator, rest = url.partition("://")
+    if not separator:
+        scheme, rest = "", url
+    authority, slash, path = rest.partition("/")
+    userinfo, at, host = authority.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url
+    user = userinfo.split(":", 1)[0]
+    return f"{scheme}{separator}{user}:***@{host}{slash}{path}"
+
+
+def url_password(url: str) -> str | None:
+    """The password a URL carries, if any."""
+    authority = url.partition("://")[2] or url
+    userinfo, at, _ = authority.partition("/")[0].rpartition("@")
+    return userinfo.split(":", 1)[1] if at and ":" in userinfo else None
+
+
 def check_proxy(ctx: DoctorContext) -> Check:
     results: list[tuple[str, str, str | None]] = []  # (status, text, fix)
     for name in PROXY_VARIABLES:
         found = ctx.claude_var(name)
         if not found:
             continue
-        value, source = found
+        value, source, shown = found.value, found.where, shown_url(found.value)
         try:
             parts = urlsplit(value.strip() if "://" in value else f"http://{value.strip()}")
             host, port = parts.hostname, parts.port
         except ValueError:
             host = port = None
+        unset = ctx.unset_everywhere(name)
         if not host:
-            results.append((WARN, f"{name}={value!r} ({source}) is not a proxy URL",
-                            f"unset {name}"))
+            results.append((WARN, f"{name}={shown!r} ({source}) is not a proxy URL", unset))
             continue
         port = port or (443 if parts.scheme == "https" else 1080 if "socks" in parts.scheme
                         else 80)
         if not _is_local(host):
-            results.append((OK, f"{name}={value} ({source}) points at {host}:{port}, not checked "
+            results.append((OK, f"{name}={shown} ({source}) points at {host}:{port}, not checked "
                                 "offline", None))
         elif port_open("127.0.0.1" if host in ("localhost", "0.0.0.0") else host, port):
-            results.append((OK, f"{name}={value} ({source}): something listens on "
+            results.append((OK, f"{name}={shown} ({source}): something listens on "
                                 f"{host}:{port}", None))
         else:
-            results.append((FAIL, f"{name}={value} ({source}) points at {host}:{port}, where "
+            results.append((FAIL, f"{name}={shown} ({source}) points at {host}:{port}, where "
                                   "nothing listens: every API call fails (\"local proxy "
                                   "failed\", connection refused)",
-                            f"start the proxy on port {port}, or unset {name}"))
+                            f"start the proxy on port {port}, or {unset}"))
     if not results:
         return Check("proxy", OK, "No HTTPS_PROXY, HTTP_PROXY or ALL_PROXY is set.")
     status = worst(s for s, _, _ in results)

@@ -5,17 +5,23 @@ Everything is read lazily and once; nothing here writes anywhere.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from tui.claude import paths
 from tui.claude.files import read_regular
-from tui.claude.settings import SETTINGS_LIMIT, MemoryLocation, managed_settings_path
+from tui.claude.settings import (
+    BOM,
+    SETTINGS_LIMIT,
+    MemoryLocation,
+    managed_settings_path,
+    parse_settings,
+)
 
 RECENT_SESSIONS = 10  # the extraction and compaction checks read this many newest sessions
 
@@ -28,6 +34,7 @@ class SettingsFile:
     path: Path
     data: dict | None  # None: absent or unreadable
     problem: str | None = None  # why a file that exists could not be used
+    bom: bool = False  # it starts with a UTF-8 byte order mark (read all the same)
 
     @property
     def label(self) -> str:
@@ -46,14 +53,33 @@ def read_settings_file(scope: str, path: Path | None) -> SettingsFile | None:
     except OSError as error:
         return SettingsFile(scope, path, None, f"cannot be read ({error.strerror or error})")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = parse_settings(raw)
     except UnicodeDecodeError:
         return SettingsFile(scope, path, None, "is not UTF-8 text")
     except (ValueError, RecursionError) as error:
         return SettingsFile(scope, path, None, f"is not valid JSON ({error})")
+    bom = raw.startswith(BOM.encode())
     if not isinstance(data, dict):
-        return SettingsFile(scope, path, None, f"holds a JSON {type(data).__name__}, not an object")
-    return SettingsFile(scope, path, data)
+        return SettingsFile(scope, path, None, f"holds a JSON {type(data).__name__}, not an object",
+                            bom)
+    return SettingsFile(scope, path, data, bom=bom)
+
+
+class EnvValue(NamedTuple):
+    """A variable as Claude Code sees it, and where it comes from."""
+
+    value: str
+    file: Path | None  # the settings file whose "env" block sets it; None: the environment
+
+    @property
+    def where(self) -> str:
+        return "the environment" if self.file is None else f'"env" in {self.file}'
+
+    def unset(self, name: str) -> str:
+        """The fix that takes the variable away where this value is set."""
+        if self.file is None:
+            return f"unset {name}"
+        return f'remove "{name}" from the "env" block of {self.file}'
 
 
 @dataclass
@@ -97,20 +123,50 @@ class DoctorContext:
         return None
 
     @cached_property
-    def claude_env(self) -> dict[str, tuple[str, str]]:
-        """Claude Code's environment: name -> (value, where it comes from). The `env`
-        objects of the settings files are applied over the shell's, the highest file last."""
-        merged = {name: (value, "the environment") for name, value in self.env.items()}
+    def claude_env(self) -> dict[str, EnvValue]:
+        """Claude Code's environment: the `env` objects of the settings files are applied
+        over the shell's, the highest file last."""
+        merged = {name: EnvValue(value, None) for name, value in self.env.items()}
         for file in reversed(self.settings):
             block = file.data.get("env") if file.data else None
             if isinstance(block, dict):
                 for name, value in block.items():
                     if isinstance(name, str) and isinstance(value, str | int | float | bool):
                         text = str(value).lower() if isinstance(value, bool) else str(value)
-                        merged[name] = (text, f'"env" in {file.path}')
+                        merged[name] = EnvValue(text, file.path)
         return merged
 
-    def claude_var(self, name: str) -> tuple[str, str] | None:
+    @property
+    def no_store(self) -> str:
+        """Why there is no store directory to look into (said by the checks that skip)."""
+        if os.path.lexists(self.store):
+            return f"{self.store} is not a directory (see memory_dir)"
+        return f"{self.store} does not exist yet"
+
+    def memtui(self, *words: str | Path) -> str:
+        """A memtui command line for a fix, run as this doctor ran: on the same config home
+        and `--settings` file, so that it works when pasted as printed (a config home other
+        than ~/.claude is named: the shell it is pasted into may not set CLAUDE_CONFIG_DIR)."""
+        import shlex
+
+        options: list[str | Path] = []
+        if self.home != paths.config_home({}):
+            options += ["--config-dir", self.home]
+        if self.settings_flag:
+            options += ["--settings", self.settings_flag]
+        return shlex.join(["memtui", *map(str, options), *map(str, words)])
+
+    def unset_everywhere(self, name: str) -> str:
+        """The fix that takes a variable away from Claude Code: from every settings file's
+        `env` block setting it and from the environment (a lower one would take over)."""
+        places = [EnvValue(str(file.data["env"][name]), file.path) for file in self.settings
+                  if file.data and isinstance(file.data.get("env"), dict)
+                  and name in file.data["env"]]
+        if self.env.get(name) is not None:
+            places.append(EnvValue(self.env[name], None))
+        return "; ".join(place.unset(name) for place in places) or f"unset {name}"
+
+    def claude_var(self, name: str) -> EnvValue | None:
         found = self.claude_env.get(name)
         return found if found and found[0] != "" else None
 

@@ -37,13 +37,14 @@ def check_memtui_files(ctx: DoctorContext) -> Check:
         return Check("memtui_files", WARN,
                      f"{message}; {human_bytes(plan.freed)} of them ({plural(plan.pruned, 'change')}) are "
                      f"past the retention policy ({policy.in_words()}).",
-                     f"memtui gc {ctx.store} trims them (memtui gc --all: every store; "
+                     f"{ctx.memtui('gc', ctx.store)} trims them ({ctx.memtui('gc', '--all')}: every store; "
                      "--dry-run says what would go)")
     if use["backups"] >= BACKUPS_HINT:
         return Check("memtui_files", WARN,
                      f"{message}; memtui's backups of all stores take "
                      f"{human_bytes(use['backups'])}.",
-                     "memtui gc --all --dry-run says what the retention policy would trim; "
+                     f"{ctx.memtui('gc', '--all', '--dry-run')} says what the retention policy "
+                     "would trim; "
                      f"keep_changes and keep_days in [backups] of {config_file()} set it")
     return Check("memtui_files", OK, f"{message}; the retention policy keeps "
                  f"{policy.in_words()} per store.")

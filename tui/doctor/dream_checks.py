@@ -15,6 +15,7 @@ from tui.doctor.context import DoctorContext
 from tui.doctor.report import FAIL, OK, SKIP, WARN, Check
 from tui.doctor.settings_checks import DREAM_KEY, where
 
+ASSISTANT_KEY = "assistant"  # assistant (KAIROS) mode, which turns the automatic dream off
 DAILY_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 REMOTE_NOTE = (f"the automatic dream waits for {MIN_HOURS} h and {MIN_SESSIONS} sessions "
                "(defaults; Claude Code can change them remotely)")
@@ -46,7 +47,7 @@ def _target(ctx: DoctorContext) -> str:
 
 def check_dream_gates(ctx: DoctorContext) -> Check:
     if not os.path.isdir(ctx.store):
-        return Check("dream_gates", SKIP, f"{ctx.store} does not exist yet: nothing to consolidate.")
+        return Check("dream_gates", SKIP, f"{ctx.no_store}: nothing to consolidate.")
     gates = compute_gates(ctx.store, ctx.transcript_dirs, ctx.cwd_folder, ctx.now)
     lock = read_lock(ctx.store)
     if gates.hours_since is None:
@@ -59,7 +60,7 @@ def check_dream_gates(ctx: DoctorContext) -> Check:
     sessions = (f"{cwd_count} session(s) since in {folder} (Claude Code counts only the folder "
                 f"of the session's own cwd) and {gates.sessions_all} across the project's folders")
     message = f"{last}; {sessions}; {REMOTE_NOTE}"
-    fix = f"memtui dream {_target(ctx)}"
+    fix = ctx.memtui("dream", _target(ctx))
 
     enabled = ctx.setting(DREAM_KEY)
     if enabled is not None and enabled[0] is False:
@@ -69,6 +70,15 @@ def check_dream_gates(ctx: DoctorContext) -> Check:
                      f'set "{DREAM_KEY}": true in {enabled[1].path}, or run {fix}')
     switched = (f' ("{DREAM_KEY}": true in {where(enabled[1], DREAM_KEY)} overrides the '
                 "server-side default)") if enabled is not None and enabled[0] is True else ""
+    assistant = ctx.setting(ASSISTANT_KEY)
+    if assistant is not None and assistant[0] is True:
+        file = assistant[1]
+        return Check("dream_gates", WARN,
+                     f'Assistant mode is on ("{ASSISTANT_KEY}": true in '
+                     f"{where(file, ASSISTANT_KEY)}): in assistant mode the automatic dream does "
+                     f"not run, a nightly one distills the daily logs{switched}. {message}.",
+                     f'set "{ASSISTANT_KEY}": false in {file.path} (assistant mode off: the '
+                     f"automatic dream runs again), or run {fix}")
     logs = daily_logs(ctx.store)
     if logs:
         return Check("dream_gates", WARN,
@@ -94,7 +104,7 @@ def check_dream_gates(ctx: DoctorContext) -> Check:
 def check_dream_lock(ctx: DoctorContext) -> Check:
     path = ctx.store / LOCK_NAME
     if not os.path.isdir(ctx.store):
-        return Check("dream_lock", SKIP, f"{ctx.store} does not exist yet: there is no lock.")
+        return Check("dream_lock", SKIP, f"{ctx.no_store}: there is no lock.")
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -138,8 +148,8 @@ def check_dream_lock(ctx: DoctorContext) -> Check:
                      f"{minutes:.0f} min old ({when}): a dream died or was killed; Claude Code "
                      "reclaims the lock but counts the dead run as a consolidation, so the next "
                      f"automatic dream waits until {stamp((lock.mtime or 0) + MIN_HOURS * 3600)}.",
-                     f"rm {path} (re-arms the dream for the next session), or memtui dream "
-                     f"{_target(ctx)}")
+                     f"rm {path} (re-arms the dream for the next session), or "
+                     f"{ctx.memtui('dream', _target(ctx))}")
     state = "still running" if alive else "not running"
     return Check("dream_lock", OK,
                  f"{path}: last consolidation {when} by process {lock.pid} ({state}); "

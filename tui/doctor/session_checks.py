@@ -29,9 +29,14 @@ class SessionFacts:
     session: str
     cwd: str = ""
     prompts: int = 0
-    own_write_turns: list[int] = field(default_factory=list)  # turns where the agent wrote memory
+    uncovered: int = 0  # user messages after memtui's cursor (all of them without one)
+    # turns where the agent wrote memory, after memtui's cursor
+    own_write_turns: list[int] = field(default_factory=list)
     saves: list[str] = field(default_factory=list)  # times of extraction's memory_saved
     compactions: list[tuple[str, int]] = field(default_factory=list)  # (time, unsaved prompts)
+    # Memory was written (by the agent, or saved by extraction) after memtui's cursor: what
+    # `memtui extract` reads holds it, so it extracts only with --force.
+    wrote_since_cursor: bool = False
 
 
 def _is_prompt(record: dict) -> bool:
@@ -73,8 +78,9 @@ def read_session(path: Path, store: Path) -> SessionFacts:
     cursor = read_cursor(path.stem)  # memtui's own extraction covered up to this message
     unsaved = 0  # user messages since the last save, own write or memtui extraction
     turn_wrote = False
+    mark = cursor.encode() if cursor else None  # the cursor's record may be any record
     for line in transcripts.iter_lines(path):
-        if not _wanted(line, matcher.needle):
+        if not _wanted(line, matcher.needle) and not (mark and mark in line):
             continue
         record = transcripts.decode(line)
         if record is None:
@@ -83,6 +89,7 @@ def read_session(path: Path, store: Path) -> SessionFacts:
         kind, subtype = record.get("type"), record.get("subtype")
         if kind == "user" and _is_prompt(record):
             facts.prompts += 1
+            facts.uncovered += 1
             unsaved += 1
             turn_wrote = False
         elif kind == "assistant" and _wrote_store(record, matcher):
@@ -90,15 +97,21 @@ def read_session(path: Path, store: Path) -> SessionFacts:
                 facts.own_write_turns.append(facts.prompts)
             turn_wrote = True
             unsaved = 0
-        elif kind == "system" and subtype == "memory_saved" and record.get("verb") != "Improved":
-            facts.saves.append(str(record.get("timestamp") or ""))
-            unsaved = 0
+            facts.wrote_since_cursor = True
+        elif kind == "system" and subtype == "memory_saved":
+            facts.wrote_since_cursor |= _wrote_store(record, matcher)
+            if record.get("verb") != "Improved":
+                facts.saves.append(str(record.get("timestamp") or ""))
+                unsaved = 0
         elif kind == "system" and subtype == "compact_boundary" and unsaved:
             facts.compactions.append((str(record.get("timestamp") or "?"), unsaved))
             unsaved = 0
         if cursor is not None and record.get("uuid") == cursor:
-            unsaved = 0
-            facts.compactions.clear()  # memtui extracted everything up to here
+            # memtui extracted everything up to here
+            unsaved = facts.uncovered = 0
+            facts.compactions.clear()
+            facts.own_write_turns.clear()
+            facts.wrote_since_cursor = False
     return facts
 
 
@@ -135,12 +148,12 @@ def check_extraction(ctx: DoctorContext) -> Check:
         return Check("extraction", WARN,
                      f"{head}; in {turns} turn(s) the main agent wrote memory itself, so "
                      f"background extraction skipped those turns ({detail}).",
-                     f"memtui extract {own[0].session} --force")
-    if latest is None and prompts >= QUIET_PROMPTS:
+                     ctx.memtui("extract", own[0].session, "--force"))
+    if latest is None and sum(s.uncovered for s in sessions) >= QUIET_PROMPTS:
         return Check("extraction", WARN,
                      f"{head}: either nothing was worth keeping, or extraction does not run "
                      "(see auto_memory; builds before memory_saved records existed leave none).",
-                     f"memtui extract {max(sessions, key=lambda s: s.prompts).session}")
+                     ctx.memtui("extract", max(sessions, key=lambda s: s.uncovered).session))
     return Check("extraction", OK, head + ".")
 
 
@@ -160,4 +173,10 @@ def check_compaction(ctx: DoctorContext) -> Check:
     return Check("compaction", WARN,
                  f"{len(hit)} session(s) were compacted after messages that no extraction "
                  f"saved from, so they may never be extracted: {detail}.",
-                 "; ".join(f"memtui extract {s.session}" for s in hit[:SHOWN]))
+                 "; ".join(_extract_command(ctx, s) for s in hit[:SHOWN]))
+
+
+def _extract_command(ctx: DoctorContext, facts: SessionFacts) -> str:
+    """The extraction that reads a session's unsaved messages. It reads everything after
+    memtui's cursor; a save in that range makes it refuse, unless forced."""
+    return ctx.memtui("extract", facts.session, *(["--force"] if facts.wrote_since_cursor else []))

@@ -57,20 +57,19 @@ def where(file: SettingsFile, key: str) -> str:
 def check_auto_memory(ctx: DoctorContext) -> Check:
     variable = ctx.claude_var(DISABLE_AUTO_MEMORY)
     files = [(f.path, f.data) for f in ctx.settings]
-    state = auto_memory_state(variable[0] if variable else None, files)
+    state = auto_memory_state(variable.value if variable else None, files)
     if state.decided_by == "env":
-        value, source = variable
+        value, source = variable.value, variable.where
         if not state.enabled:
             return Check("auto_memory", FAIL,
                          f"Auto memory is off: {DISABLE_AUTO_MEMORY}={value} is set in {source}, "
-                         "and it wins over every setting.",
-                         f"unset {DISABLE_AUTO_MEMORY}" if source == "the environment"
-                         else f"remove {DISABLE_AUTO_MEMORY} from {source}")
+                         "and it wins over every setting.", ctx.unset_everywhere(DISABLE_AUTO_MEMORY))
         return Check("auto_memory", OK,
                      f"Auto memory is on: {DISABLE_AUTO_MEMORY}={value} in {source} keeps it on "
                      "whatever the settings say.")
-    odd = f" ({DISABLE_AUTO_MEMORY}={variable[0]!r} in {variable[1]} is neither a true nor a " \
-          "false word, so Claude Code ignores it)" if variable else ""
+    odd = (f" ({DISABLE_AUTO_MEMORY}={variable.value!r} in {variable.where} is neither a true "
+           "nor a false word, so Claude Code ignores it)") if variable else ""
+    unset = ctx.unset_everywhere(DISABLE_AUTO_MEMORY) if variable else None
     if state.decided_by == "setting":
         file = next(f for f in ctx.settings if f.path == state.source)
         if not state.enabled:
@@ -81,10 +80,10 @@ def check_auto_memory(ctx: DoctorContext) -> Check:
                          "in Claude Code)")
         return Check("auto_memory", WARN if odd else OK,
                      f'Auto memory is on: "{ENABLED_KEY}": true in {where(file, ENABLED_KEY)}{odd}.',
-                     f"unset {DISABLE_AUTO_MEMORY}" if odd else None)
+                     unset)
     return Check("auto_memory", WARN if odd else OK,
                  f"Auto memory is on (the default: no variable or setting turns it off){odd}.",
-                 f"unset {DISABLE_AUTO_MEMORY}" if odd else None)
+                 unset)
 
 
 def _misread(file: SettingsFile) -> tuple[list[str], list[str]]:
@@ -136,13 +135,19 @@ def check_settings_keys(ctx: DoctorContext) -> Check:
         found, how = _misread(file)
         problems += found
         fixes += how
+    # What Claude Code does with a byte order mark: its JSON reader (safeParseJSON) strips a
+    # leading one before JSON.parse, so the file is read whole, as memtui reads it.
+    marked = [f"{f.path} starts with a UTF-8 byte order mark, which Claude Code drops before "
+              "parsing: the file is read as if the mark were not there"
+              for f in ctx.settings if f.bom and f.problem is None]
     if problems:
-        return Check("settings_keys", WARN, "; ".join(problems) + ".", "; ".join(fixes))
+        return Check("settings_keys", WARN, "; ".join(problems + marked) + ".", "; ".join(fixes))
     read = [f"{f.path}" for f in ctx.settings if f.data is not None]
     where_from = f" (read: {', '.join(read)})" if read else " (there are no settings files)"
     return Check("settings_keys", OK,
                  "No memory setting is misspelled or misplaced" + where_from + "; the dream's "
-                 "24 h / 5 sessions gates come from a remote flag, not from settings.")
+                 "24 h / 5 sessions gates come from a remote flag, not from settings"
+                 + "".join(f"; {note}" for note in marked) + ".")
 
 
 def _expand(value: str) -> str:
@@ -191,15 +196,40 @@ def _rescue_fix(ctx: DoctorContext, notes: list[str]) -> str | None:
     if found.store is None:
         notes.append(f"a rescue finds no store for its memories: {found.why}")
         return None
-    # The settings file moves the live store: the command must be given it too.
-    flag = f"--settings {shlex.quote(str(ctx.settings_flag))} " if ctx.settings_flag else ""
-    return (f"memtui {flag}fix {shlex.quote(str(ctx.store))} rescue copies its memories into "
+    # The settings file moves the live store: the command is given it too.
+    return (f"{ctx.memtui('fix', ctx.store, 'rescue')} copies its memories into "
             f"{found.store} (memtui undo there takes it back)")
+
+
+def _not_a_directory(ctx: DoctorContext, source: str) -> Check:
+    """The memory directory's path is taken by a file (or a symlink to one, or a broken
+    one): Claude Code cannot create the directory, so it saves nothing. The fix moves the
+    file aside, under a name nothing uses, and never over another file (`mv -n`)."""
+    store = str(ctx.store)
+    if os.path.islink(store):
+        target = os.readlink(store)
+        kind = (f"a symlink to a file ({target})" if os.path.exists(store)
+                else f"a symlink to {target}, which does not exist")
+    else:
+        kind = "a regular file" if os.path.isfile(store) else "a special file"
+    aside = f"{store}.not-a-directory"
+    number = 1
+    while os.path.lexists(aside):
+        number += 1
+        aside = f"{store}.not-a-directory-{number}"
+    return Check("memory_dir", FAIL,
+                 f"This project's memory directory {store} ({source}) is {kind}, not a "
+                 "directory: Claude Code cannot create the directory there, so it saves no "
+                 f"memory. Moved aside to {aside}, the file is kept and Claude Code creates the "
+                 "directory at its first save.",
+                 shlex.join(["mv", "-n", "--", store, aside]))
 
 
 def check_memory_dir(ctx: DoctorContext) -> Check:
     store = str(ctx.store)
     source, undo = _source_text(ctx)
+    if os.path.lexists(store) and not os.path.isdir(store):
+        return _not_a_directory(ctx, source)
     exists = os.path.isdir(ctx.store)
     missing = "" if exists else "; it does not exist yet (Claude Code creates it at the first save)"
     status, fix = OK, None
@@ -209,7 +239,7 @@ def check_memory_dir(ctx: DoctorContext) -> Check:
         message = (f"{store} is not the memory directory of {location.project_root}: its "
                    f"sessions use {location.memory_dir} ({source})")
         status = WARN
-        fix = (f"memtui audit {store} shows what is in it; move what is worth keeping into "
+        fix = (f"{ctx.memtui('audit', store)} shows what is in it; move what is worth keeping into "
                f"{location.memory_dir}")
         if ctx.stranded_reason:
             notes.append(f"this store is stranded ({ctx.stranded_reason})")
@@ -236,7 +266,7 @@ def check_memory_dir(ctx: DoctorContext) -> Check:
         elif status == OK:
             status = WARN
             fix = (f"to use it, move the line to {untrusted.source.parent / 'settings.local.json'}"
-                   " or ~/.claude/settings.json; else remove it")
+                   f" or {ctx.home / 'settings.json'}; else remove it")
     danger = sensitive_place(store)
     if danger:
         notes.append(f"it points into {danger}, where credentials or system files live")

@@ -23,30 +23,53 @@ def check_index_size(ctx: DoctorContext) -> Check:
                             else read_store_text(path))
     except FileNotFoundError:
         return Check("index_size", SKIP, f"There is no {path} yet.")
+    except NotADirectoryError:
+        return Check("index_size", SKIP, f"{ctx.no_store}: there is no index.")
     size = (f"{path} has {index.lines} lines and {index.chars:,} characters; Claude loads "
             f"{MAX_LINES} lines and {MAX_CHARS:,} characters")
     long_lines = [line.number for line in index.raw_lines.longer_than(LINE_WARN)]
     long_text = (f"; {len(long_lines)} line(s) are over {LINE_WARN} characters (line "
                  f"{listed(long_lines, SHOWN)})") if long_lines else ""
     if index.cut:
-        hidden = [link.file for link in index.links if not link.visible and link.file]
+        past_cut = [link.file for link in index.links if not link.visible and link.file]
+        reached = _reached(ctx, index) if past_cut else {}
+        hidden = [file for file in past_cut if file not in reached]
         first = index.first_cut_line
         past = (f"from line {first + 1} on, everything is past the cut"
                 if first is not None else "its end is past the cut")
         entries = (f": {len(hidden)} entries the model never sees ({listed(hidden, SHOWN)}), and "
                    "new entries are appended there" if hidden else "")
+        if len(hidden) < len(past_cut):
+            entries += (f" ({len(past_cut) - len(hidden)} more past it are reached through "
+                        "memories the loaded part links)")
         return Check("index_size", FAIL, f"{size}, so {past}{entries}{long_text}.",
-                     f"memtui index {ctx.store} --loaded shows the cut; shorten entries (S in the "
-                     f"app) or let a dream prune the index: memtui dream {ctx.store}")
+                     f"{ctx.memtui('index', ctx.store, '--loaded')} shows the cut; shorten entries "
+                     f"(S in the app) or let a dream prune the index: "
+                     f"{ctx.memtui('dream', ctx.store)}")
     near = index.lines >= NEAR_LIMIT * MAX_LINES or index.chars >= NEAR_LIMIT * MAX_CHARS
     if near:
         return Check("index_size", WARN,
                      f"{size}: a few more entries and the newest fall past the cut{long_text}.",
-                     f"let a dream prune the index: memtui dream {ctx.store}")
+                     f"let a dream prune the index: {ctx.memtui('dream', ctx.store)}")
     if long_lines:
         return Check("index_size", WARN, f"{size}{long_text}: entries should stay one short line.",
                      "shorten them (S in the app's index tab), moving detail into the topic file")
     return Check("index_size", OK, f"{size}: all of it is loaded.")
+
+
+def _reached(ctx: DoctorContext, index) -> dict[str, str | None]:
+    """The memories Claude reaches from the loaded cuts of the store's indexes."""
+    from tui.claude.lines import read_store_text
+    from tui.claude.memory_files import TEAM_INDEX, memory_files
+    from tui.memory.index import parse_index
+    from tui.memory.reach import reach_on_disk
+
+    files = {file: entry.path for file, entry in memory_files(ctx.store)}
+    try:
+        team = parse_index(read_store_text(ctx.store / TEAM_INDEX), folder="team/")
+    except OSError:
+        team = parse_index(None)
+    return reach_on_disk(files, (index, team))
 
 
 def _writers(events) -> dict[str, tuple[str, str, int]]:
@@ -71,7 +94,7 @@ def check_worktrees(ctx: DoctorContext) -> Check:
     from tui.history.writes_log import folder_events
 
     if not os.path.isdir(ctx.store):
-        return Check("worktrees", SKIP, f"{ctx.store} does not exist yet.")
+        return Check("worktrees", SKIP, f"{ctx.no_store}.")
     events = folder_events(ctx.store, ctx.transcript_dirs)
     writers = _writers(events)
     pairs = overlapping(writers)
@@ -92,8 +115,9 @@ def check_worktrees(ctx: DoctorContext) -> Check:
                      f"seen; {len(writers)} working directories write {ctx.store}"
                      + (f", {len(pairs)} pair(s) of them in overlapping periods" if pairs else "")
                      + ".",
-                     f"memtui overwrites {ctx.store} lists them and memtui merge FILE puts the "
-                     f"lines back; run memtui watch {ctx.store} while worktrees share the store, "
+                     f"{ctx.memtui('overwrites', ctx.store)} lists them and memtui merge FILE puts "
+                     f"the lines back; run {ctx.memtui('watch', ctx.store)} while worktrees "
+                     "share the store, "
                      + separate)
     if pairs:
         shown = [f"{a} ({writers[a][0][:16]} to {writers[a][1][:16]}) and {b} "
@@ -102,7 +126,7 @@ def check_worktrees(ctx: DoctorContext) -> Check:
                      f"{len(pairs)} pair(s) of working directories wrote {ctx.store} in "
                      f"overlapping periods: {'; '.join(shown)}{merged or '; no lost update found yet'}"
                      ", but the last writer of a file wins.",
-                     f"memtui watch {ctx.store} keeps every version, " + separate)
+                     f"{ctx.memtui('watch', ctx.store)} keeps every version, " + separate)
     if len(writers) > 1:
         return Check("worktrees", OK, f"{len(writers)} working directories wrote {ctx.store}, "
                      f"never in overlapping periods{merged or '; no lost update found'}.")

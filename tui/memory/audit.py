@@ -12,10 +12,12 @@ Severity rules:
   (beyond_recall_scan), and a checked-in setting that tries to move memory
   (untrusted_setting).
 - info: prompt guidance Claude Code does not enforce (missing_why, missing_how_to_apply),
-  a memory reached only through another memory (linked_from), and a `[[name]]` link that
-  names no memory yet (unmatched_wiki_link): Claude Code's prompt calls that a memory worth
-  writing later, not an error, so it is never dangling. A store too uniform for an exact
-  near-duplicate search in bounded time says so (duplicate_search_cut).
+  a memory Claude reaches only through other memories, by a chain of links starting inside
+  a loaded cut (linked_from; any other memory no loaded cut links is an error), and a
+  `[[name]]` link that names no memory yet (unmatched_wiki_link): Claude Code's prompt
+  calls that a memory worth writing later, not an error, so it is never dangling. A store
+  too uniform for an exact near-duplicate search in bounded time says so
+  (duplicate_search_cut).
 
 A store may have two indexes, MEMORY.md and team/MEMORY.md (team memory): each gets its own
 index findings. Daily logs (`logs/`, `sessions/`) are never indexed: only reading problems
@@ -35,9 +37,10 @@ from tui.memory import dates
 from tui.memory.conflicts import CONFLICT_OPEN, find_conflicts
 from tui.memory.finding import SEVERITIES, Finding, stranded_findings
 from tui.memory.frontmatter import HEAD_LINES, MEMORY_TYPES
-from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES, linked_files
+from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES
 from tui.memory.links import resolve_wiki, wiki_links
 from tui.memory.rationale import HOW_TO_APPLY, WHY, rationale_labels
+from tui.memory.reach import TextLinks, loaded_roots, reach
 from tui.memory.store import RECALL_SCAN_LIMIT, IndexFile, Memory, Store, same_file_names
 
 
@@ -48,53 +51,33 @@ class MemoryStatus:
     visible: bool
     index_line: int | None
     index_file: str | None = None  # the index holding `index_line`
-    linked_from: str | None = None  # unindexed, but linked from this memory (a second-level index)
+    # Not linked inside a loaded cut, but reached through this memory (a second-level index),
+    # itself reached from a loaded cut.
+    linked_from: str | None = None
     # Another name of the same file (a symlink in the store): its status is that name's,
     # and that name alone is relinked or reported as an orphan.
     same_file: str | None = None
 
 
-def second_level_links(
-    texts: Iterable[tuple[str, str]], names: Mapping[str, str] | None = None
-) -> dict[str, str]:
-    """Files linked from memories, given (file, text) pairs and what `[[name]]` links
-    resolve to: {file: the first memory linking it}. A memory that lists others is a
-    second-level index."""
-    linked: dict[str, str] = {}
-    for source, text in texts:
-        folder = source.rpartition("/")[0]
-        for file in linked_files(text, folder and f"{folder}/", names):
-            if file != source:
-                linked.setdefault(file, source)
-    return linked
-
-
 def memory_statuses(store: Store) -> dict[str, MemoryStatus]:
     lines: dict[str, tuple[str, int]] = {}
-    visible: set[str] = set()
     for index in store.indexes:
         for link in index.loaded.links:
-            if link.file is None:
-                continue
-            lines.setdefault(link.file, (index.file, link.line))
-            if link.visible:
-                visible.add(link.file)
+            if link.file is not None:
+                lines.setdefault(link.file, (index.file, link.line))
+    roots = loaded_roots(index.loaded for index in store.indexes)
+    visible = set(roots)
+    reached: dict[str, str | None] = {}
+    if any(memory.file not in visible for memory in store.memories):
+        # Perhaps reached through another memory (a second-level index).
+        texts = {m.file: m.text for m in store.memories}
+        reached = reach(roots, TextLinks(texts, store.wiki_names))
     statuses: dict[str, MemoryStatus] = {}
-    unindexed = []
     for memory in store.memories:
         file = memory.file
-        found = lines.get(file)
-        if found is None:
-            unindexed.append(file)
-        else:
-            statuses[file] = MemoryStatus(file, True, file in visible, found[1], found[0])
-    if unindexed:  # perhaps listed by another memory (a second-level index)
-        linked = second_level_links(
-            ((m.file, m.text) for m in store.memories if "[" in m.text),
-            store.wiki_names,
-        )
-        for file in unindexed:
-            statuses[file] = MemoryStatus(file, False, False, None, None, linked.get(file))
+        index_file, line = lines.get(file, (None, None))
+        statuses[file] = MemoryStatus(file, line is not None, file in visible, line, index_file,
+                                      None if file in visible else reached.get(file))
     _share_statuses(statuses, same_file_names(store))
     return statuses
 
@@ -103,13 +86,13 @@ def _share_statuses(statuses: dict[str, MemoryStatus],
                     same_files: Mapping[str, tuple[str, ...]]) -> None:
     """Give every name of a file the status of its best-reached name: one index line
     reaches the file whatever name it links."""
-    def reach(name: str) -> int:
+    def rank(name: str) -> int:
         status = statuses[name]
-        return (3 if status.visible else 2 if status.indexed
-                else 1 if status.linked_from else 0)
+        return (3 if status.visible else 2 if status.linked_from
+                else 1 if status.indexed else 0)
 
     for names in {names for names in same_files.values()}:
-        best = max(names, key=reach)  # ties: the file's own name, listed first
+        best = max(names, key=rank)  # ties: the file's own name, listed first
         for name in names:
             if name != best:
                 statuses[name] = replace(statuses[best], file=name, same_file=best)
@@ -117,8 +100,9 @@ def _share_statuses(statuses: dict[str, MemoryStatus],
 
 def orphan_files(store: Store, statuses: Mapping[str, MemoryStatus] | None = None) -> list[str]:
     """The memories Claude cannot reach, as the `unindexed` and `beyond_cut` findings name
-    them: not in an index (nor linked from another memory) or indexed only past the cut;
-    unreadable files, daily logs and second names of a file (a symlink to it) aside."""
+    them: linked inside no loaded cut, nor by a chain of memories starting there (see
+    `reach`); unreadable files, daily logs and second names of a file (a symlink to it)
+    aside."""
     statuses = memory_statuses(store) if statuses is None else statuses
     return [memory.file for memory in store.memories
             if not (memory.error or memory.is_log or statuses[memory.file].linked_from
@@ -330,9 +314,11 @@ def _memory_findings(
 def _reach_findings(file: str, status: MemoryStatus) -> Iterable[Finding]:
     """How Claude reaches the memory, when not through a line inside the loaded cut."""
     if status.linked_from:
+        where = (f"its line in {status.index_file} is past the loaded cut" if status.indexed
+                 else f"not from {index_of(file)}")
         yield Finding(
-            "linked_from", "info", file, None,
-            f"{file} is linked from {status.linked_from}, not from {index_of(file)}: "
+            "linked_from", "info", file, status.index_line,
+            f"{file} is linked from {status.linked_from}, {where}: "
             f"Claude finds it only by opening {status.linked_from}",
             other=status.linked_from,
         )

@@ -22,7 +22,8 @@ from tui.claude.lines import split_lines
 from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory.frontmatter import BLOCK
-from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, linked_files, parse_index
+from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, parse_index
+from tui.memory.reach import TextLinks, loaded_roots, memory_links, reach
 from tui.memory.store import Memory, Store, same_file_names
 from tui.memory.writes import FileChange, WriteRefused, archive_dir, read_bytes
 from tui.words import plural
@@ -202,6 +203,19 @@ def visible_files(index: LoadedIndex) -> set[str]:
     return {link.file for link in index.links if link.visible and link.file}
 
 
+class _Reached:
+    """What Claude reaches in the store with one of its indexes edited: an entry pushed
+    past the cut that a chain of memories still reaches is not lost, and one a pushed-out
+    second-level index alone reached is."""
+
+    def __init__(self, store: Store, index: _Index) -> None:
+        self.others = [other.loaded for other in store.indexes if other.file != index.file]
+        self.links = TextLinks({m.file: m.text for m in store.memories}, store.wiki_names)
+
+    def __call__(self, edited: LoadedIndex) -> dict[str, str | None]:
+        return reach(loaded_roots([edited, *self.others]), self.links)
+
+
 def _is_dangling(store: Store, file: str | None) -> bool:
     return file is not None and not os.path.exists(store.path / file)
 
@@ -224,10 +238,12 @@ def _finish(
     """A plan from the edited index lines, with what it pushes past the cut."""
     new_text = index.joined(lines)
     after = index.parse(new_text)
-    still_linked = {link.file for link in after.links if link.file}
-    pushed = sorted(
-        (visible_files(index.parsed) & still_linked) - visible_files(after) - set(may_hide)
-    )
+    pushed: list[str] = []
+    if visible_files(index.parsed) - visible_files(after):  # else all it reached, it still does
+        still_linked = {link.file for link in after.links if link.file}
+        reached = _Reached(store, index)
+        pushed = sorted((reached(index.parsed).keys() & still_linked) - reached(after).keys()
+                        - set(may_hide))
     pushed += [file for file in must_show if file not in visible_files(after)]
     if pushed:
         summary = [*summary,
@@ -561,8 +577,7 @@ def _links_left(store: Store, removed: set[str]) -> list[str]:
     for memory in store.memories:
         if memory.file in removed or "[" not in memory.text:
             continue
-        folder = memory.file.rpartition("/")[0]
-        hits = set(linked_files(memory.text, folder and f"{folder}/", store.wiki_names))
+        hits = set(memory_links(memory.file, memory.text, store.wiki_names))
         if hits & removed:
             notes.append(f"{memory.file} links {', '.join(sorted(hits & removed))}; that link "
                          f"is left as it is and will point at nothing: edit {memory.file} by "

@@ -98,6 +98,8 @@ def wiki_links(text: str) -> list[FoundLink]:
 def _fields(line: int, end: int, match: re.Match[str]) -> LinkFields:
     wiki, alias, title, angle, bare = match.groups()
     if wiki is not None:
+        if alias is not None and wiki.endswith("\\"):
+            wiki = wiki[:-1]  # `[[name\|alias]]`: the pipe escaped inside a Markdown table
         name = wiki.strip()
         return line, end, match.group(), (alias or "").strip() or name, name, True
     return line, end, match.group(), title, bare if angle is None else angle, False
