@@ -36,7 +36,7 @@ import bodies  # noqa: E402
 
 from tui.claude.paths import sanitize  # noqa: E402
 
-GENERATOR_VERSION = 5
+GENERATOR_VERSION = 6
 DEFAULT_DIR = Path(__file__).resolve().parent / ".data" / "heavy"
 MANIFEST = "manifest.json"
 EPOCH = 1_767_225_600  # 2026-01-01T00:00:00Z: every generated mtime is this plus an offset
@@ -205,8 +205,10 @@ def git_worktree(repo: Path, worktree: Path, name: str) -> None:
     (worktree / ".git").write_text(f"gitdir: {admin}\n")
 
 
-def transcript(rng: random.Random, cwd: str, session: str, memory_dir: str | None) -> str:
-    """One session in the real record shapes; the first line carries no cwd."""
+def transcript(rng: random.Random, cwd: str, session: str, memory_dir: str | None,
+               saves: bool = False) -> str:
+    """One session in the real record shapes; the first line carries no cwd. It saves a
+    memory to `memory_dir` (when given) at random, or always when `saves`."""
     def record(kind: str, **fields) -> dict:
         base = {
             "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": cwd,
@@ -231,7 +233,7 @@ def transcript(rng: random.Random, cwd: str, session: str, memory_dir: str | Non
             "content": content, "stop_reason": "end_turn",
             "usage": {"input_tokens": rng.randint(10, 9000), "output_tokens": rng.randint(10, 900)},
         }))
-    if memory_dir and rng.random() < 0.6:
+    if memory_dir and (saves or rng.random() < 0.6):
         target = f"{memory_dir}/feedback_{rng.choice(WORDS)}.md"
         records.append(record("assistant", message={
             "id": "msg_" + _uuid(rng)[:12], "model": "claude-sonnet-4-5", "role": "assistant",
@@ -250,12 +252,13 @@ def transcript(rng: random.Random, cwd: str, session: str, memory_dir: str | Non
 
 
 def write_sessions(rng: random.Random, folder: Path, cwd: str, memory_dir: str | None,
-                   count: int, now: int) -> None:
+                   count: int, now: int, saves: bool = False) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for _ in range(count):
         session = _uuid(rng)
         path = folder / f"{session}.jsonl"
-        _write(path, transcript(rng, cwd, session, memory_dir), now - rng.randint(0, 29) * DAY)
+        _write(path, transcript(rng, cwd, session, memory_dir, saves),
+               now - rng.randint(0, 29) * DAY)
         if rng.random() < 0.15:
             sub = folder / session / "subagents"
             sub.mkdir(parents=True)
@@ -328,7 +331,7 @@ def generate(root: Path, projects: int, memories: int, seed: int) -> dict:
     with_store = [i for i in range(projects) if rng.random() < 0.7] or [0]
     counts = dict(zip(with_store, memory_counts(rng, len(with_store), memories), strict=True))
     stats = {"stores": 0, "memory_files": 0, "transcripts": 0, "missing_cwds": 0}
-    deleted_worktrees = 0
+    deleted_worktrees = resting_stores = 0
     for number in range(projects):
         org = ORGS[number % len(ORGS)]
         repo = code / org / f"{rng.choice(WORDS)}-{rng.choice(WORDS)}-{number}"
@@ -347,8 +350,11 @@ def generate(root: Path, projects: int, memories: int, seed: int) -> dict:
             continue
         git_checkout(repo)
         (repo / "src").mkdir()
-        if role < 0.12 and number in counts:
-            continue  # a resting store: no transcript left, found by walking the disk
+        # A resting store: no transcript left, found by walking the disk. The first store
+        # with a checkout rests, so even a small tree has one.
+        if number in counts and (role < 0.12 or not resting_stores):
+            resting_stores += 1
+            continue
         write_sessions(rng, projects_dir / store_folder, str(repo), str(memory_dir),
                        rng.randint(1, 4), now)
         if rng.random() < 0.15:
@@ -359,9 +365,11 @@ def generate(root: Path, projects: int, memories: int, seed: int) -> dict:
             name = f"wt-{number}"
             worktree = code / org / ".worktrees" / name
             if rng.random() < 0.3:  # a deleted worktree: its cwd no longer exists
-                # The first has two sessions: even a small tree's evidence search splits.
+                # The first has two sessions, and they save memories: even a small tree's
+                # evidence search splits, and finds the store they used.
                 write_sessions(rng, projects_dir / sanitize(str(worktree)), str(worktree),
-                               str(memory_dir), 1 if deleted_worktrees else 2, now)
+                               str(memory_dir), 1 if deleted_worktrees else 2, now,
+                               saves=not deleted_worktrees)
                 deleted_worktrees += 1
                 stats["missing_cwds"] += 1
             else:

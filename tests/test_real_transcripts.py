@@ -101,6 +101,8 @@ def test_real_compaction_is_found_by_the_doctor(claude_home, capsys):
     assert compaction["status"] == "warn"
     assert "session ae4a77f8" in compaction["message"]
     assert "compacted at 2026-02-12T14:48:36.922Z" in compaction["message"]
-    assert compaction["fix"] == f"memtui extract {WORKTREE_FILE.removesuffix('.jsonl')}"
+    # pasted as printed, the fix reads the same config home the doctor read
+    assert compaction["fix"] == (f"memtui --config-dir {claude_home.home} extract "
+                                 f"{WORKTREE_FILE.removesuffix('.jsonl')}")
     extraction = checks["extraction"]
     assert "no memory_saved record" in extraction["message"]

@@ -489,7 +489,8 @@ def test_doctor_shows_memtuis_disk_use_per_kind_and_when_to_trim(claude_home, st
     check = doctor_check(capsys)
     assert check["status"] == "warn"
     assert "(4 changes) are past the retention policy (the newest 2 changes" in check["message"]
-    assert check["fix"].startswith(f"memtui gc {store} trims them")
+    assert check["fix"].startswith(
+        f"memtui --config-dir {claude_home.home} gc {store} trims them")
 
 
 def test_doctor_counts_in_words(claude_home, store, capsys):
