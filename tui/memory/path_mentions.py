@@ -1,0 +1,141 @@
+"""Paths of the project's code that a memory or an index line mentions, found in its text.
+
+A mention is a relative path that is clearly one: a `/` and a file extension
+(`src/billing/api.py`, `.github/workflows/ci.yml`), or a folder of two levels or more
+ending in `/` (`src/billing/`). It may sit in a code span, a link target or plain text, and
+in fenced code only when that is a shell command (a `sh`/`bash`/`console` fence, or a line
+starting with `$ ` in any fence). Left out: URLs, absolute paths, `~/…`, paths that leave
+the folder (`../`), globs (`src/**/*.ts`), placeholders (`{module}`, `<name>`,
+`path/to/…`, `YYYY-MM-DD`), link targets that name a file of the store itself, and what
+only looks like a path (`e.g./i.e.`, `km/h`, `1.2/3.4`: an extension starts with a letter).
+
+Whether a mention belongs to the project's checkout is decided against it
+(`tui.memory.stale_paths`): each mention keeps the other places its line names (another
+checkout's absolute path, a repository's URL), so a path said of another repository is
+not checked against this one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import posixpath
+import re
+from collections.abc import Container
+from typing import NamedTuple
+
+_CHARS = r"A-Za-z0-9_.@+\-"
+# Not preceded by what would make it the tail of something else: a path (`/`, `~`), a URL
+# (`:`), a variable or a placeholder (`$`, `%`, `{`, `<`), a glob (`*`, `?`).
+_PATH = re.compile(
+    rf"(?<![{_CHARS}/\\~:$%*?{{<\[])[{_CHARS}]+(?:/[{_CHARS}]+)*/[{_CHARS}]*"
+)
+_GLOB_AFTER = frozenset("*?[{<$%\\")  # a path followed by these is a pattern, not a path
+_EXTENSION = re.compile(r"(?:[^./]|^)\.[A-Za-z][A-Za-z0-9]{0,9}$|^\.[A-Za-z][A-Za-z0-9_-]*$")
+_PLACEHOLDER = re.compile(r"(?:^|[/_.-])(?:YYYY|YY|MM|DD|HH|X{2,}|x{3,}|N{2,}|n{3,})(?=$|[/_.-])")
+_PLACEHOLDER_FOLDERS = ("path/to/", "to/your/", "your/", "some/", "my/")
+SHELL_FENCES = frozenset({"sh", "bash", "shell", "zsh", "fish", "console", "terminal",
+                          "shellsession", "shell-session", "sh-session", "bash-session",
+                          "powershell", "ps1", "pwsh", "cmd", "bat", "batch"})
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`{]*)", re.MULTILINE)
+# The other places a line may name: an absolute or home path, a code host's repository.
+_PLACE = re.compile(
+    r"(?<![A-Za-z0-9_.@+\-/:~])(?:~/[A-Za-z0-9_.@+\-]+|/[A-Za-z0-9_.@+\-]+/[A-Za-z0-9_.@+\-]+)"
+    r"(?:/[A-Za-z0-9_.@+\-]+)*"
+    r"|\b(?:github\.com|gitlab\.com|bitbucket\.org)[/:][A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+",
+    re.IGNORECASE,
+)
+
+
+class PathMention(NamedTuple):
+    file: str  # the memory or index holding it, as the store names it
+    line: int  # 1-based
+    column: int  # where `target` starts on its line
+    target: str  # the path as written
+    path: str  # normalised: no `./`, no trailing `/` (a folder keeps `folder` True)
+    folder: bool  # written with a trailing `/`
+    places: tuple[str, ...]  # other places its line names (absolute paths, repository URLs)
+
+
+def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> list[PathMention]:
+    """Every path `text` mentions; `store_files` are the store's own files, which a link
+    target may name (relative to `file`'s folder)."""
+    if "/" not in text:
+        return []
+    fences = _code_fences(text) if ("```" in text or "~~~" in text) else None
+    folder = file.rpartition("/")[0]
+    found: list[PathMention] = []
+    line, counted = 1, 0  # the line number of offset `counted`
+    places: dict[int, tuple[str, ...]] = {}
+    for match in _PATH.finditer(text):
+        start = match.start()
+        written = match.group().rstrip(".-")
+        after = start + len(written)
+        if not written or (after < len(text) and text[after] in _GLOB_AFTER):
+            continue
+        path = _path_of(written)
+        if path is None:
+            continue
+        if text.startswith("](", start - 2) and \
+                posixpath.normpath(posixpath.join(folder, path)) in store_files:
+            continue  # a link to another memory of the store
+        line_start = text.rfind("\n", 0, start) + 1
+        if fences is not None and _in_code(fences, start) and \
+                not text[line_start:start].lstrip().startswith("$ "):
+            continue
+        line += text.count("\n", counted, start)
+        counted = start
+        if line not in places:
+            line_end = text.find("\n", start)
+            places[line] = tuple(place.group() for place in _PLACE.finditer(
+                text, line_start, len(text) if line_end < 0 else line_end))
+        found.append(PathMention(file, line, start - line_start, written, path,
+                                 written.endswith("/"), places[line]))
+    return found
+
+
+def _path_of(written: str) -> str | None:
+    """The path a candidate names, normalised; None when it is not clearly a path."""
+    if written.endswith("/"):
+        path = written.rstrip("/")
+        if path.count("/") < 1:  # `src/`, `w/` (with): too short to be clearly a folder
+            return None
+    else:
+        path = written
+        if not _EXTENSION.search(path.rpartition("/")[2]):
+            return None
+    path = path.removeprefix("./")
+    segments = path.split("/")
+    if any(segment in ("", "..") or (segment.endswith(".") and segment != ".")
+           for segment in segments):
+        return None  # leaves the folder, or an abbreviation (`e.g./i.e.`)
+    if path.startswith(_PLACEHOLDER_FOLDERS) or _PLACEHOLDER.search(path):
+        return None
+    normal = posixpath.normpath(path)
+    return None if normal.startswith("..") or normal == "." else normal
+
+
+def _code_fences(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, is shell) of each fenced code block, in order (an unclosed fence runs
+    to the end of the text, as Markdown reads it)."""
+    blocks: list[tuple[int, int, bool]] = []
+    opening: re.Match[str] | None = None
+    for match in _FENCE.finditer(text):
+        if opening is None:
+            opening = match
+        elif match.group(1)[0] == opening.group(1)[0] and \
+                len(match.group(1)) >= len(opening.group(1)) and not match.group(2):
+            blocks.append((opening.start(), match.end(),
+                           opening.group(2).lower() in SHELL_FENCES))
+            opening = None
+    if opening is not None:
+        blocks.append((opening.start(), len(text), opening.group(2).lower() in SHELL_FENCES))
+    return blocks
+
+
+def _in_code(fences: list[tuple[int, int, bool]], offset: int) -> bool:
+    """Whether `offset` lies in a fenced block that is not a shell command."""
+    at = bisect.bisect_right(fences, offset, key=lambda block: block[0]) - 1
+    if at < 0:
+        return False
+    start, end, shell = fences[at]
+    return start <= offset < end and not shell
