@@ -107,8 +107,9 @@ def test_a_path_renamed_then_deleted_names_its_last_name(shop, store):
     assert f"then deleted in {commit_of(shop, 'no more text')}" in found.message
 
 
-def test_a_path_git_never_had_is_stale_only_under_a_folder_the_repository_tracks(shop, store):
-    write_body(store, "Retries: src/billing/retry.py; the other app: mobile/app/main.dart")
+def test_a_path_git_never_had_is_stale_only_in_a_folder_the_repository_tracks(shop, store):
+    write_body(store, "Retries: src/billing/retry.py; the other app: mobile/app/main.dart; "
+                      "the sibling project's src/browser/browse.py")
     [found] = findings(store, shop)
     assert (found.target, found.other) == ("src/billing/retry.py", None)
     assert "which ~/code/shop does not have" in found.message
@@ -456,3 +457,15 @@ def test_the_anthropic_dream_is_told_the_stale_paths_and_their_successors_when_i
     assert (f"- project_billing.md line 7: src/billing/old_api.py is now src/payments/api.py "
             f"(renamed in {commit})") in orient
     assert f"- project_billing.md line 7: docs/setup.md was deleted (in {commit})" in orient
+
+
+def test_a_section_about_another_repository_is_that_repositorys(shop, store):
+    git(shop, "remote", "add", "origin", "git@github.com:acme/shop.git")
+    write_body(store, "## Tracker\n- Git repo: `acme/tracker`\n- `src/billing/old_api.py` "
+                      "parses logs\n### Its tests\n- src/billing/test_api.py\n"
+                      "## This shop (repo `acme/shop`)\n- charges: src/billing/old_api.py\n"
+                      "- in the `shop` repo: src/billing/old_api.py\n"
+                      "- `themes/`: git repo (`themes`), has its own src/billing/old_api.py\n"
+                      "- and src/billing/old_api.py, said after it, is the themes' too\n")
+    assert [(f.line, f.target) for f in findings(store, shop)] == [
+        (13, "src/billing/old_api.py"), (14, "src/billing/old_api.py")]

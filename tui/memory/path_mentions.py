@@ -37,13 +37,18 @@ SHELL_FENCES = frozenset({"sh", "bash", "shell", "zsh", "fish", "console", "term
                           "shellsession", "shell-session", "sh-session", "bash-session",
                           "powershell", "ps1", "pwsh", "cmd", "bat", "batch"})
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`{]*)", re.MULTILINE)
-# The other places a line may name: an absolute or home path, a code host's repository.
+# The other places a text may name: an absolute or home path, a code host's repository, or
+# a repository named just after the word "repo" (`owner/name`, or a name in backticks: "Git
+# repo: `acme/tracker`", "git repo (`tracker`)"), kept as "repo:…".
 _PLACE = re.compile(
     r"(?<![A-Za-z0-9_.@+\-/:~])(?:~/[A-Za-z0-9_.@+\-]+|/[A-Za-z0-9_.@+\-]+/[A-Za-z0-9_.@+\-]+)"
     r"(?:/[A-Za-z0-9_.@+\-]+)*"
-    r"|\b(?:github\.com|gitlab\.com|bitbucket\.org)[/:][A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+",
+    r"|\b(?:github\.com|gitlab\.com|bitbucket\.org)[/:][A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+"
+    r"|\brepo(?:sitory)?\b[^\n`/]{0,12}(?:`?(?P<named>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)"
+    r"(?![A-Za-z0-9_.\-/])|`(?P<bare>[A-Za-z0-9_\-]+)`)",
     re.IGNORECASE,
 )
+_HEADING = re.compile(r"#{1,6}(?=[ \t])")
 
 
 class PathMention(NamedTuple):
@@ -53,7 +58,9 @@ class PathMention(NamedTuple):
     target: str  # the path as written
     path: str  # normalised: no `./`, no trailing `/` (a folder keeps `folder` True)
     folder: bool  # written with a trailing `/`
-    places: tuple[str, ...]  # other places its line names (absolute paths, repository URLs)
+    # Other places its line, or the section it is in, names (absolute paths, repositories):
+    # a path said of another repository is that repository's.
+    places: tuple[str, ...]
 
 
 def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> list[PathMention]:
@@ -65,7 +72,7 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
     folder = file.rpartition("/")[0]
     found: list[PathMention] = []
     line, counted = 1, 0  # the line number of offset `counted`
-    places: dict[int, tuple[str, ...]] = {}
+    places = _places(text) if _PLACE.search(text) else {}
     for match in _PATH.finditer(text):
         start = match.start()
         written = match.group().rstrip(".-")
@@ -84,13 +91,36 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
             continue
         line += text.count("\n", counted, start)
         counted = start
-        if line not in places:
-            line_end = text.find("\n", start)
-            places[line] = tuple(place.group() for place in _PLACE.finditer(
-                text, line_start, len(text) if line_end < 0 else line_end))
         found.append(PathMention(file, line, start - line_start, written, path,
-                                 written.endswith("/"), places[line]))
+                                 written.endswith("/"), places.get(line, ())))
     return found
+
+
+def _places(text: str) -> dict[int, tuple[str, ...]]:
+    """The places each line names, with those its Markdown section named before it (a
+    section runs from its heading to the next heading of the same level or higher,
+    subsections included): "## Tracker / - Git repo: `acme/tracker` / - src/app.py"."""
+    sections: list[tuple[int, list[str]]] = [(0, [])]  # (heading level, places) open now
+    found: dict[int, tuple[str, ...]] = {}
+    for number, text_line in enumerate(text.split("\n"), start=1):
+        named = [_place(match) for match in _PLACE.finditer(text_line)]
+        heading = _HEADING.match(text_line)
+        if heading:
+            level = len(heading.group())
+            while sections[-1][0] >= level:
+                sections.pop()
+            sections.append((level, []))
+        if len(sections) > 1:  # text before any heading is no section: a line of it is its own
+            sections[-1][1].extend(named)
+        every = dict.fromkeys([*named, *(place for _, places in sections for place in places)])
+        if every:
+            found[number] = tuple(every)
+    return found
+
+
+def _place(match: re.Match[str]) -> str:
+    repository = match.group("named") or match.group("bare")
+    return f"repo:{repository}" if repository else match.group()
 
 
 def _path_of(written: str) -> str | None:

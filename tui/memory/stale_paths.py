@@ -4,8 +4,8 @@ A memory (or an index line) that mentions a path of its project (`tui.memory.pat
 is checked against the project's checkout (`tui.claude.checkout`): a path that exists
 neither among git's files nor on disk (an ignored file counts as existing) is stale. git's
 history says when it went and where to, following a chain of renames to today's path; a
-path git never had is stale only when it claims a folder of this repository (its first
-folder is one the repository tracks), so a path of another project is not taken for one.
+path git never had is stale only when its folder is one git tracks (or had), so a path of
+another project, or of a folder git ignores, is not taken for one of this repository.
 
 Left alone: a path under a submodule (another repository's), one that exists in another
 worktree of the repository or as seen from a subdirectory (`api/x.py` for
@@ -81,7 +81,7 @@ class _Judge:
         self.trees = (checkout.root, *checkout.other_trees)
         self.on_disk: dict[str, bool] = {}
         self.foreign: dict[str, bool] = {}
-        self.top_folders = frozenset(folder.partition("/")[0] for folder in checkout.folders)
+        self._departed_folders: frozenset[str] | None = None
 
     def verdict(self, mention: PathMention) -> Verdict | None:
         """None when the mention is fine (or not this checkout's to judge)."""
@@ -98,9 +98,20 @@ class _Judge:
             return self.followed(mention, full)
         if mention.folder and (gone := self.departed_folder(mention, path)) is not None:
             return gone
-        if path.partition("/")[0] in self.top_folders:
+        if self.claims_folder(path.rpartition("/")[0]):
             return Verdict(mention, None, (), None, "never")
-        return None  # not a path of this repository
+        return None  # not clearly a path of this repository
+
+    def claims_folder(self, folder: str) -> bool:
+        """Whether a path in `folder` that git never had claims a place in this repository:
+        the folder is one git tracks, or had (a path of a sibling project, or of a folder
+        git ignores, lands in none)."""
+        if folder in self.checkout.folders:
+            return True
+        if self._departed_folders is None:
+            self._departed_folders = frozenset(
+                path.rpartition("/")[0] for path in self.checkout.departures)
+        return folder in self._departed_folders
 
     def exists(self, path: str, folder: bool = False) -> bool:
         checkout = self.checkout
@@ -124,10 +135,12 @@ class _Judge:
         return self.foreign[place]
 
     def _foreign(self, place: str) -> bool:
-        if place.lower().startswith(_CODE_HOSTS):
+        if place.lower().startswith(("repo:", *_CODE_HOSTS)):
             repository = re.split(r"[/:]", place, maxsplit=1)[1].lower().removesuffix(".git")
-            origin = (self.checkout.origin or "").lower().removesuffix(".git")
-            return not (repository and origin.endswith(repository))
+            origin = (self.checkout.origin or "").lower().removesuffix(".git").rstrip("/")
+            origin = origin.replace(":", "/")  # git@host:owner/name as host/owner/name
+            names = {origin.rpartition("/")[2], os.path.basename(self.checkout.root).lower()}
+            return not (origin.endswith("/" + repository) or repository in names)
         path = os.path.expanduser(place)
         real = os.path.realpath(path)
         if any(real == tree or real.startswith(tree.rstrip("/") + "/")
