@@ -43,12 +43,14 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`{]*)", re.MULTILINE)
 _PLACE = re.compile(
     r"(?<![A-Za-z0-9_.@+\-/:~])(?:~/[A-Za-z0-9_.@+\-]+|/[A-Za-z0-9_.@+\-]+/[A-Za-z0-9_.@+\-]+)"
     r"(?:/[A-Za-z0-9_.@+\-]+)*"
-    r"|\b(?:github\.com|gitlab\.com|bitbucket\.org)[/:][A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+"
-    r"|\brepo(?:sitory)?\b[^\n`/]{0,12}(?:`?(?P<named>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)"
+    r"|\b(?:[Gg]ithub\.com|[Gg]itlab\.com|[Bb]itbucket\.org)[/:][A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+"
+    r"|\b[Rr]epo(?:sitory)?\b[^\n`/]{0,12}(?:`?(?P<named>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)"
     r"(?![A-Za-z0-9_.\-/])|`(?P<bare>[A-Za-z0-9_\-]+)`)",
-    re.IGNORECASE,
 )
 _HEADING = re.compile(r"#{1,6}(?=[ \t])")
+# What each place starts with (an absolute path after a space, a quote or a bracket).
+_PLACE_HINTS = ("~/", " /", "\n/", "\t/", "`/", "(/", "\"/", "'/", "ithub.", "itlab.",
+                "itbucket.")
 
 
 class PathMention(NamedTuple):
@@ -72,7 +74,7 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
     folder = file.rpartition("/")[0]
     found: list[PathMention] = []
     line, counted = 1, 0  # the line number of offset `counted`
-    places = _places(text) if _PLACE.search(text) else {}
+    places: dict[int, tuple[str, ...]] | None = None  # worked out at the first mention
     for match in _PATH.finditer(text):
         start = match.start()
         written = match.group().rstrip(".-")
@@ -91,9 +93,18 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
             continue
         line += text.count("\n", counted, start)
         counted = start
+        if places is None:
+            places = _places(text) if _may_name_places(text) else {}
         found.append(PathMention(file, line, start - line_start, written, path,
                                  written.endswith("/"), places.get(line, ())))
     return found
+
+
+def _may_name_places(text: str) -> bool:
+    """Whether `text` may name a place at all: most texts are let off with substring tests,
+    which are much faster than `_PLACE` over the whole text."""
+    return (text.startswith("/") or "epo" in text
+            or any(hint in text for hint in _PLACE_HINTS))
 
 
 def _places(text: str) -> dict[int, tuple[str, ...]]:
@@ -134,10 +145,8 @@ def _path_of(written: str) -> str | None:
         if not _EXTENSION.search(path.rpartition("/")[2]):
             return None
     path = path.removeprefix("./")
-    segments = path.split("/")
-    if any(segment in ("", "..") or (segment.endswith(".") and segment != ".")
-           for segment in segments):
-        return None  # leaves the folder, or an abbreviation (`e.g./i.e.`)
+    if "./" in path + "/":
+        return None  # a segment ending in a dot: `..` (leaving the folder), `e.g./i.e.`
     if path.startswith(_PLACEHOLDER_FOLDERS) or _PLACEHOLDER.search(path):
         return None
     normal = posixpath.normpath(path)
