@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from code_repos import shop_repo
 from conftest import index_line, memory_text, real, settle, snapshot, write_index, write_memory
+from rich.console import Console
 from textual.widgets import Static
 
 from tui.app.app import MemtuiApp
@@ -37,6 +40,12 @@ async def open_store(app, pilot, claude_home) -> StoreScreen:
     return screen
 
 
+def painted(widget: Static) -> str:
+    console = Console(width=200, file=io.StringIO(), color_system=None)
+    console.print(widget.content)
+    return console.file.getvalue()
+
+
 def stale_rows(screen: StoreScreen) -> list:
     table = screen.query_one("#findings-table", VirtualTable)
     return [row.finding for row in table.rows if row.finding.kind == "stale_path"]
@@ -61,6 +70,9 @@ async def test_p_on_a_stale_path_finding_shows_the_rewrite_applies_it_and_u_undo
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.plan.label == "update 1 renamed path"
+        diff = painted(app.screen.query_one("#confirm-preview", Static))
+        assert "-Charges live in `src/billing/old_api.py`." in diff
+        assert "+Charges live in `src/payments/api.py`." in diff
         assert snapshot(store) == before  # shown, not written
         await pilot.press("y")
         await settle(app, pilot)
@@ -95,4 +107,6 @@ async def test_the_palette_updates_every_renamed_path_of_the_store(shop_home):
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        assert [change.file for change in app.screen.plan.changes] == ["project_billing.md"]
+        assert app.screen.plan.summary[0] == ("Write src/payments/api.py for "
+                                              "src/billing/old_api.py (project_billing.md "
+                                              "line 7).")

@@ -718,7 +718,7 @@ class StoreScreen(Screen[None]):
         from tui.memory.stale_paths import plan_repath
 
         checkout = self.project.key_path
-        self.propose(lambda curate, store: plan_repath(store, checkout, files))
+        self.propose(lambda curate, store: plan_repath(store, checkout, files), diffs=True)
 
     def action_move_out(self) -> None:
         """Move the highlighted memory's index line to the end, past the cut, to make room."""
@@ -819,9 +819,10 @@ class StoreScreen(Screen[None]):
             self.notify(f"Highlight or mark {what} first.", severity="warning")
         return files
 
-    def propose(self, make_plan, choices: dict | None = None) -> None:
+    def propose(self, make_plan, choices: dict | None = None, diffs: bool = False) -> None:
         """Plan a change, confirm it with the user, then apply it in a worker. `choices`:
-        the plans the user may pick instead, by the option that names each."""
+        the plans the user may pick instead, by the option that names each; `diffs`: show
+        the diff of each file below the plan's summary."""
         plan = curation.make_plan(make_plan, self.store)
         basis = self.loaded_signature
         if isinstance(plan, str):
@@ -847,7 +848,8 @@ class StoreScreen(Screen[None]):
                 self.propose(follow_up, choices)
 
         self.busy = True
-        self.app.push_screen(ConfirmScreen(plan), decided)
+        shown = curation.diff_confirmation(plan) if diffs else plan
+        self.app.push_screen(ConfirmScreen(shown), decided)
 
     @work(thread=True, exit_on_error=False, group="write")
     def apply(self, plan, make_plan, basis) -> None:
