@@ -469,3 +469,21 @@ def test_a_section_about_another_repository_is_that_repositorys(shop, store):
                       "- and src/billing/old_api.py, said after it, is the themes' too\n")
     assert [(f.line, f.target) for f in findings(store, shop)] == [
         (13, "src/billing/old_api.py"), (14, "src/billing/old_api.py")]
+
+
+def test_audit_all_checks_each_store_against_its_own_checkout(claude_home, capsys, shop, store,
+                                                              fake_home):
+    write_body(store, "Charges: src/billing/old_api.py")
+    other = new_repo(fake_home / "code" / "blog", {"posts/draft.md": "hi\n"})
+    git(other, "mv", "posts/draft.md", "posts/first.md")
+    git(other, "commit", "-q", "-m", "publish", date="2026-11-05T10:00:00+00:00")
+    other = real(other)
+    claude_home.session(other)
+    blog = claude_home.store(other)
+    write_memory(blog, "project_blog.md", body_memory("The draft: posts/draft.md"))
+    write_index(blog, [index_line("project_blog.md")])
+    code, out, err = run(claude_home, capsys, "audit", "--all", "--json")
+    found = {a["store"]: [(f["target"], f["other"]) for f in a["findings"]
+                          if f["kind"] == "stale_path"] for a in json.loads(out)}
+    assert found == {str(store): [("src/billing/old_api.py", "src/payments/api.py")],
+                     str(blog): [("posts/draft.md", "posts/first.md")]}

@@ -181,8 +181,16 @@ def checked_against_code(audits: Sequence[StoreAudit],
                          checkouts: Mapping[Path, str | None]) -> list[StoreAudit]:
     """Each audit with its `stale_path` findings: its mentions against the checkout of its
     project (`checkouts`: store -> project path), each checkout read once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tui.claude.checkout import read_checkout
     from tui.memory.stale_paths import mention_findings
 
+    # git runs in its own processes: several checkouts asked at once, their answers cached.
+    wanted = {checkouts.get(audit.store) for audit in audits if audit.mentions} - {None}
+    if len(wanted) > 1:
+        with ThreadPoolExecutor(max_workers=min(len(wanted), 2 * usable_cores())) as pool:
+            list(pool.map(read_checkout, wanted))
     checked = []
     for audit in audits:
         found = mention_findings(audit.mentions, checkouts.get(audit.store))
