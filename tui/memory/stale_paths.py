@@ -316,9 +316,9 @@ def plan_repath(store: Store, project_path: str | None, files: Sequence[str] | N
     """Every renamed path the store mentions (in `files` only, when given) rewritten as
     its successor in the project's checkout; deleted paths are named in the summary and
     left as they are. WriteRefused when the checkout cannot be read."""
-    from tui.memory.curate import Plan
+    from tui.memory.curate import Plan, texts_on_disk
     from tui.memory.refusals import WriteRefused
-    from tui.memory.writes import FileChange, read_bytes
+    from tui.memory.writes import FileChange
 
     checkout = read_checkout(project_path)
     if isinstance(checkout, Unchecked):
@@ -330,13 +330,8 @@ def plan_repath(store: Store, project_path: str | None, files: Sequence[str] | N
     changes: list[FileChange] = []
     summary: list[str] = []
     rewritten = 0
-    for file in names if files is None else [name for name in names if name in files]:
-        before = read_bytes(store.path, file)
-        if before is None:
-            continue
-        try:
-            text = before.decode("utf-8")
-        except UnicodeDecodeError:
+    for file, before, text in texts_on_disk(store, names, files):
+        if text is None:
             summary.append(f"{file} is not valid UTF-8: its paths are left as they are.")
             continue
         after, verdicts = repath_text(file, text, checkout, own)
