@@ -71,27 +71,36 @@ class Checkout:
         return frozenset(found)
 
     @cached_property
-    def ends(self) -> frozenset[str]:
-        """Every tracked file and folder as seen from a folder below the root (`api/x.py`
-        for `backend/api/x.py`): a memory written in a subdirectory names paths so."""
-        found: set[str] = set()
-        for path in (*self.tracked, *self.folders):
-            slash = path.find("/")
-            while slash > 0:
-                found.add(path[slash + 1:])
-                slash = path.find("/", slash + 1)
-        return frozenset(found)
+    def _by_name(self) -> dict[str, list[str]]:
+        """Every tracked file and folder by its last name."""
+        return _by_last_name((*self.tracked, *self.folders))
 
     @cached_property
-    def departed_ends(self) -> dict[str, list[str]]:
-        """Departed paths by each end (as `ends`): {`api/x.py`: [`backend/api/x.py`]}."""
-        found: dict[str, list[str]] = {}
-        for path in self.departures:
-            slash = path.find("/")
-            while slash > 0:
-                found.setdefault(path[slash + 1:], []).append(path)
-                slash = path.find("/", slash + 1)
-        return found
+    def _departed_by_name(self) -> dict[str, list[str]]:
+        return _by_last_name(self.departures)
+
+    def has_end(self, path: str) -> bool:
+        """Whether `path` is a tracked file or folder seen from a folder below the root
+        (`api/x.py` for `backend/api/x.py`): a memory written in a subdirectory names
+        paths so."""
+        return bool(_ending_in(self._by_name, path))
+
+    def departed_ending_in(self, path: str) -> list[str]:
+        """The departed paths `path` is the end of: [`backend/api/x.py`] for `api/x.py`."""
+        return _ending_in(self._departed_by_name, path)
+
+
+def _by_last_name(paths) -> dict[str, list[str]]:
+    """One entry a path (not one a suffix): a monorepo's 300,000 files stay 300,000."""
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        found.setdefault(path.rpartition("/")[2], []).append(path)
+    return found
+
+
+def _ending_in(by_name: Mapping[str, list[str]], path: str) -> list[str]:
+    tail = "/" + path
+    return [full for full in by_name.get(path.rpartition("/")[2], ()) if full.endswith(tail)]
 
 
 def read_checkout(path: str | None, cache: CheckoutCache | None = None) -> Checkout | Unchecked:

@@ -92,7 +92,7 @@ class _Judge:
         departures = self.checkout.departures
         full = path
         if path not in departures:
-            named = self.checkout.departed_ends.get(path, ())
+            named = self.checkout.departed_ending_in(path)
             full = named[0] if len(named) == 1 else path
         if full in departures:
             return self.followed(mention, full)
@@ -115,7 +115,7 @@ class _Judge:
 
     def exists(self, path: str, folder: bool = False) -> bool:
         checkout = self.checkout
-        if path in checkout.tracked or path in checkout.folders or path in checkout.ends:
+        if path in checkout.tracked or path in checkout.folders or checkout.has_end(path):
             return True
         if path not in self.on_disk:
             # On disk in the checkout or another worktree: an ignored or untracked file
