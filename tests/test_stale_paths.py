@@ -45,8 +45,9 @@ def write_body(store: Path, body: str) -> None:
     write_memory(store, "project_billing.md", body_memory(body))
 
 
-def findings(store: Path, checkout, kind: str | None = "stale_path"):
-    found = code_findings(load_store(store), str(checkout), CheckoutCache(Path(os.devnull)))
+def findings(store: Path, checkout, kind: str | None = "stale_path", cache=None):
+    cache = CheckoutCache(Path(os.devnull)) if cache is None else cache
+    found = code_findings(load_store(store), str(checkout), cache)
     return [f for f in found if kind is None or f.kind == kind]
 
 
@@ -290,9 +291,25 @@ def test_git_is_asked_once_per_head_and_asked_again_when_head_moves(shop, monkey
     git(shop, "mv", "src/billing/invoice.py", "src/payments/invoice.py")
     git(shop, "commit", "-q", "-m", "invoices too", date="2026-11-28T10:00:00+00:00")
     moved = read_checkout(str(shop), CheckoutCache())
-    assert [args[0] for args in calls[2:]] == ["ls-files", "log"]
+    # A commit on top of the HEAD it knew: only that commit's history is read.
+    assert [args[0] for args in calls[2:]] == ["ls-files", "merge-base", "log"]
+    assert calls[-1][-2] == f"{first.head}..HEAD"
     assert moved.departures["src/billing/invoice.py"].renamed_to == "src/payments/invoice.py"
+    assert moved.departures["src/billing/old_api.py"] == first.departures["src/billing/old_api.py"]
     assert moved.head == git(shop, "rev-parse", "HEAD")  # read from .git's files
+
+
+def test_a_reset_forgets_the_renames_of_the_commits_it_dropped(shop, store, monkeypatch):
+    write_body(store, "Invoices: src/billing/invoice.py")
+    git(shop, "mv", "src/billing/invoice.py", "src/payments/invoice.py")
+    git(shop, "commit", "-q", "-m", "invoices too", date="2026-11-28T10:00:00+00:00")
+    assert [f.other for f in findings(store, shop, cache=CheckoutCache())] == [
+        "src/payments/invoice.py"]
+    git(shop, "reset", "-q", "--hard", "HEAD~1")
+    calls = count_git(monkeypatch)
+    assert findings(store, shop, cache=CheckoutCache()) == []
+    assert [args[0] for args in calls] == ["ls-files", "merge-base", "log"]
+    assert calls[-1][-2] == "HEAD"  # the whole history again
 
 
 def test_staging_a_file_asks_git_for_its_files_again(shop, monkeypatch):

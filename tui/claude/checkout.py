@@ -5,7 +5,8 @@ Two git commands per checkout, each in its own process group and with a timeout:
 ls-files` and one `git log` of the renames and deletions on HEAD's history. Their answer is
 kept in a cache under `~/.cache/memtui`, keyed by the checkout's HEAD (read from the files
 under `.git`, without starting git) and its index's stat: a later audit asks git again only
-once HEAD moves (a commit, a checkout) or the index changes (an add).
+once HEAD moves (a commit, a checkout) or the index changes (an add), and after commits on
+top of the HEAD it knew, only for those commits.
 
 What is not tracked is not cached: whether a path exists on disk (an ignored or untracked
 file) is asked of the file system each time.
@@ -127,8 +128,15 @@ def read_checkout(path: str | None, cache: CheckoutCache | None = None) -> Check
             found = known
         else:  # the history is asked again only when HEAD moved, not for an index change
             tracked, submodules = _tracked(path)
-            departures = (known.departures if known is not None and known.head == head
-                          else _departures(path, head))
+            if known is not None and known.head == head:
+                departures = known.departures
+            elif known is not None and _descends(path, known.head, head):
+                # A commit on top: only the commits since, newer than all it knew.
+                departures = _departures(path, head, known.head)
+                for old, departure in known.departures.items():
+                    departures.setdefault(old, departure)
+            else:
+                departures = _departures(path, head)
             found = _Answer(head or "", index, tracked, submodules, departures)
             if head:
                 cache.put(path, found)
@@ -310,14 +318,29 @@ def _tracked(root: str) -> tuple[frozenset[str], tuple[str, ...]]:
 _HEADER = "\x01"
 
 
-def _departures(root: str, head: str | None) -> dict[str, Departure]:
-    """Each path's newest rename or deletion on HEAD's history (git's rename detection)."""
+def _departures(root: str, head: str | None, since: str | None = None
+                ) -> dict[str, Departure]:
+    """Each path's newest rename or deletion on HEAD's history (git's rename detection),
+    or on the commits since `since` only."""
     if head is None or head.startswith("unborn:"):
         return {}  # no commit yet: no history
+    commits = f"{since}..HEAD" if since else "HEAD"
     out = run_git(root, ["log", "-z", f"--format={_HEADER}%h %cs", "-M", "--diff-filter=DR",
                          "--name-status", "--no-merges", "--no-ext-diff", "--no-textconv",
-                         "HEAD", "--"], GIT_SECONDS)
+                         commits, "--"], GIT_SECONDS)
     return parse_departures(out.decode("utf-8", "surrogateescape"))
+
+
+def _descends(root: str, old: str, new: str | None) -> bool:
+    """Whether HEAD `new` was reached from `old` by commits on top of it (not a reset,
+    a rebase or another branch, after which `old`'s history no longer holds)."""
+    if new is None or old.startswith("unborn:") or new.startswith("unborn:"):
+        return False
+    try:
+        run_git(root, ["merge-base", "--is-ancestor", old, new], GIT_SECONDS)
+    except GitFailed:
+        return False
+    return True
 
 
 def parse_departures(log: str) -> dict[str, Departure]:
