@@ -504,3 +504,12 @@ def test_audit_all_checks_each_store_against_its_own_checkout(claude_home, capsy
                           if f["kind"] == "stale_path"] for a in json.loads(out)}
     assert found == {str(store): [("src/billing/old_api.py", "src/payments/api.py")],
                      str(blog): [("posts/draft.md", "posts/first.md")]}
+
+
+def test_a_memory_that_is_a_listing_of_paths_is_checked_for_its_first_two_thousand():
+    from tui.memory.path_mentions import MENTIONS_PER_FILE, find_mentions
+
+    listing = "".join(f"- src/module_{number}.py\n" for number in range(5_000))
+    found = find_mentions("m.md", listing)
+    assert len(found) == MENTIONS_PER_FILE
+    assert found[-1].line == MENTIONS_PER_FILE

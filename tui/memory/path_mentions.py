@@ -49,6 +49,9 @@ _PLACE = re.compile(
 )
 _HEADING = re.compile(r"#{1,6}(?=[ \t])")
 # What each place starts with (an absolute path after a space, a quote or a bracket).
+# A memory naming more paths than this is a listing, not a memory: the rest are not checked
+# (a hostile megabyte of paths would otherwise cost seconds an audit).
+MENTIONS_PER_FILE = 2_000
 _PLACE_HINTS = ("~/", " /", "\n/", "\t/", "`/", "(/", "\"/", "'/", "ithub.", "itlab.",
                 "itbucket.")
 
@@ -73,7 +76,7 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
     fences = _code_fences(text) if ("```" in text or "~~~" in text) else None
     folder = file.rpartition("/")[0]
     found: list[PathMention] = []
-    line, counted = 1, 0  # the line number of offset `counted`
+    line, counted, line_start = 1, 0, 0  # the line of offset `counted`, and where it starts
     places: dict[int, tuple[str, ...]] | None = None  # worked out at the first mention
     for match in _PATH.finditer(text):
         start = match.start()
@@ -87,16 +90,20 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
         if text.startswith("](", start - 2) and \
                 posixpath.normpath(posixpath.join(folder, path)) in store_files:
             continue  # a link to another memory of the store
-        line_start = text.rfind("\n", 0, start) + 1
+        # Counted from the last candidate on: a megabyte on one line stays linear.
+        if newlines := text.count("\n", counted, start):
+            line += newlines
+            line_start = text.rfind("\n", counted, start) + 1
+        counted = start
         if fences is not None and _in_code(fences, start) and \
                 not text[line_start:start].lstrip().startswith("$ "):
             continue
-        line += text.count("\n", counted, start)
-        counted = start
         if places is None:
             places = _places(text) if _may_name_places(text) else {}
         found.append(PathMention(file, line, start - line_start, written, path,
                                  written.endswith("/"), places.get(line, ())))
+        if len(found) == MENTIONS_PER_FILE:
+            break
     return found
 
 
