@@ -513,3 +513,24 @@ def test_a_memory_that_is_a_listing_of_paths_is_checked_for_its_first_two_thousa
     found = find_mentions("m.md", listing)
     assert len(found) == MENTIONS_PER_FILE
     assert found[-1].line == MENTIONS_PER_FILE
+
+
+def test_memories_shaped_like_real_ones_get_no_wrong_stale_path_and_every_right_successor(
+        tmp_path):
+    """bodies.py's memories (dates, versions, flags, `fn()`, tables, fences, CJK) over
+    checkouts whose paths were kept, renamed, chained, deleted or never committed: no
+    finding the answer does not hold, and a stale mention is missed only where a rule says
+    (a `path[0]` pattern, a line naming another repository, a folder git does not track)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from stale_paths_accuracy import measure
+
+    result = measure(stores=2, memories=20, seed=1, where=tmp_path)
+    totals = result.totals
+    assert result.wrong == []
+    assert totals["right"] > 40
+    assert totals["successor right"] == totals["right"]
+    assert "missed, other" not in result.missed
+    for fate in ("renamed", "chain", "deleted", "never, folder tracked"):
+        assert result.by_fate[(fate, True)] > 0
