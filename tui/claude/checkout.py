@@ -57,8 +57,18 @@ class Checkout:
     tracked: frozenset[str]
     submodules: tuple[str, ...]  # their files are another repository's
     departures: Mapping[str, Departure]
-    other_trees: tuple[str, ...] = ()  # the repository's other worktrees, each a checkout too
-    origin: str | None = None  # the `origin` remote's URL, as configured
+    common_dir: str | None = None  # the repository's git dir (a worktree's main one)
+
+    # Read from the git dir only when a mention needs them (most never do).
+    @cached_property
+    def other_trees(self) -> tuple[str, ...]:
+        """The repository's other worktrees, each a checkout too."""
+        return _other_trees(self.common_dir, self.root) if self.common_dir else ()
+
+    @cached_property
+    def origin(self) -> str | None:
+        """The `origin` remote's URL, as configured."""
+        return _origin(self.common_dir) if self.common_dir else None
 
     @cached_property
     def folders(self) -> frozenset[str]:
@@ -143,7 +153,7 @@ def read_checkout(path: str | None, cache: CheckoutCache | None = None) -> Check
     except GitFailed as failed:
         return Unchecked(f"git cannot read {shown} ({failed})")
     return Checkout(path, head or "", found.tracked, found.submodules, found.departures,
-                    _other_trees(common_dir, path), _origin(common_dir))
+                    common_dir)
 
 
 # --- the git directory, read as files -------------------------------------------------------

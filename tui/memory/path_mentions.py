@@ -20,14 +20,14 @@ from __future__ import annotations
 import bisect
 import posixpath
 import re
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from typing import NamedTuple
 
 _CHARS = r"A-Za-z0-9_.@+\-"
 # Not preceded by what would make it the tail of something else: a path (`/`, `~`), a URL
 # (`:`), a variable or a placeholder (`$`, `%`, `{`, `<`), a glob (`*`, `?`).
 _PATH = re.compile(
-    rf"(?<![{_CHARS}/\\~:$%*?{{<\[])[{_CHARS}]+(?:/[{_CHARS}]+)*/[{_CHARS}]*"
+    rf"(?<![{_CHARS}/\\~:$%*?{{<\[])[{_CHARS}]++(?:/[{_CHARS}]+)*/[{_CHARS}]*"
 )
 _GLOB_AFTER = frozenset("*?[{<$%\\")  # a path followed by these is a pattern, not a path
 _EXTENSION = re.compile(r"(?:[^./]|^)\.[A-Za-z][A-Za-z0-9]{0,9}$|^\.[A-Za-z][A-Za-z0-9_-]*$")
@@ -78,7 +78,7 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
     found: list[PathMention] = []
     line, counted, line_start = 1, 0, 0  # the line of offset `counted`, and where it starts
     places: dict[int, tuple[str, ...]] | None = None  # worked out at the first mention
-    for match in _PATH.finditer(text):
+    for match in _candidates(text):
         start = match.start()
         written = match.group().rstrip(".-")
         after = start + len(written)
@@ -107,6 +107,19 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
     return found
 
 
+def _candidates(text: str) -> Iterator[re.Match[str]]:
+    """`_PATH`'s matches, looked for only on the lines holding a "/" (no path spans lines,
+    and most lines hold none)."""
+    start = 0
+    while (slash := text.find("/", start)) != -1:
+        line_start = text.rfind("\n", 0, slash) + 1
+        line_end = text.find("\n", slash)
+        if line_end == -1:
+            line_end = len(text)
+        yield from _PATH.finditer(text, line_start, line_end)
+        start = line_end + 1
+
+
 def _may_name_places(text: str) -> bool:
     """Whether `text` may name a place at all: most texts are let off with substring tests,
     which are much faster than `_PLACE` over the whole text."""
@@ -115,12 +128,17 @@ def _may_name_places(text: str) -> bool:
 
 
 def _places(text: str) -> dict[int, tuple[str, ...]]:
-    """The places each line names, with those its Markdown section named before it (a
-    section runs from its heading to the next heading of the same level or higher,
-    subsections included): "## Tracker / - Git repo: `acme/tracker` / - src/app.py"."""
+    """The places each line holding a "/" (the only lines a path is on) names, with those
+    its Markdown section named before it (a section runs from its heading to the next
+    heading of the same level or higher, subsections included): "## Tracker / - Git repo:
+    `acme/tracker` / - src/app.py"."""
     sections: list[tuple[int, list[str]]] = [(0, [])]  # (heading level, places) open now
     found: dict[int, tuple[str, ...]] = {}
+    # Only headings and the lines that may name a place (every place holds a "/" or follows
+    # "repo") are read: no other line changes what a line with a path names.
     for number, text_line in enumerate(text.split("\n"), start=1):
+        if not ("/" in text_line or "epo" in text_line or text_line.startswith("#")):
+            continue
         named = [_place(match) for match in _PLACE.finditer(text_line)]
         heading = _HEADING.match(text_line)
         if heading:
@@ -130,9 +148,10 @@ def _places(text: str) -> dict[int, tuple[str, ...]]:
             sections.append((level, []))
         if len(sections) > 1:  # text before any heading is no section: a line of it is its own
             sections[-1][1].extend(named)
-        every = dict.fromkeys([*named, *(place for _, places in sections for place in places)])
-        if every:
-            found[number] = tuple(every)
+        if "/" in text_line:
+            every = dict.fromkeys([*named, *(place for _, places in sections for place in places)])
+            if every:
+                found[number] = tuple(every)
     return found
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Container, Iterable, Sequence
+from functools import cached_property
 from typing import NamedTuple
 
 from tui.claude.checkout import (
@@ -78,17 +79,32 @@ class _Judge:
 
     def __init__(self, checkout: Checkout):
         self.checkout = checkout
-        self.trees = (checkout.root, *checkout.other_trees)
         self.on_disk: dict[str, bool] = {}
         self.foreign: dict[str, bool] = {}
         self._departed_folders: frozenset[str] | None = None
 
+    @cached_property
+    def trees(self) -> tuple[str, ...]:
+        """The checkout and the repository's other worktrees (read when first needed)."""
+        return (self.checkout.root, *self.checkout.other_trees)
+
     def verdict(self, mention: PathMention) -> Verdict | None:
         """None when the mention is fine (or not this checkout's to judge)."""
         path = mention.path
-        if self.exists(path, mention.folder) or self.in_submodule(path) or \
+        checkout = self.checkout
+        if path in checkout.tracked or path in checkout.folders or checkout.has_end(path):
+            return None
+        # What git says became of it first: most paths it never had are let off there,
+        # without asking the disk.
+        gone = self.gone(mention)
+        if gone is None or self.exists(path, mention.folder) or self.in_submodule(path) or \
                 any(self.is_foreign(place) for place in mention.places):
             return None
+        return gone
+
+    def gone(self, mention: PathMention) -> Verdict | None:
+        """What became of a path git does not have now, if it is clearly this repository's."""
+        path = mention.path
         departures = self.checkout.departures
         full = path
         if path not in departures:
