@@ -24,6 +24,7 @@ from tui.history import backfill
 from tui.history.writes_log import MemoryEvent, StoreMatcher, parse_line
 from tui.memory import frontmatter, index, links, yaml_js
 from tui.memory.audit import audit_store
+from tui.memory.path_mentions import find_mentions
 from tui.memory.store import load_store
 
 # Pieces hostile input is made of: syntax of every format involved, characters Python and
@@ -163,6 +164,12 @@ PATH_SEEDS = (
     "/Users/foo/my-project", "/Users/me/proj/.worktrees/2573", "C:\\Users\\me\\proj",
     "/home/me/" + "long-directory-name/" * 12 + "😀", "-home-me-repo", "/tmp/a b/ü/项目",
 )
+MENTION_SEEDS = (
+    "Charges live in `src/billing/old_api.py`; see [api](src/payments/api.py) and ./docs/x.md\n"
+    "## Tracker\n- Git repo: `acme/tracker`, ~/code/other and https://github.com/a/b/c.py\n"
+    "```bash\npython scripts/run.py src/**/*.ts {module}/x.py\n```\n```\n$ cat a/b.md\n",
+    "e.g./i.e. km/h 1.2/3.4 ../up/x.py /abs/x.py src/billing/ w/ logs/YYYY/MM/DD.md\n",
+)
 GIT_SEEDS = ("gitdir: ../.git/worktrees/wt\n", "gitdir: /abs/path/.git/modules/sub\n", "")
 LOCK_SEEDS = ("12345", "", "  99\n", "not a pid")
 
@@ -262,5 +269,7 @@ def entry_points(scratch: Path) -> list[EntryPoint]:
         EntryPoint("git root", GIT_SEEDS, git_file),
         EntryPoint("consolidate lock", LOCK_SEEDS, lock_body),
         EntryPoint("store audit", MEMORY_SEEDS + INDEX_SEEDS, audit),
+        EntryPoint("path mentions", MENTION_SEEDS + MEMORY_SEEDS[:2],
+                   lambda text: find_mentions("m.md", text, {"x.md"})),
         EntryPoint("evidence cache", evidence_seeds, evidence_cache),
     ]

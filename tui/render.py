@@ -203,6 +203,10 @@ def print_audit(report, target) -> None:
             console.print(Text(f"        fix: memtui fix {visible(shlex.quote(str(store.path)))} rescue "
                                "copies its memories into the store its sessions use",
                                style="dim"))
+        if kind == "stale_path" and any(f.other for f in group):
+            console.print(Text(f"        fix: memtui fix {visible(shlex.quote(str(store.path)))} "
+                               "repath writes each renamed path's successor in its place",
+                               style="dim"))
 
 
 def _finding_line(finding) -> Text:

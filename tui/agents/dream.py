@@ -26,12 +26,14 @@ from tui.agents.result import CANCELLED as RUN_CANCELLED
 from tui.agents.result import FAILED as RUN_FAILED
 from tui.agents.result import SUCCEEDED, RunResult, unexpected_error
 from tui.agents.staging import LimitReached, Staging, Toolbox
+from tui.claude.checkout import Checkout, Unchecked, read_checkout, tilde
 from tui.claude.lines import read_store_text, split_lines
 from tui.claude.lock import LockBusy, LockLease, acquire_lock, read_lock, rollback_lock
 from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory.audit import audit_store
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
 from tui.memory.refusals import WriteRefused
+from tui.memory.stale_paths import stale_finding, stale_verdicts, store_mentions
 from tui.memory.store import load_store
 from tui.memory.store_lock import store_lock
 
@@ -49,10 +51,13 @@ def _logs_since(staging: Staging, since: float | None) -> list[str]:
     return found
 
 
-def _facts(staging: Staging) -> str:
+def _facts(staging: Staging, code: Checkout | Unchecked | None = None) -> str:
     store = load_store(staging.root)
     index = store.index
     findings = audit_store(store)
+    if isinstance(code, Checkout):
+        findings += [stale_finding(verdict, code.root)
+                     for verdict in stale_verdicts(store_mentions(store), code)]
     lines = [
         f"- {len(store.memories)} memory files; MEMORY.md has {index.lines} lines and "
         f"{index.chars} characters" + (f" (cut by {index.cut})" if index.cut else ""),
@@ -60,6 +65,22 @@ def _facts(staging: Staging) -> str:
     lines += [f"- {f.message}" for f in findings[:30]]
     if len(findings) > 30:
         lines.append(f"- … and {len(findings) - 30} more findings")
+    return "\n".join(lines)
+
+
+def _stale_paths(staging: Staging, code: Checkout) -> str:
+    """Each path of the code the staged memories mention that is gone, with its successor."""
+    lines = []
+    for verdict in stale_verdicts(store_mentions(load_store(staging.root)), code):
+        mention = verdict.mention
+        where = f"{mention.file} line {mention.line}: {mention.target}"
+        if verdict.successor:
+            lines.append(f"- {where} is now {verdict.successor} "
+                         f"(renamed in {', '.join(verdict.commits)})")
+        elif verdict.fate == "never":
+            lines.append(f"- {where} is not in the checkout, nor in its history")
+        else:
+            lines.append(f"- {where} was deleted (in {verdict.commits[-1]}); no successor")
     return "\n".join(lines)
 
 
@@ -79,7 +100,9 @@ def index_over_limits(staging: Staging) -> tuple[int, int] | None:
 def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
               transcript_dirs: Sequence[Path] = (), cwd_folder: Path | None = None,
               listener: Listener | None = None, cancel: threading.Event | None = None,
-              dry_run: bool = False) -> RunResult:
+              dry_run: bool = False, checkout: str | None = None) -> RunResult:
+    """`checkout`: the project's path, whose code the memories' paths are checked against
+    (renamed ones are rewritten by the offline engine, shown to the model by the other)."""
     cancel = cancel or threading.Event()
     progress = Progress(PHASES, listener)
     gates = compute_gates(store, transcript_dirs, cwd_folder)
@@ -111,10 +134,11 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
         staging = Staging.create(store)
         failpoints.reached("dream.staged", str(store))
         toolbox = Toolbox(staging, transcript_dirs, progress.say, cancel)
+        code = read_checkout(checkout) if checkout else None
         if client is None:
-            _offline_phases(staging, progress, cancel, since, notes)
+            _offline_phases(staging, progress, cancel, since, notes, code)
         else:
-            _model_phases(client, staging, toolbox, progress, cancel, since, notes)
+            _model_phases(client, staging, toolbox, progress, cancel, since, notes, code)
         label = f"dream {dt.datetime.now():%Y-%m-%d %H:%M} ({engine})"
         staged, link_notes = staging.staged()
         notes.extend(toolbox.limits_hit + link_notes)
@@ -156,10 +180,11 @@ def _roll_back(lease: LockLease | None) -> None:
 
 
 def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Event,
-                    since: float | None, notes: list[str]) -> None:
+                    since: float | None, notes: list[str],
+                    code: Checkout | Unchecked | None = None) -> None:
     say = progress.say
     progress.start("Orient")
-    for line in _facts(staging).splitlines()[:12]:
+    for line in _facts(staging, code).splitlines()[:12]:
         say("info", line.removeprefix("- "))
     progress.finish()
 
@@ -178,7 +203,9 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
     renamed = offline.merge_duplicates(staging, say)
     check(cancel)
     replaced = offline.fix_dates(staging, say)
-    progress.finish(note=f"{len(renamed)} merged, {replaced} date(s) made absolute")
+    moved = offline.update_paths(staging, code, say) if isinstance(code, Checkout) else 0
+    progress.finish(note=f"{len(renamed)} merged, {replaced} date(s) made absolute"
+                    + (f", {moved} renamed path(s) updated" if moved else ""))
 
     check(cancel)
     progress.start("Prune and index")
@@ -193,12 +220,16 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
 
 
 def _model_phases(client: ModelClient, staging: Staging, toolbox: Toolbox, progress: Progress,
-                  cancel: threading.Event, since: float | None, notes: list[str]) -> None:
+                  cancel: threading.Event, since: float | None, notes: list[str],
+                  code: Checkout | Unchecked | None = None) -> None:
     system = prompts.dream_system(dt.date.today().isoformat())
     messages: list[dict] = []
     logs = _logs_since(staging, since)
+    orient = prompts.ORIENT.format(facts=_facts(staging, code))
+    if isinstance(code, Checkout) and (moved := _stale_paths(staging, code)):
+        orient += prompts.STALE_PATHS.format(checkout=tilde(code.root), paths=moved)
     instructions = {
-        "Orient": prompts.ORIENT.format(facts=_facts(staging)),
+        "Orient": orient,
         "Gather": prompts.GATHER.format(logs="\n".join(f"- {log}" for log in logs) or "- none"),
         "Consolidate": prompts.CONSOLIDATE,
         "Prune and index": prompts.PRUNE,

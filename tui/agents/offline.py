@@ -1,7 +1,8 @@
 """The offline engine: deterministic steps on a staging copy, no network.
 
 Dream: merge near-duplicate memories (every line of each kept), turn relative dates into
-absolute ones, rebuild the index within its limits. Extraction: explicit instructions the
+absolute ones, write renamed paths of the code as they are now, rebuild the index within its
+limits. Extraction: explicit instructions the
 user typed become candidate feedback or project memories.
 """
 
@@ -17,11 +18,13 @@ from tui.agents.absdates import absolutize
 from tui.agents.conversation import Message
 from tui.agents.indexfit import IndexRebuild, MemoryInfo, rebuild_index
 from tui.agents.staging import Staging
+from tui.claude.checkout import Checkout
 from tui.claude.lines import read_store_text, split_lines
 from tui.claude.memory_files import is_log, is_team, memory_files
 from tui.claude.paths import INDEX_NAME
 from tui.memory import frontmatter
 from tui.memory.similarity import near_duplicates
+from tui.memory.stale_paths import repath_text
 from tui.memory.store import load_store
 
 Log = Callable[[str, str], None]
@@ -132,6 +135,33 @@ def fix_dates(staging: Staging, log: Log) -> int:
             phrases = ", ".join(repr(phrase) for phrase in result.kept)
             log("info", f"{relative}: kept {phrases}: no single date to write in its place")
     return replaced
+
+
+# --- paths of the code ------------------------------------------------------------------
+
+
+def update_paths(staging: Staging, checkout: Checkout, log: Log) -> int:
+    """Each renamed path of the code the memories and the index mention written as its
+    path now (daily logs keep theirs: they tell what was true that day); how many."""
+    own = frozenset(relative for relative in staging.markdown())
+    updated = 0
+    for relative in staging.markdown():
+        if is_log(relative):
+            continue
+        path = staging.root / relative
+        text = read_store_text(path)
+        result, verdicts = repath_text(relative, text, checkout, own)
+        moved = [v for v in verdicts if v.successor is not None]
+        if result != text:
+            path.write_text(result, encoding="utf-8")
+            updated += len(moved)
+            log("info", f"{relative}: " + ", ".join(
+                f"{v.mention.target} → {v.successor}" for v in moved))
+        for verdict in verdicts:
+            if verdict.successor is None:
+                log("info", f"{relative} line {verdict.mention.line}: "
+                            f"{verdict.mention.target} is gone ({verdict.fate}); left as it is")
+    return updated
 
 
 # --- index --------------------------------------------------------------------------------

@@ -43,6 +43,14 @@ Finish with a few lines on what the store holds and what looks wrong.
 Facts measured by memtui:
 {facts}"""
 
+STALE_PATHS = """
+
+Paths of the project's code that these memories mention and that are gone from the
+checkout {checkout} (memtui checked them against git's files and history). In the
+consolidate phase write each renamed path as its new path; a deleted path's fact is
+probably outdated: keep it only if it still holds without the file.
+{paths}"""
+
 GATHER = """\
 Phase 2 of 4, gather. Collect what is new since the last consolidation: daily logs first,
 then memories that may no longer match the project, then at most a few narrow

@@ -92,10 +92,7 @@ def prepare_rescue(store_path: Path, home: Path, env, settings_file: Path | None
 
 
 def rescue_confirmation(rescue) -> Confirmation:
-    from rich.console import Group
-
     from tui.app.screens.confirm import Confirmation
-    from tui.app.widgets.diff_view import render_diff
     from tui.render import condense_paths
 
     plan = rescue.plan
@@ -103,9 +100,24 @@ def rescue_confirmation(rescue) -> Confirmation:
     if plan.pushed_out:
         summary.append(f"To make room first, open {rescue.live} and press d, S or m there.")
     summary = [condense_paths(sentence) for sentence in summary]  # store paths run long
-    diffs = [render_diff(_text(change.before), _text(change.after), f"a/{change.file}",
-                         f"b/{change.file}") for change in plan.changes]
-    return Confirmation(plan.label, summary, Group(*diffs), plan.pushed_out)
+    return Confirmation(plan.label, summary, _diffs(plan.changes), plan.pushed_out)
+
+
+def diff_confirmation(plan) -> Confirmation:
+    """A plan shown with the diff of every file it changes, below its summary."""
+    from tui.app.screens.confirm import Confirmation
+
+    return Confirmation(plan.label, list(plan.summary), _diffs(plan.changes), plan.pushed_out,
+                        plan.options)
+
+
+def _diffs(changes):
+    from rich.console import Group
+
+    from tui.app.widgets.diff_view import render_diff
+
+    return Group(*(render_diff(_text(change.before), _text(change.after), f"a/{change.file}",
+                               f"b/{change.file}") for change in changes))
 
 
 def _text(data: bytes | None) -> str:

@@ -61,7 +61,7 @@ def dream_starter(project, home: Path, engine: Engine) -> Starter:
         return run_dream(project.store, engine=engine.name, config=engine.config,
                          transcript_dirs=project.transcript_dirs,
                          cwd_folder=cwd_transcript_folder(home, project.key_path),
-                         listener=listener, cancel=cancel)
+                         listener=listener, cancel=cancel, checkout=project.key_path)
 
     return start
 

@@ -4,6 +4,7 @@
     memtui fix [TARGET] dangling [LINE...]  drop index lines whose files are gone
     memtui fix [TARGET] shorten [LINE...]   cut long index lines, the hook kept in the memory
     memtui fix [TARGET] redact [FILE...]    replace credentials with [REDACTED]
+    memtui fix [TARGET] repath [FILE...]    write renamed paths of the code as they are now
     memtui fix [TARGET] archive FILE...     remove memories, a copy kept in the archive
     memtui fix [TARGET] delete FILE...      remove memories (undo brings them back)
     memtui fix STRANDED rescue              copy a stranded store's memories home
@@ -41,6 +42,8 @@ REPAIRS = {
     "shorten": ("lines", "shorten index lines over 150 characters, the hook kept in the "
                          "memory (default: every one)"),
     "redact": ("optional", "replace credentials with [REDACTED] (default: in every file)"),
+    "repath": ("optional", "write each path of the code that git renamed as its path now "
+                           "(default: in every file)"),
     "archive": ("required", "remove memories and their index lines, a copy kept in the archive"),
     "delete": ("required", "remove memories and their index lines (undo brings them back)"),
     "rescue": ("none", "copy a stranded store's memories into the store its sessions use now "
@@ -61,7 +64,7 @@ def add_fix_command(commands) -> None:
     repairs = "\n".join(f"  {name:9} {what}" for name, (_, what) in REPAIRS.items())
     fix = commands.add_parser(
         "fix", help="repair a store as the app does (relink, dangling, shorten, redact, "
-                    "archive, delete, rescue)",
+                    "repath, archive, delete, rescue)",
         usage="memtui fix [TARGET] REPAIR [FILE | LINE ...] [--yes | --dry-run] [--json] "
               "[--push-out]",
         description="Repair a store as the app does: show the change, ask, apply it\n"
@@ -137,7 +140,7 @@ def _store_file(store: Path, given: str) -> str:
 
 def _check_files(store, repair: str, files: list[str]) -> None:
     known = {memory.file for memory in store.memories}
-    if repair == "redact":
+    if repair in ("redact", "repath"):
         known |= {index.file for index in store.indexes}
     for file in files:
         if file not in known:
@@ -179,12 +182,16 @@ def _index_lines(store, repair: str, given: list[str]) -> dict[str, list[int]] |
 
 
 def _plan(store, repair: str, files: list[str],
-          lines: dict[str, list[int]] | None = None):
+          lines: dict[str, list[int]] | None = None, project_path: str | None = None):
     from tui.memory import curate
     from tui.memory.audit import orphan_files
     from tui.memory.refusals import WriteRefused
 
     try:
+        if repair == "repath":
+            from tui.memory.stale_paths import plan_repath
+
+            return plan_repath(store, project_path, files or None)
         if repair == "relink":
             return curate.plan_relink(store, files or orphan_files(store))
         if repair == "dangling":
@@ -308,7 +315,8 @@ def cmd_fix(args: argparse.Namespace) -> int:
             raise UsageError(f"There is no memory directory at {stranded} to rescue.")
         memory_dir, plan = _rescue(args, stranded)
     else:
-        memory_dir = existing_store(args, target).memory_dir
+        resolved = existing_store(args, target)
+        memory_dir = resolved.memory_dir
         store = load_store(memory_dir)
         if store.lock.held():
             raise UsageError(f"{StoreLocked(store.lock.pid)} Nothing was written.")
@@ -317,7 +325,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
         else:
             files = list(dict.fromkeys(_store_file(memory_dir, file) for file in given))
             _check_files(store, repair, files)
-            plan = _plan(store, repair, files)
+            plan = _plan(store, repair, files, project_path=resolved.project_path)
     if plan.changes:
         _check_writable(memory_dir, plan)
     diffs = _diffs(plan, repair)

@@ -221,7 +221,8 @@ def cmd_dream(args: argparse.Namespace) -> int:
         return run_dream(target.memory_dir, engine=engine, config=config,
                          transcript_dirs=transcript_dirs,
                          cwd_folder=cwd_transcript_folder(home, target.project_path),
-                         listener=_Printer(args.json), cancel=cancel, dry_run=args.dry_run)
+                         listener=_Printer(args.json), cancel=cancel, dry_run=args.dry_run,
+                         checkout=target.project_path)
 
     return _run(args, start)
 

@@ -89,7 +89,7 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
     from tui.claude.discovery import discover
     from tui.collector import collector_paused
     from tui.memory.audit_cache import AuditCache
-    from tui.memory.bulk import AuditRun
+    from tui.memory.bulk import AuditRun, checked_against_code
 
     home = projects_home(args)
     # A one-shot run of ~100,000 objects without cycles: collecting them only costs (~10%).
@@ -100,6 +100,8 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
             inventory = discover(home, env_of(args), args.settings)
             audits = run.finish([(p.store, p.stranded_reason or None)
                                  for p in inventory.projects if p.store_exists])
+        audits = checked_against_code(audits, {p.store: p.key_path for p in inventory.projects
+                                               if p.store_exists})
         if args.json:
             print_json([
                 {"store": str(a.store), "memories": a.memories, "errors": a.errors,
@@ -132,12 +134,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return cmd_audit_all(args)
     from tui.memory.audit import audit_store  # after --all: the cache may answer every store
     from tui.memory.report import AuditReport
+    from tui.memory.stale_paths import code_findings
 
     target, store = _load_target(args)
     untrusted = (target.untrusted.value, target.untrusted.source) if target.untrusted else None
     findings = audit_store(
         store, stranded_reason=target.stranded_reason, untrusted_setting=untrusted
     )
+    findings += code_findings(store, target.project_path)
     report = AuditReport(store, tuple(findings))
     if args.json:
         print_json({**report.to_json(), "target": target.to_json()})

@@ -7,6 +7,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.demo.memories import COMPONENTS
+
 AUTHOR = ("Dana Developer", "dana@example.com")
 
 WEBAPP_FILES = {
@@ -15,7 +17,17 @@ WEBAPP_FILES = {
     "api/server.ts": "export function start(port = 8080) {\n  console.log(`listening on ${port}`);\n}\n",
     "frontend/package.json": '{\n  "name": "@webapp/frontend",\n  "private": true\n}\n',
     "frontend/src/App.tsx": "export function App() {\n  return <main>webapp</main>;\n}\n",
+    "tests/conftest.ts": "export async function db() {\n  return connect(process.env.TEST_DB);\n}\n",
 }
+# What the memories say of each component holds: its tests, its settings.
+WEBAPP_FILES.update({
+    path: text for slug, _ in COMPONENTS for path, text in (
+        (f"tests/{slug}/{slug}.test.ts", f"test('{slug}', () => {{}});\n"),
+        (f"config/{slug}.yaml", f"{slug}:\n  enabled: true\n"),
+    )
+})
+# Moved after a memory named it: the demo's `stale_path` finding, and `p` rewrites it.
+WEBAPP_MOVE = ("tests/conftest.ts", "tests/fixtures/db.ts", 128)  # (from, to, days after start)
 CLI_FILES = {
     "Cargo.toml": '[package]\nname = "acme-release"\nversion = "0.4.2"\nedition = "2021"\n',
     "src/main.rs": 'fn main() {\n    println!("acme-release");\n}\n',
@@ -50,24 +62,34 @@ def _repository(root: Path, files: dict[str, str], when: float, commit: bool = T
         config.set_value("core", "hooksPath", os.devnull)
     _write_tree(root, files, when)
     if commit:
-        name, email = AUTHOR
-        stamp = f"{int(when)} +0000"
-        # Two git calls in all: GitPython's index would spawn one `hash-object` per file.
-        with repo.git.custom_environment(
-            GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email, GIT_AUTHOR_DATE=stamp,
-            GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email, GIT_COMMITTER_DATE=stamp,
-        ):
-            repo.git.add("--all")
-            repo.git.commit("-m", "Initial commit", "--no-verify", "--no-gpg-sign")
+        _commit(repo, "Initial commit", when)
     return repo
 
 
+def _commit(repo, message: str, when: float) -> None:
+    """Commit everything in the work tree, as the demo's author at `when`."""
+    name, email = AUTHOR
+    stamp = f"{int(when)} +0000"
+    # Two git calls in all: GitPython's index would spawn one `hash-object` per file.
+    with repo.git.custom_environment(
+        GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email, GIT_AUTHOR_DATE=stamp,
+        GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email, GIT_COMMITTER_DATE=stamp,
+    ):
+        repo.git.add("--all")
+        repo.git.commit("-m", message, "--no-verify", "--no-gpg-sign")
+
+
 def create_webapp(code: Path, when: float) -> Webapp:
-    """The main repository, two live worktrees and one that was deleted by hand."""
+    """The main repository (with a file moved after a memory named it), two live
+    worktrees and one that was deleted by hand."""
     root = code / "webapp"
     worktrees_dir = code / "webapp-worktrees"
     worktrees = {}
     with _repository(root, WEBAPP_FILES, when) as repo:
+        old, new, days = WEBAPP_MOVE
+        (root / new).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(root / old, root / new)  # before the worktrees: none keeps the old name
+        _commit(repo, "Move the db fixture out of conftest", when + days * 86_400)
         for branch in ("feature-auth", "fix-cache", "spike-sse"):
             repo.git.worktree("add", "-b", branch, str(worktrees_dir / branch))
             worktrees[branch] = worktrees_dir / branch

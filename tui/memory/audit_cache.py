@@ -7,6 +7,9 @@ unchanged, the cached findings are the findings. Not cached: a store holding a s
 (what it points at lives elsewhere), and a store changed in the two seconds before its
 fingerprint was taken (a second write in the same clock tick could keep the size and the
 times).
+
+Findings that depend on the project's code (`stale_path`) are not kept: the paths the
+memories mention are, and each run checks them against the checkout as it is then.
 """
 
 from __future__ import annotations
@@ -21,10 +24,12 @@ import time
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from tui import xdg
 from tui.cache_db import write_ahead_log
 from tui.memory.finding import Finding
+from tui.memory.path_mentions import PathMention
 
 SETTLE_NS = 2_000_000_000
 BUSY_SECONDS = 1.0  # how long to wait for another memtui writing the cache; then go without
@@ -111,6 +116,14 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+class CachedAudit(NamedTuple):
+    memories: int
+    findings: tuple[Finding, ...]
+    # The paths its memories mention: checked against the checkout's HEAD of each run, so
+    # a commit that moves a file is seen though the store is unchanged.
+    mentions: tuple[PathMention, ...]
+
+
 class AuditCache:
     """Store path -> (fingerprint, memories, findings), in an SQLite file under the XDG cache."""
 
@@ -140,7 +153,7 @@ class AuditCache:
         fingerprint is taken: a write in the same clock tick could keep size and times)."""
         return self.clock() - newest_change_ns >= SETTLE_NS
 
-    def get(self, store: Path, listing: str) -> tuple[int, tuple[Finding, ...]] | None:
+    def get(self, store: Path, listing: str) -> CachedAudit | None:
         if self.db is None:
             return None
         try:
@@ -152,9 +165,13 @@ class AuditCache:
             return None
         if row is None:
             return None
-        return row[0], tuple(Finding(*fields) for fields in json.loads(row[1]))
+        findings, mentions = json.loads(row[1])
+        return CachedAudit(row[0], tuple(Finding(*fields) for fields in findings),
+                           tuple(PathMention(*fields[:6], tuple(fields[6]))
+                                 for fields in mentions))
 
-    def put(self, store: Path, listing: str, memories: int, findings: tuple[Finding, ...]) -> None:
+    def put(self, store: Path, listing: str, memories: int, findings: tuple[Finding, ...],
+            mentions: tuple[PathMention, ...] = ()) -> None:
         if self.db is None or not self.writable:
             return
         rows = [
@@ -165,7 +182,8 @@ class AuditCache:
             with self.db:  # one short transaction each: another run never waits long
                 self.db.execute(
                     "INSERT OR REPLACE INTO audits VALUES (?, ?, ?, ?)",
-                    (_key(store), f"{rules_digest()}:{listing}", memories, json.dumps(rows)),
+                    (_key(store), f"{rules_digest()}:{listing}", memories,
+                     json.dumps([rows, mentions])),
                 )
         except sqlite3.Error:
             self.writable = False  # busy or full: keep reading it, stop waiting to write

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.cores import usable_cores
-from tui.memory.audit_cache import AuditCache, fingerprint
+from tui.memory.audit_cache import AuditCache, CachedAudit, fingerprint
 from tui.memory.finding import Finding, stranded_findings
+from tui.memory.path_mentions import PathMention
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -29,6 +30,7 @@ class StoreAudit:
     memories: int
     findings: tuple[Finding, ...]
     cached: bool = False  # answered from the audit cache
+    mentions: tuple[PathMention, ...] = ()  # paths of the code, checked after discovery
 
     @property
     def errors(self) -> int:
@@ -38,10 +40,12 @@ class StoreAudit:
 def audit_one(store: Path) -> StoreAudit:
     # Imported here: a run the cache answers whole never loads the audit's rules.
     from tui.memory.audit import audit_store
+    from tui.memory.stale_paths import store_mentions
     from tui.memory.store import load_store
 
     loaded = load_store(store)
-    return StoreAudit(store, len(loaded.memories), tuple(audit_store(loaded)))
+    return StoreAudit(store, len(loaded.memories), tuple(audit_store(loaded)),
+                      mentions=tuple(store_mentions(loaded)))
 
 
 def audit_many(
@@ -66,7 +70,7 @@ class AuditRun:
         self.workers = workers or usable_cores()
         self.cache = cache
         self.pool: ProcessPoolExecutor | None = None
-        self.cached: dict[Path, tuple[int, tuple[Finding, ...]]] = {}
+        self.cached: dict[Path, CachedAudit] = {}
         self.listings: dict[Path, str] = {}  # fingerprints of the fresh audits worth caching
         # Each fresh audit: in a worker (future, place in its batch), done, or None when it
         # is made in this process as `finish` reaches it.
@@ -105,13 +109,14 @@ class AuditRun:
         audits = []
         for store, reason in stores:
             if store in self.cached:
-                memories, findings = self.cached[store]
+                memories, findings, mentions = self.cached[store]
                 audits.append(StoreAudit(store, memories, stranded_findings(reason) + findings,
-                                         cached=True))
+                                         cached=True, mentions=mentions))
                 continue
             audit = self._fresh(store)
             audits.append(StoreAudit(store, audit.memories,
-                                     stranded_findings(reason) + audit.findings))
+                                     stranded_findings(reason) + audit.findings,
+                                     mentions=audit.mentions))
         return audits
 
     def _fresh(self, store: Path) -> StoreAudit:
@@ -125,7 +130,8 @@ class AuditRun:
             audit = future.result()[position]
         self.pending[store] = audit
         if store in self.listings:
-            self.cache.put(store, self.listings.pop(store), audit.memories, audit.findings)
+            self.cache.put(store, self.listings.pop(store), audit.memories, audit.findings,
+                           audit.mentions)
         return audit
 
     def _from_cache(self, store: Path) -> bool:
@@ -169,3 +175,25 @@ def _size(store: Path) -> int:
         return len(os.listdir(store))
     except OSError:
         return 0
+
+
+def checked_against_code(audits: Sequence[StoreAudit],
+                         checkouts: Mapping[Path, str | None]) -> list[StoreAudit]:
+    """Each audit with its `stale_path` findings: its mentions against the checkout of its
+    project (`checkouts`: store -> project path), each checkout read once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tui.claude.checkout import read_checkout
+    from tui.memory.stale_paths import mention_findings
+
+    # git runs in its own processes: several checkouts asked at once, their answers cached.
+    wanted = {checkouts.get(audit.store) for audit in audits if audit.mentions} - {None}
+    if len(wanted) > 1:
+        with ThreadPoolExecutor(max_workers=min(len(wanted), 2 * usable_cores())) as pool:
+            list(pool.map(read_checkout, wanted))
+    checked = []
+    for audit in audits:
+        found = mention_findings(audit.mentions, checkouts.get(audit.store))
+        checked.append(replace(audit, findings=audit.findings + tuple(found)) if found
+                       else audit)
+    return checked

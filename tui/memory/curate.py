@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from tui.claude.lines import split_lines
@@ -621,6 +621,20 @@ def plan_move_entry(store: Store, file: str, position: int) -> Plan:
 
 
 
+def texts_on_disk(store: Store, names: Sequence[str], only: Collection[str] | None = None,
+                  ) -> Iterator[tuple[str, bytes, str | None]]:
+    """(file, its bytes now, its text, None when it is not UTF-8) for each of `names` (of
+    those in `only`, when given) still on disk: what a rewrite plan edits."""
+    for file in names if only is None else [name for name in names if name in only]:
+        before = read_bytes(store.path, file)
+        if before is None:
+            continue
+        try:
+            yield file, before, before.decode("utf-8")
+        except UnicodeDecodeError:
+            yield file, before, None
+
+
 def plan_redact_secrets(store: Store, files: Sequence[str] | None = None) -> Plan:
     """Replace every credential in the index and the memories (or in `files`) with
     `[REDACTED]`; the rest of each line, and of each file, keeps its bytes."""
@@ -630,13 +644,8 @@ def plan_redact_secrets(store: Store, files: Sequence[str] | None = None) -> Pla
     names += [m.file for m in store.memories if not m.error]
     changes: list[FileChange] = []
     summary: list[str] = []
-    for file in names if files is None else [f for f in names if f in files]:
-        before = read_bytes(store.path, file)
-        if before is None:
-            continue
-        try:
-            text = before.decode("utf-8")
-        except UnicodeDecodeError:
+    for file, before, text in texts_on_disk(store, names, files):
+        if text is None:
             continue  # not text memtui can rewrite byte for byte
         hits = list(find_secrets(text))
         if not hits:

@@ -16,8 +16,8 @@ class Finding:
     file: str | None
     line: int | None
     message: str
-    target: str | None = None  # dangling / outside_store: the link target
-    other: str | None = None  # duplicate: the other file
+    target: str | None = None  # dangling / outside_store: the link target; stale_path: the path
+    other: str | None = None  # duplicate: the other file; stale_path: the path's successor
     score: float | None = None  # duplicate: similarity 0-100
 
     def __init__(self, kind: str, severity: str, file: str | None, line: int | None,
@@ -41,12 +41,14 @@ class Finding:
         # and dropping the three optional ones is a third of filtering all eight.
         fields = vars(self).copy()
         for optional in _OPTIONAL:
-            if fields[optional] is None:
+            if fields[optional] is None and (optional, self.kind) not in _KEPT_WHEN_NONE:
                 del fields[optional]
         return fields
 
 
 _OPTIONAL = ("target", "other", "score")
+# A stale path's successor is part of its answer: null says it has none (deleted).
+_KEPT_WHEN_NONE = frozenset({("other", "stale_path")})
 
 
 def lines_by_index(findings: Iterable[Finding]) -> dict[str, list[int]]:

@@ -61,6 +61,7 @@ from tui.memory.audit import (
     memory_statuses,
 )
 from tui.memory.finding import lines_by_index
+from tui.memory.stale_paths import code_findings
 from tui.memory.store import Memory, Store, load_store
 from tui.render import condense, store_place
 from tui.visible import visible
@@ -121,6 +122,8 @@ class StoreScreen(Screen[None]):
                 tooltip="Move the index line past the cut, to make room"),
         Binding("R", "rescue", "Rescue", id="store.rescue",
                 tooltip="Copy a stranded store's memories into the store its sessions use now"),
+        Binding("p", "repath", "Update paths", id="store.repath",
+                tooltip="Write each renamed path of the code as the path it has now"),
         Binding("u", "undo", "Undo", id="store.undo"),
         Binding("U", "redo", "Redo", tooltip="Put back what the last undo took",
                 id="store.redo"),
@@ -224,6 +227,8 @@ class StoreScreen(Screen[None]):
                            self.remove_all_dangling),
             PaletteCommand("store: shorten all long index lines", "Cut their hooks; the whole "
                            "hook moves to the memory file", self.shorten_all),
+            PaletteCommand("store: update renamed paths", "Write each path of the code the "
+                           "memories mention as git renamed it", self.repath_all),
             PaletteCommand("store: undo last change", "Restore the files of the last change",
                            self.action_undo),
             PaletteCommand("store: rescue stranded memories", "Copy them into the store this "
@@ -303,6 +308,14 @@ class StoreScreen(Screen[None]):
             self.post_message(StoreLoaded(store, statuses, before,
                                           build_rows(store, findings, statuses),
                                           shown_findings(findings, skipped)))
+            # Against the code: git is asked only when HEAD moved since it last was.
+            if code := code_findings(store, self.project.key_path):
+                findings = findings + code
+                if worker.is_cancelled:
+                    return
+                self.post_message(StoreLoaded(store, statuses, before,
+                                              build_rows(store, findings, statuses),
+                                              shown_findings(findings, skipped)))
             if many and not skipped:
                 findings = findings + duplicate_findings(store)
                 if worker.is_cancelled:
@@ -687,6 +700,26 @@ class StoreScreen(Screen[None]):
         if self.writable():
             self.propose(lambda curate, store: curate.plan_shorten_lines(store))
 
+    def action_repath(self) -> None:
+        """Rewrite renamed paths: of the chosen stale_path findings' memories on the
+        Findings tab, of the whole store elsewhere."""
+        if not self.writable():
+            return
+        if self.tab != "findings":
+            self.repath_all()
+        elif (chosen := self.chosen_findings(("stale_path",), "p")) is not None:
+            self.repath(sorted({f.file for f in chosen if f.file}))
+
+    def repath_all(self) -> None:
+        if self.writable():
+            self.repath(None)
+
+    def repath(self, files: list[str] | None) -> None:
+        from tui.memory.stale_paths import plan_repath
+
+        checkout = self.project.key_path
+        self.propose(lambda curate, store: plan_repath(store, checkout, files), diffs=True)
+
     def action_move_out(self) -> None:
         """Move the highlighted memory's index line to the end, past the cut, to make room."""
         file = self.highlighted_file()
@@ -786,9 +819,10 @@ class StoreScreen(Screen[None]):
             self.notify(f"Highlight or mark {what} first.", severity="warning")
         return files
 
-    def propose(self, make_plan, choices: dict | None = None) -> None:
+    def propose(self, make_plan, choices: dict | None = None, diffs: bool = False) -> None:
         """Plan a change, confirm it with the user, then apply it in a worker. `choices`:
-        the plans the user may pick instead, by the option that names each."""
+        the plans the user may pick instead, by the option that names each; `diffs`: show
+        the diff of each file below the plan's summary."""
         plan = curation.make_plan(make_plan, self.store)
         basis = self.loaded_signature
         if isinstance(plan, str):
@@ -814,7 +848,8 @@ class StoreScreen(Screen[None]):
                 self.propose(follow_up, choices)
 
         self.busy = True
-        self.app.push_screen(ConfirmScreen(plan), decided)
+        shown = curation.diff_confirmation(plan) if diffs else plan
+        self.app.push_screen(ConfirmScreen(shown), decided)
 
     @work(thread=True, exit_on_error=False, group="write")
     def apply(self, plan, make_plan, basis) -> None:

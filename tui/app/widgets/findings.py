@@ -33,15 +33,28 @@ FIXES: dict[str, tuple[str, ...]] = {
     "untrusted_setting": (),
     "unmatched_wiki_link": (),
     "duplicate_search_cut": (),
+    "paths_unchecked": (),
 }
+# A stale path with a successor is rewritten; one without (deleted) is the memory's to fix.
+RENAMED_PATH_FIX = ("store.repath", "store.edit", "store.history")
+GONE_PATH_FIX = ("store.edit", "store.archive", "store.history")
 MEMORY_FIX = ("store.edit", "store.archive", "store.delete", "store.history")
 # What a fix does, when its key's name alone does not say it.
 FIX_NOTES = {
     "stranded_store": "copies its memories into the store its sessions use now; from a shell: "
                       "memtui fix … rescue",
 }
+
+
+def fix_note(finding: Finding) -> str | None:
+    if finding.kind == "stale_path" and finding.other:
+        return (f"writes {finding.other} in its place; from a shell: memtui fix … repath")
+    return FIX_NOTES.get(finding.kind)
+
+
 NO_FIX = {
     "untrusted_setting": "nothing to fix here: the setting is in the repository",
+    "paths_unchecked": "nothing to repair in the store: the checkout cannot be read",
     "unmatched_wiki_link": "nothing to repair: a memory worth writing later",
     "duplicate_search_cut": "nothing to repair: the duplicates listed may not be all of them",
 }
@@ -52,6 +65,8 @@ COLUMN_PRIORITY = ("kind", "mark", "where", "message", "severity")
 
 
 def fixes(finding: Finding) -> tuple[str, ...]:
+    if finding.kind == "stale_path":
+        return RENAMED_PATH_FIX if finding.other else GONE_PATH_FIX
     if finding.kind in FIXES:
         return FIXES[finding.kind]
     return MEMORY_FIX if finding.file and finding.file != "MEMORY.md" else ("store.edit",)
@@ -211,8 +226,8 @@ class FindingsView(Vertical):
         if keys:
             text.append("fix: ", style="bold")
             text.append(" · ".join(k for k in keys if k), style="dim")
-            if finding.kind in FIX_NOTES:
-                text.append(f" ({FIX_NOTES[finding.kind]})", style="dim")
+            if note := fix_note(finding):
+                text.append(f" ({note})", style="dim")
             if self.marked:
                 text.append(f"  (on the {len(self.marked)} marked)", style="bold")
         else:

@@ -1,0 +1,206 @@
+"""Paths of the project's code that a memory or an index line mentions, found in its text.
+
+A mention is a relative path that is clearly one: a `/` and a file extension
+(`src/billing/api.py`, `.github/workflows/ci.yml`), or a folder of two levels or more
+ending in `/` (`src/billing/`). It may sit in a code span, a link target or plain text, and
+in fenced code only when that is a shell command (a `sh`/`bash`/`console` fence, or a line
+starting with `$ ` in any fence). Left out: URLs, absolute paths, `~/…`, paths that leave
+the folder (`../`), globs (`src/**/*.ts`), placeholders (`{module}`, `<name>`,
+`path/to/…`, `YYYY-MM-DD`), link targets that name a file of the store itself, and what
+only looks like a path (`e.g./i.e.`, `km/h`, `1.2/3.4`: an extension starts with a letter).
+
+Whether a mention belongs to the project's checkout is decided against it
+(`tui.memory.stale_paths`): each mention keeps the other places its line names (another
+checkout's absolute path, a repository's URL), so a path said of another repository is
+not checked against this one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import posixpath
+import re
+from collections.abc import Container, Iterator
+from typing import NamedTuple
+
+_CHARS = r"A-Za-z0-9_.@+\-"
+# Not preceded by what would make it the tail of something else: a path (`/`, `~`), a URL
+# (`:`), a variable or a placeholder (`$`, `%`, `{`, `<`), a glob (`*`, `?`).
+_PATH = re.compile(
+    rf"(?<![{_CHARS}/\\~:$%*?{{<\[])[{_CHARS}]++(?:/[{_CHARS}]+)*/[{_CHARS}]*"
+)
+_GLOB_AFTER = frozenset("*?[{<$%\\")  # a path followed by these is a pattern, not a path
+_EXTENSION = re.compile(r"(?:[^./]|^)\.[A-Za-z][A-Za-z0-9]{0,9}$|^\.[A-Za-z][A-Za-z0-9_-]*$")
+_PLACEHOLDER = re.compile(r"(?:^|[/_.-])(?:YYYY|YY|MM|DD|HH|X{2,}|x{3,}|N{2,}|n{3,})(?=$|[/_.-])")
+_PLACEHOLDER_FOLDERS = ("path/to/", "to/your/", "your/", "some/", "my/")
+SHELL_FENCES = frozenset({"sh", "bash", "shell", "zsh", "fish", "console", "terminal",
+                          "shellsession", "shell-session", "sh-session", "bash-session",
+                          "powershell", "ps1", "pwsh", "cmd", "bat", "batch"})
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`{]*)", re.MULTILINE)
+# The other places a text may name: an absolute or home path, a code host's repository, or
+# a repository named just after the word "repo" (`owner/name`, or a name in backticks: "Git
+# repo: `acme/tracker`", "git repo (`tracker`)"), kept as "repo:…".
+_PLACE = re.compile(
+    r"(?<![A-Za-z0-9_.@+\-/:~])(?:~/[A-Za-z0-9_.@+\-]+|/[A-Za-z0-9_.@+\-]+/[A-Za-z0-9_.@+\-]+)"
+    r"(?:/[A-Za-z0-9_.@+\-]+)*"
+    r"|\b(?:[Gg]ithub\.com|[Gg]itlab\.com|[Bb]itbucket\.org)[/:][A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+"
+    r"|\b[Rr]epo(?:sitory)?\b[^\n`/]{0,12}(?:`?(?P<named>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)"
+    r"(?![A-Za-z0-9_.\-/])|`(?P<bare>[A-Za-z0-9_\-]+)`)",
+)
+_HEADING = re.compile(r"#{1,6}(?=[ \t])")
+# What each place starts with (an absolute path after a space, a quote or a bracket).
+# A memory naming more paths than this is a listing, not a memory: the rest are not checked
+# (a hostile megabyte of paths would otherwise cost seconds an audit).
+MENTIONS_PER_FILE = 2_000
+_PLACE_HINTS = ("~/", " /", "\n/", "\t/", "`/", "(/", "\"/", "'/", "ithub.", "itlab.",
+                "itbucket.")
+
+
+class PathMention(NamedTuple):
+    file: str  # the memory or index holding it, as the store names it
+    line: int  # 1-based
+    column: int  # where `target` starts on its line
+    target: str  # the path as written
+    path: str  # normalised: no `./`, no trailing `/` (a folder keeps `folder` True)
+    folder: bool  # written with a trailing `/`
+    # Other places its line, or the section it is in, names (absolute paths, repositories):
+    # a path said of another repository is that repository's.
+    places: tuple[str, ...]
+
+
+def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> list[PathMention]:
+    """Every path `text` mentions; `store_files` are the store's own files, which a link
+    target may name (relative to `file`'s folder)."""
+    if "/" not in text:
+        return []
+    fences = _code_fences(text) if ("```" in text or "~~~" in text) else None
+    folder = file.rpartition("/")[0]
+    found: list[PathMention] = []
+    line, counted, line_start = 1, 0, 0  # the line of offset `counted`, and where it starts
+    places: dict[int, tuple[str, ...]] | None = None  # worked out at the first mention
+    for match in _candidates(text):
+        start = match.start()
+        written = match.group().rstrip(".-")
+        after = start + len(written)
+        if not written or (after < len(text) and text[after] in _GLOB_AFTER):
+            continue
+        path = _path_of(written)
+        if path is None:
+            continue
+        if text.startswith("](", start - 2) and \
+                posixpath.normpath(posixpath.join(folder, path)) in store_files:
+            continue  # a link to another memory of the store
+        # Counted from the last candidate on: a megabyte on one line stays linear.
+        if newlines := text.count("\n", counted, start):
+            line += newlines
+            line_start = text.rfind("\n", counted, start) + 1
+        counted = start
+        if fences is not None and _in_code(fences, start) and \
+                not text[line_start:start].lstrip().startswith("$ "):
+            continue
+        if places is None:
+            places = _places(text) if _may_name_places(text) else {}
+        found.append(PathMention(file, line, start - line_start, written, path,
+                                 written.endswith("/"), places.get(line, ())))
+        if len(found) == MENTIONS_PER_FILE:
+            break
+    return found
+
+
+def _candidates(text: str) -> Iterator[re.Match[str]]:
+    """`_PATH`'s matches, looked for only on the lines holding a "/" (no path spans lines,
+    and most lines hold none)."""
+    start = 0
+    while (slash := text.find("/", start)) != -1:
+        line_start = text.rfind("\n", 0, slash) + 1
+        line_end = text.find("\n", slash)
+        if line_end == -1:
+            line_end = len(text)
+        yield from _PATH.finditer(text, line_start, line_end)
+        start = line_end + 1
+
+
+def _may_name_places(text: str) -> bool:
+    """Whether `text` may name a place at all: most texts are let off with substring tests,
+    which are much faster than `_PLACE` over the whole text."""
+    return (text.startswith("/") or "epo" in text
+            or any(hint in text for hint in _PLACE_HINTS))
+
+
+def _places(text: str) -> dict[int, tuple[str, ...]]:
+    """The places each line holding a "/" (the only lines a path is on) names, with those
+    its Markdown section named before it (a section runs from its heading to the next
+    heading of the same level or higher, subsections included): "## Tracker / - Git repo:
+    `acme/tracker` / - src/app.py"."""
+    sections: list[tuple[int, list[str]]] = [(0, [])]  # (heading level, places) open now
+    found: dict[int, tuple[str, ...]] = {}
+    # Only headings and the lines that may name a place (every place holds a "/" or follows
+    # "repo") are read: no other line changes what a line with a path names.
+    for number, text_line in enumerate(text.split("\n"), start=1):
+        if not ("/" in text_line or "epo" in text_line or text_line.startswith("#")):
+            continue
+        named = [_place(match) for match in _PLACE.finditer(text_line)]
+        heading = _HEADING.match(text_line)
+        if heading:
+            level = len(heading.group())
+            while sections[-1][0] >= level:
+                sections.pop()
+            sections.append((level, []))
+        if len(sections) > 1:  # text before any heading is no section: a line of it is its own
+            sections[-1][1].extend(named)
+        if "/" in text_line:
+            every = dict.fromkeys([*named, *(place for _, places in sections for place in places)])
+            if every:
+                found[number] = tuple(every)
+    return found
+
+
+def _place(match: re.Match[str]) -> str:
+    repository = match.group("named") or match.group("bare")
+    return f"repo:{repository}" if repository else match.group()
+
+
+def _path_of(written: str) -> str | None:
+    """The path a candidate names, normalised; None when it is not clearly a path."""
+    if written.endswith("/"):
+        path = written.rstrip("/")
+        if path.count("/") < 1:  # `src/`, `w/` (with): too short to be clearly a folder
+            return None
+    else:
+        path = written
+        if not _EXTENSION.search(path.rpartition("/")[2]):
+            return None
+    path = path.removeprefix("./")
+    if "./" in path + "/":
+        return None  # a segment ending in a dot: `..` (leaving the folder), `e.g./i.e.`
+    if path.startswith(_PLACEHOLDER_FOLDERS) or _PLACEHOLDER.search(path):
+        return None
+    normal = posixpath.normpath(path)
+    return None if normal.startswith("..") or normal == "." else normal
+
+
+def _code_fences(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, is shell) of each fenced code block, in order (an unclosed fence runs
+    to the end of the text, as Markdown reads it)."""
+    blocks: list[tuple[int, int, bool]] = []
+    opening: re.Match[str] | None = None
+    for match in _FENCE.finditer(text):
+        if opening is None:
+            opening = match
+        elif match.group(1)[0] == opening.group(1)[0] and \
+                len(match.group(1)) >= len(opening.group(1)) and not match.group(2):
+            blocks.append((opening.start(), match.end(),
+                           opening.group(2).lower() in SHELL_FENCES))
+            opening = None
+    if opening is not None:
+        blocks.append((opening.start(), len(text), opening.group(2).lower() in SHELL_FENCES))
+    return blocks
+
+
+def _in_code(fences: list[tuple[int, int, bool]], offset: int) -> bool:
+    """Whether `offset` lies in a fenced block that is not a shell command."""
+    at = bisect.bisect_right(fences, offset, key=lambda block: block[0]) - 1
+    if at < 0:
+        return False
+    start, end, shell = fences[at]
+    return start <= offset < end and not shell

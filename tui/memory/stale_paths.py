@@ -1,0 +1,386 @@
+"""Memories checked against the code they describe: the `stale_path` finding and its repair.
+
+A memory (or an index line) that mentions a path of its project (`tui.memory.path_mentions`)
+is checked against the project's checkout (`tui.claude.checkout`): a path that exists
+neither among git's files nor on disk (an ignored file counts as existing) is stale. git's
+history says when it went and where to, following a chain of renames to today's path; a
+path git never had is stale only when its folder is one git tracks (or had), so a path of
+another project, or of a folder git ignores, is not taken for one of this repository.
+
+Left alone: a path under a submodule (another repository's), one that exists in another
+worktree of the repository or as seen from a subdirectory (`api/x.py` for
+`backend/api/x.py`), and every path on a line that names another repository (its absolute
+path, or its URL when that is not this checkout's origin).
+
+The repair (`plan_repath`) writes each renamed path's successor in its place; a deleted
+path is left for the user to edit or archive.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Container, Iterable, Sequence
+from functools import cached_property
+from typing import NamedTuple
+
+from tui.claude.checkout import (
+    Checkout,
+    CheckoutCache,
+    Departure,
+    Unchecked,
+    read_checkout,
+    tilde,
+)
+from tui.claude.gitroot import find_git_root
+from tui.memory.finding import Finding
+from tui.memory.path_mentions import PathMention, find_mentions
+from tui.memory.store import Store
+from tui.words import plural
+
+STALE = "stale_path"
+UNCHECKED = "paths_unchecked"
+_CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org")
+
+
+class Verdict(NamedTuple):
+    """A mention of a path the checkout does not have, and what became of it."""
+
+    mention: PathMention
+    successor: str | None  # today's path, written as the mention writes paths; None: none
+    commits: tuple[str, ...]  # the renames and the deletion it went through, oldest first
+    gone_since: str | None  # the date it left (None: it never was in the history)
+    fate: str  # "renamed", "deleted", "renamed, then deleted", "renamed to a gone path", "never"
+    last_name: str | None = None  # the name it had last, when that is gone too
+
+
+# --- mentions ---------------------------------------------------------------------------------
+
+
+def store_mentions(store: Store) -> list[PathMention]:
+    """Every path the store's indexes and memories mention (daily logs aside: they record
+    what was true on their day)."""
+    own = frozenset(memory.file for memory in store.memories)
+    found: list[PathMention] = []
+    for index in store.indexes:
+        if index.text and not index.not_text:
+            found += find_mentions(index.file, index.text, own)
+    for memory in store.memories:
+        if not memory.error and not memory.is_log:
+            found += find_mentions(memory.file, memory.text, own)
+    return found
+
+
+# --- checking ---------------------------------------------------------------------------------
+
+
+class _Judge:
+    """Mentions against one checkout; what the file system says is asked once a path."""
+
+    def __init__(self, checkout: Checkout):
+        self.checkout = checkout
+        self.on_disk: dict[str, bool] = {}
+        self.foreign: dict[str, bool] = {}
+        self._departed_folders: frozenset[str] | None = None
+
+    @cached_property
+    def trees(self) -> tuple[str, ...]:
+        """The checkout and the repository's other worktrees (read when first needed)."""
+        return (self.checkout.root, *self.checkout.other_trees)
+
+    def verdict(self, mention: PathMention) -> Verdict | None:
+        """None when the mention is fine (or not this checkout's to judge)."""
+        path = mention.path
+        checkout = self.checkout
+        if path in checkout.tracked or path in checkout.folders or checkout.has_end(path):
+            return None
+        # What git says became of it first: most paths it never had are let off there,
+        # without asking the disk.
+        gone = self.gone(mention)
+        if gone is None or self.exists(path, mention.folder) or self.in_submodule(path) or \
+                any(self.is_foreign(place) for place in mention.places):
+            return None
+        return gone
+
+    def gone(self, mention: PathMention) -> Verdict | None:
+        """What became of a path git does not have now, if it is clearly this repository's."""
+        path = mention.path
+        departures = self.checkout.departures
+        full = path
+        if path not in departures:
+            named = self.checkout.departed_ending_in(path)
+            full = named[0] if len(named) == 1 else path
+        if full in departures:
+            return self.followed(mention, full)
+        if mention.folder and (gone := self.departed_folder(mention, path)) is not None:
+            return gone
+        if self.claims_folder(path.rpartition("/")[0]):
+            return Verdict(mention, None, (), None, "never")
+        return None  # not clearly a path of this repository
+
+    def claims_folder(self, folder: str) -> bool:
+        """Whether a path in `folder` that git never had claims a place in this repository:
+        the folder is one git tracks, or had (a path of a sibling project, or of a folder
+        git ignores, lands in none)."""
+        if folder in self.checkout.folders:
+            return True
+        if self._departed_folders is None:
+            self._departed_folders = frozenset(
+                path.rpartition("/")[0] for path in self.checkout.departures)
+        return folder in self._departed_folders
+
+    def exists(self, path: str, folder: bool = False) -> bool:
+        checkout = self.checkout
+        if path in checkout.tracked or path in checkout.folders or checkout.has_end(path):
+            return True
+        if path not in self.on_disk:
+            # On disk in the checkout or another worktree: an ignored or untracked file
+            # counts; a folder only with something in it (git leaves emptied folders).
+            found = _holds_files if folder else os.path.lexists
+            self.on_disk[path] = any(found(os.path.join(tree, path)) for tree in self.trees)
+        return self.on_disk[path]
+
+    def in_submodule(self, path: str) -> bool:
+        return any(path == module or path.startswith(module + "/")
+                   for module in self.checkout.submodules)
+
+    def is_foreign(self, place: str) -> bool:
+        """Whether a place a line names is another repository."""
+        if place not in self.foreign:
+            self.foreign[place] = self._foreign(place)
+        return self.foreign[place]
+
+    def _foreign(self, place: str) -> bool:
+        if place.lower().startswith(("repo:", *_CODE_HOSTS)):
+            repository = re.split(r"[/:]", place, maxsplit=1)[1].lower().removesuffix(".git")
+            origin = (self.checkout.origin or "").lower().removesuffix(".git").rstrip("/")
+            origin = origin.replace(":", "/")  # git@host:owner/name as host/owner/name
+            names = {origin.rpartition("/")[2], os.path.basename(self.checkout.root).lower()}
+            return not (origin.endswith("/" + repository) or repository in names)
+        path = os.path.expanduser(place)
+        real = os.path.realpath(path)
+        if any(real == tree or real.startswith(tree.rstrip("/") + "/")
+               for tree in map(os.path.realpath, self.trees)):
+            return False
+        existing = path
+        while not os.path.isdir(existing) and os.path.dirname(existing) != existing:
+            existing = os.path.dirname(existing)
+        root = find_git_root(existing)
+        return root is not None and os.path.realpath(root) not in \
+            {os.path.realpath(tree) for tree in self.trees}
+
+    def followed(self, mention: PathMention, full: str) -> Verdict:
+        """A departed path followed through its renames to today's path."""
+        departures = self.checkout.departures
+        chain: list[Departure] = []
+        current = full
+        seen: set[str] = set()
+        while current in departures and current not in seen:
+            seen.add(current)
+            departure = departures[current]
+            chain.append(departure)
+            if departure.renamed_to is None:
+                break
+            current = departure.renamed_to
+            if self.exists_at_root(current):
+                break
+        commits = tuple(departure.commit for departure in chain)
+        last = chain[-1]
+        if last.renamed_to is None:
+            fate = "deleted" if len(chain) == 1 else "renamed, then deleted"
+            return Verdict(mention, None, commits, chain[0].date, fate,
+                           _written(mention, full, current) if len(chain) > 1 else None)
+        if not self.exists_at_root(current):
+            return Verdict(mention, None, commits, chain[0].date, "renamed to a gone path",
+                           _written(mention, full, current))
+        return Verdict(mention, _written(mention, full, current), commits, chain[0].date,
+                       "renamed")
+
+    def exists_at_root(self, path: str) -> bool:
+        return path in self.checkout.tracked or \
+            os.path.lexists(os.path.join(self.checkout.root, path))
+
+    def departed_folder(self, mention: PathMention, path: str) -> Verdict | None:
+        """A folder whose files all left: renamed when those that left it last (in the
+        commit that emptied it) all went to one new folder."""
+        prefix = path + "/"
+        gone = [(old, departure) for old, departure in self.checkout.departures.items()
+                if old.startswith(prefix)]
+        if not gone:
+            return None
+        last = gone[0][1]  # git lists the newest first
+        targets = set()
+        for old, departure in gone:
+            if departure.commit != last.commit:
+                continue
+            new = self.followed(mention, old).successor
+            rest = old[len(prefix):]
+            new = new.rstrip("/") if new else None
+            targets.add(new[:-len(rest) - 1] if new and new.endswith("/" + rest) else None)
+        if len(targets) == 1 and None not in targets:
+            return Verdict(mention, _written(mention, path, targets.pop()), (last.commit,),
+                           last.date, "renamed")
+        return Verdict(mention, None, (last.commit,), last.date, "deleted")
+
+
+def _holds_files(folder: str) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return next(entries, None) is not None
+    except OSError:
+        return False
+
+
+def _written(mention: PathMention, full: str, new: str) -> str:
+    """`new` written as the mention writes its path: from the same folder (a mention made
+    in a subdirectory), with its `./` and its trailing `/`."""
+    if full != mention.path and full.endswith("/" + mention.path):
+        prefix = full[:len(full) - len(mention.path)]
+        if new.startswith(prefix):
+            new = new[len(prefix):]
+    if mention.target.startswith("./"):
+        new = "./" + new
+    if mention.folder and not new.endswith("/"):
+        new += "/"
+    return new
+
+
+def stale_verdicts(mentions: Iterable[PathMention], checkout: Checkout) -> list[Verdict]:
+    judge = _Judge(checkout)
+    return [verdict for mention in mentions if (verdict := judge.verdict(mention)) is not None]
+
+
+# --- findings ---------------------------------------------------------------------------------
+
+
+def code_findings(store: Store, project_path: str | None,
+                  cache: CheckoutCache | None = None) -> list[Finding]:
+    """The store's `stale_path` findings against its project's checkout, or the one
+    `paths_unchecked` finding saying why it could not be checked."""
+    return mention_findings(store_mentions(store), project_path, cache)
+
+
+def mention_findings(mentions: Sequence[PathMention], project_path: str | None,
+                     cache: CheckoutCache | None = None) -> list[Finding]:
+    """`code_findings` of mentions already found (`audit --all` keeps them in its cache)."""
+    if not mentions:
+        return []  # nothing to check: no git asked
+    checkout = read_checkout(project_path, cache)
+    if isinstance(checkout, Unchecked):
+        return [unchecked_finding(len(mentions), checkout.reason)]
+    return [stale_finding(verdict, checkout.root)
+            for verdict in stale_verdicts(mentions, checkout)]
+
+
+def unchecked_finding(mentions: int, reason: str) -> Finding:
+    return Finding(UNCHECKED, "info", None, None,
+                   f"{plural(mentions, 'path mention')} not checked against the code: {reason}")
+
+
+def stale_finding(verdict: Verdict, root: str) -> Finding:
+    mention = verdict.mention
+    return Finding(STALE, "warning", mention.file, mention.line,
+                   stale_message(verdict, tilde(root)), target=mention.target,
+                   other=verdict.successor)
+
+
+def stale_message(verdict: Verdict, where: str) -> str:
+    target = verdict.mention.target
+    if verdict.fate == "never":
+        return (f"mentions {target}, which {where} does not have (no commit in its history "
+                "had it either); edit or archive the memory")
+    commits = verdict.commits
+    if verdict.fate == "renamed":
+        how = f"moved to {verdict.successor} in {_joined(commits)}"
+    elif verdict.fate == "deleted":
+        how = f"deleted in {_joined(commits)}"
+    elif verdict.fate == "renamed, then deleted":
+        how = (f"moved to {verdict.last_name} in {_joined(commits[:-1])}, then deleted in "
+               f"{commits[-1]}")
+    else:
+        how = f"moved to {verdict.last_name} in {_joined(commits)}, which is gone too"
+    advice = "" if verdict.successor else "; edit or archive the memory"
+    return f"mentions {target}, gone from {where} since {verdict.gone_since} ({how}){advice}"
+
+
+def _joined(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+# --- the repair -------------------------------------------------------------------------------
+
+
+def repath_text(file: str, text: str, checkout: Checkout,
+                store_files: Container[str] = ()) -> tuple[str, list[Verdict]]:
+    """`text` with every renamed path it mentions written as today's path, and the verdicts
+    of every stale mention (the renamed ones rewritten, the others left as they are)."""
+    verdicts = stale_verdicts(find_mentions(file, text, store_files), checkout)
+    renamed = [v for v in verdicts if v.successor is not None]
+    if not renamed:
+        return text, verdicts
+    lines = text.split("\n")
+    for verdict in sorted(renamed, key=lambda v: (v.mention.line, -v.mention.column)):
+        mention = verdict.mention
+        line = lines[mention.line - 1]
+        end = mention.column + len(mention.target)
+        if line[mention.column:end] == mention.target:
+            lines[mention.line - 1] = line[:mention.column] + verdict.successor + line[end:]
+    return "\n".join(lines), verdicts
+
+
+def plan_repath(store: Store, project_path: str | None, files: Sequence[str] | None = None):
+    """Every renamed path the store mentions (in `files` only, when given) rewritten as
+    its successor in the project's checkout; deleted paths are named in the summary and
+    left as they are. WriteRefused when the checkout cannot be read."""
+    from tui.memory.curate import Plan, texts_on_disk
+    from tui.memory.refusals import WriteRefused
+    from tui.memory.writes import FileChange
+
+    checkout = read_checkout(project_path)
+    if isinstance(checkout, Unchecked):
+        raise WriteRefused(f"The paths cannot be checked against the code: {checkout.reason}.")
+
+    own = frozenset(memory.file for memory in store.memories)
+    names = [index.file for index in store.indexes if not index.not_text]
+    names += [memory.file for memory in store.memories if not memory.error and not memory.is_log]
+    changes: list[FileChange] = []
+    summary: list[str] = []
+    rewritten = 0
+    for file, before, text in texts_on_disk(store, names, files):
+        if text is None:
+            summary.append(f"{file} is not valid UTF-8: its paths are left as they are.")
+            continue
+        after, verdicts = repath_text(file, text, checkout, own)
+        for verdict in verdicts:
+            mention = verdict.mention
+            where = f"{file} line {mention.line}"
+            if verdict.successor is not None:
+                rewritten += 1
+                summary.append(f"Write {verdict.successor} for {mention.target} ({where}).")
+            else:
+                summary.append(f"{mention.target} ({where}) has no successor "
+                               f"({_fate_phrase(verdict)}): left as it is; edit or archive "
+                               "the memory.")
+        if after != text:
+            mtime = _mtime(store, file)
+            changes.append(FileChange(file, before, after.encode("utf-8"), mtime))
+    label = f"update {plural(rewritten, 'renamed path')}"
+    return Plan(label, tuple(changes), summary or ["No renamed path: every path the memories "
+                                                   "mention is where they say."])
+
+
+def _fate_phrase(verdict: Verdict) -> str:
+    if verdict.fate == "never":
+        return "it is not in the checkout, nor in its history"
+    if verdict.fate == "deleted":
+        return f"deleted in {verdict.commits[-1]}"
+    return f"{verdict.fate} in {verdict.commits[-1]}"
+
+
+def _mtime(store: Store, file: str) -> float | None:
+    """The file's mtime, kept by the rewrite: recall orders memories by it, and a path
+    brought up to date makes no other fact of the memory newer."""
+    try:
+        return os.stat(store.path / file).st_mtime
+    except OSError:
+        return None
