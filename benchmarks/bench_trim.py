@@ -45,7 +45,7 @@ def _store(root: Path) -> Path:
 
 def _fill_log(store: Path, records: int, size: int, age_days: float) -> int:
     """A log of `records` changes made `age_days` ago, and their folders; its size."""
-    from tui.memory.writes import LOG_NAME, backups_dir
+    from tui.memory.undo_log import LOG_NAME, backups_dir
 
     folder = backups_dir(store)
     folder.mkdir(parents=True, exist_ok=True)

@@ -834,7 +834,8 @@ def scenario_races(root: Path, races: int, seed: int, tracebacks: Tracebacks) ->
 def _analyse_races(result: Result, store: Path, writes: dict[str, list[dict]],
                    owner: dict[str, str], attempts: list[dict], final: dict[str, bytes | None],
                    t_final: float, initial: dict[str, bytes]) -> None:
-    from tui.memory.writes import backups_dir, history
+    from tui.memory.undo_log import backups_dir
+    from tui.memory.writes import history
 
     records = list(reversed(history(store)))  # in the order they were applied
     by_id = {r.id: r for r in records}

@@ -196,8 +196,8 @@ def test_cli_unknown_target_and_missing_key_are_one_sentence(store, claude_home,
         _parser_main(["--config-dir", str(claude_home.home), "dream", "no-such-folder"])
     code = _parser_main(["--config-dir", str(claude_home.home), "dream", str(store),
                          "--engine", "anthropic"])
-    assert code == 1
-    assert "No API key" in capsys.readouterr().out
+    assert code == 2
+    assert "No API key" in capsys.readouterr().err
 
 
 def test_a_dry_run_neither_takes_the_lock_nor_touches_its_mtime(store, claude_home, capsys):

@@ -34,10 +34,11 @@ from pathlib import Path
 
 from tui import failpoints, xdg
 from tui.disk_use import tree_bytes
+from tui.memory.intents import recover_store
 from tui.memory.retention import Retention
 from tui.memory.store_lock import store_lock
 from tui.memory.swap import fsync_dir
-from tui.memory.writes import LOG_NAME, backups_dir
+from tui.memory.undo_log import LOG_NAME, backups_dir
 
 KEPT = "kept"
 AUTO_FLOOR = 1 << 20  # a log smaller than this is never trimmed after a write
@@ -406,8 +407,6 @@ def trim_store(store: Path, policy: Retention, *, include_kept: bool = False,
     now = time.time() if now is None else now
     if dry_run:
         return _trim_locked(store, policy, include_kept=include_kept, dry_run=True, now=now)
-    from tui.memory.intents import recover_store
-
     with store_lock(store):
         recover_store(store)
         return _trim_locked(store, policy, include_kept=include_kept, dry_run=False, now=now)
