@@ -28,6 +28,7 @@ from tui.claude.files import not_text
 from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME, LOCK_NAME
 from tui.memory.intents import remove_abandoned_run_copies, run_copy_dir
+from tui.walk import walk
 
 READ_LIMIT = 40_000  # characters returned by one read
 GREP_MATCHES = 20
@@ -78,7 +79,7 @@ class Staging:
 
     def _copy_regular_files(self) -> None:
         real_store = os.path.realpath(self.store)
-        for folder, dirs, files in os.walk(self.store):
+        for folder, dirs, files in walk(self.store):
             relative_folder = Path(folder).relative_to(self.store)
             for name in list(dirs):
                 if os.path.islink(os.path.join(folder, name)):
@@ -106,7 +107,7 @@ class Staging:
     def markdown(self) -> list[str]:
         """Every .md file in the copy, store-relative."""
         found = []
-        for folder, _dirs, files in os.walk(self.root):
+        for folder, _dirs, files in walk(self.root):
             for file in files:
                 if file.endswith(".md"):
                     found.append(self.relative(Path(folder) / file))
@@ -303,7 +304,7 @@ class Toolbox:
 
     def list_files(self, _: dict) -> ToolResult:
         rows = []
-        for folder, _dirs, files in sorted(os.walk(self.staging.root)):
+        for folder, _dirs, files in sorted(walk(self.staging.root)):
             for file in sorted(files):
                 path = Path(folder) / file
                 if file == LOCK_NAME:

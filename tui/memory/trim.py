@@ -39,6 +39,7 @@ from tui.memory.retention import Retention
 from tui.memory.store_lock import store_lock
 from tui.memory.swap import fsync_dir
 from tui.memory.undo_log import LOG_NAME, backups_dir
+from tui.walk import walk
 
 KEPT = "kept"
 AUTO_FLOOR = 1 << 20  # a log smaller than this is never trimmed after a write
@@ -202,7 +203,7 @@ def _kept_copies(folder: str) -> list[Path]:
             return []
     except OSError:
         return []
-    return sorted(path for path in Path(kept).rglob("*") if not path.is_dir())
+    return sorted(Path(folder, name) for folder, _, names in walk(kept) for name in names)
 
 
 def _holds_more_than_kept(folder: Path) -> bool:
@@ -255,7 +256,7 @@ def _remove_folder(folder: Path, going_kept: list[Path]) -> None:
             os.unlink(entry.path)
     for path in going_kept:
         path.unlink()
-    for below, _, _ in os.walk(kept, topdown=False):
+    for below, _, _ in walk(kept, topdown=False):
         if below != str(kept) and not os.listdir(below):
             os.rmdir(below)
 
