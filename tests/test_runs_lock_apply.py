@@ -49,6 +49,47 @@ def test_a_live_holder_younger_than_an_hour_is_refused(store):
         holder.wait()
 
 
+def test_a_live_pid_with_a_lock_dated_years_ahead_is_not_held_forever(store):
+    """A clock that was wrong when the lock was written: Claude Code would count it held
+    until that date; memtui only while it is within the hold time of now, either way."""
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        lock = store / LOCK_NAME
+        lock.write_text(str(holder.pid))
+        os.utime(lock, (time.time() + 3 * 365 * 86400,) * 2)
+        assert not read_lock(store).held()
+        lease = acquire_lock(store)
+        assert read_lock(store).pid == os.getpid()
+        rollback_lock(lease)
+        os.utime(lock, (time.time() + 10 * 60,) * 2)  # minutes ahead: a small skew, held
+        assert read_lock(store).held()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_pid_whose_process_started_after_the_lock_was_written_is_not_its_holder(store):
+    """The dream that wrote the lock died and its PID went to a process started later."""
+    from tui.claude.lock import process_start
+
+    later = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        started = process_start(later.pid)
+        assert started is not None and abs(started - time.time()) < 60
+        lock = store / LOCK_NAME
+        lock.write_text(str(later.pid))
+        os.utime(lock, (started - 10 * 60,) * 2)  # written ten minutes before it started
+        assert not read_lock(store).held()
+        result = run_dream(store, engine="offline")
+        assert result.status == SUCCEEDED, result.error
+        conclude(result, apply=False)
+        os.utime(lock, (started + 5,) * 2)  # written after it started: it may hold it
+        assert read_lock(store).held()
+    finally:
+        later.kill()
+        later.wait()
+
+
 def test_a_dead_holder_or_an_old_lock_is_reclaimed(store):
     lock = store / LOCK_NAME
     lock.write_text(str(_dead_pid()))
