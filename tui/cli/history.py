@@ -393,6 +393,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
     from tui.memory.writes import WriteRefused, history, redone_phrase, undone_phrase
 
     store = _existing_store(args, args.target)
+    _tell_damaged_log(store)
     if args.list:
         records = history(store)
         if args.json:
@@ -427,6 +428,16 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
 LOCK_CHANGES = {"set": "set .consolidate-lock (the last dream's time)",
                 "restored": "put .consolidate-lock back"}
+
+
+def _tell_damaged_log(store: Path) -> None:
+    """Lines of the undo log that cannot be read are skipped; the user hears of it."""
+    from tui import notices
+    from tui.memory.undo_log import damage_note
+
+    note = damage_note(store)
+    if note:
+        notices.tell(note)
 
 
 def _nothing_to_undo(store: Path) -> str:
