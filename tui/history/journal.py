@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui import notices
+from tui import failpoints, notices
 from tui.claude.paths import LOCK_NAME
 from tui.memory.store_lock import store_lock
 from tui.walk import walk
@@ -449,6 +449,7 @@ class Journal:
 
     def _import(self, ref: str, stream: list[bytes], force: bool) -> str | None:
         # Every write becomes one pack (never a spray of loose files); _tidy merges them.
+        failpoints.reached("io.write", str(self.path))
         args = ["git", "-c", "fastimport.unpackLimit=1", "fast-import", "--quiet", "--done"]
         if force:
             args.append("--force")

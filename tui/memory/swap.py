@@ -83,6 +83,7 @@ def fsync_dir(folder: Path) -> None:
 
 def write_new_file(path: Path, data: bytes, mode: int | None, mtime: float | None) -> int:
     """Create `path` (which must not exist) holding `data`, synced; returns its inode."""
+    failpoints.reached("io.write", str(path))
     handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
     try:
         view = memoryview(data)

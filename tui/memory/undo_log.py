@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from tui import xdg
+from tui import failpoints, xdg
 from tui.disk_errors import naming
 
 LOG_NAME = "log.jsonl"
@@ -44,6 +44,7 @@ def append(store: Path, line: str) -> None:
     is cut back to what it was before the OSError is raised: no half record stays."""
     log = log_path(store)
     log.parent.mkdir(parents=True, exist_ok=True)
+    failpoints.reached("io.write", str(log))
     data = line.encode("utf-8") + b"\n"
     handle = os.open(log, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
     try:

@@ -170,6 +170,7 @@ def write_atomic(path: Path, data: bytes, mtime: float | None = None) -> None:
     except FileNotFoundError:
         mode = None
     path.parent.mkdir(parents=True, exist_ok=True)
+    failpoints.reached("io.write", str(path))
     # Not ending in .md, so Claude Code's scanner never picks a temp file up.
     temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.memtui-tmp")
     # 0o666 lets the umask decide, as for any new file; an existing file keeps its mode.
@@ -209,6 +210,7 @@ def _save_backups(folder: Path, store: Path, changes: Sequence[FileChange]) -> N
         if change.before is not None:
             copy = folder / change.file
             copy.parent.mkdir(parents=True, exist_ok=True)
+            failpoints.reached("io.write", str(copy))
             copy.write_bytes(change.before)
             mtime = _mtime(_target(store, change.file))
             if mtime is not None:
@@ -349,24 +351,24 @@ def _apply_locked(
         intent = Intent(store, record.id, label, _record_json(record, mtimes))
     except OSError as error:
         raise WriteRefused(_nothing_changed(error, "Recording the change failed")) from error
-    failpoints.reached("apply.logged", record.id)
     swaps = [FileSwap(c.file, targets[c.file], c.before, c.after, record.id,
                       _mode(targets[c.file]), c.mtime, mtimes[c.file]) for c in changes]
     current = swaps[0]
     try:
         try:
+            failpoints.reached("apply.logged", str(store))
             for current in swaps:
                 current.stage()
-            failpoints.reached("apply.staged", record.id)
+            failpoints.reached("apply.staged", str(store))
             for current in swaps:
                 current.swap()
-            failpoints.reached("apply.swapped", record.id)
+            failpoints.reached("apply.swapped", str(store))
             for current in swaps:  # the old file goes the moment it is seen unchanged
                 current.verify()
                 current.drop_aside()
             for folder in {swap.path.parent for swap in swaps}:
                 fsync_dir(folder)
-            failpoints.reached("apply.before_commit", record.id)
+            failpoints.reached("apply.before_commit", str(store))
             current = None
             intent.commit()
         except SwapConflict as conflict:
@@ -384,7 +386,7 @@ def _apply_locked(
     finally:
         for swap in swaps:
             swap.discard_temp()
-    failpoints.reached("apply.committed", record.id)
+    failpoints.reached("apply.committed", str(store))
     return record
 
 
