@@ -26,8 +26,8 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-from tui import xdg
-from tui.cache_db import write_ahead_log
+from tui import notices, xdg
+from tui.cache_db import damaged_cache, write_ahead_log
 from tui.memory.finding import Finding
 from tui.memory.path_mentions import PathMention
 from tui.walk import MAX_DEPTH
@@ -147,6 +147,7 @@ class AuditCache:
         except sqlite3.DatabaseError:
             # A cache is throw-away: a damaged one is replaced, never repaired.
             self.path.unlink(missing_ok=True)
+            notices.tell(damaged_cache(self.path))
             return _connect(self.path)
 
     def settled(self, newest_change_ns: int) -> bool:
