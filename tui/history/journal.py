@@ -459,10 +459,9 @@ class Journal:
         if result.returncode != 0 and self._clear_stale_locks():
             result = subprocess.run(args, input=b"".join(stream), env=env, capture_output=True)
         if result.returncode != 0:
-            reason = result.stderr.decode(errors="replace").strip().splitlines()
-            raise JournalError(
-                f"Writing the journal at {self.path} failed ({reason[-1] if reason else 'git error'})."
-            )
+            said = result.stderr.decode(errors="replace").strip().splitlines()
+            raise JournalError(f"Writing the journal at {self.path} failed "
+                               f"({said[-1] if said else _stopped(result.returncode)}).")
         self._tidy(env)
         return self.head(ref)
 
@@ -544,6 +543,17 @@ class Journal:
         full = message_with_trailers(message, {SOURCE: source, **(trailers or {})})
         commit = Commit(full, time.time() if when is None else when, files)
         return self.write(MAIN, [commit], parent=parent)
+
+
+def _stopped(code: int) -> str:
+    """Why git ended with `code` and said nothing."""
+    import signal
+
+    if code == -signal.SIGXFSZ:
+        return "git went past this process's file-size limit (ulimit -f)"
+    if code < 0:
+        return f"git was stopped by {signal.Signals(-code).name}"
+    return f"git exited with {code}"
 
 
 def changed_files(journal: Journal, older: str | None, newer: str) -> list[str]:

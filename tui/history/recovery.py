@@ -89,16 +89,26 @@ def record_external(store: Path) -> None:
 
 def _snapshot(store: Path, message: str, source: str) -> None:
     """Commit the store to its journal; a journal that cannot be written never blocks a
-    write (the safe write keeps its own backups), so its error is dropped here."""
+    write (the safe write keeps its own backups), so its error is only said (once)."""
     from git import GitError
 
-    from tui.history.journal import JournalError, use_journal
+    from tui import notices
+    from tui.disk_errors import sentence
+    from tui.history.journal import JournalError, damaged, use_journal
     from tui.memory.refusals import WriteRefused
 
     try:
         use_journal(store, lambda journal: journal.snapshot(message, source=source))
-    except (JournalError, GitError, OSError, WriteRefused):  # WriteRefused: another memtui holds it
-        pass
+    except WriteRefused:
+        pass  # another memtui holds the store: its own snapshots catch this change
+    except OSError as error:
+        notices.tell(sentence(error, "Writing the journal failed",
+                              "the journal missed a version (the undo log has it)"))
+    except JournalError as error:
+        notices.tell(f"{str(error).rstrip('.')}; the undo log still holds memtui's changes.")
+    except GitError as error:
+        notices.tell(f"{damaged(store, error).rstrip('.')}; the undo log still holds memtui's "
+                     "changes.")
 
 
 def apply_journalled(store: Path, changes, label: str, **options):

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from tui.claude.lines import split_lines
 from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME, utf16_len
+from tui.disk_use import human_bytes
 from tui.memory.frontmatter import BLOCK
 from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, parse_index
 from tui.memory.reach import TextLinks, loaded_roots, memory_links, reach
-from tui.memory.store import INDEX_HEAD_LIMIT, Memory, Store, same_file_names
+from tui.memory.store import Memory, Store, head_end, same_file_names
 from tui.memory.writes import FileChange, WriteRefused, archive_dir, read_bytes
 from tui.words import plural
 
@@ -175,10 +176,9 @@ def read_index(store: Store, file: str = INDEX_NAME) -> _Index:
     index too big to parse whole, its head only, as `load_store` reads it: the rest is
     written back as it is."""
     data = read_bytes(store.path, file)
-    rest = 0
+    rest = 0 if data is None else head_end(data)
     head = data
-    if data is not None and len(data) > INDEX_HEAD_LIMIT:
-        rest = data.rfind(b"\n", 0, INDEX_HEAD_LIMIT) + 1 or INDEX_HEAD_LIMIT
+    if rest:
         with memoryview(data) as view:
             head = bytes(view[:rest])
     text = "" if head is None else _decode(file, head)
@@ -271,7 +271,7 @@ def _finish(
         changes.append(FileChange(index.file, index.before, index.after(new_text)))
         if index.rest:
             summary = [*summary, f"{index.file} is too big to read whole: memtui edits its "
-                                 f"first {INDEX_HEAD_LIMIT >> 20} MB and keeps the rest as it is."]
+                                 f"first {human_bytes(index.rest)} and keeps the rest as it is."]
     options = _room_options(store, after) if pushed else ()
     return Plan(label, tuple(changes), summary, tuple(pushed), options)
 

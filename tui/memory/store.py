@@ -25,6 +25,7 @@ from tui.claude.files import (
 from tui.claude.lock import LockState, read_lock
 from tui.claude.memory_files import TEAM_FOLDER, TEAM_INDEX, is_log, memory_files
 from tui.claude.paths import INDEX_NAME, utf16_len
+from tui.disk_use import human_bytes
 from tui.memory import frontmatter
 from tui.memory.frontmatter import Frontmatter
 from tui.memory.index import MAX_LINES, LoadedIndex, parse_index, with_rest
@@ -215,8 +216,8 @@ def _read_index(store_dir: Path, file: str, names: Mapping[str, str]) -> IndexFi
     rest = (0, 0)
     try:
         data = read_regular(store_dir / file, INDEX_HEAD_LIMIT + 1)
-        if len(data) > INDEX_HEAD_LIMIT:
-            data = data[:data.rfind(b"\n", 0, INDEX_HEAD_LIMIT) + 1 or INDEX_HEAD_LIMIT]
+        if head_end(data):
+            data = data[:head_end(data)]
             rest = _count_rest(store_dir / file, len(data))
     except FileNotFoundError:
         data = None
@@ -236,9 +237,17 @@ def _read_index(store_dir: Path, file: str, names: Mapping[str, str]) -> IndexFi
     if rest != (0, 0):
         loaded = with_rest(loaded, *rest)
         error = error or (f"{file} has {loaded.lines:,} lines; memtui reads the links of its "
-                          f"first {INDEX_HEAD_LIMIT >> 20} MB only (Claude Code loads its first "
+                          f"first {human_bytes(len(data))} only (Claude Code loads its first "
                           f"{MAX_LINES})")
     return IndexFile(file, text, loaded, error, reason)
+
+
+def head_end(data: bytes) -> int:
+    """Where the part of an index parsed ends, when it is too big to parse whole (a line
+    end within `INDEX_HEAD_LIMIT`); 0 when it is parsed whole."""
+    if len(data) <= INDEX_HEAD_LIMIT:
+        return 0
+    return data.rfind(b"\n", 0, INDEX_HEAD_LIMIT) + 1 or INDEX_HEAD_LIMIT
 
 
 def _count_rest(path: Path, start: int) -> tuple[int, int]:
