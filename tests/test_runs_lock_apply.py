@@ -340,17 +340,17 @@ def test_undoing_a_first_dream_with_nothing_to_change_removes_its_lock(tidy_stor
 def test_a_dream_with_nothing_to_change_that_cannot_be_recorded_leaves_no_lock(
         tidy_store, monkeypatch):
     """memtui never leaves a change it cannot undo: the lock goes back as it was."""
-    from tui.memory import writes
+    from tui.memory import undo_log
 
     lock, three_days_ago = _lock_three_days_old(tidy_store)
 
     def log_full(store, line):
-        raise OSError(28, "No space left on device")
+        raise OSError(28, "No space left on device", str(undo_log.log_path(store)))
 
-    monkeypatch.setattr(writes, "_append_log", log_full)
+    monkeypatch.setattr(undo_log, "append", log_full)
     outcome = conclude(run_dream(tidy_store, engine="offline"), apply=True)
     ((file, reason),) = outcome.refused
-    assert file == LOCK_NAME and "No space left on device" in reason
+    assert file == LOCK_NAME and "the disk is full, so nothing was changed" in reason
     assert lock.stat().st_mtime == three_days_ago and lock.read_text() == ""
 
 
