@@ -126,6 +126,23 @@ def test_a_dream_that_could_not_record_its_change_says_so_once_without_an_undo_h
     assert not (store / ".consolidate-lock").exists()  # not counted as a consolidation
 
 
+def test_a_dream_whose_store_copy_cannot_be_written_stops_rather_than_run_on_part_of_it(
+        store, tmp_path):
+    """A copy missing a file would show the dream an index line to a file that is gone."""
+    write_memory(store, "big.md", memory_text("big", "a big one", "project", "x" * 60_000))
+    before = memories(store)
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+
+    done = memtui("dream", store, "--engine", "offline", "--yes", fsize=40_000, env=env)
+
+    assert done.returncode == 2
+    said = [line for line in done.stderr.splitlines() if line.startswith("memtui: ")]
+    assert len(said) == 1 and "The run stopped at " in said[0] and "/memory/big.md" in said[0]
+    assert "so nothing was applied" in said[0]
+    assert memories(store) == before
+    assert not list(tmp_path.glob("memtui-run-*"))
+
+
 # --- ENOSPC, EROFS, EACCES at each moment of a write (finding 1, the second item) -------------
 
 

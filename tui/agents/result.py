@@ -53,7 +53,12 @@ class RunResult:
 
 
 def unexpected_error(error: Exception) -> str:
-    """One sentence for an error no part of the run expected."""
+    """One sentence for an error no part of the run expected (a file-system error: its
+    path, the problem and what to do)."""
+    if isinstance(error, OSError):
+        from tui.disk_errors import sentence
+
+        return sentence(error, "The run stopped", "nothing was applied")
     detail = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
     return (f"The run stopped on an unexpected error ({type(error).__name__}"
             f"{': ' + detail if detail else ''}); nothing was applied.")

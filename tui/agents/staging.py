@@ -14,6 +14,7 @@ with a note saying so, since memtui never writes through links.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -50,6 +51,10 @@ class LimitReached(Exception):
     """The run hit one of its caps; the message is one sentence for the model and the user."""
 
 
+# Errors of writing the copy (not of reading the store): the run stops with one sentence.
+_COPY_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+
+
 @dataclass
 class Staging:
     """A temporary copy of `store`; `deleted` records files the model removed, `links`
@@ -69,7 +74,11 @@ class Staging:
         root.mkdir()
         staging = cls(store, root)
         if store.is_dir():
-            staging._copy_regular_files()
+            try:
+                staging._copy_regular_files()
+            except BaseException:
+                staging.discard()
+                raise
         staging.originals = {name: (root / name).read_bytes() for name in staging.markdown()}
         for name, data in staging.originals.items():
             reason = not_text(data)
@@ -101,8 +110,11 @@ class Staging:
                     continue  # a FIFO, socket or device is never opened
                 try:
                     shutil.copy2(source, self.root / relative, follow_symlinks=True)
-                except OSError:
-                    continue
+                except OSError as error:
+                    if error.errno in _COPY_FAILED:  # a full temp disk: no copy to run on
+                        raise OSError(error.errno, error.strerror,
+                                      str(self.root / relative)) from error
+                    continue  # unreadable in the store: the run does without it
 
     def markdown(self) -> list[str]:
         """Every .md file in the copy, store-relative."""
