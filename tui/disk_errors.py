@@ -30,13 +30,15 @@ def naming(error: OSError, path: str | os.PathLike[str]) -> None:
         error.filename = os.fspath(path)
 
 
-def sentence(error: OSError, failed: str = "memtui stopped", outcome: str = "") -> str:
+def sentence(error: OSError, failed: str = "memtui stopped", outcome: str = "",
+             shown: str | None = None) -> str:
     """`<failed> at <path>: <what is wrong>[, so <outcome>]; <what to do>.` (`failed`:
-    "Recording the change failed"; `outcome`: "nothing was changed"; no path: the reason
+    "Recording the change failed"; `outcome`: "nothing was changed"; `shown`: the path as
+    the user should read it, when it is not the one the call named; no path: the reason
     alone)."""
     path = failed_path(error)
     problem, remedy = _explained(error, path)
-    where = f" at {path}" if path else ""
+    where = f" at {shown or path}" if path else ""
     so = f", so {outcome}" if outcome else ""
     return f"{failed}{where}: {problem}{so}; {remedy}."
 
