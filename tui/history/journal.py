@@ -219,7 +219,6 @@ class Journal:
     def __init__(self, store: Path, path: Path | None = None):
         self.store = Path(store)
         self.path = path or journal_dir(self.store)
-        self.recreated_from: Path | None = None
         self.unreadable: dict[str, str] = {}  # as the last snapshot found it
         self.repo = self._open()
 
@@ -281,7 +280,6 @@ class Journal:
             count += 1
             broken = self.path.with_name(f"{self.path.name}.broken-{stamp}-{count}")
         os.replace(self.path, broken)
-        self.recreated_from = broken
         notices.tell(f"The journal of {self.store} was damaged ({why}); it was moved aside to "
                      f"{broken} and a new one started from the store as it is now.")
 
