@@ -376,7 +376,7 @@ def test_an_unwritable_state_dir_refuses_the_write_in_one_sentence(store, tmp_pa
     monkeypatch.setenv("MEMTUI_STATE_DIR", str(blocked))
     before = (store / FILES[0]).read_bytes()
 
-    with pytest.raises(WriteRefused, match="memtui could not take its lock for this store at "
+    with pytest.raises(WriteRefused, match="Taking memtui's lock for this store failed at "
                        ".*state-is-a-file is a file where a folder is needed, so nothing was "
                        "changed; move it aside"):
         apply_changes(store, [FileChange(FILES[0], before, b"x\n")], "edit")

@@ -83,7 +83,7 @@ def _lock_file(path: Path, wait: float) -> int | None:
         handle = _open_lock_file(path)
     except OSError as error:
         raise WriteRefused(disk_errors.sentence(
-            error, "memtui could not take its lock for this store", "nothing was changed")
+            error, "Taking memtui's lock for this store failed", "nothing was changed")
         ) from None
     deadline = time.monotonic() + wait
     delay = 0.005
