@@ -3,13 +3,14 @@
 
     .venv/bin/python scripts/torture_faults.py            # every case (~10 min on 2 busy cores)
     .venv/bin/python scripts/torture_faults.py --quick    # fewer sizes and moments (~4 min)
-    options: --only fsize,errors,in-the-way,damaged,deep,lock,huge --huge-mb 200 --keep
+    options: --only fsize,errors,in-the-way,read-only,damaged,deep,lock,huge --huge-mb 200 --keep
 
 Every run is a subprocess of the real `memtui` command (the entry point beside this Python)
 in a home of its own: a config home (CLAUDE_CONFIG_DIR), memtui's dirs (MEMTUI_*_DIR, or
 the XDG_*_HOME variables when a case is about them) and TMPDIR in a temp dir, removed at the
 end. This machine and CI run as root, where a read-only folder does not stop a write, and
-no small tmpfs can be mounted; so the faults are made with what works for any user:
+no small tmpfs can be mounted; so the faults are made with what works for any user (and,
+run as another user, with read-only folders too):
 
 - fsize: RLIMIT_FSIZE (`ulimit -f`, set in the child before exec) at sizes around the size
   the undo log grows to, with SIGXFSZ at its default and ignored (Python ignores it for
@@ -22,6 +23,8 @@ no small tmpfs can be mounted; so the faults are made with what works for any us
   XDG_CACHE_HOME, TMPDIR, a store's backups and intents folders) and a folder where it
   needs a file (the undo log, the store's lock, the scan cache, the journal), under the
   commands that use them;
+- read-only (not as root: root writes into read-only folders): memtui's state, data and
+  cache dirs, TMPDIR, the store and the undo log made read-only (`chmod -R a-w`);
 - damaged: memtui's own files damaged: the undo log (random bytes after its records, or
   nothing but random bytes), half the journal's git objects deleted, an intent record of
   random bytes, the caches overwritten with random bytes, the sync clone's objects deleted,
@@ -522,6 +525,60 @@ def case_in_the_way(root: Path, quick: bool) -> Tally:
     return tally
 
 
+class ReadOnly:
+    """`path` (a file, or a folder and all it holds) made read-only, as a read-only mount or
+    a folder of another user is; `clear` gives the owner back write access."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def make(self) -> None:
+        subprocess.run(["chmod", "-R", "a-w", "--", str(self.path)], check=True)
+
+    def clear(self) -> None:
+        subprocess.run(["chmod", "-R", "u+w", "--", str(self.path)], check=True)
+
+
+def case_read_only(root: Path, quick: bool) -> Tally:
+    tally = Tally("read-only: memtui's folders, the temp dir, the store and the log read-only")
+    if os.geteuid() == 0:
+        tally.problems.append("note: not run: root writes into read-only folders; run this "
+                              "script as another user (setpriv --reuid=UID ...)")
+        return tally
+    home = Home(root, "read-only")
+    home.build(tally)
+    data, state, cache = (home.places[f"MEMTUI_{k}_DIR"] for k in ("DATA", "STATE", "CACHE"))
+    cases = [
+        ("memtui's state dir read-only", state,
+         ["history", "sync", "doctor", "delete", "dream", "undo"]),
+        ("memtui's data dir read-only", data,
+         ["history", "undo --list", "doctor", "delete", "dream", "undo"]),
+        ("memtui's cache dir read-only", cache, ["projects", "audit --all", "overwrites", "delete"]),
+        ("TMPDIR read-only", home.dir / "tmp", ["dream", "delete", "doctor"]),
+        ("the store read-only", home.store, ["audit", "history", "delete", "dream", "undo"]),
+        ("the undo log read-only", data / "backups" / STORE_KEY / "log.jsonl",
+         ["undo --list", "delete", "undo"]),
+    ]
+    if quick:
+        cases = [(label, path, commands[:3]) for label, path, commands in cases]
+    writes = {name: Write.measured(home, name, tally) for name in ("delete", "dream", "undo")}
+    for label, path, commands in cases:
+        blocked = ReadOnly(path)
+        for command in commands:
+            home.reset()
+            blocked.make()
+            where = f"{command} with {label}"
+            try:
+                if command in writes:
+                    outcome = run(home.argv(writes[command].words), home.env)
+                    check_write(tally, home, writes[command], where, outcome, blocked.clear)
+                else:
+                    check_read(tally, home, where, run(home.argv(READS[command]), home.env))
+            finally:
+                blocked.clear()
+    return tally
+
+
 def _random_bytes(path: Path, size: int, append: bool = False, seed: int = 29) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = random.Random(seed).randbytes(size)
@@ -730,7 +787,8 @@ def print_report(tallies: list[Tally], total: float) -> None:
 
 
 CASES = {"fsize": case_fsize, "errors": case_errors, "in-the-way": case_in_the_way,
-         "damaged": case_damaged, "deep": case_deep, "lock": case_lock}
+         "read-only": case_read_only, "damaged": case_damaged, "deep": case_deep,
+         "lock": case_lock}
 
 
 def main() -> int:
