@@ -210,6 +210,38 @@ def test_a_state_dir_that_is_a_file_is_one_sentence_naming_it(store, tmp_path, c
     assert memories(store) == before
 
 
+@pytest.fixture
+def unwritable_folder(tmp_path):
+    """An empty folder nobody can create anything in, root included (`chattr +i`: root
+    writes into a folder whose mode is read-only, and the tests run as root)."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("this file system has no immutable flag (chattr +i)")
+    yield folder
+    subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+@pytest.mark.parametrize("command", [["history", "{store}/A.md"],
+                                     ["sync", "{store}", "--remote", "{remote}"],
+                                     ["fix", "{store}", "delete", "A.md", "--yes"]])
+def test_a_read_only_state_dir_is_one_sentence_naming_it(store, tmp_path, unwritable_folder,
+                                                         command):
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    env = {k: v for k, v in os.environ.items() if k != "MEMTUI_STATE_DIR"}
+    env["XDG_STATE_HOME"] = str(unwritable_folder)
+    before = memories(store)
+
+    done = memtui(*(word.format(store=store, remote=remote) for word in command), env=env)
+
+    assert done.returncode == 2
+    said = one_sentence(done)
+    assert f" at {unwritable_folder}/memtui" in said
+    assert "permission denied" in said and "give your user access to it" in said
+    assert memories(store) == before
+
+
 def test_a_store_lock_that_is_a_folder_is_moved_aside_and_the_write_goes_on(store):
     lock = xdg.state_dir() / "locks" / f"{xdg.store_key(store)}.lock"
     lock.unlink()
