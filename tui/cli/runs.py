@@ -100,7 +100,7 @@ class _Printer:
                       file=sys.stderr)
         elif isinstance(event, LogLine) and event.kind in (
             "model", "tool", "refused", "retry", "warning"
-        ):  # not "error": the run's error is the summary's first line, said once
+        ):  # not "error": a run that failed says its error once, as its `memtui:` sentence
             print(f"    {event.kind}: {event.text}", file=sys.stderr)
         elif isinstance(event, LogLine) and event.kind == "info" and event.phase == "Read":
             print(f"    {event.text}", file=sys.stderr)  # what an extraction reads
