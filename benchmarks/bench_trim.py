@@ -45,7 +45,7 @@ def _store(root: Path) -> Path:
 
 def _fill_log(store: Path, records: int, size: int, age_days: float) -> int:
     """A log of `records` changes made `age_days` ago, and their folders; its size."""
-    from tui.memory.writes import LOG_NAME, backups_dir
+    from tui.memory.undo_log import LOG_NAME, backups_dir
 
     folder = backups_dir(store)
     folder.mkdir(parents=True, exist_ok=True)
@@ -77,13 +77,13 @@ def _timed(call) -> tuple[float, object]:
 
 def _writes(store: Path, runs: int) -> tuple[float, float]:
     """Best `apply_changes` of one file with the trim check, and with it switched off."""
-    from tui.memory import writes
+    from tui.memory import trim, writes
 
-    check = writes._trim_after_write
+    check = trim.after_write
     best = {True: [], False: []}
     for round_ in range(runs):
         for with_check in (True, False):
-            writes._trim_after_write = check if with_check else (lambda store: None)
+            trim.after_write = check if with_check else (lambda store: None)
             try:
                 path = store / "memory_a.md"
                 change = writes.FileChange("memory_a.md", path.read_bytes(),
@@ -91,18 +91,18 @@ def _writes(store: Path, runs: int) -> tuple[float, float]:
                 elapsed, _ = _timed(lambda change=change: writes.apply_changes(store, [change],
                                                                                "bench"))
             finally:
-                writes._trim_after_write = check
+                trim.after_write = check
             best[with_check].append(elapsed)
     return min(best[True]), min(best[False])
 
 
 def _check_alone(store: Path, rounds: int = 2000) -> float:
     """Seconds one trim check after a write takes, on average (it finds nothing to do)."""
-    from tui.memory import writes
+    from tui.memory import trim
 
     started = time.perf_counter()
     for _ in range(rounds):
-        writes._trim_after_write(store)
+        trim.after_write(store)
     return (time.perf_counter() - started) / rounds
 
 

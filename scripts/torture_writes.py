@@ -100,6 +100,10 @@ if str(REPO) not in sys.path:
 
 TRACEBACK = "Traceback (most recent call last)"
 TEMP_MARK = ".memtui-"
+# What a dream or an extract says on stderr as it goes (tui/cli/runs.py's `_Printer`): a
+# run that stops says its one sentence after them.
+PROGRESS = ("Dreaming over ", "Extracting ", "▸ ", "  done in", "  failed in", "  cancelled in",
+            "    ")
 SCRIPT = str(Path(__file__).resolve())
 _CLEAN_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
               "CLAUDE_CODE_REMOTE_MEMORY_DIR", "CLAUDE_CODE_PROJECT_DIR_NAME",
@@ -834,7 +838,8 @@ def scenario_races(root: Path, races: int, seed: int, tracebacks: Tracebacks) ->
 def _analyse_races(result: Result, store: Path, writes: dict[str, list[dict]],
                    owner: dict[str, str], attempts: list[dict], final: dict[str, bytes | None],
                    t_final: float, initial: dict[str, bytes]) -> None:
-    from tui.memory.writes import backups_dir, history
+    from tui.memory.undo_log import backups_dir
+    from tui.memory.writes import history
 
     records = list(reversed(history(store)))  # in the order they were applied
     by_id = {r.id: r for r in records}
@@ -1599,10 +1604,12 @@ class LinkRound:
             self.counts["commands failing"] += 1
             self.notes.append(f"round {self.n}: memtui {' '.join(argv[:2])} exited {code}")
         self.counts["commands"] += 1
-        if code == 2:  # refused: one sentence, nothing else
+        if code == 2:  # refused: one sentence, after a run's progress lines at most
             self.counts["commands refused"] += 1
             lines = err.strip().splitlines()
-            if len(lines) != 1 or not lines[0].startswith("memtui: "):
+            said = [line for line in lines if line.startswith("memtui: ")]
+            chatter = [line for line in lines if not line.startswith(("memtui: ", *PROGRESS))]
+            if len(said) != 1 or chatter or not lines[-1].startswith("memtui: "):
                 self.counts["refusals not one sentence"] += 1
                 self.notes.append(f"round {self.n}: memtui {argv[0]} refused with {err.strip()!r}")
         return code

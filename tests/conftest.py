@@ -56,6 +56,10 @@ def isolated_env(tmp_path_factory, monkeypatch):
     # the doctor's report (and the store screen's line) must not depend on the machine.
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", *NETWORK_VARIABLES):
         monkeypatch.delenv(name, raising=False)
+    # Nor does a sentence the core left for an earlier test's command (tui.notices).
+    from tui import notices
+
+    notices.take()
 
 
 @pytest.fixture

@@ -290,8 +290,10 @@ async def test_a_rescan_of_lost_updates_is_not_undone_by_the_scan_it_replaced(ov
         assert "1 lost update(s)" in shown(app.screen.query_one("#overwrites-status", Static))
 
 
-async def test_a_damaged_journal_is_one_sentence_on_the_history_and_lost_updates_screens(
+async def test_a_damaged_journal_is_moved_aside_by_the_history_and_lost_updates_screens(
         two_versions):
+    import shutil
+
     from tests.test_history_transcripts import _journal_git
     from tui.xdg import journal_dir
 
@@ -304,15 +306,23 @@ async def test_a_damaged_journal_is_one_sentence_on_the_history_and_lost_updates
         _journal_git(store, "unpack-objects", "-q", data=data)
     first = _journal_git(store, "rev-parse", "main~1^{tree}").strip()
     (path / "objects" / first[:2] / first[2:]).unlink()  # the tip stays readable
+    damaged = path.with_name("damaged-copy")
+    shutil.copytree(path, damaged)
     app = MemtuiApp(claude.home, claude.env)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_store(app, pilot, project_of(claude, store))
         for key, status in (("h", "#history-status"), ("o", "#overwrites-status")):
+            for old in path.parent.glob("*.broken-*"):
+                shutil.rmtree(old)
+            shutil.rmtree(path)
+            shutil.copytree(damaged, path)
             await pilot.press(key)
             await settle(app, pilot)
             said = " ".join(shown(app.screen.query_one(status, Static)).split())
-            assert f"The journal of {store} is damaged (fatal: unable to read tree" in said
-            assert "cmdline" not in said and "Cmd(" not in said
+            [moved] = path.parent.glob("*.broken-*")
+            assert f"The journal of {store} was damaged (" in said
+            assert f"moved aside to {moved} and a new one started" in said
+            assert "Could not" not in said and "cmdline" not in said and "Cmd(" not in said
             await pilot.press("escape")
             await settle(app, pilot)
 

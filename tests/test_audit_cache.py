@@ -122,13 +122,19 @@ def test_a_stranded_store_is_still_reported_stranded_from_the_cache(stores, tmp_
 
 
 def test_a_damaged_cache_file_is_replaced(stores, loads, tmp_path):
+    from tui import notices
+
     path = tmp_path / "cache.sqlite"
     path.write_bytes(b"this is not an SQLite database" * 100)
+    notices.take()
     with AuditCache(path, clock=later_clock) as cache:
         first = audit(stores, cache)
+    assert notices.take() == [f"memtui's cache {path} was damaged; it was replaced by a new "
+                              "one (a cache holds nothing that is not on disk elsewhere)."]
     with AuditCache(path, clock=later_clock) as cache:
         assert answers(audit(stores, cache)) == answers(first)
     assert loads == stores
+    assert notices.take() == []  # said once: the new one is whole
 
 
 def test_an_unwritable_cache_place_means_no_cache_not_an_error(stores, tmp_path):

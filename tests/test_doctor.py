@@ -470,11 +470,33 @@ def test_old_lock_of_a_finished_dream_is_fine(project, capsys):
 
 def test_lock_held_by_a_live_process_is_a_running_dream(project, capsys):
     claude, root, store = project
-    set_lock(store, str(os.getpid()), 5 * 60)
+    set_lock(store, "1", 5 * 60)  # init: running since before the lock was written
     _, report, _ = run_doctor(claude, root, capsys)
     check = checks_of(report)["dream_lock"]
     assert check["status"] == "ok"
-    assert f"process {os.getpid()} (running)" in check["message"]
+    assert "process 1 (running)" in check["message"]
+
+
+def test_lock_naming_a_process_started_after_it_was_written_is_not_held(project, capsys):
+    import subprocess
+    import sys
+
+    from tui.claude.lock import process_start
+
+    claude, root, store = project
+    later = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        lock = set_lock(store, str(later.pid), 0)
+        started = process_start(later.pid)
+        os.utime(lock, (started - 5 * 60,) * 2)  # five minutes before it started
+        _, report, _ = run_doctor(claude, root, capsys)
+    finally:
+        later.kill()
+        later.wait()
+    check = checks_of(report)["dream_lock"]
+    assert check["status"] == "warn"
+    assert f"names process {later.pid}, which started after the lock was written" in \
+        check["message"]
 
 
 def test_lock_that_is_a_directory_or_in_the_future_fails(project, capsys):

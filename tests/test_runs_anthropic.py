@@ -310,8 +310,8 @@ def test_the_cli_prints_an_api_error_once(fake, store, claude_home, tmp_path, mo
         argv = ["extract", _session(claude_home, tmp_path, ["Always run ruff."]).stem]
     else:
         argv = ["dream", str(store)]
-    assert cli.main([*argv, "--engine", "anthropic", "--yes"]) == 1
+    assert cli.main([*argv, "--engine", "anthropic", "--yes"]) == 2
     out, err = capsys.readouterr()
     said = (out + err).count("The API rejected the key (401)")
     assert said == 1, out + err
-    assert f"{command}: The API rejected the key (401)" in out
+    assert f"memtui: {command}: The API rejected the key (401)" in err

@@ -144,8 +144,10 @@ def test_an_index_that_is_a_directory_ends_the_run_in_one_sentence(store):
     result = run_dream(store, engine="offline")
 
     assert result.status == FAILED
-    assert result.error.startswith("The run stopped on an unexpected error (IsADirectoryError")
-    assert result.error.endswith("nothing was applied.")
+    assert result.error.startswith("The run stopped at ")
+    assert result.error.endswith(f"/memory/MEMORY.md (the run's copy of {store}/MEMORY.md): it "
+                                 "is a folder where a file is needed, so nothing was applied; "
+                                 "move it aside and try again.")
     assert "\n" not in result.error
     assert lock_as_before(store)
     assert snapshot(store, recursive=True) == before

@@ -49,6 +49,47 @@ def test_a_live_holder_younger_than_an_hour_is_refused(store):
         holder.wait()
 
 
+def test_a_live_pid_with_a_lock_dated_years_ahead_is_not_held_forever(store):
+    """A clock that was wrong when the lock was written: Claude Code would count it held
+    until that date; memtui only while it is within the hold time of now, either way."""
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        lock = store / LOCK_NAME
+        lock.write_text(str(holder.pid))
+        os.utime(lock, (time.time() + 3 * 365 * 86400,) * 2)
+        assert not read_lock(store).held()
+        lease = acquire_lock(store)
+        assert read_lock(store).pid == os.getpid()
+        rollback_lock(lease)
+        os.utime(lock, (time.time() + 10 * 60,) * 2)  # minutes ahead: a small skew, held
+        assert read_lock(store).held()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_pid_whose_process_started_after_the_lock_was_written_is_not_its_holder(store):
+    """The dream that wrote the lock died and its PID went to a process started later."""
+    from tui.claude.lock import process_start
+
+    later = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        started = process_start(later.pid)
+        assert started is not None and abs(started - time.time()) < 60
+        lock = store / LOCK_NAME
+        lock.write_text(str(later.pid))
+        os.utime(lock, (started - 10 * 60,) * 2)  # written ten minutes before it started
+        assert not read_lock(store).held()
+        result = run_dream(store, engine="offline")
+        assert result.status == SUCCEEDED, result.error
+        conclude(result, apply=False)
+        os.utime(lock, (started + 5,) * 2)  # written after it started: it may hold it
+        assert read_lock(store).held()
+    finally:
+        later.kill()
+        later.wait()
+
+
 def test_a_dead_holder_or_an_old_lock_is_reclaimed(store):
     lock = store / LOCK_NAME
     lock.write_text(str(_dead_pid()))
@@ -196,8 +237,8 @@ def test_cli_unknown_target_and_missing_key_are_one_sentence(store, claude_home,
         _parser_main(["--config-dir", str(claude_home.home), "dream", "no-such-folder"])
     code = _parser_main(["--config-dir", str(claude_home.home), "dream", str(store),
                          "--engine", "anthropic"])
-    assert code == 1
-    assert "No API key" in capsys.readouterr().out
+    assert code == 2
+    assert "No API key" in capsys.readouterr().err
 
 
 def test_a_dry_run_neither_takes_the_lock_nor_touches_its_mtime(store, claude_home, capsys):
@@ -299,17 +340,17 @@ def test_undoing_a_first_dream_with_nothing_to_change_removes_its_lock(tidy_stor
 def test_a_dream_with_nothing_to_change_that_cannot_be_recorded_leaves_no_lock(
         tidy_store, monkeypatch):
     """memtui never leaves a change it cannot undo: the lock goes back as it was."""
-    from tui.memory import writes
+    from tui.memory import undo_log
 
     lock, three_days_ago = _lock_three_days_old(tidy_store)
 
     def log_full(store, line):
-        raise OSError(28, "No space left on device")
+        raise OSError(28, "No space left on device", str(undo_log.log_path(store)))
 
-    monkeypatch.setattr(writes, "_append_log", log_full)
+    monkeypatch.setattr(undo_log, "append", log_full)
     outcome = conclude(run_dream(tidy_store, engine="offline"), apply=True)
     ((file, reason),) = outcome.refused
-    assert file == LOCK_NAME and "No space left on device" in reason
+    assert file == LOCK_NAME and "the disk is full, so nothing was changed" in reason
     assert lock.stat().st_mtime == three_days_ago and lock.read_text() == ""
 
 

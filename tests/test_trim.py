@@ -26,15 +26,8 @@ from tui.disk_use import human_bytes, kind_dirs, tree_bytes
 from tui.memory.intents import keep_copy
 from tui.memory.retention import Retention
 from tui.memory.trim import trim_store
-from tui.memory.writes import (
-    LOG_NAME,
-    FileChange,
-    apply_changes,
-    backups_dir,
-    history,
-    redo_last,
-    undo_last,
-)
+from tui.memory.undo_log import LOG_NAME, backups_dir
+from tui.memory.writes import FileChange, apply_changes, history, redo_last, undo_last
 
 DAY = 86400.0
 FILE = "notes.md"

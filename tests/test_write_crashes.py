@@ -72,8 +72,8 @@ def next_command(store: Path, capsys) -> str:
     return capsys.readouterr().err
 
 
-@pytest.mark.parametrize("moment", ["apply.staged", "swap.aside:2", "swap.installed:2",
-                                    "apply.swapped", "apply.before_log"])
+@pytest.mark.parametrize("moment", ["apply.logged", "apply.staged", "swap.aside:2",
+                                    "swap.installed:2", "apply.swapped", "apply.before_commit"])
 def test_a_change_set_killed_half_way_is_rolled_back_by_the_next_command(store, capsys, moment):
     original = snapshot(store)
     killed = run_python(APPLY, str(store), *FILES, failpoint=moment)
@@ -85,13 +85,13 @@ def test_a_change_set_killed_half_way_is_rolled_back_by_the_next_command(store, 
     assert temp_files(store) == []
     assert history(store) == []
     assert not list(intents_dir(store).glob("*.json"))
-    if moment.startswith(("swap.installed", "apply.swapped", "apply.before_log")):
+    if moment.startswith(("swap.installed", "apply.swapped", "apply.before_commit")):
         assert f"{store}: rolled back an interrupted change (edit three)" in said
         assert said.count("\n") == 1  # one line
 
 
-def test_a_change_set_killed_after_it_was_recorded_is_kept(store, capsys):
-    killed = run_python(APPLY, str(store), *FILES, failpoint="apply.logged")
+def test_a_change_set_killed_once_it_was_made_is_kept(store, capsys):
+    killed = run_python(APPLY, str(store), *FILES, failpoint="apply.committed")
     assert killed.returncode == -signal.SIGKILL
 
     assert next_command(store, capsys) == ""
@@ -194,7 +194,7 @@ DELETE_AND_CHANGE = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("moment", ["swap.installed:1", "swap.aside:2", "apply.swapped",
-                                    "apply.before_log"])
+                                    "apply.before_commit"])
 def test_a_killed_change_set_with_a_delete_and_a_create_is_rolled_back_whole(store, capsys,
                                                                                moment):
     """The torture run found a deletion left in place once its moved-aside file was gone."""
@@ -325,14 +325,17 @@ def test_two_processes_applying_at_once_never_both_win(store):
     assert journals == [journal_dir(store).name]
 
 
-def test_the_intent_lists_every_file_before_the_first_is_touched(store):
+def test_the_intent_and_the_log_record_are_there_before_the_first_file_is_touched(store):
     from tui import failpoints
+    from tui.memory import undo_log
 
     seen = {}
 
     def look(_: str) -> None:
         (intent,) = intents_dir(store).glob("*.json")
         seen.update(json.loads(intent.read_text()))
+        seen["record"] = undo_log.record_after(store, seen["log_offset"], seen["id"])
+        seen["untouched"] = all(b"x\n" != (store / name).read_bytes() for name in FILES)
 
     failpoints.on("apply.staged", look)
     try:
@@ -340,7 +343,8 @@ def test_the_intent_lists_every_file_before_the_first_is_touched(store):
                               for name in FILES], "edit three")
     finally:
         failpoints.on("apply.staged", None)
-    assert [f["file"] for f in seen["files"]] == list(FILES)
+    assert [c["file"] for c in seen["record"]["changes"]] == list(FILES)
+    assert seen["untouched"]
     assert not list(intents_dir(store).glob("*.json"))
     assert xdg.state_dir() in intents_dir(store).parents  # outside the store
 
@@ -372,6 +376,8 @@ def test_an_unwritable_state_dir_refuses_the_write_in_one_sentence(store, tmp_pa
     monkeypatch.setenv("MEMTUI_STATE_DIR", str(blocked))
     before = (store / FILES[0]).read_bytes()
 
-    with pytest.raises(WriteRefused, match="memtui cannot take its lock for this store"):
+    with pytest.raises(WriteRefused, match="Taking memtui's lock for this store failed at "
+                       ".*state-is-a-file is a file where a folder is needed, so nothing was "
+                       "changed; move it aside"):
         apply_changes(store, [FileChange(FILES[0], before, b"x\n")], "edit")
     assert (store / FILES[0]).read_bytes() == before

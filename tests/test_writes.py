@@ -160,7 +160,7 @@ def test_a_failed_write_half_way_leaves_every_file_as_it_was(store, monkeypatch)
         return real_link(source, destination, **options)
 
     monkeypatch.setattr(swap.os, "link", failing_link)
-    with pytest.raises(WriteRefused, match="Writing MEMORY.md failed.*nothing was changed"):
+    with pytest.raises(WriteRefused, match="Writing MEMORY.md failed.*the disk is full, so nothing was changed"):
         apply_changes(store, [
             FileChange("feedback_testing.md", original["feedback_testing.md"], b"one\n"),
             FileChange("MEMORY.md", original["MEMORY.md"], b"two\n"),
@@ -254,7 +254,7 @@ def test_when_even_the_rollback_fails_the_next_command_puts_the_files_back(store
 
     monkeypatch.setattr(swap.os, "link", failing_link)
     monkeypatch.setattr(swap.os, "replace", failing_replace)
-    with pytest.raises(WriteRefused, match="could not be put back yet; the next memtui command"):
+    with pytest.raises(WriteRefused, match="could not be put back yet \\(the next memtui command puts it back\\)"):
         apply_changes(store, [
             FileChange("feedback_testing.md", original["feedback_testing.md"], b"one\n"),
             FileChange("MEMORY.md", original["MEMORY.md"], b"two\n"),

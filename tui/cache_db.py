@@ -1,4 +1,5 @@
-"""What memtui's SQLite caches share: opening one in WAL mode while other memtuis open it."""
+"""What memtui's SQLite caches share: opening one in WAL mode while other memtuis open it,
+and what is said when a damaged one is replaced."""
 
 from __future__ import annotations
 
@@ -20,3 +21,9 @@ def write_ahead_log(db: sqlite3.Connection, wait_seconds: float) -> None:
             if "locked" not in str(error) or time.monotonic() > deadline:
                 raise
             time.sleep(0.005)
+
+
+def damaged_cache(path) -> str:
+    """The sentence for a damaged cache file memtui replaced."""
+    return (f"memtui's cache {path} was damaged; it was replaced by a new one (a cache holds "
+            "nothing that is not on disk elsewhere).")

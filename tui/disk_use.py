@@ -13,6 +13,11 @@ import os
 from pathlib import Path
 
 from tui import xdg
+from tui.walk import MAX_DEPTH
+
+# The deepest folder memtui writes: a copy of a store's deepest memory, in
+# backups/<store key>/<change>/kept/.
+_DEEPEST = MAX_DEPTH + 3
 
 
 def kind_dirs() -> dict[str, Path]:
@@ -43,16 +48,16 @@ def tree_bytes(path: Path) -> int:
     total = file_bytes(top)
     if not os.path.isdir(path) or os.path.islink(path):
         return total
-    pending = [str(path)]
+    pending = [(str(path), 0)]
     while pending:
-        folder = pending.pop()
+        folder, depth = pending.pop()
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     try:
                         total += file_bytes(entry.stat(follow_symlinks=False))
-                        if entry.is_dir(follow_symlinks=False):
-                            pending.append(entry.path)
+                        if entry.is_dir(follow_symlinks=False) and depth < _DEEPEST:
+                            pending.append((entry.path, depth + 1))
                     except OSError:
                         continue
         except OSError:

@@ -4,11 +4,16 @@
 (`on(name, callback)`) to act at that exact moment, for example an outside writer landing
 between memtui's check and its replace. `MEMTUI_FAILPOINT=name` or `name:N` makes the
 process kill itself with SIGKILL the first (or Nth) time it gets there: a crash at a chosen
-moment, for the crash-recovery tests and `scripts/torture_writes.py`.
+moment, for the crash-recovery tests and `scripts/torture_writes.py`. `name:ENOSPC` or
+`name:N:EROFS` (any errno name) raises that OSError there instead, naming the point's
+detail as its path: a full disk or a read-only folder at a chosen moment, for
+`scripts/torture_faults.py`. `io.write` is reached before each file memtui writes of its
+own (staged files, intent records, the undo log, archive copies), its path the detail.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 from collections.abc import Callable
@@ -32,9 +37,16 @@ def reached(name: str, detail: str = "") -> None:
     wanted = os.environ.get("MEMTUI_FAILPOINT")
     if not wanted:
         return
-    point, _, nth = wanted.partition(":")
+    point, *options = wanted.split(":")
     if point != name:
         return
+    nth = next((int(option) for option in options if option.isdigit()), 1)
+    error = next((option for option in options if not option.isdigit()), None)
     _counts[name] = _counts.get(name, 0) + 1
-    if _counts[name] >= (int(nth) if nth.isdigit() else 1):
+    if _counts[name] < nth:
+        return
+    if error is None:
         os.kill(os.getpid(), signal.SIGKILL)
+    if _counts[name] == nth:  # the Nth time only, as a disk that fails once
+        code = getattr(errno, error)
+        raise OSError(code, os.strerror(code), detail or None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,10 +111,73 @@ def _text(data: bytes | None) -> list[str]:
 def unified(file: str, before: bytes | None, after: bytes | None) -> str:
     old = f"a/{file}" if before is not None else "/dev/null"
     new = f"b/{file}" if after is not None else "/dev/null"
+    skipped, before, after = _differing_lines(before, after)
+    diff = difflib.unified_diff(_text(before), _text(after), old, new)
     return "".join(
+        _moved(line, skipped) if line.startswith("@@ ") else
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-        for line in difflib.unified_diff(_text(before), _text(after), old, new)
+        for line in diff
     )
+
+
+# Lines kept around the change: difflib shows three of context, and may align a change
+# a few lines away from where the bytes first differ (which of two equal lines went).
+CONTEXT = 20
+
+
+def _differing_lines(before: bytes | None, after: bytes | None
+                     ) -> tuple[int, bytes | None, bytes | None]:
+    """(lines skipped, before, after) with the lines both begin and end with left out but
+    for the context around the change: a line added to a 200 MB index is diffed as a few
+    lines, not as two 200 MB texts."""
+    if before is None or after is None or len(before) + len(after) < 1 << 20:
+        return 0, before, after
+    with memoryview(before) as one, memoryview(after) as other:
+        start = _common_prefix(one, other)
+        end = _common_suffix(one[start:], other[start:])
+    start = before.rfind(b"\n", 0, start) + 1
+    for _ in range(CONTEXT):  # back to the start of the context lines before the change
+        start = before.rfind(b"\n", 0, max(start - 1, 0)) + 1
+    stop_before, stop_after = len(before) - end, len(after) - end
+    for _ in range(CONTEXT + 1):  # on past the end of the context lines after it
+        stop_before = _next_line(before, stop_before)
+        stop_after = _next_line(after, stop_after)
+    return before.count(b"\n", 0, start), before[start:stop_before], after[start:stop_after]
+
+
+def _next_line(data: bytes, position: int) -> int:
+    found = data.find(b"\n", position)
+    return len(data) if found < 0 else found + 1
+
+
+def _common_prefix(one: memoryview, other: memoryview, step: int = 1 << 16) -> int:
+    """How many leading bytes the two have in common, compared a block at a time."""
+    length = min(len(one), len(other))
+    start = 0
+    while start + step <= length and one[start:start + step] == other[start:start + step]:
+        start += step
+    end = min(start + step, length)
+    return next((index for index in range(start, end) if one[index] != other[index]), end)
+
+
+def _common_suffix(one: memoryview, other: memoryview, step: int = 1 << 16) -> int:
+    """How many trailing bytes the two have in common."""
+    length = min(len(one), len(other))
+    done = 0
+    while done + step <= length and (one[len(one) - done - step:len(one) - done]
+                                     == other[len(other) - done - step:len(other) - done]):
+        done += step
+    for offset in range(done, min(done + step, length)):
+        if one[len(one) - offset - 1] != other[len(other) - offset - 1]:
+            return offset
+    return min(done + step, length)
+
+
+def _moved(header: str, skipped: int) -> str:
+    """A hunk header with the lines left out before it counted back in."""
+    if not skipped:
+        return header
+    return re.sub(r"([-+])(\d+)", lambda m: f"{m[1]}{int(m[2]) + skipped}", header, count=2)
 
 
 def build_changeset(originals: dict[str, bytes], staged: dict[str, bytes],

@@ -158,7 +158,7 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
         _roll_back(lease)
     except Exception as error:  # whatever it was, the run ends in one sentence
         progress.fail_running(FAILED)
-        result.error = unexpected_error(error)
+        result.error = unexpected_error(error, staging and staging.root, store)
         progress.say("error", result.error)
         _roll_back(lease)
     except BaseException:

@@ -185,7 +185,7 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
         result.error = str(error)
     except Exception as error:  # whatever it was, the run ends in one sentence
         progress.fail_running(FAILED)
-        result.error = unexpected_error(error)
+        result.error = unexpected_error(error, staging and staging.root, store)
         progress.say("error", result.error)
     finally:
         if staging is not None:

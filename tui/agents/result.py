@@ -52,8 +52,18 @@ class RunResult:
         }
 
 
-def unexpected_error(error: Exception) -> str:
-    """One sentence for an error no part of the run expected."""
+def unexpected_error(error: Exception, copy: Path | None = None, store: Path | None = None) -> str:
+    """One sentence for an error no part of the run expected (a file-system error: its
+    path, the problem and what to do; a path in the run's `copy` of `store` says which
+    store file it copies)."""
+    if isinstance(error, OSError):
+        from tui.disk_errors import failed_path, sentence
+
+        path = failed_path(error) or ""
+        shown = None
+        if copy is not None and store is not None and Path(path).is_relative_to(copy):
+            shown = f"{path} (the run's copy of {store / Path(path).relative_to(copy)})"
+        return sentence(error, "The run stopped", "nothing was applied", shown)
     detail = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
     return (f"The run stopped on an unexpected error ({type(error).__name__}"
             f"{': ' + detail if detail else ''}); nothing was applied.")

@@ -14,6 +14,7 @@ with a note saying so, since memtui never writes through links.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -28,6 +29,7 @@ from tui.claude.files import not_text
 from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME, LOCK_NAME
 from tui.memory.intents import remove_abandoned_run_copies, run_copy_dir
+from tui.walk import walk
 
 READ_LIMIT = 40_000  # characters returned by one read
 GREP_MATCHES = 20
@@ -49,6 +51,10 @@ class LimitReached(Exception):
     """The run hit one of its caps; the message is one sentence for the model and the user."""
 
 
+# Errors of writing the copy (not of reading the store): the run stops with one sentence.
+_COPY_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+
+
 @dataclass
 class Staging:
     """A temporary copy of `store`; `deleted` records files the model removed, `links`
@@ -68,7 +74,11 @@ class Staging:
         root.mkdir()
         staging = cls(store, root)
         if store.is_dir():
-            staging._copy_regular_files()
+            try:
+                staging._copy_regular_files()
+            except BaseException:
+                staging.discard()
+                raise
         staging.originals = {name: (root / name).read_bytes() for name in staging.markdown()}
         for name, data in staging.originals.items():
             reason = not_text(data)
@@ -78,7 +88,7 @@ class Staging:
 
     def _copy_regular_files(self) -> None:
         real_store = os.path.realpath(self.store)
-        for folder, dirs, files in os.walk(self.store):
+        for folder, dirs, files in walk(self.store):
             relative_folder = Path(folder).relative_to(self.store)
             for name in list(dirs):
                 if os.path.islink(os.path.join(folder, name)):
@@ -100,13 +110,16 @@ class Staging:
                     continue  # a FIFO, socket or device is never opened
                 try:
                     shutil.copy2(source, self.root / relative, follow_symlinks=True)
-                except OSError:
-                    continue
+                except OSError as error:
+                    if error.errno in _COPY_FAILED:  # a full temp disk: no copy to run on
+                        raise OSError(error.errno, error.strerror,
+                                      str(self.root / relative)) from error
+                    continue  # unreadable in the store: the run does without it
 
     def markdown(self) -> list[str]:
         """Every .md file in the copy, store-relative."""
         found = []
-        for folder, _dirs, files in os.walk(self.root):
+        for folder, _dirs, files in walk(self.root):
             for file in files:
                 if file.endswith(".md"):
                     found.append(self.relative(Path(folder) / file))
@@ -303,7 +316,7 @@ class Toolbox:
 
     def list_files(self, _: dict) -> ToolResult:
         rows = []
-        for folder, _dirs, files in sorted(os.walk(self.staging.root)):
+        for folder, _dirs, files in sorted(walk(self.staging.root)):
             for file in sorted(files):
                 path = Path(folder) / file
                 if file == LOCK_NAME:

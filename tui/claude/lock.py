@@ -1,7 +1,10 @@
 """The `.consolidate-lock` in a memory dir.
 
 Its mtime is "last consolidated at"; its body is the holder's PID. It is held while the
-file is younger than 60 minutes and that PID is alive.
+file is younger than 60 minutes and that PID is alive. Two cases Claude Code counts as held
+are not: a lock dated more than those 60 minutes in the future (a clock that was wrong:
+it would be held until that date), and a PID whose process started after the lock was
+written (the holder died and its PID went to another process, which cannot be it).
 
 memtui takes it as Claude Code does, with two guarantees more: it never writes through a
 link or into anything but a regular file, and before writing its PID it records the lock
@@ -28,6 +31,11 @@ _PID_DIGITS = 10  # a PID is at most this long; a longer body is no PID
 HOLD_SECONDS = 60 * 60
 
 
+# A process that started this much after the lock's mtime is surely not its holder: the
+# boot time a start time is counted from, and a file's mtime, are each rounded.
+START_SLACK = 2.0
+
+
 def pid_alive(pid: int) -> bool:
     if pid <= 0:
         return False
@@ -40,6 +48,30 @@ def pid_alive(pid: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def holder_alive(pid: int, written: float) -> bool:
+    """Whether process `pid` is alive and may have written a lock at `written`: one that
+    started after that moment reused the PID of a holder that is gone."""
+    if not pid_alive(pid):
+        return False
+    started = process_start(pid)
+    return started is None or started <= written + START_SLACK
+
+
+def process_start(pid: int) -> float | None:
+    """When a process started (seconds since the epoch), from /proc; None where there is
+    no /proc to say (macOS) or the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as source:
+            stat_line = source.read()
+        with open("/proc/stat", "rb") as source:
+            boot = next(int(line.split()[1]) for line in source if line.startswith(b"btime "))
+        # Field 22, counted after the command name, which may hold spaces and parentheses.
+        ticks = int(stat_line[stat_line.rindex(b")") + 2:].split()[19])
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 @dataclass(frozen=True)
@@ -59,7 +91,8 @@ class LockState:
         if not self.exists or self.mtime is None or self.pid is None:
             return False
         now = time.time() if now is None else now
-        return now - self.mtime < HOLD_SECONDS and pid_alive(self.pid)
+        return (abs(now - self.mtime) < HOLD_SECONDS
+                and holder_alive(self.pid, self.mtime))
 
 
 def read_lock(memory_dir: Path) -> LockState:

@@ -16,8 +16,8 @@ import os
 from collections.abc import Iterator
 
 from tui.claude.paths import INDEX_NAME
+from tui.walk import MAX_DEPTH
 
-MAX_DEPTH = 32
 SKIPPED_FOLDERS = frozenset({".git"})
 LOG_FOLDERS = ("logs", "sessions")
 TEAM_FOLDER = "team"

@@ -165,11 +165,37 @@ def main(argv: Sequence[str] | None = None) -> int:
             recover_interrupted()
             return args.run(args)
     except UsageError as error:  # said outside `visible_output`: made visible here
-        from tui.visible import visible
-
-        print(f"memtui: {visible(str(error))}", file=sys.stderr)
-        return 2
+        return _said(str(error))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as error:  # a full disk, a read-only folder, a file in a folder's place
+        from tui.disk_errors import sentence
+
+        return _said(sentence(error))
+    except Exception as error:
+        from tui.memory.refusals import WriteRefused
+
+        if isinstance(error, WriteRefused):  # a write that did not happen, in one sentence
+            return _said(str(error))
+        raise
+    finally:
+        _say_notices()
+
+
+def _said(sentence: str) -> int:
+    """One sentence on stderr, made visible; exit 2."""
+    from tui.visible import visible
+
+    print(f"memtui: {visible(sentence)}", file=sys.stderr)
+    return 2
+
+
+def _say_notices() -> None:
+    """What the core repaired of memtui's own files on the way, one line each."""
+    from tui import notices
+    from tui.visible import visible
+
+    for sentence in notices.take():
+        print(f"memtui: {visible(sentence)}", file=sys.stderr)

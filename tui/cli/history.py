@@ -64,10 +64,8 @@ def _file_in_store(name: str) -> tuple[Path, str]:
 
 @contextmanager
 def _journal_errors(store: Path):
-    """A journal that cannot be read or written is one sentence (exit 2), not a traceback;
-    one found unreadable on opening, moved aside and started again, is said on stderr."""
-    journal = sys.modules.get("tui.history.journal")
-    earlier = len(journal.MOVED_ASIDE) if journal else 0  # moved before this command began
+    """A journal that cannot be read or written is one sentence (exit 2), not a traceback
+    (a damaged one is moved aside and started again on the way: `use_journal`)."""
     try:
         yield
     except Exception as error:
@@ -80,12 +78,6 @@ def _journal_errors(store: Path):
                         or gitdb and isinstance(error, gitdb.ODBError)):
             raise UsageError(journal.damaged(store, error)) from None
         raise
-    finally:
-        journal = sys.modules.get("tui.history.journal")
-        while journal and len(journal.MOVED_ASIDE) > earlier:
-            moved, to = journal.MOVED_ASIDE.pop(earlier)
-            print(f"memtui: the journal of {moved} could not be read; it was moved aside to {to} "
-                  "and a new one started.", file=sys.stderr)
 
 
 def _local(stamp: float) -> str:
@@ -159,13 +151,15 @@ def cmd_history(args: argparse.Namespace) -> int:
         return _backfill(args)
     if args.target is not None:
         raise UsageError("`memtui history FILE` takes one file; did you mean `history backfill TARGET`?")
-    from tui.history.journal import Journal
+    from tui.history.journal import use_journal
+
+    def versions_of(journal) -> list:
+        journal.snapshot("changes found by memtui history", source="external")
+        return journal.versions(file)
 
     store, file = _file_in_store(args.file)
     with _journal_errors(store):
-        journal = Journal(store)
-        journal.snapshot("changes found by memtui history", source="external")
-        versions = journal.versions(file)
+        versions = use_journal(store, versions_of)
     if args.json:
         print_json([
             {"rev": v.rev, "branch": v.ref, "time": v.time, "source": v.source,
@@ -190,14 +184,13 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 def _backfill(args: argparse.Namespace) -> int:
     from tui.history.backfill import backfill
-    from tui.history.journal import Journal
+    from tui.history.journal import use_journal
     from tui.history.writes_log import store_events
 
     store = _existing_store(args, args.target)
     events = store_events(store, config_home_of(args), env_of(args))
     with _journal_errors(store):
-        journal = Journal(store)
-        result = backfill(journal, events)
+        journal, result = use_journal(store, lambda journal: (journal, backfill(journal, events)))
     files = len({e.file for e in events if e.kind != "saved"})
     if args.json:
         print_json({"store": str(store), "journal": str(journal.path), "versions": result.planned,
@@ -244,13 +237,15 @@ def _current(store: Path, file: str) -> bytes | None:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    from tui.history.journal import Journal
+    from tui.history.journal import use_journal
+
+    def version_of(journal) -> tuple[str, bytes | None]:
+        rev = journal.resolve(args.version)
+        return rev, journal.read(rev, file)
 
     store, file = _file_in_store(args.file)
     with _journal_errors(store):
-        journal = Journal(store)
-        rev = journal.resolve(args.version)
-        wanted = journal.read(rev, file)
+        rev, wanted = use_journal(store, version_of)
     if wanted is None:
         raise UsageError(f"{file} does not exist in version {args.version}; nothing to restore.")
     current = _current(store, file)
@@ -398,6 +393,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
     from tui.memory.writes import WriteRefused, history, redone_phrase, undone_phrase
 
     store = _existing_store(args, args.target)
+    _tell_damaged_log(store)
     if args.list:
         records = history(store)
         if args.json:
@@ -432,6 +428,16 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
 LOCK_CHANGES = {"set": "set .consolidate-lock (the last dream's time)",
                 "restored": "put .consolidate-lock back"}
+
+
+def _tell_damaged_log(store: Path) -> None:
+    """Lines of the undo log that cannot be read are skipped; the user hears of it."""
+    from tui import notices
+    from tui.memory.undo_log import damage_note
+
+    note = damage_note(store)
+    if note:
+        notices.tell(note)
 
 
 def _nothing_to_undo(store: Path) -> str:

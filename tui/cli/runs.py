@@ -100,7 +100,7 @@ class _Printer:
                       file=sys.stderr)
         elif isinstance(event, LogLine) and event.kind in (
             "model", "tool", "refused", "retry", "warning"
-        ):  # not "error": the run's error is the summary's first line, said once
+        ):  # not "error": a run that failed says its error once, as its `memtui:` sentence
             print(f"    {event.kind}: {event.text}", file=sys.stderr)
         elif isinstance(event, LogLine) and event.kind == "info" and event.phase == "Read":
             print(f"    {event.text}", file=sys.stderr)  # what an extraction reads
@@ -144,9 +144,22 @@ def _run_once(args: argparse.Namespace, start) -> tuple[int, object, bool]:
     if result.status == SKIPPED:
         return 0, result, False
     if result.status != SUCCEEDED:
-        return 1, result, False
+        print(f"memtui: {result.kind}: {result.error}", file=sys.stderr)
+        return 2, result, False
+    if outcome is not None and outcome.refused and not (outcome.applied or outcome.record_ids):
+        print(f"memtui: {_nothing_applied(outcome.refused)}", file=sys.stderr)
+        return 2, result, False
     counted = apply and (outcome is None or bool(outcome.applied))
     return (1 if outcome and outcome.refused else 0), result, counted
+
+
+def _nothing_applied(refused: tuple[tuple[str, str], ...]) -> str:
+    """One sentence for a change set of which no file could be written."""
+    reasons = list(dict.fromkeys(reason for _, reason in refused))
+    if len(reasons) == 1:
+        return reasons[0]  # one reason for every file: the change set was refused whole
+    file, reason = refused[0]
+    return f"Nothing was applied: {len(refused)} files were refused, {file} first: {reason}"
 
 
 def _print_changeset(result) -> None:
@@ -160,8 +173,6 @@ def _print_changeset(result) -> None:
 
 def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
     out = sys.stdout
-    if result.error:
-        print(f"{result.kind}: {result.error}", file=out)
     if result.gates:
         gates = result.gates
         hours = "never" if gates["hours_since"] is None else f"{gates['hours_since']} h ago"
@@ -191,11 +202,9 @@ def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
         print("Nothing to change. As Claude Code counts a dream that changed nothing, this one "
               "counts as a consolidation: .consolidate-lock holds its start time now (the last "
               f"dream); undo with `{undo_command(changeset.store)}`.", file=out)
-    elif changeset.empty:
+    elif changeset.empty:  # a refusal to record it is said on stderr
         print("Nothing to change.", file=out)
-        for file, reason in outcome.refused if outcome else ():
-            print(f"Refused {file}: {reason}", file=out)
-    elif outcome is not None:
+    elif outcome is not None and outcome.applied:
         print(f"Applied {len(outcome.applied)} file(s); undo with "
               f"`{undo_command(result.changeset.store)}`.", file=out)
         for file, reason in outcome.refused:

@@ -304,10 +304,11 @@ def _may_need_tidying(store: Path) -> bool:
     it, or a memtui temp file in it. A listing and a walk, so that the recovery code (~7 ms
     of imports) loads only when there is something."""
     from tui import xdg
+    from tui.walk import walk
 
     if os.path.lexists(xdg.intents_dir(store)):
         return True
-    for _, folders, names in os.walk(store):
+    for _, folders, names in walk(store):
         folders[:] = [name for name in folders if not name.startswith(".git")]
         if any(map(xdg.is_temp_name, names)):
             return True

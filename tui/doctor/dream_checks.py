@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tui.agents.gates import MIN_HOURS, MIN_SESSIONS, compute_gates
-from tui.claude.lock import HOLD_SECONDS, pid_alive, read_lock
+from tui.claude.lock import HOLD_SECONDS, holder_alive, pid_alive, read_lock
 from tui.claude.paths import LOCK_NAME
 from tui.doctor.context import DoctorContext
 from tui.doctor.report import FAIL, OK, SKIP, WARN, Check
@@ -138,6 +138,15 @@ def check_dream_lock(ctx: DoctorContext) -> Check:
     if lock.pid is None:
         return Check("dream_lock", OK, f"{path}: last consolidation {when}; no holder.")
     alive = pid_alive(lock.pid)
+    if age < HOLD_SECONDS and alive and not holder_alive(lock.pid, lock.mtime or 0):
+        return Check("dream_lock", WARN,
+                     f"{path} ({when}) names process {lock.pid}, which started after the lock "
+                     "was written, so it is not the holder: the dream that took the lock died "
+                     "and its process id went to another program. memtui takes the lock as "
+                     "free; Claude Code waits until "
+                     f"{stamp((lock.mtime or 0) + HOLD_SECONDS)} for it.",
+                     f"rm {path} (re-arms the dream for the next session), or memtui dream "
+                     f"{_target(ctx)}")
     if age < HOLD_SECONDS and alive:
         return Check("dream_lock", OK,
                      f"A dream holds {path}: process {lock.pid} (running) took it {minutes:.0f} "

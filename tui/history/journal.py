@@ -10,7 +10,10 @@ or what changed it:
 
 `main` holds snapshots of the store as memtui found it; `backfill` holds the history
 rebuilt from transcripts (see `backfill.py`). A journal that is missing or broken is moved
-aside and started again: the store itself is never touched here.
+aside and started again from the store as it is now, with one sentence for the user
+(`notices`): broken when opening it fails, or when git cannot read what it should hold (an
+object lost, a pack cut short), which `use_journal` finds out on the way. The store
+itself is never touched here.
 
 Writers hold the store's memtui lock (`store_lock`), so two processes never append to one
 branch at once; a new journal is built under a temporary name and renamed into place, so
@@ -26,39 +29,60 @@ import secrets
 import shutil
 import subprocess
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui import failpoints, notices
 from tui.claude.paths import LOCK_NAME
 from tui.memory.store_lock import store_lock
+from tui.walk import walk
 from tui.xdg import is_temp_name, journal_dir
 
 MAIN = "main"
 BACKFILL = "backfill"
 SOURCE = "Memtui-Source"
-# (store, where its unreadable journal went) for each journal this process moved aside,
-# until a command has told the user.
-MOVED_ASIDE: list[tuple[Path, Path]] = []
-# Our own temp files and Claude Code's lock are not memories; their churn is noise.
+
+TYPE_CHECKING = False  # importing typing costs 2 ms of a command's start
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 
 class JournalError(Exception):
     """The journal could not be written; the message is one sentence for the user."""
 
 
+class JournalDamaged(JournalError):
+    """git cannot read what the journal should hold (a lost object, a corrupt pack)."""
+
+
+def detail_of(error: Exception) -> str:
+    """The line of git's error that says what it could not read (not the command)."""
+    said = str(getattr(error, "stderr", "") or error).strip()
+    said = said.removeprefix("stderr:").strip().strip("'").strip()
+    return said.splitlines()[-1] if said else type(error).__name__
+
+
 def damaged(store: Path, error: Exception) -> str:
     """One sentence for a journal git cannot read past its branch tips (which is all that
     opening one checks): a lost object, a corrupt pack."""
-    import shlex
+    return f"The journal of {store} is damaged ({detail_of(error)})."
 
-    path = journal_dir(store)
-    said = str(getattr(error, "stderr", "") or error).strip()
-    said = said.removeprefix("stderr:").strip().strip("'").strip()
-    detail = said.splitlines()[-1] if said else type(error).__name__
-    quoted = shlex.quote(str(path))
-    return (f"The journal of {store} is damaged ({detail}); move it aside "
-            f"(mv {quoted} {quoted}.broken) and memtui starts a new one.")
+
+def use_journal(store: Path, use: Callable[[Journal], T]) -> T:
+    """`use(journal)`; when it fails because git cannot read the journal (checked with
+    `git fsck`), the journal is moved aside and started again from the store as it is
+    now, with one sentence (`notices`), and `use` runs once more on the new one."""
+    journal = Journal(store)
+    try:
+        return use(journal)
+    except Exception as error:
+        if not journal.is_damaged_by(error):
+            raise
+        journal.start_again(detail_of(error))
+    return use(journal)
 
 
 @dataclass(frozen=True)
@@ -117,7 +141,7 @@ def scan_store(store: Path) -> StoreContents | None:
             relative = Path(path).relative_to(store).as_posix()
             unreadable["" if relative == "." else relative] = error.strerror or str(error)
 
-    for folder, dirs, names in os.walk(store, onerror=lambda e: cannot_read(e.filename, e)):
+    for folder, dirs, names in walk(store, onerror=lambda e: cannot_read(e.filename, e)):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".git"))
         for name in names:
             if name == LOCK_NAME or is_temp_name(name):
@@ -195,7 +219,6 @@ class Journal:
     def __init__(self, store: Path, path: Path | None = None):
         self.store = Path(store)
         self.path = path or journal_dir(self.store)
-        self.recreated_from: Path | None = None
         self.unreadable: dict[str, str] = {}  # as the last snapshot found it
         self.repo = self._open()
 
@@ -212,9 +235,8 @@ class Journal:
                 repo = self._readable()
                 if repo is not None:
                     return repo
-                self._move_aside()
+                self._move_aside("git cannot open it")
         return self._create(git)
-
     def _readable(self):
         import git
 
@@ -250,7 +272,7 @@ class Journal:
         for ref in refs:
             repo.git.rev_parse("--verify", "--quiet", f"{ref}^{{tree}}")
 
-    def _move_aside(self) -> None:
+    def _move_aside(self, why: str) -> None:
         stamp = time.strftime("%Y%m%dT%H%M%S")
         broken = self.path.with_name(f"{self.path.name}.broken-{stamp}")
         count = 1
@@ -258,8 +280,35 @@ class Journal:
             count += 1
             broken = self.path.with_name(f"{self.path.name}.broken-{stamp}-{count}")
         os.replace(self.path, broken)
-        self.recreated_from = broken
-        MOVED_ASIDE.append((self.store, broken))
+        notices.tell(f"The journal of {self.store} was damaged ({why}); it was moved aside to "
+                     f"{broken} and a new one started from the store as it is now.")
+
+    def is_damaged_by(self, error: Exception) -> bool:
+        """Whether `error` comes from git failing to read the journal: a damage error, or
+        any other git error (or a write git refused) while `git fsck` finds it damaged."""
+        if isinstance(error, JournalDamaged):
+            return True
+        import git
+        from gitdb.exc import ODBError
+
+        if not isinstance(error, (JournalError, git.GitError, ODBError, ValueError)):
+            return False
+        check = subprocess.run(
+            ["git", "fsck", "--connectivity-only", "--no-dangling", "--no-progress"],
+            env={**os.environ, "GIT_DIR": str(self.path)}, capture_output=True,
+        )
+        return check.returncode != 0
+
+    def start_again(self, why: str) -> None:
+        """Move this journal aside and start a new one holding the store as it is now."""
+        import git
+
+        with store_lock(self.store):
+            if self.path.exists():
+                self._move_aside(why)
+            self.repo = self._create(git)
+            self.snapshot("the store as it was when its damaged journal was started again",
+                          source="external")
 
     # --- reading --------------------------------------------------------------------------
 
@@ -292,7 +341,7 @@ class Journal:
         except KeyError:
             return None
         except ValueError as error:  # GitPython's word for an object git cannot find
-            raise JournalError(damaged(self.store, error)) from None
+            raise JournalDamaged(damaged(self.store, error)) from None
 
     def resolve(self, rev: str) -> str:
         """A full commit id for a (possibly short) revision; JournalError if there is none."""
@@ -349,7 +398,7 @@ class Journal:
         try:
             return self.repo.odb.stream(bytes.fromhex(blob_id)).read()
         except ValueError as error:
-            raise JournalError(damaged(self.store, error)) from None
+            raise JournalDamaged(damaged(self.store, error)) from None
 
     def versions(self, file: str) -> list[Version]:
         """Every commit on either branch that touched `file`, newest first."""
@@ -398,6 +447,7 @@ class Journal:
 
     def _import(self, ref: str, stream: list[bytes], force: bool) -> str | None:
         # Every write becomes one pack (never a spray of loose files); _tidy merges them.
+        failpoints.reached("io.write", str(self.path))
         args = ["git", "-c", "fastimport.unpackLimit=1", "fast-import", "--quiet", "--done"]
         if force:
             args.append("--force")
@@ -407,10 +457,9 @@ class Journal:
         if result.returncode != 0 and self._clear_stale_locks():
             result = subprocess.run(args, input=b"".join(stream), env=env, capture_output=True)
         if result.returncode != 0:
-            reason = result.stderr.decode(errors="replace").strip().splitlines()
-            raise JournalError(
-                f"Writing the journal at {self.path} failed ({reason[-1] if reason else 'git error'})."
-            )
+            said = result.stderr.decode(errors="replace").strip().splitlines()
+            raise JournalError(f"Writing the journal at {self.path} failed "
+                               f"({said[-1] if said else _stopped(result.returncode)}).")
         self._tidy(env)
         return self.head(ref)
 
@@ -419,7 +468,7 @@ class Journal:
         `packed-refs.lock`), which would fail every later write; called holding the store's
         lock, which every journal writer holds, so any found is stale. Whether any was."""
         stale = [self.path / "packed-refs.lock", self.path / "HEAD.lock"]
-        for folder, _dirs, names in os.walk(self.path / "refs"):
+        for folder, _dirs, names in walk(self.path / "refs"):
             stale += [Path(folder, name) for name in names if name.endswith(".lock")]
         removed = False
         for path in stale:
@@ -492,6 +541,17 @@ class Journal:
         full = message_with_trailers(message, {SOURCE: source, **(trailers or {})})
         commit = Commit(full, time.time() if when is None else when, files)
         return self.write(MAIN, [commit], parent=parent)
+
+
+def _stopped(code: int) -> str:
+    """Why git ended with `code` and said nothing."""
+    import signal
+
+    if code == -signal.SIGXFSZ:
+        return "git went past this process's file-size limit (ulimit -f)"
+    if code < 0:
+        return f"git was stopped by {signal.Signals(-code).name}"
+    return f"git exited with {code}"
 
 
 def changed_files(journal: Journal, older: str | None, newer: str) -> list[str]:

@@ -30,12 +30,15 @@ def all_lost_updates(store: Path, events: Iterable[MemoryEvent]) -> list[LostUpd
     version the transcripts name no writer for is memtui's when the journal says so."""
     found = lost_updates_in_events(events)
     if journal_dir(store).exists():  # opening a journal would create one: only read it
-        from tui.history.journal import Journal  # git and its helpers: ~12 ms to import
+        from tui.history.journal import use_journal  # git and its helpers: ~12 ms to import
 
-        history = JournalHistory(Journal(store))
-        found = [history.name_memtui(update) for update in found]
-        found += [update for update in history.lost_updates()
-                  if not any(_same_write(update, seen) for seen in found)]
+        def with_journal(journal) -> list[LostUpdate]:
+            history = JournalHistory(journal)
+            named = [history.name_memtui(update) for update in found]
+            return named + [update for update in history.lost_updates()
+                            if not any(_same_write(update, seen) for seen in named)]
+
+        found = use_journal(store, with_journal)
     return found
 
 
@@ -86,14 +89,26 @@ def record_external(store: Path) -> None:
 
 def _snapshot(store: Path, message: str, source: str) -> None:
     """Commit the store to its journal; a journal that cannot be written never blocks a
-    write (the safe write keeps its own backups), so its error is dropped here."""
-    from tui.history.journal import Journal, JournalError
+    write (the safe write keeps its own backups), so its error is only said (once)."""
+    from git import GitError
+
+    from tui import notices
+    from tui.disk_errors import sentence
+    from tui.history.journal import JournalError, damaged, use_journal
     from tui.memory.refusals import WriteRefused
 
     try:
-        Journal(store).snapshot(message, source=source)
-    except (JournalError, OSError, WriteRefused):  # WriteRefused: another memtui holds it
-        pass
+        use_journal(store, lambda journal: journal.snapshot(message, source=source))
+    except WriteRefused:
+        pass  # another memtui holds the store: its own snapshots catch this change
+    except OSError as error:
+        notices.tell(sentence(error, "Writing the journal failed",
+                              "the journal missed a version (the undo log has it)"))
+    except JournalError as error:
+        notices.tell(f"{str(error).rstrip('.')}; the undo log still holds memtui's changes.")
+    except GitError as error:
+        notices.tell(f"{damaged(store, error).rstrip('.')}; the undo log still holds memtui's "
+                     "changes.")
 
 
 def apply_journalled(store: Path, changes, label: str, **options):

@@ -21,8 +21,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tui import xdg
-from tui.cache_db import write_ahead_log
+from tui import notices, xdg
+from tui.cache_db import damaged_cache, write_ahead_log
 from tui.claude.files import is_gone, open_binary
 from tui.claude.line_search import needle_starts, search_lines
 from tui.claude.transcripts import read_memory_dir_lines
@@ -72,6 +72,7 @@ class ScanCache:
             # A cache is throw-away: a damaged one is replaced, never repaired.
             self.db.close()
             self.path.unlink(missing_ok=True)
+            notices.tell(damaged_cache(self.path))
             self.db = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
             self._prepare()
         return self.db

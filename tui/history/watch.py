@@ -18,8 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.history.journal import Journal, JournalError, changed_files, damaged
+from tui.history.journal import Journal, JournalError, changed_files, damaged, detail_of
 from tui.memory.refusals import WriteRefused
+from tui.walk import MAX_DEPTH
 
 Signature = tuple[tuple[str, int, int], ...] | None
 MAX_DELAY = 2.0  # seconds between commits at most while a store keeps changing
@@ -40,17 +41,19 @@ def signature(store: Path) -> Signature:
     if not os.path.isdir(store):
         return None
     entries: list[tuple[str, int, int]] = []
-    folders = [os.fspath(store)]
+    folders = [(os.fspath(store), 0)]
     while folders:
+        folder, depth = folders.pop()
         try:
-            listing = os.scandir(folders.pop())
+            listing = os.scandir(folder)
         except OSError:
             continue  # gone, or unreadable (the snapshot says which)
         with listing:
             for entry in listing:
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        folders.append(entry.path)
+                        if depth < MAX_DEPTH:  # as deep as a snapshot reads
+                            folders.append((entry.path, depth + 1))
                     else:
                         info = entry.stat(follow_symlinks=False)
                         entries.append((entry.path, info.st_size, info.st_mtime_ns))
@@ -175,9 +178,12 @@ class StoreWatcher:
             self.journal = Journal(self.store)
         try:
             return self._snapshot(message, seen_at)
-        except (JournalError, git.GitError, OSError):
+        except (JournalError, git.GitError, OSError) as error:
             # The journal went away or broke under us: start it again and retry once.
-            self.journal = Journal(self.store)
+            if self.journal.is_damaged_by(error):
+                self.journal.start_again(detail_of(error))
+            else:
+                self.journal = Journal(self.store)
             return self._snapshot(message, seen_at)
 
     def _snapshot(self, message: str, seen_at: float) -> str | None:

@@ -26,10 +26,11 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-from tui import xdg
-from tui.cache_db import write_ahead_log
+from tui import notices, xdg
+from tui.cache_db import damaged_cache, write_ahead_log
 from tui.memory.finding import Finding
 from tui.memory.path_mentions import PathMention
+from tui.walk import MAX_DEPTH
 
 SETTLE_NS = 2_000_000_000
 BUSY_SECONDS = 1.0  # how long to wait for another memtui writing the cache; then go without
@@ -72,9 +73,9 @@ def fingerprint(store: Path) -> tuple[str, int] | None:
     """(digest of the store's listing, newest ctime in ns), or None when it must not be cached."""
     records: list[str] = []
     newest = 0
-    stack = [(str(store), "")]
+    stack = [(str(store), "", 0)]
     while stack:
-        folder, prefix = stack.pop()
+        folder, prefix, depth = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError:
@@ -86,8 +87,8 @@ def fingerprint(store: Path) -> tuple[str, int] | None:
                 return None
             if stat.S_ISLNK(info.st_mode):
                 return None
-            if stat.S_ISDIR(info.st_mode):
-                stack.append((entry.path, f"{prefix}{entry.name}/"))
+            if stat.S_ISDIR(info.st_mode) and depth < MAX_DEPTH:  # as deep as the audit reads
+                stack.append((entry.path, f"{prefix}{entry.name}/", depth + 1))
             newest = max(newest, info.st_ctime_ns)
             records.append(
                 f"{prefix}{entry.name}\0{info.st_mode}\0{info.st_ino}\0{info.st_size}"
@@ -146,6 +147,7 @@ class AuditCache:
         except sqlite3.DatabaseError:
             # A cache is throw-away: a damaged one is replaced, never repaired.
             self.path.unlink(missing_ok=True)
+            notices.tell(damaged_cache(self.path))
             return _connect(self.path)
 
     def settled(self, newest_change_ns: int) -> bool:

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from tui.claude.lines import split_lines
 from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME, utf16_len
+from tui.disk_use import human_bytes
 from tui.memory.frontmatter import BLOCK
 from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, parse_index
 from tui.memory.reach import TextLinks, loaded_roots, memory_links, reach
-from tui.memory.store import Memory, Store, same_file_names
+from tui.memory.store import Memory, Store, head_end, same_file_names
 from tui.memory.writes import FileChange, WriteRefused, archive_dir, read_bytes
 from tui.words import plural
 
@@ -110,6 +111,15 @@ class _Index:
     eol: str  # the ending new lines get
     trailing: bool  # end the file with a line ending
     names: Mapping[str, str]  # what `[[name]]` links resolve to
+    rest: int = 0  # where the bytes kept as they are begin (an index too big: see `store`)
+
+    def after(self, text: str) -> bytes:
+        """The file's bytes with `text` in place of its (edited) head."""
+        encoded = text.encode("utf-8")
+        if not self.rest or self.before is None:
+            return encoded
+        with memoryview(self.before) as view:
+            return encoded + view[self.rest:]
 
     @property
     def folder(self) -> str:
@@ -162,13 +172,20 @@ def _decode(file: str, data: bytes) -> str:
 
 
 def read_index(store: Store, file: str = INDEX_NAME) -> _Index:
-    """An index of the store as editable lines (empty when the file is not there)."""
+    """An index of the store as editable lines (empty when the file is not there). Of an
+    index too big to parse whole, its head only, as `load_store` reads it: the rest is
+    written back as it is."""
     data = read_bytes(store.path, file)
-    text = "" if data is None else _decode(file, data)
+    rest = 0 if data is None else head_end(data)
+    head = data
+    if rest:
+        with memoryview(data) as view:
+            head = bytes(view[:rest])
+    text = "" if head is None else _decode(file, head)
     crlf = text.count("\r\n")
     eol = "\r\n" if crlf > text.count("\n") - crlf else "\n"
     return _Index(file, data, text, _split(text), eol, text == "" or text.endswith("\n"),
-                  store.wiki_names)
+                  store.wiki_names, rest)
 
 
 def _memory(store: Store, file: str) -> Memory:
@@ -251,7 +268,10 @@ def _finish(
                    f"where Claude does not see {'it' if len(pushed) == 1 else 'them'}."]
     changes = list(other_changes)
     if new_text != index.text:
-        changes.append(FileChange(index.file, index.before, new_text.encode("utf-8")))
+        changes.append(FileChange(index.file, index.before, index.after(new_text)))
+        if index.rest:
+            summary = [*summary, f"{index.file} is too big to read whole: memtui edits its "
+                                 f"first {human_bytes(index.rest)} and keeps the rest as it is."]
     options = _room_options(store, after) if pushed else ()
     return Plan(label, tuple(changes), summary, tuple(pushed), options)
 

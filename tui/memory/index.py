@@ -12,7 +12,7 @@ import math
 import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import NamedTuple, overload
 from urllib.parse import unquote
@@ -448,6 +448,18 @@ def _parse(raw: str, names: Mapping[str, str] | None, folder: str) -> LoadedInde
         True, lines, chars, loaded, line_count(loaded) if loaded else 0,
         utf16_len(loaded), cut, warning, tuple(links), raw_lines,
     )
+
+
+def with_rest(head: LoadedIndex, lines: int, chars: int) -> LoadedIndex:
+    """The index parsed from its head, given the `lines` and UTF-16 `chars` that follow
+    the head (an index too big to parse whole, see `store`): its size, its cut and its
+    warning as for the whole file; its links, those of the head."""
+    lines, chars = head.lines + lines, head.chars + chars
+    over_lines, over_chars = lines > MAX_LINES, chars > MAX_CHARS
+    cut = "both" if over_lines and over_chars else "lines" if over_lines else (
+        "chars" if over_chars else None)
+    return replace(head, lines=lines, chars=chars, cut=cut,
+                   warning=warning_text(lines, chars, cut) if cut else None)
 
 
 def _markdown_text(raw: str, segments: list[tuple[int, int]]) -> str:

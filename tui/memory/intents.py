@@ -1,14 +1,18 @@
 """All-or-nothing change sets across crashes: an intent record first, recovery next time.
 
-Before the first file of a change set is touched, `<state dir>/intents/<store key>/<id>.json`
-lists every file with its old and new bytes. It is removed once the change is in the
-undo log. A process killed in between leaves it behind, and the next memtui command that
-opens the store (or starts at all, see `recover_pending`) rolls the change back under the
-store lock: files holding the new bytes get the old ones back, files moved aside return,
-staged temp files go. An outside write found there is kept, never overwritten.
+Before a change set touches anything, `<state dir>/intents/<store key>/<id>.json` says
+that it is under way and where its record starts in the undo log (`undo_log`), and the
+record (every file's old and new bytes) is appended to the log. Both are synced before
+the first file of the store changes. The intent is removed once every file is in place:
+that is the moment the change is made. A process killed before it leaves the intent
+behind, and the next memtui command that opens the store (or starts at all, see
+`recover_pending`) rolls the change back under the store lock: files holding the new
+bytes get the old ones back, files moved aside return, staged temp files go, and the
+record is cut from the log. An outside write found there is kept, never overwritten.
 
 Stray memtui temp files in a store (from a crash, or from memtui before intents existed)
 are tidied the same way, and store copies left in the temp dir by killed runs are removed.
+An intent record that cannot be read is moved aside, with one sentence.
 """
 
 from __future__ import annotations
@@ -18,11 +22,12 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+import time
 from pathlib import Path
 
 from tui import xdg
 from tui.claude.lock import LOCK_TEMP_SUFFIX
+from tui.memory import undo_log
 from tui.memory.store_lock import StoreBusy, store_lock
 from tui.memory.swap import (
     LEGACY_SUFFIX,
@@ -33,32 +38,46 @@ from tui.memory.swap import (
     temp_name,
     write_new_file,
 )
+from tui.walk import walk
 from tui.xdg import intents_dir
-
-
-def _encode(data: bytes | None) -> str | None:
-    return None if data is None else base64.b64encode(data).decode("ascii")
 
 
 def _decode(text: str | None) -> bytes | None:
     return None if text is None else base64.b64decode(text)
 
 
-def write_intent(store: Path, record_id: str, label: str,
-                 files: Iterable[tuple[str, bytes | None, bytes | None, float | None]]) -> Path:
-    """Record what is about to change (each file's old and new bytes, and its old mtime),
-    synced to disk before the first file is touched."""
+class Intent:
+    """A change set under way: its intent record written, its undo-log record appended."""
+
+    def __init__(self, store: Path, record_id: str, label: str, log_line: str):
+        self.store = store
+        self.log_offset = undo_log.log_size(store)
+        self.path = _write_intent(store, record_id, label, self.log_offset)
+        try:
+            undo_log.append(store, log_line)
+        except BaseException:
+            clear_intent(self.path)  # the log was cut back: nothing is under way
+            raise
+
+    def commit(self) -> None:
+        """The change is made: every file is in place."""
+        clear_intent(self.path)
+
+    def abandon(self) -> None:
+        """The change was not made (every file is back): its record leaves the log."""
+        undo_log.cut_back(self.store, self.log_offset)
+        clear_intent(self.path)
+
+
+def _write_intent(store: Path, record_id: str, label: str, log_offset: int) -> Path:
     folder = intents_dir(store)
     folder.mkdir(parents=True, exist_ok=True)
-    body = json.dumps({
-        "id": record_id, "store": str(store), "label": label, "pid": os.getpid(),
-        "files": [{"file": file, "before": _encode(before), "after": _encode(after),
-                   "mtime": mtime} for file, before, after, mtime in files],
-    }).encode("utf-8", "surrogateescape")
+    body = json.dumps({"id": record_id, "store": str(store), "label": label,
+                       "pid": os.getpid(), "log_offset": log_offset})
     path = folder / f"{record_id}.json"
     partial = folder / f".{record_id}.json.partial"
     partial.unlink(missing_ok=True)
-    write_new_file(partial, body, None, None)
+    write_new_file(partial, body.encode("utf-8", "surrogateescape"), None, None)
     os.replace(partial, path)
     fsync_dir(folder)
     return path
@@ -75,17 +94,9 @@ def clear_intent(path: Path) -> None:
         pass  # another intent of the store is still there
 
 
-def _logged_ids(store: Path) -> set[str]:
-    from tui.memory.writes import logged_ids
-
-    return logged_ids(store)
-
-
 def keep_copy(store: Path, record_id: str, file: str, data: bytes) -> Path:
     """Save bytes recovery could not put anywhere, beside the change's backups."""
-    from tui.memory.writes import backups_dir
-
-    target = backups_dir(store) / record_id / "kept" / file
+    target = undo_log.backups_dir(store) / record_id / "kept" / file
     target.parent.mkdir(parents=True, exist_ok=True)
     target.unlink(missing_ok=True)
     write_new_file(target, data, None, None)
@@ -136,16 +147,36 @@ def _read(path: Path) -> bytes | None:
 
 
 def _recover_intent(store: Path, intent: Path) -> str | None:
-    """Finish one intent record: a sentence when files had to be put back."""
+    """Finish one intent record: a sentence when files had to be put back (or when the
+    record could not be read and was moved aside)."""
     try:
-        data = json.loads(intent.read_text(encoding="utf-8", errors="surrogateescape"))
-        record_id, label, files = data["id"], data["label"], data["files"]
-        entries = [(f["file"], _decode(f["before"]), _decode(f["after"]), f.get("mtime"))
-                   for f in files]
-    except (OSError, ValueError, KeyError, TypeError):
-        clear_intent(intent)  # cut short before it was complete: nothing was touched yet
-        return None
-    if record_id in _logged_ids(store):
+        data = json.loads(intent.read_bytes())
+        record_id, label = data["id"], data["label"]
+        if "files" in data:  # written by a memtui that logged a change after making it
+            return _recover_logged_after(store, intent, data)
+        offset = data["log_offset"]
+        if not (isinstance(record_id, str) and isinstance(offset, int)):
+            raise TypeError
+    except (IsADirectoryError, ValueError, KeyError, TypeError):
+        return f"{store}: {_move_aside(intent)}"
+    record = undo_log.record_after(store, offset, record_id)
+    restored = 0
+    if record is not None:
+        entries = [(c["file"], _decode(c.get("before")), _decode(c.get("after")),
+                    c.get("before_mtime")) for c in record["changes"]]
+        restored = _roll_back(store, record_id, entries)
+    undo_log.cut_back(store, offset)  # the record, or what a crash left of it
+    clear_intent(intent)
+    return _rolled_back(store, label, restored)
+
+
+def _recover_logged_after(store: Path, intent: Path, data: dict) -> str | None:
+    """An intent record holding the files' bytes itself, from a memtui whose change was
+    made once its record was in the log."""
+    record_id, label = data["id"], data["label"]
+    entries = [(f["file"], _decode(f["before"]), _decode(f["after"]), f.get("mtime"))
+               for f in data["files"]]
+    if any(record["id"] == record_id for record in undo_log.records(store)):
         # The change was recorded: only its leftovers remain.
         for file, *_ in entries:
             path = Path(store, *file.split("/"))
@@ -153,21 +184,44 @@ def _recover_intent(store: Path, intent: Path) -> str | None:
                 temp_name(path, record_id, suffix).unlink(missing_ok=True)
         clear_intent(intent)
         return None
+    restored = _roll_back(store, record_id, entries)
+    clear_intent(intent)
+    return _rolled_back(store, label, restored)
+
+
+def _roll_back(store: Path, record_id: str,
+               entries: list[tuple[str, bytes | None, bytes | None, float | None]]) -> int:
+    """Put every file of an interrupted change back; how many had to be."""
     restored = sum(_roll_back_file(store, record_id, *entry) for entry in reversed(entries))
     for folder in {Path(store, *entry[0].split("/")).parent for entry in entries}:
         fsync_dir(folder)
-    clear_intent(intent)
+    return restored
+
+
+def _rolled_back(store: Path, label: str, restored: int) -> str | None:
     if not restored:
         return None
     return (f"{store}: rolled back an interrupted change ({label}); "
             f"{restored} file(s) put back as they were.")
 
 
+def _move_aside(intent: Path) -> str:
+    """An intent record that cannot be read (a damaged disk, a hand edit), kept for a look
+    beside its store's backups, out of the way of every later write; one sentence."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    aside = xdg.data_dir() / "backups" / intent.parent.name / f"{intent.stem}.{stamp}.damaged"
+    aside.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(intent, aside)
+    return (f"the record of an interrupted memtui change could not be read; it was moved "
+            f"aside to {aside} and the store left as it is (`memtui undo --list` shows "
+            "memtui's changes).")
+
+
 def _sweep_temp_files(store: Path) -> int:
     """Remove memtui temp files no intent accounts for; a moved-aside file whose name is
     free goes back to it. Returns how many were tidied."""
     tidied = 0
-    for folder, dirs, names in os.walk(store):
+    for folder, dirs, names in walk(store):
         dirs[:] = [d for d in dirs if not d.startswith(".git")]
         for name in names:
             if name.endswith(LOCK_TEMP_SUFFIX) and name.startswith("."):
@@ -236,7 +290,7 @@ def recover_pending() -> list[str]:
     except OSError:
         folders = []
     for folder in folders:
-        store = _store_of(folder)
+        store = _store_of(folder, messages)
         if store is None:
             continue
         try:
@@ -250,12 +304,12 @@ def recover_pending() -> list[str]:
     return messages
 
 
-def _store_of(folder: Path) -> Path | None:
+def _store_of(folder: Path, messages: list[str]) -> Path | None:
     for intent in folder.glob("*.json"):
         try:
-            return Path(json.loads(intent.read_text(encoding="utf-8"))["store"])
-        except (OSError, ValueError, KeyError, TypeError):
-            intent.unlink(missing_ok=True)
+            return Path(json.loads(intent.read_bytes())["store"])
+        except (IsADirectoryError, ValueError, KeyError, TypeError):
+            messages.append(_move_aside(intent))
     try:
         folder.rmdir()
     except OSError:
@@ -290,8 +344,6 @@ def remove_abandoned_run_copies() -> int:
 
 
 def _older_than_an_hour(path: Path) -> bool:
-    import time
-
     try:
         return time.time() - path.stat().st_mtime > 3600
     except OSError:

@@ -13,18 +13,30 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.claude.files import NotAFile, decode_utf8, not_text, open_listed, read_regular
+from tui.claude.files import (
+    STEP,
+    NotAFile,
+    decode_utf8,
+    not_text,
+    open_binary,
+    open_listed,
+    read_regular,
+)
 from tui.claude.lock import LockState, read_lock
 from tui.claude.memory_files import TEAM_FOLDER, TEAM_INDEX, is_log, memory_files
-from tui.claude.paths import INDEX_NAME
+from tui.claude.paths import INDEX_NAME, utf16_len
+from tui.disk_use import human_bytes
 from tui.memory import frontmatter
 from tui.memory.frontmatter import Frontmatter
-from tui.memory.index import LoadedIndex, parse_index
+from tui.memory.index import MAX_LINES, LoadedIndex, parse_index, with_rest
 from tui.memory.links import wiki_names
 
 RECALL_SCAN_LIMIT = 200
 FULL_READ_LIMIT = 1 << 20  # a memory file bigger than this is read only this far
-INDEX_READ_LIMIT = 256 << 20  # an index bigger than this is read only this far (and said so)
+# An index bigger than this is parsed in its head only, cut at a line end (and said so):
+# Claude Code loads its first 200 lines, and a 200 MB index parsed whole took 1.7 GB.
+# The lines and length past the head are counted, a megabyte at a time.
+INDEX_HEAD_LIMIT = 4 << 20
 
 
 @dataclass(frozen=True, init=False)
@@ -201,26 +213,65 @@ def _recall_scan(dated: list[tuple[float, str]]) -> frozenset[str]:
 def _read_index(store_dir: Path, file: str, names: Mapping[str, str]) -> IndexFile:
     text: str | None = None
     error = reason = None
+    rest = (0, 0)
     try:
-        data = read_regular(store_dir / file, INDEX_READ_LIMIT + 1)
+        data = read_regular(store_dir / file, INDEX_HEAD_LIMIT + 1)
+        if head_end(data):
+            data = data[:head_end(data)]
+            rest = _count_rest(store_dir / file, len(data))
     except FileNotFoundError:
         data = None
     except OSError as failure:
         data = None
         error = f"{file} cannot be read ({failure.strerror or failure})"
     if data is not None:
-        text, non_utf8 = _decode(data[:INDEX_READ_LIMIT])
+        text, non_utf8 = _decode(data)
         reason = not_text(data)
         if reason:
             error = (f"{file} is not text ({reason}): Claude Code loads it as garbage; "
                      "put back a good copy (memtui undo, or the journal)")
-        elif len(data) > INDEX_READ_LIMIT:
-            error = f"{file} is over {INDEX_READ_LIMIT >> 20} MB; memtui read only that much"
         elif non_utf8:
             error = f"{file} is not valid UTF-8; Claude Code sees replacement characters"
     folder = file.rpartition("/")[0]
     loaded = parse_index(text, names, folder=folder and f"{folder}/")
+    if rest != (0, 0):
+        loaded = with_rest(loaded, *rest)
+        error = error or (f"{file} has {loaded.lines:,} lines; memtui reads the links of its "
+                          f"first {human_bytes(len(data))} only (Claude Code loads its first "
+                          f"{MAX_LINES})")
     return IndexFile(file, text, loaded, error, reason)
+
+
+def head_end(data: bytes) -> int:
+    """Where the part of an index parsed ends, when it is too big to parse whole (a line
+    end within `INDEX_HEAD_LIMIT`); 0 when it is parsed whole."""
+    if len(data) <= INDEX_HEAD_LIMIT:
+        return 0
+    return data.rfind(b"\n", 0, INDEX_HEAD_LIMIT) + 1 or INDEX_HEAD_LIMIT
+
+
+def _count_rest(path: Path, start: int) -> tuple[int, int]:
+    """(lines, UTF-16 units) of a file from byte `start` on, as they add to a text that
+    ended with a newline there; read a megabyte at a time, so a file of any size costs
+    a megabyte."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    newlines = units = 0
+    last = ""
+    with open_binary(path) as source:
+        source.seek(start)
+        while chunk := source.read(STEP):
+            part = decoder.decode(chunk)
+            newlines += part.count("\n")
+            units += utf16_len(part)
+            last = part[-1:] or last
+    units += utf16_len(decoder.decode(b"", final=True))
+    # The head's trailing newline, trimmed from it, joins it to the rest; the rest's own
+    # trailing newline is trimmed (as are the head's leading blanks: the rest's trailing
+    # blanks beyond one newline are counted, an index this big is measured, not exact).
+    ends = last == "\n"
+    return newlines + (not ends), units + 1 - ends
 
 
 def load_store(store_dir: Path, head_only: bool = False) -> Store:

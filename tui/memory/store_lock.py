@@ -12,9 +12,11 @@ writers, which the compare-and-swap in `writes` cannot do alone.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
+import stat
 import sys
 import threading
 import time
@@ -23,7 +25,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui import xdg
+from tui import disk_errors, notices, xdg
+from tui.claude.files import read_regular
 from tui.memory.refusals import WriteRefused
 from tui.xdg import store_key
 
@@ -57,7 +60,7 @@ def _entry(key: str) -> _Held:
 def holder(store: Path) -> dict | None:
     """Who holds (or last held) the lock, as its file says; None when unknown."""
     try:
-        data = json.loads(lock_path(store).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(lock_path(store)))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -77,11 +80,11 @@ def _busy_sentence(store: Path, waited: float) -> str:
 def _lock_file(path: Path, wait: float) -> int | None:
     """An fd holding the exclusive lock, or None when `wait` ran out."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        handle = _open_lock_file(path)
     except OSError as error:
-        raise WriteRefused(f"memtui cannot take its lock for this store at {path} "
-                           f"({error.strerror or error}); nothing was changed.") from None
+        raise WriteRefused(disk_errors.sentence(
+            error, "Taking memtui's lock for this store failed", "nothing was changed")
+        ) from None
     deadline = time.monotonic() + wait
     delay = 0.005
     while True:
@@ -97,6 +100,29 @@ def _lock_file(path: Path, wait: float) -> int | None:
         except BaseException:
             os.close(handle)
             raise
+
+
+_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+
+
+def _open_lock_file(path: Path) -> int:
+    """The lock file, opened; anything else in its place (a folder, a link, a pipe: never
+    memtui's) is moved aside first, with one sentence."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        handle = os.open(path, _FLAGS, 0o644)
+    except OSError as error:
+        if error.errno not in (errno.EISDIR, errno.ELOOP, errno.ENXIO):
+            raise
+    else:
+        if stat.S_ISREG(os.fstat(handle).st_mode):
+            return handle
+        os.close(handle)
+    aside = path.with_name(f"{path.name}.{time.strftime('%Y%m%dT%H%M%S')}.not-a-lock")
+    os.rename(path, aside)
+    notices.tell(f"memtui's lock file {path} was not a file; it was moved aside to {aside} "
+                 "and a new one made.")
+    return os.open(path, _FLAGS, 0o644)
 
 
 def _write_holder(handle: int) -> None:

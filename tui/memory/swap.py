@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui import failpoints
+from tui.disk_errors import naming
 from tui.xdg import TEMP_MARK
 
 NEW_SUFFIX, OLD_SUFFIX = f"{TEMP_MARK}new", f"{TEMP_MARK}old"
@@ -82,6 +83,7 @@ def fsync_dir(folder: Path) -> None:
 
 def write_new_file(path: Path, data: bytes, mode: int | None, mtime: float | None) -> int:
     """Create `path` (which must not exist) holding `data`, synced; returns its inode."""
+    failpoints.reached("io.write", str(path))
     handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
     try:
         view = memoryview(data)
@@ -93,10 +95,12 @@ def write_new_file(path: Path, data: bytes, mode: int | None, mtime: float | Non
             os.utime(handle, (mtime, mtime))
         os.fsync(handle)
         return os.fstat(handle).st_ino
-    except BaseException:
+    except BaseException as error:
         os.close(handle)
         handle = -1
         path.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            naming(error, path)
         raise
     finally:
         if handle >= 0:
@@ -134,6 +138,7 @@ class FileSwap:
     aside: Path | None = None
     aside_signature: tuple[int, int, int, int] | None = None
     installed: int | None = None  # the inode we put at `path`
+    removed: bool = False  # deleted, and the moved-aside old file dropped
 
     def stage(self) -> None:
         """Write the new bytes next to the target, synced, ready to be linked in."""
@@ -203,9 +208,13 @@ class FileSwap:
         if self.aside is not None:
             os.unlink(self.aside)
             self.aside = None
+            self.removed = self.after is None
 
     def roll_back(self) -> bool:
-        """Undo this swap; False when an outside write since our install was kept instead."""
+        """Undo this swap; False when an outside write since our install (or, for a
+        deletion, a file created at the name since) was kept instead."""
+        if self.removed:
+            return self._write_back_removed()
         if self.installed is None:
             self._put_aside_back()
             return True
@@ -223,6 +232,20 @@ class FileSwap:
             write_new_file(temp, self.before, self.mode, self.before_mtime)
             os.replace(temp, self.path)
         self.installed = None
+        return True
+
+    def _write_back_removed(self) -> bool:
+        assert self.before is not None
+        temp = temp_name(self.path, self.record_id, NEW_SUFFIX)
+        temp.unlink(missing_ok=True)
+        write_new_file(temp, self.before, self.mode, self.before_mtime)
+        try:
+            _install(temp, self.path, self.before, self.mode, self.before_mtime)
+        except FileExistsError:
+            return False
+        finally:
+            temp.unlink(missing_ok=True)
+        self.removed = False
         return True
 
     def _ours_unchanged(self) -> bool:

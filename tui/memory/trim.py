@@ -34,10 +34,12 @@ from pathlib import Path
 
 from tui import failpoints, xdg
 from tui.disk_use import tree_bytes
+from tui.memory.intents import recover_store
 from tui.memory.retention import Retention
 from tui.memory.store_lock import store_lock
 from tui.memory.swap import fsync_dir
-from tui.memory.writes import LOG_NAME, backups_dir
+from tui.memory.undo_log import LOG_NAME, backups_dir
+from tui.walk import walk
 
 KEPT = "kept"
 AUTO_FLOOR = 1 << 20  # a log smaller than this is never trimmed after a write
@@ -201,7 +203,7 @@ def _kept_copies(folder: str) -> list[Path]:
             return []
     except OSError:
         return []
-    return sorted(path for path in Path(kept).rglob("*") if not path.is_dir())
+    return sorted(Path(folder, name) for folder, _, names in walk(kept) for name in names)
 
 
 def _holds_more_than_kept(folder: Path) -> bool:
@@ -254,7 +256,7 @@ def _remove_folder(folder: Path, going_kept: list[Path]) -> None:
             os.unlink(entry.path)
     for path in going_kept:
         path.unlink()
-    for below, _, _ in os.walk(kept, topdown=False):
+    for below, _, _ in walk(kept, topdown=False):
         if below != str(kept) and not os.listdir(below):
             os.rmdir(below)
 
@@ -406,8 +408,6 @@ def trim_store(store: Path, policy: Retention, *, include_kept: bool = False,
     now = time.time() if now is None else now
     if dry_run:
         return _trim_locked(store, policy, include_kept=include_kept, dry_run=True, now=now)
-    from tui.memory.intents import recover_store
-
     with store_lock(store):
         recover_store(store)
         return _trim_locked(store, policy, include_kept=include_kept, dry_run=False, now=now)

@@ -3,14 +3,17 @@
 One change set goes, under the store's memtui lock (`store_lock`): finish any change a
 crash interrupted (`intents.recover_store`) -> refuse if a dream holds the consolidate
 lock -> check each target is still the bytes it was read as -> copy the old bytes to the
-backups -> write the intent record -> stage every new file beside its target -> swap each
-file in with a verified compare-and-swap (`swap.FileSwap`) -> append a record to the log
--> drop the intent.
+backups -> write the intent record and append the record to the undo log (`intents.Intent`,
+`undo_log`), both synced -> stage every new file beside its target -> swap each file in
+with a verified compare-and-swap (`swap.FileSwap`) -> drop the intent: the change is made.
 
-An apply is all-or-nothing: when a swap finds an outside write, or a write fails half-way,
-the files already swapped are put back (an outside write that arrived meanwhile is kept)
-before the error is raised. When the process dies half-way, the intent record lets the
-next command roll it back.
+An apply is all-or-nothing: when a swap finds an outside write, or anything fails before
+the intent is dropped (a full disk, a file-size limit, a read-only folder), the files
+already swapped are put back (an outside write that arrived meanwhile is kept) and the
+record leaves the log before the error is raised. So "nothing was changed" is only said
+when nothing was, and the newest record in the log is always the change the user last
+saw made: the one undo takes back. When the process dies half-way, the intent record
+lets the next command roll it back.
 
 Archiving: a change set applied with `archive=True` (or, by default, whose label starts
 with "archive") first copies every file it deletes to `archive_dir(store)`.
@@ -36,16 +39,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from tui import failpoints, xdg
+from tui import disk_errors, failpoints, xdg
 from tui.claude.files import read_regular
 from tui.claude.lock import LockLease, read_lock
-from tui.memory.intents import clear_intent, recover_store, write_intent
+from tui.memory import trim, undo_log
+from tui.memory.intents import Intent, keep_copy, recover_store
 from tui.memory.refusals import WriteRefused
 from tui.memory.store_lock import store_lock
 from tui.memory.swap import FileSwap, SwapConflict, fsync_dir
+from tui.memory.undo_log import backups_dir
+from tui.walk import walk
 from tui.xdg import store_key
 
-LOG_NAME = "log.jsonl"
 _ARCHIVED_STAMP = re.compile(r"\.archived-\d{8}T\d{6}(?:-\d+)?(?=\.md$)")
 
 
@@ -127,10 +132,6 @@ class ChangeRecord:
         return f"{text} (undone)" if self.undone else text
 
 
-def backups_dir(store: Path) -> Path:
-    return xdg.data_dir() / "backups" / store_key(store)
-
-
 def archive_dir(store: Path) -> Path:
     return xdg.data_dir() / "archive" / store_key(store)
 
@@ -169,6 +170,7 @@ def write_atomic(path: Path, data: bytes, mtime: float | None = None) -> None:
     except FileNotFoundError:
         mode = None
     path.parent.mkdir(parents=True, exist_ok=True)
+    failpoints.reached("io.write", str(path))
     # Not ending in .md, so Claude Code's scanner never picks a temp file up.
     temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.memtui-tmp")
     # 0o666 lets the umask decide, as for any new file; an existing file keeps its mode.
@@ -208,6 +210,7 @@ def _save_backups(folder: Path, store: Path, changes: Sequence[FileChange]) -> N
         if change.before is not None:
             copy = folder / change.file
             copy.parent.mkdir(parents=True, exist_ok=True)
+            failpoints.reached("io.write", str(copy))
             copy.write_bytes(change.before)
             mtime = _mtime(_target(store, change.file))
             if mtime is not None:
@@ -244,7 +247,8 @@ def list_archived(store: Path) -> list[Path]:
     folder = archive_dir(store)
     if not folder.is_dir():
         return []
-    found = [path for path in folder.rglob("*.md") if path.is_file()]
+    found = [path for top, _, names in walk(folder) for name in names
+             if name.endswith(".md") and (path := Path(top, name)).is_file()]
     return sorted(found, key=lambda path: (-path.stat().st_mtime, str(path)))
 
 
@@ -274,19 +278,6 @@ def _record_json(record: ChangeRecord, mtimes: dict[str, float | None]) -> str:
             for c in record.changes
         ],
     })
-
-
-def _append_log(store: Path, line: str) -> None:
-    log = backups_dir(store) / LOG_NAME
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "a+b") as out:
-        if out.tell():
-            out.seek(-1, os.SEEK_END)
-            if out.read(1) != b"\n":  # a line cut short by a crash must not swallow ours
-                line = "\n" + line
-        out.write(line.encode("utf-8") + b"\n")
-        out.flush()
-        os.fsync(out.fileno())
 
 
 def _check(store: Path, changes: Sequence[FileChange], lease: LockLease | None) -> dict[str, Path]:
@@ -321,35 +312,30 @@ def _apply(
                                    lease=lease)
         else:
             record = _log_unchanged(store, label, undoes, lease)
-        _trim_after_write(store)
+        trim.after_write(store)  # once the log has grown enough (see `trim`)
         return record
 
 
 def _log_unchanged(store: Path, label: str, undoes: str | None,
                    lease: LockLease | None) -> ChangeRecord:
+    """A change of no file: nothing to roll back, its record alone (appended whole or
+    not at all, see `undo_log.append`)."""
     _check(store, (), lease)
     record = ChangeRecord(_new_id(), store, label, time.time(), (), undoes)
     try:
-        _append_log(store, _record_json(record, {}))
+        undo_log.append(store, _record_json(record, {}))
     except OSError as error:
-        raise WriteRefused(f"Recording the change failed ({error.strerror or error}); "
-                           "nothing was changed.") from error
+        raise WriteRefused(_nothing_changed(error, "Recording the change failed")) from error
     return record
-
-
-def _trim_after_write(store: Path) -> None:
-    """Trim the undo log by the retention policy once it has grown enough (see `trim`)."""
-    from tui.memory.trim import after_write
-
-    after_write(store)
 
 
 def _apply_locked(
     store: Path, changes: tuple[FileChange, ...], label: str, *, archive: bool,
     undoes: str | None, lease: LockLease | None,
 ) -> ChangeRecord:
-    """The change set under the store lock: backups, intent, staged files, then one
-    verified swap per file, then the undo log. See `swap` for what each swap guarantees."""
+    """The change set under the store lock: backups, intent and log record, staged files,
+    one verified swap per file, then the intent dropped. See `swap` for what each swap
+    guarantees."""
     targets = _check(store, changes, lease)
     record = ChangeRecord(_new_id(), store, label, time.time(), changes, undoes)
     mtimes = {c.file: _mtime(targets[c.file]) for c in changes}
@@ -359,49 +345,53 @@ def _apply_locked(
             for change in changes:
                 if change.after is None and change.before is not None:
                     _archive(store, change, record.time)
-        intent = write_intent(store, record.id, label,
-                              ((c.file, c.before, c.after, mtimes[c.file]) for c in changes))
     except OSError as error:
-        raise WriteRefused(
-            f"Could not save the backup copies ({error.strerror or error}); nothing was changed."
-        ) from error
+        raise WriteRefused(_nothing_changed(error, "Saving a backup copy failed")) from error
+    try:
+        intent = Intent(store, record.id, label, _record_json(record, mtimes))
+    except OSError as error:
+        raise WriteRefused(_nothing_changed(error, "Recording the change failed")) from error
     swaps = [FileSwap(c.file, targets[c.file], c.before, c.after, record.id,
                       _mode(targets[c.file]), c.mtime, mtimes[c.file]) for c in changes]
     current = swaps[0]
     try:
         try:
+            failpoints.reached("apply.logged", str(store))
             for current in swaps:
                 current.stage()
-            failpoints.reached("apply.staged", record.id)
+            failpoints.reached("apply.staged", str(store))
             for current in swaps:
                 current.swap()
-            failpoints.reached("apply.swapped", record.id)
+            failpoints.reached("apply.swapped", str(store))
             for current in swaps:  # the old file goes the moment it is seen unchanged
                 current.verify()
                 current.drop_aside()
+            for folder in {swap.path.parent for swap in swaps}:
+                fsync_dir(folder)
+            failpoints.reached("apply.before_commit", str(store))
+            current = None
+            intent.commit()
         except SwapConflict as conflict:
-            kept = _roll_back(store, record, swaps, intent)
+            kept, stuck = _roll_back(store, record, swaps, intent)
+            if stuck:
+                raise WriteRefused(f"{conflict.file} changed on disk while memtui wrote it, "
+                                   f"and {stuck}{_LATER}.") from None
             before = next(c.before for c in changes if c.file == conflict.file)
             raise ConflictError(conflict.file, before, conflict.actual, kept) from None
         except OSError as error:
-            reason = f"Writing {current.file} failed ({error.strerror or error})"
-            kept = _roll_back(store, record, swaps, intent, reason)
-            raise WriteRefused(f"{reason}; nothing was changed{_kept_note(kept)}.") from error
-        for folder in {swap.path.parent for swap in swaps}:
-            fsync_dir(folder)
-        failpoints.reached("apply.before_log", record.id)
-        try:
-            _append_log(store, _record_json(record, mtimes))
-            failpoints.reached("apply.logged", record.id)
-        except OSError as error:
-            reason = f"Recording the change failed ({error.strerror or error})"
-            kept = _roll_back(store, record, swaps, intent, reason)
-            raise WriteRefused(f"{reason}; nothing was changed{_kept_note(kept)}.") from error
+            failed = f"Writing {current.file} failed" if current else "Finishing the change failed"
+            kept, stuck = _roll_back(store, record, swaps, intent)
+            outcome = f"{stuck}{_LATER}" if stuck else f"nothing was changed{_kept_note(kept)}"
+            raise WriteRefused(disk_errors.sentence(error, failed, outcome)) from error
     finally:
         for swap in swaps:
             swap.discard_temp()
-    clear_intent(intent)
+    failpoints.reached("apply.committed", str(store))
     return record
+
+
+def _nothing_changed(error: OSError, failed: str) -> str:
+    return disk_errors.sentence(error, failed, "nothing was changed")
 
 
 def _mode(path: Path) -> int | None:
@@ -411,11 +401,15 @@ def _mode(path: Path) -> int | None:
         return None
 
 
-def _roll_back(store: Path, record: ChangeRecord, swaps: Sequence[FileSwap], intent: Path,
-               reason: str = "") -> list[str]:
-    """Undo the swaps made so far, newest first. Returns the files where an outside write
-    arrived meanwhile and was kept (ours gave way to it). When a file cannot be put back,
-    the intent record stays for the next command to finish, and WriteRefused says so."""
+_LATER = " could not be put back yet (the next memtui command puts it back)"
+
+
+def _roll_back(store: Path, record: ChangeRecord, swaps: Sequence[FileSwap],
+               intent: Intent) -> tuple[list[str], str]:
+    """Undo the swaps made so far, newest first, and take the record back out of the log.
+    Returns the files where an outside write arrived meanwhile and was kept (ours gave way
+    to it), and what could not be put back ("" when all was): then the intent record
+    stays for the next command to finish."""
     kept: list[str] = []
     stuck: list[str] = []
     for swap in reversed(swaps):
@@ -425,21 +419,18 @@ def _roll_back(store: Path, record: ChangeRecord, swaps: Sequence[FileSwap], int
             _save_leftover(store, record, swap)
         except OSError:
             stuck.append(swap.file)
-    if stuck:
-        raise WriteRefused(
-            f"{reason or 'The change failed'} and {', '.join(stuck)} could not be put back "
-            "yet; the next memtui command puts it back."
-        )
-    clear_intent(intent)
-    return kept
+    if not stuck:
+        try:
+            intent.abandon()
+        except OSError:
+            stuck.append("its record in the undo log")
+    return kept, ", ".join(stuck)
 
 
 def _save_leftover(store: Path, record: ChangeRecord, swap: FileSwap) -> None:
     """A moved-aside file whose name an outside write took: keep its bytes if unique."""
     if swap.aside is None:
         return
-    from tui.memory.intents import keep_copy
-
     data = swap.aside.read_bytes()
     if data != swap.before:
         keep_copy(store, record.id, swap.file, data)
@@ -475,15 +466,9 @@ def record_unchanged(store: Path, label: str, lease: LockLease | None = None) ->
 
 
 def _read_log(store: Path) -> list[tuple[ChangeRecord, dict[str, float | None]]]:
-    log = backups_dir(store) / LOG_NAME
-    try:
-        lines = log.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return []
     entries = []
-    for line in lines:
+    for raw in undo_log.records(store):
         try:
-            raw = json.loads(line)
             changes = tuple(
                 FileChange(c["file"], _decode(c["before"]), _decode(c["after"]))
                 for c in raw["changes"]
@@ -491,8 +476,8 @@ def _read_log(store: Path) -> list[tuple[ChangeRecord, dict[str, float | None]]]
             mtimes = {c["file"]: c.get("before_mtime") for c in raw["changes"]}
             record = ChangeRecord(raw["id"], Path(raw["store"]), raw["label"], raw["time"],
                                   changes, raw.get("undoes"))
-        except (ValueError, KeyError, TypeError):
-            continue  # a line cut short by a crash
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue  # damaged: what is readable around it still counts
         entries.append((record, mtimes))
     return entries
 
@@ -536,11 +521,6 @@ def undone_phrase(label: str) -> str:
 def redone_phrase(label: str) -> str:
     """What a redo did, as a sentence: 'Redid relink 1 memory.'"""
     return f"Redid {label.removeprefix('redo ')}."
-
-
-def logged_ids(store: Path) -> set[str]:
-    """The ids of every change in the store's undo log."""
-    return {record.id for record, _ in _read_log(store)}
 
 
 def undo_last(store: Path, merge: Merge | None = None) -> ChangeRecord | None:

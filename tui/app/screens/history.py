@@ -117,20 +117,25 @@ class HistoryScreen(FileWriteScreen):
     @work(thread=True, exit_on_error=False, exclusive=True, group="history")
     def load(self) -> None:
         """Snapshot the store, backfill from the transcripts, then list the file's versions."""
+        from tui import notices
         from tui.history.backfill import backfill
-        from tui.history.journal import Journal
+        from tui.history.journal import use_journal
         from tui.history.writes_log import folder_events
 
-        journal = Journal(self.store)
-        note = f"journal moved aside to {journal.recreated_from}; " if journal.recreated_from else ""
-        journal.snapshot("changes found by memtui history", source="external")
         events = folder_events(self.store, self.project.transcript_dirs)
-        backfill(journal, events)
-        versions = journal.versions(self.file)
-        texts: dict[str, bytes] = {}
-        for version in versions:
-            if version.blob and version.blob not in texts:
-                texts[version.blob] = journal.read(version.rev, self.file) or b""
+
+        def versions_of(journal) -> tuple[list, dict[str, bytes]]:
+            journal.snapshot("changes found by memtui history", source="external")
+            backfill(journal, events)
+            versions = journal.versions(self.file)
+            texts: dict[str, bytes] = {}
+            for version in versions:
+                if version.blob and version.blob not in texts:
+                    texts[version.blob] = journal.read(version.rev, self.file) or b""
+            return versions, texts
+
+        versions, texts = use_journal(self.store, versions_of)
+        note = "".join(f"{sentence} " for sentence in notices.take())
         self.post_message(HistoryLoaded(versions, texts, note))
 
     def on_history_loaded(self, message: HistoryLoaded) -> None:

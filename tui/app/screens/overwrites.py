@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
+from tui import notices
 from tui.app.messages import ChangeApplied, post_unless_replaced
 from tui.app.screens.file_writes import (
     FileWritePlan,
@@ -180,11 +181,12 @@ class OverwritesScreen(FileWriteScreen):
             )))
         table.set_rows(rows)  # the cursor stays on the same row number
         status = self.query_one("#overwrites-status", Static)
+        note = "".join(f"{sentence} " for sentence in notices.take())  # a journal moved aside
         if self.updates:
-            status.update(f"{len(self.updates)} lost update(s): a write that replaced content "
-                          "its session had not seen. m merges the lost lines back.")
+            status.update(f"{note}{len(self.updates)} lost update(s): a write that replaced "
+                          "content its session had not seen. m merges the lost lines back.")
         else:
-            status.update("No lost updates: no session overwrote a change it had not seen.")
+            status.update(f"{note}No lost updates: no session overwrote a change it had not seen.")
         self.show_detail()
         table.focus()
 
