@@ -619,5 +619,7 @@ def test_fix_refuses_a_read_only_store_in_one_sentence(shaped, tmp_path):
     finally:
         store.store.chmod(0o755)
     assert (result.returncode, result.stdout) == (2, "")
-    assert "read-only" in one_sentence(result.stderr)
+    said = one_sentence(result.stderr)
+    assert f"{store.store} is read-only; nothing was written" in said
+    assert said.count(str(store.store)) == 1  # the store is named once
     assert store.files_on_disk() == before

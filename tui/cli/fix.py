@@ -232,8 +232,8 @@ def _check_writable(store: Path, plan) -> None:
         while not folder.exists() and folder != folder.parent:  # the store itself may be new
             folder = folder.parent
         if not os.access(folder, os.W_OK | os.X_OK):
-            raise UsageError(f"{store} is read-only ({folder} cannot be written); "
-                             "nothing was written.")
+            where = "" if folder == store else f" ({folder} cannot be written)"
+            raise UsageError(f"{store} is read-only{where}; nothing was written.")
 
 
 def _diffs(plan, repair: str) -> list[tuple[str, str, str | None]]:
