@@ -9,6 +9,7 @@ so the doctor warned and suggested another dream, which did the same.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -232,6 +233,28 @@ def test_a_hub_line_stays_one_short_line_and_keeps_acronyms():
                            "a11y reviews, API reviews, GraphQL schema dashboard, topic number 0")
     assert len(line) <= 150 and line.endswith(", …")
     assert hub_line("index_user.md", ["Role"]) == "- [Older user memories](index_user.md) — 1 more: role"
+
+
+def test_the_doctor_says_what_makes_room_when_the_last_dream_left_the_index_full(claude_home,
+                                                                                  tmp_path,
+                                                                                  capsys):
+    """A dream that ran since the index last changed left it so: another would not help."""
+    store = crowded(claude_home, tmp_path, seen=185)
+    lock = store / ".consolidate-lock"
+    lock.write_text("", encoding="utf-8")
+    written = (store / "MEMORY.md").stat().st_mtime
+    os.utime(lock, (written - 60, written - 60))  # the dream began a minute before it wrote
+
+    check = doctor_index_size(claude_home.home, store, capsys)
+    assert check["status"] == "warn"
+    assert "let a dream prune" not in check["fix"]
+    assert "left the index as it is, so another of the same will not make room" in check["fix"]
+    assert "archive" in check["fix"] and "hubs" in check["fix"]
+    assert "dream " + str(store) + " --engine offline" in check["fix"]
+
+    os.utime(lock, (written - 7200, written - 7200))  # sessions wrote it after that dream
+    check = doctor_index_size(claude_home.home, store, capsys)
+    assert check["fix"].startswith("let a dream prune the index: ")
 
 
 async def test_the_review_warns_when_the_hub_is_rejected_and_the_index_kept(claude_home,
