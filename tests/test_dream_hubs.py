@@ -21,7 +21,7 @@ from tui.agents.dream import run_dream
 from tui.agents.hubs import hub_line
 from tui.agents.result import conclude
 from tui.claude.paths import normalize_path, projects_dir, sanitize
-from tui.memory.audit import memory_statuses
+from tui.memory.audit import audit_store, memory_statuses
 from tui.memory.index import parse_index
 from tui.memory.store import load_store
 
@@ -64,6 +64,9 @@ def test_the_demo_store_gets_room_and_the_doctor_finds_its_index_ok(demo_store, 
     before = parse_index((store / "MEMORY.md").read_text())
     seen = [link for link in before.links if link.visible and (store / link.file).is_file()]
     assert len(seen) > ROOM_LINES  # more entries inside the cut than the room holds
+    lost_before = [f.kind for f in audit_store(load_store(store))
+                   if f.kind in ("unindexed", "beyond_cut")]
+    assert (lost_before.count("unindexed"), lost_before.count("beyond_cut")) == (12, 27)
 
     result = dream(store)
 
@@ -72,8 +75,14 @@ def test_the_demo_store_gets_room_and_the_doctor_finds_its_index_ok(demo_store, 
     hubs = sorted(path.name for path in store.glob("index_*.md"))
     assert hubs and all(f"]({hub})" in index.raw_lines.raw for hub in hubs)
     assert all(len(line) <= 150 for line in index.raw_lines.raw.splitlines())
-    moved = [note for note in result.changeset.notes if note.startswith("Moved ")]
-    assert len(moved) == len(hubs)
+    moved = [note for note in result.changeset.notes if note.startswith(("Moved ", "Listed "))]
+    assert all(any(f" in {hub}, which MEMORY.md links" in note or f" into {hub}, which "
+                   in note for note in moved) for hub in hubs)
+    # Every memory has a way in, MEMORY.md's cut or a hub it links: the audit finds none
+    # unindexed or past the cut (before: 12 and 27).
+    lost = [f.file for f in audit_store(load_store(store))
+            if f.kind in ("unindexed", "beyond_cut")]
+    assert lost == []
     assert doctor_index_size(home, store, capsys)["status"] == "ok"
 
 
@@ -104,13 +113,17 @@ def test_a_hub_holds_the_whole_lines_in_the_shape_of_a_memory(demo_store):
     text = (store / "index_reference.md").read_text()
     head, body = text.split("---\n", 2)[1:]
     assert "name: index_reference\n" in head and "type: reference\n" in head
-    assert "description: Index lines of older reference memories" in head
+    assert "description: Index lines of reference memories" in head
     lines = [line for line in body.splitlines() if line.startswith("- [")]
-    # Each moved exactly as MEMORY.md had it (a line over 150 characters, as shortened).
-    assert lines and all(line in before or line.endswith("…") for line in lines)
+    # Each moved exactly as MEMORY.md had it (a line over 150 characters, as shortened),
+    # or written for a memory that had no line.
+    indexed = "\n".join(before)
+    assert lines and all(line in before or line.endswith("…")
+                         or line.split("](")[1].split(")")[0] not in indexed for line in lines)
+    assert any(line in before for line in lines)
     entry = next(line for line in (store / "MEMORY.md").read_text().splitlines()
                  if "](index_reference.md)" in line)
-    assert entry.startswith(f"- [Older reference memories](index_reference.md) — {len(lines)} "
+    assert entry.startswith(f"- [Reference memories, continued](index_reference.md) — {len(lines)} "
                             "more: ")
 
 
@@ -183,7 +196,7 @@ def test_an_existing_hub_is_updated_not_duplicated(claude_home, tmp_path):
     assert len(listed) == 51
     index = (store / "MEMORY.md").read_text()
     assert index.count("](index_project.md)") == 1
-    assert "- [Older project memories](index_project.md) — 51 more: " in index
+    assert "- [Project memories, continued](index_project.md) — 51 more: " in index
     assert parse_index(index).lines <= ROOM_LINES
     (note,) = [note for note in result.changeset.notes if note.startswith("Moved ")]
     assert note.startswith("Moved 20 index lines into index_project.md, which MEMORY.md "
@@ -229,10 +242,10 @@ def test_a_hub_line_stays_one_short_line_and_keeps_acronyms():
     titles = ["A11y reviews", "API reviews", "GraphQL schema dashboard"] + [
         f"Topic number {n}" for n in range(40)]
     line = hub_line("index_feedback.md", titles)
-    assert line.startswith("- [Older feedback memories](index_feedback.md) — 43 more: "
+    assert line.startswith("- [Feedback memories, continued](index_feedback.md) — 43 more: "
                            "a11y reviews, API reviews, GraphQL schema dashboard, topic number 0")
     assert len(line) <= 150 and line.endswith(", …")
-    assert hub_line("index_user.md", ["Role"]) == "- [Older user memories](index_user.md) — 1 more: role"
+    assert hub_line("index_user.md", ["Role"]) == "- [User memories, continued](index_user.md) — 1 more: role"
 
 
 def test_the_doctor_says_what_makes_room_when_the_last_dream_left_the_index_full(claude_home,

@@ -215,9 +215,10 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
         return
     rebuild = offline.prune_index(staging, renamed, say)
     notes.extend(rebuild.notes())
-    moved = sum(len(files) for files in rebuild.into_hubs.values())
+    moved = sum(len(files) for hubs in (rebuild.into_hubs, rebuild.reached_by_hubs)
+                for files in hubs.values())
     progress.finish(note=f"{len(rebuild.added)} added, {len(rebuild.dangling)} dangling dropped, "
-                         f"{len(rebuild.unfit)} without room"
+                         f"{len(rebuild.shortened)} shortened"
                          + (f", {moved} moved into hubs" if moved else ""))
 
 

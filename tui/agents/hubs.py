@@ -32,7 +32,8 @@ def _kind(hub: str) -> str:
 
 def hub_title(hub: str) -> str:
     kind = _kind(hub)
-    return "Older memories of other types" if kind == OTHER else f"Older {kind} memories"
+    return "Memories of other types, continued" if kind == OTHER \
+        else f"{kind.capitalize()} memories, continued"
 
 
 def split_hub(text: str) -> tuple[str, str]:
@@ -48,16 +49,16 @@ def hub_text(hub: str, before: str | None, own_lines: Sequence[str],
              entry_lines: Sequence[str]) -> str:
     """The hub's new text: its frontmatter and own lines as they were (ours for a new
     hub), then one index line per memory it lists."""
+    kind = _kind(hub)
+    what = "memories of no type or a type outside the four" if kind == OTHER \
+        else f"{kind} memories"
     head = split_hub(before)[0] if before is not None else ""
     if not head:
-        kind = _kind(hub)
-        what = "memories of no type or a type outside the four" if kind == OTHER \
-            else f"{kind} memories"
-        head = (f"---\nname: {hub.removesuffix('.md')}\ndescription: Index lines of older "
+        head = (f"---\nname: {hub.removesuffix('.md')}\ndescription: Index lines of "
                 f"{what} that MEMORY.md has no room for\ntype: reference\n---\n")
     if before is None:
-        own_lines = [f"{hub_title(hub)}, one line each. MEMORY.md links this file instead of "
-                     "listing them, to keep room for new entries."]
+        own_lines = [f"{what[0].upper()}{what[1:]} that MEMORY.md has no room for, one line "
+                     "each: it links this file instead, to keep room for new entries."]
     body = [*own_lines, "", *entry_lines] if own_lines else list(entry_lines)
     return head + "\n" + "\n".join(body) + "\n"
 

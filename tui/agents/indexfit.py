@@ -63,12 +63,12 @@ class IndexRebuild:
     dangling: list[str] = field(default_factory=list)  # dropped lines
     added: list[str] = field(default_factory=list)  # files that got a line
     shortened: list[str] = field(default_factory=list)  # files whose line was shortened
-    unfit: list[str] = field(default_factory=list)  # files left out for lack of room
-    past_cut: list[str] = field(default_factory=list)  # ... whose lines were past the cut
     details: dict[str, list[str]] = field(default_factory=dict)  # file -> text to append
     notes_file: MemoryInfo | None = None  # index notes moved out to make room
     hubs: dict[str, str | None] = field(default_factory=dict)  # hub -> new text; None: removed
     into_hubs: dict[str, list[str]] = field(default_factory=dict)  # hub -> lines moved in
+    # hub -> memories Claude did not reach (lines past the cut, or none) that it lists now
+    reached_by_hubs: dict[str, list[str]] = field(default_factory=dict)
     out_of_hubs: dict[str, list[str]] = field(default_factory=dict)  # hub -> lines moved back
 
     def notes(self) -> list[str]:
@@ -76,22 +76,16 @@ class IndexRebuild:
         if self.dangling:
             notes.append(f"Dropped {len(self.dangling)} index line(s) pointing at missing files: "
                          + "; ".join(self.dangling))
-        if self.past_cut:
-            notes.append(
-                f"Removed the lines of {len(self.past_cut)} memories from past the cut (Claude "
-                f"never saw them): no room within {ROOM}; their files are kept, unindexed: "
-                + ", ".join(self.past_cut))
-        unindexed = [file for file in self.unfit if file not in self.past_cut]
-        if unindexed:
-            notes.append(
-                f"{len(unindexed)} memories without an index line stay unindexed: no room "
-                f"within {ROOM_LINES} lines / {ROOM_CHARS:,} characters; their files are kept: "
-                + ", ".join(unindexed))
         for hub, files in self.into_hubs.items():
             notes.append(
                 f"Moved {plural(len(files), 'index line')} into {hub}, which MEMORY.md links "
                 f"(Claude still reaches them), to keep MEMORY.md within {ROOM_LINES} lines / "
                 f"{ROOM_CHARS:,} characters: " + ", ".join(files))
+        for hub, files in self.reached_by_hubs.items():
+            notes.append(
+                f"Listed {plural(len(files), 'memory', 'memories')} Claude did not reach (a line "
+                f"past the cut, or none) in {hub}, which MEMORY.md links, as MEMORY.md has no "
+                f"room for them within {ROOM}: " + ", ".join(files))
         for hub, files in self.out_of_hubs.items():
             notes.append(f"Moved {plural(len(files), 'index line')} from {hub} back into "
                          "MEMORY.md, which has room for them again: " + ", ".join(files))
@@ -107,7 +101,6 @@ class _Entry:
     line: str
     order: int
     visible: bool = False  # inside the loaded cut before the rebuild
-    said: str | None = None  # the index's own line, whole; None for a line written here
     title: str = ""  # the link's text
     hub: str | None = None  # the hub that listed it before the rebuild
 
@@ -200,14 +193,13 @@ class _Reader:
             self.seen.add(target)
             line = raw.text.replace(f"]({files[0]})", f"]({target})", 1) if files[0] != target \
                 else raw.text
-            said = line
             if utf16_len(line) > LINE_LIMIT:
                 _move_detail(self.result, self.by_file[target], line)
                 self.result.shortened.append(target)
                 line = _shorten(line)
             title = next(link.title for link in links if renamed.get(link.file, link.file) == target)
             yield _Entry(target, line, order, hub is None and any(link.visible for link in links),
-                         said, title or target, hub.file if hub else None)
+                         title or target, hub.file if hub else None)
 
 
 def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
@@ -273,29 +265,16 @@ def _fit(entries: list[_Entry], by_file: Mapping[str, MemoryInfo], result: Index
         entries.insert(0, _Entry(info.file, entry_line(info), -1, visible=True,
                                  title=info.title))
         result.added.append(info.file)
-    # What Claude reaches now keeps a place, in MEMORY.md or in a hub: the lines it sees by
-    # rank, then those the hubs hold, in their order (the first of them comes back first).
-    reached = sorted((e for e in entries if e.visible), key=lambda e: _priority(by_file[e.file]))
-    reached += sorted((e for e in entries if e.hub), key=lambda e: e.order)
-    kept = _room_for(reached, by_file)
-    others = sorted((e for e in entries if not e.visible and not e.hub),
-                    key=lambda e: _priority(by_file[e.file]))
-    lines, chars = _size([e.line for e in kept])
-    for position, entry in enumerate(others):
-        width = utf16_len(entry.line) + (1 if lines else 0)
-        if len(kept) < len(reached) or not (
-                lines + 1 <= ROOM_LINES and chars + width <= ROOM_CHARS):
-            # No room: none ranked below it goes in either.
-            for left in others[position:]:
-                result.unfit.append(left.file)
-                if left.said is not None:
-                    result.past_cut.append(left.file)
-                    _move_detail(result, by_file[left.file], left.said)
-            break
-        kept.append(entry)
-        lines, chars = lines + 1, chars + width
-    return _placed(kept, reached[len(kept):] if len(kept) < len(reached) else [], by_file,
-                   result, hubs)
+    # What Claude reaches now ranks first: the lines it sees, by rank, then those the hubs
+    # hold, in their order (the first of them comes back first); then the rest (past the
+    # cut, or without a line) by rank. What MEMORY.md has no room for goes into the hubs,
+    # so no memory is left without a way in.
+    ranked = sorted((e for e in entries if e.visible), key=lambda e: _priority(by_file[e.file]))
+    ranked += sorted((e for e in entries if e.hub), key=lambda e: e.order)
+    ranked += sorted((e for e in entries if not e.visible and not e.hub),
+                     key=lambda e: _priority(by_file[e.file]))
+    kept, moved = _room_for(ranked, by_file)
+    return _placed(kept, moved, by_file, result, hubs)
 
 
 def _is_blank(entry: _Entry) -> bool:
@@ -306,20 +285,29 @@ def _is_heading(entry: _Entry) -> bool:
     return entry.file is None and entry.line.lstrip().startswith("#")
 
 
-def _room_for(reached: list[_Entry], by_file: Mapping[str, MemoryInfo]) -> list[_Entry]:
-    """The longest head of `reached` that fits ROOM beside a line for each hub the rest
-    go into."""
+def _room_for(ranked: list[_Entry],
+              by_file: Mapping[str, MemoryInfo]) -> tuple[list[_Entry], list[_Entry]]:
+    """(the entries MEMORY.md keeps, those moved into hubs): the longest head of `ranked`
+    that fits ROOM beside a line for each hub the rest go into."""
     lines, chars, size = 0, 0, 0
-    for entry in reached:
+    for entry in ranked:
         width = utf16_len(entry.line) + (1 if lines else 0)
         if lines + 1 > ROOM_LINES or chars + width > ROOM_CHARS:
             break
         lines, chars, size = lines + 1, chars + width, size + 1
-    while size < len(reached) and not _fits(
-            [e.line for e in reached[:size]]
-            + [line for _, line in _hub_lines(reached[size:], by_file)]):
+    while size < len(ranked) and not _fits(
+            [e.line for e in ranked[:size]]
+            + [line for _, line in _hub_lines(ranked[size:], by_file)]):
         size -= 1  # a handful of times: the hub lines are few and short
-    return reached[:size]
+    kept, moved = ranked[:size], ranked[size:]
+    # A hub for one memory would take the line that memory's own line takes: keep it.
+    for listed in _by_hub(moved, by_file).values():
+        if len(listed) == 1:
+            rest = [e for e in moved if e is not listed[0]]
+            if _fits([e.line for e in [*kept, listed[0]]]
+                     + [line for _, line in _hub_lines(rest, by_file)]):
+                kept, moved = [*kept, listed[0]], rest
+    return kept, moved
 
 
 def _by_hub(moved: Sequence[_Entry], by_file: Mapping[str, MemoryInfo]) -> dict[str, list[_Entry]]:
@@ -346,8 +334,10 @@ def _placed(kept: list[_Entry], moved: list[_Entry], by_file: Mapping[str, Memor
     for position, (file, line) in enumerate(_hub_lines(moved, by_file)):
         hub = hubs.get(file) or _Hub(file, None)
         for entry in listed[file]:
-            if entry.hub != file:
-                result.into_hubs.setdefault(file, []).append(entry.file)
+            if entry.hub == file:
+                continue
+            moved_in = result.into_hubs if entry.visible or entry.hub else result.reached_by_hubs
+            moved_in.setdefault(file, []).append(entry.file)
         text = hub_text(file, hub.before, hub.own_lines, [e.line for e in listed[file]])
         if text != hub.before:
             result.hubs[file] = text

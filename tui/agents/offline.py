@@ -201,10 +201,11 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
         log("info", f"index: added a line for {file}")
     for line in rebuild.dangling:
         log("info", f"index: dropped a line pointing at a missing file: {line}")
-    for file in rebuild.unfit:
-        log("info", f"index: no room for {file} (the file is kept)")
     for hub, files in rebuild.into_hubs.items():
         log("info", f"index: moved {plural(len(files), 'line')} into {hub}")
+    for hub, files in rebuild.reached_by_hubs.items():
+        log("info", f"index: listed {plural(len(files), 'memory', 'memories')} Claude did not "
+                    f"reach in {hub}")
     for hub, files in rebuild.out_of_hubs.items():
         log("info", f"index: moved {plural(len(files), 'line')} from {hub} back into MEMORY.md")
     return rebuild
