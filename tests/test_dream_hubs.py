@@ -127,17 +127,23 @@ def test_a_hub_holds_the_whole_lines_in_the_shape_of_a_memory(demo_store):
                             "more: ")
 
 
+def stat_times(store: Path) -> dict[str, int]:
+    return {path.relative_to(store).as_posix(): path.stat().st_mtime_ns
+            for path in store.rglob("*") if path.is_file()}
+
+
 def test_undo_puts_the_index_back_and_removes_the_hubs(demo_store):
+    """Every file of the store, its bytes and its mtime (recall orders by it), as before."""
     _, store = demo_store
-    before = snapshot(store)
+    before, times = snapshot(store, recursive=True), stat_times(store)
 
     result = dream(store)
     created = {diff.file for diff in result.changeset.files if diff.kind == "created"}
     assert {"index_reference.md"} <= created
     assert undo_changeset(store) is not None
 
-    after = snapshot(store)
-    assert after == before
+    assert snapshot(store, recursive=True) == before
+    assert stat_times(store) == times
     assert not list(store.glob("index_*.md"))
 
 
