@@ -310,9 +310,10 @@ def test_a_title_with_parentheses_moves_only_the_hook_into_the_topic_file():
     assert rebuild.details == {"dash.md": [hook.strip()]}
 
 
-def test_entries_left_out_for_room_move_what_the_index_said_once_and_nothing_else():
-    """An index entry with no room keeps its words in its file, whole (not the shortened
-    line's, cut with …) and once; a line the rebuild wrote itself moves nothing."""
+def test_entries_moved_into_a_hub_move_what_the_index_said_once_and_nothing_else():
+    """An index entry MEMORY.md has no room for goes into a hub, shortened, and keeps its
+    words in its file, whole (not the shortened line's, cut with …) and once; a line the
+    rebuild wrote itself moves nothing."""
     def memory(file: str, description: str = "") -> MemoryInfo:
         return MemoryInfo(file, file, description, "project", 0.0, f"# {file}\n")
 
@@ -323,7 +324,8 @@ def test_entries_left_out_for_room_move_what_the_index_said_once_and_nothing_els
     lines = [f"- [m{n:03}](m{n:03}.md) — about {n}" for n in range(200)]
     lines.append(f"- [Late](late.md) — {said}")
     rebuild = rebuild_index("\n".join(lines) + "\n", memories)
-    assert set(rebuild.unfit) == {"late.md", "bare.md"}
+    assert rebuild.reached_by_hubs == {"index_project.md": ["late.md", "bare.md"]}
+    assert "](late.md) — the release train" in rebuild.hubs["index_project.md"]
     assert rebuild.details == {"late.md": [said]}
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from tui.agents.undo_notes import LOCK, drop_note, read_note, write_notes
@@ -24,8 +25,11 @@ from tui.claude.lock import (
     state_from_json,
     state_json,
 )
+from tui.claude.memory_files import TEAM_FOLDER, TEAM_INDEX
 from tui.claude.paths import INDEX_NAME
 from tui.memory.index import LoadedIndex, parse_index
+from tui.memory.links import wiki_names
+from tui.memory.reach import TextLinks, loaded_roots, reach
 
 CREATED, MODIFIED, ARCHIVED = "created", "modified", "archived"
 
@@ -50,22 +54,42 @@ class ChangeSet:
     index_before: LoadedIndex
     index_after: LoadedIndex
     notes: tuple[str, ...] = ()  # what the run could not do (entries that do not fit, …)
+    # Every .md file of the store as the run found it: what Claude reaches, before and after.
+    originals: Mapping[str, bytes] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def empty(self) -> bool:
         return not self.files
 
-    @property
+    @cached_property
     def hides(self) -> tuple[str, ...]:
-        """Memories Claude sees now that the new MEMORY.md would leave past the cut or
-        unlinked, while their files stay: applying the index would make them invisible."""
-        if not any(f.file == INDEX_NAME for f in self.files):
+        """Memories Claude sees now that applying the whole change set would leave it no
+        way to reach, while their files stay: they would become invisible."""
+        return self.hidden_by(f.file for f in self.files)
+
+    def hidden_by(self, chosen: Iterable[str]) -> tuple[str, ...]:
+        """The memories Claude sees now (inside MEMORY.md's loaded cut) that it could no
+        longer reach once the `chosen` files are applied: neither inside the new cut nor
+        linked by a chain of memories from it (a hub the run wrote, say; see `reach`)."""
+        chosen = set(chosen)
+        changed = {f.file: f for f in self.files if f.file in chosen}
+        if not changed:
             return ()
-        removed = {f.file for f in self.files if f.after is None}
+        removed = {file for file, diff in changed.items() if diff.after is None}
+        index = self.index_after if INDEX_NAME in changed else self.index_before
         before = {link.file for link in self.index_before.links if link.visible and link.file
                   and os.path.lexists(self.store / link.file)}  # a dangling line hides nothing
-        after = {link.file for link in self.index_after.links if link.visible and link.file}
-        return tuple(sorted(before - after - removed))
+        missing = before - removed - {link.file for link in index.links if link.visible}
+        if not missing:
+            return ()
+        texts = {file: data.decode("utf-8", errors="replace")
+                 for file, data in self.originals.items()}
+        for file, diff in changed.items():
+            if diff.after is None:
+                texts.pop(file, None)
+            else:
+                texts[file] = diff.after.decode("utf-8", errors="replace")
+        return tuple(sorted(missing - _reached(texts).keys()))
 
     def default_choice(self) -> set[str]:
         """The files to apply unless the user says otherwise: all, but an index that would
@@ -201,8 +225,20 @@ def build_changeset(originals: dict[str, bytes], staged: dict[str, bytes],
         store, label, tuple(files),
         parse_index(_decoded(originals.get(INDEX_NAME))),
         parse_index(_decoded(staged.get(INDEX_NAME, originals.get(INDEX_NAME)))),
-        tuple(notes),
+        tuple(notes), originals,
     )
+
+
+def _reached(texts: Mapping[str, str]) -> dict[str, str | None]:
+    """What Claude reaches in a store of these texts, from the cuts of its indexes."""
+    from tui.memory import frontmatter
+
+    names = None
+    if any("[[" in text for text in texts.values()):
+        names = wiki_names((file, frontmatter.parse(text).name) for file, text in texts.items())
+    indexes = [parse_index(texts.get(INDEX_NAME), names),
+               parse_index(texts.get(TEAM_INDEX), names, folder=f"{TEAM_FOLDER}/")]
+    return reach(loaded_roots(indexes), TextLinks(texts, names))
 
 
 def _decoded(data: bytes | None) -> str | None:

@@ -215,8 +215,11 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
         return
     rebuild = offline.prune_index(staging, renamed, say)
     notes.extend(rebuild.notes())
+    moved = sum(len(files) for hubs in (rebuild.into_hubs, rebuild.reached_by_hubs)
+                for files in hubs.values())
     progress.finish(note=f"{len(rebuild.added)} added, {len(rebuild.dangling)} dangling dropped, "
-                         f"{len(rebuild.unfit)} without room")
+                         f"{len(rebuild.shortened)} shortened"
+                         + (f", {moved} moved into hubs" if moved else ""))
 
 
 def _model_phases(client: ModelClient, staging: Staging, toolbox: Toolbox, progress: Progress,

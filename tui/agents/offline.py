@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from tui.agents.absdates import absolutize
 from tui.agents.conversation import Message
+from tui.agents.hubs import HUB_FILES
 from tui.agents.indexfit import IndexRebuild, MemoryInfo, rebuild_index
 from tui.agents.staging import Staging
 from tui.claude.checkout import Checkout
@@ -26,6 +27,7 @@ from tui.memory import frontmatter
 from tui.memory.similarity import near_duplicates
 from tui.memory.stale_paths import repath_text
 from tui.memory.store import load_store
+from tui.words import plural
 
 Log = Callable[[str, str], None]
 _LOG_DATE = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
@@ -52,7 +54,9 @@ def memory_infos(staging: Staging) -> list[MemoryInfo]:
 def merge_duplicates(staging: Staging, log: Log) -> dict[str, str]:
     """Fold each group of near-duplicates into one file; {merged-away file: keeper}."""
     store = load_store(staging.root)
-    memories = [m for m in store.memories if not m.outside_target and not m.path.is_symlink()]
+    # Hubs are alike by design (the same opening line), and each holds its own type's lines.
+    memories = [m for m in store.memories if not m.outside_target and not m.path.is_symlink()
+                and m.file not in HUB_FILES]
     parent = {m.file: m.file for m in memories}
 
     def root(file: str) -> str:
@@ -121,7 +125,7 @@ def fix_dates(staging: Staging, log: Log) -> int:
     """Relative dates made absolute in every memory and daily log; how many replaced."""
     replaced = 0
     for relative in staging.markdown():
-        if relative == INDEX_NAME:
+        if relative == INDEX_NAME or relative in HUB_FILES:  # index lines: no date of their own
             continue
         path = staging.root / relative
         text = read_store_text(path)
@@ -168,7 +172,8 @@ def update_paths(staging: Staging, checkout: Checkout, log: Log) -> int:
 
 
 def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexRebuild:
-    """Rewrite MEMORY.md within the limits; detail from long lines goes to the topic file."""
+    """Rewrite MEMORY.md within the room a dream leaves, moving lines into hubs (or back)
+    as needed; detail from long lines goes to the topic file."""
     index_path = staging.root / INDEX_NAME
     index_text = read_store_text(index_path) if index_path.exists() else None
     rebuild = rebuild_index(index_text, memory_infos(staging), renamed,
@@ -179,6 +184,12 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
         if path.exists():  # a second move appends to the first
             text = read_store_text(path).rstrip("\n") + "\n" + text.split("---\n\n", 1)[1]
         path.write_text(text, encoding="utf-8")
+    for file, text in rebuild.hubs.items():
+        if text is None:
+            (staging.root / file).unlink()
+            staging.deleted.add(file)
+        else:
+            (staging.root / file).write_text(text, encoding="utf-8")
     for file, details in rebuild.details.items():
         path = staging.root / file
         text = read_store_text(path).rstrip("\n")
@@ -190,8 +201,13 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
         log("info", f"index: added a line for {file}")
     for line in rebuild.dangling:
         log("info", f"index: dropped a line pointing at a missing file: {line}")
-    for file in rebuild.unfit:
-        log("info", f"index: no room for {file} (the file is kept)")
+    for hub, files in rebuild.into_hubs.items():
+        log("info", f"index: moved {plural(len(files), 'line')} into {hub}")
+    for hub, files in rebuild.reached_by_hubs.items():
+        log("info", f"index: listed {plural(len(files), 'memory', 'memories')} Claude did not "
+                    f"reach in {hub}")
+    for hub, files in rebuild.out_of_hubs.items():
+        log("info", f"index: moved {plural(len(files), 'line')} from {hub} back into MEMORY.md")
     return rebuild
 
 

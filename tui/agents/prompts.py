@@ -70,14 +70,16 @@ Phase 4 of 4, prune and index. Rewrite MEMORY.md so that every memory worth load
 one line under 150 characters, no line points at a missing file, and the whole index
 stays under 140 lines and 17,500 characters, leaving room for the entries added at its
 end before the next tidy-up; move detail from long lines into their topic files. If
-that means fewer lines, give related memories one line that links each of them rather
-than dropping a memory the index names now. Finish with a two-line summary of the run,
-or say that nothing needed changing."""
+the lines still do not fit, keep the most useful in MEMORY.md and move the others, whole,
+into a hub: a reference memory (say index_project.md) listing their lines, which MEMORY.md
+links in one line saying what it holds. Never drop a memory the index names now without
+such a link. Finish with a two-line summary of the run, or say that nothing needed
+changing."""
 
 CORRECT_INDEX = """\
 MEMORY.md is still {lines} lines and {chars} characters (limits: 200 lines, 25,000
 characters, 150 characters a line). Rewrite it under 140 lines and 17,500 characters now,
-keeping a link to every memory it names."""
+keeping a link to every memory it names, in it or in a hub it links."""
 
 
 def extract_system(today: str, turns: int) -> str:

@@ -43,18 +43,39 @@ def check_index_size(ctx: DoctorContext) -> Check:
             entries += (f" ({len(past_cut) - len(hidden)} more past it are reached through "
                         "memories the loaded part links)")
         return Check("index_size", FAIL, f"{size}, so {past}{entries}{long_text}.",
-                     f"{ctx.memtui('index', ctx.store, '--loaded')} shows the cut; shorten entries "
-                     f"(S in the app) or let a dream prune the index: "
-                     f"{ctx.memtui('dream', ctx.store)}")
+                     f"{ctx.memtui('index', ctx.store, '--loaded')} shows the cut; "
+                     + _room_fix(ctx, path, "shorten entries (S in the app) or "))
     near = index.lines >= NEAR_LIMIT * MAX_LINES or index.chars >= NEAR_LIMIT * MAX_CHARS
     if near:
         return Check("index_size", WARN,
                      f"{size}: a few more entries and the newest fall past the cut{long_text}.",
-                     f"let a dream prune the index: {ctx.memtui('dream', ctx.store)}")
+                     _room_fix(ctx, path))
     if long_lines:
         return Check("index_size", WARN, f"{size}{long_text}: entries should stay one short line.",
                      "shorten them (S in the app's index tab), moving detail into the topic file")
     return Check("index_size", OK, f"{size}: all of it is loaded.")
+
+
+def _room_fix(ctx: DoctorContext, path, shorten: str = "") -> str:
+    """How to make room in the index: a dream, unless the last one left the index as it
+    is now (then the same again would not help), and what helps then."""
+    from tui.claude.lock import HOLD_SECONDS, read_lock
+    from tui.doctor.dream_checks import stamp
+
+    lock = read_lock(ctx.store)
+    try:
+        written = os.stat(path).st_mtime
+    except OSError:
+        written = None
+    # A dream holds the lock at most HOLD_SECONDS: a later write to MEMORY.md is not its own.
+    if lock.mtime is None or written is None or written > lock.mtime + HOLD_SECONDS:
+        return f"{shorten}let a dream prune the index: {ctx.memtui('dream', ctx.store)}"
+    return (f"the last dream ({stamp(lock.mtime)}) left the index as it is, so another of "
+            "the same will not make room: archive the memories that no longer hold "
+            f"({ctx.memtui('fix', ctx.store, 'archive', 'FILE')}), shorten long entries (S in "
+            "the app), or move the oldest entries into hubs, memory files that MEMORY.md "
+            f"links in one line each ({ctx.memtui('dream', ctx.store, '--engine', 'offline')} "
+            "does that)")
 
 
 def _reached(ctx: DoctorContext, index) -> dict[str, str | None]:

@@ -136,6 +136,7 @@ class ReviewScreen(Screen[None]):
             *([Text(f"MEMORY.md is rejected for now: it would hide {', '.join(changeset.hides)} "
                     "from Claude. Accept it with space to apply it anyway.", style="bold yellow")]
               if changeset.hides else []),
+            *self.hiding_choice(),
             *(Text(f"Refused during the run: {r}", style="red") for r in self.result.refusals),
         ]
         if self.outcome is not None:
@@ -147,6 +148,17 @@ class ReviewScreen(Screen[None]):
             lines.append(Text("space accepts or rejects the highlighted file; a applies; "
                               "esc leaves without applying.", style="dim"))
         self.query_one("#review-summary", Static).update(Group(*lines))
+
+    def hiding_choice(self) -> list[Text]:
+        """A warning when the files accepted would hide what the whole change set does
+        not: MEMORY.md accepted without the hub its lines moved into."""
+        if self.outcome is not None or self.changeset.hides:
+            return []
+        hidden = self.changeset.hidden_by(self.accepted)
+        if not hidden:
+            return []
+        return [Text(f"As accepted, the change would hide {', '.join(hidden)} from Claude: "
+                     "accept the files that now link them too.", style="bold yellow")]
 
     def highlighted(self) -> str | None:
         row = self.query_one("#review-files", VirtualTable).highlighted
