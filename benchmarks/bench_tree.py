@@ -2,6 +2,7 @@
 
     python benchmarks/bench_tree.py [--scale 1] [--runs 3] [--compare] [--check]
                                     [--growth 0.25,0.5,1,2] [--overwrites-mb 165,1024] [--no-app]
+                                    [--no-template]
 
 The tree (`generate.py`, reused when its manifest matches): per 1x, 1,000 project folders,
 ~674 stores holding 20,000 memory files, ~205 MB of transcripts. Every memtui command runs
@@ -476,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--growth", default="", help="scales to measure, e.g. 0.25,0.5,1,2")
     parser.add_argument("--overwrites-mb", default="", help="corpus sizes, e.g. 165,1024")
     parser.add_argument("--no-app", action="store_true", help="skip the tmux measurement")
+    parser.add_argument("--no-template", action="store_true",
+                        help="skip the 50,000-note template store (minutes to make and audit)")
     parser.add_argument("--projects-only", action="store_true",
                         help="only `projects` and the app (no audit, near-duplicates, growth)")
     args = parser.parse_args(argv)
@@ -495,7 +498,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.projects_only:
             tree_statistics(args.scale)
             near_duplicates_figure(args.scale, report)
-            template = template_figure(args.runs, report)
+            if not args.no_template:
+                template = template_figure(args.runs, report)
         if not args.no_app:
             app_figure(args.scale, args.runs, report)
         for size in filter(None, args.overwrites_mb.split(",")):

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import pytest
 from conftest import index_line, memory_text, write_index, write_memory
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tui.memory.audit import audit_store
+from tui.memory.rationale import _LABEL_BACKWARDS, rationale_labels
 from tui.memory.store import load_store
 
 
@@ -93,3 +96,20 @@ def test_text_that_is_not_a_label_leaves_both_findings(tmp_path, body):
 
 def test_a_why_label_alone_leaves_only_missing_how_to_apply(tmp_path):
     assert rationale_findings(tmp_path, "**Why：** it broke.\n") == {"missing_how_to_apply"}
+
+
+def _labels_by_the_backwards_scan(body: str) -> set[str]:
+    return {match.lastgroup for match in _LABEL_BACKWARDS.finditer((body.lower() + "\n")[::-1])}
+
+
+# Fragments that make canonical labels inside words, after colons, in emphasis and alone.
+_FRAGMENTS = ["**Why:**", "**How to apply:**", "anyWhy:", "Why", "why:", "x", "how to apply",
+              ":", "**", "\n", " ", "## ", "_", "：", "porqué:"]
+_TEXT = st.lists(st.sampled_from(_FRAGMENTS), max_size=8).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXT, st.sampled_from(["", "**Why:**", "**How to apply:**"]), _TEXT)
+def test_the_canonical_labels_shortcut_finds_what_the_full_scan_finds(before, label, after):
+    body = before + label + after
+    assert rationale_labels(body) == _labels_by_the_backwards_scan(body)

@@ -15,6 +15,7 @@ from tui.memory import frontmatter
 from tui.memory.similarity import (
     DUPLICATE_SCORE,
     WORD_OVERLAP,
+    collapsed_start,
     comparable_text,
     jaccard,
     near_duplicates,
@@ -47,6 +48,19 @@ def _all_pairs(memories, cutoff):
 
 
 bodies = st.lists(st.sampled_from(WORDS), min_size=3, max_size=30).map(" ".join)
+
+
+# Words and every kind of space str.split() knows, long runs of them included.
+spaced = st.lists(
+    st.one_of(st.sampled_from(WORDS + ["x" * 700]), st.text(" \t\n\r\x0b\x1c\u00a0\u2003\u3000", min_size=1)),
+    max_size=200,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(spaced, st.integers(min_value=0, max_value=900))
+def test_collapsed_start_is_the_start_of_the_whole_text_collapsed(text, length):
+    assert collapsed_start(text, length) == " ".join(text.split())[:length]
 
 
 @settings(max_examples=150, deadline=None)

@@ -62,8 +62,16 @@ _LABEL_BACKWARDS = re.compile(
 )
 
 
+# The form Claude Code's prompt asks for: where both are in the body, both labels count
+# (a colon follows, and `**` is no letter), and the backwards scan is not needed.
+_CANONICAL_WHY = "**Why:**"
+_CANONICAL_HOW = "**How to apply:**"
+
+
 def rationale_labels(body: str) -> set[str]:
     """Which of WHY and HOW_TO_APPLY the memory body has a label for."""
+    if _CANONICAL_WHY in body and _CANONICAL_HOW in body:
+        return {WHY, HOW_TO_APPLY}
     found: set[str] = set()
     for match in _LABEL_BACKWARDS.finditer((body.lower() + "\n")[::-1]):
         found.add(match.lastgroup)

@@ -54,8 +54,21 @@ class DuplicateSearch:
 
 
 def comparable_text(memory: Memory) -> str:
-    body = " ".join(memory.body.split())[:400]
-    return utils.default_process(f"{memory.description} {body}")
+    return utils.default_process(f"{memory.description} {collapsed_start(memory.body, 400)}")
+
+
+def collapsed_start(text: str, length: int) -> str:
+    """`" ".join(text.split())[:length]`, splitting only as much of `text` as it takes.
+
+    The words of a prefix of `text`, joined, are a prefix of all its words joined (the last
+    one perhaps cut short), so once they reach `length` characters they are the answer.
+    Splitting a whole real-shaped body (a median 1,600 characters) cost four times this."""
+    size = 2 * length
+    while True:
+        collapsed = " ".join(text[:size].split())
+        if len(collapsed) >= length or size >= len(text):
+            return collapsed[:length]
+        size *= 4
 
 
 def jaccard(first: frozenset[str], second: frozenset[str]) -> float:
