@@ -1,5 +1,5 @@
 """80x24 first: whole columns by priority, readable statuses, footers that never cut a label,
-number keys that switch tabs from anywhere on the store screen."""
+number keys that switch tabs on the store screen, digits that are text in a text field."""
 
 from __future__ import annotations
 
@@ -133,7 +133,9 @@ async def test_every_other_screen_footer_fits(fixture, size, monkeypatch):
         assert {"a", "space", "u", "esc", "f1"} <= keys_of(footer_labels(app.screen))
 
 
-async def test_number_keys_switch_tabs_even_from_the_recall_query_and_the_filter(fixture):
+async def test_a_digit_typed_in_the_filter_or_the_question_is_text(fixture):
+    """Nobody could filter for note_1 or ask about v2 while digits switched tabs: in a text
+    field a digit is text, and esc leaves the field so that 1-4 switch tabs again."""
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=SMALL) as pilot:
         screen = await open_store(app, pilot, fixture)
@@ -141,12 +143,17 @@ async def test_number_keys_switch_tabs_even_from_the_recall_query_and_the_filter
         query = screen.query_one("#recall-query", Input)
         await pilot.press("4")
         assert tabs.active == "recall" and query.has_focus
-        await pilot.press(*"deploy", "1")
+        await pilot.press(*"deploy v2")
+        assert tabs.active == "recall" and query.value == "deploy v2"
+        await pilot.press("escape", "1")
         assert tabs.active == "memories"
-        assert query.value == "deploy"
-        await pilot.press("slash", *"stripe", "3")
+        assert query.value == "deploy v2"
+        await pilot.press("slash", *"note_1")
+        field = screen.query_one("#memory-filter", Input)
+        assert tabs.active == "memories" and field.value == "note_1"
+        await pilot.press("enter", "3")  # enter keeps the filter and leaves the field
         assert tabs.active == "findings"
-        assert screen.query_one("#memory-filter", Input).value == "stripe"
+        assert field.value == "note_1"
         await pilot.press("2")
         assert tabs.active == "index"
 

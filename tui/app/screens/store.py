@@ -48,7 +48,6 @@ from tui.app.widgets.findings import FindingsShown, FindingsView, fixes, shown_f
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.recall import RecallView
-from tui.app.widgets.tab_input import TabInput
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project
 from tui.claude.memory_files import TEAM_INDEX
@@ -101,11 +100,11 @@ class StoreScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="store.back"),
         Binding("slash", "start_filter", "Filter", id="store.filter"),
-        # Before any input: a digit switches tabs even while the filter or a query is typed.
-        Binding("1", "show_tab('memories')", "Memories", priority=True, id="store.tab_memories"),
-        Binding("2", "show_tab('index')", "Index", priority=True, id="store.tab_index"),
-        Binding("3", "show_tab('findings')", "Findings", priority=True, id="store.tab_findings"),
-        Binding("4", "show_tab('recall')", "Recall", priority=True, id="store.tab_recall"),
+        # Not priority bindings: in the filter or a question a digit is text (esc leaves it).
+        Binding("1", "show_tab('memories')", "Memories", id="store.tab_memories"),
+        Binding("2", "show_tab('index')", "Index", id="store.tab_index"),
+        Binding("3", "show_tab('findings')", "Findings", id="store.tab_findings"),
+        Binding("4", "show_tab('recall')", "Recall", id="store.tab_recall"),
         Binding("v", "toggle_raw", "Raw", id="store.raw"),
         Binding("space", "mark", "Mark", id="store.mark"),
         Binding("r", "relink", "Relink", id="store.relink"),
@@ -169,8 +168,8 @@ class StoreScreen(Screen[None]):
         yield LoadingIndicator(id="store-loading")
         with TabbedContent(initial="memories", id="store-tabs"):
             with TabPane("1 Memories", id="memories"):
-                yield TabInput(placeholder="filter name, description, body (fuzzy)",
-                               id="memory-filter")
+                yield Input(placeholder="filter name, description, body (fuzzy)",
+                            compact=True, id="memory-filter")
                 with Horizontal():
                     yield VirtualTable(COLUMNS, stretch=("description", "name"),
                                        labels={"mark": ""}, priority=COLUMN_PRIORITY,
