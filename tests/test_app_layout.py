@@ -117,7 +117,7 @@ async def test_every_other_screen_footer_fits(fixture, size, monkeypatch):
     async with app.run_test(size=size) as pilot:
         await open_store(app, pilot, fixture)
         for key, wanted in (("h", {"r", "b", "s", "u", "esc"}), ("o", {"m", "h", "u", "esc"}),
-                            ("e", {"^s", "esc"})):
+                            ("e", {"^s", "esc"}), ("x", {"⏎", "esc"})):
             await pilot.press(key)
             await settle(app, pilot)
             assert wanted | {"f1"} <= keys_of(footer_labels(app.screen)), key

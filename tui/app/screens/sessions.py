@@ -12,10 +12,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
+from tui.app.screens.dialog import Dialog
+from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.render import condense
 
@@ -46,8 +47,9 @@ class SessionTable(VirtualTable):
     ]
 
 
-class SessionPicker(ModalScreen[str | None]):
-    """Dismissed with the chosen session's id, or None."""
+class SessionPicker(Dialog[str | None]):
+    """Dismissed with the chosen session's id, or None. The newest session is highlighted:
+    enter extracts from it into a staging copy, reviewed before anything is written."""
 
     DEFAULT_CSS = """
     SessionPicker { align: center middle; }
@@ -61,6 +63,7 @@ class SessionPicker(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss(None)", "Cancel", id="sessions.cancel"),
     ]
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = ("sessions.pick", "sessions.cancel")
 
     def __init__(self, project) -> None:
         super().__init__()
@@ -75,6 +78,7 @@ class SessionPicker(ModalScreen[str | None]):
             yield SessionTable(COLUMNS, stretch="working directory", keep_end={"working directory"},
                                priority=COLUMN_PRIORITY, id="sessions-table")
             yield Static("Reading the sessions …", id="sessions-status")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.list_sessions()
