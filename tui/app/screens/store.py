@@ -86,8 +86,8 @@ TAB_KEYS = {
                  "store.filter", "store.mark", "store.raw", "store.shorten",
                  "store.remove_dangling", "store.move_out", "store.doctor", "store.redo",
                  "store.back"),
-    "index": ("index.go_to_cut", "store.shorten", "store.remove_dangling", "store.relink",
-              *AROUND_THE_STORE, "store.back"),
+    "index": ("store.move_out", "store.relink", "index.go_to_cut", "store.shorten",
+              "store.remove_dangling", "store.edit", *AROUND_THE_STORE, "store.back"),
     "findings": ("store.mark", *AROUND_THE_STORE, "store.back"),
     "recall": ("store.back", *AROUND_THE_STORE),
 }
@@ -612,10 +612,14 @@ class StoreScreen(Screen[None]):
 
     def selected_files(self) -> list[str]:
         """The marked memories, else the highlighted one (on the Findings tab: of the
-        marked findings, else of the highlighted one)."""
+        marked findings, else of the highlighted one; on the Index tab, where marks are
+        not shown: the cursor line's)."""
         if self.tab == "findings":
             files = (f.file for f in self.findings_view.chosen())
             return list(dict.fromkeys(f for f in files if self.is_memory(f)))
+        if self.tab == "index":
+            entry = self.index_entry()
+            return [entry] if entry else []
         marked = [row.file for row in self.rows if row.key in self.marked and row.file]
         if marked:
             return marked
@@ -623,12 +627,31 @@ class StoreScreen(Screen[None]):
         return [row.file] if row and row.file else []
 
     def highlighted_file(self) -> str | None:
-        """The highlighted memory (on the Findings tab: the highlighted finding's)."""
+        """The highlighted memory (on the Findings tab: the highlighted finding's; on the
+        Index tab: the one whose entry is the cursor line)."""
         if self.tab == "findings":
             finding = self.findings_view.highlighted
             return finding.file if finding and self.is_memory(finding.file) else None
+        if self.tab == "index":
+            return self.index_entry()
         row = self.highlighted_row()
         return row.file if row else None
+
+    def index_view(self) -> IndexView:
+        """The index view in use: team/MEMORY.md's when it has focus."""
+        focused = self.focused
+        return focused if isinstance(focused, IndexView) else self.query_one("#index-view",
+                                                                             IndexView)
+
+    def index_entry(self) -> str | None:
+        """The memory whose entry (its first line in the index) is under the cursor."""
+        view = self.index_view()
+        line = view.highlighted
+        if line is None:
+            return None
+        return next((file for file, status in self.statuses.items()
+                     if status.index_line == line.number and status.index_file == view.file),
+                    None)
 
     def writable(self) -> bool:
         if self.store is None:
@@ -722,7 +745,12 @@ class StoreScreen(Screen[None]):
     def action_move_out(self) -> None:
         """Move the highlighted memory's index line to the end, past the cut, to make room."""
         file = self.highlighted_file()
-        if not self.writable() or file is None or self.store is None:
+        if not self.writable() or self.store is None:
+            return
+        if file is None:
+            if self.tab == "index" and (line := self.index_view().highlighted) is not None:
+                self.notify(f"Line {line.number} is no memory's entry: put the cursor on "
+                            "the entry to move past the cut.", severity="warning")
             return
         status = self.statuses.get(file)
         if status is not None and status.indexed and not status.visible:
@@ -841,8 +869,8 @@ class StoreScreen(Screen[None]):
                 return
             follow_up = (choices or {}).get(choice) or curation.option_plan(choice)
             if follow_up is None:
-                self.notify("Highlight the entry to move past the cut and press m; "
-                            "then relink again.")
+                self.notify("On the Index tab (2), put the cursor on the entry to move "
+                            "past the cut and press m; then relink again.")
             else:
                 self.propose(follow_up, choices)
 
@@ -957,6 +985,8 @@ class StoreScreen(Screen[None]):
         if self.tab == "findings" and (finding := self.findings_view.highlighted) is not None \
                 and finding.file == "MEMORY.md":
             file = finding.file  # a long or broken index line: edited by hand
+        elif self.tab == "index" and file is None and self.index_view().highlighted:
+            file = self.index_view().file  # a heading, a note: the index itself
         if not self.writable() or file is None:
             return
         if curation.edits_in_app(self.app):
