@@ -42,6 +42,7 @@ from tui.app.messages import (
     StoreChangedOnDisk,
     StoreLoaded,
     StoreRead,
+    post_unless_replaced,
 )
 from tui.app.screens.doctor import DoctorDone
 from tui.app.widgets.findings import FindingsShown, FindingsView, fixes, shown_findings
@@ -146,7 +147,6 @@ class StoreScreen(Screen[None]):
         self.statuses: dict[str, MemoryStatus] = {}
         self.rows: list[MemoryRow] = []
         self.marked: set[str] = set()
-        self.health_checked = False  # the doctor runs once the audit after a load is shown
         self.raw = False
         self.busy = False  # a confirmation, an edit or a write is in progress
         self.reload_pending = False
@@ -325,11 +325,10 @@ class StoreScreen(Screen[None]):
         from tui.history.recovery import record_external
 
         record_external(self.path)  # after the view: the journal never delays what users see
-        if not self.health_checked:
-            # After the load, not beside it: on a huge index every worker running at once
-            # competes with the UI thread for the interpreter.
-            self.health_checked = True
-            self.app.call_from_thread(self.check_health)
+        # After every load (a change made here, a run applied, a merge, Claude Code writing),
+        # so the doctor's line never outlives its cause; after the load, not beside it: on
+        # a huge index every worker running at once competes with the UI thread.
+        self.app.call_from_thread(self.check_health)
 
     def tidy_interrupted_writes(self) -> None:
         """Roll back a change a killed memtui left half applied, remove its temp files."""
@@ -406,8 +405,14 @@ class StoreScreen(Screen[None]):
         """The doctor's offline checks, for the line that says when one fails."""
         from tui.app.screens.doctor import run_doctor
         text = self.store.index_text if self.store is not None else None
-        self.post_message(DoctorDone(run_doctor(self.app, str(self.path), self.project,
-                                                index_text=text)))
+        post_unless_replaced(self, DoctorDone(run_doctor(self.app, str(self.path), self.project,
+                                                         index_text=text)))
+
+    def on_screen_resume(self) -> None:
+        """Back from a run, a history or the doctor: what changed no file of the store (a
+        lock's hour, the settings) may have changed the doctor's answer."""
+        if self.store is not None:
+            self.check_health()
 
     def on_doctor_done(self, message: DoctorDone) -> None:
         failed = message.report.failed
@@ -896,7 +901,6 @@ class StoreScreen(Screen[None]):
         self.findings_view.clear_marks()
         self.busy = False
         self.reload_pending = False
-        self.health_checked = False  # a fix made here may clear the doctor's line
         self.load()
 
     def action_dream(self) -> None:
