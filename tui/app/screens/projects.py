@@ -32,12 +32,17 @@ if TYPE_CHECKING:  # the index columns are read after the first frame, and rapid
     from tui.app.screens.confirm import Confirmation
     from tui.app.summaries import StoreSummary
 
-# (key, width); the project path takes any spare width. Keys double as sort keys. At 80
-# columns the path, memories, index, orphans and lost fit; the rest join them as room allows.
+# (key, width); keys double as sort keys. At 80 columns the path, its status (`stranded`,
+# `no store`: what most needs seeing), memories, index and orphans fit; the rest join them
+# as room allows. The columns but the path and the index narrow to their cells, the path
+# takes the width they leave (the index keeps its width: its cells come after the rows).
 COLUMNS = (
     ("path", 20), ("memories", 8), ("index", 23), ("orphans", 7), ("lost", 4),
     ("folders", 9), ("status", 13), ("last dream", 10), ("since", 5),
 )
+COLUMN_PRIORITY = ("path", "status", "memories", "index", "orphans", "lost", "folders",
+                   "last dream", "since")
+FITTED = ("memories", "orphans", "lost", "sync", "folders", "status", "last dream", "since")
 SORTS = ("path", "memories", "index", "orphans", "lost", "since", "last dream")
 SYNC_COLUMN = ("sync", 8)  # shown only once a sync remote is set (`memtui sync --remote`)
 SYNC_STYLES = {"in sync": "dim", "-": "dim", "…": "dim", "conflict": "bold red"}
@@ -95,6 +100,11 @@ def demo_plan(home: Path) -> Confirmation:
 def with_sync_column(columns: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
     at = [key for key, _ in columns].index("lost") + 1
     return (*columns[:at], SYNC_COLUMN, *columns[at:])
+
+
+def sync_priority(priority: tuple[str, ...]) -> tuple[str, ...]:
+    at = priority.index("lost") + 1
+    return (*priority[:at], SYNC_COLUMN[0], *priority[at:])
 
 
 def sync_cell(word: str | None) -> Text:
@@ -222,8 +232,9 @@ class ProjectsScreen(Screen[None]):
         yield ProgressBar(id="scan-progress", show_eta=False)
         yield Input(placeholder="filter projects (fuzzy)", id="project-filter", classes="hidden")
         columns = with_sync_column(COLUMNS) if self.sync_remote else COLUMNS
+        priority = sync_priority(COLUMN_PRIORITY) if self.sync_remote else COLUMN_PRIORITY
         yield ProjectTable(columns, stretch="path", labels={"path": "project"}, keep_end={"path"},
-                           id="projects")
+                           priority=priority, fit=FITTED, id="projects")
         yield Static(id="empty", classes="hidden")
         yield KeyFooter()
 
