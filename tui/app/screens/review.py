@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.text import Text
 from textual import on, work
@@ -25,9 +26,10 @@ from tui.visible import visible
 from tui.words import plural
 
 KIND_STYLES = {"created": "green", "modified": "yellow", "archived": "red"}
-# (key, width); at 80 columns the file and the choice fit, the kind of change gives way.
+# (key, width); the kind of change gives way before a file name would be cut.
 FILE_COLUMNS = (("choice", 8), ("change", 8), ("file", 12))
-FILE_PRIORITY = ("file", "choice", "change")
+FILE_PRIORITY = ("choice", "file", "change")
+SCROLLBAR = 2
 
 
 @dataclass
@@ -72,8 +74,8 @@ class ReviewScreen(Screen[None]):
     #review-progress { padding: 0 1; display: none; }
     #review-progress.-working { display: block; }
     #review-body { height: 1fr; }
-    #review-files { width: 2fr; height: 1fr; }
-    #review-diff-scroll { width: 3fr; border-left: solid $primary-background; padding: 0 1; }
+    #review-files { height: 1fr; }
+    #review-diff-scroll { width: 1fr; border-left: solid $primary-background; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "toggle", "Accept/reject", id="review.toggle"),
@@ -100,7 +102,7 @@ class ReviewScreen(Screen[None]):
         yield ProgressBar(id="review-progress", show_eta=False, show_percentage=False)
         with Horizontal(id="review-body"):
             yield VirtualTable(FILE_COLUMNS, stretch="file", labels={"choice": ""},
-                               keep_end={"file"}, priority=FILE_PRIORITY, id="review-files")
+                               priority=FILE_PRIORITY, whole="file", id="review-files")
             with VerticalScroll(id="review-diff-scroll"):
                 yield Static(id="review-diff")
         yield KeyFooter()
@@ -108,10 +110,24 @@ class ReviewScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = f"review: {self.changeset.label}"
         self.sub_title = self.subject or condense(str(self.changeset.store))
+        self.fit_file_list()
         self.show_files()
         self.show_summary()
         self.show_diff()
         self.query_one("#review-files").focus()
+
+    def on_resize(self) -> None:
+        self.fit_file_list()
+
+    def fit_file_list(self) -> None:
+        """As wide as the whole names need (the kind of change too, when there is room), at
+        most half the screen; the diff takes the rest."""
+        longest = max((cell_len(diff.file) for diff in self.changeset.files), default=0)
+        padded = {key: width + 2 for key, width in FILE_COLUMNS}
+        needed = padded["choice"] + padded["change"] + max(longest, 4) + 2 + SCROLLBAR
+        files = self.query_one("#review-files", VirtualTable)
+        files.styles.width = max(padded["choice"] + padded["file"],
+                                 min(needed, self.size.width // 2))
 
     def show_files(self) -> None:
         self.query_one("#review-files", VirtualTable).set_rows([
