@@ -8,7 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -40,9 +42,37 @@ STATUS_STYLES = {PENDING: "dim", RUNNING: "bold yellow", DONE: "green", FAILED: 
                  CANCELLED: "magenta"}
 LOG_STYLES = {"tool": "cyan", "model": "", "refused": "bold red", "retry": "yellow",
               "warning": "yellow", "error": "bold red", "info": "dim"}
+PHASE_WIDTH, KIND_WIDTH = 16, 8  # the log's first two columns
 TICK_SECONDS = 0.5
 LIVE_LINES = 4  # the newest words of a reply still streaming in, shown under the log
 LIVE_KEPT = 4_000  # what is kept of that reply: enough to fill those lines at any width
+
+
+def log_row(phase: str, kind: str, text: Text) -> Table:
+    """A log line: its phase and kind in columns of their own, its text wrapping under
+    itself (a hanging indent), not back under the phase."""
+    row = Table.grid(expand=True)
+    row.add_column(width=PHASE_WIDTH, no_wrap=True)
+    row.add_column(width=KIND_WIDTH, no_wrap=True)
+    row.add_column(ratio=1)
+    row.add_row(Text(phase, style="dim"), Text(kind, style="bold"), text)
+    return row
+
+
+class RunLog(RichLog):
+    """The run's log, which keeps its newest lines in view when it gets shorter (a toast
+    taking rows under it) if they were in view before."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.shown_height = 0
+
+    def on_resize(self, event: events.Resize) -> None:
+        height = event.size.height
+        end_before = self.virtual_size.height - self.shown_height
+        if height < self.shown_height and self.scroll_y >= end_before - 1:
+            self.scroll_end(animate=False, immediate=True)
+        self.shown_height = height
 
 
 def installed_name(kind: str, store) -> str:
@@ -111,7 +141,7 @@ class RunScreen(Screen[None]):
         yield Static(id="run-engine")
         yield VirtualTable(PHASE_COLUMNS, stretch="note", cursor=False, id="run-phases")
         yield Static(id="run-totals")
-        yield RichLog(id="run-log", wrap=True, markup=False, highlight=False)
+        yield RunLog(id="run-log", wrap=True, markup=False, highlight=False)
         yield Static(id="run-live")
         yield KeyFooter()
 
@@ -193,14 +223,13 @@ class RunScreen(Screen[None]):
         live = self.query_one("#run-live", Static)
         words = " ".join(reply.split())
         live.display = bool(words)
-        prefix = 24  # the phase and "writing" columns
-        room = max(40, (live.content_region.width or 100) * LIVE_LINES - prefix - 2)
+        text_width = (live.content_region.width or 100) - PHASE_WIDTH - KIND_WIDTH
+        room = max(40, text_width * LIVE_LINES - 2)
         tail = words[-room:]
         cut = self.streaming_cut or len(words) > len(tail)
         phase = next((p.name for p in self.phases.values() if p.status == RUNNING), "")
-        live.update(Text.assemble(
-            (f"{phase:<16}", "dim"), (f"{'writing':<8}", "bold"),
-            f"{'…' if cut else ''}{tail}", ("▍", "blink")))
+        live.update(log_row(phase, "writing", Text.assemble(
+            f"{'…' if cut else ''}{tail}", ("▍", "blink"))))
 
     def show_phase(self, phase: Phase) -> None:
         previous = self.phases.get(phase.name)
@@ -233,9 +262,9 @@ class RunScreen(Screen[None]):
         log = self.query_one("#run-log", RichLog)
         # Wrap at the log's own width: left to itself, RichLog measures against the console,
         # which is 80 columns wide when there is no terminal (serve, headless).
-        log.write(Text.assemble(
-            (f"{line.phase:<16}", "dim"), (f"{line.kind:<8}", "bold"),
-            (visible(line.text), LOG_STYLES.get(line.kind, ""))), width=log.scrollable_content_region.width or None)
+        log.write(log_row(line.phase, line.kind, Text(visible(line.text),
+                                                      style=LOG_STYLES.get(line.kind, ""))),
+                  width=log.scrollable_content_region.width or None)
 
     def tick(self) -> None:
         """Keep the running phase's elapsed time moving between events."""
