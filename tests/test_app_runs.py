@@ -202,7 +202,7 @@ async def test_a_run_sent_to_the_background_notifies_when_done_and_comes_back(
         await until(pilot, lambda: isinstance(app.screen, StoreScreen))
         gate.set()
         await until(pilot, lambda: any(
-            "finished: 4 file(s) to review" in text for text in notifications(app)
+            "finished: 4 files to review" in text for text in notifications(app)
         ))
         await pilot.press("ctrl+d")  # shows the finished run instead of starting another
         await until(pilot, lambda: app.screen is run)

@@ -392,9 +392,6 @@ class ProjectsScreen(Screen[None]):
         if before is not None and before.inventory is not message.inventory:
             self.announce_new(before.inventory.projects, message.inventory.projects)
         self.rows = self.build_rows()
-        self.query_one("#scan-status", Static).update(
-            f"{plural(len(self.rows), 'project')} in {condense(str(self.app.home))}"
-        )
         empty = self.query_one("#empty", Static)
         empty.set_class(bool(self.rows), "hidden")
         if not self.rows:
@@ -480,8 +477,13 @@ class ProjectsScreen(Screen[None]):
     def refresh_table(self) -> None:
         query = self.query_one("#project-filter", Input).value.strip()
         empty = f"No project matches “{query}”." if query and self.rows else ""
-        self.query_one("#projects", ProjectTable).set_rows(self.visible_rows(), empty)
+        rows = self.visible_rows()
+        self.query_one("#projects", ProjectTable).set_rows(rows, empty)
         self.sub_title = f"sorted by {self.sort_key}"
+        if self.scanned is not None:  # while a filter is on: how many of them it shows
+            shown = f"{len(rows):,} of " if query else ""
+            self.query_one("#scan-status", Static).update(
+                f"{shown}{plural(len(self.rows), 'project')} in {condense(str(self.app.home))}")
 
     def filter_changed(self) -> None:
         """A new query puts the cursor on its best match, not on the row it was on."""
@@ -705,7 +707,7 @@ def sync_outcome(result) -> tuple[str, str]:
     if result.pushed_deletions:
         parts.append(f"deleted {len(result.pushed_deletions)} on the remote")
     if result.conflicts:
-        parts.append(f"{len(result.conflicts)} conflict(s) kept both texts")
+        parts.append(f"{plural(len(result.conflicts), 'conflict')} kept both texts")
     if result.blocked:
         parts.append(f"{len(result.blocked)} left out (secrets, or entries no store can hold)")
     severity = "warning" if result.conflicts or result.blocked else "information"

@@ -46,10 +46,10 @@ class Undone(Message):
 def index_summary(label: str, index: LoadedIndex) -> Text:
     if not index.exists:
         return Text.assemble((f"{label}: ", "bold"), ("no MEMORY.md", "yellow"))
-    cut = (Text(f"cut by {index.cut}: Claude loads only {index.loaded_lines} lines", "bold red")
+    cut = (Text(f"cut by {index.cut}: Claude loads only {index.loaded_lines:,} lines", "bold red")
            if index.cut else Text("within the limits: Claude loads all of it", "green"))
     line = Text.assemble((f"{label}: ", "bold"),
-                         f"{index.lines}/{MAX_LINES} lines, {index.chars:,}/{MAX_CHARS:,} chars — ",
+                         f"{index.lines:,}/{MAX_LINES} lines, {index.chars:,}/{MAX_CHARS:,} chars — ",
                          cut)
     return line
 

@@ -33,6 +33,7 @@ from tui.app.runs import Engine, Starter, estimated_cost
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.visible import visible
+from tui.words import plural
 
 # (key, width); the note, written when a phase ends, takes the spare width and gives way
 # first: at 80 columns the log below says the same.
@@ -299,15 +300,15 @@ class RunScreen(Screen[None]):
             counts = result.changeset.counts()
             changes = sum(counts.values())
             where = "press enter" if self.is_current else "open its store and press ctrl+d"
-            text = (f"{self.kind} of {self.subject} finished: {changes} file(s) to review, "
+            text = (f"{self.kind} of {self.subject} finished: {plural(changes, 'file')} to review, "
                     f"{where}." if changes else
                     f"{self.kind} of {self.subject} finished: nothing to change.")
             self.app.notify(text, title="memtui")
-            self.log_line(LogLine("", "info", f"{changes} file(s) to review: press enter"
+            self.log_line(LogLine("", "info", f"{plural(changes, 'file')} to review: press enter"
                                   if changes else "nothing to change: esc goes back"))
             if self.topics_left and self.second_pass is not None:
                 then = "then " if changes else ""
-                self.log_line(LogLine("", "info", f"{len(self.topics_left)} topic(s) left: "
+                self.log_line(LogLine("", "info", f"{plural(len(self.topics_left), 'topic')} left: "
                                       f"{then}press p for a second pass on them"))
         else:
             reason = result.error or "no change set"
@@ -375,7 +376,7 @@ class RunScreen(Screen[None]):
             return
         if self.can_second_pass:
             self.log_line(LogLine("", "info", "applied: press p for a second pass on "
-                                  f"{len(self.topics_left)} topic(s)"))
+                                  + plural(len(self.topics_left), "topic")))
         self.refresh_bindings()
 
     def action_background(self) -> None:

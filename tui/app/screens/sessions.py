@@ -19,6 +19,7 @@ from tui.app.screens.dialog import Dialog
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.render import condense
+from tui.words import plural
 
 # (key, width); the working directory takes the spare width and keeps its end (the role).
 COLUMNS = (("modified", 16), ("new messages", 21), ("working directory", 22), ("session", 8))
@@ -94,7 +95,7 @@ class SessionPicker(Dialog[str | None]):
         table.set_rows([session_row(session) for session in message.sessions])
         status = self.query_one("#sessions-status", Static)
         if message.sessions:
-            status.update(f"{len(message.sessions)} session(s).")
+            status.update(f"{plural(len(message.sessions), 'session')}.")
             table.focus()
         else:
             status.update("This project has no session transcripts to extract from.")

@@ -154,8 +154,8 @@ def tally(findings: list[Finding], duplicates_skipped: bool) -> Text:
         text = Text("No findings: Claude sees every memory.", style="green")
     else:
         counts = Counter(f.severity for f in findings)
-        text = Text(f"{len(findings)} findings: ", style="bold")
-        text.append(", ".join(f"{counts[s]} {PLURALS[s] if counts[s] > 1 else s}"
+        text = Text(f"{len(findings):,} findings: ", style="bold")
+        text.append(", ".join(f"{counts[s]:,} {PLURALS[s] if counts[s] > 1 else s}"
                               for s in SEVERITIES if counts[s]))
     if duplicates_skipped:
         text.append("  (near-duplicate check skipped: too many memories here; "

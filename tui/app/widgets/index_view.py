@@ -43,9 +43,9 @@ def _head(index: LoadedIndex, file: str, problem: str | None) -> list[Renderable
     parts: list[RenderableType] = [Text(visible(problem), style="bold red")] if problem else []
     parts += [
         Text.assemble(
-            ("lines ", "dim"), (f"{index.lines}/{MAX_LINES}", _limit_style(index, "lines")),
+            ("lines ", "dim"), (f"{index.lines:,}/{MAX_LINES}", _limit_style(index, "lines")),
             ("   chars ", "dim"), (f"{index.chars:,}/{MAX_CHARS:,}", _limit_style(index, "chars")),
-            ("   loaded ", "dim"), (f"{index.loaded_lines} lines", "bold"),
+            ("   loaded ", "dim"), (f"{index.loaded_lines:,} lines", "bold"),
         ),
     ]
     if index.warning:
