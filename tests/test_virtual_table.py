@@ -276,7 +276,8 @@ def test_a_word_longer_than_the_line_is_broken_where_the_line_ends():
 class WholeApp(App[None]):
     def compose(self) -> ComposeResult:
         yield VirtualTable((("choice", 8), ("change", 8), ("file", 12)), stretch="file",
-                           priority=("choice", "file", "change"), whole="file", id="table")
+                           priority=("choice", "file", "change"), whole=("file", "change"),
+                           id="table")
 
 
 async def test_a_less_important_column_gives_way_before_the_whole_column_is_cut():

@@ -34,8 +34,9 @@ if TYPE_CHECKING:  # the index columns are read after the first frame, and rapid
 
 # (key, width); keys double as sort keys. At 80 columns the path, its status (`stranded`,
 # `no store`: what most needs seeing), memories, index and orphans fit; the rest join them
-# as room allows. The columns but the path and the index narrow to their cells, the path
-# takes the width they leave (the index keeps its width: its cells come after the rows).
+# as room allows, once the path is whole. The columns but the path and the index narrow to
+# their cells, the path takes the width they leave (the index keeps its width: its cells
+# come after the rows).
 COLUMNS = (
     ("path", 20), ("memories", 8), ("index", 23), ("orphans", 7), ("lost", 4),
     ("folders", 9), ("status", 13), ("last dream", 10), ("since", 5),
@@ -234,7 +235,7 @@ class ProjectsScreen(Screen[None]):
         columns = with_sync_column(COLUMNS) if self.sync_remote else COLUMNS
         priority = sync_priority(COLUMN_PRIORITY) if self.sync_remote else COLUMN_PRIORITY
         yield ProjectTable(columns, stretch="path", labels={"path": "project"}, keep_end={"path"},
-                           priority=priority, fit=FITTED, id="projects")
+                           priority=priority, fit=FITTED, whole=("path", "lost"), id="projects")
         yield Static(id="empty", classes="hidden")
         yield KeyFooter()
 

@@ -102,7 +102,8 @@ class ReviewScreen(Screen[None]):
         yield ProgressBar(id="review-progress", show_eta=False, show_percentage=False)
         with Horizontal(id="review-body"):
             yield VirtualTable(FILE_COLUMNS, stretch="file", labels={"choice": ""},
-                               priority=FILE_PRIORITY, whole="file", id="review-files")
+                               priority=FILE_PRIORITY, whole=("file", "change"),
+                               id="review-files")
             with VerticalScroll(id="review-diff-scroll"):
                 yield Static(id="review-diff")
         yield KeyFooter()

@@ -40,6 +40,7 @@ MEASURED_ROWS = 2_000
 WRAP_WIDTH = 48
 WRAP_ROWS = 5_000
 WRAP_ROOM = 60  # what a wrapping column is given before a growing column widens
+WHOLE_WIDTH = 40  # a column kept whole is kept so up to this width
 
 
 class Row(Protocol):
@@ -162,18 +163,21 @@ class VirtualTable(ScrollView, can_focus=True):
                  labels: Mapping[str, str] | None = None, keep_end: Collection[str] = (),
                  priority: Sequence[str] = (), grow: Collection[str] = (),
                  fit: Collection[str] = (), wrap: str | None = None,
-                 whole: str | None = None, cursor: bool = True, id: str | None = None) -> None:
+                 whole: tuple[str, str] | None = None, cursor: bool = True,
+                 id: str | None = None) -> None:
         """`columns` are (key, width) pairs, headed by their key unless `labels` names them
         otherwise; text too long for a column is cut at its end, or at its start in the
         `keep_end` columns. The `fit` columns narrow to their longest cell (or their label),
         so their width at most. `priority` orders the keys from most to least important (the
         declared order by default): a column is shown only when it and every more important
-        one fit at their widths (and the `whole` column at its longest cell, when it is more
-        important). The `grow` columns widen to their longest cell, together
-        taking at most half the spare width (beside a `wrap` column: what it leaves past
-        `WRAP_ROOM`); then the first shown of the `stretch` columns takes what is left. The
-        `wrap` column's text too long for it goes on over more lines of its row (with room
-        for `WRAP_WIDTH` cells and up to `WRAP_ROWS` rows; else it is cut). Without a `cursor` the table only shows its rows and takes no focus."""
+        one fit at their widths; `whole` is (a column, a key of `priority`): from that key
+        on, a column is shown only when the first one has its longest cell too (at most
+        `WHOLE_WIDTH`). The `grow` columns widen to their longest cell, together taking at
+        most half the spare width (beside a `wrap` column: what it leaves past `WRAP_ROOM`);
+        then the first shown of the `stretch` columns takes what is left. The `wrap`
+        column's text too long for it goes on over more lines of its row (with room for
+        `WRAP_WIDTH` cells and up to `WRAP_ROWS` rows; else it is cut). Without a `cursor`
+        the table only shows its rows and takes no focus."""
         super().__init__(id=id)
         self.can_focus = cursor
         self.show_cursor = cursor
@@ -187,7 +191,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self.grow = tuple(key for key in keys if key in grow)
         self.fit = tuple(key for key in keys if key in fit)
         self.wrap = wrap
-        self.whole = whole
+        self.whole = whole or ()
         self.longest: dict[str, int] = {}  # a growing or fitting column's longest cell
         self.rows: list[Row] = []
         self.marked: frozenset[str] = frozenset()
@@ -283,7 +287,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def measure_columns(self) -> None:
         """The longest cell of each growing and fitting column, on the first rows."""
         indexes = {key: index for index, (key, _) in enumerate(self.columns)}
-        measured = dict.fromkeys((*self.grow, *self.fit, *([self.whole] if self.whole else [])))
+        measured = dict.fromkeys((*self.grow, *self.fit, *self.whole[:1]))
         longest = {key: 0 for key in measured}
         for row in self.rows[:MEASURED_ROWS]:
             cells = row.cells
@@ -403,14 +407,15 @@ class VirtualTable(ScrollView, can_focus=True):
             widths[key] = min(widths[key], max(label, self.longest.get(key, 0)))
         shown: set[str] = set()
         used = 0
-        # What `whole` lacks of its longest cell: a column less important needs it free too.
-        short = max(0, self.longest.get(self.whole, 0) - widths[self.whole]) if self.whole \
-            else 0
+        short, counted = 0, False  # what the whole column lacks of its longest cell
+        if self.whole:
+            column, first = self.whole
+            wanted = min(self.longest.get(column, 0), WHOLE_WIDTH)
+            short = max(0, wanted - widths[column])
         for key in self.priority:
             need = widths[key] + 2 * CELL_PADDING
-            if self.whole in shown:
-                need += short
-            if shown and used + need > room:
+            counted = counted or bool(self.whole) and key == self.whole[1]
+            if shown and used + need + (short if counted else 0) > room:
                 break
             shown.add(key)
             used += widths[key] + 2 * CELL_PADDING
