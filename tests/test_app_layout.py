@@ -4,7 +4,7 @@ number keys that switch tabs on the store screen, digits that are text in a text
 from __future__ import annotations
 
 import pytest
-from app_home import build_app_home
+from app_home import build_app_home, demo_app, open_review
 from conftest import settle
 from textual.widgets import Input, TabbedContent
 from textual.widgets._footer import FooterKey
@@ -182,19 +182,10 @@ async def test_a_digit_typed_in_the_filter_or_the_question_is_text(fixture):
 
 async def test_at_160_columns_the_findings_where_column_shows_whole_paths(tmp_path):
     from tui.app.widgets.findings import where
-    from tui.demo import build_demo
 
-    demo = build_demo(tmp_path / "demo")
-    env = {"CLAUDE_CONFIG_DIR": str(demo.home)}
-    webapp = max(discover(demo.home, env).projects, key=lambda project: project.memories)
-    app = MemtuiApp(demo.home, env)
+    app, webapp = demo_app(tmp_path / "demo")
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(app, pilot)
-        app.push_screen(StoreScreen(webapp))
-        await settle(app, pilot)
-        await pilot.press("3")
-        await settle(app, pilot)
-        table = app.screen.query_one("#findings-table", VirtualTable)
+        table = await demo_findings(app, pilot, webapp)
         places = [where(row.finding) for row in table.rows]
         assert max(map(len, places[:table.page_height])) > 24  # its width at 80 columns
         for number, place in enumerate(places[:table.page_height // 2]):
@@ -237,13 +228,14 @@ async def test_the_projects_columns_narrow_to_their_cells_for_the_path(fixture):
         assert used == table.scrollable_content_region.width  # the path took the rest
 
 
-async def findings_of_the_demo(tmp_path, size):
-    from tui.demo import build_demo
-
-    demo = build_demo(tmp_path / "demo")
-    env = {"CLAUDE_CONFIG_DIR": str(demo.home)}
-    webapp = max(discover(demo.home, env).projects, key=lambda project: project.memories)
-    return MemtuiApp(demo.home, env), webapp
+async def demo_findings(app, pilot, webapp) -> VirtualTable:
+    """The demo's big store open on its Findings tab."""
+    await settle(app, pilot)
+    app.push_screen(StoreScreen(webapp))
+    await settle(app, pilot)
+    await pilot.press("3")
+    await settle(app, pilot)
+    return app.screen.query_one("#findings-table", VirtualTable)
 
 
 def column_text(table: VirtualTable, key: str, row: int) -> list[str]:
@@ -264,14 +256,9 @@ async def test_at_120_columns_every_finding_is_read_whole_in_its_row(tmp_path):
     more lines of its row, and no row repeats the file name its `where` shows."""
     from tui.app.widgets.findings import message_beside, where
 
-    app, webapp = await findings_of_the_demo(tmp_path, LARGE)
+    app, webapp = demo_app(tmp_path / "demo")
     async with app.run_test(size=LARGE) as pilot:
-        await settle(app, pilot)
-        app.push_screen(StoreScreen(webapp))
-        await settle(app, pilot)
-        await pilot.press("3")
-        await settle(app, pilot)
-        table = app.screen.query_one("#findings-table", VirtualTable)
+        table = await demo_findings(app, pilot, webapp)
         wrapped = 0
         for number, row in enumerate(table.rows):
             table.move_cursor(number)
@@ -288,14 +275,9 @@ async def test_at_120_columns_every_finding_is_read_whole_in_its_row(tmp_path):
 async def test_at_80_columns_a_finding_names_its_file_once(tmp_path):
     from tui.app.widgets.findings import where
 
-    app, webapp = await findings_of_the_demo(tmp_path, SMALL)
+    app, webapp = demo_app(tmp_path / "demo")
     async with app.run_test(size=SMALL) as pilot:
-        await settle(app, pilot)
-        app.push_screen(StoreScreen(webapp))
-        await settle(app, pilot)
-        await pilot.press("3")
-        await settle(app, pilot)
-        table = app.screen.query_one("#findings-table", VirtualTable)
+        table = await demo_findings(app, pilot, webapp)
         assert table.shown_columns == ["mark", "kind", "where", "message"]
         for number, row in enumerate(table.rows[:table.page_height]):
             [message] = column_text(table, "message", number)
@@ -312,18 +294,11 @@ async def test_the_review_file_list_keeps_the_start_of_each_name(tmp_path, size)
     start. It takes the width the names need, up to half the screen (the kind of change
     giving way first); a name longer still keeps its start."""
     from tui.agents.dream import run_dream
-    from tui.app.screens.review import ReviewScreen
-    from tui.demo import build_demo
 
-    demo = build_demo(tmp_path / "demo")
-    env = {"CLAUDE_CONFIG_DIR": str(demo.home)}
-    webapp = max(discover(demo.home, env).projects, key=lambda project: project.memories)
+    app, webapp = demo_app(tmp_path / "demo")
     result = run_dream(webapp.store, engine="offline")
-    app = MemtuiApp(demo.home, env)
     async with app.run_test(size=size) as pilot:
-        await settle(app, pilot)
-        app.push_screen(ReviewScreen(result, "~/code/webapp"))
-        await settle(app, pilot)
+        await open_review(app, pilot, result)
         files = app.screen.query_one("#review-files", VirtualTable)
         assert files.size.width <= size[0] // 2
         for number, row in enumerate(files.rows[:files.page_height]):

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
+from app_home import demo_app, open_review
 from conftest import settle
 from textual.geometry import Region
 
 from tui.agents.dream import run_dream
-from tui.app.app import MemtuiApp
-from tui.app.screens.review import ReviewScreen
 from tui.app.widgets.virtual_table import VirtualTable
-from tui.claude.discovery import discover
-from tui.demo import build_demo
 
 
 def painted_words(widget) -> str:
@@ -24,19 +21,13 @@ def words(text: str) -> str:
 
 
 async def test_at_80_columns_notes_and_index_lines_wrap_instead_of_being_cut(tmp_path):
-    demo = build_demo(tmp_path / "demo")
-    env = {"CLAUDE_CONFIG_DIR": str(demo.home)}
-    webapp = max(discover(demo.home, env).projects, key=lambda project: project.memories)
+    app, webapp = demo_app(tmp_path / "demo")
     result = run_dream(webapp.store, engine="offline")  # past the cut: long notes
     changeset = result.changeset
     assert changeset.notes and changeset.index_before.cut
 
-    app = MemtuiApp(demo.home, env)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        screen = ReviewScreen(result, "~/code/webapp")
-        app.push_screen(screen)
-        await settle(app, pilot)
+        screen = await open_review(app, pilot, result)
         summary = painted_words(screen.query_one("#review-summary"))
         for note in changeset.notes:
             assert words(f"Note: {note}") in summary
@@ -62,9 +53,7 @@ async def test_the_footer_offers_what_can_be_done_now_and_applying_shows_progres
 
     from tui.agents import result as run_result
 
-    demo = build_demo(tmp_path / "demo")
-    env = {"CLAUDE_CONFIG_DIR": str(demo.home)}
-    webapp = max(discover(demo.home, env).projects, key=lambda project: project.memories)
+    app, webapp = demo_app(tmp_path / "demo")
     result = run_dream(webapp.store, engine="offline")
     release = threading.Event()
     conclude = run_result.conclude
@@ -74,12 +63,8 @@ async def test_the_footer_offers_what_can_be_done_now_and_applying_shows_progres
         return conclude(*args, **kwargs)
 
     monkeypatch.setattr(run_result, "conclude", slow_conclude)
-    app = MemtuiApp(demo.home, env)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        screen = ReviewScreen(result, "~/code/webapp")
-        app.push_screen(screen)
-        await settle(app, pilot)
+        screen = await open_review(app, pilot, result)
         progress = screen.query_one("#review-progress")
         assert {"a", "space", "esc"} <= footer_keys(screen) and "u" not in footer_keys(screen)
         assert not progress.display

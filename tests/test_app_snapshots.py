@@ -246,31 +246,29 @@ def test_dream_mid_run(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, run_before=start)
 
 
-def test_review_of_a_dream(snap_compare, app, demo, size):
+def reviewing_a_dream(demo, *keys: str):
+    """A run_before that shows the review of an offline dream of the webapp store, then
+    presses `keys`."""
     store = paths.projects_dir(demo.home) / paths.sanitize(str(ROOT / "code" / "webapp")) / "memory"
     result = run_dream(store, engine="offline")
 
     async def review(pilot):
-        await settle(app, pilot)
+        await settle(pilot.app, pilot)
         pilot.app.push_screen(ReviewScreen(result, WEBAPP))
-        await settle(app, pilot)
+        await settle(pilot.app, pilot)
+        await then(pilot, *keys)
 
-    assert snap_compare(app, terminal_size=size, run_before=review)
+    return review
+
+
+def test_review_of_a_dream(snap_compare, app, demo, size):
+    assert snap_compare(app, terminal_size=size, run_before=reviewing_a_dream(demo))
 
 
 def test_review_of_a_dream_once_applied(snap_compare, app, demo, size, monkeypatch):
     """Undo and back are offered, nothing else; the toast saying so has rows of its own."""
     monkeypatch.setattr(MemtuiApp, "NOTIFICATION_TIMEOUT", 120)
-    store = paths.projects_dir(demo.home) / paths.sanitize(str(ROOT / "code" / "webapp")) / "memory"
-    result = run_dream(store, engine="offline")
-
-    async def applied(pilot):
-        await settle(app, pilot)
-        pilot.app.push_screen(ReviewScreen(result, WEBAPP))
-        await settle(app, pilot)
-        await then(pilot, "a")
-
-    assert snap_compare(app, terminal_size=size, run_before=applied)
+    assert snap_compare(app, terminal_size=size, run_before=reviewing_a_dream(demo, "a"))
 
 
 async def test_escape_leaves_the_recall_query_so_it_can_be_read(app):

@@ -23,6 +23,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.app.widgets.virtual_table import CURSOR_BINDINGS, CursorKeys
 from tui.claude.paths import INDEX_NAME
 from tui.memory.index import MAX_CHARS, MAX_LINES, IndexLine, LoadedIndex
 from tui.visible import visible
@@ -68,15 +69,10 @@ def line_text(line: IndexLine, number_width: int) -> Text:
     return Text.assemble(number, body, no_wrap=True, overflow="ellipsis")
 
 
-class IndexView(ScrollView, can_focus=True):
+class IndexView(CursorKeys, ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "scroll_to_cut", "Go to cut", id="index.go_to_cut"),
-        Binding("up", "cursor_up", "Cursor up", show=False),
-        Binding("down", "cursor_down", "Cursor down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home,ctrl+home", "first", "First", show=False),
-        Binding("end,ctrl+end", "last", "Last", show=False),
+        *CURSOR_BINDINGS,
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"index-view--cursor"}
     DEFAULT_CSS = """
@@ -229,23 +225,16 @@ class IndexView(ScrollView, can_focus=True):
     def page_height(self) -> int:
         return max(1, self.scrollable_content_region.height - 1)
 
-    def action_cursor_up(self) -> None:
-        self.move_cursor(self.cursor - 1)
+    @property
+    def cursor_place(self) -> int:
+        return self.cursor
 
-    def action_cursor_down(self) -> None:
-        self.move_cursor(self.cursor + 1)
+    @property
+    def cursor_places(self) -> int:
+        return self.line_count
 
-    def action_page_up(self) -> None:
-        self.move_cursor(self.cursor - self.page_height)
-
-    def action_page_down(self) -> None:
-        self.move_cursor(self.cursor + self.page_height)
-
-    def action_first(self) -> None:
-        self.move_cursor(0)
-
-    def action_last(self) -> None:
-        self.move_cursor(self.line_count - 1)
+    def move_by_key(self, line: int) -> None:
+        self.move_cursor(line)
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)

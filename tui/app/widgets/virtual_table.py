@@ -56,21 +56,55 @@ class TableRow:
     cells: tuple[object, ...]
 
 
-class VirtualTable(ScrollView, can_focus=True):
+# The keys that move a cursor (the actions are `CursorKeys`').
+CURSOR_BINDINGS: list[BindingType] = [
+    Binding("up", "cursor_up", "Cursor up", show=False),
+    Binding("down", "cursor_down", "Cursor down", show=False),
+    Binding("pageup", "page_up", "Page up", show=False),
+    Binding("pagedown", "page_down", "Page down", show=False),
+    Binding("home,ctrl+home", "first", "First", show=False),
+    Binding("end,ctrl+end", "last", "Last", show=False),
+]
+
+
+class CursorKeys:
+    """The actions of `CURSOR_BINDINGS`, for a view with a cursor on one of `cursor_places`
+    places: it gives `cursor_place`, `page_height` and `move_by_key(place)`."""
+
+    cursor_place: int
+    cursor_places: int
+    page_height: int
+
+    def move_by_key(self, place: int) -> None:
+        raise NotImplementedError
+
+    def action_cursor_up(self) -> None:
+        self.move_by_key(self.cursor_place - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_by_key(self.cursor_place + 1)
+
+    def action_page_up(self) -> None:
+        self.move_by_key(self.cursor_place - self.page_height)
+
+    def action_page_down(self) -> None:
+        self.move_by_key(self.cursor_place + self.page_height)
+
+    def action_first(self) -> None:
+        self.move_by_key(0)
+
+    def action_last(self) -> None:
+        self.move_by_key(self.cursor_places - 1)
+
+
+class VirtualTable(CursorKeys, ScrollView, can_focus=True):
     """Rows one per line under a fixed header, with a row cursor and marks.
 
     Marked rows show ● in their first column.
     """
 
     ALLOW_SELECT = False
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor_up", "Cursor up", show=False),
-        Binding("down", "cursor_down", "Cursor down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home,ctrl+home", "first", "First", show=False),
-        Binding("end,ctrl+end", "last", "Last", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = CURSOR_BINDINGS
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "virtual-table--header",
         "virtual-table--even-row",
@@ -328,23 +362,13 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # --- keys and mouse -------------------------------------------------------------------
 
-    def action_cursor_up(self) -> None:
-        self.move_by_key(self.cursor_row - 1)
+    @property
+    def cursor_place(self) -> int:
+        return self.cursor_row
 
-    def action_cursor_down(self) -> None:
-        self.move_by_key(self.cursor_row + 1)
-
-    def action_page_up(self) -> None:
-        self.move_by_key(self.cursor_row - self.page_height)
-
-    def action_page_down(self) -> None:
-        self.move_by_key(self.cursor_row + self.page_height)
-
-    def action_first(self) -> None:
-        self.move_by_key(0)
-
-    def action_last(self) -> None:
-        self.move_by_key(len(self.rows) - 1)
+    @property
+    def cursor_places(self) -> int:
+        return len(self.rows)
 
     def move_by_key(self, row: int) -> None:
         self.hover_row = -1  # the keyboard leads: no second highlight under a resting mouse
