@@ -112,6 +112,8 @@ def test_projects_screen_while_a_filter_is_on(snap_compare, app, size):
     async def filtered(pilot):
         await settle(app, pilot)
         await then(pilot, "slash", *"webapp")
+        pilot.app.screen.query_one("#project-filter").cursor_blink = False
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=filtered)
 
@@ -125,8 +127,13 @@ def test_store_index_tab_shows_the_cut_rule(snap_compare, app, size):
 
 
 def test_store_memories_filtered_for_a_name_with_a_digit(snap_compare, app, size):
-    assert snap_compare(app, press=["slash", *"note_1"], terminal_size=size,
-                        run_before=open_webapp)
+    async def filtered(pilot):
+        await open_webapp(pilot)
+        await then(pilot, "slash", *"note_1")
+        pilot.app.screen.query_one("#memory-filter").cursor_blink = False
+        await pilot.pause(0.3)  # the preview follows once typing pauses
+
+    assert snap_compare(app, terminal_size=size, run_before=filtered)
 
 
 def test_store_index_tab_cursor_on_its_first_line(snap_compare, app, size):
