@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app_home import demo_app, open_review
-from conftest import settle
+from conftest import HeldInFirstThread, settle
 from textual.geometry import Region
 
 from tui.agents.dream import run_dream
@@ -49,20 +49,12 @@ async def test_the_footer_offers_what_can_be_done_now_and_applying_shows_progres
     """After applying, the footer still offered `a Apply` and `space Accept/reject`, and a
     dream's apply took seconds with nothing on screen. Before: a and space, no undo; while
     applying: a progress bar, no keys but help; after: u, and esc."""
-    import threading
-
     from tui.agents import result as run_result
 
     app, webapp = demo_app(tmp_path / "demo")
     result = run_dream(webapp.store, engine="offline")
-    release = threading.Event()
-    conclude = run_result.conclude
-
-    def slow_conclude(*args, **kwargs):
-        release.wait(10)
-        return conclude(*args, **kwargs)
-
-    monkeypatch.setattr(run_result, "conclude", slow_conclude)
+    held_apply = HeldInFirstThread(run_result.conclude)
+    monkeypatch.setattr(run_result, "conclude", held_apply)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_review(app, pilot, result)
         progress = screen.query_one("#review-progress")
@@ -75,7 +67,7 @@ async def test_the_footer_offers_what_can_be_done_now_and_applying_shows_progres
         assert footer_keys(screen) == {"f1"}
         summary = painted_words(screen.query_one("#review-summary"))
         assert f"Applying {len(screen.accepted)} files …" in summary
-        release.set()
+        held_apply.release()
         await settle(app, pilot)
         for _ in range(3):
             await pilot.pause()
