@@ -156,9 +156,10 @@ async def capture(out: Path, home: Path, api_url: str) -> list[Path]:
         await pilot.press("escape")
         await settle(pilot)
         await pilot.press("4", *"how do we run the tests")
+        app.screen.query_one("#recall-query").cursor_blink = False  # the same picture each time
         await settle(pilot)
         shot("recall")
-        await pilot.press("1", "f1")
+        await pilot.press("escape", "1", "f1")  # esc leaves the question: a digit is text
         await settle(pilot)
         shot("help")
         await pilot.press("f1", "e")  # no $EDITOR here: the in-app editor, as under `serve`

@@ -65,3 +65,29 @@ async def open_first_store(app, pilot, home: AppHome):
     app.push_screen(screen)
     await settle(app, pilot)
     return screen
+
+
+def demo_app(folder: Path):
+    """An app on the demo config home built in `folder`, and the demo's big store's project
+    (past the cut, with orphans and every kind of finding)."""
+    from tui.app.app import MemtuiApp
+    from tui.claude.discovery import discover
+    from tui.demo import build_demo
+
+    demo = build_demo(folder)
+    env = {"CLAUDE_CONFIG_DIR": str(demo.home)}
+    webapp = max(discover(demo.home, env).projects, key=lambda project: project.memories)
+    return MemtuiApp(demo.home, env), webapp
+
+
+async def open_review(app, pilot, result):
+    """Push the review of a run's `result` over the projects screen, settled."""
+    from conftest import settle
+
+    from tui.app.screens.review import ReviewScreen
+
+    await settle(app, pilot)
+    screen = ReviewScreen(result, "~/code/webapp")
+    app.push_screen(screen)
+    await settle(app, pilot)
+    return screen

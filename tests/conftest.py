@@ -370,14 +370,14 @@ class HeldInFirstThread:
         self.entered = threading.Event()
         self.released = threading.Event()
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         if self.thread is None:
             self.thread = threading.get_ident()
             self.entered.set()
         if self.thread == threading.get_ident():
             self.released.wait(10)
-            return self.first(*args)
-        return self.function(*args)
+            return self.first(*args, **kwargs)
+        return self.function(*args, **kwargs)
 
     def release(self) -> None:
         self.released.set()

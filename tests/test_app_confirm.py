@@ -1,5 +1,6 @@
 """The confirmation: its consequence first, its buttons and Cancel always on screen at 80x24,
-the lines a change rewrites shown before and after."""
+the lines a change rewrites shown before and after; it opens on Cancel, answers to the
+keyboard, and its footer says how."""
 
 from __future__ import annotations
 
@@ -67,21 +68,25 @@ async def test_the_consequence_leads_and_every_button_is_on_screen_at_80x24():
             assert button.region.bottom <= 24 and button.region.right <= 80, button.id
         assert summary.max_scroll_y > 0  # the 39 entries scroll; the rest stays in place
         assert {str(b.label) for b in screen.query(Button)} == {
-            "Remove dangling", "Shorten long lines", "Move an entry out", "Apply anyway",
-            "Cancel (esc)"}
+            "Remove dangling (1)", "Shorten long lines (2)", "Move an entry out (3)",
+            "Apply anyway", "Cancel (esc)"}
         await pilot.press("y")  # pushing entries out takes the button, not a stray key
         assert app.screen is screen
         await pilot.click("#cancel")
         assert app.choices == [None]
 
 
-@pytest.mark.parametrize(("button", "choice"), [("#apply", APPLY),
-                                                ("#option-1", "shorten long lines")])
-async def test_apply_anyway_or_make_room_first(button, choice):
+@pytest.mark.parametrize(("answer", "choice"), [
+    ("click #apply", APPLY), ("click #option-1", "shorten long lines"),
+    ("press 3", "move an entry out"), ("press escape", None)])
+async def test_apply_anyway_or_make_room_first_by_mouse_or_key(answer, choice):
+    """A number picks its option, as its button says; there is no fourth."""
     app = DialogApp(RELINK_MANY)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await pilot.click(button)
+        await pilot.press("4")
+        how, what = answer.split()
+        await getattr(pilot, how)(what)
         assert app.choices == [choice]
 
 
@@ -104,21 +109,63 @@ async def test_a_shortened_line_shows_before_and_after_under_each_other():
         assert app.choices == [APPLY]
 
 
-@pytest.mark.parametrize(("plan", "keys"), [(SHORTEN, ["y Apply", "esc Cancel"]),
-                                            (RELINK_MANY, ["esc Cancel"])])
-async def test_the_footer_shows_the_dialogs_keys_not_the_screens_underneath(plan, keys):
+def footer_keys(screen) -> list[str]:
+    return [f"{key.key_display} {key.description}"
+            for key in screen.query_one(KeyFooter).query(FooterKey)]
+
+
+@pytest.mark.parametrize(("plan", "keys"), [
+    (SHORTEN, ["⏎ Cancel", "esc Cancel", "y Apply", "←→ Choose", "f1 Help"]),
+    (RELINK_MANY, ["⏎ Cancel", "esc Cancel", "←→ Choose", "1 Remove dangling",
+                   "2 Shorten long lines", "f1 Help"]),
+])
+async def test_the_footer_shows_the_dialogs_choices_not_the_screens_underneath(plan, keys):
     """The store's keys (r Relink, e Edit…) do nothing while a confirmation is open; y is
-    not offered when only "Apply anyway" applies."""
+    not offered when only "Apply anyway" applies; at 80 columns the choices that fit."""
     app = DialogApp(plan)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.pause()
+        assert footer_keys(app.screen) == keys
         footer = app.screen.query_one(KeyFooter)
-        shown = [f"{key.key_display} {key.description}" for key in footer.query(FooterKey)
-                 if key.description != "Help"]
-        assert shown == keys
         for button in app.screen.query(Button):  # the footer takes no button's row
             assert button.region.bottom <= footer.region.y, button.id
+
+
+async def test_a_dialog_opens_on_cancel_and_enter_presses_the_focused_button():
+    """The relink confirmation could not be answered from the keyboard: no button had
+    focus and enter did nothing. It opens on Cancel, the safe choice; the arrows move to
+    "Apply anyway", and the footer says what enter presses."""
+    app = DialogApp(RELINK_MANY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert screen.focused is screen.query_one("#cancel", Button)
+        await pilot.press("left")
+        await pilot.pause()
+        assert screen.focused.id == "apply"
+        assert footer_keys(screen)[0] == "⏎ Apply anyway"
+        await pilot.press("right")
+        assert screen.focused.id == "cancel"
+        await pilot.press("enter")
+        assert app.choices == [None]
+    app = DialogApp(RELINK_MANY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("left", "enter")
+        assert app.choices == [APPLY]
+
+
+async def test_the_arrows_scroll_what_will_change_whatever_button_has_focus():
+    app = DialogApp(RELINK_MANY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        summary = app.screen.query_one("#confirm-summary")
+        await pilot.press("down", "down", "pagedown")
+        await pilot.pause()
+        assert summary.scroll_y == 12
+        assert app.screen.focused.id == "cancel"
 
 
 async def test_f1_is_shown_and_opens_the_help_over_a_confirmation(claude_home, tmp_path):
@@ -138,9 +185,8 @@ async def test_f1_is_shown_and_opens_the_help_over_a_confirmation(claude_home, t
         await pilot.pause()
         dialog = app.screen
         assert isinstance(dialog, ConfirmScreen)
-        footer = dialog.query_one(KeyFooter)
-        shown = [f"{key.key_display} {key.description}" for key in footer.query(FooterKey)]
-        assert shown == ["y Apply", "esc Cancel", "f1 Help"]
+        assert footer_keys(dialog) == ["⏎ Cancel", "esc Cancel", "y Apply", "←→ Choose",
+                                       "f1 Help"]
         await pilot.press("f1")
         await pilot.pause()
         assert app.screen is dialog and dialog.query("HelpPanel")

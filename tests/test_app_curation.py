@@ -675,3 +675,56 @@ async def test_a_change_refused_because_claude_wrote_meanwhile_says_what_to_do_n
         assert index.read_bytes().startswith(claudes[:20])
         assert b"](user_editor.md)" in index.read_bytes()
         assert b"](project_orphan.md)" in index.read_bytes()
+
+
+def cursor_colour(view, line: int):
+    """The background the view paints `line` (0-based) with, as on screen."""
+    strip = view.render_line(view.row_of(line) - round(view.scroll_y))
+    return {segment.style.bgcolor for segment in strip if segment.text.strip()}
+
+
+async def test_m_on_the_index_tab_moves_the_line_under_the_visible_cursor(fixture):
+    """`m` on the Index tab moved the memory highlighted on the Memories tab, a line nobody
+    could see. The Index tab has a cursor line of its own, painted, and keys act on it."""
+    from tui.app.widgets.index_view import IndexView
+
+    async with store_screen(fixture) as (app, pilot, screen):
+        highlight(screen, "payments")  # on the Memories tab: not what m acts on below
+        await pilot.press("2")
+        await pilot.pause()
+        view = screen.query_one("#index-view", IndexView)
+        assert view.highlighted.number == 201  # opened at the cut: the first line past it
+        assert cursor_colour(view, 200) != cursor_colour(view, 199)
+        await pilot.press("home")
+        await pilot.pause()
+        assert view.scroll_y == 0 and view.highlighted.number == 1
+        assert cursor_colour(view, 0) != cursor_colour(view, 1)
+        await pilot.press("m")
+        listed = await confirm(app, pilot)
+        assert "Move the index line for user_role.md from line 1 to line 201." in listed
+        lines = (fixture.store / "MEMORY.md").read_text().splitlines()
+        assert "(user_role.md)" in lines[-1] and "(feedback_testing.md)" in lines[0]
+
+
+async def test_m_on_an_index_line_that_is_no_entry_says_so(fixture):
+    before = snapshot(fixture.store)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await open_first_store(app, pilot, fixture)
+        await pilot.press("2", "home", "down", "down", "down", "down", "m")
+        await settle(app, pilot)
+        assert app.screen is screen
+        [toast] = app._notifications
+        assert toast.message == ("Line 5 is no memory's entry: put the cursor on the entry to "
+                                 "move past the cut.")
+    assert snapshot(fixture.store) == before
+
+
+async def test_r_on_the_index_tab_relinks_the_entry_under_the_cursor(fixture):
+    """The cursor opens on the first line past the cut; r brings that entry inside."""
+    async with store_screen(fixture) as (app, pilot, screen):
+        await pilot.press("2")
+        await pilot.pause()
+        await pilot.press("r")
+        listed = await confirm(app, pilot)
+        assert "project_launch.md" in listed and "project_orphan.md" not in listed

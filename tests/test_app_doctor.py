@@ -69,6 +69,31 @@ async def test_store_screen_says_when_a_check_fails_and_w_opens_the_report(claud
         assert "unset CLAUDE_CODE_DISABLE_AUTO_MEMORY" in shown(app.screen, "#doctor-report")
 
 
+async def test_the_doctors_line_goes_once_a_change_outside_the_store_screen_fixes_its_cause(
+        claude_home, tmp_path):
+    """The line said "Doctor: 2 failed" after a dream and a merge had fixed both causes,
+    until the app restarted. It follows every load of the store: here MEMORY.md is cut back
+    inside the limits by another writer (a run, a merge, Claude Code)."""
+    fixture = build_app_home(claude_home, tmp_path)
+    project = discover(fixture.home, fixture.env).projects[0]
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(StoreScreen(project))
+        await settle(app, pilot)
+        banner = app.screen.query_one("#doctor-banner", Static)
+        assert shown(app.screen, "#doctor-banner") == (
+            "Doctor: 1 failed (index_size) · w shows why and the fix")
+        index = fixture.store / "MEMORY.md"
+        lines = index.read_text(encoding="utf-8").splitlines()
+        index.write_text("\n".join(lines[:150]) + "\n", encoding="utf-8")
+        for _ in range(50):
+            await pilot.pause(0.1)
+            await settle(app, pilot)
+            if not banner.display:
+                break
+        assert not banner.display
+
+
 async def test_no_line_on_the_store_screen_when_nothing_fails(claude_home, tmp_path):
     fixture = build_app_home(claude_home, tmp_path)
     lines = (fixture.store / "MEMORY.md").read_text(encoding="utf-8").splitlines()

@@ -287,7 +287,7 @@ async def test_a_rescan_of_lost_updates_is_not_undone_by_the_scan_it_replaced(ov
         await pilot.pause(0.5)
         await settle(app, pilot)
         assert [row[0] for row in rows(table)] == ["1 lost"]
-        assert "1 lost update(s)" in shown(app.screen.query_one("#overwrites-status", Static))
+        assert "1 lost update:" in shown(app.screen.query_one("#overwrites-status", Static))
 
 
 async def test_a_damaged_journal_is_moved_aside_by_the_history_and_lost_updates_screens(

@@ -1,10 +1,10 @@
 """80x24 first: whole columns by priority, readable statuses, footers that never cut a label,
-number keys that switch tabs from anywhere on the store screen."""
+number keys that switch tabs on the store screen, digits that are text in a text field."""
 
 from __future__ import annotations
 
 import pytest
-from app_home import build_app_home
+from app_home import build_app_home, demo_app, open_review
 from conftest import settle
 from textual.widgets import Input, TabbedContent
 from textual.widgets._footer import FooterKey
@@ -60,15 +60,37 @@ async def test_the_projects_table_keeps_its_first_columns_whole(fixture, size):
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
         table = app.screen.query_one("#projects", VirtualTable)
-        first = ["path", "memories", "index", "orphans", "lost"]
-        assert table.shown_columns[:5] == first
+        first = ["path", "memories", "index", "orphans", "status"]
+        assert set(first) <= set(table.shown_columns)
         header = table.render_line(0).text
         assert all(label in header for label in ["project", *first[1:]])
-        if size == LARGE:  # the rest join them when there is room
-            assert table.shown_columns == [key for key, _ in table.columns]
-            assert "last dream" in header and "status" in header
         assert {"Open", "Filter", "Sort", "Rescan", "Demo", "Help"} <= {
             label.split(maxsplit=1)[1] for label in footer_labels(app.screen)}
+
+
+async def test_at_120_columns_a_path_is_whole_before_the_least_important_columns(
+        fixture, monkeypatch):
+    """Paths were cut at 120 columns while other columns stood half empty: past the first
+    five, a column joins only once the path is whole (up to 40 cells); with short paths
+    every column fits."""
+    from tui.app.widgets.virtual_table import WHOLE_WIDTH
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#projects", VirtualTable)
+        [row] = table.rows
+        assert len(row.path) > WHOLE_WIDTH  # a path under the test's temporary folder
+        widths = {key: width for _, key, width in table.layout()}
+        assert widths["path"] >= WHOLE_WIDTH
+        assert "lost" in widths and "since" not in widths
+    monkeypatch.setenv("HOME", str(fixture.project.parent.parent))  # the path: ~/work/shop
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#projects", VirtualTable)
+        assert table.rows[0].path == "~/work/shop"
+        assert table.shown_columns == [key for key, _ in table.columns]
 
 
 async def test_at_80_columns_memory_statuses_are_words_not_letters(fixture):
@@ -117,7 +139,7 @@ async def test_every_other_screen_footer_fits(fixture, size, monkeypatch):
     async with app.run_test(size=size) as pilot:
         await open_store(app, pilot, fixture)
         for key, wanted in (("h", {"r", "b", "s", "u", "esc"}), ("o", {"m", "h", "u", "esc"}),
-                            ("e", {"^s", "esc"})):
+                            ("e", {"^s", "esc"}), ("x", {"⏎", "esc"})):
             await pilot.press(key)
             await settle(app, pilot)
             assert wanted | {"f1"} <= keys_of(footer_labels(app.screen)), key
@@ -130,10 +152,12 @@ async def test_every_other_screen_footer_fits(fixture, size, monkeypatch):
         assert {"⏎", "esc", "f1"} <= keys_of(footer_labels(run))
         await pilot.press("enter")
         await settle(app, pilot)
-        assert {"a", "space", "u", "esc", "f1"} <= keys_of(footer_labels(app.screen))
+        assert {"a", "space", "esc", "f1"} <= keys_of(footer_labels(app.screen))
 
 
-async def test_number_keys_switch_tabs_even_from_the_recall_query_and_the_filter(fixture):
+async def test_a_digit_typed_in_the_filter_or_the_question_is_text(fixture):
+    """Nobody could filter for note_1 or ask about v2 while digits switched tabs: in a text
+    field a digit is text, and esc leaves the field so that 1-4 switch tabs again."""
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=SMALL) as pilot:
         screen = await open_store(app, pilot, fixture)
@@ -141,38 +165,216 @@ async def test_number_keys_switch_tabs_even_from_the_recall_query_and_the_filter
         query = screen.query_one("#recall-query", Input)
         await pilot.press("4")
         assert tabs.active == "recall" and query.has_focus
-        await pilot.press(*"deploy", "1")
+        await pilot.press(*"deploy v2")
+        assert tabs.active == "recall" and query.value == "deploy v2"
+        await pilot.press("escape", "1")
         assert tabs.active == "memories"
-        assert query.value == "deploy"
-        await pilot.press("slash", *"stripe", "3")
+        assert query.value == "deploy v2"
+        await pilot.press("slash", *"note_1")
+        field = screen.query_one("#memory-filter", Input)
+        assert tabs.active == "memories" and field.value == "note_1"
+        await pilot.press("enter", "3")  # enter keeps the filter and leaves the field
         assert tabs.active == "findings"
-        assert screen.query_one("#memory-filter", Input).value == "stripe"
+        assert field.value == "note_1"
         await pilot.press("2")
         assert tabs.active == "index"
 
 
 async def test_at_160_columns_the_findings_where_column_shows_whole_paths(tmp_path):
     from tui.app.widgets.findings import where
-    from tui.demo import build_demo
 
-    demo = build_demo(tmp_path / "demo")
-    env = {"CLAUDE_CONFIG_DIR": str(demo.home)}
-    webapp = max(discover(demo.home, env).projects, key=lambda project: project.memories)
-    app = MemtuiApp(demo.home, env)
+    app, webapp = demo_app(tmp_path / "demo")
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(app, pilot)
-        app.push_screen(StoreScreen(webapp))
-        await settle(app, pilot)
-        await pilot.press("3")
-        await settle(app, pilot)
-        table = app.screen.query_one("#findings-table", VirtualTable)
+        table = await demo_findings(app, pilot, webapp)
         places = [where(row.finding) for row in table.rows]
         assert max(map(len, places[:table.page_height])) > 24  # its width at 80 columns
-        x, widths = 0, {}
-        for _, key, width in table.layout():
-            widths[key] = (x + 1, width)
-            x += width + 2
-        start, width = widths["where"]
-        for y, place in enumerate(places[:table.page_height], start=1):
-            assert table.render_line(y).text[start:start + width].rstrip() == place
-        assert widths["message"][1] >= 50  # the message keeps most of the room
+        for number, place in enumerate(places[:table.page_height // 2]):
+            assert column_text(table, "where", number)[0] == place
+        widths = {key: width for _, key, width in table.layout()}
+        assert widths["message"] >= 50  # the message keeps most of the room
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+async def test_the_projects_status_comes_right_after_the_path(fixture, claude_home, size):
+    """At 80 columns the status column gave way, so `stranded` and `no store` could not be
+    seen: it is the most important column after the path."""
+    claude_home.session(fixture.project.parent / "spike")  # sessions, but no store
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#projects", VirtualTable)
+        assert {"path", "status", "memories", "index", "orphans"} <= set(table.shown_columns)
+        painted = [table.render_line(y).text for y in range(1, len(table.rows) + 1)]
+        assert any("no store" in line for line in painted)
+
+
+async def test_the_projects_columns_narrow_to_their_cells_for_the_path(fixture):
+    """At 120 columns paths were cut while columns stood half empty: every column but the
+    path and the index is as wide as its label or its longest cell, the path takes the rest."""
+    from tui.app.screens.projects import FITTED
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#projects", VirtualTable)
+        keys = [key for key, _ in table.columns]
+        used = 0
+        for index, key, width in table.layout():
+            used += width + 2
+            if key in FITTED:
+                cells = [str(row.cells[index]) for row in table.rows]
+                assert width == max(map(len, [table.labels.get(key, key), *cells])), key
+        assert set(keys) - {"path", "index"} <= set(FITTED)
+        assert used == table.scrollable_content_region.width  # the path took the rest
+
+
+async def demo_findings(app, pilot, webapp) -> VirtualTable:
+    """The demo's big store open on its Findings tab."""
+    await settle(app, pilot)
+    app.push_screen(StoreScreen(webapp))
+    await settle(app, pilot)
+    await pilot.press("3")
+    await settle(app, pilot)
+    return app.screen.query_one("#findings-table", VirtualTable)
+
+
+def column_text(table: VirtualTable, key: str, row: int) -> list[str]:
+    """What `key`'s column paints on each line of `row` (which must be in view)."""
+    x = 0
+    for _, shown, width in table.layout():
+        if shown == key:
+            break
+        x += width + 2
+    first, height = table.row_span(row)
+    top = round(table.scroll_y)
+    return [table.render_line(line - top + 1).text[x + 1:x + 1 + width].rstrip()
+            for line in range(first, first + height)]
+
+
+async def test_at_120_columns_every_finding_is_read_whole_in_its_row(tmp_path):
+    """The message column was cut at 120 columns; a message too long for it wraps onto
+    more lines of its row, and no row repeats the file name its `where` shows."""
+    from tui.app.widgets.findings import message_beside, where
+
+    app, webapp = demo_app(tmp_path / "demo")
+    async with app.run_test(size=LARGE) as pilot:
+        table = await demo_findings(app, pilot, webapp)
+        wrapped = 0
+        for number, row in enumerate(table.rows):
+            table.move_cursor(number)
+            await pilot.pause()
+            lines = column_text(table, "message", number)
+            wrapped += len(lines) > 1
+            assert " ".join(lines) == message_beside(row.finding), row.finding
+            assert "…" not in column_text(table, "where", number)[0] or \
+                len(where(row.finding)) > 24
+            assert not lines[0].startswith(row.finding.file or "\0")
+        assert 0 < wrapped < len(table.rows) // 2  # most messages take one line
+
+
+async def test_at_80_columns_a_finding_names_its_file_once(tmp_path):
+    from tui.app.widgets.findings import where
+
+    app, webapp = demo_app(tmp_path / "demo")
+    async with app.run_test(size=SMALL) as pilot:
+        table = await demo_findings(app, pilot, webapp)
+        assert table.shown_columns == ["mark", "kind", "where", "message"]
+        for number, row in enumerate(table.rows[:table.page_height]):
+            [message] = column_text(table, "message", number)
+            file = row.finding.file
+            assert file and where(row.finding).startswith(file)
+            assert not message.startswith(file[:10]), message
+        detail = app.screen.query_one("#findings-detail").render().plain
+        assert detail.startswith(f"{table.rows[0].finding.severity} ")  # severity, in words
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+async def test_the_review_file_list_keeps_the_start_of_each_name(tmp_path, size):
+    """`…lling_incident.md`: the list was narrower than its names and cut them at their
+    start. It takes the width the names need, up to half the screen (the kind of change
+    giving way first); a name longer still keeps its start."""
+    from tui.agents.dream import run_dream
+
+    app, webapp = demo_app(tmp_path / "demo")
+    result = run_dream(webapp.store, engine="offline")
+    async with app.run_test(size=size) as pilot:
+        await open_review(app, pilot, result)
+        files = app.screen.query_one("#review-files", VirtualTable)
+        assert files.size.width <= size[0] // 2
+        for number, row in enumerate(files.rows[:files.page_height]):
+            [shown] = column_text(files, "file", number)
+            if size == LARGE:
+                assert shown == row.key
+            else:
+                assert row.key.startswith(shown.removesuffix("…"))
+        if size == LARGE:
+            assert files.shown_columns == ["choice", "change", "file"]
+
+
+async def test_a_long_log_line_wraps_under_its_text_not_under_its_phase(claude_home, tmp_path):
+    from textual.widgets import RichLog
+
+    from tui.agents.events import LogLine
+    from tui.agents.result import CANCELLED, RunResult
+    from tui.app.runs import Engine
+    from tui.app.screens.run import RunScreen
+
+    fixture = build_app_home(claude_home, tmp_path)
+    long = "index: no room for project_notifications_decision.md (the file is kept) " * 2
+
+    def start(listener, cancel):
+        listener(LogLine("Prune and index", "info", long))
+        return RunResult("dream", "offline", CANCELLED, (), ())
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        app.push_screen(RunScreen("dream", "shop", Engine("offline", None, None), start,
+                                  ("Prune and index",), fixture.store))
+        await settle(app, pilot)
+        lines = [strip.text for strip in app.screen.query_one("#run-log", RichLog).lines]
+        first = next(n for n, line in enumerate(lines) if "no room for" in line)
+        assert lines[first].startswith("Prune and index info    index: no room")
+        assert lines[first + 1].startswith(" " * 24) and lines[first + 1].strip()
+
+
+async def test_a_toast_takes_rows_of_its_own_and_covers_no_text(fixture):
+    from textual.widgets._toast import Toast
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        screen = await open_store(app, pilot, fixture)
+        app.notify("Applied: 1 file changed. Press u to undo.")
+        for _ in range(3):
+            await pilot.pause()
+        [toast] = screen.query(Toast)
+        tabs = screen.query_one("#store-tabs")
+        footer = screen.query_one(KeyFooter)
+        assert tabs.region.bottom <= toast.region.y
+        assert toast.region.bottom <= footer.region.y
+
+
+async def test_f1_lists_memtuis_keys_before_textuals(fixture):
+    """The help panel listed Textual's keys (cursor, scroll, focus) before memtui's."""
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=LARGE) as pilot:
+        await open_store(app, pilot, fixture)
+        await pilot.press("f1")
+        await pilot.pause()
+        rows = [" ".join(line.split()) for line in
+                painted(app.screen.query_one("HelpPanel BindingsTable")).splitlines()
+                if line.strip()]
+        first_textual = next(n for n, row in enumerate(rows) if "Cursor up" in row)
+        assert rows[first_textual - 1] == "General"
+        assert {"/ Filter", "r Relink", "u Undo", "q Quit"} <= set(rows[:first_textual])
+        assert not any("Focus Next" in row for row in rows[:first_textual])
+
+
+def painted(widget) -> str:
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=200, file=io.StringIO(), color_system=None)
+    console.print(widget.render())
+    return console.file.getvalue()

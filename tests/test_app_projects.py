@@ -77,8 +77,11 @@ async def test_filter_narrows_rows(claude_home, tmp_path):
         assert app.screen.query_one("#project-filter", Input).has_focus
         rows = cell_texts(table)
         assert len(rows) == 1 and rows[0][0].endswith("elsewhere/garden")
+        status = app.screen.query_one("#scan-status", Static)
+        assert str(status.render()).startswith("1 of 2 projects in ")  # while it filters
         await pilot.press("escape")
         assert len(table.rows) == 2
+        assert str(status.render()).startswith("2 projects in ")
 
 
 async def test_a_filter_puts_the_cursor_on_its_best_match(claude_home, tmp_path):
@@ -320,3 +323,29 @@ async def test_a_home_change_during_a_scan_lets_it_finish_and_is_seen_after(clau
                 break
             await pilot.pause(0.1)
         assert screen.rows[0].project.memories == 1
+
+
+async def test_counts_past_a_thousand_read_one_way_everywhere(claude_home, tmp_path):
+    """`4935/200` beside `28,380/25,000`, `13383 findings`: every count over 999 has its
+    thousands separated, in the projects' gauge, the index view and the findings' tally."""
+    from conftest import write_index
+
+    from tui.app.screens.store import StoreScreen
+    from tui.claude.discovery import discover
+
+    fixture = build_app_home(claude_home, tmp_path)
+    lines = [f"- [Lost {n}](lost_{n}.md) — a memory deleted by hand" for n in range(1_200)]
+    write_index(fixture.store, lines)
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        [row] = cell_texts(app.screen.query_one("#projects", VirtualTable))
+        assert row[2].startswith("1,200/200 · ")
+        app.push_screen(StoreScreen(discover(fixture.home, fixture.env).projects[0]))
+        await settle(app, pilot)
+        tally = str(app.screen.query_one("#findings-tally", Static).render())
+        assert tally.startswith("1,2") and "1,200 warnings" in tally  # 1,200 dangling, more
+        await pilot.press("2")
+        await pilot.pause()
+        view = app.screen.query_one("#index-view")
+        assert view.head_rows()[0].text.startswith("lines 1,200/200   chars ")

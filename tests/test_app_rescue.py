@@ -66,7 +66,7 @@ async def test_r_shows_the_rescue_applies_it_to_the_live_store_and_undo_there_re
         await settle(app, pilot)
         assert isinstance(app.screen, StoreScreen) and app.screen.path == rescue_home.stranded
         toast = list(app._notifications)[-1]
-        assert toast.message.startswith("rescue 4 memories from shop-wt: 5 file(s) changed in "
+        assert toast.message.startswith("rescue 4 memories from shop-wt: 5 files changed in "
                                         f"{rescue_home.live}")
         assert f"memtui undo {rescue_home.live}" in toast.message
     assert (rescue_home.live / "topics" / "api.md").exists()

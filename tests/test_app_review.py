@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from conftest import settle
+from app_home import demo_app, open_review
+from conftest import HeldInFirstThread, settle
 from textual.geometry import Region
 
 from tui.agents.dream import run_dream
-from tui.app.app import MemtuiApp
-from tui.app.screens.review import ReviewScreen
 from tui.app.widgets.virtual_table import VirtualTable
-from tui.claude.discovery import discover
-from tui.demo import build_demo
 
 
 def painted_words(widget) -> str:
@@ -24,19 +21,13 @@ def words(text: str) -> str:
 
 
 async def test_at_80_columns_notes_and_index_lines_wrap_instead_of_being_cut(tmp_path):
-    demo = build_demo(tmp_path / "demo")
-    env = {"CLAUDE_CONFIG_DIR": str(demo.home)}
-    webapp = max(discover(demo.home, env).projects, key=lambda project: project.memories)
+    app, webapp = demo_app(tmp_path / "demo")
     result = run_dream(webapp.store, engine="offline")  # past the cut: long notes
     changeset = result.changeset
     assert changeset.notes and changeset.index_before.cut
 
-    app = MemtuiApp(demo.home, env)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        screen = ReviewScreen(result, "~/code/webapp")
-        app.push_screen(screen)
-        await settle(app, pilot)
+        screen = await open_review(app, pilot, result)
         summary = painted_words(screen.query_one("#review-summary"))
         for note in changeset.notes:
             assert words(f"Note: {note}") in summary
@@ -45,3 +36,45 @@ async def test_at_80_columns_notes_and_index_lines_wrap_instead_of_being_cut(tmp
         assert "within the limits: Claude loads all of it" in summary
         files = screen.query_one("#review-files", VirtualTable)
         assert files.size.height >= 8  # the header and at least 7 files under the summary
+
+
+def footer_keys(screen) -> set[str]:
+    from textual.widgets._footer import FooterKey
+
+    return {key.key_display for key in screen.query(FooterKey)}
+
+
+async def test_the_footer_offers_what_can_be_done_now_and_applying_shows_progress(
+        tmp_path, monkeypatch):
+    """After applying, the footer still offered `a Apply` and `space Accept/reject`, and a
+    dream's apply took seconds with nothing on screen. Before: a and space, no undo; while
+    applying: a progress bar, no keys but help; after: u, and esc."""
+    from tui.agents import result as run_result
+
+    app, webapp = demo_app(tmp_path / "demo")
+    result = run_dream(webapp.store, engine="offline")
+    held_apply = HeldInFirstThread(run_result.conclude)
+    monkeypatch.setattr(run_result, "conclude", held_apply)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(app, pilot, result)
+        progress = screen.query_one("#review-progress")
+        assert {"a", "space", "esc"} <= footer_keys(screen) and "u" not in footer_keys(screen)
+        assert not progress.display
+        await pilot.press("a")
+        for _ in range(3):
+            await pilot.pause()
+        assert progress.display and progress.region.height == 1
+        assert footer_keys(screen) == {"f1"}
+        summary = painted_words(screen.query_one("#review-summary"))
+        assert f"Applying {len(screen.accepted)} files …" in summary
+        held_apply.release()
+        await settle(app, pilot)
+        for _ in range(3):
+            await pilot.pause()
+        assert screen.outcome is not None and screen.outcome.applied
+        assert not progress.display
+        assert {"u", "esc"} <= footer_keys(screen)
+        assert not {"a", "space"} & footer_keys(screen)
+        await pilot.press("space", "a")  # dead keys do nothing either
+        await settle(app, pilot)
+        assert screen.outcome.applied and not screen.working

@@ -175,6 +175,18 @@ async def test_leaving_review_without_applying_releases_nothing(dream_app):
     assert store_bytes(store) == before  # no lock left behind, no file changed
 
 
+def painted(widget: Static) -> str:
+    """A Static's content as words on one line, however it is laid out (a grid of columns)."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=widget.content_region.width or 120, file=io.StringIO(),
+                      color_system=None)
+    console.print(widget.content)
+    return " ".join(console.file.getvalue().split())
+
+
 def notifications(app) -> list[str]:
     return [notification.message for notification in app._notifications]
 
@@ -190,7 +202,7 @@ async def test_a_run_sent_to_the_background_notifies_when_done_and_comes_back(
         await until(pilot, lambda: isinstance(app.screen, StoreScreen))
         gate.set()
         await until(pilot, lambda: any(
-            "finished: 4 file(s) to review" in text for text in notifications(app)
+            "finished: 4 files to review" in text for text in notifications(app)
         ))
         await pilot.press("ctrl+d")  # shows the finished run instead of starting another
         await until(pilot, lambda: app.screen is run)
@@ -243,11 +255,11 @@ async def test_the_models_reply_streams_in_under_the_log_until_it_is_logged_whol
         live = run.query_one("#run-live", Static)
         await until(pilot, lambda: live.display)
         # The pieces reach the screen as messages: the last may still be on its way.
-        await until(pilot, lambda: "Reading the index first." in str(live.render()))
+        await until(pilot, lambda: "Reading the index first." in painted(live))
         gate.set()
         await until(pilot, long_reply.is_set)
-        await until(pilot, lambda: "FINAL" in str(live.render()))
-        assert "…" in str(live.render()) and "line 599 of a long plan" in str(live.render())
+        await until(pilot, lambda: "FINAL" in painted(live))
+        assert "…" in painted(live) and "line 599 of a long plan" in painted(live)
         assert len(run.streaming) <= 4_000
         gate_two.set()
         await until(pilot, lambda: run.finished)

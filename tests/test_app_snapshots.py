@@ -108,12 +108,56 @@ def test_projects_screen(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, run_before=lambda pilot: settle(app, pilot))
 
 
+def test_projects_screen_while_a_filter_is_on(snap_compare, app, size):
+    async def filtered(pilot):
+        await settle(app, pilot)
+        await then(pilot, "slash", *"webapp")
+        pilot.app.screen.query_one("#project-filter").cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=filtered)
+
+
 def test_store_memories_tab(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, run_before=open_webapp)
 
 
 def test_store_index_tab_shows_the_cut_rule(snap_compare, app, size):
     assert snap_compare(app, press=["2"], terminal_size=size, run_before=open_webapp)
+
+
+def test_store_memories_filtered_for_a_name_with_a_digit(snap_compare, app, size):
+    async def filtered(pilot):
+        await open_webapp(pilot)
+        await then(pilot, "slash", *"note_1")
+        pilot.app.screen.query_one("#memory-filter").cursor_blink = False
+        await pilot.pause(0.3)  # the preview follows once typing pauses
+
+    assert snap_compare(app, terminal_size=size, run_before=filtered)
+
+
+def test_store_index_tab_cursor_on_its_first_line(snap_compare, app, size):
+    assert snap_compare(app, press=["2", "home"], terminal_size=size, run_before=open_webapp)
+
+
+def test_store_doctor_line_after_the_index_is_fixed_outside_the_screen(snap_compare, app,
+                                                                        size):
+    """The index cut back inside the limits by another writer (a dream, a merge): the
+    line names only the check that still fails."""
+
+    async def fixed(pilot):
+        await open_webapp(pilot)
+        index = pilot.app.screen.path / "MEMORY.md"
+        lines = index.read_text(encoding="utf-8").splitlines(keepends=True)
+        index.write_text("".join(lines[:150]), encoding="utf-8")
+        banner = pilot.app.screen.query_one("#doctor-banner")
+        for _ in range(100):
+            await pilot.pause(0.1)
+            await settle(pilot.app, pilot)
+            if "index_size" not in str(banner.render()):
+                break
+
+    assert snap_compare(app, terminal_size=size, run_before=fixed)
 
 
 def test_store_findings_tab(snap_compare, app, size):
@@ -187,7 +231,8 @@ def scripted_dream(listener, cancel: threading.Event) -> RunResult:
         listener(LogLine(phase.name, "tool", f"{phase.name.lower()}: read MEMORY.md"))
         listener(PhaseChanged(phase))
     listener(LogLine("Gather", "model", "Three sessions since the last dream: the Playwright "
-                     "pin, the pnpm rule and the checkout pagination decision."))
+                     "pin, the pnpm rule and the checkout pagination decision; the flaky "
+                     "checkout suite is the one worth a memory of its own."))
     listener(PhaseChanged(Phase("Consolidate", RUNNING, 0.0, 12_930, 380, 1)))
     listener(LogLine("Consolidate", "tool", "read_file project_flaky_e2e.md"))
     listener(ModelText("Consolidate", "project_flaky_e2e.md and feedback_use_pnpm.md both "
@@ -208,16 +253,29 @@ def test_dream_mid_run(snap_compare, app, size):
     assert snap_compare(app, terminal_size=size, run_before=start)
 
 
-def test_review_of_a_dream(snap_compare, app, demo, size):
+def reviewing_a_dream(demo, *keys: str):
+    """A run_before that shows the review of an offline dream of the webapp store, then
+    presses `keys`."""
     store = paths.projects_dir(demo.home) / paths.sanitize(str(ROOT / "code" / "webapp")) / "memory"
     result = run_dream(store, engine="offline")
 
     async def review(pilot):
-        await settle(app, pilot)
+        await settle(pilot.app, pilot)
         pilot.app.push_screen(ReviewScreen(result, WEBAPP))
-        await settle(app, pilot)
+        await settle(pilot.app, pilot)
+        await then(pilot, *keys)
 
-    assert snap_compare(app, terminal_size=size, run_before=review)
+    return review
+
+
+def test_review_of_a_dream(snap_compare, app, demo, size):
+    assert snap_compare(app, terminal_size=size, run_before=reviewing_a_dream(demo))
+
+
+def test_review_of_a_dream_once_applied(snap_compare, app, demo, size, monkeypatch):
+    """Undo and back are offered, nothing else; the toast saying so has rows of its own."""
+    monkeypatch.setattr(MemtuiApp, "NOTIFICATION_TIMEOUT", 120)
+    assert snap_compare(app, terminal_size=size, run_before=reviewing_a_dream(demo, "a"))
 
 
 async def test_escape_leaves_the_recall_query_so_it_can_be_read(app):

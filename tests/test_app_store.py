@@ -254,8 +254,8 @@ async def test_a_finding_past_the_cut_is_placed_at_its_file_not_at_its_index_lin
         await pilot.press("3")
         view = app.screen.query_one(FindingsView)
         (row,) = [row for row in view.rows if row.finding.kind == "beyond_cut"]
-        assert str(row.cells[3]) == "project_launch.md"
-        assert "MEMORY.md line 201" in str(row.cells[4])
+        assert str(row.cells[2]) == "project_launch.md"
+        assert "MEMORY.md line 201" in str(row.cells[3])
 
 
 async def test_a_memory_that_cannot_be_read_says_so_and_is_no_orphan_to_relink(store_app):

@@ -135,7 +135,7 @@ def test_fix_rescue_end_to_end_as_a_user_runs_it(rescue_home):
                             capture_output=True, text=True, timeout=120, env=env,
                             stdin=subprocess.DEVNULL)
     assert (result.returncode, result.stderr) == (0, ""), result.stderr
-    assert result.stdout.splitlines()[-1].startswith("Applied: 5 file(s) changed.")
+    assert result.stdout.splitlines()[-1].startswith("Applied: 5 files changed.")
     audit = subprocess.run([*command, "audit", str(rescue_home.live), "--json"],
                            capture_output=True, text=True, timeout=120, env=env,
                            stdin=subprocess.DEVNULL)

@@ -41,6 +41,7 @@ from test_history_transcripts import START, Session, blind_overwrite
 from tui import cli
 from tui.claude import paths
 from tui.doctor.report import CHECK_IDS
+from tui.words import plural
 
 
 @pytest.fixture
@@ -102,7 +103,7 @@ def test_a_folder_name_whose_checkout_is_gone_finds_the_folders_sessions(claude_
     assert code in (0, 1)
     extraction = checks_of(report)["extraction"]
     assert extraction["status"] != "skip", extraction
-    assert "newest 2 session(s)" in extraction["message"]
+    assert "newest 2 sessions" in extraction["message"]
 
 
 def test_a_stranded_store_that_does_not_exist_gets_no_audit_to_run(claude_home, capsys, tmp_path):
@@ -398,7 +399,7 @@ def test_dream_gates_open_after_24h_and_5_sessions(project, capsys):
     check = checks_of(report)["dream_gates"]
     assert check["status"] == "ok"
     assert "30.0 h ago" in check["message"]
-    assert "5 session(s) since" in check["message"]
+    assert "5 sessions since" in check["message"]
     assert "both gates are open" in check["message"]
     assert "remotely" in check["message"]
 
@@ -420,7 +421,7 @@ def test_dream_gates_need_24_hours_and_5_sessions_newer_than_the_lock(
     sessions_in(claude, root, sessions)
     _, report, _ = run_doctor(claude, root, capsys)
     message = checks_of(report)["dream_gates"]["message"]
-    assert f"{sessions} session(s) since" in message
+    assert f"{plural(sessions, 'session')} since" in message
     assert ("both gates are open" in message) is open_
     assert ("the automatic dream is waiting" in message) is not open_
 
@@ -436,7 +437,7 @@ def test_sessions_spread_over_worktrees_keep_the_session_gate_shut(tmp_path, cla
     _, report, _ = run_doctor(claude_home, root, capsys)
     check = checks_of(report)["dream_gates"]
     assert check["status"] == "warn"
-    assert "2 session(s) since" in check["message"] and "6 across" in check["message"]
+    assert "2 sessions since" in check["message"] and "6 across" in check["message"]
     assert check["fix"] == memtui(claude_home, "dream", root)
 
 
@@ -540,7 +541,7 @@ def test_long_index_lines_warn_with_their_numbers(project, capsys):
     _, report, _ = run_doctor(claude, root, capsys)
     check = checks_of(report)["index_size"]
     assert check["status"] == "warn"
-    assert "1 line(s) are over 150 characters (line 2)" in check["message"]
+    assert "1 line is over 150 characters (line 2)" in check["message"]
 
 
 # --- extraction and compaction ---------------------------------------------------------------
@@ -562,9 +563,9 @@ def test_main_agent_writing_memory_itself_is_reported_per_turn(project, capsys):
     _, report, _ = run_doctor(claude, root, capsys)
     check = checks_of(report)["extraction"]
     assert check["status"] == "warn"
-    assert "in 1 turn(s) the main agent wrote memory itself" in check["message"]
-    assert "in turn(s) 2" in check["message"]
-    assert "1 memory_saved event(s)" in check["message"]
+    assert "in 1 turn the main agent wrote memory itself" in check["message"]
+    assert "in turn 2" in check["message"]
+    assert "1 memory_saved event," in check["message"]
     assert check["fix"] == memtui(claude, "extract", session.id, "--force")
 
 
@@ -578,9 +579,9 @@ def test_sessions_and_turns_past_those_quoted_are_counted(project, capsys):
         session.save()
     _, report, _ = run_doctor(claude, root, capsys)
     message = checks_of(report)["extraction"]["message"]
-    assert "in 9 turn(s) the main agent wrote memory itself" in message
-    assert "in turn(s) 1, 2, 3, 4, 5 and 1 more" in message
-    assert message.endswith("; and 1 more session(s)).")
+    assert "in 9 turns the main agent wrote memory itself" in message
+    assert "in turns 1, 2, 3, 4, 5 and 1 more" in message
+    assert message.endswith("; and 1 more session).")
 
 
 @pytest.mark.parametrize("names", [("main",), ("first", "second")],
@@ -596,7 +597,7 @@ def test_extraction_saving_normally_is_ok_with_its_time(project, capsys, names):
     _, report, _ = run_doctor(claude, root, capsys)
     check = checks_of(report)["extraction"]
     assert check["status"] == "ok"
-    assert (f"{len(names)} memory_saved event(s), the last extraction saved memory at "
+    assert (f"{plural(len(names), 'memory_saved event')}, the last extraction saved memory at "
             f"{saved['timestamp']}") in check["message"]
 
 
@@ -617,7 +618,7 @@ def test_compaction_after_unsaved_messages_warns_with_the_extract_command(projec
     _, report, _ = run_doctor(claude, root, capsys)
     check = checks_of(report)["compaction"]
     assert check["status"] == "warn"
-    assert f"compacted at {boundary['timestamp']} with 3 user message(s)" in check["message"]
+    assert f"compacted at {boundary['timestamp']} with 3 user messages" in check["message"]
     # The save before them is in what extract reads: it extracts them only when forced.
     assert check["fix"] == memtui(claude, "extract", session.id, "--force")
 
@@ -647,9 +648,9 @@ def test_a_dreams_memory_saved_is_not_an_extraction_save(project, capsys):
     session.save()
     _, report, _ = run_doctor(claude, root, capsys)
     checks = checks_of(report)
-    assert "0 memory_saved event(s)" in checks["extraction"]["message"]
+    assert "0 memory_saved events" in checks["extraction"]["message"]
     assert checks["compaction"]["status"] == "warn"
-    assert f"compacted at {boundary['timestamp']} with 2 user message(s)" in (
+    assert f"compacted at {boundary['timestamp']} with 2 user messages" in (
         checks["compaction"]["message"])
 
 
@@ -669,7 +670,7 @@ def test_memory_changed_through_bash_does_not_skip_extraction(project, capsys):
     check = checks_of(report)["extraction"]
     assert check["status"] == "ok"
     assert "wrote memory itself" not in check["message"]
-    assert "1 memory_saved event(s)" in check["message"]
+    assert "1 memory_saved event," in check["message"]
 
 
 # --- worktrees -------------------------------------------------------------------------------
@@ -682,7 +683,7 @@ def test_worktrees_overwriting_each_other_fail_with_the_lost_update(worktrees, c
     check = checks_of(report)["worktrees"]
     assert code == 1
     assert check["status"] == "fail"
-    assert "1 lost update(s), 1 line(s)" in check["message"]
+    assert "1 lost update, 1 line in all" in check["message"]
     assert f"session {b.id[:8]} in {tree_b}" in check["message"]
     assert memtui(claude, "watch", store) in check["fix"] and "autoMemoryDirectory" in check["fix"]
 
@@ -847,7 +848,7 @@ def test_many_messages_and_no_save_warn_that_extraction_may_not_run(project, cap
     _, report, _ = run_doctor(claude, root, capsys)
     check = checks_of(report)["extraction"]
     assert check["status"] == "warn"
-    assert "12 user message(s): 0 memory_saved event(s), no memory_saved record" in check["message"]
+    assert "12 user messages: 0 memory_saved events, no memory_saved record" in check["message"]
     assert check["fix"] == memtui(claude, "extract", session.id)
 
 
@@ -911,4 +912,4 @@ def test_worktrees_stop_failing_once_every_lost_line_is_merged_back(worktrees, c
 
     check = checks_of(report)["worktrees"]
     assert check["status"] != "fail"
-    assert "1 lost update(s) found earlier, every line merged back" in check["message"]
+    assert "1 lost update found earlier, every line merged back" in check["message"]

@@ -78,7 +78,7 @@ def test_relinking_an_orphan_from_the_store_screen_writes_the_index(
         terminal.press("r")
         terminal.wait_for("Apply (y)", f"Add an index line for {ORPHAN}")
         terminal.press("y")
-        terminal.wait_for("file(s) changed")
+        terminal.wait_for("1 file changed")
         terminal.wait_until_gone("unindexed")
         terminal.press("q")
         assert terminal.wait_for_exit() == 0

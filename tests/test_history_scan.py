@@ -122,7 +122,7 @@ def test_watch_stops_cleanly_saying_what_it_committed(claude_home, store, stop_s
     assert str(store) in started
     assert "committed" in committed and "new.md" in committed
     assert process.returncode == 0
-    assert out.strip().splitlines() == ["memtui: stopped watching; 1 snapshot(s) committed."]
+    assert out.strip().splitlines() == ["memtui: stopped watching; 1 snapshot committed."]
     assert err == ""
 
 

@@ -404,7 +404,7 @@ def test_overwrites_says_whether_the_lost_lines_are_back_and_how_to_merge_them(w
 
     code, out, _ = run_cli([*home, "overwrites", str(store)], capsys)
     assert code == 0
-    assert "1 line(s) lost, still missing from the file:" in out
+    assert "1 line lost, still missing from the file:" in out
     assert f"memtui merge {memory}" in out
     assert json.loads(run_cli([*home, "overwrites", str(store), "--json"], capsys)[1])[0]["back"] is False
 
@@ -412,7 +412,7 @@ def test_overwrites_says_whether_the_lost_lines_are_back_and_how_to_merge_them(w
 
     code, out, _ = run_cli([*home, "overwrites", str(store)], capsys)
     assert code == 0
-    assert "1 line(s) lost, all in the file again:" in out and "memtui merge" not in out
+    assert "1 line lost, all in the file again:" in out and "memtui merge" not in out
     assert json.loads(run_cli([*home, "overwrites", str(store), "--json"], capsys)[1])[0]["back"] is True
 
 

@@ -142,7 +142,7 @@ def test_cli_on_a_terminal_asks_and_runs_the_second_pass(
                reply(text("done")))
     code, out, _ = cli_extract(capsys, claude_home, session.stem)
     assert code == 0
-    assert asked[1] == "Run a second pass on 1 topic(s) now? [y/N] " and len(asked) == 3
+    assert asked[1] == "Run a second pass on 1 topic now? [y/N] " and len(asked) == 3
     assert read_cursor(session.stem) == read_messages(session)[-1].uuid
 
 async def test_run_screen_offers_a_second_pass_once_the_first_is_applied(
@@ -173,7 +173,7 @@ async def test_run_screen_offers_a_second_pass_once_the_first_is_applied(
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is run)
         assert run.check_action("second_pass", ())
-        assert "press p for a second pass on 1 topic(s)" in log_text(run)
+        assert "press p for a second pass on 1 topic" in log_text(run)
         assert read_cursor(session_id) is None
 
         fake.queue(reply(tool("write_file", path="feedback_pnpm.md", topic="pnpm not npm",

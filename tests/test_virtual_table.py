@@ -212,3 +212,85 @@ async def test_narrow_columns_give_way_whole_least_important_first():
         await pilot.pause()
         assert table.shown_columns == ["name"]
         assert lines(table)[1].strip() == "memory-00"
+
+
+class WrappingApp(App[None]):
+    """A note column that wraps, a status column that fits its cells."""
+
+    def compose(self) -> ComposeResult:
+        yield VirtualTable(COLUMNS, stretch="note", labels={"mark": ""}, fit={"status"},
+                           wrap="note", id="table")
+
+
+LONG_NOTE = "a note long enough to go on over two lines of the widest column the table has " * 2
+
+
+async def test_a_wrapping_column_goes_on_over_more_lines_of_its_row():
+    from tui.app.widgets.virtual_table import WRAP_WIDTH
+
+    app = WrappingApp()
+    async with app.run_test(size=(WRAP_WIDTH + 30, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.set_rows([row("first", note=LONG_NOTE.strip()), *ROWS[:3]])
+        await pilot.pause()
+        shown = [line.rstrip() for line in lines(table)]
+        first, height = table.row_span(0)
+        assert (first, height) == (0, 4)
+        note_at = shown[1].index("a note")
+        continued = [line[note_at:] for line in shown[2:5]]
+        assert " ".join([shown[1][note_at:], *continued]) == LONG_NOTE.strip()
+        assert all(line[:note_at].strip() == "" for line in shown[2:5])  # under its column
+        assert "memory-00" in shown[5]  # the next row after the four lines
+        # The cursor paints every line of its row; the status fits "ok" (its label is wider).
+        assert len({background(table, y) for y in range(1, 5)}) == 1
+        assert background(table, 5) != background(table, 1)
+        assert dict((key, width) for _, key, width in table.layout())["status"] == 6
+        await pilot.press("down")
+        assert table.cursor_row == 1 and table.highlighted.key == "memory-00.md"
+        await pilot.click(table, offset=(5, 3))  # the third line of the first row
+        assert table.cursor_row == 0
+
+
+async def test_narrower_than_its_wrap_width_a_column_is_cut_not_wrapped():
+    from tui.app.widgets.virtual_table import WRAP_WIDTH
+
+    app = WrappingApp()
+    async with app.run_test(size=(WRAP_WIDTH + 10, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.set_rows([row("first", note=LONG_NOTE), *ROWS[:3]])
+        await pilot.pause()
+        assert table.row_span(0) == (0, 1)
+        assert lines(table)[1].rstrip().endswith("…")
+        assert "memory-00" in lines(table)[2]
+
+
+def test_a_word_longer_than_the_line_is_broken_where_the_line_ends():
+    from tui.app.widgets.virtual_table import wrap_cell
+
+    assert wrap_cell("one two three", 7) == ["one two", "three"]
+    assert wrap_cell("abcdefghij xy", 4) == ["abcd", "efgh", "ij", "xy"]
+    assert wrap_cell(Text("short"), 10) == ["short"]
+    assert wrap_cell("日本語のメモ", 5) == ["日本", "語の", "メモ"]
+
+
+class WholeApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield VirtualTable((("choice", 8), ("change", 8), ("file", 12)), stretch="file",
+                           priority=("choice", "file", "change"), whole=("file", "change"),
+                           id="table")
+
+
+async def test_a_less_important_column_gives_way_before_the_whole_column_is_cut():
+    from tui.app.widgets.virtual_table import TableRow
+
+    app = WholeApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        name = "project_notifications_decision.md"  # 33 cells
+        table.set_rows([TableRow(name, ("accept", "modified", name))])
+        await pilot.pause()
+        assert table.shown_columns == ["choice", "change", "file"]
+        await pilot.resize_terminal(50, 12)  # 10 + 10 + 35 > 50: the change gives way
+        await pilot.pause()
+        assert table.shown_columns == ["choice", "file"]
+        assert name in lines(table)[1]

@@ -166,13 +166,13 @@ def print_audit(report, target) -> None:
                            "memories here)", style="yellow"))
     for name, index_file in zip(("index", "team index"), store.indexes, strict=False):
         index = index_file.loaded
-        gauge = f"{name} {index.lines}/200 lines, {index.chars:,}/25,000 chars"
+        gauge = f"{name} {index.lines:,}/200 lines, {index.chars:,}/25,000 chars"
         if index.cut:
-            gauge += f"  (cut by {index.cut}: {index.loaded_lines} lines loaded)"
+            gauge += f"  (cut by {index.cut}: {index.loaded_lines:,} lines loaded)"
         console.print(gauge, style="red" if index.cut else "")
     logs = sum(1 for memory in store.memories if memory.is_log)
     of_which = f" ({logs} daily log{'' if logs == 1 else 's'})" if logs else ""
-    console.print(f"{len(store.memories)} memories{of_which}, {len(report.findings)} findings")
+    console.print(f"{len(store.memories):,} memories{of_which}, {len(report.findings):,} findings")
     if not report.findings:
         console.print(Text("No findings: Claude sees every memory.", style="green"))
         return

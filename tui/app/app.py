@@ -162,6 +162,13 @@ class MemtuiApp(App[None]):
         else:
             self.action_show_help_panel()
 
+    def action_show_help_panel(self) -> None:
+        """Textual's help panel, with memtui's keys listed before Textual's own."""
+        from tui.app.widgets.help_panel import KeysHelp
+
+        if not self.screen.query("HelpPanel"):
+            self.screen.mount(KeysHelp())
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close_help":
             return bool(self.screen.query("HelpPanel"))

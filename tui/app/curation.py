@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.words import plural
+
 if TYPE_CHECKING:
     from tui.app.screens.confirm import Confirmation
 
@@ -77,7 +79,7 @@ def apply_plan(store_path: Path, plan) -> Outcome:
     except writes.WriteRefused as refused:
         return str(refused), "error"
     count = len(getattr(record, "changes", plan.changes))
-    return f"{plan.label}: {count} file(s) changed. Press u to undo.", "information"
+    return f"{plan.label}: {plural(count, 'file')} changed. Press u to undo.", "information"
 
 
 def prepare_rescue(store_path: Path, home: Path, env, settings_file: Path | None) -> object:
@@ -142,7 +144,8 @@ def apply_rescue(rescue, home: Path, env, settings_file: Path | None) -> Outcome
         return changed_meanwhile(conflict.file), "error"
     except writes.WriteRefused as refused:
         return str(refused), "error"
-    return (f"{rescue.plan.label}: {len(record.changes)} file(s) changed in {rescue.live}. "
+    return (f"{rescue.plan.label}: {plural(len(record.changes), 'file')} changed in "
+            f"{rescue.live}. "
             f"Undo it there (u on its screen) or with `memtui undo {rescue.live}`.",
             "information")
 
@@ -270,7 +273,8 @@ def merge_edit(store_path: Path, file: str, before: str, mine: str) -> EditMerge
                           "saves both.", "warning")
     return EditMerged(merged.text, current, (
         f"{file} changed on disk while you edited it, on the same lines: both texts are in "
-        f"the editor between <<<<<<< and >>>>>>> lines ({len(merged.conflicts)} place(s)). "
+        f"the editor between <<<<<<< and >>>>>>> lines "
+        f"({plural(len(merged.conflicts), 'place')}). "
         "Keep what you want, then ctrl+s saves."), "warning")
 
 

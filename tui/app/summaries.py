@@ -37,7 +37,7 @@ class StoreSummary:
         """`lines/200 · chars/25,000`, the limit nearer to firing in bold, red when it fired."""
         if not self.index.exists:
             return Text("no index", style="dim")
-        lines = Text(f"{self.index.lines}/{MAX_LINES}")
+        lines = Text(f"{self.index.lines:,}/{MAX_LINES}")
         chars = Text(f"{self.index.chars:,}/{MAX_CHARS:,}")
         binding = lines if self.binding_limit == "lines" else chars
         binding.stylize("bold red" if self.index.cut else "bold")

@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from tui.cli.support import UsageError, config_home_of, env_of, print_json
+from tui.words import plural
 
 LABELS = {"ok": "ok", "warn": "warn", "fail": "FAIL", "skip": "skip"}
 
@@ -40,7 +41,7 @@ def print_report(report) -> None:
         if check.fix and check.status != "ok":
             print(f"{'':<5} {'':<{width}}  fix: {check.fix}", file=out)
     counts = {status: sum(c.status == status for c in report.checks) for status in LABELS}
-    print(f"{counts['fail']} failed, {counts['warn']} warning(s), {counts['ok']} ok, "
+    print(f"{counts['fail']} failed, {plural(counts['warn'], 'warning')}, {counts['ok']} ok, "
           f"{counts['skip']} skipped.", file=out)
 
 

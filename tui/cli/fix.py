@@ -33,6 +33,7 @@ from tui.cli.support import (
     resolve_store,
     undo_command,
 )
+from tui.words import plural
 
 # repair -> (takes FILEs: "optional", "required" or "lines" (index lines), what it does)
 REPAIRS = {
@@ -112,7 +113,7 @@ def _check_usage(args: argparse.Namespace, repair: str, files: list[str]) -> Non
         raise UsageError(f"`memtui fix {repair}` takes no FILE: it rescues every memory of "
                          "the stranded store.")
     if takes == "required" and not files:
-        raise UsageError(f"`memtui fix {repair}` needs the memory file(s) to {repair}.")
+        raise UsageError(f"`memtui fix {repair}` needs the memory files to {repair}.")
     if args.yes and args.dry_run:
         raise UsageError("Give --yes or --dry-run, not both.")
     if not (args.yes or args.dry_run) and (args.json or not sys.stdin.isatty()):
@@ -363,7 +364,7 @@ def _print_outcome(store: Path, plan, repair: str, applied: bool, dry_run: bool,
         if not plan.summary:
             print(f"  {NOTHING.get(repair, 'Nothing to do.')}")
     elif applied:
-        print(f"Applied: {len(plan.changes)} file(s) changed. Undo it with "
+        print(f"Applied: {plural(len(plan.changes), 'file')} changed. Undo it with "
               f"`{undo_command(store)}`.")
     elif dry_run:
         print("Dry run: nothing was written.")

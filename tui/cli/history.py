@@ -1,6 +1,6 @@
 """The history commands of `memtui`: watch, history, restore, merge, overwrites.
 
-    memtui watch [TARGET | --all]            commit every change of the store(s) to the journal
+    memtui watch [TARGET | --all]            commit every change of the stores to the journal
     memtui history backfill [TARGET]         rebuild file histories from the transcripts
     memtui history FILE [--json]             every version of one memory file
     memtui restore FILE --version REV        put a version back (through the safe write)
@@ -29,6 +29,7 @@ from tui.cli.support import (
     resolve_store,
     undo_command,
 )
+from tui.words import plural
 
 TARGET_HELP = "memory dir, project path or folder name (default: the current directory)"
 
@@ -137,7 +138,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         watch(stores, stop, report, interval=args.interval, attribute=attribute, find_stores=find_stores)
     except KeyboardInterrupt:
         stop.set()
-        print(f"memtui: stopped watching; {commits} snapshot(s) committed.")
+        print(f"memtui: stopped watching; {plural(commits, 'snapshot')} committed.")
     finally:
         signal.signal(signal.SIGTERM, previous)
     return 0
@@ -201,8 +202,8 @@ def _backfill(args: argparse.Namespace) -> int:
     elif not result.written:
         print(f"Journal already holds all {result.planned} versions the transcripts record.")
     else:
-        print(f"Backfilled {result.planned} versions of {files} file(s) from the transcripts "
-              f"({result.written} new commits) into {journal.path}.")
+        print(f"Backfilled {plural(result.planned, 'version')} of {plural(files, 'file')} from the "
+              f"transcripts ({result.written} new commits) into {journal.path}.")
     return 0
 
 
@@ -279,13 +280,15 @@ def cmd_merge(args: argparse.Namespace) -> int:
     current = (current_bytes or b"").decode("utf-8", "surrogateescape")
     missing = sorted((u for u in lost if not lines_back(u, current)), key=lambda u: u.time)
     if not missing:
-        print(f"Every line lost from {file} ({len(lost)} lost update(s)) is already back in it.")
+        print(f"Every line lost from {file} ({plural(len(lost), 'lost update')}) is already back "
+              "in it.")
         return 0
     merged = current
     for update in missing:  # oldest first, each into what the ones before it left
         result = merge_back(update, merged)
         if result.conflicts:
-            print(f"{len(result.conflicts)} conflict(s) between {file} now and the version lost on "
+            print(f"{plural(len(result.conflicts), 'conflict')} between {file} now and the version "
+                  "lost on "
                   f"{update.time}; nothing was written:")
             for conflict in result.conflicts:
                 for label, lines in (("base", conflict.base), ("now", conflict.ours),
@@ -308,7 +311,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     label = f"merge lines of {file} lost on {', '.join(u.time for u in missing)}"
     status = _apply(store, file, current_bytes, merged.encode("utf-8", "surrogateescape"), label)
     if status == 0:
-        print(f"Merged the lines of {len(missing)} lost update(s) back into {file}; "
+        print(f"Merged the lines of {plural(len(missing), 'lost update')} back into {file}; "
               f"{_undo_hint(store)}.")
     return status
 
@@ -328,7 +331,8 @@ def _merge_sync_conflicts(args: argparse.Namespace, store: Path, file: str) -> i
     text = before.decode("utf-8", "surrogateescape")
     conflicts = find_conflicts(text)
     if not args.keep:
-        print(f"{file} holds {len(conflicts)} conflict(s) from memtui sync, both texts kept:")
+        print(f"{file} holds {plural(len(conflicts), 'conflict')} from memtui sync, both texts "
+              "kept:")
         for conflict in conflicts:
             for label, lines in (("first", conflict.first), ("second", conflict.second)):
                 name = conflict.first_label if label == "first" else conflict.second_label
@@ -347,7 +351,8 @@ def _merge_sync_conflicts(args: argparse.Namespace, store: Path, file: str) -> i
     label = f"resolve sync conflicts in {file}, keeping {args.keep}"
     status = _apply(store, file, before, merged.encode("utf-8", "surrogateescape"), label)
     if status == 0:
-        print(f"Resolved {len(conflicts)} sync conflict(s) in {file}; `memtui sync` sends it.")
+        print(f"Resolved {plural(len(conflicts), 'sync conflict')} in {file}; `memtui sync` "
+              "sends it.")
     return status
 
 
@@ -380,7 +385,7 @@ def cmd_overwrites(args: argparse.Namespace) -> int:
         by, overwritten = writers(update)
         print(f"{_local_iso(update.time)}  {update.file}: {in_words(by, overwritten)} overwrote "
               f"{in_words(overwritten, by)}; "
-              f"{len(update.lost_lines)} line(s) lost, {state}:")
+              f"{plural(len(update.lost_lines), 'line')} lost, {state}:")
         for line in update.lost_lines:
             print(f"    {line}")
         if not back:

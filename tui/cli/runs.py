@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 from tui.cli.support import UsageError, config_home_of, env_of, resolve_store, undo_command
+from tui.words import plural
 
 ENGINES = ("anthropic", "offline")
 
@@ -266,7 +267,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
             return code
         focus = second_pass_topics(result.topics_left)
         interactive = sys.stdin.isatty() and sys.stdout.isatty() and not args.yes
-        what = f"{len(focus)} topic(s)" if focus else "the same messages"
+        what = plural(len(focus), "topic") if focus else "the same messages"
         if not (interactive and input(f"Run a second pass on {what} now? [y/N] ")
                 .strip().lower() in ("y", "yes")):
             print("Second pass: " + _second_pass_command(args, focus))

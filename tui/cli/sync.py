@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tui.cli.support import UsageError, config_home_of, env_of, print_json, resolve_store
+from tui.words import plural
 
 LEFT_ALONE = "not pulled: "  # how the reason of a remote entry sync left alone starts
 
@@ -212,7 +213,7 @@ def _print_report(report) -> None:
             parts.append(f"{len(project.pushed_deletions)} {verb}deleted on the remote "
                          f"({_files(project.pushed_deletions)})")
         if project.conflicts:
-            parts.append(f"{len(project.conflicts)} conflict(s), both texts kept in "
+            parts.append(f"{plural(len(project.conflicts), 'conflict')}, both texts kept in "
                          f"{_files(project.conflicts)}: keep one with "
                          f"{_merge_command(project.store, project.conflicts)} or K in the app")
             if not report.dry_run and (name := _shared_machine_name(project)):
@@ -220,7 +221,8 @@ def _print_report(report) -> None:
                              "name with `memtui sync --machine NAME`")
         parts += _blocked_parts(project.blocked)
         if project.unresolved and not project.conflicts:
-            parts.append(f"{_files(project.unresolved)} still hold(s) both texts of a conflict "
+            holds = "holds" if len(project.unresolved) == 1 else "hold"
+            parts.append(f"{_files(project.unresolved)} still {holds} both texts of a conflict "
                          f"({_merge_command(project.store, project.unresolved)}, or K in the app)")
         print(f"  {name}: {'; '.join(parts) if parts else 'in sync'}")
 

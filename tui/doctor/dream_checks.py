@@ -14,6 +14,7 @@ from tui.claude.paths import LOCK_NAME
 from tui.doctor.context import DoctorContext
 from tui.doctor.report import FAIL, OK, SKIP, WARN, Check
 from tui.doctor.settings_checks import DREAM_KEY, where
+from tui.words import plural
 
 ASSISTANT_KEY = "assistant"  # assistant (KAIROS) mode, which turns the automatic dream off
 DAILY_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
@@ -57,7 +58,7 @@ def check_dream_gates(ctx: DoctorContext) -> Check:
                 f"mtime of {lock.path})")
     folder = ctx.cwd_folder.name if ctx.cwd_folder else "(no transcript folder for the project root)"
     cwd_count = gates.sessions_cwd or 0
-    sessions = (f"{cwd_count} session(s) since in {folder} (Claude Code counts only the folder "
+    sessions = (f"{plural(cwd_count, 'session')} since in {folder} (Claude Code counts only the folder "
                 f"of the session's own cwd) and {gates.sessions_all} across the project's folders")
     message = f"{last}; {sessions}; {REMOTE_NOTE}"
     fix = ctx.memtui("dream", _target(ctx))

@@ -14,6 +14,7 @@ from pathlib import Path
 from tui.claude import transcripts
 from tui.doctor.context import DoctorContext
 from tui.doctor.report import OK, SKIP, WARN, Check, listed
+from tui.words import plural
 
 QUIET_PROMPTS = 10  # fewer user messages than this without a save is not worth a warning
 SHOWN = 3  # sessions quoted in a message
@@ -136,17 +137,18 @@ def check_extraction(ctx: DoctorContext) -> Check:
                  key=lambda save: save[0], default=None)
     last = (f"the last extraction saved memory at {latest[0]} in {_name(latest[1])}"
             if latest else "no memory_saved record in any of them")
-    head = (f"In the newest {len(sessions)} session(s), {prompts} user message(s): "
-            f"{sum(len(s.saves) for s in sessions)} memory_saved event(s), {last}")
+    head = (f"In the newest {plural(len(sessions), 'session')}, "
+            f"{plural(prompts, 'user message')}: "
+            f"{plural(sum(len(s.saves) for s in sessions), 'memory_saved event')}, {last}")
     own = [s for s in sessions if s.own_write_turns]
     if own:
         turns = sum(len(s.own_write_turns) for s in own)
-        detail = "; ".join(f"{_name(s)} in turn(s) {listed(s.own_write_turns, TURNS_SHOWN)}"
-                           for s in own[:SHOWN])
+        detail = "; ".join(f"{_name(s)} in turn{'s' if len(s.own_write_turns) > 1 else ''} "
+                           f"{listed(s.own_write_turns, TURNS_SHOWN)}" for s in own[:SHOWN])
         if len(own) > SHOWN:
-            detail += f"; and {len(own) - SHOWN} more session(s)"
+            detail += f"; and {plural(len(own) - SHOWN, 'more session')}"
         return Check("extraction", WARN,
-                     f"{head}; in {turns} turn(s) the main agent wrote memory itself, so "
+                     f"{head}; in {plural(turns, 'turn')} the main agent wrote memory itself, so "
                      f"background extraction skipped those turns ({detail}).",
                      ctx.memtui("extract", own[0].session, "--force"))
     if latest is None and sum(s.uncovered for s in sessions) >= QUIET_PROMPTS:
@@ -164,14 +166,14 @@ def check_compaction(ctx: DoctorContext) -> Check:
     hit = [s for s in sessions if s.compactions]
     if not hit:
         return Check("compaction", OK,
-                     f"No compaction in the newest {len(sessions)} session(s) came after "
+                     f"No compaction in the newest {plural(len(sessions), 'session')} came after "
                      "messages no extraction had saved from.")
     detail = "; ".join(
         f"{_name(s)}: compacted at {', '.join(time for time, _ in s.compactions)} with "
-        f"{sum(n for _, n in s.compactions)} user message(s) since the last save"
+        f"{plural(sum(n for _, n in s.compactions), 'user message')} since the last save"
         for s in hit[:SHOWN])
     return Check("compaction", WARN,
-                 f"{len(hit)} session(s) were compacted after messages that no extraction "
+                 f"{plural(len(hit), 'session')} {'was' if len(hit) == 1 else 'were'} compacted after messages that no extraction "
                  f"saved from, so they may never be extracted: {detail}.",
                  "; ".join(_extract_command(ctx, s) for s in hit[:SHOWN]))
 

@@ -8,6 +8,7 @@ from collections import defaultdict
 from tui.claude.paths import INDEX_NAME
 from tui.doctor.context import DoctorContext
 from tui.doctor.report import FAIL, OK, SKIP, WARN, Check, listed
+from tui.words import plural
 
 NEAR_LIMIT = 0.9  # an index past 90 % of a limit is a few entries from the cut
 SHOWN = 3  # names or line numbers quoted in a message
@@ -28,7 +29,8 @@ def check_index_size(ctx: DoctorContext) -> Check:
     size = (f"{path} has {index.lines} lines and {index.chars:,} characters; Claude loads "
             f"{MAX_LINES} lines and {MAX_CHARS:,} characters")
     long_lines = [line.number for line in index.raw_lines.longer_than(LINE_WARN)]
-    long_text = (f"; {len(long_lines)} line(s) are over {LINE_WARN} characters (line "
+    long_text = (f"; {plural(len(long_lines), 'line')} {'is' if len(long_lines) == 1 else 'are'} "
+                 f"over {LINE_WARN} characters (line "
                  f"{listed(long_lines, SHOWN)})") if long_lines else ""
     if index.cut:
         past_cut = [link.file for link in index.links if not link.visible and link.file]
@@ -121,7 +123,7 @@ def check_worktrees(ctx: DoctorContext) -> Check:
     pairs = overlapping(writers)
     found = all_lost_updates(ctx.store, events)
     lost = still_missing(ctx.store, found)
-    merged = (f"; {len(found)} lost update(s) found earlier, every line merged back"
+    merged = (f"; {plural(len(found), 'lost update')} found earlier, every line merged back"
               if found and not lost else "")
     separate = ("or give a worktree its own store: \"autoMemoryDirectory\": \"~/memory/<name>\" "
                 "in its .claude/settings.local.json")
@@ -131,10 +133,10 @@ def check_worktrees(ctx: DoctorContext) -> Check:
         writer, overwritten = writers_of(first)
         by = in_words(writer, overwritten)
         return Check("worktrees", FAIL,
-                     f"{len(lost)} lost update(s), {lines} line(s) in all: the newest, "
+                     f"{plural(len(lost), 'lost update')}, {plural(lines, 'line')} in all: the newest, "
                      f"{first.file} at {first.time}, written by {by} over a version it had not "
                      f"seen; {len(writers)} working directories write {ctx.store}"
-                     + (f", {len(pairs)} pair(s) of them in overlapping periods" if pairs else "")
+                     + (f", {plural(len(pairs), 'pair')} of them in overlapping periods" if pairs else "")
                      + ".",
                      f"{ctx.memtui('overwrites', ctx.store)} lists them and memtui merge FILE puts "
                      f"the lines back; run {ctx.memtui('watch', ctx.store)} while worktrees "
@@ -144,7 +146,7 @@ def check_worktrees(ctx: DoctorContext) -> Check:
         shown = [f"{a} ({writers[a][0][:16]} to {writers[a][1][:16]}) and {b} "
                  f"({writers[b][0][:16]} to {writers[b][1][:16]})" for a, b in pairs[:SHOWN]]
         return Check("worktrees", WARN,
-                     f"{len(pairs)} pair(s) of working directories wrote {ctx.store} in "
+                     f"{plural(len(pairs), 'pair')} of working directories wrote {ctx.store} in "
                      f"overlapping periods: {'; '.join(shown)}{merged or '; no lost update found yet'}"
                      ", but the last writer of a file wins.",
                      f"{ctx.memtui('watch', ctx.store)} keeps every version, " + separate)

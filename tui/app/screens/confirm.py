@@ -3,6 +3,7 @@ any choice to make, and Cancel, all on screen at 80x24."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -14,14 +15,16 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tui.app.widgets.key_footer import HELP_KEY, KeyFooter
+from tui.app.screens.dialog import Dialog
+from tui.app.widgets.key_footer import KeyFooter
 from tui.visible import visible
 
 APPLY = "apply"
 PUSHED_SHOWN = 4  # entries named at the top; the rest are listed in the summary below
+OPTION_KEYS = 3  # options picked with 1-3; more are reached with the arrows
+BUTTON_KEY = re.compile(r" \((?:y|esc|\d)\)$")  # "Apply (y)": the key the footer shows anyway
 LINE_STYLES = {"before:": "red", "after:": "green", "drop:": "red", "keep:": "green"}
 
 
@@ -74,20 +77,33 @@ def summary_renderable(summary: list[str]) -> Group:
     return Group(*parts)
 
 
-class ConfirmScreen(ModalScreen[str | None]):
-    """Dismisses with "apply", one of the plan's options, or None when cancelled."""
+class ConfirmScreen(Dialog[str | None]):
+    """Dismisses with "apply", one of the plan's options, or None when cancelled.
 
-    AUTO_FOCUS = "#confirm-summary"  # arrows scroll what will change; enter presses nothing
+    It opens on Cancel, the safe choice: enter presses the focused button, the arrows move
+    between the buttons, `y` applies (never a change that pushes entries past the cut: that
+    takes the "Apply anyway" button), `1`-`3` pick an option, and the footer says which.
+    """
+
+    AUTO_FOCUS = "#cancel"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
         Binding("y", "apply", "Apply", id="confirm.apply"),
-        # A modal screen stops the app's own keys: help is bound here again, under the
-        # app's ids, so the footer shows F1 and a keymap for it applies here too.
-        Binding("f1", "app.toggle_help", "Help", id=HELP_KEY),
-        Binding("question_mark", "app.toggle_help", "Help", show=False, id=f"{HELP_KEY}_alt"),
+        # Before the button's own enter, so the footer can say what enter presses now.
+        Binding("enter", "press_focused", "Press", priority=True, id="confirm.press"),
+        Binding("right", "app.focus_next", "Choose", key_display="←→", id="confirm.choose"),
+        Binding("left", "app.focus_previous", "Choose", show=False),
+        *(Binding(str(number), f"option({number - 1})", "Option", id=f"confirm.option_{number}")
+          for number in range(1, OPTION_KEYS + 1)),
+        Binding("up", "scroll_summary(-1)", "Scroll up", show=False),
+        Binding("down", "scroll_summary(1)", "Scroll down", show=False),
+        Binding("pageup", "scroll_summary(-10)", "Page up", show=False),
+        Binding("pagedown", "scroll_summary(10)", "Page down", show=False),
     ]
-    # Its own footer: the keys of the screen underneath do nothing while it is open.
-    FOOTER_KEYS: ClassVar[tuple[str, ...]] = ("confirm.apply", "confirm.cancel")
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = (
+        "confirm.press", "confirm.cancel", "confirm.apply", "confirm.choose",
+        *(f"confirm.option_{number}" for number in range(1, OPTION_KEYS + 1)),
+    )
 
     def __init__(self, plan) -> None:
         super().__init__()
@@ -99,7 +115,8 @@ class ConfirmScreen(ModalScreen[str | None]):
             yield Static(Text(visible(plan.label)), id="confirm-title")
             if plan.pushed_out:
                 yield Static(pushed_warning(plan.pushed_out), id="confirm-pushed")
-            with VerticalScroll(id="confirm-summary"):
+            # Scrolled by the arrow keys whatever button has focus.
+            with VerticalScroll(id="confirm-summary", can_focus=False):
                 yield Static(summary_renderable(plan.summary))
                 preview = getattr(plan, "preview", None)  # a renderable, e.g. a diff
                 if preview is not None:
@@ -107,7 +124,10 @@ class ConfirmScreen(ModalScreen[str | None]):
             if plan.options:  # other plans to choose instead (make room, another side)
                 with Horizontal(id="confirm-options"):
                     for number, option in enumerate(plan.options):
-                        yield Button(option.capitalize(), id=f"option-{number}", compact=True,
+                        label = option.capitalize()
+                        if number < OPTION_KEYS:
+                            label += f" ({number + 1})"
+                        yield Button(label, id=f"option-{number}", compact=True,
                                      variant="primary")
             with Horizontal(id="confirm-buttons"):
                 if plan.pushed_out:
@@ -147,8 +167,35 @@ class ConfirmScreen(ModalScreen[str | None]):
             self.dismiss(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Pushing entries past the cut takes the "Apply anyway" button, never a stray y.
-        return not (action == "apply" and self.plan.pushed_out)
+        if action == "apply":
+            # Pushing entries past the cut takes the "Apply anyway" button, never a stray y.
+            return not self.plan.pushed_out
+        if action == "option":
+            return parameters[0] < len(self.plan.options)
+        if action == "press_focused":
+            return isinstance(self.focused, Button)
+        return True
+
+    def describe_key(self, binding_id: str) -> str | None:
+        """Enter says which button it presses; a number key, which option it picks."""
+        if binding_id == "confirm.press" and isinstance(self.focused, Button):
+            return BUTTON_KEY.sub("", str(self.focused.label))
+        if binding_id.startswith("confirm.option_"):
+            number = int(binding_id.removeprefix("confirm.option_")) - 1
+            if number < len(self.plan.options):
+                return self.plan.options[number].capitalize()
+        return None
+
+    def action_press_focused(self) -> None:
+        if isinstance(self.focused, Button):
+            self.focused.press()
+
+    def action_option(self, number: int) -> None:
+        self.dismiss(self.plan.options[number])
+
+    def action_scroll_summary(self, rows: int) -> None:
+        self.query_one("#confirm-summary", VerticalScroll).scroll_relative(
+            y=rows, animate=False)
 
     def action_apply(self) -> None:
         self.dismiss(APPLY)

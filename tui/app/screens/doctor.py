@@ -29,6 +29,7 @@ from tui.app.messages import post_unless_replaced
 from tui.app.widgets.key_footer import KeyFooter
 from tui.render import condense
 from tui.visible import visible
+from tui.words import plural
 
 LOCK_POLL_SECONDS = 1.0
 STATUS_STYLES = {"fail": "bold red", "warn": "bold yellow", "ok": "green", "skip": "dim"}
@@ -78,7 +79,7 @@ def doctor_target(project) -> str | None:
 
 def summary_line(report) -> str:
     counts = {status: sum(c.status == status for c in report.checks) for status in STATUS_LABELS}
-    return (f"{counts['fail']} failed, {counts['warn']} warning(s), {counts['ok']} ok, "
+    return (f"{counts['fail']} failed, {plural(counts['warn'], 'warning')}, {counts['ok']} ok, "
             f"{counts['skip']} skipped")
 
 

@@ -29,6 +29,7 @@ from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.claude.discovery import Project
 from tui.render import condense
 from tui.visible import visible
+from tui.words import plural
 
 # (key, width); at 80 columns the time, the change and the compare-from mark fit.
 COLUMNS = (("base", 1), ("time", 19), ("source", 9), ("session", 8), ("worktree", 24),
@@ -148,7 +149,8 @@ class HistoryScreen(FileWriteScreen):
             status.update(f"{message.journal_note}No version of {self.file} in the journal or "
                           "the transcripts yet.")
         else:
-            status.update(f"{message.journal_note}{count} version(s) of {self.file}, newest first. "
+            status.update(f"{message.journal_note}{plural(count, 'version')} of {self.file}, "
+                          "newest first. "
                           "b pins a version to compare from; s switches the diff layout.")
         self.refresh_table()
         self.query_one("#versions").focus()

@@ -33,6 +33,7 @@ from tui.history.overwrites import lines_back
 from tui.history.writers import in_short, in_words, writers
 from tui.render import condense, store_place
 from tui.visible import visible
+from tui.words import plural
 
 # (key, width). The lines lost and whether they are back ("1 lost", "1 back"), when, the
 # file and who overwrote it fit in the 72 columns the table gets at 120 (the detail beside
@@ -183,7 +184,7 @@ class OverwritesScreen(FileWriteScreen):
         status = self.query_one("#overwrites-status", Static)
         note = "".join(f"{sentence} " for sentence in notices.take())  # a journal moved aside
         if self.updates:
-            status.update(f"{note}{len(self.updates)} lost update(s): a write that replaced "
+            status.update(f"{note}{plural(len(self.updates), 'lost update')}: a write that replaced "
                           "content its session had not seen. m merges the lost lines back.")
         else:
             status.update(f"{note}No lost updates: no session overwrote a change it had not seen.")
@@ -222,7 +223,7 @@ class OverwritesScreen(FileWriteScreen):
             f"{visible(branch)},\n",
             f"over the version of {writer_in_words(overwritten, by)}"
             f" ({when(update.previous_time)}), found in the {update.found_in}.\n\n",
-            (f"{len(update.lost_lines)} line(s) lost:\n", "bold"),
+            (f"{plural(len(update.lost_lines), 'line')} lost:\n", "bold"),
         )
         for line in update.lost_lines:
             text.append(f"  {visible(line)}\n", style="red")
@@ -281,7 +282,7 @@ class OverwritesScreen(FileWriteScreen):
         plan = FileWritePlan(
             f"merge lines of {update.file} lost on {update.time}", update.file, current,
             result.text.encode("utf-8", "surrogateescape"),
-            summary=[f"{len(update.lost_lines)} lost line(s) go back into {update.file}; "
+            summary=[f"{plural(len(update.lost_lines), 'lost line')} go back into {update.file}; "
                      "what is there now is kept."],
             preview=render_diff(now, result.text, f"{update.file} (now)", f"{update.file} (merged)"),
         )
@@ -289,7 +290,7 @@ class OverwritesScreen(FileWriteScreen):
 
     def on_merge_conflicts(self, message: MergeConflicts) -> None:
         self.conflicts[message.index] = message.conflicts
-        self.notify(f"{len(message.conflicts)} conflict(s) between the file now and the lost "
+        self.notify(f"{plural(len(message.conflicts), 'conflict')} between the file now and the lost "
                     "version; nothing was written. See them on the right.", severity="warning")
         self.show_detail()
 

@@ -32,12 +32,18 @@ if TYPE_CHECKING:  # the index columns are read after the first frame, and rapid
     from tui.app.screens.confirm import Confirmation
     from tui.app.summaries import StoreSummary
 
-# (key, width); the project path takes any spare width. Keys double as sort keys. At 80
-# columns the path, memories, index, orphans and lost fit; the rest join them as room allows.
+# (key, width); keys double as sort keys. At 80 columns the path, its status (`stranded`,
+# `no store`: what most needs seeing), memories, index and orphans fit; the rest join them
+# as room allows, once the path is whole. The columns but the path and the index narrow to
+# their cells, the path takes the width they leave (the index keeps its width: its cells
+# come after the rows).
 COLUMNS = (
     ("path", 20), ("memories", 8), ("index", 23), ("orphans", 7), ("lost", 4),
     ("folders", 9), ("status", 13), ("last dream", 10), ("since", 5),
 )
+COLUMN_PRIORITY = ("path", "status", "memories", "index", "orphans", "lost", "folders",
+                   "last dream", "since")
+FITTED = ("memories", "orphans", "lost", "sync", "folders", "status", "last dream", "since")
 SORTS = ("path", "memories", "index", "orphans", "lost", "since", "last dream")
 SYNC_COLUMN = ("sync", 8)  # shown only once a sync remote is set (`memtui sync --remote`)
 SYNC_STYLES = {"in sync": "dim", "-": "dim", "…": "dim", "conflict": "bold red"}
@@ -95,6 +101,11 @@ def demo_plan(home: Path) -> Confirmation:
 def with_sync_column(columns: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
     at = [key for key, _ in columns].index("lost") + 1
     return (*columns[:at], SYNC_COLUMN, *columns[at:])
+
+
+def sync_priority(priority: tuple[str, ...]) -> tuple[str, ...]:
+    at = priority.index("lost") + 1
+    return (*priority[:at], SYNC_COLUMN[0], *priority[at:])
 
 
 def sync_cell(word: str | None) -> Text:
@@ -222,8 +233,9 @@ class ProjectsScreen(Screen[None]):
         yield ProgressBar(id="scan-progress", show_eta=False)
         yield Input(placeholder="filter projects (fuzzy)", id="project-filter", classes="hidden")
         columns = with_sync_column(COLUMNS) if self.sync_remote else COLUMNS
+        priority = sync_priority(COLUMN_PRIORITY) if self.sync_remote else COLUMN_PRIORITY
         yield ProjectTable(columns, stretch="path", labels={"path": "project"}, keep_end={"path"},
-                           id="projects")
+                           priority=priority, fit=FITTED, whole=("path", "lost"), id="projects")
         yield Static(id="empty", classes="hidden")
         yield KeyFooter()
 
@@ -381,9 +393,6 @@ class ProjectsScreen(Screen[None]):
         if before is not None and before.inventory is not message.inventory:
             self.announce_new(before.inventory.projects, message.inventory.projects)
         self.rows = self.build_rows()
-        self.query_one("#scan-status", Static).update(
-            f"{plural(len(self.rows), 'project')} in {condense(str(self.app.home))}"
-        )
         empty = self.query_one("#empty", Static)
         empty.set_class(bool(self.rows), "hidden")
         if not self.rows:
@@ -469,8 +478,13 @@ class ProjectsScreen(Screen[None]):
     def refresh_table(self) -> None:
         query = self.query_one("#project-filter", Input).value.strip()
         empty = f"No project matches “{query}”." if query and self.rows else ""
-        self.query_one("#projects", ProjectTable).set_rows(self.visible_rows(), empty)
+        rows = self.visible_rows()
+        self.query_one("#projects", ProjectTable).set_rows(rows, empty)
         self.sub_title = f"sorted by {self.sort_key}"
+        if self.scanned is not None:  # while a filter is on: how many of them it shows
+            shown = f"{len(rows):,} of " if query else ""
+            self.query_one("#scan-status", Static).update(
+                f"{shown}{plural(len(self.rows), 'project')} in {condense(str(self.app.home))}")
 
     def filter_changed(self) -> None:
         """A new query puts the cursor on its best match, not on the row it was on."""
@@ -694,7 +708,7 @@ def sync_outcome(result) -> tuple[str, str]:
     if result.pushed_deletions:
         parts.append(f"deleted {len(result.pushed_deletions)} on the remote")
     if result.conflicts:
-        parts.append(f"{len(result.conflicts)} conflict(s) kept both texts")
+        parts.append(f"{plural(len(result.conflicts), 'conflict')} kept both texts")
     if result.blocked:
         parts.append(f"{len(result.blocked)} left out (secrets, or entries no store can hold)")
     severity = "warning" if result.conflicts or result.blocked else "information"

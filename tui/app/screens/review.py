@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.text import Text
 from textual import on, work
@@ -13,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Header, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
 from tui.app.widgets.key_footer import KeyFooter
@@ -22,11 +23,13 @@ from tui.claude.lines import split_lines
 from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex
 from tui.render import condense
 from tui.visible import visible
+from tui.words import plural
 
 KIND_STYLES = {"created": "green", "modified": "yellow", "archived": "red"}
-# (key, width); at 80 columns the file and the choice fit, the kind of change gives way.
+# (key, width); the kind of change gives way before a file name would be cut.
 FILE_COLUMNS = (("choice", 8), ("change", 8), ("file", 12))
-FILE_PRIORITY = ("file", "choice", "change")
+FILE_PRIORITY = ("choice", "file", "change")
+SCROLLBAR = 2
 
 
 @dataclass
@@ -43,10 +46,10 @@ class Undone(Message):
 def index_summary(label: str, index: LoadedIndex) -> Text:
     if not index.exists:
         return Text.assemble((f"{label}: ", "bold"), ("no MEMORY.md", "yellow"))
-    cut = (Text(f"cut by {index.cut}: Claude loads only {index.loaded_lines} lines", "bold red")
+    cut = (Text(f"cut by {index.cut}: Claude loads only {index.loaded_lines:,} lines", "bold red")
            if index.cut else Text("within the limits: Claude loads all of it", "green"))
     line = Text.assemble((f"{label}: ", "bold"),
-                         f"{index.lines}/{MAX_LINES} lines, {index.chars:,}/{MAX_CHARS:,} chars — ",
+                         f"{index.lines:,}/{MAX_LINES} lines, {index.chars:,}/{MAX_CHARS:,} chars — ",
                          cut)
     return line
 
@@ -68,9 +71,11 @@ class ReviewScreen(Screen[None]):
     /* At most half the screen, scrolling past that: the files stay in view at 24 rows. */
     #review-summary-scroll { height: auto; max-height: 50%; }
     #review-summary { padding: 0 1; height: auto; }
+    #review-progress { padding: 0 1; display: none; }
+    #review-progress.-working { display: block; }
     #review-body { height: 1fr; }
-    #review-files { width: 2fr; height: 1fr; }
-    #review-diff-scroll { width: 3fr; border-left: solid $primary-background; padding: 0 1; }
+    #review-files { height: 1fr; }
+    #review-diff-scroll { width: 1fr; border-left: solid $primary-background; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "toggle", "Accept/reject", id="review.toggle"),
@@ -93,9 +98,12 @@ class ReviewScreen(Screen[None]):
         yield Header(show_clock=False)
         with VerticalScroll(id="review-summary-scroll"):
             yield Static(id="review-summary")
+        # No total: the apply is one journalled write, whose length is not known before.
+        yield ProgressBar(id="review-progress", show_eta=False, show_percentage=False)
         with Horizontal(id="review-body"):
             yield VirtualTable(FILE_COLUMNS, stretch="file", labels={"choice": ""},
-                               keep_end={"file"}, priority=FILE_PRIORITY, id="review-files")
+                               priority=FILE_PRIORITY, whole=("file", "change"),
+                               id="review-files")
             with VerticalScroll(id="review-diff-scroll"):
                 yield Static(id="review-diff")
         yield KeyFooter()
@@ -103,10 +111,24 @@ class ReviewScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = f"review: {self.changeset.label}"
         self.sub_title = self.subject or condense(str(self.changeset.store))
+        self.fit_file_list()
         self.show_files()
         self.show_summary()
         self.show_diff()
         self.query_one("#review-files").focus()
+
+    def on_resize(self) -> None:
+        self.fit_file_list()
+
+    def fit_file_list(self) -> None:
+        """As wide as the whole names need (the kind of change too, when there is room), at
+        most half the screen; the diff takes the rest."""
+        longest = max((cell_len(diff.file) for diff in self.changeset.files), default=0)
+        padded = {key: width + 2 for key, width in FILE_COLUMNS}
+        needed = padded["choice"] + padded["change"] + max(longest, 4) + 2 + SCROLLBAR
+        files = self.query_one("#review-files", VirtualTable)
+        files.styles.width = max(padded["choice"] + padded["file"],
+                                 min(needed, self.size.width // 2))
 
     def show_files(self) -> None:
         self.query_one("#review-files", VirtualTable).set_rows([
@@ -140,10 +162,13 @@ class ReviewScreen(Screen[None]):
             *(Text(f"Refused during the run: {r}", style="red") for r in self.result.refusals),
         ]
         if self.outcome is not None:
-            lines.append(Text(f"Applied {len(self.outcome.applied)} file(s); press u to undo.",
-                              style="bold green"))
+            lines.append(Text(f"Applied {plural(len(self.outcome.applied), 'file')}; press u "
+                              "to undo.", style="bold green"))
             lines.extend(Text(f"Refused {file}: {reason}", style="bold red")
                          for file, reason in self.outcome.refused)
+        elif self.working:
+            lines.append(Text(f"Applying {plural(len(self.accepted), 'file')} …",
+                              style="bold"))
         else:
             lines.append(Text("space accepts or rejects the highlighted file; a applies; "
                               "esc leaves without applying.", style="dim"))
@@ -171,6 +196,23 @@ class ReviewScreen(Screen[None]):
         self.query_one("#review-diff", Static).update(
             diff_text(diff.diff) if diff else Text("No changes.", style="dim"))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer offers only what can be done now: choosing and applying until the
+        change set is applied, then undoing it; nothing while a write runs."""
+        if action in ("toggle", "apply"):
+            return self.outcome is None and not self.working
+        if action == "undo":
+            return self.outcome is not None and bool(self.outcome.applied) and not self.working
+        if action == "back":
+            return not self.working
+        return True
+
+    def set_working(self, working: bool) -> None:
+        self.working = working
+        self.query_one("#review-progress").set_class(working, "-working")
+        self.show_summary()
+        self.refresh_bindings()
+
     def action_toggle(self) -> None:
         file = self.highlighted()
         if file is None or self.outcome is not None:
@@ -187,7 +229,7 @@ class ReviewScreen(Screen[None]):
             self.notify("Every file is rejected: nothing to apply (esc leaves).",
                         severity="warning")
             return
-        self.working = True
+        self.set_working(True)
         self.apply()
 
     @work(thread=True, exit_on_error=False, group="review")
@@ -197,19 +239,19 @@ class ReviewScreen(Screen[None]):
         self.post_message(Applied(conclude(self.result, apply=True, only=set(self.accepted))))
 
     def on_applied(self, message: Applied) -> None:
-        self.working = False
         self.outcome = message.outcome
+        self.set_working(False)
         self.show_files()
-        self.show_summary()
         outcome = self.outcome
         refused = f", {len(outcome.refused)} refused" if outcome and outcome.refused else ""
-        self.notify(f"Applied {len(outcome.applied) if outcome else 0} file(s){refused}. "
-                    "Press u to undo.", severity="warning" if refused else "information")
+        self.notify(f"Applied {plural(len(outcome.applied) if outcome else 0, 'file')}"
+                    f"{refused}. Press u to undo.",
+                    severity="warning" if refused else "information")
 
     def action_undo(self) -> None:
         if self.outcome is None or not self.outcome.applied or self.working:
             return
-        self.working = True
+        self.set_working(True)
         self.undo()
 
     @work(thread=True, exit_on_error=False, group="review")
@@ -226,7 +268,7 @@ class ReviewScreen(Screen[None]):
                                  "information" if label else "warning"))
 
     def on_undone(self, message: Undone) -> None:
-        self.working = False
+        self.set_working(False)
         self.notify(message.text, severity=message.severity)
         if message.severity == "information":
             self.outcome = None
@@ -234,7 +276,7 @@ class ReviewScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
-            self.working = False
+            self.set_working(False)
             self.notify(str(event.worker.error), severity="error", title="memtui")
 
     def on_unmount(self) -> None:

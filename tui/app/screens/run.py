@@ -8,7 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -31,6 +33,7 @@ from tui.app.runs import Engine, Starter, estimated_cost
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.visible import visible
+from tui.words import plural
 
 # (key, width); the note, written when a phase ends, takes the spare width and gives way
 # first: at 80 columns the log below says the same.
@@ -40,9 +43,37 @@ STATUS_STYLES = {PENDING: "dim", RUNNING: "bold yellow", DONE: "green", FAILED: 
                  CANCELLED: "magenta"}
 LOG_STYLES = {"tool": "cyan", "model": "", "refused": "bold red", "retry": "yellow",
               "warning": "yellow", "error": "bold red", "info": "dim"}
+PHASE_WIDTH, KIND_WIDTH = 16, 8  # the log's first two columns
 TICK_SECONDS = 0.5
 LIVE_LINES = 4  # the newest words of a reply still streaming in, shown under the log
 LIVE_KEPT = 4_000  # what is kept of that reply: enough to fill those lines at any width
+
+
+def log_row(phase: str, kind: str, text: Text) -> Table:
+    """A log line: its phase and kind in columns of their own, its text wrapping under
+    itself (a hanging indent), not back under the phase."""
+    row = Table.grid(expand=True)
+    row.add_column(width=PHASE_WIDTH, no_wrap=True)
+    row.add_column(width=KIND_WIDTH, no_wrap=True)
+    row.add_column(ratio=1)
+    row.add_row(Text(phase, style="dim"), Text(kind, style="bold"), text)
+    return row
+
+
+class RunLog(RichLog):
+    """The run's log, which keeps its newest lines in view when it gets shorter (a toast
+    taking rows under it) if they were in view before."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.shown_height = 0
+
+    def on_resize(self, event: events.Resize) -> None:
+        height = event.size.height
+        end_before = self.virtual_size.height - self.shown_height
+        if height < self.shown_height and self.scroll_y >= end_before - 1:
+            self.scroll_end(animate=False, immediate=True)
+        self.shown_height = height
 
 
 def installed_name(kind: str, store) -> str:
@@ -111,7 +142,7 @@ class RunScreen(Screen[None]):
         yield Static(id="run-engine")
         yield VirtualTable(PHASE_COLUMNS, stretch="note", cursor=False, id="run-phases")
         yield Static(id="run-totals")
-        yield RichLog(id="run-log", wrap=True, markup=False, highlight=False)
+        yield RunLog(id="run-log", wrap=True, markup=False, highlight=False)
         yield Static(id="run-live")
         yield KeyFooter()
 
@@ -193,14 +224,13 @@ class RunScreen(Screen[None]):
         live = self.query_one("#run-live", Static)
         words = " ".join(reply.split())
         live.display = bool(words)
-        prefix = 24  # the phase and "writing" columns
-        room = max(40, (live.content_region.width or 100) * LIVE_LINES - prefix - 2)
+        text_width = (live.content_region.width or 100) - PHASE_WIDTH - KIND_WIDTH
+        room = max(40, text_width * LIVE_LINES - 2)
         tail = words[-room:]
         cut = self.streaming_cut or len(words) > len(tail)
         phase = next((p.name for p in self.phases.values() if p.status == RUNNING), "")
-        live.update(Text.assemble(
-            (f"{phase:<16}", "dim"), (f"{'writing':<8}", "bold"),
-            f"{'…' if cut else ''}{tail}", ("▍", "blink")))
+        live.update(log_row(phase, "writing", Text.assemble(
+            f"{'…' if cut else ''}{tail}", ("▍", "blink"))))
 
     def show_phase(self, phase: Phase) -> None:
         previous = self.phases.get(phase.name)
@@ -233,9 +263,9 @@ class RunScreen(Screen[None]):
         log = self.query_one("#run-log", RichLog)
         # Wrap at the log's own width: left to itself, RichLog measures against the console,
         # which is 80 columns wide when there is no terminal (serve, headless).
-        log.write(Text.assemble(
-            (f"{line.phase:<16}", "dim"), (f"{line.kind:<8}", "bold"),
-            (visible(line.text), LOG_STYLES.get(line.kind, ""))), width=log.scrollable_content_region.width or None)
+        log.write(log_row(line.phase, line.kind, Text(visible(line.text),
+                                                      style=LOG_STYLES.get(line.kind, ""))),
+                  width=log.scrollable_content_region.width or None)
 
     def tick(self) -> None:
         """Keep the running phase's elapsed time moving between events."""
@@ -270,15 +300,15 @@ class RunScreen(Screen[None]):
             counts = result.changeset.counts()
             changes = sum(counts.values())
             where = "press enter" if self.is_current else "open its store and press ctrl+d"
-            text = (f"{self.kind} of {self.subject} finished: {changes} file(s) to review, "
+            text = (f"{self.kind} of {self.subject} finished: {plural(changes, 'file')} to review, "
                     f"{where}." if changes else
                     f"{self.kind} of {self.subject} finished: nothing to change.")
             self.app.notify(text, title="memtui")
-            self.log_line(LogLine("", "info", f"{changes} file(s) to review: press enter"
+            self.log_line(LogLine("", "info", f"{plural(changes, 'file')} to review: press enter"
                                   if changes else "nothing to change: esc goes back"))
             if self.topics_left and self.second_pass is not None:
                 then = "then " if changes else ""
-                self.log_line(LogLine("", "info", f"{len(self.topics_left)} topic(s) left: "
+                self.log_line(LogLine("", "info", f"{plural(len(self.topics_left), 'topic')} left: "
                                       f"{then}press p for a second pass on them"))
         else:
             reason = result.error or "no change set"
@@ -346,7 +376,7 @@ class RunScreen(Screen[None]):
             return
         if self.can_second_pass:
             self.log_line(LogLine("", "info", "applied: press p for a second pass on "
-                                  f"{len(self.topics_left)} topic(s)"))
+                                  + plural(len(self.topics_left), "topic")))
         self.refresh_bindings()
 
     def action_background(self) -> None:

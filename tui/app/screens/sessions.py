@@ -12,12 +12,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
+from tui.app.screens.dialog import Dialog
+from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.render import condense
+from tui.words import plural
 
 # (key, width); the working directory takes the spare width and keeps its end (the role).
 COLUMNS = (("modified", 16), ("new messages", 21), ("working directory", 22), ("session", 8))
@@ -46,8 +48,9 @@ class SessionTable(VirtualTable):
     ]
 
 
-class SessionPicker(ModalScreen[str | None]):
-    """Dismissed with the chosen session's id, or None."""
+class SessionPicker(Dialog[str | None]):
+    """Dismissed with the chosen session's id, or None. The newest session is highlighted:
+    enter extracts from it into a staging copy, reviewed before anything is written."""
 
     DEFAULT_CSS = """
     SessionPicker { align: center middle; }
@@ -61,6 +64,7 @@ class SessionPicker(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss(None)", "Cancel", id="sessions.cancel"),
     ]
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = ("sessions.pick", "sessions.cancel")
 
     def __init__(self, project) -> None:
         super().__init__()
@@ -75,6 +79,7 @@ class SessionPicker(ModalScreen[str | None]):
             yield SessionTable(COLUMNS, stretch="working directory", keep_end={"working directory"},
                                priority=COLUMN_PRIORITY, id="sessions-table")
             yield Static("Reading the sessions …", id="sessions-status")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.list_sessions()
@@ -90,7 +95,7 @@ class SessionPicker(ModalScreen[str | None]):
         table.set_rows([session_row(session) for session in message.sessions])
         status = self.query_one("#sessions-status", Static)
         if message.sessions:
-            status.update(f"{len(message.sessions)} session(s).")
+            status.update(f"{plural(len(message.sessions), 'session')}.")
             table.focus()
         else:
             status.update("This project has no session transcripts to extract from.")

@@ -42,13 +42,13 @@ from tui.app.messages import (
     StoreChangedOnDisk,
     StoreLoaded,
     StoreRead,
+    post_unless_replaced,
 )
 from tui.app.screens.doctor import DoctorDone
 from tui.app.widgets.findings import FindingsShown, FindingsView, fixes, shown_findings
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.recall import RecallView
-from tui.app.widgets.tab_input import TabInput
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project
 from tui.claude.memory_files import TEAM_INDEX
@@ -87,8 +87,8 @@ TAB_KEYS = {
                  "store.filter", "store.mark", "store.raw", "store.shorten",
                  "store.remove_dangling", "store.move_out", "store.doctor", "store.redo",
                  "store.back"),
-    "index": ("index.go_to_cut", "store.shorten", "store.remove_dangling", "store.relink",
-              *AROUND_THE_STORE, "store.back"),
+    "index": ("store.move_out", "store.relink", "index.go_to_cut", "store.shorten",
+              "store.remove_dangling", "store.edit", *AROUND_THE_STORE, "store.back"),
     "findings": ("store.mark", *AROUND_THE_STORE, "store.back"),
     "recall": ("store.back", *AROUND_THE_STORE),
 }
@@ -101,11 +101,11 @@ class StoreScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="store.back"),
         Binding("slash", "start_filter", "Filter", id="store.filter"),
-        # Before any input: a digit switches tabs even while the filter or a query is typed.
-        Binding("1", "show_tab('memories')", "Memories", priority=True, id="store.tab_memories"),
-        Binding("2", "show_tab('index')", "Index", priority=True, id="store.tab_index"),
-        Binding("3", "show_tab('findings')", "Findings", priority=True, id="store.tab_findings"),
-        Binding("4", "show_tab('recall')", "Recall", priority=True, id="store.tab_recall"),
+        # Not priority bindings: in the filter or a question a digit is text (esc leaves it).
+        Binding("1", "show_tab('memories')", "Memories", id="store.tab_memories"),
+        Binding("2", "show_tab('index')", "Index", id="store.tab_index"),
+        Binding("3", "show_tab('findings')", "Findings", id="store.tab_findings"),
+        Binding("4", "show_tab('recall')", "Recall", id="store.tab_recall"),
         Binding("v", "toggle_raw", "Raw", id="store.raw"),
         Binding("space", "mark", "Mark", id="store.mark"),
         Binding("r", "relink", "Relink", id="store.relink"),
@@ -147,7 +147,6 @@ class StoreScreen(Screen[None]):
         self.statuses: dict[str, MemoryStatus] = {}
         self.rows: list[MemoryRow] = []
         self.marked: set[str] = set()
-        self.health_checked = False  # the doctor runs once the audit after a load is shown
         self.raw = False
         self.busy = False  # a confirmation, an edit or a write is in progress
         self.reload_pending = False
@@ -169,8 +168,8 @@ class StoreScreen(Screen[None]):
         yield LoadingIndicator(id="store-loading")
         with TabbedContent(initial="memories", id="store-tabs"):
             with TabPane("1 Memories", id="memories"):
-                yield TabInput(placeholder="filter name, description, body (fuzzy)",
-                               id="memory-filter")
+                yield Input(placeholder="filter name, description, body (fuzzy)",
+                            compact=True, id="memory-filter")
                 with Horizontal():
                     yield VirtualTable(COLUMNS, stretch=("description", "name"),
                                        labels={"mark": ""}, priority=COLUMN_PRIORITY,
@@ -326,11 +325,10 @@ class StoreScreen(Screen[None]):
         from tui.history.recovery import record_external
 
         record_external(self.path)  # after the view: the journal never delays what users see
-        if not self.health_checked:
-            # After the load, not beside it: on a huge index every worker running at once
-            # competes with the UI thread for the interpreter.
-            self.health_checked = True
-            self.app.call_from_thread(self.check_health)
+        # After every load (a change made here, a run applied, a merge, Claude Code writing),
+        # so the doctor's line never outlives its cause; after the load, not beside it: on
+        # a huge index every worker running at once competes with the UI thread.
+        self.app.call_from_thread(self.check_health)
 
     def tidy_interrupted_writes(self) -> None:
         """Roll back a change a killed memtui left half applied, remove its temp files."""
@@ -407,8 +405,14 @@ class StoreScreen(Screen[None]):
         """The doctor's offline checks, for the line that says when one fails."""
         from tui.app.screens.doctor import run_doctor
         text = self.store.index_text if self.store is not None else None
-        self.post_message(DoctorDone(run_doctor(self.app, str(self.path), self.project,
-                                                index_text=text)))
+        post_unless_replaced(self, DoctorDone(run_doctor(self.app, str(self.path), self.project,
+                                                         index_text=text)))
+
+    def on_screen_resume(self) -> None:
+        """Back from a run, a history or the doctor: what changed no file of the store (a
+        lock's hour, the settings) may have changed the doctor's answer."""
+        if self.store is not None:
+            self.check_health()
 
     def on_doctor_done(self, message: DoctorDone) -> None:
         failed = message.report.failed
@@ -613,10 +617,14 @@ class StoreScreen(Screen[None]):
 
     def selected_files(self) -> list[str]:
         """The marked memories, else the highlighted one (on the Findings tab: of the
-        marked findings, else of the highlighted one)."""
+        marked findings, else of the highlighted one; on the Index tab, where marks are
+        not shown: the cursor line's)."""
         if self.tab == "findings":
             files = (f.file for f in self.findings_view.chosen())
             return list(dict.fromkeys(f for f in files if self.is_memory(f)))
+        if self.tab == "index":
+            entry = self.index_entry()
+            return [entry] if entry else []
         marked = [row.file for row in self.rows if row.key in self.marked and row.file]
         if marked:
             return marked
@@ -624,12 +632,31 @@ class StoreScreen(Screen[None]):
         return [row.file] if row and row.file else []
 
     def highlighted_file(self) -> str | None:
-        """The highlighted memory (on the Findings tab: the highlighted finding's)."""
+        """The highlighted memory (on the Findings tab: the highlighted finding's; on the
+        Index tab: the one whose entry is the cursor line)."""
         if self.tab == "findings":
             finding = self.findings_view.highlighted
             return finding.file if finding and self.is_memory(finding.file) else None
+        if self.tab == "index":
+            return self.index_entry()
         row = self.highlighted_row()
         return row.file if row else None
+
+    def index_view(self) -> IndexView:
+        """The index view in use: team/MEMORY.md's when it has focus."""
+        focused = self.focused
+        return focused if isinstance(focused, IndexView) else self.query_one("#index-view",
+                                                                             IndexView)
+
+    def index_entry(self) -> str | None:
+        """The memory whose entry (its first line in the index) is under the cursor."""
+        view = self.index_view()
+        line = view.highlighted
+        if line is None:
+            return None
+        return next((file for file, status in self.statuses.items()
+                     if status.index_line == line.number and status.index_file == view.file),
+                    None)
 
     def writable(self) -> bool:
         if self.store is None:
@@ -723,7 +750,12 @@ class StoreScreen(Screen[None]):
     def action_move_out(self) -> None:
         """Move the highlighted memory's index line to the end, past the cut, to make room."""
         file = self.highlighted_file()
-        if not self.writable() or file is None or self.store is None:
+        if not self.writable() or self.store is None:
+            return
+        if file is None:
+            if self.tab == "index" and (line := self.index_view().highlighted) is not None:
+                self.notify(f"Line {line.number} is no memory's entry: put the cursor on "
+                            "the entry to move past the cut.", severity="warning")
             return
         status = self.statuses.get(file)
         if status is not None and status.indexed and not status.visible:
@@ -842,8 +874,8 @@ class StoreScreen(Screen[None]):
                 return
             follow_up = (choices or {}).get(choice) or curation.option_plan(choice)
             if follow_up is None:
-                self.notify("Highlight the entry to move past the cut and press m; "
-                            "then relink again.")
+                self.notify("On the Index tab (2), put the cursor on the entry to move "
+                            "past the cut and press m; then relink again.")
             else:
                 self.propose(follow_up, choices)
 
@@ -869,7 +901,6 @@ class StoreScreen(Screen[None]):
         self.findings_view.clear_marks()
         self.busy = False
         self.reload_pending = False
-        self.health_checked = False  # a fix made here may clear the doctor's line
         self.load()
 
     def action_dream(self) -> None:
@@ -958,6 +989,8 @@ class StoreScreen(Screen[None]):
         if self.tab == "findings" and (finding := self.findings_view.highlighted) is not None \
                 and finding.file == "MEMORY.md":
             file = finding.file  # a long or broken index line: edited by hand
+        elif self.tab == "index" and file is None and self.index_view().highlighted:
+            file = self.index_view().file  # a heading, a note: the index itself
         if not self.writable() or file is None:
             return
         if curation.edits_in_app(self.app):

@@ -59,9 +59,10 @@ NO_FIX = {
     "duplicate_search_cut": "nothing to repair: the duplicates listed may not be all of them",
 }
 PLURALS = {"error": "errors", "warning": "warnings", "info": "info"}
-# (key, width); at 80 columns the severity gives way (the kind is in its colour).
-COLUMNS = (("mark", 1), ("severity", 8), ("kind", 20), ("where", 24), ("message", 20))
-COLUMN_PRIORITY = ("kind", "mark", "where", "message", "severity")
+# (key, width). The severity is the kind's colour, the order of the rows and the first word
+# of the highlighted finding's detail: its width goes to the message, which wraps.
+COLUMNS = (("mark", 1), ("kind", 20), ("where", 24), ("message", 20))
+COLUMN_PRIORITY = ("kind", "mark", "where", "message")
 
 
 def fixes(finding: Finding) -> tuple[str, ...]:
@@ -92,30 +93,41 @@ def where(finding: Finding) -> str:
     return f"{place}:{finding.line}" if finding.line and finding.kind != "beyond_cut" else place
 
 
+def message_beside(finding: Finding) -> str:
+    """The message as the row shows it, beside `where`: without the file name it starts
+    with, which `where` shows already."""
+    message, file = finding.message, finding.file
+    if file and message.startswith(file):
+        rest = message[len(file):]
+        for joint in (": ", " "):
+            if rest.startswith(joint) and rest[len(joint):]:
+                return rest[len(joint):]
+    return message
+
+
 @dataclass(frozen=True)
 class FindingRow:
     key: str  # stays the same across reloads, so marks survive them
     finding: Finding
-    labels: tuple[Text, Text]  # severity and kind, one pair shared by every row of a kind
+    label: Text  # the kind in its severity's colour, one shared by every row of a kind
 
     @property
     def cells(self) -> tuple[object, ...]:
         # Made when the row is drawn: a 50 MB index has half a million rows, a screenful shown.
         finding = self.finding
-        return ("", *self.labels, visible(where(finding)), visible(finding.message))
+        return ("", self.label, visible(where(finding)), visible(message_beside(finding)))
 
 
 def finding_rows(findings: list[Finding]) -> list[FindingRow]:
     rows = []
     seen: Counter[str] = Counter()
-    labels: dict[tuple[str, str], tuple[Text, Text]] = {}
+    labels: dict[tuple[str, str], Text] = {}
     for finding in _ordered(findings):
         base = f"{finding.kind}|{finding.file}|{finding.line}|{finding.target}|{finding.other}"
         seen[base] += 1
         label = (finding.severity, finding.kind)
         if label not in labels:
-            style = SEVERITY_STYLE[finding.severity]
-            labels[label] = Text(finding.severity, style=style), Text(finding.kind, style=style)
+            labels[label] = Text(finding.kind, style=SEVERITY_STYLE[finding.severity])
         rows.append(FindingRow(f"{base}|{seen[base]}", finding, labels[label]))
     return rows
 
@@ -142,8 +154,8 @@ def tally(findings: list[Finding], duplicates_skipped: bool) -> Text:
         text = Text("No findings: Claude sees every memory.", style="green")
     else:
         counts = Counter(f.severity for f in findings)
-        text = Text(f"{len(findings)} findings: ", style="bold")
-        text.append(", ".join(f"{counts[s]} {PLURALS[s] if counts[s] > 1 else s}"
+        text = Text(f"{len(findings):,} findings: ", style="bold")
+        text.append(", ".join(f"{counts[s]:,} {PLURALS[s] if counts[s] > 1 else s}"
                               for s in SEVERITIES if counts[s]))
     if duplicates_skipped:
         text.append("  (near-duplicate check skipped: too many memories here; "
@@ -168,7 +180,8 @@ class FindingsView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="findings-tally")
         yield VirtualTable(COLUMNS, stretch="message", labels={"mark": ""}, keep_end={"where"},
-                           priority=COLUMN_PRIORITY, grow={"where"}, id="findings-table")
+                           priority=COLUMN_PRIORITY, grow={"where"}, fit={"kind"},
+                           wrap="message", id="findings-table")
         yield Static(id="findings-detail")
 
     @property
@@ -219,7 +232,8 @@ class FindingsView(Vertical):
         if finding is None:
             detail.update("")
             return
-        text = Text.assemble((finding.kind, f"bold {SEVERITY_STYLE[finding.severity]}"),
+        style = SEVERITY_STYLE[finding.severity]
+        text = Text.assemble((finding.severity, style), " ", (finding.kind, f"bold {style}"),
                              (f"  {visible(where(finding))}", "bold"), "\n",
                              visible(finding.message), "\n")
         keys = [self.key_label(binding_id) for binding_id in fixes(finding)]

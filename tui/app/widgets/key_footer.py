@@ -2,8 +2,9 @@
 
 A screen ranks its keys by binding id, most used first: a `FOOTER_KEYS` tuple, or a
 `footer_keys()` method when the ranking depends on what is shown (the store screen's tab,
-the highlighted finding). Keys are laid out in that order and a key whose label does not
-fit is left out, never cut; F1 stays at the right end, since the help panel lists them all.
+the highlighted finding); `describe_key(id)` words a key from what is shown. Keys are laid
+out in that order and a key whose label does not fit is left out, never cut; F1 stays at
+the right end, since the help panel lists them all.
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ def ranked_keys(screen) -> Sequence[str]:
     ranking = getattr(screen, "footer_keys", None)
     keys = ranking() if callable(ranking) else getattr(screen, "FOOTER_KEYS", ())
     return tuple(dict.fromkeys(keys))
+
+
+def key_description(screen, binding) -> str:
+    """A key's label; a screen may word it from what it shows (`describe_key`: a dialog's
+    choices, the button enter presses)."""
+    describe = getattr(screen, "describe_key", None)
+    described = describe(binding.id) if callable(describe) and binding.id else None
+    return described or binding.description
 
 
 def key_width(key_display: str, description: str) -> int:
@@ -66,11 +75,12 @@ class KeyFooter(Footer):
                 continue
             binding, tooltip = enabled_by_id[key_id]
             display = self.app.get_key_display(binding)
-            needed = key_width(display, binding.description)
+            description = key_description(screen, binding)
+            needed = key_width(display, description)
             if needed > room:
                 continue  # a shorter key further down may still fit
             room -= needed
-            yield FooterKey(binding.key, display, binding.description, binding.action,
+            yield FooterKey(binding.key, display, description, binding.action,
                             tooltip=tooltip or binding.tooltip).data_bind(compact=Footer.compact)
         if help_key is not None:
             binding, tooltip = help_key

@@ -14,7 +14,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tui.app.widgets.tab_input import TabInput
 from tui.memory.recall import manifest_line, never_recalled, rank
 from tui.memory.store import RECALL_SCAN_LIMIT, Store
 
@@ -41,7 +40,7 @@ class RecallView(Vertical):
         self.model_query = ""  # the question the model column answers (or is asked)
 
     def compose(self):
-        yield TabInput(placeholder="what would you ask Claude?", id="recall-query")
+        yield Input(placeholder="what would you ask Claude?", compact=True, id="recall-query")
         with VerticalScroll():
             with Horizontal(id="recall-columns"):
                 yield Static(id="recall-results")

@@ -4,14 +4,17 @@ A DataTable measures every cell it is given, so refilling it with thousands of r
 filter keystroke is slow. This table holds a plain list of rows with fixed column widths:
 replacing the rows costs nothing until the visible lines are painted. When the table is
 narrower than its columns, the least important columns give way whole: a column is never
-cut to a letter or two.
+cut to a letter or two. Columns may fit their cells (giving their empty width to the
+others), and one column may wrap its text onto more lines of its row.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import ClassVar, Protocol
 
 from rich.cells import cell_len, set_cell_size
@@ -28,8 +31,16 @@ from textual.strip import Strip
 
 MARK = "●"
 CELL_PADDING = 1  # blank cells either side of each column
-# Rows a growing column is measured on: enough to size it, cheap on half a million rows.
+# Rows a growing or fitting column is measured on: enough to size it, cheap on half a
+# million rows.
 MEASURED_ROWS = 2_000
+# A wrapping column wraps only when it has this much room (narrower, each row would take
+# three or four lines), and only up to this many rows (the rows' heights are a pass over
+# all of them, at each new width).
+WRAP_WIDTH = 48
+WRAP_ROWS = 5_000
+WRAP_ROOM = 60  # what a wrapping column is given before a growing column widens
+WHOLE_WIDTH = 40  # a column kept whole is kept so up to this width
 
 
 class Row(Protocol):
@@ -45,21 +56,55 @@ class TableRow:
     cells: tuple[object, ...]
 
 
-class VirtualTable(ScrollView, can_focus=True):
+# The keys that move a cursor (the actions are `CursorKeys`').
+CURSOR_BINDINGS: list[BindingType] = [
+    Binding("up", "cursor_up", "Cursor up", show=False),
+    Binding("down", "cursor_down", "Cursor down", show=False),
+    Binding("pageup", "page_up", "Page up", show=False),
+    Binding("pagedown", "page_down", "Page down", show=False),
+    Binding("home,ctrl+home", "first", "First", show=False),
+    Binding("end,ctrl+end", "last", "Last", show=False),
+]
+
+
+class CursorKeys:
+    """The actions of `CURSOR_BINDINGS`, for a view with a cursor on one of `cursor_places`
+    places: it gives `cursor_place`, `page_height` and `move_by_key(place)`."""
+
+    cursor_place: int
+    cursor_places: int
+    page_height: int
+
+    def move_by_key(self, place: int) -> None:
+        raise NotImplementedError
+
+    def action_cursor_up(self) -> None:
+        self.move_by_key(self.cursor_place - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_by_key(self.cursor_place + 1)
+
+    def action_page_up(self) -> None:
+        self.move_by_key(self.cursor_place - self.page_height)
+
+    def action_page_down(self) -> None:
+        self.move_by_key(self.cursor_place + self.page_height)
+
+    def action_first(self) -> None:
+        self.move_by_key(0)
+
+    def action_last(self) -> None:
+        self.move_by_key(self.cursor_places - 1)
+
+
+class VirtualTable(CursorKeys, ScrollView, can_focus=True):
     """Rows one per line under a fixed header, with a row cursor and marks.
 
     Marked rows show ● in their first column.
     """
 
     ALLOW_SELECT = False
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor_up", "Cursor up", show=False),
-        Binding("down", "cursor_down", "Cursor down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home,ctrl+home", "first", "First", show=False),
-        Binding("end,ctrl+end", "last", "Last", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = CURSOR_BINDINGS
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "virtual-table--header",
         "virtual-table--even-row",
@@ -150,16 +195,23 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def __init__(self, columns: Sequence[tuple[str, int]], stretch: str | Sequence[str], *,
                  labels: Mapping[str, str] | None = None, keep_end: Collection[str] = (),
-                 priority: Sequence[str] = (), grow: Collection[str] = (), cursor: bool = True,
+                 priority: Sequence[str] = (), grow: Collection[str] = (),
+                 fit: Collection[str] = (), wrap: str | None = None,
+                 whole: tuple[str, str] | None = None, cursor: bool = True,
                  id: str | None = None) -> None:
         """`columns` are (key, width) pairs, headed by their key unless `labels` names them
         otherwise; text too long for a column is cut at its end, or at its start in the
-        `keep_end` columns. `priority` orders the keys from most to least important (the
+        `keep_end` columns. The `fit` columns narrow to their longest cell (or their label),
+        so their width at most. `priority` orders the keys from most to least important (the
         declared order by default): a column is shown only when it and every more important
-        one fit at their widths. The `grow` columns widen to their longest cell, together
-        taking at most half the spare width; then the first shown of the `stretch` columns
-        takes what is left. Without a `cursor` the table only shows its rows and takes no
-        focus."""
+        one fit at their widths; `whole` is (a column, a key of `priority`): from that key
+        on, a column is shown only when the first one has its longest cell too (at most
+        `WHOLE_WIDTH`). The `grow` columns widen to their longest cell, together taking at
+        most half the spare width (beside a `wrap` column: what it leaves past `WRAP_ROOM`);
+        then the first shown of the `stretch` columns takes what is left. The `wrap`
+        column's text too long for it goes on over more lines of its row (with room for
+        `WRAP_WIDTH` cells and up to `WRAP_ROWS` rows; else it is cut). Without a `cursor`
+        the table only shows its rows and takes no focus."""
         super().__init__(id=id)
         self.can_focus = cursor
         self.show_cursor = cursor
@@ -171,11 +223,16 @@ class VirtualTable(ScrollView, can_focus=True):
         self.priority = tuple(priority) or tuple(keys)
         assert sorted(self.priority) == sorted(keys), "priority must rank every column"
         self.grow = tuple(key for key in keys if key in grow)
-        self.longest: dict[str, int] = {}  # a growing column's longest cell, in cells
+        self.fit = tuple(key for key in keys if key in fit)
+        self.wrap = wrap
+        self.whole = whole or ()
+        self.longest: dict[str, int] = {}  # a growing or fitting column's longest cell
         self.rows: list[Row] = []
         self.marked: frozenset[str] = frozenset()
         self.empty_text = ""
         self._layout: tuple[int, list[tuple[int, str, int]]] = (-1, [])
+        # Where each row starts, in lines (and where the last ends), while rows wrap.
+        self._starts: tuple[int, list[int] | None] = (-1, None)
         first = dict(self.columns)[self.priority[0]]
         self.virtual_size = Size(first + 2 * CELL_PADDING, 1)
 
@@ -188,6 +245,55 @@ class VirtualTable(ScrollView, can_focus=True):
     def highlighted(self) -> Row | None:
         return self.rows[self.cursor_row] if self.rows else None
 
+    # --- rows of more than one line -------------------------------------------------------
+
+    def wrap_width(self) -> int | None:
+        """The wrapping column's width, when its rows wrap at the present width."""
+        if self.wrap is None or len(self.rows) > WRAP_ROWS:
+            return None
+        width = next((width for _, key, width in self.layout() if key == self.wrap), 0)
+        return width if width >= WRAP_WIDTH else None
+
+    def starts(self) -> list[int] | None:
+        """The first line of each row, then the line after the last; None: a line a row."""
+        width = self.wrap_width()
+        if width is None:
+            return None
+        cached_width, starts = self._starts
+        if starts is None or cached_width != width:
+            index = [key for key, _ in self.columns].index(self.wrap)
+            heights = (len(wrap_cell(row.cells[index], width)) for row in self.rows)
+            starts = [0, *accumulate(heights)]
+            self._starts = (width, starts)
+        return starts
+
+    def row_span(self, row: int) -> tuple[int, int]:
+        """The first line of `row` and how many lines it takes."""
+        starts = self.starts()
+        if starts is None or row >= len(self.rows):
+            return row, 1
+        return starts[row], starts[row + 1] - starts[row]
+
+    def row_at(self, line: int) -> tuple[int, int]:
+        """The row on `line` (counted under the header) and which of its lines it is."""
+        starts = self.starts()
+        if starts is None:
+            return line, 0
+        if line >= starts[-1]:
+            return len(self.rows) + line - starts[-1], 0
+        row = bisect_right(starts, line) - 1
+        return row, line - starts[row]
+
+    @property
+    def line_count(self) -> int:
+        starts = self.starts()
+        return len(self.rows) if starts is None else starts[-1]
+
+    def refresh_row(self, row: int) -> None:
+        first, height = self.row_span(row)
+        for line in range(first, first + height):
+            self.refresh_line(line - round(self.scroll_y) + 1)
+
     # --- content --------------------------------------------------------------------------
 
     def set_rows(self, rows: list[Row], empty_text: str = "") -> None:
@@ -198,22 +304,28 @@ class VirtualTable(ScrollView, can_focus=True):
         current = self.highlighted
         self.rows = rows
         self.empty_text = empty_text
-        if self.grow:
-            self.measure_growing_columns()
+        self._starts = (-1, None)
+        if self.grow or self.fit or self.whole:
+            self.measure_columns()
         index = 0
         if current is not None:  # usually near the top: the scan stops there
             index = next((i for i, row in enumerate(rows) if row.key == current.key), 0)
         self.set_reactive(VirtualTable.cursor_row, index)
-        self.virtual_size = Size(self.virtual_size.width, len(rows) + 1)
+        self.update_height()
         self.scroll_to_cursor()
         self.refresh()
 
-    def measure_growing_columns(self) -> None:
+    def update_height(self) -> None:
+        self.virtual_size = Size(self.virtual_size.width, self.line_count + 1)
+
+    def measure_columns(self) -> None:
+        """The longest cell of each growing and fitting column, on the first rows."""
         indexes = {key: index for index, (key, _) in enumerate(self.columns)}
-        longest = {key: 0 for key in self.grow}
+        measured = dict.fromkeys((*self.grow, *self.fit, *self.whole[:1]))
+        longest = {key: 0 for key in measured}
         for row in self.rows[:MEASURED_ROWS]:
             cells = row.cells
-            for key in self.grow:
+            for key in measured:
                 cell = cells[indexes[key]]
                 longest[key] = max(longest[key], cell_len(
                     _NOT_PRINTABLE.sub(" ", cell.plain if isinstance(cell, Text) else str(cell))))
@@ -232,38 +344,31 @@ class VirtualTable(ScrollView, can_focus=True):
         return max(0, min(row, len(self.rows) - 1))
 
     def watch_cursor_row(self, old: int, new: int) -> None:
-        self.refresh_line(old + 1)
-        self.refresh_line(new + 1)
+        self.refresh_row(old)
+        self.refresh_row(new)
         self.scroll_to_cursor()
         self.post_message(self.Highlighted(self, self.highlighted))
 
     def scroll_to_cursor(self) -> None:
+        """Bring the cursor's row into view, all its lines when they fit."""
         top = round(self.scroll_y)
-        if self.cursor_row < top:
-            top = self.cursor_row
-        elif self.cursor_row >= top + self.page_height:
-            top = self.cursor_row - self.page_height + 1
+        first, height = self.row_span(self.cursor_row)
+        if first < top:
+            top = first
+        elif first + height > top + self.page_height:
+            top = max(first + height - self.page_height, 0) if height <= self.page_height \
+                else first
         self.scroll_to(y=top, animate=False, immediate=True)
 
     # --- keys and mouse -------------------------------------------------------------------
 
-    def action_cursor_up(self) -> None:
-        self.move_by_key(self.cursor_row - 1)
+    @property
+    def cursor_place(self) -> int:
+        return self.cursor_row
 
-    def action_cursor_down(self) -> None:
-        self.move_by_key(self.cursor_row + 1)
-
-    def action_page_up(self) -> None:
-        self.move_by_key(self.cursor_row - self.page_height)
-
-    def action_page_down(self) -> None:
-        self.move_by_key(self.cursor_row + self.page_height)
-
-    def action_first(self) -> None:
-        self.move_by_key(0)
-
-    def action_last(self) -> None:
-        self.move_by_key(len(self.rows) - 1)
+    @property
+    def cursor_places(self) -> int:
+        return len(self.rows)
 
     def move_by_key(self, row: int) -> None:
         self.hover_row = -1  # the keyboard leads: no second highlight under a resting mouse
@@ -280,7 +385,7 @@ class VirtualTable(ScrollView, can_focus=True):
         if offset.y == 0:
             self.header_clicked(offset.x + round(self.scroll_x))
             return
-        row = round(self.scroll_y) + offset.y - 1
+        row, _ = self.row_at(round(self.scroll_y) + offset.y - 1)
         if row == self.cursor_row:  # a click on the row already chosen selects it
             self.action_select()
         elif row < len(self.rows):
@@ -296,17 +401,20 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         offset = event.get_content_offset(self)
-        row = -1 if offset is None or offset.y == 0 else round(self.scroll_y) + offset.y - 1
+        row = -1 if offset is None or offset.y == 0 else \
+            self.row_at(round(self.scroll_y) + offset.y - 1)[0]
         self.hover_row = row if row < len(self.rows) else -1
 
     def on_leave(self) -> None:
         self.hover_row = -1
 
     def watch_hover_row(self, old: int, new: int) -> None:
-        self.refresh_line(old + 1)
-        self.refresh_line(new + 1)
+        self.refresh_row(old)
+        self.refresh_row(new)
 
     def on_resize(self) -> None:
+        if self.wrap is not None:
+            self.update_height()  # the rows' heights follow the wrapping column's width
         self.scroll_to_cursor()
 
     # --- rendering ------------------------------------------------------------------------
@@ -318,14 +426,23 @@ class VirtualTable(ScrollView, can_focus=True):
         if room == cached_room:
             return columns
         widths = dict(self.columns)
+        for key in self.fit:
+            label = cell_len(self.labels.get(key, key))
+            widths[key] = min(widths[key], max(label, self.longest.get(key, 0)))
         shown: set[str] = set()
         used = 0
+        short, counted = 0, False  # what the whole column lacks of its longest cell
+        if self.whole:
+            column, first = self.whole
+            wanted = min(self.longest.get(column, 0), WHOLE_WIDTH)
+            short = max(0, wanted - widths[column])
         for key in self.priority:
             need = widths[key] + 2 * CELL_PADDING
-            if shown and used + need > room:
+            counted = counted or bool(self.whole) and key == self.whole[1]
+            if shown and used + need + (short if counted else 0) > room:
                 break
             shown.add(key)
-            used += need
+            used += widths[key] + 2 * CELL_PADDING
         stretch = next((key for key in self.stretch if key in shown), None)
         spare = max(0, room - used)
         for key, width in self.grown(widths, shown, spare).items():
@@ -337,8 +454,12 @@ class VirtualTable(ScrollView, can_focus=True):
         return columns
 
     def grown(self, widths: dict[str, int], shown: set[str], spare: int) -> dict[str, int]:
-        """The growing columns' widths: each up to its longest cell, within half of `spare`."""
+        """The growing columns' widths: each up to its longest cell, within half of `spare`
+        (with a wrapping column shown: within what is left once it has `WRAP_ROOM` cells,
+        so that most of its text goes on one line)."""
         budget = spare // 2
+        if self.wrap in shown:
+            budget = max(0, spare - max(0, WRAP_ROOM - widths[self.wrap]))
         grown = {}
         for key in self.grow:
             if key in shown:
@@ -359,7 +480,7 @@ class VirtualTable(ScrollView, can_focus=True):
             header = style("virtual-table--header")
             labels = [self.labels.get(key, key) for key, _ in self.columns]
             return self.render_cells(labels, header).crop_extend(scroll_x, scroll_x + width, header)
-        index = y - 1 + scroll_y
+        index, part = self.row_at(y - 1 + scroll_y)
         if index >= len(self.rows):
             if index == 0 and self.empty_text:
                 text = Segment(f" {self.empty_text}", style("virtual-table--empty"))
@@ -370,6 +491,8 @@ class VirtualTable(ScrollView, can_focus=True):
         cells = list(row.cells)
         if row.key in self.marked:
             cells[0] = Text(MARK, style=style("virtual-table--mark"))
+        if (wrap_width := self.wrap_width()) is not None:
+            cells = self.row_part(cells, part, wrap_width)
         if index != self.cursor_row or not self.show_cursor:
             if index == self.hover_row and self.show_cursor:
                 row_style += style("virtual-table--hover")
@@ -380,6 +503,18 @@ class VirtualTable(ScrollView, can_focus=True):
         colours = Style.from_color(cursor.color, cursor.bgcolor)
         line = self.render_cells(cells, cursor).crop_extend(scroll_x, scroll_x + width, cursor)
         return Strip(Segment.apply_style(line, post_style=colours))
+
+    def row_part(self, cells: list[object], part: int, width: int) -> list[object]:
+        """The cells of one line of a wrapped row: the wrapping column's `part`th line, and
+        beside it the other cells on the first line, blanks under them."""
+        index = [key for key, _ in self.columns].index(self.wrap)
+        cell = cells[index]
+        lines = wrap_cell(cell, width)
+        line = lines[part] if part < len(lines) else ""
+        if part:
+            cells = [""] * len(cells)
+        cells[index] = Text(line, style=cell.style) if isinstance(cell, Text) else line
+        return cells
 
     def render_cells(self, cells: Sequence[object], style: Style) -> Strip:
         """One line of cells (strings or Texts) on `style`, each cut to fit its column."""
@@ -424,3 +559,28 @@ def fit(text: str, width: int, keep_end: bool = False) -> str:
     # A wide character that does not fit is replaced by padding: the ellipsis goes first.
     cut = set_cell_size(text, width - 1).rstrip(" ") + "…"
     return cut + " " * (width - cell_len(cut))
+
+
+def wrap_cell(cell: object, width: int) -> list[str]:
+    """A cell's text in lines of at most `width` cells, broken between words (a word longer
+    than a line is broken where the line ends)."""
+    text = _NOT_PRINTABLE.sub(" ", cell.plain if isinstance(cell, Text) else str(cell))
+    if cell_len(text) <= width:
+        return [text]
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if cell_len(candidate) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        while cell_len(word) > width:
+            # A wide character cut in two is left to the next line (it is padding here).
+            head = set_cell_size(word, width).rstrip(" ") or word[0]
+            lines.append(head)
+            word = word[len(head):]
+        line = word
+    lines.append(line)
+    return lines
