@@ -71,7 +71,7 @@ def test_extract_takes_the_short_session_id_the_app_shows(store, claude_home, tm
     assert code == 0, err
     assert f"Extracting session {transcript.stem}" in err
     # what the run reads, the number the app's session picker shows
-    assert "2 message(s) since the last extraction" in err
+    assert "2 messages since the last extraction" in err
     code, out, err = run(capsys, "extract", "--help")
     assert "a prefix only one session has" in " ".join(out.split())
 

@@ -405,7 +405,7 @@ def test_fix_repath_previews_rewrites_journals_and_undoes_and_leaves_deleted_pat
     assert "docs/setup.md (project_billing.md line 8) has no successor (deleted in" in out
 
     code, out, _ = run(claude_home, capsys, "fix", str(shop), "repath", "--yes")
-    assert code == 0 and "Applied: 2 file(s) changed." in out
+    assert code == 0 and "Applied: 2 files changed." in out
     text = (store / "project_billing.md").read_text()
     assert "`src/payments/api.py`" in text and "./src/common/text.py" in text
     assert "docs/setup.md" in text  # deleted: the user's to edit or archive
@@ -453,7 +453,7 @@ def test_the_offline_dream_updates_renamed_paths_in_its_consolidate_phase(shop, 
     [change] = [f for f in result.changeset.files if f.file == "project_billing.md"]
     assert "Charges: src/payments/api.py; setup: docs/setup.md" in change.after.decode()
     consolidate = next(p for p in result.phases if p.name == "Consolidate")
-    assert consolidate.note.endswith(", 1 renamed path(s) updated")
+    assert consolidate.note.endswith(", 1 renamed path updated")
 
 
 def test_the_anthropic_dream_is_told_the_stale_paths_and_their_successors_when_it_orients(

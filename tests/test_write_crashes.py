@@ -127,7 +127,7 @@ def test_temp_files_of_an_older_memtui_are_removed_by_the_next_command(store, ca
 
     assert temp_files(store) == []
     assert snapshot(store) == original
-    assert "removed 2 temp file(s)" in said
+    assert "removed 2 temp files" in said
 
 
 def test_a_moved_aside_file_whose_name_is_free_goes_back(store, capsys):

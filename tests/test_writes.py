@@ -265,7 +265,7 @@ def test_when_even_the_rollback_fails_the_next_command_puts_the_files_back(store
 
     messages = recover_store(store)
     assert messages == [f"{store}: rolled back an interrupted change (edit); "
-                        "1 file(s) put back as they were."]
+                        "1 file put back as it was."]
     assert snapshot(store, recursive=True) == original
     assert not [p for p in store.iterdir() if "memtui-" in p.name]
     assert history(store) == []

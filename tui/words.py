@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count} {word}" if count == 1 else f"{count:,} {many or word + 's'}"
+
+
+def listed(items: Sequence[object], shown: int) -> str:
+    """The first `shown` items joined by commas, and how many more there are."""
+    more = f" and {len(items) - shown:,} more" if len(items) > shown else ""
+    return ", ".join(map(str, items[:shown])) + more

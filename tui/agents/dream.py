@@ -36,6 +36,7 @@ from tui.memory.refusals import WriteRefused
 from tui.memory.stale_paths import stale_finding, stale_verdicts, store_mentions
 from tui.memory.store import load_store
 from tui.memory.store_lock import store_lock
+from tui.words import plural
 
 PHASES = ("Orient", "Gather", "Consolidate", "Prune and index")
 PHASE_TURNS = 12
@@ -191,10 +192,11 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
     check(cancel)
     progress.start("Gather")
     logs = _logs_since(staging, since)
-    say("info", f"{len(logs)} daily log(s) since the last consolidation"
+    say("info", f"{plural(len(logs), 'daily log')} since the last consolidation"
         + (": " + ", ".join(logs[:10]) if logs else ""))
     if logs:
-        notes.append(f"{len(logs)} daily log(s) need a model to distill them: "
+        notes.append(f"{plural(len(logs), 'daily log')} need{'s' if len(logs) == 1 else ''} a model to "
+                     "distill them: "
                      "run with --engine anthropic.")
     progress.finish()
 
@@ -204,8 +206,8 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
     check(cancel)
     replaced = offline.fix_dates(staging, say)
     moved = offline.update_paths(staging, code, say) if isinstance(code, Checkout) else 0
-    progress.finish(note=f"{len(renamed)} merged, {replaced} date(s) made absolute"
-                    + (f", {moved} renamed path(s) updated" if moved else ""))
+    progress.finish(note=f"{len(renamed)} merged, {plural(replaced, 'date')} made absolute"
+                    + (f", {plural(moved, 'renamed path')} updated" if moved else ""))
 
     check(cancel)
     progress.start("Prune and index")

@@ -38,6 +38,7 @@ from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
 from tui.memory.links import wiki_names
+from tui.words import plural
 
 PHASES = ("Read", "Extract", "Index")
 MAX_TURNS = 5
@@ -121,7 +122,7 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
         progress.say("info", "the cursor is not in the transcript any more; reading all of it")
     # Counted as the session picker counts them: the messages with text, all the model reads.
     readable = sum(1 for message in messages if message.text.strip())
-    progress.say("info", f"{readable} message(s) since the last extraction")
+    progress.say("info", f"{plural(readable, 'message')} since the last extraction")
     written = _wrote_memory(messages, store)
     if written and not force:
         progress.finish(note="skipped")
@@ -208,7 +209,7 @@ def _model_extract(client: ModelClient, staging: Staging, toolbox: Toolbox,
         if isinstance(topics, list):
             named = (str(t).strip() for t in topics)
             planned.extend(t for t in named if t and t not in planned)
-        return ToolResult(f"{len(planned)} topic(s) noted.")
+        return ToolResult(f"{plural(len(planned), 'topic')} noted.")
 
     plan = ({"name": "plan_topics", "description":
              "Declare every topic worth saving before writing anything.",
@@ -231,7 +232,7 @@ def _model_extract(client: ModelClient, staging: Staging, toolbox: Toolbox,
         return []
     left = [t for t in planned if t not in toolbox.topics_done]
     progress.say("info", f"the {MAX_TURNS}-turn budget ran out"
-                 + (f" with {len(left)} topic(s) left: " + "; ".join(left) if left else ""))
+                 + (f" with {plural(len(left), 'topic')} left: " + "; ".join(left) if left else ""))
     return left or [UNNAMED_TOPICS]
 
 

@@ -35,11 +35,12 @@ from tui.memory.index import (
     parse_index,
 )
 from tui.memory.links import wiki_names
-from tui.words import plural
+from tui.words import listed, plural
 
 LINE_LIMIT = 150
 NOTES_NAME = "index_notes"
 TYPE_ORDER = MEMORY_TYPES  # user, feedback, project, reference
+NOTE_FILES = 5  # files a note names; the change set's diff shows them all
 ROOM_LINES, ROOM_CHARS = int(HEADROOM * MAX_LINES), int(HEADROOM * MAX_CHARS)
 ROOM = (f"{ROOM_LINES} lines / {ROOM_CHARS:,} characters, the {HEADROOM:.0%} of the limits "
         "a dream leaves for new entries")
@@ -74,21 +75,21 @@ class IndexRebuild:
     def notes(self) -> list[str]:
         notes = []
         if self.dangling:
-            notes.append(f"Dropped {len(self.dangling)} index line(s) pointing at missing files: "
-                         + "; ".join(self.dangling))
+            notes.append(f"Dropped {plural(len(self.dangling), 'index line')} pointing at "
+                         f"missing files: {listed(self.dangling, NOTE_FILES)}")
         for hub, files in self.into_hubs.items():
             notes.append(
                 f"Moved {plural(len(files), 'index line')} into {hub}, which MEMORY.md links "
                 f"(Claude still reaches them), to keep MEMORY.md within {ROOM_LINES} lines / "
-                f"{ROOM_CHARS:,} characters: " + ", ".join(files))
+                f"{ROOM_CHARS:,} characters: {listed(files, NOTE_FILES)}")
         for hub, files in self.reached_by_hubs.items():
             notes.append(
                 f"Listed {plural(len(files), 'memory', 'memories')} Claude did not reach (a line "
                 f"past the cut, or none) in {hub}, which MEMORY.md links, as MEMORY.md has no "
-                f"room for them within {ROOM}: " + ", ".join(files))
+                f"room for them within {ROOM}: {listed(files, NOTE_FILES)}")
         for hub, files in self.out_of_hubs.items():
             notes.append(f"Moved {plural(len(files), 'index line')} from {hub} back into "
-                         "MEMORY.md, which has room for them again: " + ", ".join(files))
+                         f"MEMORY.md, which has room for them again: {listed(files, NOTE_FILES)}")
         for hub, text in self.hubs.items():
             if text is None:
                 notes.append(f"Removed {hub}: no index line is left in it.")
@@ -301,12 +302,12 @@ def _room_for(ranked: list[_Entry],
         size -= 1  # a handful of times: the hub lines are few and short
     kept, moved = ranked[:size], ranked[size:]
     # A hub for one memory would take the line that memory's own line takes: keep it.
-    for listed in _by_hub(moved, by_file).values():
-        if len(listed) == 1:
-            rest = [e for e in moved if e is not listed[0]]
-            if _fits([e.line for e in [*kept, listed[0]]]
+    for in_hub in _by_hub(moved, by_file).values():
+        if len(in_hub) == 1:
+            rest = [e for e in moved if e is not in_hub[0]]
+            if _fits([e.line for e in [*kept, in_hub[0]]]
                      + [line for _, line in _hub_lines(rest, by_file)]):
-                kept, moved = [*kept, listed[0]], rest
+                kept, moved = [*kept, in_hub[0]], rest
     return kept, moved
 
 

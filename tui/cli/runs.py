@@ -206,7 +206,7 @@ def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
     elif changeset.empty:  # a refusal to record it is said on stderr
         print("Nothing to change.", file=out)
     elif outcome is not None and outcome.applied:
-        print(f"Applied {len(outcome.applied)} file(s); undo with "
+        print(f"Applied {plural(len(outcome.applied), 'file')}; undo with "
               f"`{undo_command(result.changeset.store)}`.", file=out)
         for file, reason in outcome.refused:
             print(f"Refused {file}: {reason}", file=out)

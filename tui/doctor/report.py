@@ -5,7 +5,7 @@ Plain values, shared by the CLI (`memtui doctor`, `--json`) and the app's doctor
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
@@ -75,9 +75,3 @@ class DoctorReport:
 
         return DoctorReport(self.project, self.store, tuple(
             Check(c.id, c.status, clean(c.message) or "", clean(c.fix)) for c in self.checks))
-
-
-def listed(items: Sequence[object], shown: int) -> str:
-    """The first `shown` items joined by commas, and how many more there are."""
-    more = f" and {len(items) - shown} more" if len(items) > shown else ""
-    return ", ".join(map(str, items[:shown])) + more

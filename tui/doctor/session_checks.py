@@ -13,8 +13,8 @@ from pathlib import Path
 
 from tui.claude import transcripts
 from tui.doctor.context import DoctorContext
-from tui.doctor.report import OK, SKIP, WARN, Check, listed
-from tui.words import plural
+from tui.doctor.report import OK, SKIP, WARN, Check
+from tui.words import listed, plural
 
 QUIET_PROMPTS = 10  # fewer user messages than this without a save is not worth a warning
 SHOWN = 3  # sessions quoted in a message

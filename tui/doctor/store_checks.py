@@ -7,8 +7,8 @@ from collections import defaultdict
 
 from tui.claude.paths import INDEX_NAME
 from tui.doctor.context import DoctorContext
-from tui.doctor.report import FAIL, OK, SKIP, WARN, Check, listed
-from tui.words import plural
+from tui.doctor.report import FAIL, OK, SKIP, WARN, Check
+from tui.words import listed, plural
 
 NEAR_LIMIT = 0.9  # an index past 90 % of a limit is a few entries from the cut
 SHOWN = 3  # names or line numbers quoted in a message

@@ -42,6 +42,7 @@ from tui.memory.links import resolve_wiki, wiki_links
 from tui.memory.rationale import HOW_TO_APPLY, WHY, rationale_labels
 from tui.memory.reach import TextLinks, loaded_roots, reach
 from tui.memory.store import RECALL_SCAN_LIMIT, IndexFile, Memory, Store, same_file_names
+from tui.words import plural
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
         yield Finding(
             "index_over_limit", "error", name, index.loaded_lines + 1,
             f"{name} has {' and '.join(limits)}; Claude loads only the first "
-            f"{index.loaded_lines} lines, so {hidden} link(s) after that are invisible",
+            f"{index.loaded_lines} lines, so {plural(hidden, 'link')} after that {'is' if hidden == 1 else 'are'} invisible",
         )
     for line in index.raw_lines.longer_than(LINE_WARN):
         if line.state == "stripped":

@@ -720,5 +720,5 @@ def _conflict_side(verb: str, where: str, lines: tuple[str, ...]) -> str:
     """One text of a conflict as summary lines: `keep:` or `drop:`, its origin, its lines."""
     shown = [line.rstrip("\r\n") for line in lines[:SHOWN_CONFLICT_LINES]]
     if len(lines) > SHOWN_CONFLICT_LINES:
-        shown.append(f"… {len(lines) - SHOWN_CONFLICT_LINES} more line(s)")
+        shown.append(f"… {plural(len(lines) - SHOWN_CONFLICT_LINES, 'more line')}")
     return "".join(f"\n  {verb} {line}" for line in [f"({where})", *shown])

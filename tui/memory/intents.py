@@ -39,6 +39,7 @@ from tui.memory.swap import (
     write_new_file,
 )
 from tui.walk import walk
+from tui.words import plural
 from tui.xdg import intents_dir
 
 
@@ -202,7 +203,7 @@ def _rolled_back(store: Path, label: str, restored: int) -> str | None:
     if not restored:
         return None
     return (f"{store}: rolled back an interrupted change ({label}); "
-            f"{restored} file(s) put back as they were.")
+            f"{plural(restored, 'file')} put back as {'it was' if restored == 1 else 'they were'}.")
 
 
 def _move_aside(intent: Path) -> str:
@@ -274,7 +275,7 @@ def recover_store(store: Path, wait: float = 2.0) -> list[str]:
         if store.is_dir():
             tidied = _sweep_temp_files(store)
             if tidied and not messages:
-                messages.append(f"{store}: removed {tidied} temp file(s) left by an "
+                messages.append(f"{store}: removed {plural(tidied, 'temp file')} left by an "
                                 "interrupted memtui write.")
     return messages
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tui import failpoints, xdg
 from tui.disk_errors import naming
+from tui.words import plural
 
 LOG_NAME = "log.jsonl"
 
@@ -115,7 +116,8 @@ def damage_note(store: Path) -> str | None:
     count = unreadable_lines(store)
     if not count:
         return None
-    return (f"{count} line(s) of memtui's undo log at {log_path(store)} are damaged and were "
+    return (f"{plural(count, 'line')} of memtui's undo log at {log_path(store)} "
+            f"{'is' if count == 1 else 'are'} damaged and {'was' if count == 1 else 'were'} "
             "skipped; undo works through the other changes.")
 
 

@@ -38,6 +38,7 @@ from tui.sync.plan import StorePlan, is_index, plan_store
 from tui.sync.remote import TRACKING, RemoteUnreachable, SyncRepo, machine_message, shown_url
 from tui.sync.settings import machine_name, store_id
 from tui.sync.tree import MAX_FILE_BYTES, Folder, name_problem, shown_path
+from tui.words import plural
 
 CONFLICT_MARK = CONFLICT_OPEN.encode()
 ATTEMPTS = 8  # pushes rejected in a row (other machines pushing) before giving up
@@ -414,8 +415,8 @@ class _Run:
     def _message(self, pushes: dict[Path, dict[str, bytes | None]]) -> str:
         files = sum(len(files) for files in pushes.values())
         stores = sum(1 for files in pushes.values() if files)
-        return machine_message(f"memtui sync from {self.machine}: {files} file(s) of {stores} "
-                               "project(s)", self.machine)
+        return machine_message(f"memtui sync from {self.machine}: {plural(files, 'file')} of "
+                               f"{plural(stores, 'project')}", self.machine)
 
 
 def _mtime(path: Path) -> float | None:
