@@ -114,8 +114,25 @@ def _ending_in(by_name: Mapping[str, list[str]], path: str) -> list[str]:
     return [full for full in by_name.get(path.rpartition("/")[2], ()) if full.endswith(tail)]
 
 
-def read_checkout(path: str | None, cache: CheckoutCache | None = None) -> Checkout | Unchecked:
-    """The checkout at `path` (a store's project path), or why it cannot be checked."""
+class CheckoutState(NamedTuple):
+    """Where a checkout's git files are, and its HEAD and index as they are now: read from
+    the files under `.git`, without starting git (unless HEAD is in a reftable)."""
+
+    root: str
+    git_dir: str
+    common_dir: str
+    head: str | None
+    index: str  # the index file's stat
+
+    @property
+    def key(self) -> str | None:
+        """What git's answer for the checkout depends on; None when HEAD cannot be told."""
+        return f"{self.head}\0{self.index}" if self.head else None
+
+
+def checkout_state(path: str | None) -> CheckoutState | Unchecked:
+    """The state of the checkout at `path` (a store's project path), or why it cannot be
+    checked."""
     shown = tilde(path) if path else ""
     if not path:
         return Unchecked("no checkout is known for this store (no session names its path)")
@@ -130,7 +147,18 @@ def read_checkout(path: str | None, cache: CheckoutCache | None = None) -> Check
         return Unchecked(f"{shown} is a shallow clone: its history is cut, so where a path "
                          "went cannot be told")
     head = head_commit(git_dir, common_dir) or _git_head(path)
-    index = _stat_key(os.path.join(git_dir, "index"))
+    return CheckoutState(path, git_dir, common_dir, head,
+                         _stat_key(os.path.join(git_dir, "index")))
+
+
+def read_checkout(path: str | None, cache: CheckoutCache | None = None,
+                  state: CheckoutState | Unchecked | None = None) -> Checkout | Unchecked:
+    """The checkout at `path` (a store's project path, in `state` when already read), or
+    why it cannot be checked."""
+    state = state if state is not None else checkout_state(path)
+    if isinstance(state, Unchecked):
+        return state
+    path, head, index = state.root, state.head, state.index
     cache = cache if cache is not None else CheckoutCache.shared()
     known = cache.get(path) if head else None
     try:
@@ -151,9 +179,9 @@ def read_checkout(path: str | None, cache: CheckoutCache | None = None) -> Check
             if head:
                 cache.put(path, found)
     except GitFailed as failed:
-        return Unchecked(f"git cannot read {shown} ({failed})")
+        return Unchecked(f"git cannot read {tilde(path)} ({failed})")
     return Checkout(path, head or "", found.tracked, found.submodules, found.departures,
-                    common_dir)
+                    state.common_dir)
 
 
 # --- the git directory, read as files -------------------------------------------------------
