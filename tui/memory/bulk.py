@@ -98,6 +98,7 @@ class AuditRun:
 
             import tui.memory.audit  # noqa: F401 - loaded once here, not in every worker
             import tui.memory.similarity  # noqa: F401
+            import tui.memory.stale_paths  # noqa: F401 - the mentions: path_mentions' patterns
 
             # The workers only audit: what they build dies with each store (reference
             # counting frees it), so the cycle collector's passes are pure cost there (~5%).
