@@ -206,15 +206,8 @@ class AuditCache:
         return self.clock() - newest_change_ns >= SETTLE_NS
 
     def get(self, store: Path, listing: str) -> CachedAudit | None:
-        if self.db is None:
-            return None
-        try:
-            row = self.db.execute(
-                "SELECT memories, findings FROM audits WHERE store=? AND fingerprint=?",
-                (_key(store), f"{rules_digest()}:{listing}"),
-            ).fetchone()
-        except sqlite3.Error:
-            return None
+        row = self._read("SELECT memories, findings FROM audits WHERE store=? AND "
+                         "fingerprint=?", store, listing)
         if row is None:
             return None
         findings, count, mentions = json.loads(row[1])
@@ -230,15 +223,8 @@ class AuditCache:
     def get_code(self, store: Path, state: str) -> CodeFindings | None:
         """The store's findings against its checkout, when `state` (the store's listing,
         its checkout and the checkout's HEAD and index) is the one they were made in."""
-        if self.db is None:
-            return None
-        try:
-            row = self.db.execute(
-                "SELECT findings FROM code_findings WHERE store=? AND state=?",
-                (_key(store), f"{rules_digest()}:{state}"),
-            ).fetchone()
-        except sqlite3.Error:
-            return None
+        row = self._read("SELECT findings FROM code_findings WHERE store=? AND state=?",
+                         store, state)
         if row is None:
             return None
         findings, probes = json.loads(row[0])
@@ -248,6 +234,15 @@ class AuditCache:
         self._write("INSERT OR REPLACE INTO code_findings VALUES (?, ?, ?)",
                     (_key(store), f"{rules_digest()}:{state}",
                      json.dumps([_rows(found.findings), found.probes])))
+
+    def _read(self, query: str, store: Path, key: str) -> tuple | None:
+        """The row of `store` kept under `key` by this code, or None."""
+        if self.db is None:
+            return None
+        try:
+            return self.db.execute(query, (_key(store), f"{rules_digest()}:{key}")).fetchone()
+        except sqlite3.Error:
+            return None
 
     def _write(self, statement: str, values: tuple) -> None:
         if self.db is None or not self.writable:
