@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from code_repos import commit_of, git, new_repo, shop_repo
 from conftest import index_line, memory_text, real, snapshot, write_index, write_memory
 
-from tui import cli
+from tui import cli, xdg
 from tui.claude import checkout as checkout_module
 from tui.claude.checkout import CheckoutCache, Unchecked, read_checkout
 from tui.memory.stale_paths import code_findings
@@ -586,3 +587,16 @@ def test_memories_shaped_like_real_ones_get_no_wrong_stale_path_and_every_right_
     assert "missed, other" not in result.missed
     for fate in ("renamed", "chain", "deleted", "never, folder tracked"):
         assert result.by_fate[(fate, True)] > 0
+
+
+def test_a_cached_store_whose_kept_mentions_are_gone_finds_them_again(
+        claude_home, capsys, shop, store):
+    settled_store_with(store, "Invoices: src/billing/invoice.py")
+    assert audited_all(claude_home, capsys, store)["findings"] == []
+    with sqlite3.connect(xdg.cache_dir() / "audits.sqlite") as db:
+        db.execute("DELETE FROM mentions")
+    git(shop, "mv", "src/billing/invoice.py", "src/payments/invoice.py")
+    git(shop, "commit", "-q", "-m", "invoices too", date="2026-11-28T10:00:00+00:00")
+    again = audited_all(claude_home, capsys, store)
+    assert again["cached"] and stale_targets(again) == [
+        ("stale_path", "src/billing/invoice.py", "src/payments/invoice.py")]

@@ -128,18 +128,22 @@ def _connect(path: Path) -> sqlite3.Connection:
         "CREATE TABLE IF NOT EXISTS audits("
         "store BLOB PRIMARY KEY, fingerprint TEXT, memories INTEGER, findings TEXT)"
     )
+    # Apart from the findings: 60% of a row's bytes, read only when a store is judged again.
+    db.execute("CREATE TABLE IF NOT EXISTS mentions("
+               "store BLOB PRIMARY KEY, fingerprint TEXT, mentions TEXT)")
     db.execute("CREATE TABLE IF NOT EXISTS code_findings("
                "store BLOB PRIMARY KEY, state TEXT, findings TEXT)")
     return db
 
 
 class StoredMentions(Sequence):
-    """The paths a cached store's memories mention, read from their JSON only when they
+    """The paths a cached store's memories mention, read from the cache only when they
     must be judged again (the checkout or the file system changed): most runs never do."""
 
-    def __init__(self, count: int, text: str):
+    def __init__(self, count: int, store: Path, read: Callable[[], str | None]):
         self.count = count
-        self.text = text
+        self.store = store
+        self.read = read
 
     def __len__(self) -> int:
         return self.count
@@ -148,8 +152,13 @@ class StoredMentions(Sequence):
     def _mentions(self) -> tuple[PathMention, ...]:
         from tui.memory.path_mentions import PathMention
 
-        return tuple(PathMention(*fields[:6], tuple(fields[6]))
-                     for fields in json.loads(self.text))
+        text = self.read()
+        if text is None:  # replaced since by another run: found again in the store
+            from tui.memory.stale_paths import store_mentions
+            from tui.memory.store import load_store
+
+            return tuple(store_mentions(load_store(self.store)))
+        return tuple(PathMention(*fields[:6], tuple(fields[6])) for fields in json.loads(text))
 
     def __getitem__(self, position):
         return self._mentions[position]
@@ -210,15 +219,22 @@ class AuditCache:
                          "fingerprint=?", store, listing)
         if row is None:
             return None
-        findings, count, mentions = json.loads(row[1])
-        return CachedAudit(row[0], _findings(findings), StoredMentions(count, mentions))
+        findings, count = json.loads(row[1])
+        return CachedAudit(row[0], _findings(findings),
+                           StoredMentions(count, store, lambda: self._mentions(store, listing)))
+
+    def _mentions(self, store: Path, listing: str) -> str | None:
+        row = self._read("SELECT mentions FROM mentions WHERE store=? AND fingerprint=?",
+                         store, listing)
+        return None if row is None else row[0]
 
     def put(self, store: Path, listing: str, memories: int, findings: tuple[Finding, ...],
             mentions: Sequence[PathMention] = ()) -> None:
-        # The mentions as a JSON text inside the row: a run reads them back only if needed.
-        self._write("INSERT OR REPLACE INTO audits VALUES (?, ?, ?, ?)",
-                    (_key(store), f"{rules_digest()}:{listing}", memories,
-                     json.dumps([_rows(findings), len(mentions), json.dumps(mentions)])))
+        key = (_key(store), f"{rules_digest()}:{listing}")
+        self._write(("INSERT OR REPLACE INTO audits VALUES (?, ?, ?, ?)",
+                     (*key, memories, json.dumps([_rows(findings), len(mentions)]))),
+                    ("INSERT OR REPLACE INTO mentions VALUES (?, ?, ?)",
+                     (*key, json.dumps(mentions))))
 
     def get_code(self, store: Path, state: str) -> CodeFindings | None:
         """The store's findings against its checkout, when `state` (the store's listing,
@@ -231,9 +247,9 @@ class AuditCache:
         return CodeFindings(_findings(findings), probes)
 
     def put_code(self, store: Path, state: str, found: CodeFindings) -> None:
-        self._write("INSERT OR REPLACE INTO code_findings VALUES (?, ?, ?)",
-                    (_key(store), f"{rules_digest()}:{state}",
-                     json.dumps([_rows(found.findings), found.probes])))
+        self._write(("INSERT OR REPLACE INTO code_findings VALUES (?, ?, ?)",
+                     (_key(store), f"{rules_digest()}:{state}",
+                      json.dumps([_rows(found.findings), found.probes]))))
 
     def _read(self, query: str, store: Path, key: str) -> tuple | None:
         """The row of `store` kept under `key` by this code, or None."""
@@ -244,12 +260,13 @@ class AuditCache:
         except sqlite3.Error:
             return None
 
-    def _write(self, statement: str, values: tuple) -> None:
+    def _write(self, *statements: tuple[str, tuple]) -> None:
         if self.db is None or not self.writable:
             return
         try:
             with self.db:  # one short transaction each: another run never waits long
-                self.db.execute(statement, values)
+                for statement, values in statements:
+                    self.db.execute(statement, values)
         except sqlite3.Error:
             self.writable = False  # busy or full: keep reading it, stop waiting to write
 
