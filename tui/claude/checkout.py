@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,6 +27,7 @@ from tui.claude.gitroot import gitdir_pointer, read_small_text
 
 if TYPE_CHECKING:
     import sqlite3
+    import subprocess
 
 GIT_SECONDS = 60.0  # one git command's limit; a history this slow to read is said to be
 CACHE_BUSY_SECONDS = 1.0
@@ -294,6 +293,8 @@ class GitFailed(Exception):
 def run_git(root: str, args: list[str], seconds: float) -> bytes:
     """git's output for `args` in `root`, run in its own process group: on the timeout the
     whole group is killed, so nothing git started lives on."""
+    import subprocess  # here: a run whose checkouts are all known from the cache starts none
+
     env = {name: value for name, value in os.environ.items()
            if name not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")}
     env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
@@ -320,6 +321,8 @@ def run_git(root: str, args: list[str], seconds: float) -> bytes:
 
 
 def _kill_group(process: subprocess.Popen) -> None:
+    import signal
+
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
