@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from code_repos import commit_of, git, new_repo, shop_repo
 from conftest import index_line, memory_text, real, snapshot, write_index, write_memory
 
-from tui import cli
+from tui import cli, xdg
 from tui.claude import checkout as checkout_module
 from tui.claude.checkout import CheckoutCache, Unchecked, read_checkout
 from tui.memory.stale_paths import code_findings
@@ -364,27 +365,79 @@ def test_a_checkout_git_cannot_read_is_said_and_not_a_traceback(shop, store):
                                    "read ~/code/shop (")
 
 
-def test_audit_all_answers_from_its_cache_yet_sees_a_rename_committed_since(
-        claude_home, capsys, shop, store):
-    write_body(store, "Invoices: src/billing/invoice.py")
-    os.utime(store / "project_billing.md", (1e9, 1e9))  # settled: the cache may keep it
+def settled_store_with(store: Path, body: str) -> None:
+    """The store holding `body`, old enough for the audit cache to keep it."""
+    write_body(store, body)
+    os.utime(store / "project_billing.md", (1e9, 1e9))
     os.utime(store / "MEMORY.md", (1e9, 1e9))
     time.sleep(2.1)  # the store's ctime settles too (audit_cache.SETTLE_NS)
 
-    def audited() -> dict:
-        code, out, err = run(claude_home, capsys, "audit", "--all", "--json")
-        assert err == ""
-        [found] = [a for a in json.loads(out) if a["store"] == str(store)]
-        return found
 
-    first = audited()
+def audited_all(claude_home, capsys, store: Path) -> dict:
+    code, out, err = run(claude_home, capsys, "audit", "--all", "--json")
+    assert err == ""
+    [found] = [a for a in json.loads(out) if a["store"] == str(store)]
+    return found
+
+
+def stale_targets(audit: dict) -> list[tuple[str, str, str | None]]:
+    return [(f["kind"], f["target"], f["other"]) for f in audit["findings"]]
+
+
+def test_audit_all_answers_from_its_cache_yet_sees_a_rename_committed_since(
+        claude_home, capsys, shop, store):
+    settled_store_with(store, "Invoices: src/billing/invoice.py")
+    first = audited_all(claude_home, capsys, store)
     assert not first["cached"] and first["findings"] == []
     git(shop, "mv", "src/billing/invoice.py", "src/payments/invoice.py")
     git(shop, "commit", "-q", "-m", "invoices too", date="2026-11-28T10:00:00+00:00")
-    second = audited()
+    second = audited_all(claude_home, capsys, store)
     assert second["cached"]
-    assert [(f["kind"], f["target"], f["other"]) for f in second["findings"]] == [
+    assert stale_targets(second) == [
         ("stale_path", "src/billing/invoice.py", "src/payments/invoice.py")]
+    assert audited_all(claude_home, capsys, store) == second  # its verdicts, kept
+
+
+def test_audit_all_sees_a_rename_staged_but_not_committed(claude_home, capsys, shop, store):
+    settled_store_with(store, "Invoices: src/billing/invoice.py")
+    assert audited_all(claude_home, capsys, store)["findings"] == []
+    git(shop, "mv", "src/billing/invoice.py", "src/payments/invoice.py")
+    # Not in HEAD's history yet: a path git never had, in a folder it still tracks.
+    assert stale_targets(audited_all(claude_home, capsys, store)) == [
+        ("stale_path", "src/billing/invoice.py", None)]
+
+
+def test_cached_audit_all_keeps_its_verdicts_while_store_and_checkout_are_unchanged(
+        claude_home, capsys, shop, store, monkeypatch):
+    settled_store_with(store, "Charges: src/billing/old_api.py; invoices: "
+                              "src/billing/invoice.py; retries: src/billing/retry.py")
+    first = audited_all(claude_home, capsys, store)
+    assert [f["target"] for f in first["findings"]] == ["src/billing/old_api.py",
+                                                         "src/billing/retry.py"]
+
+    def judged_again(*args, **kwargs):
+        raise AssertionError("mentions judged again though nothing changed")
+
+    monkeypatch.setattr("tui.memory.stale_paths._Judge.verdict", judged_again)
+    calls = count_git(monkeypatch)
+    again = audited_all(claude_home, capsys, store)
+    assert again["cached"] and again["findings"] == first["findings"]
+    assert calls == []
+
+
+def test_cached_audit_all_sees_a_file_made_or_removed_that_git_does_not_track(
+        claude_home, capsys, shop, store):
+    """HEAD and the index say nothing of an untracked or ignored file: the disk is asked
+    again before kept verdicts are used."""
+    settled_store_with(store, "Retries: src/billing/retry.py")
+    assert [f["target"] for f in audited_all(claude_home, capsys, store)["findings"]] == [
+        "src/billing/retry.py"]
+    draft = shop / "src" / "billing" / "retry.py"
+    draft.write_text("untracked\n")
+    assert audited_all(claude_home, capsys, store)["findings"] == []
+    draft.unlink()
+    assert [f["target"] for f in audited_all(claude_home, capsys, store)["findings"]] == [
+        "src/billing/retry.py"]
 
 
 # --- the repair -------------------------------------------------------------------------------
@@ -534,3 +587,16 @@ def test_memories_shaped_like_real_ones_get_no_wrong_stale_path_and_every_right_
     assert "missed, other" not in result.missed
     for fate in ("renamed", "chain", "deleted", "never, folder tracked"):
         assert result.by_fate[(fate, True)] > 0
+
+
+def test_a_cached_store_whose_kept_mentions_are_gone_finds_them_again(
+        claude_home, capsys, shop, store):
+    settled_store_with(store, "Invoices: src/billing/invoice.py")
+    assert audited_all(claude_home, capsys, store)["findings"] == []
+    with sqlite3.connect(xdg.cache_dir() / "audits.sqlite") as db:
+        db.execute("DELETE FROM mentions")
+    git(shop, "mv", "src/billing/invoice.py", "src/payments/invoice.py")
+    git(shop, "commit", "-q", "-m", "invoices too", date="2026-11-28T10:00:00+00:00")
+    again = audited_all(claude_home, capsys, store)
+    assert again["cached"] and stale_targets(again) == [
+        ("stale_path", "src/billing/invoice.py", "src/payments/invoice.py")]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tui.cli import main
-from tui.memory.bulk import audit_many
+from tui.memory.bulk import audit_many, checked_against_code
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import generate  # noqa: E402
@@ -71,8 +71,10 @@ def test_audit_all_json_is_what_a_plain_audit_of_each_store_gives(tree, capsys):
     printed_json = printed(capsys, "--config-dir", str(tree), "audit", "--all", "--json",
                            "--no-cache")
     inventory = discover(tree, {"CLAUDE_CONFIG_DIR": str(tree)})
-    plain = audit_many([(p.store, p.stranded_reason or None)
-                        for p in inventory.projects if p.store_exists], workers=1)
+    stores = [p for p in inventory.projects if p.store_exists]
+    plain = checked_against_code(  # each store's paths against its checkout, as `audit` does
+        audit_many([(p.store, p.stranded_reason or None) for p in stores], workers=1),
+        {p.store: p.key_path for p in stores})
     expected = json.dumps([
         {"store": str(a.store), "memories": a.memories, "errors": a.errors,
          "cached": a.cached, "findings": [f.to_json() for f in a.findings]}

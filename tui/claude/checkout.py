@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,6 +27,7 @@ from tui.claude.gitroot import gitdir_pointer, read_small_text
 
 if TYPE_CHECKING:
     import sqlite3
+    import subprocess
 
 GIT_SECONDS = 60.0  # one git command's limit; a history this slow to read is said to be
 CACHE_BUSY_SECONDS = 1.0
@@ -114,8 +113,25 @@ def _ending_in(by_name: Mapping[str, list[str]], path: str) -> list[str]:
     return [full for full in by_name.get(path.rpartition("/")[2], ()) if full.endswith(tail)]
 
 
-def read_checkout(path: str | None, cache: CheckoutCache | None = None) -> Checkout | Unchecked:
-    """The checkout at `path` (a store's project path), or why it cannot be checked."""
+class CheckoutState(NamedTuple):
+    """Where a checkout's git files are, and its HEAD and index as they are now: read from
+    the files under `.git`, without starting git (unless HEAD is in a reftable)."""
+
+    root: str
+    git_dir: str
+    common_dir: str
+    head: str | None
+    index: str  # the index file's stat
+
+    @property
+    def key(self) -> str | None:
+        """What git's answer for the checkout depends on; None when HEAD cannot be told."""
+        return f"{self.head}\0{self.index}" if self.head else None
+
+
+def checkout_state(path: str | None) -> CheckoutState | Unchecked:
+    """The state of the checkout at `path` (a store's project path), or why it cannot be
+    checked."""
     shown = tilde(path) if path else ""
     if not path:
         return Unchecked("no checkout is known for this store (no session names its path)")
@@ -130,7 +146,18 @@ def read_checkout(path: str | None, cache: CheckoutCache | None = None) -> Check
         return Unchecked(f"{shown} is a shallow clone: its history is cut, so where a path "
                          "went cannot be told")
     head = head_commit(git_dir, common_dir) or _git_head(path)
-    index = _stat_key(os.path.join(git_dir, "index"))
+    return CheckoutState(path, git_dir, common_dir, head,
+                         _stat_key(os.path.join(git_dir, "index")))
+
+
+def read_checkout(path: str | None, cache: CheckoutCache | None = None,
+                  state: CheckoutState | Unchecked | None = None) -> Checkout | Unchecked:
+    """The checkout at `path` (a store's project path, in `state` when already read), or
+    why it cannot be checked."""
+    state = state if state is not None else checkout_state(path)
+    if isinstance(state, Unchecked):
+        return state
+    path, head, index = state.root, state.head, state.index
     cache = cache if cache is not None else CheckoutCache.shared()
     known = cache.get(path) if head else None
     try:
@@ -151,9 +178,9 @@ def read_checkout(path: str | None, cache: CheckoutCache | None = None) -> Check
             if head:
                 cache.put(path, found)
     except GitFailed as failed:
-        return Unchecked(f"git cannot read {shown} ({failed})")
+        return Unchecked(f"git cannot read {tilde(path)} ({failed})")
     return Checkout(path, head or "", found.tracked, found.submodules, found.departures,
-                    common_dir)
+                    state.common_dir)
 
 
 # --- the git directory, read as files -------------------------------------------------------
@@ -266,6 +293,8 @@ class GitFailed(Exception):
 def run_git(root: str, args: list[str], seconds: float) -> bytes:
     """git's output for `args` in `root`, run in its own process group: on the timeout the
     whole group is killed, so nothing git started lives on."""
+    import subprocess  # here: a run whose checkouts are all known from the cache starts none
+
     env = {name: value for name, value in os.environ.items()
            if name not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")}
     env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
@@ -292,6 +321,8 @@ def run_git(root: str, args: list[str], seconds: float) -> bytes:
 
 
 def _kill_group(process: subprocess.Popen) -> None:
+    import signal
+
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

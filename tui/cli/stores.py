@@ -100,8 +100,8 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
             inventory = discover(home, env_of(args), args.settings)
             audits = run.finish([(p.store, p.stranded_reason or None)
                                  for p in inventory.projects if p.store_exists])
-        audits = checked_against_code(audits, {p.store: p.key_path for p in inventory.projects
-                                               if p.store_exists})
+            audits = checked_against_code(audits, {p.store: p.key_path for p in
+                                                   inventory.projects if p.store_exists}, cache)
         if args.json:
             print_json([
                 {"store": str(a.store), "memories": a.memories, "errors": a.errors,

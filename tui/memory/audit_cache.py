@@ -8,8 +8,11 @@ unchanged, the cached findings are the findings. Not cached: a store holding a s
 fingerprint was taken (a second write in the same clock tick could keep the size and the
 times).
 
-Findings that depend on the project's code (`stale_path`) are not kept: the paths the
-memories mention are, and each run checks them against the checkout as it is then.
+Findings that depend on the project's code (`stale_path`) are kept apart, with the paths
+the memories mention: they hold while the store, the checkout's HEAD and index, and what
+the file system said of the paths git does not have (an ignored file) are unchanged. A
+commit or an add moves HEAD or the index, so a moved file shows at once; the mentions are
+then judged again against the checkout as it is.
 """
 
 from __future__ import annotations
@@ -21,16 +24,18 @@ import sqlite3
 import stat
 import sys
 import time
-from collections.abc import Callable
-from functools import cache
+from collections.abc import Callable, Iterator, Sequence
+from functools import cache, cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from tui import notices, xdg
 from tui.cache_db import damaged_cache, write_ahead_log
 from tui.memory.finding import Finding
-from tui.memory.path_mentions import PathMention
 from tui.walk import MAX_DEPTH
+
+if TYPE_CHECKING:  # loaded with the mentions' JSON: its patterns take ~15 ms to compile
+    from tui.memory.path_mentions import PathMention
 
 SETTLE_NS = 2_000_000_000
 BUSY_SECONDS = 1.0  # how long to wait for another memtui writing the cache; then go without
@@ -104,6 +109,15 @@ def _key(store: Path) -> bytes:
     return os.fsencode(store)
 
 
+def _rows(findings: Sequence[Finding]) -> list[list]:
+    return [[f.kind, f.severity, f.file, f.line, f.message, f.target, f.other, f.score]
+            for f in findings]
+
+
+def _findings(rows: list[list]) -> tuple[Finding, ...]:
+    return tuple(Finding(*fields) for fields in rows)
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=BUSY_SECONDS)
     write_ahead_log(db, BUSY_SECONDS)  # readers never wait for a writer
@@ -114,15 +128,60 @@ def _connect(path: Path) -> sqlite3.Connection:
         "CREATE TABLE IF NOT EXISTS audits("
         "store BLOB PRIMARY KEY, fingerprint TEXT, memories INTEGER, findings TEXT)"
     )
+    # Apart from the findings: 60% of a row's bytes, read only when a store is judged again.
+    db.execute("CREATE TABLE IF NOT EXISTS mentions("
+               "store BLOB PRIMARY KEY, fingerprint TEXT, mentions TEXT)")
+    db.execute("CREATE TABLE IF NOT EXISTS code_findings("
+               "store BLOB PRIMARY KEY, state TEXT, findings TEXT)")
     return db
+
+
+class StoredMentions(Sequence):
+    """The paths a cached store's memories mention, read from the cache only when they
+    must be judged again (the checkout or the file system changed): most runs never do."""
+
+    def __init__(self, count: int, store: Path, read: Callable[[], str | None]):
+        self.count = count
+        self.store = store
+        self.read = read
+
+    def __len__(self) -> int:
+        return self.count
+
+    @cached_property
+    def _mentions(self) -> tuple[PathMention, ...]:
+        from tui.memory.path_mentions import PathMention
+
+        text = self.read()
+        if text is None:  # replaced since by another run: found again in the store
+            from tui.memory.stale_paths import store_mentions
+            from tui.memory.store import load_store
+
+            return tuple(store_mentions(load_store(self.store)))
+        return tuple(PathMention(*fields[:6], tuple(fields[6])) for fields in json.loads(text))
+
+    def __getitem__(self, position):
+        return self._mentions[position]
+
+    def __iter__(self) -> Iterator[PathMention]:
+        return iter(self._mentions)
 
 
 class CachedAudit(NamedTuple):
     memories: int
     findings: tuple[Finding, ...]
-    # The paths its memories mention: checked against the checkout's HEAD of each run, so
-    # a commit that moves a file is seen though the store is unchanged.
-    mentions: tuple[PathMention, ...]
+    # The paths its memories mention: judged against the checkout of each run (or their
+    # verdicts kept, `code_findings`), so a commit that moves a file is seen though the
+    # store is unchanged.
+    mentions: StoredMentions
+
+
+class CodeFindings(NamedTuple):
+    """A store's findings against its checkout, and the file system's answers they hold on
+    (`tui.memory.stale_paths.Probes`, as JSON lists)."""
+
+    findings: tuple[Finding, ...]
+    probes: list
 
 
 class AuditCache:
@@ -156,40 +215,60 @@ class AuditCache:
         return self.clock() - newest_change_ns >= SETTLE_NS
 
     def get(self, store: Path, listing: str) -> CachedAudit | None:
+        row = self._read("SELECT memories, findings FROM audits WHERE store=? AND "
+                         "fingerprint=?", store, listing)
+        if row is None:
+            return None
+        findings, count = json.loads(row[1])
+        return CachedAudit(row[0], _findings(findings),
+                           StoredMentions(count, store, lambda: self._mentions(store, listing)))
+
+    def _mentions(self, store: Path, listing: str) -> str | None:
+        row = self._read("SELECT mentions FROM mentions WHERE store=? AND fingerprint=?",
+                         store, listing)
+        return None if row is None else row[0]
+
+    def put(self, store: Path, listing: str, memories: int, findings: tuple[Finding, ...],
+            mentions: Sequence[PathMention] = ()) -> None:
+        key = (_key(store), f"{rules_digest()}:{listing}")
+        self._write(("INSERT OR REPLACE INTO audits VALUES (?, ?, ?, ?)",
+                     (*key, memories, json.dumps([_rows(findings), len(mentions)]))),
+                    ("INSERT OR REPLACE INTO mentions VALUES (?, ?, ?)",
+                     (*key, json.dumps(mentions))))
+
+    def get_code(self, store: Path, state: str) -> CodeFindings | None:
+        """The store's findings against its checkout, when `state` (the store's listing,
+        its checkout and the checkout's HEAD and index) is the one they were made in."""
+        row = self._read("SELECT findings FROM code_findings WHERE store=? AND state=?",
+                         store, state)
+        if row is None:
+            return None
+        findings, probes = json.loads(row[0])
+        return CodeFindings(_findings(findings), probes)
+
+    def put_code(self, store: Path, state: str, found: CodeFindings) -> None:
+        self._write(("INSERT OR REPLACE INTO code_findings VALUES (?, ?, ?)",
+                     (_key(store), f"{rules_digest()}:{state}",
+                      json.dumps([_rows(found.findings), found.probes]))))
+
+    def _read(self, query: str, store: Path, key: str) -> tuple | None:
+        """The row of `store` kept under `key` by this code, or None."""
         if self.db is None:
             return None
         try:
-            row = self.db.execute(
-                "SELECT memories, findings FROM audits WHERE store=? AND fingerprint=?",
-                (_key(store), f"{rules_digest()}:{listing}"),
-            ).fetchone()
+            return self.db.execute(query, (_key(store), f"{rules_digest()}:{key}")).fetchone()
         except sqlite3.Error:
             return None
-        if row is None:
-            return None
-        findings, mentions = json.loads(row[1])
-        return CachedAudit(row[0], tuple(Finding(*fields) for fields in findings),
-                           tuple(PathMention(*fields[:6], tuple(fields[6]))
-                                 for fields in mentions))
 
-    def put(self, store: Path, listing: str, memories: int, findings: tuple[Finding, ...],
-            mentions: tuple[PathMention, ...] = ()) -> None:
+    def _write(self, *statements: tuple[str, tuple]) -> None:
         if self.db is None or not self.writable:
             return
-        rows = [
-            [f.kind, f.severity, f.file, f.line, f.message, f.target, f.other, f.score]
-            for f in findings
-        ]
         try:
             with self.db:  # one short transaction each: another run never waits long
-                self.db.execute(
-                    "INSERT OR REPLACE INTO audits VALUES (?, ?, ?, ?)",
-                    (_key(store), f"{rules_digest()}:{listing}", memories,
-                     json.dumps([rows, mentions])),
-                )
+                for statement, values in statements:
+                    self.db.execute(statement, values)
         except sqlite3.Error:
             self.writable = False  # busy or full: keep reading it, stop waiting to write
-
 
     def close(self) -> None:
         if self.db is not None:

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 from tui.cores import usable_cores
 from tui.memory.audit_cache import AuditCache, CachedAudit, fingerprint
 from tui.memory.finding import Finding, stranded_findings
-from tui.memory.path_mentions import PathMention
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
+
+    from tui.memory.path_mentions import PathMention
 
 BATCH_ENTRIES = 500  # store entries per worker task
 
@@ -30,7 +31,8 @@ class StoreAudit:
     memories: int
     findings: tuple[Finding, ...]
     cached: bool = False  # answered from the audit cache
-    mentions: tuple[PathMention, ...] = ()  # paths of the code, checked after discovery
+    mentions: Sequence[PathMention] = ()  # paths of the code, checked after discovery
+    listing: str | None = None  # the store's fingerprint, when its findings may be cached
 
     @property
     def errors(self) -> int:
@@ -72,6 +74,7 @@ class AuditRun:
         self.pool: ProcessPoolExecutor | None = None
         self.cached: dict[Path, CachedAudit] = {}
         self.listings: dict[Path, str] = {}  # fingerprints of the fresh audits worth caching
+        self.cacheable: dict[Path, str] = {}  # fingerprints of every store worth caching
         # Each fresh audit: in a worker (future, place in its batch), done, or None when it
         # is made in this process as `finish` reaches it.
         self.pending: dict[Path, tuple[Future, int] | StoreAudit | None] = {}
@@ -95,6 +98,7 @@ class AuditRun:
 
             import tui.memory.audit  # noqa: F401 - loaded once here, not in every worker
             import tui.memory.similarity  # noqa: F401
+            import tui.memory.stale_paths  # noqa: F401 - the mentions: path_mentions' patterns
 
             # The workers only audit: what they build dies with each store (reference
             # counting frees it), so the cycle collector's passes are pure cost there (~5%).
@@ -111,12 +115,14 @@ class AuditRun:
             if store in self.cached:
                 memories, findings, mentions = self.cached[store]
                 audits.append(StoreAudit(store, memories, stranded_findings(reason) + findings,
-                                         cached=True, mentions=mentions))
+                                         cached=True, mentions=mentions,
+                                         listing=self.cacheable.get(store)))
                 continue
             audit = self._fresh(store)
             audits.append(StoreAudit(store, audit.memories,
                                      stranded_findings(reason) + audit.findings,
-                                     mentions=audit.mentions))
+                                     mentions=audit.mentions,
+                                     listing=self.cacheable.get(store)))
         return audits
 
     def _fresh(self, store: Path) -> StoreAudit:
@@ -145,9 +151,10 @@ class AuditRun:
         hit = self.cache.get(store, listing)
         if hit is not None:
             self.cached[store] = hit
+            self.cacheable[store] = listing
             return True
         if self.cache.settled(newest_change):
-            self.listings[store] = listing
+            self.listings[store] = self.cacheable[store] = listing
         return False
 
 
@@ -177,23 +184,73 @@ def _size(store: Path) -> int:
         return 0
 
 
-def checked_against_code(audits: Sequence[StoreAudit],
-                         checkouts: Mapping[Path, str | None]) -> list[StoreAudit]:
+def checked_against_code(audits: Sequence[StoreAudit], checkouts: Mapping[Path, str | None],
+                         cache: AuditCache | None = None) -> list[StoreAudit]:
     """Each audit with its `stale_path` findings: its mentions against the checkout of its
-    project (`checkouts`: store -> project path), each checkout read once."""
+    project (`checkouts`: store -> project path), each checkout read once. With a `cache`,
+    a store whose listing, checkout state and file-system answers are unchanged keeps its
+    findings without its mentions being judged (or even read back)."""
+    from tui.claude.checkout import checkout_state
+
+    states = {path: checkout_state(path)
+              for path in {checkouts.get(audit.store) for audit in audits if audit.mentions}}
+    found: dict[Path, tuple[Finding, ...]] = {}
+    judge: list[tuple[StoreAudit, str | None]] = []  # (audit, its cache key) to judge
+    for audit in audits:
+        if not audit.mentions:
+            continue
+        project = checkouts.get(audit.store)
+        key = _code_key(audit, project, states[project]) if cache is not None else None
+        hit = cache.get_code(audit.store, key) if key is not None else None
+        if hit is not None and _probes_hold(hit.probes, states[project]):
+            found[audit.store] = hit.findings
+        else:
+            judge.append((audit, key))
+    if judge:
+        found.update(_judged(judge, checkouts, states, cache))
+    return [replace(audit, findings=audit.findings + found[audit.store])
+            if found.get(audit.store) else audit for audit in audits]
+
+
+def _code_key(audit: StoreAudit, project: str | None, state) -> str | None:
+    """What a store's findings against its checkout depend on: the store, the checkout,
+    and its HEAD and index (or why it cannot be checked)."""
+    from tui.claude.checkout import Unchecked
+
+    if audit.listing is None:
+        return None
+    if isinstance(state, Unchecked):
+        return f"{audit.listing}\0{project}\0unchecked\0{state.reason}"
+    return f"{audit.listing}\0{project}\0{state.key}" if state.key else None
+
+
+def _probes_hold(probes: list, state) -> bool:
+    if not any(probes):
+        return True  # nothing asked of the file system: no need to load the judge
+    from tui.memory.stale_paths import Probes, probes_hold
+
+    return probes_hold(Probes(*probes), state)
+
+
+def _judged(judge: list[tuple[StoreAudit, str | None]], checkouts: Mapping[Path, str | None],
+            states: Mapping, cache: AuditCache | None) -> dict[Path, tuple[Finding, ...]]:
     from concurrent.futures import ThreadPoolExecutor
 
-    from tui.claude.checkout import read_checkout
-    from tui.memory.stale_paths import mention_findings
+    from tui.claude.checkout import Unchecked, read_checkout
+    from tui.memory.audit_cache import CodeFindings
+    from tui.memory.stale_paths import judged_findings
 
     # git runs in its own processes: several checkouts asked at once, their answers cached.
-    wanted = {checkouts.get(audit.store) for audit in audits if audit.mentions} - {None}
+    wanted = {checkouts.get(audit.store) for audit, _ in judge}
+    wanted = [path for path in wanted if not isinstance(states[path], Unchecked)]
     if len(wanted) > 1:
         with ThreadPoolExecutor(max_workers=min(len(wanted), 2 * usable_cores())) as pool:
-            list(pool.map(read_checkout, wanted))
-    checked = []
-    for audit in audits:
-        found = mention_findings(audit.mentions, checkouts.get(audit.store))
-        checked.append(replace(audit, findings=audit.findings + tuple(found)) if found
-                       else audit)
-    return checked
+            list(pool.map(lambda path: read_checkout(path, state=states[path]), wanted))
+    found = {}
+    for audit, key in judge:
+        project = checkouts.get(audit.store)
+        findings, probes = judged_findings(audit.mentions, project, state=states[project])
+        found[audit.store] = tuple(findings)
+        if key is not None and probes is not None:
+            cache.put_code(audit.store, key, CodeFindings(tuple(findings), list(probes)))
+    return found

@@ -27,6 +27,7 @@ from typing import NamedTuple
 from tui.claude.checkout import (
     Checkout,
     CheckoutCache,
+    CheckoutState,
     Departure,
     Unchecked,
     read_checkout,
@@ -74,13 +75,23 @@ def store_mentions(store: Store) -> list[PathMention]:
 # --- checking ---------------------------------------------------------------------------------
 
 
+class Probes(NamedTuple):
+    """What the file system answered a judge, beside git: asked again before its verdicts
+    are reused, so an ignored file made or removed since shows as it would uncached."""
+
+    on_disk: dict[str, tuple[bool, bool]]  # path -> (asked as a folder, found)
+    at_root: dict[str, bool]  # path -> found in the checkout itself
+    foreign: dict[str, bool]  # a place a line names -> is another repository
+
+
 class _Judge:
     """Mentions against one checkout; what the file system says is asked once a path."""
 
     def __init__(self, checkout: Checkout):
         self.checkout = checkout
-        self.on_disk: dict[str, bool] = {}
-        self.foreign: dict[str, bool] = {}
+        self.probes = Probes({}, {}, {})
+        self.on_disk = self.probes.on_disk
+        self.foreign = self.probes.foreign
         self._departed_folders: frozenset[str] | None = None
 
     @cached_property
@@ -134,11 +145,14 @@ class _Judge:
         if path in checkout.tracked or path in checkout.folders or checkout.has_end(path):
             return True
         if path not in self.on_disk:
-            # On disk in the checkout or another worktree: an ignored or untracked file
-            # counts; a folder only with something in it (git leaves emptied folders).
-            found = _holds_files if folder else os.path.lexists
-            self.on_disk[path] = any(found(os.path.join(tree, path)) for tree in self.trees)
-        return self.on_disk[path]
+            self.on_disk[path] = (folder, self.on_disk_now(path, folder))
+        return self.on_disk[path][1]
+
+    def on_disk_now(self, path: str, folder: bool) -> bool:
+        """On disk in the checkout or another worktree: an ignored or untracked file
+        counts; a folder only with something in it (git leaves emptied folders)."""
+        found = _holds_files if folder else os.path.lexists
+        return any(found(os.path.join(tree, path)) for tree in self.trees)
 
     def in_submodule(self, path: str) -> bool:
         return any(path == module or path.startswith(module + "/")
@@ -197,8 +211,12 @@ class _Judge:
                        "renamed")
 
     def exists_at_root(self, path: str) -> bool:
-        return path in self.checkout.tracked or \
-            os.path.lexists(os.path.join(self.checkout.root, path))
+        if path in self.checkout.tracked:
+            return True
+        at_root = self.probes.at_root
+        if path not in at_root:
+            at_root[path] = os.path.lexists(os.path.join(self.checkout.root, path))
+        return at_root[path]
 
     def departed_folder(self, mention: PathMention, path: str) -> Verdict | None:
         """A folder whose files all left: renamed when those that left it last (in the
@@ -246,8 +264,30 @@ def _written(mention: PathMention, full: str, new: str) -> str:
 
 
 def stale_verdicts(mentions: Iterable[PathMention], checkout: Checkout) -> list[Verdict]:
+    return judged(mentions, checkout)[0]
+
+
+def judged(mentions: Iterable[PathMention], checkout: Checkout
+           ) -> tuple[list[Verdict], Probes]:
+    """The stale mentions' verdicts, and what the file system was asked to reach them."""
     judge = _Judge(checkout)
-    return [verdict for mention in mentions if (verdict := judge.verdict(mention)) is not None]
+    verdicts = [verdict for mention in mentions
+                if (verdict := judge.verdict(mention)) is not None]
+    return verdicts, judge.probes
+
+
+def probes_hold(probes: Probes, state: CheckoutState) -> bool:
+    """Whether the file system answers `probes` today as it did: with git's answer
+    unchanged (HEAD and index), the verdicts reached from them hold."""
+    if not (probes.on_disk or probes.at_root or probes.foreign):
+        return True
+    judge = _Judge(Checkout(state.root, state.head or "", frozenset(), (), {},
+                            state.common_dir))
+    return all(judge.on_disk_now(path, folder) == found
+               for path, (folder, found) in probes.on_disk.items()) and \
+        all(os.path.lexists(os.path.join(state.root, path)) == found
+            for path, found in probes.at_root.items()) and \
+        all(judge._foreign(place) == found for place, found in probes.foreign.items())
 
 
 # --- findings ---------------------------------------------------------------------------------
@@ -263,13 +303,24 @@ def code_findings(store: Store, project_path: str | None,
 def mention_findings(mentions: Sequence[PathMention], project_path: str | None,
                      cache: CheckoutCache | None = None) -> list[Finding]:
     """`code_findings` of mentions already found (`audit --all` keeps them in its cache)."""
+    return judged_findings(mentions, project_path, cache)[0]
+
+
+def judged_findings(mentions: Sequence[PathMention], project_path: str | None,
+                    cache: CheckoutCache | None = None,
+                    state: CheckoutState | Unchecked | None = None,
+                    ) -> tuple[list[Finding], Probes | None]:
+    """`mention_findings`, and what the file system was asked to reach them (None when git
+    failed: a finding that says so holds for this run only)."""
     if not mentions:
-        return []  # nothing to check: no git asked
-    checkout = read_checkout(project_path, cache)
+        return [], Probes({}, {}, {})  # nothing to check: no git asked
+    checkout = read_checkout(project_path, cache, state)
     if isinstance(checkout, Unchecked):
-        return [unchecked_finding(len(mentions), checkout.reason)]
-    return [stale_finding(verdict, checkout.root)
-            for verdict in stale_verdicts(mentions, checkout)]
+        failed = not isinstance(state, Unchecked)
+        return [unchecked_finding(len(mentions), checkout.reason)], \
+            None if failed else Probes({}, {}, {})
+    verdicts, probes = judged(mentions, checkout)
+    return [stale_finding(verdict, checkout.root) for verdict in verdicts], probes
 
 
 def unchecked_finding(mentions: int, reason: str) -> Finding:
