@@ -105,7 +105,8 @@ def test_fix_without_arguments_names_the_repairs_in_one_sentence(capsys):
     code, out, err = run(capsys, "fix")
     assert (code, out) == (2, "")
     assert err == ("memtui: `memtui fix` needs a REPAIR: relink, dangling, shorten, redact, "
-                   "archive, delete or rescue (`memtui fix --help` says what each does).\n")
+                   "repath, archive, delete or rescue (`memtui fix --help` says what each "
+                   "does).\n")
 
 
 def test_a_typoed_repair_gets_the_closest_repair(claude_home, store, capsys):

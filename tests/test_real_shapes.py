@@ -79,7 +79,7 @@ def test_every_real_shape_is_read_whole_by_audit_projects_and_index(shape, shape
     assert out.strip() and not out.startswith(BOM)  # Claude Code trims the mark away
 
     code, out, err = shaped.run(capsys, "audit", str(shaped.store))
-    assert code in (0, 1) and err == "" and f"{len(shaped.files)} memories" in out
+    assert code in (0, 1) and err == "" and f"{len(shaped.files):,} memories" in out
 
 
 def test_audit_all_json_keeps_its_shape_with_subfolder_paths(claude_home, tmp_path, capsys):
