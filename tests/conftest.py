@@ -301,6 +301,15 @@ def write_memory(store: Path, file: str, text: str | bytes, mtime: float | None 
     return path
 
 
+def write_whole(store: Path, file: str, text: str) -> Path:
+    """Write a file that a watcher of `store` can only see whole: written outside the store,
+    then renamed in. A plain write creates the file empty first, and a watcher polling every
+    50 ms on a loaded machine may see it empty for two polls and commit it twice."""
+    staged = store.parent / f".staged-{uuid.uuid4().hex}"
+    staged.write_text(text, encoding="utf-8")
+    return staged.replace(store / file)
+
+
 def write_index(store: Path, lines: Iterable[str] | str) -> Path:
     text = lines if isinstance(lines, str) else "\n".join(lines) + "\n"
     path = store / paths.INDEX_NAME
