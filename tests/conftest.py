@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from waiting import PATIENCE
 
 from tui.claude import paths
 
@@ -370,7 +371,8 @@ def add_worktree(repo, path: Path, branch: str) -> Path:
 class HeldInFirstThread:
     """A function to monkeypatch in: the first thread to call it is held until `release()`
     and then answered by `first` (the function itself unless given); every other thread
-    calls straight through. For a worker that a newer one replaces while it is held."""
+    calls straight through. For a worker that a newer one replaces while it is held:
+    `answered` is set once the held call has returned."""
 
     def __init__(self, function, first=None):
         self.function = function
@@ -378,14 +380,18 @@ class HeldInFirstThread:
         self.thread: int | None = None
         self.entered = threading.Event()
         self.released = threading.Event()
+        self.answered = threading.Event()
 
     def __call__(self, *args, **kwargs):
         if self.thread is None:
             self.thread = threading.get_ident()
             self.entered.set()
         if self.thread == threading.get_ident():
-            self.released.wait(10)
-            return self.first(*args, **kwargs)
+            self.released.wait(PATIENCE)
+            try:
+                return self.first(*args, **kwargs)
+            finally:
+                self.answered.set()
         return self.function(*args, **kwargs)
 
     def release(self) -> None:

@@ -14,6 +14,7 @@ from app_home import build_app_home, open_first_store
 from conftest import settle, snapshot
 from rich.console import Console
 from textual.widgets import Static
+from waiting import pilot_until
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.confirm import ConfirmScreen
@@ -438,11 +439,7 @@ async def test_live_refresh_shows_a_memory_claude_just_wrote(fixture):
         (fixture.store / "user_editor.md").write_text(
             "---\nname: editor\ndescription: the user edits in helix\ntype: user\n---\n\nHelix.\n"
         )
-        for _ in range(30):
-            await pilot.pause(0.1)
-            if "editor" in names(screen):
-                break
-        assert "editor" in names(screen)
+        assert await pilot_until(pilot, lambda: "editor" in names(screen))
 
 
 async def test_live_refresh_waits_for_an_open_confirmation(fixture):
@@ -451,11 +448,8 @@ async def test_live_refresh_waits_for_an_open_confirmation(fixture):
         await pilot.press("a")
         await pilot.pause()
         (fixture.store / "user_editor.md").write_text("---\nname: editor\n---\n\nHelix.\n")
-        for _ in range(30):
-            await pilot.pause(0.1)
-            if any("changed on disk" in n.message for n in app._notifications):
-                break
-        assert any("changed on disk" in n.message for n in app._notifications)
+        assert await pilot_until(pilot, lambda: any("changed on disk" in n.message
+                                                    for n in app._notifications))
         assert "editor" not in names(screen)  # nothing reloaded under the dialog
         await pilot.press("escape")
         await settle(app, pilot)
@@ -477,20 +471,12 @@ async def test_in_app_edit_leaves_files_it_cannot_give_back_byte_for_byte(fixtur
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="editor scripts need a POSIX shell")
 
 
-async def wait_for(pilot, condition, rounds: int = 40) -> bool:
-    for _ in range(rounds):
-        if condition():
-            return True
-        await pilot.pause(0.1)
-    return condition()
-
-
 async def test_a_store_moved_away_while_open_says_so_and_offers_no_repair(fixture, tmp_path):
     async with store_screen(fixture) as (app, pilot, screen):
         moved = tmp_path / "moved-away"
         fixture.store.rename(moved)
         banner = screen.query_one("#lock-banner", Static)
-        assert await wait_for(pilot, lambda: banner.display
+        assert await pilot_until(pilot, lambda: banner.display
                               and "no longer exists" in painted(banner))
         await pilot.press("3")
         tally = painted(screen.query_one("#findings-tally", Static))
@@ -505,7 +491,7 @@ async def test_a_store_moved_away_while_open_says_so_and_offers_no_repair(fixtur
             assert messages and all("no longer exists" in m for m in messages), messages
         assert not fixture.store.exists()  # nothing recreated it
         moved.rename(fixture.store)  # put back: the screen is a store again
-        assert await wait_for(pilot, lambda: not banner.display)
+        assert await pilot_until(pilot, lambda: not banner.display)
         assert "payments" in names(screen)
 
 

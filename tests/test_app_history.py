@@ -13,6 +13,7 @@ import pytest
 from conftest import HeldInFirstThread, settle
 from rich.console import Console
 from textual.widgets import Static
+from waiting import pilot_until
 
 from tests.conftest import add_worktree, make_repo, memory_text, real
 from tests.test_history_transcripts import (
@@ -284,7 +285,8 @@ async def test_a_rescan_of_lost_updates_is_not_undone_by_the_scan_it_replaced(ov
         table = app.screen.query_one("#overwrites", VirtualTable)
         assert [row[0] for row in rows(table)] == ["1 lost"]
         first_scan.release()
-        await pilot.pause(0.5)
+        assert await pilot_until(pilot, first_scan.answered.is_set)
+        await pilot.pause(0.5)  # time for its rows to land, were they posted
         await settle(app, pilot)
         assert [row[0] for row in rows(table)] == ["1 lost"]
         assert "1 lost update:" in shown(app.screen.query_one("#overwrites-status", Static))

@@ -22,6 +22,7 @@ from types import SimpleNamespace
 import pytest
 from conftest import settle
 from textual.widgets import TabbedContent, TextArea
+from waiting import PATIENCE, pilot_until
 
 from tui.agents import dream
 from tui.agents.dream import PHASES, run_dream
@@ -237,7 +238,7 @@ def scripted_dream(listener, cancel: threading.Event) -> RunResult:
     listener(LogLine("Consolidate", "tool", "read_file project_flaky_e2e.md"))
     listener(ModelText("Consolidate", "project_flaky_e2e.md and feedback_use_pnpm.md both "
                        "say to pin Playwright; merging them into one memory and"))
-    cancel.wait(30)
+    cancel.wait(PATIENCE)
     return RunResult("dream", "anthropic", CANCELLED, (), ())
 
 
@@ -247,8 +248,10 @@ def test_dream_mid_run(snap_compare, app, size):
     async def start(pilot):
         await open_webapp(pilot)
         store = pilot.app.screen.path
-        pilot.app.push_screen(RunScreen("dream", WEBAPP, engine, scripted_dream, PHASES, store))
-        await pilot.pause(0.3)
+        run = RunScreen("dream", WEBAPP, engine, scripted_dream, PHASES, store)
+        pilot.app.push_screen(run)
+        # The script's events reach the screen in order: the last one shown means all are.
+        assert await pilot_until(pilot, lambda: run.streaming.endswith("one memory and"))
 
     assert snap_compare(app, terminal_size=size, run_before=start)
 
