@@ -63,6 +63,20 @@ def isolated_env(tmp_path_factory, monkeypatch):
     notices.take()
 
 
+@pytest.fixture(autouse=True)
+def lasting_notifications(monkeypatch):
+    """An app's notifications (and their toasts) last until the test has read them: their
+    5 to 15 seconds can run out first on a loaded machine, and Textual forgets them then."""
+    from textual.app import App
+
+    notify = App.notify
+
+    def lasting(self, message, *, timeout=None, **options):
+        return notify(self, message, timeout=3600, **options)
+
+    monkeypatch.setattr(App, "notify", lasting)
+
+
 @pytest.fixture
 def fake():
     """A fake Messages API on 127.0.0.1 for the real anthropic SDK to talk to."""
