@@ -4,7 +4,7 @@ path and timezone.
 Store keys (the sanitized project paths) show on screen, so the demo is built at one fixed
 path; a lock file keeps two test runs on the same machine from building it at once. Time is
 kept out: the app's clock, the journal's commit times, a dream's label and the run screen's
-timer are all fixed. Accept changed screens with
+timer are all fixed, and cursors do not blink. Accept changed screens with
 `pytest tests/test_app_snapshots.py --snapshot-update` after looking at the SVGs under
 tests/__snapshots__/.
 """
@@ -21,7 +21,7 @@ from types import SimpleNamespace
 
 import pytest
 from conftest import settle
-from textual.widgets import TabbedContent, TextArea
+from textual.widgets import Input, TabbedContent, TextArea
 from waiting import PATIENCE, pilot_until
 
 from tui.agents import dream
@@ -70,6 +70,9 @@ def demo(monkeypatch):
     monkeypatch.setattr(journal, "time", FIXED_CLOCK)
     monkeypatch.setattr(dream, "dt", SimpleNamespace(datetime=FixedDatetime, date=dt.date))
     monkeypatch.setattr(run_screen, "time", SimpleNamespace(monotonic=lambda: NOW))
+    # A cursor blinks every half second: a screenshot taken late would catch it off.
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
     with LOCK.open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
