@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import threading
 import uuid
 from collections.abc import Iterable
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from waiting import PATIENCE
 
 from tui.claude import paths
@@ -20,6 +22,11 @@ from tui.claude import paths
 # checkout elsewhere (a worktree in /tmp) names them with MEMTUI_SHARED_TRANSCRIPTS.
 SHARED_TRANSCRIPTS = Path(os.environ.get("MEMTUI_SHARED_TRANSCRIPTS") or Path(__file__).resolve()
                           .parent.parent.parent / "shared" / "data" / "claude-transcripts")
+
+# Hypothesis's timing checks (200 ms for each example, a limit on slow data generation) judge
+# the machine, not the code: a loaded one trips them.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "Memtui Tests",
@@ -92,6 +99,15 @@ def git_env() -> dict[str, str]:
     env = dict(os.environ)
     env.update(GIT_IDENTITY)
     return env
+
+
+def cpu_seconds() -> float:
+    """CPU time used so far by this process and the children it has waited for. A bound on
+    work set in it holds on a loaded machine, where wall time grows with every other
+    process sharing the cores."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
 def real(path: str | os.PathLike[str]) -> Path:

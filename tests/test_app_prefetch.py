@@ -55,7 +55,7 @@ def test_a_child_that_hangs_is_killed_and_reaped(claude_home, tmp_path, monkeypa
     early = prefetch.start(fixture.home, fixture.env, None)
     started = time.monotonic()
     assert early.take(fixture.home, fixture.env, None) is None
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # not the 60 s the child would take
     assert reaped(early.child.pid)
 
 

@@ -413,7 +413,7 @@ def test_a_busy_or_read_only_cache_still_answers_and_forgets_later(claude_home, 
             cache.db.execute("PRAGMA busy_timeout=100")
             started = time.monotonic()
             assert sorted(e.file for e in folder_events(store, [folder], cache)) == expected
-            assert time.monotonic() - started < 5
+            assert time.monotonic() - started < 20  # not the 30 s the cache waits by default
     finally:
         writer.rollback()
         writer.close()
