@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import os
 import resource
+import socket
+import tempfile
 import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +62,12 @@ def isolated_env(tmp_path_factory, monkeypatch):
     places = tmp_path_factory.mktemp("memtui-dirs")
     for name in ("MEMTUI_DATA_DIR", "MEMTUI_CACHE_DIR", "MEMTUI_STATE_DIR", "MEMTUI_CONFIG_DIR"):
         monkeypatch.setenv(name, str(places / name.removeprefix("MEMTUI_").lower()))
+    # A temp dir of its own, here and in the processes it starts: a run's store copy there is
+    # named after its process, and a killed run's copy left by a test running beside this
+    # one would otherwise be this test's to recover.
+    scratch = tmp_path_factory.mktemp("tmp")
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     # Nor with the user's endpoint, model or proxy: the fake servers listen on 127.0.0.1, and
     # the doctor's report (and the store screen's line) must not depend on the machine.
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", *NETWORK_VARIABLES):
@@ -91,6 +99,15 @@ def fake():
 
     with FakeAnthropic() as server:
         yield server
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that refuses connections: bound and never listening, so that no
+    other process (a server of a test running beside this one) can take it meanwhile."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]
 
 
 @pytest.fixture
