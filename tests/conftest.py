@@ -47,16 +47,21 @@ _CLAUDE_ENV = (
 )
 
 
+def isolate_git(patch: pytest.MonkeyPatch) -> None:
+    """git with the tests' identity, and neither the user's config nor the system's."""
+    for name, value in GIT_IDENTITY.items():
+        patch.setenv(name, value)
+    patch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory, monkeypatch):
     """No test sees the user's config home, memory overrides or git identity."""
     for name in _CLAUDE_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("no-config-home")))
-    for name, value in GIT_IDENTITY.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    isolate_git(monkeypatch)
     # memtui's own journal, backups, caches and config never land in the user's XDG dirs,
     # and no test talks to the Anthropic API with the user's key.
     places = tmp_path_factory.mktemp("memtui-dirs")

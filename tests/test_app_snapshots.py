@@ -16,11 +16,13 @@ import fcntl
 import shutil
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import settle
+from conftest import isolate_git, settle
 from textual.widgets import Input, TabbedContent, TextArea
 from waiting import PATIENCE, pilot_until
 
@@ -35,7 +37,7 @@ from tui.app.screens.review import ReviewScreen
 from tui.app.screens.run import RunScreen
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude import paths
-from tui.demo import build_demo
+from tui.demo import Demo, build_demo
 from tui.history import journal
 
 ROOT = Path("/tmp/memtui-snapshots")
@@ -60,25 +62,54 @@ def size(request) -> tuple[int, int]:
     return SIZES[request.param]
 
 
-@pytest.fixture
-def demo(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
+def fix_the_world(patch: pytest.MonkeyPatch) -> None:
+    """What a screen shows besides the demo, the same on every run."""
+    patch.setenv("TZ", "UTC")
     time.tzset()
-    monkeypatch.setenv("HOME", str(ROOT))  # paths read `~/code/webapp`
+    patch.setenv("HOME", str(ROOT))  # paths read `~/code/webapp`
     for variable in ("VISUAL", "EDITOR"):  # `e` edits in the app
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setattr(journal, "time", FIXED_CLOCK)
-    monkeypatch.setattr(dream, "dt", SimpleNamespace(datetime=FixedDatetime, date=dt.date))
-    monkeypatch.setattr(run_screen, "time", SimpleNamespace(monotonic=lambda: NOW))
+        patch.delenv(variable, raising=False)
+    patch.setattr(journal, "time", FIXED_CLOCK)
+    patch.setattr(dream, "dt", SimpleNamespace(datetime=FixedDatetime, date=dt.date))
+    patch.setattr(run_screen, "time", SimpleNamespace(monotonic=lambda: NOW))
     # A cursor blinks every half second: a screenshot taken late would catch it off.
-    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
-    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
+    patch.setattr(Input, "_toggle_cursor", lambda self: None)
+    patch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
+
+
+@contextmanager
+def demo_place() -> Iterator[None]:
+    """ROOT, for this process alone until it is removed again."""
     with LOCK.open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            yield build_demo(ROOT, now=NOW)
+            yield
         finally:
             shutil.rmtree(ROOT, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def demo_built(tmp_path_factory) -> tuple[Demo, Path]:
+    """The demo as built at ROOT, and a copy of it: a build runs git a dozen times, a copy
+    takes a tenth of its time."""
+    kept = tmp_path_factory.mktemp("demo") / "as-built"
+    with pytest.MonkeyPatch.context() as patch, demo_place():
+        fix_the_world(patch)
+        isolate_git(patch)
+        built = build_demo(ROOT, now=NOW)
+        shutil.copytree(ROOT, kept, symlinks=True)  # times kept
+    time.tzset()
+    return built, kept
+
+
+@pytest.fixture
+def demo(monkeypatch, demo_built):
+    """The demo as built, at ROOT, whatever an earlier test did to it."""
+    built, kept = demo_built
+    fix_the_world(monkeypatch)
+    with demo_place():
+        shutil.copytree(kept, ROOT, symlinks=True)
+        yield built
     monkeypatch.undo()
     time.tzset()
 
@@ -305,3 +336,4 @@ async def test_c_scrolls_the_index_back_to_the_cut_rule(app):
         await pilot.press("c")
         await pilot.pause()
         assert view.scroll_y == at_cut
+
