@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import inspect
 import shutil
 import threading
 import time
@@ -45,6 +46,8 @@ LOCK = Path("/tmp/memtui-snapshots.lock")
 NOW = 1_767_225_600.0  # 2026-01-01 00:00 UTC: the demo's and the app's clock
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 WEBAPP = "~/code/webapp"
+# One demo path for all: in one worker of a parallel run, not waiting on the lock in two.
+pytestmark = pytest.mark.xdist_group("snapshots")
 
 
 # The journal's `time`: every commit made during a snapshot is made at NOW.
@@ -337,3 +340,12 @@ async def test_c_scrolls_the_index_back_to_the_cut_rule(app):
         await pilot.pause()
         assert view.scroll_y == at_cut
 
+
+def test_every_snapshot_on_disk_belongs_to_a_test():
+    """syrupy fails a run that leaves a snapshot unused, but not when the tests run in
+    parallel (as the suite does): a snapshot no test takes any more is found here."""
+    taking = [name for name, test in globals().items()
+              if name.startswith("test_") and "snap_compare" in inspect.signature(test).parameters]
+    folder = Path(__file__).parent / "__snapshots__" / Path(__file__).stem
+    assert sorted(path.name for path in folder.iterdir()) == sorted(
+        f"{name}[{size}].svg" for name in taking for size in SIZES)

@@ -87,6 +87,8 @@ def test_audit_all_json_is_what_a_plain_audit_of_each_store_gives(tree, capsys):
 # --- the discovery cache against changes between runs ------------------------------------
 
 AGED = generate.EPOCH  # files written by a test, dated back as if the change were old
+# The trees are made once for the module: its tests in one worker of a parallel run.
+pytestmark = pytest.mark.xdist_group("tree_output")
 
 
 @pytest.fixture(scope="module")
