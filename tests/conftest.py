@@ -87,14 +87,14 @@ def isolated_env(tmp_path_factory, monkeypatch):
 def lasting_notifications(monkeypatch):
     """An app's notifications (and their toasts) last until the test has read them: their
     5 to 15 seconds can run out first on a loaded machine, and Textual forgets them then."""
-    from textual.app import App
+    from tui.app.app import MemtuiApp
 
-    notify = App.notify
+    notify = MemtuiApp.notify
 
     def lasting(self, message, *, timeout=None, **options):
         return notify(self, message, timeout=3600, **options)
 
-    monkeypatch.setattr(App, "notify", lasting)
+    monkeypatch.setattr(MemtuiApp, "notify", lasting)
 
 
 @pytest.fixture
