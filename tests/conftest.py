@@ -420,25 +420,24 @@ def add_worktree(repo, path: Path, branch: str) -> Path:
     return path
 
 
-class HeldInFirstThread:
-    """A function to monkeypatch in: the first thread to call it is held until `release()`
-    and then answered by `first` (the function itself unless given); every other thread
-    calls straight through. For a worker that a newer one replaces while it is held:
+class HeldFirstCall:
+    """A function to monkeypatch in: its first call is held until `release()` and then
+    answered by `first` (the function itself unless given); every other call goes
+    straight through. For a worker that a newer one replaces while it is held:
     `answered` is set once the held call has returned."""
 
     def __init__(self, function, first=None):
         self.function = function
         self.first = first or function
-        self.thread: int | None = None
         self.entered = threading.Event()
         self.released = threading.Event()
         self.answered = threading.Event()
+        self._taken = threading.Lock()
 
     def __call__(self, *args, **kwargs):
-        if self.thread is None:
-            self.thread = threading.get_ident()
+        # The first call only: a worker thread is pooled, and its next call goes through.
+        if self._taken.acquire(blocking=False):
             self.entered.set()
-        if self.thread == threading.get_ident():
             self.released.wait(PATIENCE)
             try:
                 return self.first(*args, **kwargs)

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from app_home import build_app_home
-from conftest import HeldInFirstThread, settle
+from conftest import HeldFirstCall, settle
 from textual.command import CommandList
 from textual.widgets import Input, Static
 from textual.widgets._toast import Toast
@@ -270,7 +270,7 @@ async def test_a_scan_replaced_by_a_rescan_leaves_the_rescans_rows(claude_home, 
     from tui.app import summaries
 
     claude_home.store(folder="-work-one")
-    first_scan = HeldInFirstThread(summaries.summarize)
+    first_scan = HeldFirstCall(summaries.summarize)
     monkeypatch.setattr(summaries, "summarize", first_scan)
     app = MemtuiApp(claude_home.home, claude_home.env)
     async with app.run_test(size=(120, 40)) as pilot:
