@@ -82,9 +82,11 @@ def fix_the_world(patch: pytest.MonkeyPatch) -> None:
 
 @contextmanager
 def demo_place() -> Iterator[None]:
-    """ROOT, for this process alone until it is removed again."""
+    """ROOT, empty, for this process alone until it is removed again (anything there when
+    the lock is taken was left by a run that was killed)."""
     with LOCK.open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(ROOT, ignore_errors=True)
         try:
             yield
         finally:
