@@ -17,6 +17,7 @@ from textual.widgets import Static
 from waiting import pilot_until
 
 from tui.app.app import MemtuiApp
+from tui.app.disk import signature
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.store import StoreScreen
 from tui.app.widgets.virtual_table import VirtualTable
@@ -632,6 +633,10 @@ async def test_undo_that_would_lose_text_written_since_says_why_it_refuses(fixtu
         index = fixture.store / "MEMORY.md"
         claudes = index.read_bytes().replace(b"](project_orphan.md)", b"](project_payments.md)")
         index.write_bytes(claudes)  # Claude rewrote the very line the relink added
+        # The screen shows Claude's write before u is pressed, as it does for a user (who
+        # reads it first); on a loaded machine the watcher could notice it mid-undo instead.
+        assert await pilot_until(pilot, lambda: screen.loaded_signature == signature(fixture.store))
+        await settle(app, pilot)
         app.clear_notifications()
         await undo(app, pilot)
         assert index.read_bytes() == claudes
