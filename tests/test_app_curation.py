@@ -625,6 +625,19 @@ async def test_undo_keeps_an_index_line_claude_appended_after_the_change(fixture
         assert index.read_bytes().endswith(appended)
 
 
+async def test_a_store_moved_away_after_a_slow_read_says_so_without_a_rest(fixture, tmp_path):
+    """A reread rests as long as the last read took, so that a store rewritten faster than
+    it is read takes at most half the app's time; a store that is gone costs nothing to
+    read, and its banner waits for no rest. (A first read on a loaded machine, its journal
+    commit included, can take a minute: the banner then came that much later.)"""
+    async with store_screen(fixture) as (app, pilot, screen):
+        screen.read_seconds = 3600.0  # as if the last read had taken an hour
+        fixture.store.rename(tmp_path / "moved-away")
+        banner = screen.query_one("#lock-banner", Static)
+        assert await pilot_until(pilot, lambda: banner.display
+                                 and "no longer exists" in painted(banner))
+
+
 async def test_undo_that_would_lose_text_written_since_says_why_it_refuses(fixture):
     async with store_screen(fixture) as (app, pilot, screen):
         highlight(screen, "payments")
