@@ -57,7 +57,7 @@ async def test_the_read_only_banner_goes_when_the_dreaming_process_ends(fixture)
     """A dream's process that ends (or a lock that ages past the hour) frees the store
     without writing anything: the banner said "Read-only" until some other file changed,
     while the keys already worked."""
-    dreamer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    dreamer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     try:
         (fixture.store / ".consolidate-lock").write_text(str(dreamer.pid))
         app = MemtuiApp(fixture.home, fixture.env)
