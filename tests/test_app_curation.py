@@ -75,8 +75,10 @@ async def edit_in_app(app, pilot, screen: StoreScreen, name: str):
 
 
 def painted(widget: Static) -> str:
+    """The widget's text, each of its lines unbroken: a sentence naming a temp path (longer
+    under xdist, whose worker adds `popen-gw0` to it twice) must not wrap mid-phrase."""
     console = Console(width=200, file=io.StringIO(), color_system=None)
-    console.print(widget.content)
+    console.print(widget.content, soft_wrap=True)
     return console.file.getvalue()
 
 
@@ -628,8 +630,8 @@ async def test_undo_keeps_an_index_line_claude_appended_after_the_change(fixture
 async def test_a_store_moved_away_after_a_slow_read_says_so_without_a_rest(fixture, tmp_path):
     """A reread rests as long as the last read took, so that a store rewritten faster than
     it is read takes at most half the app's time; a store that is gone costs nothing to
-    read, and its banner waits for no rest. (A first read on a loaded machine, its journal
-    commit included, can take a minute: the banner then came that much later.)"""
+    read, and its banner waits for no rest. (The last read's time counts its journal
+    commit, seconds on a big store or a loaded machine: the banner came that much later.)"""
     async with store_screen(fixture) as (app, pilot, screen):
         screen.read_seconds = 3600.0  # as if the last read had taken an hour
         fixture.store.rename(tmp_path / "moved-away")
