@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import socket
+import tempfile
 import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+from waiting import PATIENCE
 
 from tui.claude import paths
 
@@ -19,6 +24,11 @@ from tui.claude import paths
 # checkout elsewhere (a worktree in /tmp) names them with MEMTUI_SHARED_TRANSCRIPTS.
 SHARED_TRANSCRIPTS = Path(os.environ.get("MEMTUI_SHARED_TRANSCRIPTS") or Path(__file__).resolve()
                           .parent.parent.parent / "shared" / "data" / "claude-transcripts")
+
+# Hypothesis's timing checks (200 ms for each example, a limit on slow data generation) judge
+# the machine, not the code: a loaded one trips them.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "Memtui Tests",
@@ -37,21 +47,32 @@ _CLAUDE_ENV = (
 )
 
 
+def isolate_git(patch: pytest.MonkeyPatch) -> None:
+    """git with the tests' identity, and neither the user's config nor the system's."""
+    for name, value in GIT_IDENTITY.items():
+        patch.setenv(name, value)
+    patch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory, monkeypatch):
     """No test sees the user's config home, memory overrides or git identity."""
     for name in _CLAUDE_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("no-config-home")))
-    for name, value in GIT_IDENTITY.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    isolate_git(monkeypatch)
     # memtui's own journal, backups, caches and config never land in the user's XDG dirs,
     # and no test talks to the Anthropic API with the user's key.
     places = tmp_path_factory.mktemp("memtui-dirs")
     for name in ("MEMTUI_DATA_DIR", "MEMTUI_CACHE_DIR", "MEMTUI_STATE_DIR", "MEMTUI_CONFIG_DIR"):
         monkeypatch.setenv(name, str(places / name.removeprefix("MEMTUI_").lower()))
+    # A temp dir of its own, here and in the processes it starts: a run's store copy there is
+    # named after its process, and a killed run's copy left by a test running beside this
+    # one would otherwise be this test's to recover.
+    scratch = tmp_path_factory.mktemp("tmp")
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     # Nor with the user's endpoint, model or proxy: the fake servers listen on 127.0.0.1, and
     # the doctor's report (and the store screen's line) must not depend on the machine.
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", *NETWORK_VARIABLES):
@@ -60,6 +81,20 @@ def isolated_env(tmp_path_factory, monkeypatch):
     from tui import notices
 
     notices.take()
+
+
+@pytest.fixture(autouse=True)
+def lasting_notifications(monkeypatch):
+    """An app's notifications (and their toasts) last until the test has read them: their
+    5 to 15 seconds can run out first on a loaded machine, and Textual forgets them then."""
+    from tui.app.app import MemtuiApp
+
+    notify = MemtuiApp.notify
+
+    def lasting(self, message, *, timeout=None, **options):
+        return notify(self, message, timeout=3600, **options)
+
+    monkeypatch.setattr(MemtuiApp, "notify", lasting)
 
 
 @pytest.fixture
@@ -72,11 +107,29 @@ def fake():
 
 
 @pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that refuses connections: bound and never listening, so that no
+    other process (a server of a test running beside this one) can take it meanwhile."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]
+
+
+@pytest.fixture
 def git_env() -> dict[str, str]:
     """An environment for git subprocesses with a committer identity and no user config."""
     env = dict(os.environ)
     env.update(GIT_IDENTITY)
     return env
+
+
+def cpu_seconds() -> float:
+    """CPU time used so far by this process and the children it has waited for. A bound on
+    work set in it holds on a loaded machine, where wall time grows with every other
+    process sharing the cores."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
 def real(path: str | os.PathLike[str]) -> Path:
@@ -301,6 +354,15 @@ def write_memory(store: Path, file: str, text: str | bytes, mtime: float | None 
     return path
 
 
+def write_whole(store: Path, file: str, text: str) -> Path:
+    """Write a file that a watcher of `store` can only see whole: written outside the store,
+    then renamed in. A plain write creates the file empty first, and a watcher polling every
+    50 ms on a loaded machine may see it empty for two polls and commit it twice."""
+    staged = store.parent / f".staged-{uuid.uuid4().hex}"
+    staged.write_text(text, encoding="utf-8")
+    return staged.replace(store / file)
+
+
 def write_index(store: Path, lines: Iterable[str] | str) -> Path:
     text = lines if isinstance(lines, str) else "\n".join(lines) + "\n"
     path = store / paths.INDEX_NAME
@@ -358,25 +420,29 @@ def add_worktree(repo, path: Path, branch: str) -> Path:
     return path
 
 
-class HeldInFirstThread:
-    """A function to monkeypatch in: the first thread to call it is held until `release()`
-    and then answered by `first` (the function itself unless given); every other thread
-    calls straight through. For a worker that a newer one replaces while it is held."""
+class HeldFirstCall:
+    """A function to monkeypatch in: its first call is held until `release()` and then
+    answered by `first` (the function itself unless given); every other call goes
+    straight through. For a worker that a newer one replaces while it is held:
+    `answered` is set once the held call has returned."""
 
     def __init__(self, function, first=None):
         self.function = function
         self.first = first or function
-        self.thread: int | None = None
         self.entered = threading.Event()
         self.released = threading.Event()
+        self.answered = threading.Event()
+        self._taken = threading.Lock()
 
     def __call__(self, *args, **kwargs):
-        if self.thread is None:
-            self.thread = threading.get_ident()
+        # The first call only: a worker thread is pooled, and its next call goes through.
+        if self._taken.acquire(blocking=False):
             self.entered.set()
-        if self.thread == threading.get_ident():
-            self.released.wait(10)
-            return self.first(*args, **kwargs)
+            self.released.wait(PATIENCE)
+            try:
+                return self.first(*args, **kwargs)
+            finally:
+                self.answered.set()
         return self.function(*args, **kwargs)
 
     def release(self) -> None:

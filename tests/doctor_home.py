@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import socket
 from pathlib import Path
 
 from conftest import index_line, memory_text, real, write_index, write_memory
@@ -45,7 +44,3 @@ def settings(path: Path, data: dict) -> Path:
     return path
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]

@@ -14,8 +14,10 @@ from app_home import build_app_home, open_first_store
 from conftest import settle, snapshot
 from rich.console import Console
 from textual.widgets import Static
+from waiting import pilot_until
 
 from tui.app.app import MemtuiApp
+from tui.app.disk import signature
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.store import StoreScreen
 from tui.app.widgets.virtual_table import VirtualTable
@@ -73,8 +75,10 @@ async def edit_in_app(app, pilot, screen: StoreScreen, name: str):
 
 
 def painted(widget: Static) -> str:
+    """The widget's text, each of its lines unbroken: a sentence naming a temp path (longer
+    under xdist, whose worker adds `popen-gw0` to it twice) must not wrap mid-phrase."""
     console = Console(width=200, file=io.StringIO(), color_system=None)
-    console.print(widget.content)
+    console.print(widget.content, soft_wrap=True)
     return console.file.getvalue()
 
 
@@ -438,11 +442,7 @@ async def test_live_refresh_shows_a_memory_claude_just_wrote(fixture):
         (fixture.store / "user_editor.md").write_text(
             "---\nname: editor\ndescription: the user edits in helix\ntype: user\n---\n\nHelix.\n"
         )
-        for _ in range(30):
-            await pilot.pause(0.1)
-            if "editor" in names(screen):
-                break
-        assert "editor" in names(screen)
+        assert await pilot_until(pilot, lambda: "editor" in names(screen))
 
 
 async def test_live_refresh_waits_for_an_open_confirmation(fixture):
@@ -451,11 +451,8 @@ async def test_live_refresh_waits_for_an_open_confirmation(fixture):
         await pilot.press("a")
         await pilot.pause()
         (fixture.store / "user_editor.md").write_text("---\nname: editor\n---\n\nHelix.\n")
-        for _ in range(30):
-            await pilot.pause(0.1)
-            if any("changed on disk" in n.message for n in app._notifications):
-                break
-        assert any("changed on disk" in n.message for n in app._notifications)
+        assert await pilot_until(pilot, lambda: any("changed on disk" in n.message
+                                                    for n in app._notifications))
         assert "editor" not in names(screen)  # nothing reloaded under the dialog
         await pilot.press("escape")
         await settle(app, pilot)
@@ -477,20 +474,12 @@ async def test_in_app_edit_leaves_files_it_cannot_give_back_byte_for_byte(fixtur
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="editor scripts need a POSIX shell")
 
 
-async def wait_for(pilot, condition, rounds: int = 40) -> bool:
-    for _ in range(rounds):
-        if condition():
-            return True
-        await pilot.pause(0.1)
-    return condition()
-
-
 async def test_a_store_moved_away_while_open_says_so_and_offers_no_repair(fixture, tmp_path):
     async with store_screen(fixture) as (app, pilot, screen):
         moved = tmp_path / "moved-away"
         fixture.store.rename(moved)
         banner = screen.query_one("#lock-banner", Static)
-        assert await wait_for(pilot, lambda: banner.display
+        assert await pilot_until(pilot, lambda: banner.display
                               and "no longer exists" in painted(banner))
         await pilot.press("3")
         tally = painted(screen.query_one("#findings-tally", Static))
@@ -505,7 +494,7 @@ async def test_a_store_moved_away_while_open_says_so_and_offers_no_repair(fixtur
             assert messages and all("no longer exists" in m for m in messages), messages
         assert not fixture.store.exists()  # nothing recreated it
         moved.rename(fixture.store)  # put back: the screen is a store again
-        assert await wait_for(pilot, lambda: not banner.display)
+        assert await pilot_until(pilot, lambda: not banner.display)
         assert "payments" in names(screen)
 
 
@@ -638,6 +627,19 @@ async def test_undo_keeps_an_index_line_claude_appended_after_the_change(fixture
         assert index.read_bytes().endswith(appended)
 
 
+async def test_a_store_moved_away_after_a_slow_read_says_so_without_a_rest(fixture, tmp_path):
+    """A reread rests as long as the last read took, so that a store rewritten faster than
+    it is read takes at most half the app's time; a store that is gone costs nothing to
+    read, and its banner waits for no rest. (The last read's time counts its journal
+    commit, seconds on a big store or a loaded machine: the banner came that much later.)"""
+    async with store_screen(fixture) as (app, pilot, screen):
+        screen.read_seconds = 3600.0  # as if the last read had taken an hour
+        fixture.store.rename(tmp_path / "moved-away")
+        banner = screen.query_one("#lock-banner", Static)
+        assert await pilot_until(pilot, lambda: banner.display
+                                 and "no longer exists" in painted(banner))
+
+
 async def test_undo_that_would_lose_text_written_since_says_why_it_refuses(fixture):
     async with store_screen(fixture) as (app, pilot, screen):
         highlight(screen, "payments")
@@ -646,6 +648,10 @@ async def test_undo_that_would_lose_text_written_since_says_why_it_refuses(fixtu
         index = fixture.store / "MEMORY.md"
         claudes = index.read_bytes().replace(b"](project_orphan.md)", b"](project_payments.md)")
         index.write_bytes(claudes)  # Claude rewrote the very line the relink added
+        # The screen shows Claude's write before u is pressed, as it does for a user (who
+        # reads it first); on a loaded machine the watcher could notice it mid-undo instead.
+        assert await pilot_until(pilot, lambda: screen.loaded_signature == signature(fixture.store))
+        await settle(app, pilot)
         app.clear_notifications()
         await undo(app, pilot)
         assert index.read_bytes() == claudes

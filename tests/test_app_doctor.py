@@ -10,6 +10,7 @@ from conftest import settle
 from rich.console import Console
 from textual.geometry import Region
 from textual.widgets import Static
+from waiting import PATIENCE, pilot_until
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.doctor import DoctorScreen
@@ -188,18 +189,18 @@ async def test_w_on_a_project_whose_folder_is_gone_reports_on_its_sessions(claud
 
 
 async def test_the_lock_line_follows_the_lock_lapsing_while_the_report_is_open(
-        claude_home, tmp_path):
+        claude_home, tmp_path, monkeypatch):
     """Claude Code's lock is held for 60 minutes at most: no file changes when the hour
     runs out, yet the report must not go on saying a dream holds it."""
-    import asyncio
     import os
     import time
+    import types
+
+    from tui import doctor
+    from tui.claude import lock as lock_module
 
     fixture = build_app_home(claude_home, tmp_path)
-    lock = fixture.store / ".consolidate-lock"
-    lock.write_text(str(os.getpid()))  # a live holder
-    taken = time.time() - 3600 + 3  # its hour runs out in 3 s
-    os.utime(lock, (taken, taken))
+    (fixture.store / ".consolidate-lock").write_text(str(os.getpid()))  # a live holder
     project = discover(fixture.home, fixture.env).projects[0]
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -208,12 +209,13 @@ async def test_the_lock_line_follows_the_lock_lapsing_while_the_report_is_open(
         await pilot.press("w")
         await settle(app, pilot)
         assert "dream_lock A dream holds" in shown(app.screen, "#doctor-report", width=116)
-        for _ in range(80):
-            await asyncio.sleep(0.1)
-            await settle(app, pilot)
-            if "older than 60 minutes, so the lock is free" in shown(
-                    app.screen, "#doctor-report", width=116):
-                break
+        # The hour runs out: the clocks the lock and the doctor read move past it, and no
+        # file changes (however long the machine took to get here).
+        hour_later = types.SimpleNamespace(time=lambda: time.time() + 3600)
+        monkeypatch.setattr(lock_module, "time", hour_later)
+        monkeypatch.setattr(doctor, "time", hour_later)
+        assert await pilot_until(pilot, lambda: "older than 60 minutes, so the lock is free" in
+                                 shown(app.screen, "#doctor-report", width=116))
         report = shown(app.screen, "#doctor-report", width=116)
         assert "older than 60 minutes, so the lock is free" in report
         assert "A dream holds" not in report
@@ -232,11 +234,14 @@ async def test_a_rerun_is_not_undone_by_the_slow_probe_it_replaced(claude_home, 
     real_doctor = doctor.run_doctor
     probing, release = threading.Event(), threading.Event()
 
+    probed = threading.Event()
+
     def slow_probe(app, target, project, online):
         report = real_doctor(app, target, project, False)
         if online:
             probing.set()
-            release.wait(10)
+            release.wait(PATIENCE)
+            probed.set()
         return report
 
     monkeypatch.setattr(doctor, "run_doctor", slow_probe)
@@ -255,7 +260,8 @@ async def test_a_rerun_is_not_undone_by_the_slow_probe_it_replaced(claude_home, 
         await settle(app, pilot)
         assert app.screen.report.check("index_size").status == "ok"
         release.set()
-        await pilot.pause(0.5)
+        assert await pilot_until(pilot, probed.is_set)
+        await pilot.pause(0.5)  # time for its report to land, were it posted
         await settle(app, pilot)
         assert app.screen.report.check("index_size").status == "ok"
         assert "FAIL index_size" not in shown(app.screen, "#doctor-report", width=116)
@@ -282,10 +288,18 @@ async def test_a_lock_taken_during_a_probe_keeps_the_probes_answer(claude_home, 
     def slow_probe(app, target, project, online):
         if online:
             probing.set()
-            release.wait(10)
+            release.wait(PATIENCE)
         return real_doctor(app, target, project, online)
 
+    real_lock_seen = doctor.lock_seen
+    looks = []
+
+    def counted_lock_seen(store):
+        looks.append(store)
+        return real_lock_seen(store)
+
     monkeypatch.setattr(doctor, "run_doctor", slow_probe)
+    monkeypatch.setattr(doctor, "lock_seen", counted_lock_seen)
     app = MemtuiApp(fixture.home, env)
     async with app.run_test(size=(120, 40)) as pilot:
         app.push_screen(DoctorScreen(str(fixture.store), project))
@@ -294,13 +308,13 @@ async def test_a_lock_taken_during_a_probe_keeps_the_probes_answer(claude_home, 
         while not probing.is_set():
             await pilot.pause(0.05)
         (fixture.store / ".consolidate-lock").write_text(str(os.getpid()))  # a dream starts
-        await pilot.pause(doctor.LOCK_POLL_SECONDS * 2.5)
+        looked = len(looks)
+        assert await pilot_until(pilot, lambda: len(looks) >= looked + 2)  # the watcher saw it
         release.set()
-        for _ in range(40):
-            await pilot.pause(0.1)
-            await settle(app, pilot)
-            if "A dream holds" in shown(app.screen, "#doctor-report", width=116):
-                break
+        await settle(app, pilot)  # the probe's run ends
+        assert await pilot_until(pilot, lambda: "A dream holds" in shown(
+            app.screen, "#doctor-report", width=116))
+        await settle(app, pilot)
         assert app.screen.report.check("api_probe").status == "ok"
         assert "A dream holds" in shown(app.screen, "#doctor-report", width=116)
         assert len(fake.requests) == 1

@@ -10,9 +10,10 @@ import io
 from datetime import timedelta
 
 import pytest
-from conftest import HeldInFirstThread, settle
+from conftest import HeldFirstCall, settle
 from rich.console import Console
 from textual.widgets import Static
+from waiting import pilot_until
 
 from tests.conftest import add_worktree, make_repo, memory_text, real
 from tests.test_history_transcripts import (
@@ -272,10 +273,11 @@ async def test_a_rescan_of_lost_updates_is_not_undone_by_the_scan_it_replaced(ov
     from tui.history import recovery
 
     claude, store, *_ = overwritten
-    first_scan = HeldInFirstThread(recovery.all_lost_updates, first=lambda *_: [])
-    monkeypatch.setattr(recovery, "all_lost_updates", first_scan)
     app = MemtuiApp(claude.home, claude.env)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)  # the projects screen's scan, which counts lost updates too
+        first_scan = HeldFirstCall(recovery.all_lost_updates, first=lambda *_: [])
+        monkeypatch.setattr(recovery, "all_lost_updates", first_scan)
         app.push_screen(OverwritesScreen(project_of(claude, store)))
         while not first_scan.entered.is_set():
             await pilot.pause(0.05)
@@ -284,7 +286,8 @@ async def test_a_rescan_of_lost_updates_is_not_undone_by_the_scan_it_replaced(ov
         table = app.screen.query_one("#overwrites", VirtualTable)
         assert [row[0] for row in rows(table)] == ["1 lost"]
         first_scan.release()
-        await pilot.pause(0.5)
+        assert await pilot_until(pilot, first_scan.answered.is_set)
+        await pilot.pause(0.5)  # time for its rows to land, were they posted
         await settle(app, pilot)
         assert [row[0] for row in rows(table)] == ["1 lost"]
         assert "1 lost update:" in shown(app.screen.query_one("#overwrites-status", Static))

@@ -11,6 +11,7 @@ import pytest
 from app_home import build_app_home, open_first_store
 from conftest import memory_text, settle, write_memory
 from textual.widgets import Static
+from waiting import pilot_until
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
@@ -20,14 +21,6 @@ from tui.app.widgets.virtual_table import VirtualTable
 @pytest.fixture
 def fixture(claude_home, tmp_path):
     return build_app_home(claude_home, tmp_path)
-
-
-async def wait_for(pilot, condition, seconds: float = 4.0) -> bool:
-    for _ in range(int(seconds * 10)):
-        if condition():
-            return True
-        await pilot.pause(0.1)
-    return condition()
 
 
 async def reload_after_a_write(app, pilot, screen: StoreScreen, round_: int) -> None:
@@ -64,7 +57,7 @@ async def test_the_read_only_banner_goes_when_the_dreaming_process_ends(fixture)
     """A dream's process that ends (or a lock that ages past the hour) frees the store
     without writing anything: the banner said "Read-only" until some other file changed,
     while the keys already worked."""
-    dreamer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    dreamer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     try:
         (fixture.store / ".consolidate-lock").write_text(str(dreamer.pid))
         app = MemtuiApp(fixture.home, fixture.env)
@@ -74,7 +67,7 @@ async def test_the_read_only_banner_goes_when_the_dreaming_process_ends(fixture)
             assert banner.display and "Read-only" in str(banner.content)
             dreamer.kill()
             dreamer.wait()
-            assert await wait_for(pilot, lambda: not banner.display), str(banner.content)
+            assert await pilot_until(pilot, lambda: not banner.display), str(banner.content)
     finally:
         dreamer.kill()
         dreamer.wait()
@@ -95,8 +88,8 @@ async def test_the_projects_screen_shows_a_memory_claude_just_wrote(fixture):
         assert cells[1:4:2] == ["5", "2"]  # memories, orphans
         write_memory(fixture.store, "user_editor.md",
                      memory_text("editor", "the user edits in helix", "user"))
-        assert await wait_for(pilot, lambda: project_cells(app)[path][1:4:2] == ["6", "3"],
-                              seconds=6), project_cells(app)
+        assert await pilot_until(pilot, lambda: project_cells(app)[path][1:4:2] == ["6", "3"]), \
+            project_cells(app)
 
 
 async def test_the_projects_screen_learns_of_a_new_project_and_says_so(fixture, claude_home,
@@ -113,7 +106,7 @@ async def test_the_projects_screen_learns_of_a_new_project_and_says_so(fixture, 
         fresh.mkdir()
         claude_home.session(fresh)
         write_memory(claude_home.store(fresh), "user_role.md", memory_text("role", "api owner"))
-        assert await wait_for(pilot, lambda: len(project_cells(app)) == 2, seconds=6)
+        assert await pilot_until(pilot, lambda: len(project_cells(app)) == 2)
         assert table.highlighted.key == on_shop  # the cursor stays where the user left it
         assert any("New project" in n.message and "work/api" in n.message
                    for n in app._notifications), [n.message for n in app._notifications]
@@ -135,7 +128,7 @@ async def test_a_confirmation_made_stale_by_claude_writes_nothing(fixture):
         assert isinstance(app.screen, ConfirmScreen)
         assert "project_orphan.md" in str(app.screen.plan.summary)
         (fixture.store / "project_orphan.md").unlink()
-        assert await wait_for(pilot, lambda: screen.reload_pending)
+        assert await pilot_until(pilot, lambda: screen.reload_pending)
         await pilot.press("y")
         await settle(app, pilot)
         assert index.read_bytes() == before  # no line to a deleted file
@@ -159,7 +152,7 @@ async def test_a_confirmation_still_true_applies_despite_other_writes(fixture):
         assert isinstance(app.screen, ConfirmScreen)
         write_memory(fixture.store, "user_editor.md",
                      memory_text("editor", "the user edits in helix", "user"))
-        assert await wait_for(pilot, lambda: screen.reload_pending)
+        assert await pilot_until(pilot, lambda: screen.reload_pending)
         await pilot.press("y")
         await settle(app, pilot)
         assert "(project_orphan.md)" in index.read_text()
@@ -201,7 +194,6 @@ async def test_a_store_written_faster_than_it_loads_is_read_once_at_a_time(fixtu
             write_memory(fixture.store, f"user_fact_{n}.md",
                          memory_text(f"fact {n}", f"fact number {n}", "user"))
             await pilot.pause(0.3)
-        assert await wait_for(pilot, lambda: "fact 11" in [
-            str(row.cells[2]) for row in screen.query_one("#memory-table", VirtualTable).rows],
-            seconds=10)
+        assert await pilot_until(pilot, lambda: "fact 11" in [
+            str(row.cells[2]) for row in screen.query_one("#memory-table", VirtualTable).rows])
         assert most == 1, f"{most} reads of the store at once"

@@ -265,7 +265,10 @@ async def test_at_120_columns_every_finding_is_read_whole_in_its_row(tmp_path):
             await pilot.pause()
             lines = column_text(table, "message", number)
             wrapped += len(lines) > 1
-            assert " ".join(lines) == message_beside(row.finding), row.finding
+            # A word longer than the column (a temp path, longer still under xdist) is
+            # folded mid-word: compare what is read, not where the lines break.
+            assert "".join("".join(lines).split()) == \
+                "".join(message_beside(row.finding).split()), row.finding
             assert "…" not in column_text(table, "where", number)[0] or \
                 len(where(row.finding)) > 24
             assert not lines[0].startswith(row.finding.file or "\0")

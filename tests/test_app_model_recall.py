@@ -99,7 +99,5 @@ async def test_without_a_key_the_tab_says_what_the_model_column_needs(claude_hom
     app, project = recall_app(claude_home, tmp_path, {})
     async with app.run_test(size=(160, 40)) as pilot:
         await ask(app, pilot, project, "how do we test?")
-        await pilot.pause(0.1)
-        assert "needs ANTHROPIC_API_KEY" in model_column(app)
-        offline = shown(app, "#recall-results")
-        assert "feedback_testing.md" in offline
+        await until(pilot, lambda: "needs ANTHROPIC_API_KEY" in model_column(app)
+                    and "feedback_testing.md" in shown(app, "#recall-results"))

@@ -7,9 +7,11 @@ import threading
 from pathlib import Path
 
 from app_home import build_app_home
-from conftest import HeldInFirstThread, settle
+from conftest import HeldFirstCall, settle
+from textual.command import CommandList
 from textual.widgets import Input, Static
 from textual.widgets._toast import Toast
+from waiting import PATIENCE, pilot_until
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.confirm import ConfirmScreen
@@ -51,7 +53,7 @@ async def test_first_frame_comes_before_the_scan(claude_home, tmp_path, monkeypa
     discover = projects.discover
 
     def slow_discover(*args, **kwargs):
-        scan_may_finish.wait(10)
+        scan_may_finish.wait(PATIENCE)
         return discover(*args, **kwargs)
 
     monkeypatch.setattr(projects, "discover", slow_discover)
@@ -189,7 +191,8 @@ async def test_f1_shows_the_keys_and_palette_has_namespaced_commands(claude_home
         assert not app.screen.query("HelpPanel")
         await pilot.press("ctrl+p")
         await pilot.press(*"toggle dark")
-        await pilot.pause(0.3)
+        palette_hits = app.screen.query_one(CommandList)
+        assert await pilot_until(pilot, lambda: palette_hits.option_count == 1)  # searched
         await pilot.press("enter")
         await pilot.pause()
         assert app.theme == "textual-light"
@@ -251,12 +254,12 @@ async def test_settling_waits_past_a_worker_that_a_newer_one_replaced(claude_hom
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         release = threading.Event()
-        first = app.run_worker(lambda: release.wait(10), thread=True, exclusive=True, group="t")
+        first = app.run_worker(lambda: release.wait(PATIENCE), thread=True, exclusive=True, group="t")
         settling = asyncio.create_task(app.settled())
         await asyncio.sleep(0.1)
         second = app.run_worker(lambda: None, thread=True, exclusive=True, group="t")
         release.set()
-        await asyncio.wait_for(settling, 10)
+        await asyncio.wait_for(settling, PATIENCE)
         assert first.state is WorkerState.CANCELLED
         assert second.is_finished
 
@@ -267,7 +270,7 @@ async def test_a_scan_replaced_by_a_rescan_leaves_the_rescans_rows(claude_home, 
     from tui.app import summaries
 
     claude_home.store(folder="-work-one")
-    first_scan = HeldInFirstThread(summaries.summarize)
+    first_scan = HeldFirstCall(summaries.summarize)
     monkeypatch.setattr(summaries, "summarize", first_scan)
     app = MemtuiApp(claude_home.home, claude_home.env)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -278,7 +281,8 @@ async def test_a_scan_replaced_by_a_rescan_leaves_the_rescans_rows(claude_home, 
         await settle(app, pilot)
         assert "2 projects in" in str(app.screen.query_one("#scan-status", Static).content)
         first_scan.release()
-        await pilot.pause(0.5)
+        assert await pilot_until(pilot, first_scan.answered.is_set)
+        await pilot.pause(0.5)  # time for its rows to land, were they posted
         await settle(app, pilot)
         assert "2 projects in" in str(app.screen.query_one("#scan-status", Static).content)
         assert len(app.screen.rows) == 2
@@ -300,7 +304,7 @@ async def test_a_home_change_during_a_scan_lets_it_finish_and_is_seen_after(clau
 
     def slow(path):
         reading.set()
-        release.wait(10)
+        release.wait(PATIENCE)
         return summarize(path)
 
     monkeypatch.setattr(summaries, "summarize", slow)
@@ -318,11 +322,8 @@ async def test_a_home_change_during_a_scan_lets_it_finish_and_is_seen_after(clau
         release.set()
         await settle(app, pilot)
         assert screen.scanned.summaries is not None  # the scan finished: the rows are whole
-        for _ in range(100):  # the watcher polls every 2 s: it sees the change again
-            if screen.rows[0].project.memories == 1:
-                break
-            await pilot.pause(0.1)
-        assert screen.rows[0].project.memories == 1
+        # the watcher polls every 2 s: it sees the change again
+        assert await pilot_until(pilot, lambda: screen.rows[0].project.memories == 1)
 
 
 async def test_counts_past_a_thousand_read_one_way_everywhere(claude_home, tmp_path):

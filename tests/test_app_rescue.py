@@ -27,8 +27,10 @@ def project_of(home, store):
 
 
 def painted(widget: Static) -> str:
+    """The widget's text, each of its lines unbroken: a temp path is 20 characters longer
+    under xdist and a sentence naming it must not wrap mid-phrase."""
     console = Console(width=200, file=io.StringIO(), color_system=None)
-    console.print(widget.content)
+    console.print(widget.content, soft_wrap=True)
     return console.file.getvalue()
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app_home import demo_app, open_review
-from conftest import HeldInFirstThread, settle
+from conftest import HeldFirstCall, settle
 from textual.geometry import Region
 
 from tui.agents.dream import run_dream
@@ -53,7 +53,7 @@ async def test_the_footer_offers_what_can_be_done_now_and_applying_shows_progres
 
     app, webapp = demo_app(tmp_path / "demo")
     result = run_dream(webapp.store, engine="offline")
-    held_apply = HeldInFirstThread(run_result.conclude)
+    held_apply = HeldFirstCall(run_result.conclude)
     monkeypatch.setattr(run_result, "conclude", held_apply)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_review(app, pilot, result)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import os
 import threading
@@ -11,6 +10,7 @@ import pytest
 from app_home import FIXED_MTIME, build_app_home
 from conftest import memory_text, write_memory
 from textual.widgets import RichLog, Static
+from waiting import PATIENCE, pilot_until
 
 from tui.agents import offline
 from tui.app.app import MemtuiApp
@@ -52,7 +52,7 @@ def hold_consolidate(monkeypatch) -> threading.Event:
     merge = offline.merge_duplicates
 
     def held_merge(staging, log):
-        gate.wait(10)
+        gate.wait(PATIENCE)
         return merge(staging, log)
 
     monkeypatch.setattr(offline, "merge_duplicates", held_merge)
@@ -63,13 +63,9 @@ def store_bytes(store) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in store.iterdir() if path.is_file()}
 
 
-async def until(pilot, condition, timeout: float = 20.0) -> None:
+async def until(pilot, condition) -> None:
     """Let the app run until `condition()` holds (run and write workers post back)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "timed out waiting for the app"
-        await pilot.pause(0.05)
+    assert await pilot_until(pilot, condition), "timed out waiting for the app"
 
 
 async def open_store(app, pilot, project) -> None:
@@ -237,12 +233,12 @@ async def test_the_models_reply_streams_in_under_the_log_until_it_is_logged_whol
         for piece in ("Reading ", "the ", "index ", "first."):
             progress.stream(piece)
         streamed.set()
-        gate.wait(10)
+        gate.wait(PATIENCE)
         for n in range(600):  # a long reply, in lines: the newest words stay in view
             progress.stream(f"line {n} of a long plan\n")
         progress.stream("FINAL")
         long_reply.set()
-        gate_two.wait(10)
+        gate_two.wait(PATIENCE)
         progress.say("model", "Reading the index first.")
         progress.finish()
         return RunResult("dream", "anthropic", FAILED, progress.snapshot(), (), error="stopped")

@@ -4,7 +4,7 @@ path and timezone.
 Store keys (the sanitized project paths) show on screen, so the demo is built at one fixed
 path; a lock file keeps two test runs on the same machine from building it at once. Time is
 kept out: the app's clock, the journal's commit times, a dream's label and the run screen's
-timer are all fixed. Accept changed screens with
+timer are all fixed, and cursors do not blink. Accept changed screens with
 `pytest tests/test_app_snapshots.py --snapshot-update` after looking at the SVGs under
 tests/__snapshots__/.
 """
@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import inspect
 import shutil
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import settle
-from textual.widgets import TabbedContent, TextArea
+from conftest import isolate_git, settle
+from textual.widgets import Input, TabbedContent, TextArea
+from waiting import PATIENCE, pilot_until
 
 from tui.agents import dream
 from tui.agents.dream import PHASES, run_dream
@@ -34,7 +38,7 @@ from tui.app.screens.review import ReviewScreen
 from tui.app.screens.run import RunScreen
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude import paths
-from tui.demo import build_demo
+from tui.demo import Demo, build_demo
 from tui.history import journal
 
 ROOT = Path("/tmp/memtui-snapshots")
@@ -42,6 +46,8 @@ LOCK = Path("/tmp/memtui-snapshots.lock")
 NOW = 1_767_225_600.0  # 2026-01-01 00:00 UTC: the demo's and the app's clock
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 WEBAPP = "~/code/webapp"
+# One demo path for all: in one worker of a parallel run, not waiting on the lock in two.
+pytestmark = pytest.mark.xdist_group("snapshots")
 
 
 # The journal's `time`: every commit made during a snapshot is made at NOW.
@@ -59,22 +65,56 @@ def size(request) -> tuple[int, int]:
     return SIZES[request.param]
 
 
-@pytest.fixture
-def demo(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
+def fix_the_world(patch: pytest.MonkeyPatch) -> None:
+    """What a screen shows besides the demo, the same on every run."""
+    patch.setenv("TZ", "UTC")
     time.tzset()
-    monkeypatch.setenv("HOME", str(ROOT))  # paths read `~/code/webapp`
+    patch.setenv("HOME", str(ROOT))  # paths read `~/code/webapp`
     for variable in ("VISUAL", "EDITOR"):  # `e` edits in the app
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setattr(journal, "time", FIXED_CLOCK)
-    monkeypatch.setattr(dream, "dt", SimpleNamespace(datetime=FixedDatetime, date=dt.date))
-    monkeypatch.setattr(run_screen, "time", SimpleNamespace(monotonic=lambda: NOW))
+        patch.delenv(variable, raising=False)
+    patch.setattr(journal, "time", FIXED_CLOCK)
+    patch.setattr(dream, "dt", SimpleNamespace(datetime=FixedDatetime, date=dt.date))
+    patch.setattr(run_screen, "time", SimpleNamespace(monotonic=lambda: NOW))
+    # A cursor blinks every half second: a screenshot taken late would catch it off.
+    patch.setattr(Input, "_toggle_cursor", lambda self: None)
+    patch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
+
+
+@contextmanager
+def demo_place() -> Iterator[None]:
+    """ROOT, empty, for this process alone until it is removed again (anything there when
+    the lock is taken was left by a run that was killed)."""
     with LOCK.open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(ROOT, ignore_errors=True)
         try:
-            yield build_demo(ROOT, now=NOW)
+            yield
         finally:
             shutil.rmtree(ROOT, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def demo_built(tmp_path_factory) -> tuple[Demo, Path]:
+    """The demo as built at ROOT, and a copy of it: a build runs git a dozen times, a copy
+    takes a tenth of its time."""
+    kept = tmp_path_factory.mktemp("demo") / "as-built"
+    with pytest.MonkeyPatch.context() as patch, demo_place():
+        fix_the_world(patch)
+        isolate_git(patch)
+        built = build_demo(ROOT, now=NOW)
+        shutil.copytree(ROOT, kept, symlinks=True)  # times kept
+    time.tzset()
+    return built, kept
+
+
+@pytest.fixture
+def demo(monkeypatch, demo_built):
+    """The demo as built, at ROOT, whatever an earlier test did to it."""
+    built, kept = demo_built
+    fix_the_world(monkeypatch)
+    with demo_place():
+        shutil.copytree(kept, ROOT, symlinks=True)
+        yield built
     monkeypatch.undo()
     time.tzset()
 
@@ -237,7 +277,7 @@ def scripted_dream(listener, cancel: threading.Event) -> RunResult:
     listener(LogLine("Consolidate", "tool", "read_file project_flaky_e2e.md"))
     listener(ModelText("Consolidate", "project_flaky_e2e.md and feedback_use_pnpm.md both "
                        "say to pin Playwright; merging them into one memory and"))
-    cancel.wait(30)
+    cancel.wait(PATIENCE)
     return RunResult("dream", "anthropic", CANCELLED, (), ())
 
 
@@ -247,8 +287,10 @@ def test_dream_mid_run(snap_compare, app, size):
     async def start(pilot):
         await open_webapp(pilot)
         store = pilot.app.screen.path
-        pilot.app.push_screen(RunScreen("dream", WEBAPP, engine, scripted_dream, PHASES, store))
-        await pilot.pause(0.3)
+        run = RunScreen("dream", WEBAPP, engine, scripted_dream, PHASES, store)
+        pilot.app.push_screen(run)
+        # The script's events reach the screen in order: the last one shown means all are.
+        assert await pilot_until(pilot, lambda: run.streaming.endswith("one memory and"))
 
     assert snap_compare(app, terminal_size=size, run_before=start)
 
@@ -299,3 +341,13 @@ async def test_c_scrolls_the_index_back_to_the_cut_rule(app):
         await pilot.press("c")
         await pilot.pause()
         assert view.scroll_y == at_cut
+
+
+def test_every_snapshot_on_disk_belongs_to_a_test():
+    """syrupy fails a run that leaves a snapshot unused, but not when the tests run in
+    parallel (as the suite does): a snapshot no test takes any more is found here."""
+    taking = [name for name, test in globals().items()
+              if name.startswith("test_") and "snap_compare" in inspect.signature(test).parameters]
+    folder = Path(__file__).parent / "__snapshots__" / Path(__file__).stem
+    assert sorted(path.name for path in folder.iterdir()) == sorted(
+        f"{name}[{size}].svg" for name in taking for size in SIZES)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 
 import pytest
@@ -10,6 +9,7 @@ from app_home import build_app_home
 from conftest import index_line, memory_text, settle, write_index, write_memory
 from rich.console import Console
 from textual.widgets import Input, Markdown, Static, TabbedContent
+from waiting import pilot_until
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
@@ -236,11 +236,9 @@ async def test_a_store_removed_while_open_says_it_is_gone(store_app):
         screen = await open_store(app, pilot, project)
         table = screen.query_one("#memory-table", VirtualTable)
         fixture.store.rename(fixture.store.with_name("memory.moved"))
-        for _ in range(40):  # the screen's own watcher notices (it polls every second)
-            await asyncio.sleep(0.1)
-            await settle(app, pilot)
-            if not table.rows:
-                break
+        # the screen's own watcher notices (it polls every second)
+        assert await pilot_until(pilot, lambda: not table.rows)
+        await settle(app, pilot)
         assert table.rows == []
         assert "no longer exists" in table.empty_text
 

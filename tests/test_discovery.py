@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
 from conftest import (
     add_worktree,
+    cpu_seconds,
     make_repo,
     memory_saved_record,
     real,
@@ -227,9 +227,9 @@ def test_discovery_filesystem_walk_with_many_dashes_stays_fast(tmp_path, claude_
         (base / "-".join(parts[:i])).mkdir()
         (base / "-".join(parts[:i]) / "-".join(parts[i:])).mkdir()
     store = claude_home.store(deep)
-    started = time.monotonic()
+    started = cpu_seconds()
     project = project_named(scan(claude_home), store.parent.name)
-    assert time.monotonic() - started < 10
+    assert cpu_seconds() - started < 10
     assert project.resting
     assert project.key_path in {str(base / "-".join(parts[:i]) / "-".join(parts[i:]))
                                 for i in range(1, len(parts))} | {str(deep)}
@@ -273,10 +273,10 @@ def test_discovery_projects_folder_with_2000_entries_completes(tmp_path, claude_
         claude_home.session(f"{gone}/t{i}")
     for i in range(1000):
         claude_home.store(gone / f"s{i}")
-    started = time.monotonic()
+    started = cpu_seconds()
     inventory = scan(claude_home)
     assert len(inventory.projects) == 2000
-    assert time.monotonic() - started < 60
+    assert cpu_seconds() - started < 60
 
 
 def test_a_gone_folder_naming_two_stores_alike_maps_the_same_on_every_run(tmp_path, claude_home):

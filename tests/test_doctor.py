@@ -31,7 +31,6 @@ from doctor_home import (
     KEY,
     build_project,
     checks_of,
-    free_port,
     memtui,
     run_doctor,
     settings,
@@ -317,9 +316,10 @@ def test_custom_endpoint_without_a_model_warns_and_a_spaced_model_fails(project,
     assert check["fix"] == "export ANTHROPIC_MODEL=claude-sonnet-4-5"
 
 
-def test_proxy_on_localhost_with_nothing_listening_fails(project, capsys, monkeypatch):
+def test_proxy_on_localhost_with_nothing_listening_fails(project, capsys, monkeypatch,
+                                                         refused_port):
     claude, root, _ = project
-    port = free_port()
+    port = refused_port
     monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{port}")
     code, report, _ = run_doctor(claude, root, capsys)
     check = checks_of(report)["proxy"]

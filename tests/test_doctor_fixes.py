@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ClaudeHome, memory_text
-from doctor_home import build_project, checks_of, free_port, memtui, run_doctor, settings
+from doctor_home import build_project, checks_of, memtui, run_doctor, settings
 from fake_anthropic import FakeAnthropic, reply, text
 from test_doctor import prompt
 from test_history_transcripts import START, Session
@@ -162,9 +162,9 @@ def test_moving_the_file_aside_never_overwrites_an_earlier_one(project, capsys):
 # --- proxies: passwords never printed, fixes where the proxy is set -------------------------
 
 
-def test_a_proxy_password_is_never_printed(project, capsys, monkeypatch):
+def test_a_proxy_password_is_never_printed(project, capsys, monkeypatch, refused_port):
     claude, root, _ = project
-    port = free_port()
+    port = refused_port
     monkeypatch.setenv("HTTPS_PROXY", f"http://alice:PROXYPASS99@127.0.0.1:{port}")
     check = check_of(claude, root, capsys, "proxy")
     assert check["status"] == "fail"
@@ -174,11 +174,12 @@ def test_a_proxy_password_is_never_printed(project, capsys, monkeypatch):
     assert code == 1 and "PROXYPASS99" not in capsys.readouterr().out
 
 
-def test_a_proxy_password_is_never_printed_by_the_probe(project, capsys, monkeypatch, fake):
+def test_a_proxy_password_is_never_printed_by_the_probe(project, capsys, monkeypatch, fake,
+                                                        refused_port):
     claude, root, _ = project
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", fake.api_key)
-    monkeypatch.setenv("HTTP_PROXY", f"http://alice:PROXYPASS99@127.0.0.1:{free_port()}")
+    monkeypatch.setenv("HTTP_PROXY", f"http://alice:PROXYPASS99@127.0.0.1:{refused_port}")
     check = check_of(claude, root, capsys, "api_probe", "--online")
     assert check["status"] == "fail" and "through the proxy" in check["message"]
     assert "alice:***@" in check["message"]
@@ -187,27 +188,28 @@ def test_a_proxy_password_is_never_printed_by_the_probe(project, capsys, monkeyp
 
 
 def test_the_probe_goes_through_the_proxy_of_a_settings_env_block_unless_no_proxy(
-        project, capsys, monkeypatch, fake):
+        project, capsys, monkeypatch, fake, refused_port):
     claude, root, _ = project
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", fake.api_key)
     user = settings(claude.home / "settings.json",
-                    {"env": {"HTTP_PROXY": f"http://127.0.0.1:{free_port()}"}})
+                    {"env": {"HTTP_PROXY": f"http://127.0.0.1:{refused_port}"}})
     check = check_of(claude, root, capsys, "api_probe", "--online")
     assert check["status"] == "fail" and f'"env" in {user}' in check["message"]
     assert fake.requests == []  # it went to the proxy Claude Code would use
 
     fake.queue(reply(text("p")))
-    settings(user, {"env": {"HTTP_PROXY": f"http://127.0.0.1:{free_port()}",
+    settings(user, {"env": {"HTTP_PROXY": f"http://127.0.0.1:{refused_port}",
                             "NO_PROXY": "127.0.0.1"}})
     assert check_of(claude, root, capsys, "api_probe", "--online")["status"] == "ok"
     assert len(fake.requests) == 1
 
 
-def test_a_proxy_set_in_a_settings_env_block_is_fixed_in_that_file(project, capsys, monkeypatch):
+def test_a_proxy_set_in_a_settings_env_block_is_fixed_in_that_file(project, capsys, monkeypatch,
+                                                                   refused_port):
     claude, root, _ = project
     user = settings(claude.home / "settings.json",
-                    {"env": {"HTTPS_PROXY": f"http://127.0.0.1:{free_port()}"}})
+                    {"env": {"HTTPS_PROXY": f"http://127.0.0.1:{refused_port}"}})
     check = check_of(claude, root, capsys, "proxy")
     assert check["status"] == "fail"
     start, _, remove = check["fix"].partition(", or ")
@@ -218,9 +220,9 @@ def test_a_proxy_set_in_a_settings_env_block_is_fixed_in_that_file(project, caps
 
 
 def test_a_proxy_set_in_a_settings_file_and_the_shell_is_removed_from_both(
-        project, capsys, monkeypatch):
+        project, capsys, monkeypatch, refused_port):
     claude, root, _ = project
-    port = free_port()
+    port = refused_port
     user = settings(claude.home / "settings.json",
                     {"env": {"HTTPS_PROXY": f"http://127.0.0.1:{port}"}})
     monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{port}")

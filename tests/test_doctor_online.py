@@ -11,7 +11,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from doctor_home import KEY, build_project, checks_of, free_port, run_doctor
+from doctor_home import KEY, build_project, checks_of, run_doctor
 from fake_anthropic import failure, reply, text
 
 
@@ -111,17 +111,17 @@ def test_an_openai_format_answer_is_named(online, capsys, monkeypatch, openai_se
     assert "OpenAI format (`choices` instead of `content`)" in check["message"]
 
 
-def test_a_refused_connection(online, capsys, monkeypatch):
+def test_a_refused_connection(online, capsys, monkeypatch, refused_port):
     (claude, root, _), _ = online
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{free_port()}")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{refused_port}")
     _, check, _ = probe(claude, root, capsys)
     assert check["status"] == "fail"
     assert check["message"].startswith("Could not connect to http://127.0.0.1:")
 
 
-def test_a_local_proxy_that_is_not_running(online, capsys, monkeypatch):
+def test_a_local_proxy_that_is_not_running(online, capsys, monkeypatch, refused_port):
     (claude, root, _), fake = online
-    port = free_port()
+    port = refused_port
     monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
     monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{port}")
     _, check, _ = probe(claude, root, capsys)

@@ -68,7 +68,7 @@ def test_relinking_an_orphan_from_the_store_screen_writes_the_index(
 ):
     assert ORPHAN not in visible_files(store_with_orphan)
     with TmuxTerminal(shlex.quote(str(MEMTUI)), terminal_env) as terminal:
-        terminal.wait_for("1 project in", timeout=15)  # a cold start compiles Textual
+        terminal.wait_for("1 project in")  # a cold start compiles Textual
         terminal.press("Enter")
         # The first row's preview, and the orphan's status in the table.
         screen = terminal.wait_for("feedback_testing.md", "unindexed")
@@ -90,7 +90,7 @@ def test_demo_opens_the_app_on_the_demo_projects(tmp_path, terminal_env):
     demo = tmp_path / "demo"
     command = f"{shlex.quote(str(MEMTUI))} demo {shlex.quote(str(demo))}"
     with TmuxTerminal(command, terminal_env) as terminal:
-        terminal.wait_for("projects in", "webapp", "cli-tool", "café notes", timeout=15)
+        terminal.wait_for("projects in", "webapp", "cli-tool", "café notes")
         terminal.press("q")
         assert terminal.wait_for_exit() == 0
         assert f"Demo config home built at {demo / 'claude'}" in terminal.screen()
@@ -100,7 +100,7 @@ def test_demo_with_no_open_only_builds_it(tmp_path, terminal_env):
     demo = tmp_path / "demo"
     command = f"{shlex.quote(str(MEMTUI))} demo --no-open {shlex.quote(str(demo))}"
     with TmuxTerminal(command, terminal_env) as terminal:
-        assert terminal.wait_for_exit(timeout=15) == 0
+        assert terminal.wait_for_exit() == 0
         screen = terminal.screen()
     assert f"Demo config home built at {demo / 'claude'}" in screen
     assert "projects in" not in screen

@@ -43,7 +43,7 @@ def test_a_child_that_takes_too_long_is_stopped():
     started = time.monotonic()
     assert not child.ready(0)
     assert child.result(0.3) is None
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # not the 60 s the child would take
     assert reaped(child.pid)
 
 

@@ -8,6 +8,7 @@ import threading
 import time
 
 import pytest
+from waiting import PATIENCE, wait_until
 
 from tests.conftest import memory_text, write_memory
 from tui.history.journal import Journal
@@ -65,15 +66,6 @@ def test_a_broken_or_missing_journal_is_started_again_and_the_store_kept(store, 
         assert list(again.path.parent.glob(f"{again.path.name}.broken-*"))
 
 
-def _wait_for(condition, timeout: float = 3.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return False
-
-
 def test_the_watcher_commits_changes_made_while_it_runs_even_after_the_store_is_recreated(store):
     stop = threading.Event()
     notes: list[str] = []
@@ -83,19 +75,19 @@ def test_the_watcher_commits_changes_made_while_it_runs_even_after_the_store_is_
     )
     thread.start()
     try:
-        assert _wait_for(lambda: notes)  # started, first snapshot taken
+        assert wait_until(lambda: notes)  # started, first snapshot taken
         write_memory(store, "feedback_tests.md", memory_text(body="Run them all.\n"))
         journal = Journal(store)
-        assert _wait_for(lambda: "feedback_tests.md" in journal.tree(journal.head()))
+        assert wait_until(lambda: "feedback_tests.md" in journal.tree(journal.head()))
 
         shutil.rmtree(store)
-        assert _wait_for(lambda: any("deleted" in note for note in notes))
+        assert wait_until(lambda: any("deleted" in note for note in notes))
         store.mkdir()
         write_memory(store, "project_launch.md", memory_text(body="Launch on 2026-04-01.\n"))
-        assert _wait_for(lambda: "project_launch.md" in journal.tree(journal.head()))
+        assert wait_until(lambda: "project_launch.md" in journal.tree(journal.head()))
     finally:
         stop.set()
-        thread.join(timeout=3)
+        thread.join(PATIENCE)
     assert not thread.is_alive()
     # the version from before the deletion is still in the journal
     first = journal.log()[-1][0]

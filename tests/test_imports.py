@@ -128,7 +128,7 @@ def test_a_running_memtuis_run_copy_leaves_the_recovery_code_unloaded(home_env, 
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**env, "TMPDIR": str(scratch)}
-    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     try:
         live = scratch / f"memtui-run-{running.pid}-abc"
         (live / "memory").mkdir(parents=True)

@@ -4,6 +4,7 @@ memtui's change, and memtui's undo, each as its own commit."""
 from __future__ import annotations
 
 from conftest import memory_text
+from waiting import pilot_until
 
 from tui.app.curation import apply_plan, undo
 from tui.history.journal import Journal
@@ -48,10 +49,7 @@ async def test_opening_a_store_in_the_app_journals_what_claude_code_wrote(claude
     app = MemtuiApp(claude_home.home, claude_home.env)
     async with app.run_test(size=(120, 40)) as pilot:
         app.push_screen(StoreScreen(project))
-        for _ in range(100):
-            if Journal(store).versions("testing.md"):
-                break
-            await pilot.pause(0.05)
+        assert await pilot_until(pilot, lambda: Journal(store).versions("testing.md"))
     versions = Journal(store).versions("testing.md")
     assert [v.source for v in versions] == ["external"]
 

@@ -12,6 +12,7 @@ import pytest
 from conftest import index_line as entry
 from conftest import memory_text, real, settle, snapshot, write_index, write_memory
 from textual.widgets import Static
+from waiting import pilot_until
 
 from tui import cli
 from tui.app import curation
@@ -337,11 +338,8 @@ async def test_live_refresh_sees_claude_rewrite_a_subfolder_memory(nested_projec
         await settle(app, pilot)
         # An edit in place: the folder's own listing does not change.
         write_memory(store, "topics/c.md", memory_text("c", "the cart rules, rewritten", "user"))
-        for _ in range(30):
-            await pilot.pause(0.1)
-            if app.screen.store.memory("topics/c.md").description == "the cart rules, rewritten":
-                break
-        assert app.screen.store.memory("topics/c.md").description == "the cart rules, rewritten"
+        assert await pilot_until(pilot, lambda: app.screen.store.memory("topics/c.md").description
+                                 == "the cart rules, rewritten")
 
 
 def test_projects_row_counts_orphans_as_the_store_screen_does(nested_project):

@@ -38,7 +38,7 @@ def _dead_pid() -> int:
 
 
 def test_a_live_holder_younger_than_an_hour_is_refused(store):
-    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     try:
         (store / LOCK_NAME).write_text(str(holder.pid))
         result = run_dream(store, engine="offline")
@@ -262,7 +262,7 @@ def test_a_dry_run_neither_takes_the_lock_nor_touches_its_mtime(store, claude_ho
 
 def test_a_dry_run_beside_a_running_dream_goes_on_and_says_the_store_may_be_changing(
         store, claude_home, capsys):
-    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     try:
         (store / LOCK_NAME).write_text(str(holder.pid))
         code = _parser_main(["--config-dir", str(claude_home.home), "dream", str(store),

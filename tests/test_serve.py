@@ -16,10 +16,10 @@ from contextlib import contextmanager
 
 import browser_page
 import pytest
+from waiting import PATIENCE
 
 pytest.importorskip("textual_serve", reason="textual-serve is not installed")
 
-STARTUP_SECONDS = 15.0
 
 
 def free_port() -> int:
@@ -30,15 +30,15 @@ def free_port() -> int:
 
 def fetch(url: str, server: subprocess.Popen) -> str:
     """The page at `url`, retried while the server starts; fails if it dies or never answers."""
-    deadline = time.monotonic() + STARTUP_SECONDS
+    deadline = time.monotonic() + PATIENCE
     while True:
         assert server.poll() is None, f"memtui serve exited early:\n{server.stdout.read()}"
         try:
-            with urllib.request.urlopen(url, timeout=2) as response:
+            with urllib.request.urlopen(url, timeout=PATIENCE / 3) as response:
                 assert response.status == 200
                 assert response.headers.get_content_type() == "text/html"
                 return response.read().decode("utf-8")
-        except (urllib.error.URLError, ConnectionError):
+        except OSError:  # not listening yet, or too slow to answer (URLError, a timeout)
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
@@ -102,7 +102,7 @@ _ABSOLUTE = re.compile(r"""["'`((](?:https?|wss?):(//[^"'`)\s]+)""")
 
 def fetched(url: str) -> tuple[str, str]:
     """(the Content-Security-Policy header, the body) of a page the server is up for."""
-    with urllib.request.urlopen(url, timeout=10) as response:
+    with urllib.request.urlopen(url, timeout=PATIENCE / 3) as response:
         return (response.headers.get("Content-Security-Policy", ""),
                 response.read().decode("utf-8", errors="replace"))
 

@@ -87,13 +87,18 @@ def test_audit_all_json_is_what_a_plain_audit_of_each_store_gives(tree, capsys):
 # --- the discovery cache against changes between runs ------------------------------------
 
 AGED = generate.EPOCH  # files written by a test, dated back as if the change were old
+# The trees are made once for the module: its tests in one worker of a parallel run.
+pytestmark = pytest.mark.xdist_group("tree_output")
 
 
-@pytest.fixture
-def small_tree(tmp_path) -> Path:
+@pytest.fixture(scope="module")
+def small_tree_made(tmp_path_factory) -> Path:
+    """Where the small tree is, and a copy of it as generated and aged: generating it takes
+    seconds of CPU, a copy a tenth of that."""
     import os
 
-    home = generate.ensure(tmp_path / "heavy", projects=40, memories=300, quiet=True)
+    place = tmp_path_factory.mktemp("small-tree")
+    home = generate.ensure(place / "heavy", projects=40, memories=300, quiet=True)
     age(home / "settings.json")
     for folder, _, names in os.walk(home.parent / "code"):  # pointer files, listed folders
         for name in names:
@@ -104,7 +109,18 @@ def small_tree(tmp_path) -> Path:
         age(listed)
     for listed in (home / "projects").iterdir():  # transcript folders listed
         age(listed)
-    return home
+    shutil.copytree(place / "heavy", place / "as-made", symlinks=True)  # times kept
+    return place
+
+
+@pytest.fixture
+def small_tree(small_tree_made) -> Path:
+    """The small tree as made, whatever an earlier test did to it: put back at the one path
+    its files name (transcripts' cwds, folder names, git pointers)."""
+    heavy = small_tree_made / "heavy"
+    shutil.rmtree(heavy)
+    shutil.copytree(small_tree_made / "as-made", heavy, symlinks=True)
+    return heavy / "config"
 
 
 def age(path: Path, seconds: int = 0) -> None:

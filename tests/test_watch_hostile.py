@@ -7,12 +7,12 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import hostile_homes
 import pytest
+from waiting import PATIENCE, running, wait_until
 
-from tests.conftest import memory_text, write_memory
+from tests.conftest import memory_text, write_memory, write_whole
 from tui.history.journal import Journal
 
 # One watcher in a process of its own (root's permission bypass dropped, so a mode of 0
@@ -98,58 +98,46 @@ def test_a_store_watch_cannot_commit_is_said_once_and_the_other_stores_are_still
     def hold_the_lock() -> None:  # another memtui writing the store for a long time
         with store_lock_module.store_lock(store):
             holding.set()
-            release.wait(30)
+            release.wait(PATIENCE)
 
     holder = threading.Thread(target=hold_the_lock, daemon=True)
     holder.start()
-    holding.wait(5)
+    assert holding.wait(PATIENCE)
     notes: list[str] = []
     watching = threading.Thread(target=watch, args=([store, other], stop, lambda e: notes.append(e.note)),
                                 kwargs={"interval": 0.05}, daemon=True)
     watching.start()
     try:
-        assert wait_for(lambda: len(notes) >= 2)  # both started, the first one busy
+        assert wait_until(lambda: len(notes) >= 2)  # both started, the first one busy
         write_memory(other, "a.md", "written while the first store is busy\n")
-        assert wait_for(lambda: any("a.md" in note and "committed" in note for note in notes)), notes
+        assert wait_until(lambda: any("a.md" in note and "committed" in note for note in notes)), notes
         assert watching.is_alive()
         busy = [note for note in notes if "Another memtui" in note]
         assert len(busy) == 1 and busy[0].startswith(str(store))
         release.set()
         journal = Journal(store)
-        assert wait_for(lambda: journal.head() is not None and journal.read(
-            journal.head(), "MEMORY.md").endswith(b"changed while busy\n"), timeout=40)
+        assert wait_until(lambda: journal.head() is not None and journal.read(
+            journal.head(), "MEMORY.md").endswith(b"changed while busy\n"))
     finally:
         release.set()
         stop.set()
-        watching.join(timeout=10)
-
-
-def wait_for(condition, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return False
+        watching.join(PATIENCE)
 
 
 def test_a_file_name_with_a_newline_keeps_each_watch_message_on_one_line(store, claude_home):
     import signal
 
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tui", "--config-dir", str(claude_home.home), "watch", str(store),
-         "--interval", "0.05"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ))
-    try:
-        assert str(store) in process.stdout.readline()  # started
-        write_memory(store, "two\nlines\x1b[2J.md", "a name no one should give a file\n")
-        committed = process.stdout.readline()
+    with running([sys.executable, "-m", "tui", "--config-dir", str(claude_home.home), "watch",
+                  str(store), "--interval", "0.05"], env=dict(os.environ)) as (process, out, err):
+        out.wait_for(lambda line: str(store) in line)  # started
+        write_whole(store, "two\nlines\x1b[2J.md", "a name no one should give a file\n")
+        out.wait_for(lambda line: "committed" in line and "lines" in line)
         process.send_signal(signal.SIGINT)
-        rest, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert "committed" in committed and "two\u240alines\u241b[2J.md" in committed
-    assert rest.strip().startswith("memtui: stopped watching") and err == ""
+        assert process.wait(PATIENCE) == 0
+        printed = out.whole()
+    assert len(printed) == 3, printed
+    assert "committed" in printed[1] and "two\u240alines\u241b[2J.md" in printed[1]
+    assert printed[2].startswith("memtui: stopped watching") and err.whole() == []
 
 
 def test_the_temp_pack_of_a_killed_journal_write_is_removed_by_the_next_write(store):
@@ -168,26 +156,19 @@ def test_the_temp_pack_of_a_killed_journal_write_is_removed_by_the_next_write(st
 def test_watch_all_takes_up_a_store_made_after_it_started(store, claude_home, tmp_path):
     """Watch runs for days; projects started meanwhile get their stores journalled too."""
     import signal
-    import threading
 
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tui", "--config-dir", str(claude_home.home), "watch", "--all",
-         "--interval", "0.05"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ))
-    lines: list[str] = []
-    threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True).start()
-    later = tmp_path / "started-later"
-    try:
-        assert wait_for(lambda: any(line.startswith(str(store)) for line in lines))
-        later = claude_home.store(later)
+    with running([sys.executable, "-m", "tui", "--config-dir", str(claude_home.home), "watch",
+                  "--all", "--interval", "0.05"], env=dict(os.environ)) as (process, out, err):
+        out.wait_for(lambda line: line.startswith(str(store)))
+        later = claude_home.store(tmp_path / "started-later")
         write_memory(later, "MEMORY.md", "- [a](a.md) — a project started while watching\n")
-        assert wait_for(lambda: any(line.startswith(str(later)) for line in lines))  # 30 polls
+        out.wait_for(lambda line: line.startswith(str(later)))  # within 30 polls
         journal = Journal(later)
-        assert wait_for(lambda: journal.head() is not None and journal.read(
+        assert wait_until(lambda: journal.head() is not None and journal.read(
             journal.head(), "MEMORY.md") == b"- [a](a.md) \xe2\x80\x94 a project started while watching\n")
-    finally:
         process.send_signal(signal.SIGINT)
-        process.communicate(timeout=30)
+        assert process.wait(PATIENCE) == 0
+    assert err.whole() == []
 
 
 def test_a_rewrite_hidden_behind_the_same_size_and_timestamp_is_still_committed(store):

@@ -267,22 +267,20 @@ HOLD = textwrap.dedent("""
 """)
 
 
-def test_a_second_memtui_says_who_holds_the_store(store):
+def test_a_second_memtui_says_who_holds_the_store(store, monkeypatch):
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(store)], stdout=subprocess.PIPE,
                               text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
         before = (store / FILES[0]).read_bytes()
         started = time.monotonic()
-        with pytest.raises(StoreBusy, match=f"Another memtui, process {holder.pid}"):
+        with pytest.raises(StoreBusy, match=f"Another memtui, process {holder.pid}"), \
+                monkeypatch.context() as patch:
             from tui.memory import store_lock
 
-            store_lock.WAIT_SECONDS = 0.3
-            try:
-                apply_changes(store, [FileChange(FILES[0], before, b"x\n")], "edit")
-            finally:
-                store_lock.WAIT_SECONDS = 15.0
-        assert time.monotonic() - started < 5
+            patch.setattr(store_lock, "WAIT_SECONDS", 0.3)
+            apply_changes(store, [FileChange(FILES[0], before, b"x\n")], "edit")
+        assert time.monotonic() - started < 10  # not the 15 s it waits by default
         assert (store / FILES[0]).read_bytes() == before
     finally:
         holder.kill()

@@ -13,6 +13,8 @@ import subprocess
 import time
 import uuid
 
+from waiting import PATIENCE
+
 EXIT_MARK = "[exited with status "
 # What a terminal program needs from the outside world; everything else comes from `env`.
 PASSED_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ")
@@ -50,7 +52,7 @@ class TmuxTerminal:
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p").stdout
 
-    def wait_for(self, *texts: str, timeout: float = 10.0) -> str:
+    def wait_for(self, *texts: str, timeout: float = PATIENCE) -> str:
         """Poll the screen until every one of `texts` is on it; fail with the last screen.
 
         Wait for everything a check needs at once: a capture can catch a frame half drawn.
@@ -65,7 +67,7 @@ class TmuxTerminal:
         missing = [text for text in texts if text not in screen]
         raise AssertionError(f"{missing} never appeared on screen:\n{screen}")
 
-    def wait_until_gone(self, text: str, timeout: float = 10.0) -> str:
+    def wait_until_gone(self, text: str, timeout: float = PATIENCE) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
@@ -75,7 +77,7 @@ class TmuxTerminal:
             time.sleep(0.1)
         raise AssertionError(f"{text!r} is still on screen:\n{screen}")
 
-    def wait_for_exit(self, timeout: float = 10.0) -> int:
+    def wait_for_exit(self, timeout: float = PATIENCE) -> int:
         """The program's exit status, once it has ended."""
         screen = self.wait_for(EXIT_MARK, timeout=timeout)
         return int(screen.split(EXIT_MARK, 1)[1].split("]", 1)[0])

@@ -462,7 +462,7 @@ class StoreScreen(Screen[None]):
             self.reread_wanted = True
             return
         rest = self.read_done + self.read_seconds - time.monotonic()
-        if rest <= 0:
+        if rest <= 0 or not os.path.isdir(self.path):  # a store gone costs nothing to read
             self.load()
         elif self.reread_timer is None:
             self.reread_timer = self.set_timer(rest, self.reread_after_rest)
