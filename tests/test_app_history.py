@@ -37,7 +37,7 @@ from tui.memory import writes
 
 
 def shown(widget: Static) -> str:
-    console = Console(width=200, file=io.StringIO(), color_system=None)
+    console = Console(width=200, file=io.StringIO(), color_system=None, soft_wrap=True)
     console.print(widget.content)
     return console.file.getvalue()
 

@@ -41,7 +41,7 @@ async def open_store(app, pilot, claude_home) -> StoreScreen:
 
 
 def painted(widget: Static) -> str:
-    console = Console(width=200, file=io.StringIO(), color_system=None)
+    console = Console(width=200, file=io.StringIO(), color_system=None, soft_wrap=True)
     console.print(widget.content)
     return console.file.getvalue()
 

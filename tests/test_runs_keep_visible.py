@@ -75,7 +75,7 @@ async def test_the_review_starts_with_that_index_rejected_and_says_why(fake, sto
         app.push_screen(screen)
         await settle(app, pilot)
         assert screen.accepted == {"deploy.md"}
-        painted = Console(width=200, file=io.StringIO(), color_system=None)
+        painted = Console(width=200, file=io.StringIO(), color_system=None, soft_wrap=True)
         painted.print(screen.query_one("#review-summary").content)
         summary = painted.file.getvalue()
         assert "MEMORY.md is rejected for now: it would hide billing.md" in summary

@@ -113,7 +113,7 @@ async def test_x_in_the_app_redacts_after_showing_what_it_will_do(store, claude_
         await pilot.press("X")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        painted = Console(width=200, file=io.StringIO(), color_system=None)
+        painted = Console(width=200, file=io.StringIO(), color_system=None, soft_wrap=True)
         for widget in app.screen.query("Static"):
             painted.print(widget.content)
         shown = painted.file.getvalue()
