@@ -431,3 +431,17 @@ def test_the_diff_of_a_line_added_to_a_huge_file_is_the_few_lines_around_it():
 
     assert diff.splitlines()[2] == "@@ -149998,6 +149998,7 @@"
     assert "+added" in diff.splitlines() and len(diff.splitlines()) == 10
+
+
+@pytest.mark.parametrize("status, said", [(128, "git exited with 128"),
+                                          (-signal.SIGKILL, "git was stopped by SIGKILL")])
+def test_a_damaged_journal_is_named_by_why_git_stopped_never_by_its_command_line(status, said):
+    """git may end having said nothing on stderr (its stream not read to the end, or it was
+    killed): GitPython's text is then its command line, which is no reason a person can read."""
+    import git
+
+    from tui.history.journal import damaged
+
+    error = git.GitCommandError(["git", "log", "refs/heads/main", "--raw", "-z"], status, "")
+    sentence = damaged(Path("/s/memory"), error)
+    assert sentence == f"The journal of /s/memory is damaged ({said})."

@@ -121,6 +121,24 @@ def test_watch_stops_cleanly_saying_what_it_committed(claude_home, store, stop_s
     assert err.whole() == []
 
 
+def test_watch_started_as_a_background_job_still_stops_on_ctrl_c(claude_home, store):
+    """A shell starts a background job (`memtui watch … &`, a script, CI) with SIGINT
+    ignored, and Python then raises no KeyboardInterrupt: `kill -INT` must still stop it
+    with its line and exit 0."""
+    def as_a_background_job() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    with running([sys.executable, "-m", "tui", "--config-dir", str(claude_home.home), "watch",
+                  str(store), "--interval", "0.05"], env=dict(os.environ),
+                 preexec_fn=as_a_background_job) as (process, out, err):
+        out.wait_for(lambda line: True)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(PATIENCE) == 0
+        printed = out.whole()
+    assert printed[-1] == "memtui: stopped watching; 0 snapshots committed.\n"
+    assert err.whole() == []
+
+
 @given(lines=st.lists(st.text(alphabet="ab\nxy", max_size=40), max_size=30),
        tail=st.text(alphabet="abxy", max_size=20), block=st.integers(4, 64),
        start_line=st.integers(0, 5))

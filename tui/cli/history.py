@@ -132,15 +132,19 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(one_line(event.note), flush=True)  # a file name may hold a newline
 
     attribute = transcript_attributor(config_home_of(args), env_of(args))
-    # A SIGTERM (a service manager, `kill`) stops it as Ctrl-C does: said, exit 0.
-    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # Ctrl-C, `kill -INT` and a SIGTERM (a service manager, `kill`) stop it: said, exit 0.
+    # SIGINT is taken explicitly: a shell starts background jobs with it ignored, and
+    # Python then never raises KeyboardInterrupt.
+    stopping = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, signal.default_int_handler) for sig in stopping}
     try:
         watch(stores, stop, report, interval=args.interval, attribute=attribute, find_stores=find_stores)
     except KeyboardInterrupt:
         stop.set()
         print(f"memtui: stopped watching; {plural(commits, 'snapshot')} committed.")
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0
 
 

@@ -59,10 +59,18 @@ class JournalDamaged(JournalError):
 
 
 def detail_of(error: Exception) -> str:
-    """The line of git's error that says what it could not read (not the command)."""
-    said = str(getattr(error, "stderr", "") or error).strip()
+    """The line of git's error that says what it could not read (never the command)."""
+    said = str(getattr(error, "stderr", "") or "").strip()
     said = said.removeprefix("stderr:").strip().strip("'").strip()
-    return said.splitlines()[-1] if said else type(error).__name__
+    if said:
+        return said.splitlines()[-1]
+    status = getattr(error, "status", None)
+    if isinstance(status, int):  # git said nothing: GitPython's text is the command line
+        return _stopped(status)
+    if hasattr(error, "command"):
+        return "git failed and said nothing"
+    said = str(error).strip()
+    return said.splitlines()[0] if said else type(error).__name__
 
 
 def damaged(store: Path, error: Exception) -> str:
