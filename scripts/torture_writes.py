@@ -1325,7 +1325,7 @@ def scenario_two(root: Path, rounds: int, dream_pairs: int, seed: int,
             files = [f"f{i}.md" for i in range(6)]
             rng.shuffle(files)
             orders: list[dict] = []
-            at = time.time() + 0.4
+            at = time.time() + (2.0 if n == 0 else 0.4)  # the first read imports memtui
             if kind in ("same", "fresh"):
                 how_many = rng.choice([2, 2, 3])
                 for r in range(how_many):
@@ -1349,8 +1349,12 @@ def scenario_two(root: Path, rounds: int, dream_pairs: int, seed: int,
                 order.update(store=str(store), at=at, label=f"race {n} {r}")
                 racers[r].send(order)
             readies = [racers[r].answer() for r in range(len(orders))]
-            if any(ready.get("ready", at + 1) > at for ready in readies):
+            # A racer that read the store after the instant may have read a winner's bytes:
+            # its apply then comes after, not at the same time, and may rightly win too.
+            late = any(ready.get("ready", at + 1) > at for ready in readies)
+            if late:
                 counts["rounds whose barrier came late"] += 1
+                notes.append(f"round {n} ({kind}): a racer read the store after the instant")
             answers = [racers[r].answer() for r in range(len(orders))]
             counts["rounds"] += 1
             counts[f"rounds {kind}"] += 1
@@ -1372,7 +1376,7 @@ def scenario_two(root: Path, rounds: int, dream_pairs: int, seed: int,
             # An apply that goes first becomes the newest change: the undo then reverts it.
             undid_the_apply = kind == "undo" and len(records) == 2 and \
                 records[1].undoes == records[0].id
-            if outcome["applied"] != expected and not undid_the_apply:
+            if outcome["applied"] != expected and not undid_the_apply and not late:
                 counts["rounds with the wrong number of winners"] += 1
                 notes.append(f"round {n} ({kind}): {outcome['applied']} applied, {dict(outcome)}")
             # The losers changed nothing: the store is the state before plus the winners.
