@@ -82,14 +82,19 @@ class ChangeSet:
         missing = before - removed - {link.file for link in index.links if link.visible}
         if not missing:
             return ()
-        texts = {file: data.decode("utf-8", errors="replace")
-                 for file, data in self.originals.items()}
+        texts = dict(self._original_texts)
         for file, diff in changed.items():
             if diff.after is None:
                 texts.pop(file, None)
             else:
                 texts[file] = diff.after.decode("utf-8", errors="replace")
         return tuple(sorted(missing - _reached(texts).keys()))
+
+    @cached_property
+    def _original_texts(self) -> dict[str, str]:
+        """`originals` decoded once: the review asks `hidden_by` again at every toggle."""
+        return {file: data.decode("utf-8", errors="replace")
+                for file, data in self.originals.items()}
 
     def default_choice(self) -> set[str]:
         """The files to apply unless the user says otherwise: all, but an index that would

@@ -33,8 +33,8 @@ from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory.audit import audit_store
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
 from tui.memory.refusals import WriteRefused
-from tui.memory.stale_paths import stale_finding, stale_verdicts, store_mentions
-from tui.memory.store import load_store
+from tui.memory.stale_paths import Verdict, stale_finding, stale_verdicts, store_mentions
+from tui.memory.store import Store, load_store
 from tui.memory.store_lock import store_lock
 from tui.words import plural
 
@@ -52,13 +52,17 @@ def _logs_since(staging: Staging, since: float | None) -> list[str]:
     return found
 
 
-def _facts(staging: Staging, code: Checkout | Unchecked | None = None) -> str:
-    store = load_store(staging.root)
+def _stale(store: Store, code: Checkout | Unchecked | None) -> list[Verdict]:
+    """The paths of the code the store mentions that are gone, when there is a checkout
+    to check them against (git is asked once a run: the facts and the prompt share them)."""
+    return stale_verdicts(store_mentions(store), code) if isinstance(code, Checkout) else []
+
+
+def _facts(store: Store, stale: Sequence[Verdict], code: Checkout | Unchecked | None) -> str:
     index = store.index
     findings = audit_store(store)
     if isinstance(code, Checkout):
-        findings += [stale_finding(verdict, code.root)
-                     for verdict in stale_verdicts(store_mentions(store), code)]
+        findings += [stale_finding(verdict, code.root) for verdict in stale]
     lines = [
         f"- {len(store.memories)} memory files; MEMORY.md has {index.lines} lines and "
         f"{index.chars} characters" + (f" (cut by {index.cut})" if index.cut else ""),
@@ -69,10 +73,10 @@ def _facts(staging: Staging, code: Checkout | Unchecked | None = None) -> str:
     return "\n".join(lines)
 
 
-def _stale_paths(staging: Staging, code: Checkout) -> str:
+def _stale_paths(stale: Sequence[Verdict]) -> str:
     """Each path of the code the staged memories mention that is gone, with its successor."""
     lines = []
-    for verdict in stale_verdicts(store_mentions(load_store(staging.root)), code):
+    for verdict in stale:
         mention = verdict.mention
         where = f"{mention.file} line {mention.line}: {mention.target}"
         if verdict.successor:
@@ -185,7 +189,8 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
                     code: Checkout | Unchecked | None = None) -> None:
     say = progress.say
     progress.start("Orient")
-    for line in _facts(staging, code).splitlines()[:12]:
+    store = load_store(staging.root)
+    for line in _facts(store, _stale(store, code), code).splitlines()[:12]:
         say("info", line.removeprefix("- "))
     progress.finish()
 
@@ -230,9 +235,11 @@ def _model_phases(client: ModelClient, staging: Staging, toolbox: Toolbox, progr
     system = prompts.dream_system(dt.date.today().isoformat())
     messages: list[dict] = []
     logs = _logs_since(staging, since)
-    orient = prompts.ORIENT.format(facts=_facts(staging, code))
-    if isinstance(code, Checkout) and (moved := _stale_paths(staging, code)):
-        orient += prompts.STALE_PATHS.format(checkout=tilde(code.root), paths=moved)
+    store = load_store(staging.root)
+    stale = _stale(store, code)
+    orient = prompts.ORIENT.format(facts=_facts(store, stale, code))
+    if isinstance(code, Checkout) and stale:
+        orient += prompts.STALE_PATHS.format(checkout=tilde(code.root), paths=_stale_paths(stale))
     instructions = {
         "Orient": orient,
         "Gather": prompts.GATHER.format(logs="\n".join(f"- {log}" for log in logs) or "- none"),

@@ -332,17 +332,18 @@ def _placed(kept: list[_Entry], moved: list[_Entry], by_file: Mapping[str, Memor
         if entry.hub is not None:
             result.out_of_hubs.setdefault(entry.hub, []).append(entry.file)
     listed = _by_hub(moved, by_file)
-    for position, (file, line) in enumerate(_hub_lines(moved, by_file)):
+    for position, (file, in_hub) in enumerate(listed.items()):
         hub = hubs.get(file) or _Hub(file, None)
-        for entry in listed[file]:
+        for entry in in_hub:
             if entry.hub == file:
                 continue
             moved_in = result.into_hubs if entry.visible or entry.hub else result.reached_by_hubs
             moved_in.setdefault(file, []).append(entry.file)
-        text = hub_text(file, hub.before, hub.own_lines, [e.line for e in listed[file]])
+        text = hub_text(file, hub.before, hub.own_lines, [e.line for e in in_hub])
         if text != hub.before:
             result.hubs[file] = text
-        placed.append((hub.order or 2 * _LATER + position, line))
+        placed.append((hub.order or 2 * _LATER + position,
+                       hub_line(file, [e.title for e in in_hub])))
     for file in hubs:
         if file not in listed:
             result.hubs[file] = None

@@ -147,9 +147,10 @@ def fix_dates(staging: Staging, log: Log) -> int:
 def update_paths(staging: Staging, checkout: Checkout, log: Log) -> int:
     """Each renamed path of the code the memories and the index mention written as its
     path now (daily logs keep theirs: they tell what was true that day); how many."""
-    own = frozenset(relative for relative in staging.markdown())
+    files = staging.markdown()
+    own = frozenset(files)
     updated = 0
-    for relative in staging.markdown():
+    for relative in files:
         if is_log(relative):
             continue
         path = staging.root / relative

@@ -433,7 +433,7 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         used = 0
         short, counted = 0, False  # what the whole column lacks of its longest cell
         if self.whole:
-            column, first = self.whole
+            column = self.whole[0]
             wanted = min(self.longest.get(column, 0), WHOLE_WIDTH)
             short = max(0, wanted - widths[column])
         for key in self.priority:
@@ -442,7 +442,7 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
             if shown and used + need + (short if counted else 0) > room:
                 break
             shown.add(key)
-            used += widths[key] + 2 * CELL_PADDING
+            used += need
         stretch = next((key for key in self.stretch if key in shown), None)
         spare = max(0, room - used)
         for key, width in self.grown(widths, shown, spare).items():
