@@ -146,8 +146,8 @@ def check_dream_lock(ctx: DoctorContext) -> Check:
                      "and its process id went to another program. memtui takes the lock as "
                      "free; Claude Code waits until "
                      f"{stamp((lock.mtime or 0) + HOLD_SECONDS)} for it.",
-                     f"rm {path} (re-arms the dream for the next session), or memtui dream "
-                     f"{_target(ctx)}")
+                     f"rm {path} (re-arms the dream for the next session), or "
+                     f"{ctx.memtui('dream', _target(ctx))}")
     if age < HOLD_SECONDS and alive:
         return Check("dream_lock", OK,
                      f"A dream holds {path}: process {lock.pid} (running) took it {minutes:.0f} "
