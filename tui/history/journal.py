@@ -164,12 +164,6 @@ def scan_store(store: Path) -> StoreContents | None:
     return StoreContents(files, unreadable)
 
 
-def read_store(store: Path) -> dict[str, bytes] | None:
-    """Every regular file of the store that could be read; None when the store is missing."""
-    contents = scan_store(store)
-    return None if contents is None else contents.files
-
-
 def kept_versions(tree: Mapping[str, str], unreadable: Iterable[str]) -> dict[str, str]:
     """Blob ids in `tree` of what lies at or under the unreadable paths: what a snapshot
     keeps as it was rather than record as deleted."""

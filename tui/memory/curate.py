@@ -255,13 +255,14 @@ def _finish(
     """A plan from the edited index lines, with what it pushes past the cut."""
     new_text = index.joined(lines)
     after = index.parse(new_text)
+    shown = visible_files(after)
     pushed: list[str] = []
-    if visible_files(index.parsed) - visible_files(after):  # else all it reached, it still does
+    if visible_files(index.parsed) - shown:  # else all it reached, it still does
         still_linked = {link.file for link in after.links if link.file}
         reached = _Reached(store, index)
         pushed = sorted((reached(index.parsed).keys() & still_linked) - reached(after).keys()
                         - set(may_hide))
-    pushed += [file for file in must_show if file not in visible_files(after)]
+    pushed += [file for file in must_show if file not in shown]
     if pushed:
         summary = [*summary,
                    f"This would leave {', '.join(pushed)} past the loaded cut, "

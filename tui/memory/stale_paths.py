@@ -385,7 +385,7 @@ def plan_repath(store: Store, project_path: str | None, files: Sequence[str] | N
     left as they are. WriteRefused when the checkout cannot be read."""
     from tui.memory.curate import Plan, texts_on_disk
     from tui.memory.refusals import WriteRefused
-    from tui.memory.writes import FileChange
+    from tui.memory.writes import FileChange, mtime_of
 
     checkout = read_checkout(project_path)
     if isinstance(checkout, Unchecked):
@@ -413,8 +413,10 @@ def plan_repath(store: Store, project_path: str | None, files: Sequence[str] | N
                                f"({_fate_phrase(verdict)}): left as it is; edit or archive "
                                "the memory.")
         if after != text:
-            mtime = _mtime(store, file)
-            changes.append(FileChange(file, before, after.encode("utf-8"), mtime))
+            # The mtime is kept: recall orders memories by it, and a path brought up to
+            # date makes no other fact of the memory newer.
+            changes.append(FileChange(file, before, after.encode("utf-8"),
+                                      mtime_of(store.path / file)))
     label = f"update {plural(rewritten, 'renamed path')}"
     return Plan(label, tuple(changes), summary or ["No renamed path: every path the memories "
                                                    "mention is where they say."])
@@ -426,12 +428,3 @@ def _fate_phrase(verdict: Verdict) -> str:
     if verdict.fate == "deleted":
         return f"deleted in {verdict.commits[-1]}"
     return f"{verdict.fate} in {verdict.commits[-1]}"
-
-
-def _mtime(store: Store, file: str) -> float | None:
-    """The file's mtime, kept by the rewrite: recall orders memories by it, and a path
-    brought up to date makes no other fact of the memory newer."""
-    try:
-        return os.stat(store.path / file).st_mtime
-    except OSError:
-        return None

@@ -216,8 +216,8 @@ def _read_index(store_dir: Path, file: str, names: Mapping[str, str]) -> IndexFi
     rest = (0, 0)
     try:
         data = read_regular(store_dir / file, INDEX_HEAD_LIMIT + 1)
-        if head_end(data):
-            data = data[:head_end(data)]
+        if end := head_end(data):
+            data = data[:end]
             rest = _count_rest(store_dir / file, len(data))
     except FileNotFoundError:
         data = None

@@ -212,12 +212,13 @@ def _save_backups(folder: Path, store: Path, changes: Sequence[FileChange]) -> N
             copy.parent.mkdir(parents=True, exist_ok=True)
             failpoints.reached("io.write", str(copy))
             copy.write_bytes(change.before)
-            mtime = _mtime(_target(store, change.file))
+            mtime = mtime_of(_target(store, change.file))
             if mtime is not None:
                 os.utime(copy, (mtime, mtime))
 
 
-def _mtime(path: Path) -> float | None:
+def mtime_of(path: Path) -> float | None:
+    """A file's mtime, None when it is not there."""
     try:
         return path.stat().st_mtime
     except OSError:
@@ -239,7 +240,7 @@ def _archive(store: Path, change: FileChange, moment: float) -> None:
         while destination.exists():
             count += 1
             destination = destination.with_name(f"{stem}.archived-{stamp}-{count}.md")
-    write_atomic(destination, change.before, _mtime(_target(store, change.file)))
+    write_atomic(destination, change.before, mtime_of(_target(store, change.file)))
 
 
 def list_archived(store: Path) -> list[Path]:
@@ -338,7 +339,7 @@ def _apply_locked(
     guarantees."""
     targets = _check(store, changes, lease)
     record = ChangeRecord(_new_id(), store, label, time.time(), changes, undoes)
-    mtimes = {c.file: _mtime(targets[c.file]) for c in changes}
+    mtimes = {c.file: mtime_of(targets[c.file]) for c in changes}
     try:
         _save_backups(backups_dir(store) / record.id, store, changes)
         if archive:

@@ -32,7 +32,7 @@ from pathlib import Path
 from tui import failpoints
 from tui.history.journal import blob_id
 from tui.memory.conflicts import CONFLICT_OPEN
-from tui.memory.writes import FileChange
+from tui.memory.writes import FileChange, mtime_of
 from tui.sync.identity import Identity
 from tui.sync.plan import StorePlan, is_index, plan_store
 from tui.sync.remote import TRACKING, RemoteUnreachable, SyncRepo, machine_message, shown_url
@@ -345,7 +345,7 @@ class _Run:
             left_alone=left_alone,
             remote_sides=lambda files: self.repo.sides(head, {f: f"{folder}/{f}" for f in files})
             if head else {},
-            local_time=lambda file: _mtime(store / file))
+            local_time=lambda file: mtime_of(store / file))
         project.unresolved = _unresolved_after(local, plan.local_changes)
         for file, data in list(plan.outgoing.items()):
             reason = _outgoing_refusal(file, data)
@@ -417,13 +417,6 @@ class _Run:
         stores = sum(1 for files in pushes.values() if files)
         return machine_message(f"memtui sync from {self.machine}: {plural(files, 'file')} of "
                                f"{plural(stores, 'project')}", self.machine)
-
-
-def _mtime(path: Path) -> float | None:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return None
 
 
 def _unresolved_after(local: dict[str, bytes], changes: Sequence[FileChange]) -> list[str]:

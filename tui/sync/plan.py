@@ -29,7 +29,7 @@ from tui.claude.lines import lines_with_endings
 from tui.claude.memory_files import index_of, is_log
 from tui.claude.paths import INDEX_NAME
 from tui.history.journal import blob_id
-from tui.memory.index import linked_files
+from tui.memory.reach import memory_links
 from tui.memory.writes import FileChange
 from tui.sync.merge import Side, merge_index, merge_memory
 
@@ -144,8 +144,7 @@ def _keep_index_lines(revived: list[tuple[str, str]], results: dict[str, bytes |
         if is_log(file) or is_index(file) or index == file:
             continue
         merged = results[index] if index in results else local.get(index)
-        folder = f"{os.path.dirname(index)}/" if os.path.dirname(index) else ""
-        if merged is None or _links(merged, file, folder):
+        if merged is None or file in memory_links(index, _text(merged), None):
             continue
         sources = [local.get(index)] if changer == "ours" else []
         ids = [blob for blob in (remote.get(index) if changer == "theirs" else None,
@@ -156,15 +155,11 @@ def _keep_index_lines(revived: list[tuple[str, str]], results: dict[str, bytes |
             if source is None:
                 continue
             lines = lines_with_endings(_text(source))
-            line = next((line for line in lines if _links(line.encode("utf-8", "surrogateescape"),
-                                                          file, folder)), None)
+            line = next((line for line in lines if file in memory_links(index, line, None)),
+                        None)
             if line is not None:
                 results[index] = _placed(merged, lines, line)
                 break
-
-
-def _links(data: bytes, file: str, folder: str) -> bool:
-    return file in linked_files(_text(data), folder)
 
 
 def _placed(index: bytes, source: list[str], line: str) -> bytes:
