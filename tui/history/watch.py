@@ -21,6 +21,7 @@ from pathlib import Path
 from tui.history.journal import Journal, JournalError, changed_files, damaged, detail_of
 from tui.memory.refusals import WriteRefused
 from tui.walk import MAX_DEPTH
+from tui.words import listed
 
 Signature = tuple[tuple[str, int, int], ...] | None
 MAX_DELAY = 2.0  # seconds between commits at most while a store keeps changing
@@ -112,8 +113,7 @@ class StoreWatcher:
         if not now:
             return "; every file can be read again"
         names = sorted(path or "the store itself" for path in now)
-        listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        return (f"; cannot read {listed} ({'; '.join(sorted(set(now.values())))}), "
+        return (f"; cannot read {listed(names, 5)} ({'; '.join(sorted(set(now.values())))}), "
                 "so the journal keeps their last versions until they can be read")
 
     def poll(self) -> WatchEvent | None:
