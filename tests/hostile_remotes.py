@@ -9,6 +9,7 @@ and a host that accepts a connection and never answers. Used by the tests and by
 from __future__ import annotations
 
 import codecs
+import os
 import socket
 import subprocess
 import threading
@@ -18,9 +19,14 @@ TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 BLOB, TREE, LINK, SUBMODULE = "100644", "40000", "120000", "160000"
 
 
+# Another tool's commits, made in any home: a fresh one has no git identity configured.
+AUTHOR = {f"GIT_{who}_{what}": value for who in ("AUTHOR", "COMMITTER")
+          for what, value in (("NAME", "another tool"), ("EMAIL", "tool@example.invalid"))}
+
+
 def git(remote: Path, *args: str, data: bytes | None = None) -> str:
     return subprocess.run(["git", "--git-dir", str(remote), *args], input=data, check=True,
-                          capture_output=True).stdout.decode().strip()
+                          capture_output=True, env={**os.environ, **AUTHOR}).stdout.decode().strip()
 
 
 def blob(remote: Path, data: bytes) -> str:
