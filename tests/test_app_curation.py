@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 import stat
 import sys
@@ -11,8 +10,7 @@ from pathlib import Path
 
 import pytest
 from app_home import build_app_home, open_first_store
-from conftest import settle, snapshot
-from rich.console import Console
+from conftest import painted, settle, snapshot
 from textual.widgets import Static
 from waiting import pilot_until
 
@@ -74,19 +72,11 @@ async def edit_in_app(app, pilot, screen: StoreScreen, name: str):
     return app.screen, app.screen.query_one(TextArea)
 
 
-def painted(widget: Static) -> str:
-    """The widget's text, each of its lines unbroken: a sentence naming a temp path (longer
-    under xdist, whose worker adds `popen-gw0` to it twice) must not wrap mid-phrase."""
-    console = Console(width=200, file=io.StringIO(), color_system=None)
-    console.print(widget.content, soft_wrap=True)
-    return console.file.getvalue()
-
-
 async def confirm(app, pilot) -> str:
     """Accept the confirmation on screen and return what it listed."""
     await pilot.pause()
     assert isinstance(app.screen, ConfirmScreen)
-    listed = " ".join(painted(s) for s in app.screen.query(Static))
+    listed = " ".join(painted(s.content) for s in app.screen.query(Static))
     await pilot.press("y")
     await settle(app, pilot)
     return listed
@@ -480,9 +470,9 @@ async def test_a_store_moved_away_while_open_says_so_and_offers_no_repair(fixtur
         fixture.store.rename(moved)
         banner = screen.query_one("#lock-banner", Static)
         assert await pilot_until(pilot, lambda: banner.display
-                              and "no longer exists" in painted(banner))
+                              and "no longer exists" in painted(banner.content))
         await pilot.press("3")
-        tally = painted(screen.query_one("#findings-tally", Static))
+        tally = painted(screen.query_one("#findings-tally", Static).content)
         assert "Claude sees every memory" not in tally
         assert "no longer exists" in tally
         for key in ("r", "u", "d"):
@@ -637,7 +627,7 @@ async def test_a_store_moved_away_after_a_slow_read_says_so_without_a_rest(fixtu
         fixture.store.rename(tmp_path / "moved-away")
         banner = screen.query_one("#lock-banner", Static)
         assert await pilot_until(pilot, lambda: banner.display
-                                 and "no longer exists" in painted(banner))
+                                 and "no longer exists" in painted(banner.content))
 
 
 async def test_undo_that_would_lose_text_written_since_says_why_it_refuses(fixture):
