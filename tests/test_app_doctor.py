@@ -3,11 +3,8 @@ check fails. The app must work at 80x24."""
 
 from __future__ import annotations
 
-import io
-
 from app_home import build_app_home
-from conftest import settle
-from rich.console import Console
+from conftest import painted, settle
 from textual.geometry import Region
 from textual.widgets import Static
 from waiting import PATIENCE, pilot_until
@@ -20,9 +17,8 @@ from tui.doctor.report import CHECK_IDS
 
 
 def shown(screen, selector: str, width: int = 76) -> str:
-    console = Console(width=width, file=io.StringIO(), color_system=None)
-    console.print(screen.query_one(selector, Static).content)
-    return " ".join(console.file.getvalue().split())  # as read, whatever the wrapping
+    text = painted(screen.query_one(selector, Static).content, width, wrap=True)
+    return " ".join(text.split())  # as read, whatever the wrapping
 
 
 def footer_text(app) -> str:
