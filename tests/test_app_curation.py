@@ -28,10 +28,11 @@ def fixture(claude_home, tmp_path):
 
 
 @asynccontextmanager
-async def store_screen(fixture):
-    """The app, its pilot and the fixture's store screen, open."""
+async def store_screen(fixture, notifications: bool = False):
+    """The app, its pilot and the fixture's store screen, open; with `notifications`, the
+    toasts on screen too."""
     app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 40), notifications=notifications) as pilot:
         yield app, pilot, await open_first_store(app, pilot, fixture)
 
 
@@ -211,9 +212,7 @@ async def test_marked_findings_are_fixed_together(fixture):
 
 async def test_a_key_that_does_not_fix_the_highlighted_finding_says_so(fixture):
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = await open_first_store(app, pilot, fixture)
+    async with store_screen(fixture, notifications=True) as (app, pilot, screen):
         await on_findings_tab(pilot, screen, "dangling")
         await pilot.press("r")
         await settle(app, pilot)
@@ -250,9 +249,7 @@ async def test_m_on_an_entry_already_past_the_cut_says_it_makes_no_room(fixture)
     """`m` moves a line past the cut to make room; on a line already there it would only
     shuffle lines Claude does not load."""
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = await open_first_store(app, pilot, fixture)
+    async with store_screen(fixture, notifications=True) as (app, pilot, screen):
         highlight(screen, "launch")  # indexed on line 201, past the cut
         await pilot.press("m")
         await settle(app, pilot)
@@ -390,9 +387,7 @@ async def test_in_app_edit_refuses_to_overwrite_what_claude_wrote_meanwhile(fixt
 async def test_discarding_an_in_app_edit_takes_its_unsaved_changes_warning_away(
         fixture, no_editor):
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = await open_first_store(app, pilot, fixture)
+    async with store_screen(fixture, notifications=True) as (app, pilot, screen):
         editor, area = await edit_in_app(app, pilot, screen, "user role")
         app.notify("Something else worth reading.")
         area.insert("a thought not worth keeping\n")
@@ -704,9 +699,7 @@ async def test_m_on_the_index_tab_moves_the_line_under_the_visible_cursor(fixtur
 
 async def test_m_on_an_index_line_that_is_no_entry_says_so(fixture):
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = await open_first_store(app, pilot, fixture)
+    async with store_screen(fixture, notifications=True) as (app, pilot, screen):
         await pilot.press("2", "home", "down", "down", "down", "down", "m")
         await settle(app, pilot)
         assert app.screen is screen
