@@ -83,12 +83,7 @@ async def test_the_doctors_line_goes_once_a_change_outside_the_store_screen_fixe
         index = fixture.store / "MEMORY.md"
         lines = index.read_text(encoding="utf-8").splitlines()
         index.write_text("\n".join(lines[:150]) + "\n", encoding="utf-8")
-        for _ in range(50):
-            await pilot.pause(0.1)
-            await settle(app, pilot)
-            if not banner.display:
-                break
-        assert not banner.display
+        assert await pilot_until(pilot, lambda: not banner.display)
 
 
 async def test_no_line_on_the_store_screen_when_nothing_fails(claude_home, tmp_path):
