@@ -460,6 +460,20 @@ async def settle(app, pilot) -> None:
     await pilot.pause()
 
 
+def painted(content, width: int = 200, wrap: bool = False) -> str:
+    """What a widget's content reads as, without colour, on a terminal `width` columns wide.
+
+    Each line stays whole unless `wrap`: a sentence naming a temp path (longer under xdist,
+    whose worker adds `popen-gw0` to it twice) must not wrap mid-phrase."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=width, file=io.StringIO(), color_system=None, soft_wrap=not wrap)
+    console.print(content)
+    return console.file.getvalue()
+
+
 @pytest.fixture
 def worktrees(tmp_path, claude_home):
     """A repository with two linked worktrees, and the one store they all share."""

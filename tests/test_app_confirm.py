@@ -4,12 +4,11 @@ keyboard, and its footer says how."""
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from rich.console import Console
+from conftest import painted
 from textual.app import App
 from textual.widgets import Button, Static
 from textual.widgets._footer import FooterKey
@@ -95,10 +94,7 @@ async def test_a_shortened_line_shows_before_and_after_under_each_other():
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         summary = app.screen.query_one("#confirm-summary Static", Static)
-        painted = Console(width=summary.content_region.width, file=io.StringIO(),
-                          color_system=None)
-        painted.print(summary.content)
-        lines = painted.file.getvalue().splitlines()
+        lines = painted(summary.content, summary.content_region.width, wrap=True).splitlines()
         before = next(n for n, line in enumerate(lines) if "before:" in line)
         after = next(n for n, line in enumerate(lines) if "after:" in line)
         column = lines[before].index("- [Title: kept]")

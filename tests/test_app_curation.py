@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 import stat
 import sys
@@ -11,8 +10,7 @@ from pathlib import Path
 
 import pytest
 from app_home import build_app_home, open_first_store
-from conftest import settle, snapshot
-from rich.console import Console
+from conftest import painted, settle, snapshot
 from textual.widgets import Static
 from waiting import pilot_until
 
@@ -30,10 +28,11 @@ def fixture(claude_home, tmp_path):
 
 
 @asynccontextmanager
-async def store_screen(fixture):
-    """The app, its pilot and the fixture's store screen, open."""
+async def store_screen(fixture, notifications: bool = False):
+    """The app, its pilot and the fixture's store screen, open; with `notifications`, the
+    toasts on screen too."""
     app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 40), notifications=notifications) as pilot:
         yield app, pilot, await open_first_store(app, pilot, fixture)
 
 
@@ -74,19 +73,11 @@ async def edit_in_app(app, pilot, screen: StoreScreen, name: str):
     return app.screen, app.screen.query_one(TextArea)
 
 
-def painted(widget: Static) -> str:
-    """The widget's text, each of its lines unbroken: a sentence naming a temp path (longer
-    under xdist, whose worker adds `popen-gw0` to it twice) must not wrap mid-phrase."""
-    console = Console(width=200, file=io.StringIO(), color_system=None)
-    console.print(widget.content, soft_wrap=True)
-    return console.file.getvalue()
-
-
 async def confirm(app, pilot) -> str:
     """Accept the confirmation on screen and return what it listed."""
     await pilot.pause()
     assert isinstance(app.screen, ConfirmScreen)
-    listed = " ".join(painted(s) for s in app.screen.query(Static))
+    listed = " ".join(painted(s.content) for s in app.screen.query(Static))
     await pilot.press("y")
     await settle(app, pilot)
     return listed
@@ -221,9 +212,7 @@ async def test_marked_findings_are_fixed_together(fixture):
 
 async def test_a_key_that_does_not_fix_the_highlighted_finding_says_so(fixture):
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = await open_first_store(app, pilot, fixture)
+    async with store_screen(fixture, notifications=True) as (app, pilot, screen):
         await on_findings_tab(pilot, screen, "dangling")
         await pilot.press("r")
         await settle(app, pilot)
@@ -260,9 +249,7 @@ async def test_m_on_an_entry_already_past_the_cut_says_it_makes_no_room(fixture)
     """`m` moves a line past the cut to make room; on a line already there it would only
     shuffle lines Claude does not load."""
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = await open_first_store(app, pilot, fixture)
+    async with store_screen(fixture, notifications=True) as (app, pilot, screen):
         highlight(screen, "launch")  # indexed on line 201, past the cut
         await pilot.press("m")
         await settle(app, pilot)
@@ -400,9 +387,7 @@ async def test_in_app_edit_refuses_to_overwrite_what_claude_wrote_meanwhile(fixt
 async def test_discarding_an_in_app_edit_takes_its_unsaved_changes_warning_away(
         fixture, no_editor):
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = await open_first_store(app, pilot, fixture)
+    async with store_screen(fixture, notifications=True) as (app, pilot, screen):
         editor, area = await edit_in_app(app, pilot, screen, "user role")
         app.notify("Something else worth reading.")
         area.insert("a thought not worth keeping\n")
@@ -480,9 +465,9 @@ async def test_a_store_moved_away_while_open_says_so_and_offers_no_repair(fixtur
         fixture.store.rename(moved)
         banner = screen.query_one("#lock-banner", Static)
         assert await pilot_until(pilot, lambda: banner.display
-                              and "no longer exists" in painted(banner))
+                              and "no longer exists" in painted(banner.content))
         await pilot.press("3")
-        tally = painted(screen.query_one("#findings-tally", Static))
+        tally = painted(screen.query_one("#findings-tally", Static).content)
         assert "Claude sees every memory" not in tally
         assert "no longer exists" in tally
         for key in ("r", "u", "d"):
@@ -637,7 +622,7 @@ async def test_a_store_moved_away_after_a_slow_read_says_so_without_a_rest(fixtu
         fixture.store.rename(tmp_path / "moved-away")
         banner = screen.query_one("#lock-banner", Static)
         assert await pilot_until(pilot, lambda: banner.display
-                                 and "no longer exists" in painted(banner))
+                                 and "no longer exists" in painted(banner.content))
 
 
 async def test_undo_that_would_lose_text_written_since_says_why_it_refuses(fixture):
@@ -714,9 +699,7 @@ async def test_m_on_the_index_tab_moves_the_line_under_the_visible_cursor(fixtur
 
 async def test_m_on_an_index_line_that_is_no_entry_says_so(fixture):
     before = snapshot(fixture.store)
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = await open_first_store(app, pilot, fixture)
+    async with store_screen(fixture, notifications=True) as (app, pilot, screen):
         await pilot.press("2", "home", "down", "down", "down", "down", "m")
         await settle(app, pilot)
         assert app.screen is screen

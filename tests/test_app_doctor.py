@@ -3,11 +3,8 @@ check fails. The app must work at 80x24."""
 
 from __future__ import annotations
 
-import io
-
 from app_home import build_app_home
-from conftest import settle
-from rich.console import Console
+from conftest import painted, settle
 from textual.geometry import Region
 from textual.widgets import Static
 from waiting import PATIENCE, pilot_until
@@ -20,9 +17,8 @@ from tui.doctor.report import CHECK_IDS
 
 
 def shown(screen, selector: str, width: int = 76) -> str:
-    console = Console(width=width, file=io.StringIO(), color_system=None)
-    console.print(screen.query_one(selector, Static).content)
-    return " ".join(console.file.getvalue().split())  # as read, whatever the wrapping
+    text = painted(screen.query_one(selector, Static).content, width, wrap=True)
+    return " ".join(text.split())  # as read, whatever the wrapping
 
 
 def footer_text(app) -> str:
@@ -87,12 +83,7 @@ async def test_the_doctors_line_goes_once_a_change_outside_the_store_screen_fixe
         index = fixture.store / "MEMORY.md"
         lines = index.read_text(encoding="utf-8").splitlines()
         index.write_text("\n".join(lines[:150]) + "\n", encoding="utf-8")
-        for _ in range(50):
-            await pilot.pause(0.1)
-            await settle(app, pilot)
-            if not banner.display:
-                break
-        assert not banner.display
+        assert await pilot_until(pilot, lambda: not banner.display)
 
 
 async def test_no_line_on_the_store_screen_when_nothing_fails(claude_home, tmp_path):

@@ -6,12 +6,10 @@ shapes): two sessions in two worktrees of one repository share one memory store.
 
 from __future__ import annotations
 
-import io
 from datetime import timedelta
 
 import pytest
-from conftest import HeldFirstCall, settle
-from rich.console import Console
+from conftest import HeldFirstCall, painted, settle
 from textual.widgets import Static
 from waiting import pilot_until
 
@@ -34,12 +32,6 @@ from tui.claude import paths
 from tui.claude.discovery import discover
 from tui.history.journal import Journal
 from tui.memory import writes
-
-
-def shown(widget: Static) -> str:
-    console = Console(width=200, file=io.StringIO(), color_system=None, soft_wrap=True)
-    console.print(widget.content)
-    return console.file.getvalue()
 
 
 def rows(table: VirtualTable) -> list[list[str]]:
@@ -94,12 +86,12 @@ async def test_overwrites_screen_merges_the_lost_line_back_and_undo_restores(ove
         [row] = rows(screen.query_one("#overwrites", VirtualTable))
         assert row[0] == "1 lost" and row[2] == "feedback_testing.md"
         assert tree_b.name in row[3] and tree_a.name in row[4]
-        assert A_LINE in shown(screen.query_one("#overwrite-text", Static))
+        assert A_LINE in painted(screen.query_one("#overwrite-text", Static).content)
 
         await pilot.press("m")
         await settle(app, pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        preview = shown(app.screen.query_one("#confirm-preview", Static))
+        preview = painted(app.screen.query_one("#confirm-preview", Static).content)
         assert f"+{A_LINE}" in preview
         assert memory.read_bytes() == before_merge  # nothing written before the yes
         await pilot.press("y")
@@ -133,7 +125,7 @@ async def test_merge_with_a_conflict_writes_nothing_and_shows_both_sides(tmp_pat
         await pilot.press("m")
         await settle(app, pilot)
         assert isinstance(app.screen, OverwritesScreen)  # no confirmation to say yes to
-        detail = shown(app.screen.query_one("#overwrite-text", Static))
+        detail = painted(app.screen.query_one("#overwrite-text", Static).content)
         assert "Run the suite in parallel." in detail and "Run only the fast tests." in detail
     assert memory.read_bytes() == before
 
@@ -170,18 +162,18 @@ async def test_history_lists_versions_diffs_them_and_restores_the_old_one(two_ve
         table = screen.query_one("#versions", VirtualTable)
         assert [row[5] for row in rows(table)] == ["second version", "first version"]
 
-        unified = shown(screen.query_one("#diff-body", Static))
+        unified = painted(screen.query_one("#diff-body", Static).content)
         assert "-Water the tomatoes at dawn." in unified
         assert "+Water the tomatoes at dusk." in unified
         await pilot.press("s")
-        side_by_side = shown(screen.query_one("#diff-body", Static))
+        side_by_side = painted(screen.query_one("#diff-body", Static).content)
         line = next(text for text in side_by_side.splitlines() if "dawn" in text)
         assert "dusk" in line  # the old and the new line face each other
 
         await pilot.press("down", "r")
         await settle(app, pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        assert "+Water the tomatoes at dawn." in shown(app.screen.query_one("#confirm-preview", Static))
+        assert "+Water the tomatoes at dawn." in painted(app.screen.query_one("#confirm-preview", Static).content)
         await pilot.press("y")
         await settle(app, pilot)
         assert memory.read_text(encoding="utf-8") == old
@@ -240,7 +232,7 @@ async def test_merging_from_the_app_keeps_a_byte_that_is_not_utf8(overwritten):
         await settle(app, pilot)
         await pilot.press("m")
         await settle(app, pilot)
-        assert "Caf\\xe9" in shown(app.screen.query_one("#confirm-preview", Static))
+        assert "Caf\\xe9" in painted(app.screen.query_one("#confirm-preview", Static).content)
         await pilot.press("y")
         await settle(app, pilot)
     assert memory.read_bytes() == before + A_LINE.encode() + b"\n"
@@ -259,7 +251,7 @@ async def test_a_lost_update_by_untracked_writers_reads_as_words_and_shows_contr
     async with app.run_test(size=(120, 40)) as pilot:
         app.push_screen(OverwritesScreen(project_of(claude_home, store)))
         await settle(app, pilot)
-        detail = " ".join(shown(app.screen.query_one("#overwrite-text", Static)).split())
+        detail = " ".join(painted(app.screen.query_one("#overwrite-text", Static).content).split())
     assert "by an untracked writer (extraction, dream or a person)," in detail
     assert "session an untracked" not in detail
     assert "␛[31mred␛[0m; <U+202E>evil" in detail
@@ -290,7 +282,7 @@ async def test_a_rescan_of_lost_updates_is_not_undone_by_the_scan_it_replaced(ov
         await pilot.pause(0.5)  # time for its rows to land, were they posted
         await settle(app, pilot)
         assert [row[0] for row in rows(table)] == ["1 lost"]
-        assert "1 lost update:" in shown(app.screen.query_one("#overwrites-status", Static))
+        assert "1 lost update:" in painted(app.screen.query_one("#overwrites-status", Static).content)
 
 
 async def test_a_damaged_journal_is_moved_aside_by_the_history_and_lost_updates_screens(
@@ -321,7 +313,7 @@ async def test_a_damaged_journal_is_moved_aside_by_the_history_and_lost_updates_
             shutil.copytree(damaged, path)
             await pilot.press(key)
             await settle(app, pilot)
-            said = " ".join(shown(app.screen.query_one(status, Static)).split())
+            said = " ".join(painted(app.screen.query_one(status, Static).content).split())
             [moved] = path.parent.glob("*.broken-*")
             assert f"The journal of {store} was damaged (" in said
             assert f"moved aside to {moved} and a new one started" in said

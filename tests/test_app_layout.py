@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from app_home import build_app_home, demo_app, open_review
-from conftest import settle
+from conftest import painted, settle
 from textual.widgets import Input, TabbedContent
 from textual.widgets._footer import FooterKey
 
@@ -364,20 +364,10 @@ async def test_f1_lists_memtuis_keys_before_textuals(fixture):
         await open_store(app, pilot, fixture)
         await pilot.press("f1")
         await pilot.pause()
-        rows = [" ".join(line.split()) for line in
-                painted(app.screen.query_one("HelpPanel BindingsTable")).splitlines()
+        keys = app.screen.query_one("HelpPanel BindingsTable").render()
+        rows = [" ".join(line.split()) for line in painted(keys, wrap=True).splitlines()
                 if line.strip()]
         first_textual = next(n for n, row in enumerate(rows) if "Cursor up" in row)
         assert rows[first_textual - 1] == "General"
         assert {"/ Filter", "r Relink", "u Undo", "q Quit"} <= set(rows[:first_textual])
         assert not any("Focus Next" in row for row in rows[:first_textual])
-
-
-def painted(widget) -> str:
-    import io
-
-    from rich.console import Console
-
-    console = Console(width=200, file=io.StringIO(), color_system=None)
-    console.print(widget.render())
-    return console.file.getvalue()

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import io
 import json
 
 from app_home import build_app_home
+from conftest import painted
 from fake_anthropic import failure, reply, text, tool
-from rich.console import Console
 from test_app_runs import open_store, until
 from textual.widgets import Static
 
@@ -28,9 +27,7 @@ def recall_app(claude_home, tmp_path, extra_env: dict[str, str]):
 
 
 def shown(app, selector: str) -> str:
-    console = Console(width=200, record=True, file=io.StringIO())
-    console.print(app.screen.query_one(selector, Static).content)
-    return console.export_text()
+    return painted(app.screen.query_one(selector, Static).content, wrap=True)
 
 
 def model_column(app) -> str:

@@ -3,13 +3,11 @@ sessions use, after the same confirmation every write goes through."""
 
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
-from conftest import settle, snapshot
+from conftest import painted, settle, snapshot
 from rescue_home import TABS_LINE, build_rescue_home
-from rich.console import Console
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
@@ -24,14 +22,6 @@ from tui.history.recovery import undo_journalled
 
 def project_of(home, store):
     return next(p for p in discover(home.home, home.env).projects if p.store == store)
-
-
-def painted(widget: Static) -> str:
-    """The widget's text, each of its lines unbroken: a temp path is 20 characters longer
-    under xdist and a sentence naming it must not wrap mid-phrase."""
-    console = Console(width=200, file=io.StringIO(), color_system=None)
-    console.print(widget.content, soft_wrap=True)
-    return console.file.getvalue()
 
 
 async def open_store(app, pilot, project) -> StoreScreen:
@@ -51,7 +41,7 @@ async def rescue_shown(app, pilot, home) -> str:
     await pilot.press("R")
     await settle(app, pilot)
     assert isinstance(app.screen, ConfirmScreen)
-    return " ".join(painted(s) for s in app.screen.query(Static))
+    return " ".join(painted(s.content) for s in app.screen.query(Static))
 
 
 async def test_r_shows_the_rescue_applies_it_to_the_live_store_and_undo_there_restores(
@@ -105,7 +95,7 @@ async def test_the_stranded_finding_names_the_key_and_the_command(rescue_home):
         kinds = [row.finding.kind for row in view.rows]
         view.table.move_cursor(kinds.index("stranded_store"))
         await pilot.pause()
-        detail = painted(app.screen.query_one("#findings-detail", Static))
+        detail = painted(app.screen.query_one("#findings-detail", Static).content)
         assert "fix: R rescue" in detail
         assert "memtui fix … rescue" in detail
         # The finding's fix is also the stranded screen's own first key: shown once.

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 from app_home import FIXED_MTIME, build_app_home
-from conftest import memory_text, write_memory
+from conftest import memory_text, painted, write_memory
 from textual.widgets import RichLog, Static
 from waiting import PATIENCE, pilot_until
 
@@ -171,16 +171,10 @@ async def test_leaving_review_without_applying_releases_nothing(dream_app):
     assert store_bytes(store) == before  # no lock left behind, no file changed
 
 
-def painted(widget: Static) -> str:
+def words(widget: Static) -> str:
     """A Static's content as words on one line, however it is laid out (a grid of columns)."""
-    import io
-
-    from rich.console import Console
-
-    console = Console(width=widget.content_region.width or 120, file=io.StringIO(),
-                      color_system=None)
-    console.print(widget.content)
-    return " ".join(console.file.getvalue().split())
+    return " ".join(painted(widget.content, widget.content_region.width or 120,
+                            wrap=True).split())
 
 
 def notifications(app) -> list[str]:
@@ -251,11 +245,11 @@ async def test_the_models_reply_streams_in_under_the_log_until_it_is_logged_whol
         live = run.query_one("#run-live", Static)
         await until(pilot, lambda: live.display)
         # The pieces reach the screen as messages: the last may still be on its way.
-        await until(pilot, lambda: "Reading the index first." in painted(live))
+        await until(pilot, lambda: "Reading the index first." in words(live))
         gate.set()
         await until(pilot, long_reply.is_set)
-        await until(pilot, lambda: "FINAL" in painted(live))
-        assert "…" in painted(live) and "line 599 of a long plan" in painted(live)
+        await until(pilot, lambda: "FINAL" in words(live))
+        assert "…" in words(live) and "line 599 of a long plan" in words(live)
         assert len(run.streaming) <= 4_000
         gate_two.set()
         await until(pilot, lambda: run.finished)

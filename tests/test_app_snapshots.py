@@ -191,11 +191,8 @@ def test_store_doctor_line_after_the_index_is_fixed_outside_the_screen(snap_comp
         lines = index.read_text(encoding="utf-8").splitlines(keepends=True)
         index.write_text("".join(lines[:150]), encoding="utf-8")
         banner = pilot.app.screen.query_one("#doctor-banner")
-        for _ in range(100):
-            await pilot.pause(0.1)
-            await settle(pilot.app, pilot)
-            if "index_size" not in str(banner.render()):
-                break
+        await pilot_until(pilot, lambda: "index_size" not in str(banner.render()))
+        await settle(pilot.app, pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=fixed)
 

@@ -3,12 +3,18 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
 from code_repos import shop_repo
-from conftest import index_line, memory_text, real, settle, snapshot, write_index, write_memory
-from rich.console import Console
+from conftest import (
+    index_line,
+    memory_text,
+    painted,
+    real,
+    settle,
+    snapshot,
+    write_index,
+    write_memory,
+)
 from textual.widgets import Static
 
 from tui.app.app import MemtuiApp
@@ -40,12 +46,6 @@ async def open_store(app, pilot, claude_home) -> StoreScreen:
     return screen
 
 
-def painted(widget: Static) -> str:
-    console = Console(width=200, file=io.StringIO(), color_system=None, soft_wrap=True)
-    console.print(widget.content)
-    return console.file.getvalue()
-
-
 def stale_rows(screen: StoreScreen) -> list:
     table = screen.query_one("#findings-table", VirtualTable)
     return [row.finding for row in table.rows if row.finding.kind == "stale_path"]
@@ -70,7 +70,7 @@ async def test_p_on_a_stale_path_finding_shows_the_rewrite_applies_it_and_u_undo
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.plan.label == "update 1 renamed path"
-        diff = painted(app.screen.query_one("#confirm-preview", Static))
+        diff = painted(app.screen.query_one("#confirm-preview", Static).content)
         assert "-Charges live in `src/billing/old_api.py`." in diff
         assert "+Charges live in `src/payments/api.py`." in diff
         assert snapshot(store) == before  # shown, not written

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
 from app_home import build_app_home
-from conftest import index_line, memory_text, settle, write_index, write_memory
-from rich.console import Console
+from conftest import index_line, memory_text, painted, settle, write_index, write_memory
 from textual.widgets import Input, Markdown, Static, TabbedContent
 from waiting import pilot_until
 
@@ -37,9 +34,7 @@ def names(table: VirtualTable) -> list[str]:
 
 def text_of(screen, selector: str) -> str:
     """What a Static shows, as plain text at the width of the screen."""
-    console = Console(width=116, file=io.StringIO(), color_system=None)
-    console.print(screen.query_one(selector, Static).content)
-    return console.file.getvalue()
+    return painted(screen.query_one(selector, Static).content, width=116, wrap=True)
 
 
 async def open_store(app, pilot, project) -> StoreScreen:

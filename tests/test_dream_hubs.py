@@ -278,10 +278,7 @@ def test_the_doctor_says_what_makes_room_when_the_last_dream_left_the_index_full
 
 async def test_the_review_warns_when_the_hub_is_rejected_and_the_index_kept(claude_home,
                                                                            tmp_path):
-    import io
-
-    from conftest import settle
-    from rich.console import Console
+    from conftest import painted, settle
 
     from tui.app.app import MemtuiApp
     from tui.app.screens.review import ReviewScreen
@@ -291,9 +288,7 @@ async def test_the_review_warns_when_the_hub_is_rejected_and_the_index_kept(clau
     result = run_dream(store, engine="offline")
 
     def summary(screen) -> str:
-        painted = Console(width=400, file=io.StringIO(), color_system=None)
-        painted.print(screen.query_one("#review-summary").content)
-        return painted.file.getvalue()
+        return painted(screen.query_one("#review-summary").content, width=400, wrap=True)
 
     app = MemtuiApp(claude_home.home, claude_home.env)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -66,10 +66,10 @@ def test_once_the_transcripts_are_gone_the_journal_still_names_memtui(worktrees,
 
 
 async def test_the_app_says_the_session_wrote_over_memtuis_merge(worktrees, capsys):
-    from conftest import settle
+    from conftest import painted, settle
     from textual.widgets import Static
 
-    from tests.test_app_history import project_of, shown
+    from tests.test_app_history import project_of
     from tui.app.app import MemtuiApp
     from tui.app.screens.overwrites import OverwritesScreen
 
@@ -81,6 +81,6 @@ async def test_the_app_says_the_session_wrote_over_memtuis_merge(worktrees, caps
         await settle(app, pilot)
         await pilot.press("down")
         await settle(app, pilot)
-        detail = " ".join(shown(app.screen.query_one("#overwrite-text", Static)).split())
+        detail = " ".join(painted(app.screen.query_one("#overwrite-text", Static).content).split())
     assert f"by session {c.id[:8]} in" in detail
     assert f"over the version of memtui ({MERGE})" in detail

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
 
 import pytest
-from conftest import index_line, memory_text, settle, snapshot, write_index, write_memory
+from conftest import index_line, memory_text, painted, settle, snapshot, write_index, write_memory
 from fake_anthropic import reply, text, tool
-from rich.console import Console
 
 from tui.agents.client import ClientConfig
 from tui.agents.dream import run_dream
@@ -75,9 +73,7 @@ async def test_the_review_starts_with_that_index_rejected_and_says_why(fake, sto
         app.push_screen(screen)
         await settle(app, pilot)
         assert screen.accepted == {"deploy.md"}
-        painted = Console(width=200, file=io.StringIO(), color_system=None, soft_wrap=True)
-        painted.print(screen.query_one("#review-summary").content)
-        summary = painted.file.getvalue()
+        summary = painted(screen.query_one("#review-summary").content)
         assert "MEMORY.md is rejected for now: it would hide billing.md" in summary
         await pilot.press("a")
         await settle(app, pilot)

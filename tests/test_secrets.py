@@ -3,17 +3,15 @@ app redacts them through the normal safe, undoable write."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
 
 import pytest
-from conftest import memory_text, settle, snapshot, write_index, write_memory
+from conftest import memory_text, painted, settle, snapshot, write_index, write_memory
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rich.console import Console
 
 from tui.memory.audit import audit_store
 from tui.memory.curate import plan_redact_secrets
@@ -113,10 +111,7 @@ async def test_x_in_the_app_redacts_after_showing_what_it_will_do(store, claude_
         await pilot.press("X")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        painted = Console(width=200, file=io.StringIO(), color_system=None, soft_wrap=True)
-        for widget in app.screen.query("Static"):
-            painted.print(widget.content)
-        shown = painted.file.getvalue()
+        shown = "".join(painted(widget.content) for widget in app.screen.query("Static"))
         assert "Redact the GitHub Token on line 2 of MEMORY.md." in shown
         assert GITHUB not in shown
         await pilot.press("y")

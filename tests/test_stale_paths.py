@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from code_repos import commit_of, git, new_repo, shop_repo
 from conftest import index_line, memory_text, real, snapshot, write_index, write_memory
+from waiting import wait_until
 
 from tui import cli, xdg
 from tui.claude import checkout as checkout_module
@@ -338,11 +339,7 @@ def test_a_git_that_hangs_is_killed_with_what_it_started_and_said_in_one_clause(
     assert isinstance(found, Unchecked)
     assert found.reason == "git cannot read ~/code/shop (`git ls-files` took more than 0.5 s)"
     pid = int(child.read_text())
-    for _ in range(100):  # the killed sleep is reaped by init; give it a moment
-        if not _alive(pid):
-            break
-        time.sleep(0.05)
-    assert not _alive(pid)
+    assert wait_until(lambda: not _alive(pid))  # the killed sleep is reaped by init
 
 
 def _alive(pid: int) -> bool:
