@@ -10,7 +10,14 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tui.memory import path_mentions
-from tui.memory.path_mentions import _PATH, _ROOTED, _candidates, _path_of
+from tui.memory.path_mentions import (
+    _PATH,
+    _PLACE_HINTS,
+    _ROOTED,
+    _candidates,
+    _may_name_places,
+    _path_of,
+)
 
 # Path characters, separators and every character the lookbehinds and globs look at.
 _TEXT = st.text(st.sampled_from(list("ab.-_@+9/ /\n~:$%*?{<[\\`()\"'#")), max_size=60)
@@ -39,6 +46,15 @@ def test_a_path_is_what_normpath_makes_of_it(text):
 @given(st.text(st.sampled_from(list("a/ :~.`(-")), max_size=30))
 def test_the_rooted_screen_is_its_plain_pattern(line):
     assert (_ROOTED.search(line) is None) == (_PLAIN_ROOTED.search(line) is None)
+
+
+@given(st.text(st.sampled_from(list("repo/~ \n\t`(\"'ithub.—é\ud800")), max_size=40))
+@example("a repo — here")
+@example("/abs at the start")
+def test_the_place_screen_is_its_substring_tests(text):
+    plain = (text.startswith("/") or "epo" in text
+             or any(hint in text for hint in _PLACE_HINTS))
+    assert _may_name_places(text) == plain
 
 
 def test_mentions_are_found_where_the_text_says_them():

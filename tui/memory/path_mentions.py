@@ -24,6 +24,8 @@ import string
 from collections.abc import Container, Iterator
 from typing import NamedTuple
 
+from ahocorasick_rs import BytesAhoCorasick
+
 _CHARS = r"A-Za-z0-9_.@+\-"
 # Not preceded by what would make it the tail of something else: a path (`/`, `~`), a URL
 # (`:`), a variable or a placeholder (`$`, `%`, `{`, `<`), a glob (`*`, `?`).
@@ -60,6 +62,7 @@ _HEADING = re.compile(r"#{1,6}(?=[ \t])")
 MENTIONS_PER_FILE = 2_000
 _PLACE_HINTS = ("~/", " /", "\n/", "\t/", "`/", "(/", "\"/", "'/", "ithub.", "itlab.",
                 "itbucket.")
+_PLACE_SEARCH = BytesAhoCorasick([hint.encode() for hint in ("epo", *_PLACE_HINTS)])
 
 
 class PathMention(NamedTuple):
@@ -131,10 +134,12 @@ def _candidates(text: str) -> Iterator[re.Match[str]]:
 
 
 def _may_name_places(text: str) -> bool:
-    """Whether `text` may name a place at all: most texts are let off with substring tests,
-    which are much faster than `_PLACE` over the whole text."""
-    return (text.startswith("/") or "epo" in text
-            or any(hint in text for hint in _PLACE_HINTS))
+    """Whether `text` may name a place at all: most texts are let off by a search for the
+    hints, much faster than `_PLACE` over the whole text. The hints are ASCII, so their
+    bytes are looked for in the text's, all in one pass (Aho-Corasick): a dozen `in` scans
+    of a text an em dash has made two bytes a character cost twice as much."""
+    return text.startswith("/") or bool(_PLACE_SEARCH.find_matches_as_indexes(
+        text.encode("utf-8", "surrogatepass")))
 
 
 def _places(text: str) -> dict[int, tuple[str, ...]]:
