@@ -93,6 +93,9 @@ class _Judge:
         self.on_disk = self.probes.on_disk
         self.foreign = self.probes.foreign
         self._departed_folders: frozenset[str] | None = None
+        # (path, folder, places) found fine: a store mentions the same path ~7 times, and
+        # whether it is fine depends on nothing else (the file system is asked once a path).
+        self._fine: set[tuple[str, bool, tuple[str, ...]]] = set()
 
     @cached_property
     def trees(self) -> tuple[str, ...]:
@@ -101,6 +104,15 @@ class _Judge:
 
     def verdict(self, mention: PathMention) -> Verdict | None:
         """None when the mention is fine (or not this checkout's to judge)."""
+        key = (mention.path, mention.folder, mention.places)
+        if key in self._fine:
+            return None
+        found = self._verdict(mention)
+        if found is None:
+            self._fine.add(key)
+        return found
+
+    def _verdict(self, mention: PathMention) -> Verdict | None:
         path = mention.path
         checkout = self.checkout
         if path in checkout.tracked or path in checkout.folders or checkout.has_end(path):
