@@ -5,6 +5,7 @@ from __future__ import annotations
 from app_home import demo_app, open_review
 from conftest import HeldFirstCall, settle
 from textual.geometry import Region
+from waiting import pilot_until
 
 from tui.agents.dream import run_dream
 from tui.app.widgets.virtual_table import VirtualTable
@@ -61,18 +62,14 @@ async def test_the_footer_offers_what_can_be_done_now_and_applying_shows_progres
         assert {"a", "space", "esc"} <= footer_keys(screen) and "u" not in footer_keys(screen)
         assert not progress.display
         await pilot.press("a")
-        for _ in range(3):
-            await pilot.pause()
-        assert progress.display and progress.region.height == 1
+        assert await pilot_until(pilot, lambda: progress.display and progress.region.height == 1)
         assert footer_keys(screen) == {"f1"}
         summary = painted_words(screen.query_one("#review-summary"))
         assert f"Applying {len(screen.accepted)} files …" in summary
         held_apply.release()
         await settle(app, pilot)
-        for _ in range(3):
-            await pilot.pause()
-        assert screen.outcome is not None and screen.outcome.applied
-        assert not progress.display
+        assert await pilot_until(pilot, lambda: screen.outcome is not None and not progress.display)
+        assert screen.outcome.applied
         assert {"u", "esc"} <= footer_keys(screen)
         assert not {"a", "space"} & footer_keys(screen)
         await pilot.press("space", "a")  # dead keys do nothing either
