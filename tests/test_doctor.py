@@ -471,11 +471,13 @@ def test_old_lock_of_a_finished_dream_is_fine(project, capsys):
 
 def test_lock_held_by_a_live_process_is_a_running_dream(project, capsys):
     claude, root, store = project
-    set_lock(store, "1", 5 * 60)  # init: running since before the lock was written
+    # This process, running since before the lock was written. Not init with an older lock:
+    # on a machine booted minutes ago, init started after that lock, as a reused PID would.
+    set_lock(store, str(os.getpid()), 0)
     _, report, _ = run_doctor(claude, root, capsys)
     check = checks_of(report)["dream_lock"]
     assert check["status"] == "ok"
-    assert "process 1 (running)" in check["message"]
+    assert f"process {os.getpid()} (running)" in check["message"]
 
 
 def test_lock_naming_a_process_started_after_it_was_written_is_not_held(project, capsys):
