@@ -81,8 +81,9 @@ def test_a_folder_that_cannot_be_listed_is_an_unreadable_finding(store, monkeypa
             raise PermissionError(13, "Permission denied", os.fspath(path))
         return real_scandir(path)
 
-    monkeypatch.setattr(memory_files.os, "scandir", scandir)
-    [finding] = findings(store, "unreadable")
+    with monkeypatch.context() as patch:  # os is everyone's: pytest's own clean-up lists too
+        patch.setattr(memory_files.os, "scandir", scandir)
+        [finding] = findings(store, "unreadable")
     assert finding.file == "topics/"
     assert finding.message == "topics/ cannot be listed (Permission denied): the memories in it are unseen"
 
