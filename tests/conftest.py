@@ -47,6 +47,12 @@ _CLAUDE_ENV = (
 )
 
 
+def pytest_xdist_auto_num_workers(config) -> int:
+    """Two workers per core for `-n auto`: a third of a worker's time is spent waiting on git,
+    a terminal or a child process, and a second worker on the core uses it."""
+    return 2 * len(os.sched_getaffinity(0))
+
+
 def isolate_git(patch: pytest.MonkeyPatch) -> None:
     """git with the tests' identity, and neither the user's config nor the system's."""
     for name, value in GIT_IDENTITY.items():
