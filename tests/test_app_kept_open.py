@@ -53,6 +53,33 @@ async def test_memory_does_not_grow_with_every_reload(fixture):
         assert growth < 5_000, f"{growth} more objects kept after 10 reloads"
 
 
+def orphaned_style_caches() -> int:
+    """Textual's per-widget style caches whose widget is gone, frozen ones included."""
+    from textual._styles_cache import StylesCache
+    from textual.widget import Widget
+
+    gc.unfreeze()
+    gc.collect()
+    things = gc.get_objects()
+    owned = {id(thing._styles_cache) for thing in things if isinstance(thing, Widget)}
+    return sum(isinstance(thing, StylesCache) and id(thing) not in owned for thing in things)
+
+
+async def test_a_store_screen_left_leaves_no_rendered_lines_behind(fixture):
+    """Textual's lru_cache on a StylesCache method kept every removed widget's style cache,
+    with the lines it rendered (Textualize/textual#6665): each store opened and left added
+    its widgets' for good, and every later collection walked them again."""
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        orphaned = []
+        for _ in range(3):
+            await open_first_store(app, pilot, fixture)
+            app.pop_screen()
+            await settle(app, pilot)
+            orphaned.append(orphaned_style_caches())
+        assert max(orphaned) < 10, f"style caches of removed widgets after each visit: {orphaned}"
+
+
 async def test_the_read_only_banner_goes_when_the_dreaming_process_ends(fixture):
     """A dream's process that ends (or a lock that ages past the hour) frees the store
     without writing anything: the banner said "Read-only" until some other file changed,

@@ -21,10 +21,11 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from tui.app.commands import PaletteCommand
 from tui.app.disk import WATCH_GROUP, HomeSignature, home_signature
 from tui.app.messages import DemoBuilt, ProjectsScanned, post_unless_replaced
+from tui.app.textual_caches import collect_discarded
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project, discover
-from tui.collector import collect_frozen, collector_paused
+from tui.collector import collector_paused
 from tui.render import PROJECT_STATUS_STYLES, age, condense, project_status
 from tui.words import plural
 
@@ -270,7 +271,7 @@ class ProjectsScreen(Screen[None]):
         worker = get_current_worker()
         app = self.app
         if self.scanned is not None:  # a rescan: the last scan's discarded rows go now
-            collect_frozen()
+            collect_discarded()
         if found := app.take_prefetched():
             inventory, self.home_seen = found
         else:
@@ -349,7 +350,7 @@ class ProjectsScreen(Screen[None]):
             return  # a scan is still running: it reads everything anyway
         from tui.app.summaries import summarize
 
-        collect_frozen()
+        collect_discarded()
         app = self.app
         inventory = discover(app.home, app.env, app.settings_file)
         self.home_seen = home_signature(app.home, inventory.projects)

@@ -45,6 +45,7 @@ from tui.app.messages import (
     post_unless_replaced,
 )
 from tui.app.screens.doctor import DoctorDone
+from tui.app.textual_caches import collect_discarded, release_styles_caches
 from tui.app.widgets.findings import FindingsShown, FindingsView, fixes, shown_findings
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.key_footer import KeyFooter
@@ -52,7 +53,7 @@ from tui.app.widgets.recall import RecallView
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project
 from tui.claude.memory_files import TEAM_INDEX
-from tui.collector import collect_frozen, collector_paused
+from tui.collector import collector_paused
 from tui.memory.audit import (
     Finding,
     MemoryStatus,
@@ -281,7 +282,7 @@ class StoreScreen(Screen[None]):
     def read_and_show(self) -> None:
         self.tidy_interrupted_writes()
         if self.store is not None:  # a reload: the last load's discarded widgets go now
-            collect_frozen()
+            collect_discarded()
         before = signature(self.path)
         worker = get_current_worker()
         with collector_paused():
@@ -363,6 +364,7 @@ class StoreScreen(Screen[None]):
         gc.freeze()
 
     def on_unmount(self) -> None:
+        release_styles_caches()  # else Textual keeps its widgets' rendered lines
         gc.unfreeze()
 
     def show_indexes(self, store: Store) -> None:
