@@ -80,6 +80,21 @@ async def test_a_store_screen_left_leaves_no_rendered_lines_behind(fixture):
         assert max(orphaned) < 10, f"style caches of removed widgets after each visit: {orphaned}"
 
 
+async def test_a_store_screen_left_is_freed_with_the_store_it_loaded(fixture):
+    """Textual's thread workers left their worker in the pool thread's context, and with it
+    the worker's screen and its loaded store: up to six closed store screens lived on."""
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(3):
+            await open_first_store(app, pilot, fixture)
+            app.pop_screen()
+            await settle(app, pilot)
+        gc.unfreeze()
+        gc.collect()
+        alive = [thing for thing in gc.get_objects() if isinstance(thing, StoreScreen)]
+        assert alive == [], f"{len(alive)} closed store screens still alive"
+
+
 async def test_the_read_only_banner_goes_when_the_dreaming_process_ends(fixture):
     """A dream's process that ends (or a lock that ages past the hour) frees the store
     without writing anything: the banner said "Read-only" until some other file changed,

@@ -17,6 +17,7 @@ from textual.notifications import Notification, Notify, SeverityLevel
 from tui.app.commands import MemtuiCommands
 from tui.app.prefetch import Prefetch, Prefetched
 from tui.app.screens.projects import ProjectsScreen
+from tui.app.textual_leaks import run_thread_workers_in_fresh_contexts
 from tui.visible import CONTROL_CHARS, has_controls, visible
 
 
@@ -102,6 +103,7 @@ class MemtuiApp(App[None]):
         return early.take(self.home, self.env, self.settings_file) if early else None
 
     def on_mount(self) -> None:
+        run_thread_workers_in_fresh_contexts()  # else closed screens live on in the pool
         self.theme = remembered_theme(self.available_themes) or self.theme
         self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))
         self.push_screen(ProjectsScreen())

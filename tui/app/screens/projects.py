@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from tui.app.commands import PaletteCommand
 from tui.app.disk import WATCH_GROUP, HomeSignature, home_signature
 from tui.app.messages import DemoBuilt, ProjectsScanned, post_unless_replaced
-from tui.app.textual_caches import collect_discarded
+from tui.app.textual_leaks import collect_discarded
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project, discover

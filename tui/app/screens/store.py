@@ -45,7 +45,7 @@ from tui.app.messages import (
     post_unless_replaced,
 )
 from tui.app.screens.doctor import DoctorDone
-from tui.app.textual_caches import collect_discarded, release_styles_caches
+from tui.app.textual_leaks import collect_discarded, release_styles_caches
 from tui.app.widgets.findings import FindingsShown, FindingsView, fixes, shown_findings
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.key_footer import KeyFooter
