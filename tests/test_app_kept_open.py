@@ -95,6 +95,25 @@ async def test_a_store_screen_left_is_freed_with_the_store_it_loaded(fixture):
         assert alive == [], f"{len(alive)} closed store screens still alive"
 
 
+async def test_footer_keys_of_earlier_compositions_are_freed(fixture):
+    """Each footer key was data-bound to the footer's `compact`, a watcher on the footer
+    that outlived the key: every recomposition (a screen shown again, a binding refreshed)
+    left the old keys alive for as long as the footer lived."""
+    from textual.widgets._footer import FooterKey
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(3):
+            await open_first_store(app, pilot, fixture)
+            app.pop_screen()
+            await settle(app, pilot)
+        gc.unfreeze()
+        gc.collect()
+        detached = [key for key in gc.get_objects()
+                    if isinstance(key, FooterKey) and not key.is_attached]
+        assert detached == [], f"{len(detached)} footer keys of earlier footers still alive"
+
+
 async def test_the_read_only_banner_goes_when_the_dreaming_process_ends(fixture):
     """A dream's process that ends (or a lock that ages past the hour) frees the store
     without writing anything: the banner said "Read-only" until some other file changed,

@@ -80,8 +80,10 @@ class KeyFooter(Footer):
             if needed > room:
                 continue  # a shorter key further down may still fit
             room -= needed
+            # Compact by FooterKey's own default, not data_bind: a binding is a watcher on this
+            # footer that outlives its key, and every recomposition left its keys behind.
             yield FooterKey(binding.key, display, description, binding.action,
-                            tooltip=tooltip or binding.tooltip).data_bind(compact=Footer.compact)
+                            tooltip=tooltip or binding.tooltip)
         if help_key is not None:
             binding, tooltip = help_key
             yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
