@@ -53,14 +53,26 @@ async def test_memory_does_not_grow_with_every_reload(fixture):
         assert growth < 5_000, f"{growth} more objects kept after 10 reloads"
 
 
+async def visit_first_store(app, pilot, fixture) -> None:
+    """Open the first store, let it settle, go back to the projects screen."""
+    await open_first_store(app, pilot, fixture)
+    app.pop_screen()
+    await settle(app, pilot)
+
+
+def everything_alive() -> list:
+    """Every object the collector tracks that is still reachable, frozen ones included."""
+    gc.unfreeze()
+    gc.collect()
+    return gc.get_objects()
+
+
 def orphaned_style_caches() -> int:
-    """Textual's per-widget style caches whose widget is gone, frozen ones included."""
+    """Textual's per-widget style caches whose widget is gone."""
     from textual._styles_cache import StylesCache
     from textual.widget import Widget
 
-    gc.unfreeze()
-    gc.collect()
-    things = gc.get_objects()
+    things = everything_alive()
     owned = {id(thing._styles_cache) for thing in things if isinstance(thing, Widget)}
     return sum(isinstance(thing, StylesCache) and id(thing) not in owned for thing in things)
 
@@ -73,9 +85,7 @@ async def test_a_store_screen_left_leaves_no_rendered_lines_behind(fixture):
     async with app.run_test(size=(120, 40)) as pilot:
         orphaned = []
         for _ in range(3):
-            await open_first_store(app, pilot, fixture)
-            app.pop_screen()
-            await settle(app, pilot)
+            await visit_first_store(app, pilot, fixture)
             orphaned.append(orphaned_style_caches())
         assert max(orphaned) < 10, f"style caches of removed widgets after each visit: {orphaned}"
 
@@ -86,12 +96,8 @@ async def test_a_store_screen_left_is_freed_with_the_store_it_loaded(fixture):
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(3):
-            await open_first_store(app, pilot, fixture)
-            app.pop_screen()
-            await settle(app, pilot)
-        gc.unfreeze()
-        gc.collect()
-        alive = [thing for thing in gc.get_objects() if isinstance(thing, StoreScreen)]
+            await visit_first_store(app, pilot, fixture)
+        alive = [thing for thing in everything_alive() if isinstance(thing, StoreScreen)]
         assert alive == [], f"{len(alive)} closed store screens still alive"
 
 
@@ -104,13 +110,9 @@ async def test_footer_keys_of_earlier_compositions_are_freed(fixture):
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(3):
-            await open_first_store(app, pilot, fixture)
-            app.pop_screen()
-            await settle(app, pilot)
-        gc.unfreeze()
-        gc.collect()
-        detached = [key for key in gc.get_objects()
-                    if isinstance(key, FooterKey) and not key.is_attached]
+            await visit_first_store(app, pilot, fixture)
+        detached = [thing for thing in everything_alive()
+                    if isinstance(thing, FooterKey) and not thing.is_attached]
         assert detached == [], f"{len(detached)} footer keys of earlier footers still alive"
 
 
