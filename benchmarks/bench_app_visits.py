@@ -74,12 +74,11 @@ def child(variant: str, home: Path, count: int) -> None:
     if variant == VARIANTS[0]:
         from tui.app import app as app_module
         from tui.app import textual_leaks
-        from tui.app.screens import projects, store
+        from tui.app.screens import store
 
-        for module in (textual_leaks, store):
-            module.release_styles_caches = lambda: None
+        # collect_discarded calls textual_leaks' own name; the store screen imported it.
+        textual_leaks.release_styles_caches = store.release_styles_caches = lambda: None
         app_module.run_thread_workers_in_fresh_contexts = lambda: None
-        store.collect_discarded = projects.collect_discarded = textual_leaks.collect_frozen
     print(json.dumps(asyncio.run(visits(home, count))))
 
 

@@ -21,12 +21,12 @@ import asyncio
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
 
+from textual._styles_cache import StylesCache
+
 from tui.collector import collect_frozen
 
 
 def release_styles_caches() -> None:
-    from textual._styles_cache import StylesCache
-
     clear = getattr(StylesCache.get_inner_outer, "cache_clear", None)
     if clear is not None:  # gone once Textual no longer caches on the method
         clear()
