@@ -21,7 +21,8 @@ import bisect
 import posixpath
 import re
 import string
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
+from functools import lru_cache
 from typing import NamedTuple
 
 from ahocorasick_rs import BytesAhoCorasick
@@ -44,22 +45,31 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`{]*)", re.MULTILINE)
 # The other places a text may name: an absolute or home path, a code host's repository, or
 # a repository named just after the word "repo" (`owner/name`, or a name in backticks: "Git
 # repo: `acme/tracker`", "git repo (`tracker`)"), kept as "repo:…".
+# Each form starts with the character it is tried at, and its lookbehinds come after it
+# (`\b` as "no word character before it"): `re` then skips in C to the characters a place
+# may start with, where a leading assertion is tried at every character (3x slower).
 _PLACE = re.compile(
-    r"(?<![A-Za-z0-9_.@+\-/:~])(?:~/[A-Za-z0-9_.@+\-]+|/[A-Za-z0-9_.@+\-]+/[A-Za-z0-9_.@+\-]+)"
+    r"[~/GgBbRr](?:(?<=~)(?<![A-Za-z0-9_.@+\-/:~]~)/[A-Za-z0-9_.@+\-]+(?:/[A-Za-z0-9_.@+\-]+)*"
+    r"|(?<=/)(?<![A-Za-z0-9_.@+\-/:~]/)[A-Za-z0-9_.@+\-]+/[A-Za-z0-9_.@+\-]+"
     r"(?:/[A-Za-z0-9_.@+\-]+)*"
-    r"|\b(?:[Gg]ithub\.com|[Gg]itlab\.com|[Bb]itbucket\.org)[/:][A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+"
-    r"|\b[Rr]epo(?:sitory)?\b[^\n`/]{0,12}(?:`?(?P<named>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)"
-    r"(?![A-Za-z0-9_.\-/])|`(?P<bare>[A-Za-z0-9_\-]+)`)",
+    r"|(?<=[Gg])(?<!\w[Gg])(?:ithub\.com|itlab\.com)[/:][A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+"
+    r"|(?<=[Bb])(?<!\w[Bb])itbucket\.org[/:][A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+"
+    r"|(?<=[Rr])(?<!\w[Rr])epo(?:sitory)?\b[^\n`/]{0,12}"
+    r"(?:`?(?P<named>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)(?![A-Za-z0-9_.\-/])"
+    r"|`(?P<bare>[A-Za-z0-9_\-]+)`))"
 )
 # An absolute path's start: a "/" that no path character comes before (as in `_PLACE`).
 # The "/" comes first, so the search skips to each "/" (a leading class or assertion would
 # be tried at every character of the line: 14x slower on real-shaped lines).
 _ROOTED = re.compile(r"/(?<![A-Za-z0-9_.@+\-/:~]/)[A-Za-z0-9_.@+\-]")
-_HEADING = re.compile(r"#{1,6}(?=[ \t])")
-# What each place starts with (an absolute path after a space, a quote or a bracket).
+# What a line that may name a place holds when no absolute path (`_ROOTED`).
+_PLACE_WORD_SEARCH = BytesAhoCorasick([b"epo", b"~/", b"ithub.com", b"itlab.com", b"itbucket.org"])
+# A heading (its "\n" and its level's marks), searched for in the text after a "\n".
+_HEADING_START = re.compile(r"\n#{1,6}(?=[ \t])")
 # A memory naming more paths than this is a listing, not a memory: the rest are not checked
 # (a hostile megabyte of paths would otherwise cost seconds an audit).
 MENTIONS_PER_FILE = 2_000
+# What each place starts with (an absolute path after a space, a quote or a bracket).
 _PLACE_HINTS = ("~/", " /", "\n/", "\t/", "`/", "(/", "\"/", "'/", "ithub.", "itlab.",
                 "itbucket.")
 _PLACE_SEARCH = BytesAhoCorasick([hint.encode() for hint in ("epo", *_PLACE_HINTS)])
@@ -86,7 +96,7 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
     folder = file.rpartition("/")[0]
     found: list[PathMention] = []
     line, counted, line_start = 1, 0, 0  # the line of offset `counted`, and where it starts
-    places: dict[int, tuple[str, ...]] | None = None  # worked out at the first mention
+    places: Callable[[int], tuple[str, ...]] | None = None  # worked out at the first mention
     for match in _candidates(text):
         start = match.start()
         written = match.group().rstrip(".-")
@@ -108,9 +118,9 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
                 not text[line_start:start].lstrip().startswith("$ "):
             continue
         if places is None:
-            places = _places(text) if _may_name_places(text) else {}
+            places = _places(text) if _may_name_places(text) else _no_places
         found.append(PathMention(file, line, start - line_start, written, path,
-                                 written.endswith("/"), places.get(line, ())))
+                                 written.endswith("/"), places(line)))
         if len(found) == MENTIONS_PER_FILE:
             break
     return found
@@ -133,6 +143,10 @@ def _candidates(text: str) -> Iterator[re.Match[str]]:
             slash = text.find("/", slash + 1)
 
 
+def _no_places(line: int) -> tuple[str, ...]:
+    return ()
+
+
 def _may_name_places(text: str) -> bool:
     """Whether `text` may name a place at all: most texts are let off by a search for the
     hints, much faster than `_PLACE` over the whole text. The hints are ASCII, so their
@@ -142,41 +156,70 @@ def _may_name_places(text: str) -> bool:
         text.encode("utf-8", "surrogatepass")))
 
 
-def _places(text: str) -> dict[int, tuple[str, ...]]:
-    """The places each line holding a "/" (the only lines a path is on) names, with those
-    its Markdown section named before it (a section runs from its heading to the next
-    heading of the same level or higher, subsections included): "## Tracker / - Git repo:
-    `acme/tracker` / - src/app.py"."""
+def _places(text: str) -> Callable[[int], tuple[str, ...]]:
+    """line -> the places that line (one holding a "/", the only lines a path is on) names,
+    with those its Markdown section named before it (a section runs from its heading to the
+    next heading of the same level or higher, subsections included): "## Tracker / - Git
+    repo: `acme/tracker` / - src/app.py"."""
+    # Only headings and the lines that name a place change what a line with a path names.
+    # The lines that may name one (an absolute path or a word of `_PLACE_WORD_SEARCH`) are
+    # found by two searches of the whole text, and only they are searched for places: most
+    # letters of a text may start one.
+    lines = text.split("\n")
+    raw = text.encode("utf-8", "surrogatepass")
+    cues = _line_numbers(raw, sorted(start for _, start, _ in
+                                     _PLACE_WORD_SEARCH.find_matches_as_indexes(raw)))
+    cues.update(line for line, _ in _numbered(text, _ROOTED.finditer(text)))
+    named: dict[int, list[str]] = {}
+    for line in cues:
+        if on_line := [_place(match) for match in _PLACE.finditer(lines[line - 1])]:
+            named[line] = on_line
+    levels = {line: len(match.group()) - 1 for line, match in
+              _numbered(text, _HEADING_START.finditer("\n" + text))}
     sections: list[tuple[int, list[str]]] = [(0, [])]  # (heading level, places) open now
-    found: dict[int, tuple[str, ...]] = {}
-    # Only headings and the lines that may name a place (every place holds a "/" or follows
-    # "repo") are read: no other line changes what a line with a path names.
-    for number, text_line in enumerate(text.split("\n"), start=1):
-        if not ("/" in text_line or "epo" in text_line or text_line.startswith("#")):
-            continue
-        named = [_place(match) for match in _PLACE.finditer(text_line)] \
-            if _may_hold_place(text_line) else []
-        heading = _HEADING.match(text_line)
-        if heading:
-            level = len(heading.group())
-            while sections[-1][0] >= level:
+    numbers: list[int] = []  # the lines read, in order
+    own: list[tuple[str, ...]] = []  # what each of them names with its section's places
+    after: list[tuple[str, ...]] = []  # what its section's places are after it
+    for line in sorted(named.keys() | levels.keys()):
+        on_line = named.get(line, [])
+        if line in levels:
+            while sections[-1][0] >= levels[line]:
                 sections.pop()
-            sections.append((level, []))
+            sections.append((levels[line], []))
         if len(sections) > 1:  # text before any heading is no section: a line of it is its own
-            sections[-1][1].extend(named)
-        if "/" in text_line:
-            every = dict.fromkeys([*named, *(place for _, places in sections for place in places)])
-            if every:
-                found[number] = tuple(every)
+            sections[-1][1].extend(on_line)
+        opened = [place for _, places in sections for place in places]
+        numbers.append(line)
+        own.append(tuple(dict.fromkeys([*on_line, *opened])))
+        after.append(tuple(dict.fromkeys(opened)))
+
+    def named_on(number: int) -> tuple[str, ...]:
+        at = bisect.bisect_right(numbers, number) - 1
+        if at < 0:
+            return ()
+        return own[at] if numbers[at] == number else after[at]
+
+    return named_on
+
+
+def _numbered(text: str, matches: Iterator[re.Match[str]]) -> Iterator[tuple[int, re.Match[str]]]:
+    """(1-based line, match) for matches found in order in `text`, or in "\n" + `text`."""
+    line, counted = 1, 0
+    for match in matches:
+        start = match.start()
+        line += text.count("\n", counted, start)
+        counted = start
+        yield line, match
+
+
+def _line_numbers(raw: bytes, offsets: list[int]) -> set[int]:
+    """The 1-based lines of `offsets` (in order) in `raw`."""
+    found, line, counted = set(), 1, 0
+    for offset in offsets:
+        line += raw.count(b"\n", counted, offset)
+        counted = offset
+        found.add(line)
     return found
-
-
-def _may_hold_place(line: str) -> bool:
-    """Whether `_PLACE` may match in `line`: what each of its forms must hold, asked with
-    substring tests and one short pattern, cheaper than `_PLACE` on the lines that hold
-    no place (most lines with a path)."""
-    return ("epo" in line or "~/" in line or "ithub.com" in line or "itlab.com" in line
-            or "itbucket.org" in line or _ROOTED.search(line) is not None)
 
 
 def _place(match: re.Match[str]) -> str:
@@ -184,6 +227,7 @@ def _place(match: re.Match[str]) -> str:
     return f"repo:{repository}" if repository else match.group()
 
 
+@lru_cache(maxsize=1 << 14)  # a store names each of its paths about seven times
 def _path_of(written: str) -> str | None:
     """The path a candidate names, normalised; None when it is not clearly a path."""
     if written.endswith("/"):
