@@ -110,10 +110,9 @@ _ASCII_BYTES = bytes(range(128))
 _ACCENTED = re.compile("[\u00c0-\u024f]")
 # The only characters beyond ASCII that str.lower() turns into ASCII letters (İ, the Kelvin K),
 # and the UTF-8 lead bytes of every accented and CJK letter above (and of a few more).
-_LOWERS_TO_ASCII = ("\u0130".encode(), "\u212a".encode())
-_ACCENTED_LEADS = tuple(bytes([lead]) for lead in range(0xC3, 0xCA))  # U+00C0-U+027F
-_CJK_LEADS = (b"\xe3", b"\xe4", b"\xe5", b"\xe6", b"\xe7", b"\xe8", b"\xe9", b"\xea", b"\xeb",
-              b"\xec", b"\xed", b"\xef")  # U+3000-U+DFFF, U+F000-U+FFFF
+_LOWERS_TO_ASCII = re.compile("\u0130|\u212a".encode())
+_ACCENTED_LEAD = re.compile(rb"[\xc3-\xc9]")  # U+00C0-U+027F
+_CJK_LEAD = re.compile(rb"[\xe3-\xed\xef]")  # U+3000-U+DFFF, U+F000-U+FFFF
 _CJK_TRIGGER = re.compile(_trie([t for t in _BY_TRIGGER if _is_cjk(t)]))
 _CJK_TEXT = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _RULE_ORDER = {rule: index for index, rule in enumerate(RULES)}
@@ -141,9 +140,9 @@ def _candidate_lines(text: str) -> dict[int, set[Rule]]:
         screened = b"\n" + raw.lower()
     else:
         high = raw.translate(None, _ASCII_BYTES)  # the bytes beyond ASCII alone: a few
-        accented = any(lead in high for lead in _ACCENTED_LEADS) and bool(_ACCENTED.search(text))
-        cjk = any(lead in high for lead in _CJK_LEADS) and bool(_CJK_TEXT.search(text))
-        as_ascii = not cjk and not any(letter in high for letter in _LOWERS_TO_ASCII)
+        accented = bool(_ACCENTED_LEAD.search(high) and _ACCENTED.search(text))
+        cjk = bool(_CJK_LEAD.search(high) and _CJK_TEXT.search(text))
+        as_ascii = not cjk and not _LOWERS_TO_ASCII.search(high)
         screened = b"\n" + raw.lower() if as_ascii else "\n" + text.lower()
     if not accented and isinstance(screened, bytes) and b" the " in screened:
         hits = [(start, _ENGLISH_RULES[needle]) for needle, start, _ in
