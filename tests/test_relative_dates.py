@@ -12,7 +12,7 @@ import datetime as dt
 
 import pytest
 from conftest import index_line, memory_text, write_index, write_memory
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tui.agents.absdates import absolutize
@@ -437,16 +437,40 @@ SCREEN_PIECES = ["the ", " the ", "Yesterday", "DAY", "week", "weeK", "\u212a", 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(SCREEN_PIECES), max_size=30).map("".join))
 def test_the_screen_finds_on_utf8_bytes_the_lines_lowering_the_text_finds(text):
-    """Text beyond ASCII (an em dash is enough) is screened by its UTF-8 bytes, lowered as
-    ASCII, and its lead bytes: the same lines, with the same rules, as the lowered text."""
+    """Text beyond ASCII that is not plain English is screened by its UTF-8 bytes, lowered
+    as ASCII, and its lead bytes: the same lines, with the same rules, as the lowered text."""
     screened = "\n" + text.lower()
     if " the " in screened and (text.isascii() or not dates._ACCENTED.search(text)):
-        hits = [(at, rules) for needle, rules in dates._ENGLISH_NEEDLES.items()
-                for at in dates._occurrences(screened, needle)]
-    else:
-        hits = [(m.start(1), dates._BY_TRIGGER[m.group(1)])
-                for m in dates._LATIN_TRIGGER.finditer(screened)]
+        return  # plain English: test_plain_english_finds_what_every_english_rule_finds
+    hits = [(m.start(1), dates._BY_TRIGGER[m.group(1)])
+            for m in dates._LATIN_TRIGGER.finditer(screened)]
     if not text.isascii() and dates._CJK_TEXT.search(text):
         hits += [(m.start(), dates._BY_TRIGGER[m.group()])
                  for m in dates._CJK_TRIGGER.finditer(screened)]
     assert dates._candidate_lines(text) == dates._lines_of(hits, screened)
+
+
+ENGLISH_PIECES = ["the ", " the ", "Yesterday", "yesterday's", "DAY", "days", " day", "Thursday",
+                  "holiday", "week", "weeK", "weekend", "weekly", "mid-week", "two", " ago",
+                  "hampragood", "last ", "next ", "this ", "in ", "recently", "morning", "a while",
+                  "\u212a", "\u0130", "\u017f", "λ", "—", "’", "ÿ", "\n", " ", "`", "a", "#", "=",
+                  "_", "9", "\ud800"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(ENGLISH_PIECES), max_size=40).map("".join))
+@example("Decided the day before yesterday, mid-week\u2014last Thursday; λtoday, two days ago")
+def test_plain_english_finds_what_every_english_rule_finds(text):
+    """Plain English text runs on each line only the rules its words name; every English
+    rule run on every line finds the same."""
+    if " the " not in "\n" + text.lower() or dates._ACCENTED.search(text):
+        return  # not screened as plain English
+    english = {rule for rule in dates.RULES if rule.language.code == "en"}
+    lines = text.split("\n")
+    fences = dates._fence_lines(lines, len(lines)) if "```" in text or "~~~" in text else []
+    everywhere = [
+        (index + 1, match.start(), match.group())
+        for index, line in enumerate(lines) if not (fences and dates._in_fence(fences, index))
+        for match, _ in dates._matches(dates._prose(line), english)
+    ]
+    assert [(found.line, found.column, found.phrase) for found in relative_dates(text)] == everywhere

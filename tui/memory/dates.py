@@ -105,7 +105,16 @@ _ENGLISH_NEEDLES = {
 # Every needle looked for in one pass over the bytes (Aho-Corasick, every occurrence):
 # fourteen `in` scans and a `find` loop per needle cost five times as much.
 _ENGLISH_SEARCH = BytesAhoCorasick([needle.encode() for needle in _ENGLISH_NEEDLES])
-_ENGLISH_RULES = list(_ENGLISH_NEEDLES.values())
+# Every English rule stands its trigger words alone (`(?<!\w)`, spaces, `(?!\w)`): a needle
+# inside another word ("day" in "Thursday", "holiday") names only the rules of that word.
+# (The two letters beyond ASCII that match an ASCII one when case is ignored, ſ and the
+# Kelvin sign, send a text to the other screens.)
+_ENGLISH_WORDS_RULES = {
+    word.encode(): tuple(rule for rule in RULES if rule.language.code == "en"
+                         and word in rule.triggers)
+    for word in _ENGLISH_WORDS
+}
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")  # `\w` in lowered ASCII
 _ASCII_BYTES = bytes(range(128))
 _ACCENTED = re.compile("[\u00c0-\u024f]")
 # The only characters beyond ASCII that str.lower() turns into ASCII letters (İ, the Kelvin K),
@@ -145,8 +154,9 @@ def _candidate_lines(text: str) -> dict[int, set[Rule]]:
         as_ascii = not cjk and not _LOWERS_TO_ASCII.search(high)
         screened = b"\n" + raw.lower() if as_ascii else "\n" + text.lower()
     if not accented and isinstance(screened, bytes) and b" the " in screened:
-        hits = [(start, _ENGLISH_RULES[needle]) for needle, start, _ in
-                _ENGLISH_SEARCH.find_matches_as_indexes(screened, overlapping=True)]
+        hits = [(start, rules) for _, start, end in
+                _ENGLISH_SEARCH.find_matches_as_indexes(screened, overlapping=True)
+                if (rules := _english_rules(screened, start, end))]
     elif not accented and isinstance(screened, str) and " the " in screened:
         hits = [(at, rules) for needle, rules in _ENGLISH_NEEDLES.items() if needle in screened
                 for at in _occurrences(screened, needle)]
@@ -157,6 +167,18 @@ def _candidate_lines(text: str) -> dict[int, set[Rule]]:
     if cjk:
         hits.extend((m.start(), _BY_TRIGGER[m.group()]) for m in _CJK_TRIGGER.finditer(screened))
     return _lines_of(hits, screened)
+
+
+def _english_rules(screened: bytes, start: int, end: int) -> tuple[Rule, ...]:
+    """The English rules a needle found at `start:end` of the lowered bytes names: those
+    of the word it is in. A byte beyond ASCII ends a word: were its character a letter, no
+    English rule could match across it (each stands its words alone)."""
+    left, right = start, end
+    while screened[left - 1] in _WORD_BYTES:  # the bytes start with "\n"
+        left -= 1
+    while right < len(screened) and screened[right] in _WORD_BYTES:
+        right += 1
+    return _ENGLISH_WORDS_RULES.get(screened[left:right], ())
 
 
 def _lines_of(hits: list, screened: str | bytes) -> dict[int, set[Rule]]:
