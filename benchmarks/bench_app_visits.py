@@ -75,10 +75,12 @@ def child(variant: str, home: Path, count: int) -> None:
         from tui.app import app as app_module
         from tui.app import textual_leaks
         from tui.app.screens import store
+        from tui.app.widgets import app_header
 
         # collect_discarded calls textual_leaks' own name; the store screen imported it.
         textual_leaks.release_styles_caches = store.release_styles_caches = lambda: None
         app_module.run_thread_workers_in_fresh_contexts = lambda: None
+        app_header.forget_watchers = lambda watched, node: None
     print(json.dumps(asyncio.run(visits(home, count))))
 
 

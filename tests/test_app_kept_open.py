@@ -116,6 +116,21 @@ async def test_footer_keys_of_earlier_compositions_are_freed(fixture):
         assert detached == [], f"{len(detached)} footer keys of earlier footers still alive"
 
 
+async def test_the_headers_of_closed_screens_are_freed(fixture):
+    """Textual's Header watches the app's title, and Textual drops a closed widget's
+    watchers only when the title changes, which memtui's never does: every screen left
+    lived on through its header."""
+    from textual.widgets import Header
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(3):
+            await visit_first_store(app, pilot, fixture)
+        detached = [thing for thing in everything_alive()
+                    if isinstance(thing, Header) and not thing.is_attached]
+        assert detached == [], f"{len(detached)} headers of closed screens still alive"
+
+
 async def test_the_read_only_banner_goes_when_the_dreaming_process_ends(fixture):
     """A dream's process that ends (or a lock that ages past the hour) frees the store
     without writing anything: the banner said "Read-only" until some other file changed,

@@ -13,6 +13,9 @@ Thread workers: Textual runs them on the event loop's default executor and sets 
 that thread runs another worker. Each of the pool's threads so kept its last worker, that
 worker's screen, and the store the screen had loaded: up to six store screens closed long
 ago.
+
+Watchers: `widget.watch(other, ...)` keeps the widget in `other`'s watcher lists until the
+watched value next changes; a value that never changes keeps every closed watcher.
 """
 
 from __future__ import annotations
@@ -30,6 +33,13 @@ def release_styles_caches() -> None:
     clear = getattr(StylesCache.get_inner_outer, "cache_clear", None)
     if clear is not None:  # gone once Textual no longer caches on the method
         clear()
+
+
+def forget_watchers(watched: object, node: object) -> None:
+    """Drop what `node` watches on `watched` (Textual keeps them in a `__watchers` dict on
+    the watched object; none there, nothing to drop)."""
+    for watchers in getattr(watched, "__watchers", {}).values():
+        watchers[:] = [(owner, callback) for owner, callback in watchers if owner is not node]
 
 
 def collect_discarded() -> None:

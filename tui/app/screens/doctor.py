@@ -21,11 +21,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.app.disk import WATCH_GROUP
 from tui.app.messages import post_unless_replaced
+from tui.app.widgets.app_header import AppHeader
 from tui.app.widgets.key_footer import KeyFooter
 from tui.render import condense
 from tui.visible import visible
@@ -128,7 +129,7 @@ class DoctorScreen(Screen[None]):
         self.lock: tuple | None = None  # the lock as the report on screen saw it
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
+        yield AppHeader(show_clock=False)
         yield Static("Checking…", id="doctor-status")
         with VerticalScroll(id="doctor-body"):
             yield Static(id="doctor-report")

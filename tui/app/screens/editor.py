@@ -17,9 +17,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.notifications import Notification
 from textual.screen import Screen
-from textual.widgets import Header, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from tui.app import curation
+from tui.app.widgets.app_header import AppHeader
 from tui.app.widgets.key_footer import KeyFooter
 from tui.render import condense
 
@@ -56,7 +57,7 @@ class EditorScreen(Screen["curation.Outcome | None"]):
         self.unsaved_warning: Notification | None = None  # the toast a first esc raised
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
+        yield AppHeader(show_clock=False)
         yield Static("ctrl+s saves (undo with u afterwards), esc closes", id="editor-hint")
         yield TextArea(self.before or "", soft_wrap=True, show_line_numbers=True, id="editor-text")
         yield KeyFooter()

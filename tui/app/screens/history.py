@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Header, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from tui.app.messages import ChangeApplied
@@ -23,6 +23,7 @@ from tui.app.screens.file_writes import (
     short_session,
     text_of,
 )
+from tui.app.widgets.app_header import AppHeader
 from tui.app.widgets.diff_view import render_diff
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
@@ -87,7 +88,7 @@ class HistoryScreen(FileWriteScreen):
         self.side_by_side = False
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
+        yield AppHeader(show_clock=False)
         yield Static("Reading the journal and the transcripts…", id="history-status")
         with Horizontal(id="history-body"):
             yield VirtualTable(COLUMNS, stretch="change", labels={"base": ""},

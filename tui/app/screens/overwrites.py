@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Header, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from tui import notices
@@ -25,6 +25,7 @@ from tui.app.screens.file_writes import (
     local_time,
     text_of,
 )
+from tui.app.widgets.app_header import AppHeader
 from tui.app.widgets.diff_view import render_diff
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
@@ -127,7 +128,7 @@ class OverwritesScreen(FileWriteScreen):
         self.conflicts: dict[int, tuple] = {}
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
+        yield AppHeader(show_clock=False)
         yield Static("Reading the transcripts…", id="overwrites-status")
         with Horizontal(id="overwrites-body"):
             yield VirtualTable(COLUMNS, stretch="file", priority=COLUMN_PRIORITY,

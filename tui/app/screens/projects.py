@@ -15,13 +15,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Header, Input, ProgressBar, Static
+from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.app.commands import PaletteCommand
 from tui.app.disk import WATCH_GROUP, HomeSignature, home_signature
 from tui.app.messages import DemoBuilt, ProjectsScanned, post_unless_replaced
 from tui.app.textual_leaks import collect_discarded
+from tui.app.widgets.app_header import AppHeader
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import Project, discover
@@ -229,7 +230,7 @@ class ProjectsScreen(Screen[None]):
         return (*self.FOOTER_KEYS[:3], "projects.sync", *self.FOOTER_KEYS[3:])
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
+        yield AppHeader(show_clock=False)
         yield Static("Looking for Claude Code projects…", id="scan-status")
         yield ProgressBar(id="scan-progress", show_eta=False)
         yield Input(placeholder="filter projects (fuzzy)", id="project-filter", classes="hidden")

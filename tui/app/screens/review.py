@@ -14,9 +14,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Header, ProgressBar, Static
+from textual.widgets import ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
+from tui.app.widgets.app_header import AppHeader
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.claude.lines import split_lines
@@ -95,7 +96,7 @@ class ReviewScreen(Screen[None]):
         self.working = False
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
+        yield AppHeader(show_clock=False)
         with VerticalScroll(id="review-summary-scroll"):
             yield Static(id="review-summary")
         # No total: the apply is one journalled write, whose length is not known before.

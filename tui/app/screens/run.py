@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Header, RichLog, Static
+from textual.widgets import RichLog, Static
 from textual.worker import Worker, WorkerState
 
 from tui.agents.events import (
@@ -30,6 +30,7 @@ from tui.agents.events import (
     PhaseChanged,
 )
 from tui.app.runs import Engine, Starter, estimated_cost
+from tui.app.widgets.app_header import AppHeader
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.virtual_table import TableRow, VirtualTable
 from tui.visible import visible
@@ -138,7 +139,7 @@ class RunScreen(Screen[None]):
         self.streaming_cut = False  # its start was dropped
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
+        yield AppHeader(show_clock=False)
         yield Static(id="run-engine")
         yield VirtualTable(PHASE_COLUMNS, stretch="note", cursor=False, id="run-phases")
         yield Static(id="run-totals")

@@ -16,7 +16,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import (
-    Header,
     Input,
     LoadingIndicator,
     Markdown,
@@ -46,6 +45,7 @@ from tui.app.messages import (
 )
 from tui.app.screens.doctor import DoctorDone
 from tui.app.textual_leaks import collect_discarded, release_styles_caches
+from tui.app.widgets.app_header import AppHeader
 from tui.app.widgets.findings import FindingsShown, FindingsView, fixes, shown_findings
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.key_footer import KeyFooter
@@ -163,7 +163,7 @@ class StoreScreen(Screen[None]):
         self.loaded_signature = self.disk_signature  # the store the rows (and plans) show
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
+        yield AppHeader(show_clock=False)
         yield Static(id="lock-banner", classes="hidden")
         yield Static(id="doctor-banner", classes="hidden")
         yield LoadingIndicator(id="store-loading")
