@@ -90,15 +90,21 @@ async def test_a_store_screen_left_leaves_no_rendered_lines_behind(fixture):
         assert max(orphaned) < 10, f"style caches of removed widgets after each visit: {orphaned}"
 
 
-async def test_a_store_screen_left_is_freed_with_the_store_it_loaded(fixture):
-    """Textual's thread workers left their worker in the pool thread's context, and with it
-    the worker's screen and its loaded store: up to six closed store screens lived on."""
+async def alive_after_three_visits(fixture, wanted) -> list:
+    """What is still alive, and `wanted`, once the first store was opened and left three
+    times (asked while the app runs: a widget of a closed app is attached to nothing)."""
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(3):
             await visit_first_store(app, pilot, fixture)
-        alive = [thing for thing in everything_alive() if isinstance(thing, StoreScreen)]
-        assert alive == [], f"{len(alive)} closed store screens still alive"
+        return [thing for thing in everything_alive() if wanted(thing)]
+
+
+async def test_a_store_screen_left_is_freed_with_the_store_it_loaded(fixture):
+    """Textual's thread workers left their worker in the pool thread's context, and with it
+    the worker's screen and its loaded store: up to six closed store screens lived on."""
+    alive = await alive_after_three_visits(fixture, lambda thing: isinstance(thing, StoreScreen))
+    assert alive == [], f"{len(alive)} closed store screens still alive"
 
 
 async def test_footer_keys_of_earlier_compositions_are_freed(fixture):
@@ -107,13 +113,9 @@ async def test_footer_keys_of_earlier_compositions_are_freed(fixture):
     left the old keys alive for as long as the footer lived."""
     from textual.widgets._footer import FooterKey
 
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(3):
-            await visit_first_store(app, pilot, fixture)
-        detached = [thing for thing in everything_alive()
-                    if isinstance(thing, FooterKey) and not thing.is_attached]
-        assert detached == [], f"{len(detached)} footer keys of earlier footers still alive"
+    detached = await alive_after_three_visits(
+        fixture, lambda thing: isinstance(thing, FooterKey) and not thing.is_attached)
+    assert detached == [], f"{len(detached)} footer keys of earlier footers still alive"
 
 
 async def test_the_headers_of_closed_screens_are_freed(fixture):
@@ -122,13 +124,9 @@ async def test_the_headers_of_closed_screens_are_freed(fixture):
     lived on through its header."""
     from textual.widgets import Header
 
-    app = MemtuiApp(fixture.home, fixture.env)
-    async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(3):
-            await visit_first_store(app, pilot, fixture)
-        detached = [thing for thing in everything_alive()
-                    if isinstance(thing, Header) and not thing.is_attached]
-        assert detached == [], f"{len(detached)} headers of closed screens still alive"
+    detached = await alive_after_three_visits(
+        fixture, lambda thing: isinstance(thing, Header) and not thing.is_attached)
+    assert detached == [], f"{len(detached)} headers of closed screens still alive"
 
 
 async def test_the_read_only_banner_goes_when_the_dreaming_process_ends(fixture):
