@@ -93,6 +93,19 @@ def test_finding_sync_conflicts_is_linear(text):
     assert len(found) == (20_000 if "from the remote" in text else 0)
 
 
+@pytest.mark.parametrize("text", [
+    " the " + "day" * 20_000,  # each needle read its whole word: 58 s, quadratic
+    " the " + "Thursday" * 10_000,
+    " the " + "yesterday" * 5_000 + " and " + "weekend" * 5_000,
+], ids=["day run", "weekday run", "two runs"])
+def test_relative_dates_stay_linear_on_runs_of_trigger_words(text):
+    from tui.memory.dates import relative_dates
+
+    start = time.process_time()
+    assert relative_dates(text) == []
+    assert time.process_time() - start < 3.0
+
+
 def _bomb(width: int, depth: int) -> str:
     lines = ["a0: &a0 [" + ", ".join(["x"] * width) + "]"]
     lines += [f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * width) + "]"

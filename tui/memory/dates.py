@@ -114,7 +114,8 @@ _ENGLISH_WORDS_RULES = {
                          and word in rule.triggers)
     for word in _ENGLISH_WORDS
 }
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")  # `\w` in lowered ASCII
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
+_LONGEST_ENGLISH_WORD = max(map(len, _ENGLISH_WORDS_RULES))  # `\w` in lowered ASCII
 _ASCII_BYTES = bytes(range(128))
 _ACCENTED = re.compile("[\u00c0-\u024f]")
 # The only characters beyond ASCII that str.lower() turns into ASCII letters (İ, the Kelvin K),
@@ -172,12 +173,18 @@ def _candidate_lines(text: str) -> dict[int, set[Rule]]:
 def _english_rules(screened: bytes, start: int, end: int) -> tuple[Rule, ...]:
     """The English rules a needle found at `start:end` of the lowered bytes names: those
     of the word it is in. A byte beyond ASCII ends a word: were its character a letter, no
-    English rule could match across it (each stands its words alone)."""
+    English rule could match across it (each stands its words alone). A word is read no
+    longer than the longest trigger: past that it is none (and a megabyte of "daydayday"
+    costs a few bytes a needle, not the whole run each time)."""
     left, right = start, end
     while screened[left - 1] in _WORD_BYTES:  # the bytes start with "\n"
         left -= 1
+        if end - left > _LONGEST_ENGLISH_WORD:
+            return ()
     while right < len(screened) and screened[right] in _WORD_BYTES:
         right += 1
+        if right - left > _LONGEST_ENGLISH_WORD:
+            return ()
     return _ENGLISH_WORDS_RULES.get(screened[left:right], ())
 
 
