@@ -106,6 +106,22 @@ def test_relative_dates_stay_linear_on_runs_of_trigger_words(text):
     assert time.process_time() - start < 3.0
 
 
+@pytest.mark.parametrize("text", [
+    # every line's places were the section's so far, read again: 29 s, quadratic
+    "# H\n" + "".join(f"/p{n}/x see src/a{n}.py\n" for n in range(20_000)),
+    "# H\n" + "/srv/app/x see src/a.py\n" * 20_000,
+    "# H\n" + "".join(f"see src/a.py /x/y{n} " for n in range(40_000)),  # one line
+], ids=["distinct places", "one place again", "one line"])
+def test_path_mentions_stay_linear_in_a_section_full_of_places(text):
+    from tui.memory.path_mentions import MENTIONS_PER_FILE, find_mentions
+
+    start = time.process_time()
+    found = find_mentions("m.md", text)
+    assert time.process_time() - start < 3.0
+    assert len(found) == MENTIONS_PER_FILE
+    assert 1 <= len(found[-1].places) <= 128  # a line's own and its section's, a few each
+
+
 def _bomb(width: int, depth: int) -> str:
     lines = ["a0: &a0 [" + ", ".join(["x"] * width) + "]"]
     lines += [f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * width) + "]"

@@ -19,7 +19,7 @@ from tui.memory.path_mentions import (
     _candidates,
     _may_name_places,
     _path_of,
-    _places,
+    _Places,
 )
 
 # Path characters, separators and every character the lookbehinds and globs look at.
@@ -112,5 +112,5 @@ def _plain_places(text: str) -> dict[int, tuple[str, ...]]:
 @example("# App /srv/app\n## Tracker\nrepo: `acme/tracker`\n- src/a.py\n# Other\n- b/c.py")
 @example("- a/b.py at ~/code/x\n### Deep /x/y\n#### deeper\n- c/d.py\n## up\n- e/f.py")
 def test_each_lines_places_are_those_read_line_by_line(text):
-    named_on = _places(text)
+    named_on = _Places(text)
     assert {number: named_on(number) for number in _plain_places(text)} == _plain_places(text)

@@ -69,6 +69,7 @@ _HEADING_START = re.compile(r"\n#{1,6}(?=[ \t])")
 # A memory naming more paths than this is a listing, not a memory: the rest are not checked
 # (a hostile megabyte of paths would otherwise cost seconds an audit).
 MENTIONS_PER_FILE = 2_000
+PLACES_PER_SECTION = 64  # real sections name a few
 # What each place starts with (an absolute path after a space, a quote or a bracket).
 _PLACE_HINTS = ("~/", " /", "\n/", "\t/", "`/", "(/", "\"/", "'/", "ithub.", "itlab.",
                 "itbucket.")
@@ -118,7 +119,7 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
                 not text[line_start:start].lstrip().startswith("$ "):
             continue
         if places is None:
-            places = _places(text) if _may_name_places(text) else _no_places
+            places = _Places(text) if _may_name_places(text) else _no_places
         found.append(PathMention(file, line, start - line_start, written, path,
                                  written.endswith("/"), places(line)))
         if len(found) == MENTIONS_PER_FILE:
@@ -156,50 +157,66 @@ def _may_name_places(text: str) -> bool:
         text.encode("utf-8", "surrogatepass")))
 
 
-def _places(text: str) -> Callable[[int], tuple[str, ...]]:
+class _Places:
     """line -> the places that line (one holding a "/", the only lines a path is on) names,
     with those its Markdown section named before it (a section runs from its heading to the
     next heading of the same level or higher, subsections included): "## Tracker / - Git
-    repo: `acme/tracker` / - src/app.py"."""
-    # Only headings and the lines that name a place change what a line with a path names.
-    # The lines that may name one (an absolute path or a word of `_PLACE_WORD_SEARCH`) are
-    # found by two searches of the whole text, and only they are searched for places: most
-    # letters of a text may start one.
-    lines = text.split("\n")
-    raw = text.encode("utf-8", "surrogatepass")
-    cues = _line_numbers(raw, sorted(start for _, start, _ in
-                                     _PLACE_WORD_SEARCH.find_matches_as_indexes(raw)))
-    cues.update(line for line, _ in _numbered(text, _ROOTED.finditer(text)))
-    named: dict[int, list[str]] = {}
-    for line in cues:
-        if on_line := [_place(match) for match in _PLACE.finditer(lines[line - 1])]:
-            named[line] = on_line
-    levels = {line: len(match.group()) - 1 for line, match in
-              _numbered(text, _HEADING_START.finditer("\n" + text))}
-    sections: list[tuple[int, list[str]]] = [(0, [])]  # (heading level, places) open now
-    numbers: list[int] = []  # the lines read, in order
-    own: list[tuple[str, ...]] = []  # what each of them names with its section's places
-    after: list[tuple[str, ...]] = []  # what its section's places are after it
-    for line in sorted(named.keys() | levels.keys()):
-        on_line = named.get(line, [])
-        if line in levels:
-            while sections[-1][0] >= levels[line]:
-                sections.pop()
-            sections.append((levels[line], []))
-        if len(sections) > 1:  # text before any heading is no section: a line of it is its own
-            sections[-1][1].extend(on_line)
-        opened = [place for _, places in sections for place in places]
-        numbers.append(line)
-        own.append(tuple(dict.fromkeys([*on_line, *opened])))
-        after.append(tuple(dict.fromkeys(opened)))
+    repo: `acme/tracker` / - src/app.py".
 
-    def named_on(number: int) -> tuple[str, ...]:
-        at = bisect.bisect_right(numbers, number) - 1
-        if at < 0:
-            return ()
-        return own[at] if numbers[at] == number else after[at]
+    Lines are asked for in order (the mentions are found in order): the sections are read
+    up to each asked line once, so a text costs its length, not its length per mention. A
+    line and a section keep the first `PLACES_PER_SECTION` places they name: a hostile one
+    naming thousands would make every answer thousands long."""
 
-    return named_on
+    def __init__(self, text: str) -> None:
+        # Only headings and the lines that name a place change what a line with a path
+        # names. The lines that may name one (an absolute path or a word of
+        # `_PLACE_WORD_SEARCH`) are found by two searches of the whole text, and only they
+        # are searched for places: most letters of a text may start one.
+        lines = text.split("\n")
+        raw = text.encode("utf-8", "surrogatepass")
+        cues = _line_numbers(raw, sorted(start for _, start, _ in
+                                         _PLACE_WORD_SEARCH.find_matches_as_indexes(raw)))
+        cues.update(line for line, _ in _numbered(text, _ROOTED.finditer(text)))
+        self.named: dict[int, list[str]] = {}
+        for line in cues:
+            on_line = dict.fromkeys(_place(match) for match in _PLACE.finditer(lines[line - 1]))
+            if on_line:
+                self.named[line] = list(on_line)[:PLACES_PER_SECTION]
+        self.levels = {line: len(match.group()) - 1 for line, match in
+                       _numbered(text, _HEADING_START.finditer("\n" + text))}
+        self.events = sorted(self.named.keys() | self.levels.keys())
+        self._restart()
+
+    def _restart(self) -> None:
+        self.read = 0  # events read so far
+        self.asked = 0  # the last line asked for, and its answer
+        self.answer: tuple[str, ...] = ()
+        # (heading level, its places in the order named) open after the events read
+        self.sections: list[tuple[int, dict[str, None]]] = [(0, {})]
+
+    def __call__(self, number: int) -> tuple[str, ...]:
+        if number == self.asked:
+            return self.answer  # another mention on the same line
+        if number < self.asked:
+            self._restart()
+        self.asked = number
+        while self.read < len(self.events) and self.events[self.read] <= number:
+            line = self.events[self.read]
+            self.read += 1
+            if line in self.levels:
+                while self.sections[-1][0] >= self.levels[line]:
+                    self.sections.pop()
+                self.sections.append((self.levels[line], {}))
+            if len(self.sections) > 1:  # before any heading there is no section
+                places = self.sections[-1][1]
+                for place in self.named.get(line, ()):
+                    if len(places) < PLACES_PER_SECTION:
+                        places.setdefault(place)
+        self.answer = tuple(dict.fromkeys(
+            [*self.named.get(number, ()),
+             *(place for _, places in self.sections for place in places)]))
+        return self.answer
 
 
 def _numbered(text: str, matches: Iterator[re.Match[str]]) -> Iterator[tuple[int, re.Match[str]]]:
