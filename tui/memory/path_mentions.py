@@ -21,7 +21,7 @@ import bisect
 import posixpath
 import re
 import string
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -175,16 +175,19 @@ class _Places:
         # are searched for places: most letters of a text may start one.
         lines = text.split("\n")
         raw = text.encode("utf-8", "surrogatepass")
-        cues = _line_numbers(raw, sorted(start for _, start, _ in
-                                         _PLACE_WORD_SEARCH.find_matches_as_indexes(raw)))
-        cues.update(line for line, _ in _numbered(text, _ROOTED.finditer(text)))
+        cues = set(_lines_at(raw, sorted(start for _, start, _ in
+                                         _PLACE_WORD_SEARCH.find_matches_as_indexes(raw))))
+        cues.update(_lines_at(text, (match.start() for match in _ROOTED.finditer(text))))
         self.named: dict[int, list[str]] = {}
         for line in cues:
             on_line = dict.fromkeys(_place(match) for match in _PLACE.finditer(lines[line - 1]))
             if on_line:
                 self.named[line] = list(on_line)[:PLACES_PER_SECTION]
-        self.levels = {line: len(match.group()) - 1 for line, match in
-                       _numbered(text, _HEADING_START.finditer("\n" + text))}
+        # A heading's match starts at the "\n" before it in "\n" + text: in `text`, just past
+        # that "\n", where the heading's line starts.
+        headings = list(_HEADING_START.finditer("\n" + text))
+        self.levels = dict(zip(_lines_at(text, (match.start() for match in headings)),
+                               (len(match.group()) - 1 for match in headings), strict=True))
         self.events = sorted(self.named.keys() | self.levels.keys())
         self._restart()
 
@@ -219,24 +222,14 @@ class _Places:
         return self.answer
 
 
-def _numbered(text: str, matches: Iterator[re.Match[str]]) -> Iterator[tuple[int, re.Match[str]]]:
-    """(1-based line, match) for matches found in order in `text`, or in "\n" + `text`."""
+def _lines_at(text: str | bytes, offsets: Iterable[int]) -> Iterator[int]:
+    """The 1-based line of each offset of `text` (in order)."""
+    newline = "\n" if isinstance(text, str) else b"\n"
     line, counted = 1, 0
-    for match in matches:
-        start = match.start()
-        line += text.count("\n", counted, start)
-        counted = start
-        yield line, match
-
-
-def _line_numbers(raw: bytes, offsets: list[int]) -> set[int]:
-    """The 1-based lines of `offsets` (in order) in `raw`."""
-    found, line, counted = set(), 1, 0
     for offset in offsets:
-        line += raw.count(b"\n", counted, offset)
+        line += text.count(newline, counted, offset)
         counted = offset
-        found.add(line)
-    return found
+        yield line
 
 
 def _place(match: re.Match[str]) -> str:
