@@ -114,8 +114,8 @@ _ENGLISH_WORDS_RULES = {
                          and word in rule.triggers)
     for word in _ENGLISH_WORDS
 }
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
-_LONGEST_ENGLISH_WORD = max(map(len, _ENGLISH_WORDS_RULES))  # `\w` in lowered ASCII
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")  # `\w` in lowered ASCII
+_LONGEST_ENGLISH_WORD = max(map(len, _ENGLISH_WORDS_RULES))
 _ASCII_BYTES = bytes(range(128))
 _ACCENTED = re.compile("[\u00c0-\u024f]")
 # The only characters beyond ASCII that str.lower() turns into ASCII letters (İ, the Kelvin K),
