@@ -125,6 +125,28 @@ def test_descriptions_beyond_ascii_take_the_fast_path_unless_yaml_reads_them_oth
     assert fast == (None if ": " in description else _yaml_mapping(block))
 
 
+# What YAML reads as printable and not a line break, listed as the fast path's classes once
+# listed it: they now name what is not, and must take every character as these do.
+_PRINTABLE = r"\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+
+
+@pytest.mark.parametrize(("value", "listed"), [
+    ("a{}b", rf'a[ !"$-9;-~{_PRINTABLE}]b'),  # a plain value's inside
+    ("a{}", rf'a[!"$-9;-~{_PRINTABLE}]'),  # a plain value's end
+    ('"{}"', rf'"[\t !#-\[\]-~{_PRINTABLE}]"'),
+    ("'{}'", rf"'[\t -&(-~{_PRINTABLE}]'"),
+], ids=["plain", "plain end", "double-quoted", "single-quoted"])
+def test_the_fast_path_takes_every_character_yaml_prints(value, listed):
+    import re
+
+    listed_pattern = re.compile(listed)
+    characters = [*range(0x10000), 0x10000, 0x1F600, 0x10FFFF]
+    differ = [hex(code) for code in characters
+              if bool(listed_pattern.fullmatch(value.format(chr(code))))
+              != bool(frontmatter._SIMPLE_LINE.fullmatch("k: " + value.format(chr(code))))]
+    assert differ == []
+
+
 # Texts made of what decides where a block opens and closes: dashes, JavaScript spaces
 # (line breaks among them), carriage returns, and other characters.
 BLOCKISH = st.lists(st.sampled_from(["---", "-", "\n", " ", "\t", "\r", "\u00a0", "\ufeff",

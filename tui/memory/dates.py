@@ -72,13 +72,17 @@ def _rules_by_trigger() -> dict[str, tuple[Rule, ...]]:
         for trigger in rule.triggers:
             rules.setdefault(trigger.lower(), []).append(rule)
     # CJK triggers are found anywhere, longest first: one found also stands for the shorter
-    # triggers it starts with (지난해 for 지난).
+    # triggers it starts with (지난해 for 지난), looked up by its prefixes (comparing each
+    # with every trigger cost ~10 ms of every audit's start).
+    order = {trigger: index for index, trigger in enumerate(rules)}
+
+    def starting(trigger: str) -> list[str]:
+        prefixes = [trigger[:end] for end in range(1, len(trigger) + 1)]
+        return sorted((prefix for prefix in prefixes if prefix in rules), key=order.__getitem__)
+
     return {
-        trigger: tuple(dict.fromkeys(
-            rule for other, named in rules.items()
-            if other == trigger or trigger.startswith(other)
-            for rule in named
-        ) if _is_cjk(trigger) else dict.fromkeys(rules[trigger]))
+        trigger: tuple(dict.fromkeys(rule for other in starting(trigger) for rule in rules[other]))
+        if _is_cjk(trigger) else dict.fromkeys(rules[trigger])
         for trigger in rules
     }
 
