@@ -114,8 +114,7 @@ _ENGLISH_SEARCH = BytesAhoCorasick([needle.encode() for needle in _ENGLISH_NEEDL
 # (The two letters beyond ASCII that match an ASCII one when case is ignored, ſ and the
 # Kelvin sign, send a text to the other screens.)
 _ENGLISH_WORDS_RULES = {
-    word.encode(): tuple(rule for rule in RULES if rule.language.code == "en"
-                         and word in rule.triggers)
+    word.encode(): tuple(rule for rule in _BY_TRIGGER[word] if rule.language.code == "en")
     for word in _ENGLISH_WORDS
 }
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")  # `\w` in lowered ASCII

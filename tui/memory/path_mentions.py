@@ -119,7 +119,8 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
                 not text[line_start:start].lstrip().startswith("$ "):
             continue
         if places is None:
-            places = _Places(text) if _may_name_places(text) else _no_places
+            raw = text.encode("utf-8", "surrogatepass")  # both look for ASCII words in it
+            places = _Places(text, raw) if _may_name_places(text, raw) else _no_places
         found.append(PathMention(file, line, start - line_start, written, path,
                                  written.endswith("/"), places(line)))
         if len(found) == MENTIONS_PER_FILE:
@@ -148,13 +149,13 @@ def _no_places(line: int) -> tuple[str, ...]:
     return ()
 
 
-def _may_name_places(text: str) -> bool:
+def _may_name_places(text: str, raw: bytes) -> bool:
     """Whether `text` may name a place at all: most texts are let off by a search for the
     hints, much faster than `_PLACE` over the whole text. The hints are ASCII, so their
     bytes are looked for in the text's, all in one pass (Aho-Corasick): a dozen `in` scans
-    of a text an em dash has made two bytes a character cost twice as much."""
-    return text.startswith("/") or bool(_PLACE_SEARCH.find_matches_as_indexes(
-        text.encode("utf-8", "surrogatepass")))
+    of a text an em dash has made two bytes a character cost twice as much. `raw` is the
+    text's UTF-8 (surrogates passed)."""
+    return text.startswith("/") or bool(_PLACE_SEARCH.find_matches_as_indexes(raw))
 
 
 class _Places:
@@ -168,13 +169,12 @@ class _Places:
     line and a section keep the first `PLACES_PER_SECTION` places they name: a hostile one
     naming thousands would make every answer thousands long."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, raw: bytes) -> None:
         # Only headings and the lines that name a place change what a line with a path
         # names. The lines that may name one (an absolute path or a word of
         # `_PLACE_WORD_SEARCH`) are found by two searches of the whole text, and only they
         # are searched for places: most letters of a text may start one.
         lines = text.split("\n")
-        raw = text.encode("utf-8", "surrogatepass")
         cues = set(_lines_at(raw, sorted(start for _, start, _ in
                                          _PLACE_WORD_SEARCH.find_matches_as_indexes(raw))))
         cues.update(_lines_at(text, (match.start() for match in _ROOTED.finditer(text))))
