@@ -8,8 +8,7 @@ biggest store). Each visit opens the store screen, waits until the audit's findi
 shown (every worker but the disk watcher has ended), and goes back to the projects screen.
 After each visit: the objects the cycle collector tracks and the closed store screens among
 them, the process's resident memory, and how long the full collection that frees the closed
-screen takes. Each variant
-runs in a process of its own.
+screen takes. Each variant runs in a process of its own.
 """
 
 from __future__ import annotations
