@@ -443,10 +443,10 @@ def test_the_screen_finds_on_utf8_bytes_the_lines_lowering_the_text_finds(text):
     if " the " in screened and (text.isascii() or not dates._ACCENTED.search(text)):
         return  # plain English: test_plain_english_finds_what_every_english_rule_finds
     hits = [(m.start(1), dates._BY_TRIGGER[m.group(1)])
-            for m in dates._LATIN_TRIGGER.finditer(screened)]
-    if not text.isascii() and dates._CJK_TEXT.search(text):
+            for m in dates._latin_trigger().finditer(screened)]
+    if not text.isascii() and dates._cjk_text().search(text):
         hits += [(m.start(), dates._BY_TRIGGER[m.group()])
-                 for m in dates._CJK_TRIGGER.finditer(screened)]
+                 for m in dates._cjk_trigger().finditer(screened)]
     assert dates._candidate_lines(text) == dates._lines_of(hits, screened)
 
 

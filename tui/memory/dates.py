@@ -18,6 +18,7 @@ import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 
 from ahocorasick_rs import BytesAhoCorasick
 
@@ -97,7 +98,23 @@ def _trigger_regex(triggers: list[str]) -> re.Pattern[str]:
     return re.compile(f"{_WORD_START}({_trie(triggers)})(?!\\w)")
 
 
-_LATIN_TRIGGER = _trigger_regex([t for t in _BY_TRIGGER if not _is_cjk(t)])
+# The screens of text beyond plain English are compiled when such a text first comes (~7 ms
+# at every start, for the few texts in most stores that need them).
+@cache
+def _latin_trigger() -> re.Pattern[str]:
+    return _trigger_regex([t for t in _BY_TRIGGER if not _is_cjk(t)])
+
+
+@cache
+def _cjk_trigger() -> re.Pattern[str]:
+    return re.compile(_trie([t for t in _BY_TRIGGER if _is_cjk(t)]))
+
+
+@cache
+def _cjk_text() -> re.Pattern[str]:
+    return re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
 _ENGLISH_WORDS = sorted({t for rule in RULES if rule.language.code == "en" for t in rule.triggers})
 # A word that holds another is left out: "day" stands for "yesterday" and "monday".
 _ENGLISH_NEEDLES = {
@@ -126,8 +143,6 @@ _ACCENTED = re.compile("[\u00c0-\u024f]")
 _LOWERS_TO_ASCII = re.compile("\u0130|\u212a".encode())
 _ACCENTED_LEAD = re.compile(rb"[\xc3-\xc9]")  # U+00C0-U+027F
 _CJK_LEAD = re.compile(rb"[\xe3-\xed\xef]")  # U+3000-U+DFFF, U+F000-U+FFFF
-_CJK_TRIGGER = re.compile(_trie([t for t in _BY_TRIGGER if _is_cjk(t)]))
-_CJK_TEXT = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _RULE_ORDER = {rule: index for index, rule in enumerate(RULES)}
 # Not prose: code spans, URLs and link targets are blanked (same length, so columns hold).
 _NOT_PROSE = re.compile(r"`[^`\n]*`|\bhttps?://\S+|\]\([^)\s]*\)")
@@ -154,7 +169,7 @@ def _candidate_lines(text: str) -> dict[int, set[Rule]]:
     else:
         high = raw.translate(None, _ASCII_BYTES)  # the bytes beyond ASCII alone: a few
         accented = bool(_ACCENTED_LEAD.search(high) and _ACCENTED.search(text))
-        cjk = bool(_CJK_LEAD.search(high) and _CJK_TEXT.search(text))
+        cjk = bool(_CJK_LEAD.search(high) and _cjk_text().search(text))
         as_ascii = not cjk and not _LOWERS_TO_ASCII.search(high)
         screened = b"\n" + raw.lower() if as_ascii else "\n" + text.lower()
     if not accented and isinstance(screened, bytes) and b" the " in screened:
@@ -167,9 +182,9 @@ def _candidate_lines(text: str) -> dict[int, set[Rule]]:
     else:
         if isinstance(screened, bytes):
             screened = "\n" + text.lower()
-        hits = [(m.start(1), _BY_TRIGGER[m.group(1)]) for m in _LATIN_TRIGGER.finditer(screened)]
+        hits = [(m.start(1), _BY_TRIGGER[m.group(1)]) for m in _latin_trigger().finditer(screened)]
     if cjk:
-        hits.extend((m.start(), _BY_TRIGGER[m.group()]) for m in _CJK_TRIGGER.finditer(screened))
+        hits.extend((m.start(), _BY_TRIGGER[m.group()]) for m in _cjk_trigger().finditer(screened))
     return _lines_of(hits, screened)
 
 
