@@ -10,10 +10,11 @@ from waiting import pilot_until
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
-from tui.app.widgets.findings import FindingsView
+from tui.app.widgets.findings import FindingsView, tally
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.virtual_table import VirtualTable
 from tui.claude.discovery import discover
+from tui.memory.finding import Finding
 from tui.memory.index import MAX_LINES
 
 
@@ -41,6 +42,13 @@ async def open_store(app, pilot, project) -> StoreScreen:
     app.push_screen(StoreScreen(project))
     await settle(app, pilot)
     return app.screen
+
+def test_the_findings_tally_counts_one_finding_as_one():
+    one = Finding("unindexed", "error", "a.md", None, "a.md has no line in MEMORY.md")
+    assert tally([one], False).plain == "1 finding: 1 error"
+    two = [one, Finding("missing_why", "info", "a.md", None, "a.md should say **Why:**")]
+    assert tally(two, False).plain == "2 findings: 1 error, 1 info"
+
 
 async def test_memory_table_statuses(store_app):
     _, app, project = store_app

@@ -79,7 +79,9 @@ def test_every_real_shape_is_read_whole_by_audit_projects_and_index(shape, shape
     assert out.strip() and not out.startswith(BOM)  # Claude Code trims the mark away
 
     code, out, err = shaped.run(capsys, "audit", str(shaped.store))
-    assert code in (0, 1) and err == "" and f"{len(shaped.files):,} memories" in out
+    files = len(shaped.files)
+    assert code in (0, 1) and err == ""
+    assert f"\n{files:,} {'memory' if files == 1 else 'memories'}" in out
 
 
 def test_audit_all_json_keeps_its_shape_with_subfolder_paths(claude_home, tmp_path, capsys):
@@ -153,9 +155,12 @@ def test_an_obsidian_vault_of_thousands_of_notes(shape_store, capsys):
 
 
 def test_jsonl_metrics_beside_memories_are_not_memories(shape_store, capsys):
-    report = shape_store("metrics_beside_memories").audit(capsys)
+    shaped = shape_store("metrics_beside_memories")
+    report = shaped.audit(capsys)
     assert [m["file"] for m in report["memories"]] == ["user_role.md"]
     assert report["findings"] == [] and report["exit"] == 0
+    code, out, _ = shaped.run(capsys, "audit", str(shaped.store))
+    assert "1 memory, 0 findings" in out
 
 
 def test_daily_logs_are_logs_not_orphans(shape_store, capsys):

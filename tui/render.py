@@ -18,6 +18,7 @@ from rich.text import Text
 from tui.claude import paths
 from tui.claude.discovery import Project
 from tui.visible import raw_stream, visible
+from tui.words import plural
 
 UNWRAPPED = 100_000  # the width human output gets when it is not going to a terminal
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -171,8 +172,9 @@ def print_audit(report, target) -> None:
             gauge += f"  (cut by {index.cut}: {index.loaded_lines:,} lines loaded)"
         console.print(gauge, style="red" if index.cut else "")
     logs = sum(1 for memory in store.memories if memory.is_log)
-    of_which = f" ({logs} daily log{'' if logs == 1 else 's'})" if logs else ""
-    console.print(f"{len(store.memories):,} memories{of_which}, {len(report.findings):,} findings")
+    of_which = f" ({plural(logs, 'daily log')})" if logs else ""
+    console.print(f"{plural(len(store.memories), 'memory', 'memories')}{of_which}, "
+                  f"{plural(len(report.findings), 'finding')}")
     if not report.findings:
         console.print(Text("No findings: Claude sees every memory.", style="green"))
         return

@@ -15,6 +15,7 @@ from tui.app.widgets.virtual_table import VirtualTable
 from tui.memory.audit import SEVERITIES, Finding
 from tui.render import SEVERITY_STYLE
 from tui.visible import visible
+from tui.words import plural
 
 # The store screen's keys (binding ids) that fix a finding of each kind, first the best.
 ORPHAN_FIX = ("store.relink", "store.edit", "store.archive", "store.delete", "store.history")
@@ -154,7 +155,7 @@ def tally(findings: list[Finding], duplicates_skipped: bool) -> Text:
         text = Text("No findings: Claude sees every memory.", style="green")
     else:
         counts = Counter(f.severity for f in findings)
-        text = Text(f"{len(findings):,} findings: ", style="bold")
+        text = Text(f"{plural(len(findings), 'finding')}: ", style="bold")
         text.append(", ".join(f"{counts[s]:,} {PLURALS[s] if counts[s] > 1 else s}"
                               for s in SEVERITIES if counts[s]))
     if duplicates_skipped:
