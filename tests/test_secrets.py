@@ -96,6 +96,28 @@ def test_redacting_changes_only_the_secrets_and_undo_brings_them_back(store):
     assert snapshot(store) == before
 
 
+def test_a_symlinked_memory_does_not_stop_redacting_the_rest_of_the_store(store, tmp_path):
+    """memtui writes no file through a link; one in the store (here to a shared note holding
+    a key) is named in the plan and left, and every other secret is still redacted."""
+    shared = tmp_path / "shared-notes" / "style.md"
+    shared.parent.mkdir()
+    shared.write_text(memory_text("style", "shared style", "feedback", f"Deploy key {AWS}\n"))
+    (store / "shared_style.md").symlink_to(shared)
+    (store / "alias_ci.md").symlink_to("reference_ci.md")  # a second name: no note for it
+    before = shared.read_bytes()
+
+    plan = plan_redact_secrets(load_store(store))
+
+    assert plan.label == "redact 3 secrets"
+    assert plan.summary[-1] == ("shared_style.md is a symlink, and memtui writes only "
+                                "regular files: redact its 1 secret in the file it points to.")
+    assert not any("alias_ci.md" in line for line in plan.summary)
+    apply_changes(store, plan.changes, plan.label)
+    left = [f.file for f in audit_store(load_store(store)) if f.kind == "secret"]
+    assert left == ["shared_style.md"]
+    assert shared.read_bytes() == before and (store / "shared_style.md").is_symlink()
+
+
 async def test_x_in_the_app_redacts_after_showing_what_it_will_do(store, claude_home):
     from tui.app.app import MemtuiApp
     from tui.app.screens.confirm import ConfirmScreen

@@ -479,6 +479,20 @@ def test_fix_repath_given_a_file_rewrites_that_file_only(claude_home, capsys, sh
     assert "src/billing/old_api.py" in (store / "project_billing.md").read_text()
 
 
+def test_fix_repath_over_the_store_leaves_a_symlinked_memory_and_says_so(
+        claude_home, capsys, shop, store, tmp_path):
+    write_body(store, "Charges: src/billing/old_api.py")
+    shared = tmp_path / "shared.md"
+    shared.write_text(body_memory("Slugs: src/util/strings.py"))
+    (store / "shared.md").symlink_to(shared)
+    code, out, err = run(claude_home, capsys, "fix", str(shop), "repath", "--yes")
+    assert (code, err) == (0, "")
+    assert ("shared.md is a symlink, and memtui writes only regular files: update its renamed "
+            "paths in the file it points to.") in out
+    assert "src/payments/api.py" in (store / "project_billing.md").read_text()
+    assert shared.read_text() == body_memory("Slugs: src/util/strings.py")
+
+
 def test_fix_repath_refuses_in_one_sentence_when_the_checkout_is_gone(
         claude_home, capsys, shop, store):
     write_body(store, "Charges: src/billing/old_api.py")

@@ -643,10 +643,23 @@ def plan_move_entry(store: Store, file: str, position: int) -> Plan:
 
 
 def texts_on_disk(store: Store, names: Sequence[str], only: Collection[str] | None = None,
-                  ) -> Iterator[tuple[str, bytes, str | None]]:
+                  ) -> Iterator[tuple[str, bytes | None, str | None]]:
     """(file, its bytes now, its text, None when it is not UTF-8) for each of `names` (of
-    those in `only`, when given) still on disk: what a rewrite plan edits."""
+    those in `only`, when given) still on disk: what a rewrite plan edits.
+
+    memtui writes only regular files. Over the whole store (no `only`), a memory that is a
+    symlink comes with its text as read through the link and no bytes, so the plan can say
+    what it leaves there rather than refuse every other file's repair; named in `only`, it
+    is refused like any write to a link. A second name of another memory of the store is
+    left out: that memory comes under its own name."""
+    links = {m.file: m for m in store.memories if m.link_target is not None} if only is None \
+        else {}
+    same_files = same_file_names(store) if links else {}
     for file in names if only is None else [name for name in names if name in only]:
+        if (link := links.get(file)) is not None:
+            if not link.error and same_files.get(file, (file,))[0] == file:
+                yield file, None, None if link.non_utf8 else link.text
+            continue
         before = read_bytes(store.path, file)
         if before is None:
             continue
@@ -665,18 +678,24 @@ def plan_redact_secrets(store: Store, files: Sequence[str] | None = None) -> Pla
     names += [m.file for m in store.memories if not m.error]
     changes: list[FileChange] = []
     summary: list[str] = []
+    redacted = 0
     for file, before, text in texts_on_disk(store, names, files):
         if text is None:
             continue  # not text memtui can rewrite byte for byte
         hits = list(find_secrets(text))
         if not hits:
             continue
+        if before is None:
+            summary.append(f"{file} is a symlink, and memtui writes only regular files: "
+                           f"redact its {plural(len(hits), 'secret')} in the file it points to.")
+            continue
         lines = split_lines(text)
         for hit in sorted(hits, key=lambda h: (h.line, -h.start)):
             lines[hit.line - 1] = redact(lines[hit.line - 1], hit)
             summary.append(f"Redact the {hit.kind} on line {hit.line} of {file}.")
+            redacted += 1
         changes.append(FileChange(file, before, "\n".join(lines).encode("utf-8")))
-    label = f"redact {plural(len(summary), 'secret')}"
+    label = f"redact {plural(redacted, 'secret')}"
     return Plan(label, tuple(changes), summary or ["No secret found."])
 
 

@@ -414,6 +414,11 @@ def plan_repath(store: Store, project_path: str | None, files: Sequence[str] | N
             summary.append(f"{file} is not valid UTF-8: its paths are left as they are.")
             continue
         after, verdicts = repath_text(file, text, checkout, own)
+        if before is None:
+            if after != text:
+                summary.append(f"{file} is a symlink, and memtui writes only regular "
+                               "files: update its renamed paths in the file it points to.")
+            continue
         for verdict in verdicts:
             mention = verdict.mention
             where = f"{file} line {mention.line}"
