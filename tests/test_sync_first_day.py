@@ -115,7 +115,9 @@ def test_a_machine_name_is_given_once_remembered_and_labels_its_side(world):
     a.write("rule.md", memory_text(name="rule", body="Tabs.\n"))
     b.write("rule.md", memory_text(name="rule", body="Spaces.\n"))
     a.sync("--remote", str(remote))
-    b.sync("--remote", str(remote))
+    code, out, _ = b.run("sync", "--all", "--remote", str(remote))
+    [line] = [line for line in out.splitlines() if "1 conflict," in line]
+    assert code == 0 and line.startswith("  github.com/ana/app: ")  # not "None: "
     [conflict] = find_conflicts(b.read("rule.md"))
     assert conflict.machine == "desk-pc" and conflict.other.startswith("A, ")
     assert b.run("sync", "--machine", "no good")[0] == 2
@@ -132,8 +134,10 @@ def test_two_machines_left_with_one_hostname_are_told_how_to_tell_them_apart(wor
     a.sync()
     code, out, _ = b.run("sync", "--all")
     assert code == 0 and "1 conflict," in out
+    [line] = [line for line in out.splitlines() if "1 conflict," in line]
     assert "the other machine is called vm too: give this one its own name with " \
-           "`memtui sync --machine NAME`" in out
+           "`memtui sync --machine NAME`" in line
+    assert line.startswith("  github.com/ana/app: ")  # the project, not the machine's name
 
 
 # --- delete vs edit ------------------------------------------------------------------------

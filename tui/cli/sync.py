@@ -216,9 +216,9 @@ def _print_report(report) -> None:
             parts.append(f"{plural(len(project.conflicts), 'conflict')}, both texts kept in "
                          f"{_files(project.conflicts)}: keep one with "
                          f"{_merge_command(project.store, project.conflicts)} or K in the app")
-            if not report.dry_run and (name := _shared_machine_name(project)):
-                parts.append(f"the other machine is called {name} too: give this one its own "
-                             "name with `memtui sync --machine NAME`")
+            if not report.dry_run and (machine := _shared_machine_name(project)):
+                parts.append(f"the other machine is called {machine} too: give this one its "
+                             "own name with `memtui sync --machine NAME`")
         parts += _blocked_parts(project.blocked)
         if project.unresolved and not project.conflicts:
             holds = "holds" if len(project.unresolved) == 1 else "hold"
