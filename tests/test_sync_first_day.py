@@ -107,6 +107,26 @@ def test_two_machines_that_already_hold_memories_merge_on_first_contact(world):
         assert reading_problems(machine.store) == before[machine.name]
 
 
+def test_copies_that_differ_only_in_line_endings_meet_without_a_conflict_or_a_rewrite(world):
+    """One machine's memories have CRLF line endings (an editor on Windows, a copy through
+    a Windows share), the other's LF: the same texts to Claude Code, which drops each `\r`."""
+    remote, (a, b, _) = world
+    text = "---\nname: n\ndescription: note\ntype: user\n---\n\nSame text.\n"
+    index = "# Memory\n- [N](n.md) — note\n"
+    a.write("MEMORY.md", index.replace("\n", "\r\n"))
+    a.write("n.md", text.replace("\n", "\r\n"))
+    b.write("MEMORY.md", index)
+    b.write("n.md", text)
+    before = {machine.name: snapshot_tree(machine.store) for machine in (a, b)}
+    for machine in (a, b, a, b):
+        result = machine.sync("--remote", str(remote))["projects"][0]
+        assert result["conflicts"] == [] and result["pulled"] == [], result
+    for machine in (a, b):
+        assert snapshot_tree(machine.store) == before[machine.name]  # not a byte rewritten
+    code, out, _ = b.run("sync", "--all", "--remote", str(remote))
+    assert code == 0 and "in sync" in out
+
+
 def test_a_machine_name_is_given_once_remembered_and_labels_its_side(world):
     remote, (a, b, _) = world
     code, out, err = b.run("sync", "--machine", "desk-pc")

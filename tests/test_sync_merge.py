@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tui.memory.conflicts import find_conflicts, resolve
 from tui.memory.frontmatter import parse
-from tui.sync.merge import Side, merge_memory
+from tui.sync.merge import Side, merge_index, merge_memory
 from tui.sync.plan import plan_store
 
 HERE, THERE = Side("laptop", 1_000.0), Side("desktop", 2_000.0)
@@ -83,6 +83,23 @@ def test_first_contact_keeps_lines_only_one_side_has_without_markers():
     theirs = nested("a", "2026-05-01T00:00:00Z", body="One.\nTwo.\nThree, written there.\n")
     merged, conflicted = merge(None, ours, theirs)
     assert not conflicted and parse(merged).body == "One.\nTwo.\nThree, written there.\n"
+
+
+def test_first_contact_of_a_crlf_copy_and_an_lf_copy_marks_only_the_words_that_differ():
+    ours = nested("a", "2026-05-01T00:00:00Z", body="Shared.\nOurs only.\n").replace("\n", "\r\n")
+    theirs = nested("a", "2026-05-01T00:00:00Z", body="Shared.\nTheirs only.\n")
+    merged, conflicted = merge(None, ours, theirs)
+    assert conflicted and merged.count("Shared.") == 1
+    [conflict] = find_conflicts(merged)
+    assert (conflict.first, conflict.second) == (("Ours only.\r\n",), ("Theirs only.\n",))
+    assert merged.startswith(ours.split("Ours only.")[0])  # our lines keep their bytes
+
+
+def test_index_lines_are_one_line_whatever_their_line_ending():
+    ours = "# Memory\r\n- [N](n.md) — note\r\n- [A](a.md) — here\r\n"
+    theirs = "# Memory\n- [N](n.md) — note\n- [B](b.md) — there\n"
+    assert merge_index(None, ours, theirs) == ours + "- [B](b.md) — there\r\n"
+    assert merge_index(None, theirs, ours) == theirs + "- [A](a.md) — here\n"
 
 
 # --- three-way: frontmatter as data --------------------------------------------------------

@@ -64,10 +64,17 @@ def merge_index(base: str | None, ours: str, theirs: str) -> str:
     """Index lines as an ordered set: ours in our order, without the lines the other side
     removed, with the other side's new lines placed after the line they follow there (after
     our own new lines at the same place).
-    No line appears twice (blank lines excepted: they only shape the file)."""
-    base_lines = set(split_lines(base or ""))
-    our_lines = split_lines(ours.removesuffix("\n"))
-    their_lines = split_lines(theirs.removesuffix("\n"))
+    No line appears twice (blank lines excepted: they only shape the file). Lines are
+    compared without a CR before their LF; ours keep their bytes, and the other side's take
+    our line ending."""
+    written = split_lines(ours.removesuffix("\n"))
+    as_written = {}  # each of our lines without its CR -> as we wrote it
+    for line in written:
+        as_written.setdefault(line.removesuffix("\r"), line)
+    crlf = sum(line.endswith("\r") for line in written) * 2 > len(written)
+    base_lines = set(_without_cr(split_lines(base or "")))
+    our_lines = _without_cr(written)
+    their_lines = _without_cr(split_lines(theirs.removesuffix("\n")))
     their_set = set(their_lines)
     result = [line for line in our_lines if line in their_set or line not in base_lines]
     present = {line for line in result if line.strip()}
@@ -91,8 +98,13 @@ def merge_index(base: str | None, ours: str, theirs: str) -> str:
             continue
         seen.add(line)
         unique.append(line)
+    unique = [as_written.get(line, line + "\r" if crlf else line) for line in unique]
     ending = "\n" if ours.endswith("\n") or theirs.endswith("\n") or not ours else ""
     return "\n".join(unique) + ending if unique else ""
+
+
+def _without_cr(lines: list[str]) -> list[str]:
+    return [line.removesuffix("\r") for line in lines]
 
 
 def merge_lines(base: str | None, ours: str, theirs: str,
@@ -115,7 +127,10 @@ def _first_contact(ours: str, theirs: str, labels: tuple[str, str]) -> tuple[str
             lines[-1] += "\n"
     out: list[str] = []
     conflicted = False
-    matcher = SequenceMatcher(None, our_lines, their_lines, autojunk=False)
+    # Lines are matched without their endings: a CRLF copy and an LF copy differ only where
+    # their words do (the lines both have are kept as this machine wrote them).
+    matcher = SequenceMatcher(None, list(map(_unended, our_lines)),
+                              list(map(_unended, their_lines)), autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "replace":
             out.extend(conflict_block(labels, our_lines[i1:i2], their_lines[j1:j2]))
@@ -126,6 +141,10 @@ def _first_contact(ours: str, theirs: str, labels: tuple[str, str]) -> tuple[str
     if ours and not ours.endswith("\n") and not theirs.endswith("\n") and text.endswith("\n"):
         text = text[:-1]
     return text, conflicted
+
+
+def _unended(line: str) -> str:
+    return line[:-2] if line.endswith("\r\n") else line.removesuffix("\n")
 
 
 @dataclass(frozen=True)

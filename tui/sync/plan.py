@@ -103,6 +103,11 @@ def plan_store(
     needed = [remote[f] for f, how in decisions if how != "push" and f in remote]
     needed += [base[f] for f, how in decisions if how == "merge" and f in base]
     blobs = read_blobs(needed)
+    # Two texts that differ only in line endings are one text to Claude Code: neither side's
+    # file is rewritten for them, nor marked as a conflict (a CRLF copy met an LF one).
+    decisions = [(file, how) for file, how in decisions
+                 if how == "push" or file not in local or file not in remote
+                 or not _same_but_line_endings(local[file], blobs[remote[file]])]
     merging = [file for file, how in decisions if how == "merge" and not is_index(file)]
     sides = remote_sides(merging) if remote_sides and merging else {}
     results: dict[str, bytes | None] = {}
@@ -130,6 +135,10 @@ def plan_store(
         if (None if after is None else blob_id(after)) != remote.get(file):
             plan.outgoing[file] = after
     return plan
+
+
+def _same_but_line_endings(one: bytes, other: bytes) -> bool:
+    return one.replace(b"\r\n", b"\n") == other.replace(b"\r\n", b"\n")
 
 
 def _keep_index_lines(revived: list[tuple[str, str]], results: dict[str, bytes | None],
