@@ -160,6 +160,17 @@ def test_audit_of_a_stranded_store_names_the_rescue(rescue_home, capsys):
     assert f"fix: memtui fix {rescue_home.stranded} rescue copies its memories" in out
 
 
+def test_audit_of_a_stranded_store_with_no_live_store_offers_no_rescue(claude_home, tmp_path,
+                                                                      capsys):
+    """The audit offers only the rescue `memtui fix ... rescue` would carry out."""
+    home = build_rescue_home(claude_home, tmp_path, worktree_state=False)
+    code, out, err = run(home, capsys, "audit", str(home.stranded))
+    assert (code, err) == (1, "")
+    assert "rescue copies" not in out
+    assert (f"no rescue: no store to copy its memories into ({home.worktree} no longer "
+            "exists, and no session names the checkout it came from)") in out
+
+
 def test_fix_rescue_takes_a_worktree_that_still_exists_by_its_path(claude_home, tmp_path,
                                                                    capsys):
     """Sessions in a worktree use the main store, so its path names that store elsewhere;

@@ -152,7 +152,8 @@ def print_projects(rows: list[ProjectRow], home: Path) -> None:
             console.print(Text(f"{row.status}: {visible(reason)}", style="dim"))
 
 
-def print_audit(report, target) -> None:
+def print_audit(report, target, no_rescue: str | None = None) -> None:
+    """`no_rescue`: why a stranded store has no store to be rescued into, when it has none."""
     console = _console()
     store = report.store
     console.print(Text(f"Store {condense(str(store.path))}", style="bold"))
@@ -201,7 +202,10 @@ def print_audit(report, target) -> None:
         if last_group[kind] == (severity, kind) and counts[kind] > shown[kind]:
             console.print(Text(f"        ... and {counts[kind] - shown[kind]:,} more {kind} "
                                "(--json lists every finding)", style="dim"))
-        if kind == "stranded_store":
+        if kind == "stranded_store" and no_rescue:
+            console.print(Text(f"        no rescue: no store to copy its memories into "
+                               f"({condense_paths(visible(no_rescue))})", style="dim"))
+        elif kind == "stranded_store":
             console.print(Text(f"        fix: memtui fix {visible(shlex.quote(str(store.path)))} rescue "
                                "copies its memories into the store its sessions use",
                                style="dim"))

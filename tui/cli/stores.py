@@ -148,8 +148,19 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         from tui.render import print_audit
 
-        print_audit(report, target)
+        print_audit(report, target, _no_rescue(args, store.path, target.stranded_reason))
     return 1 if report.errors else 0
+
+
+def _no_rescue(args: argparse.Namespace, store: Path, stranded_reason: str | None) -> str | None:
+    """Why a stranded store has no rescue (no live store to copy its memories into), so the
+    audit does not offer one `memtui fix ... rescue` would refuse; None when it has one."""
+    if not stranded_reason:
+        return None
+    from tui.claude.discovery import live_store
+
+    found = live_store(store, config_home_of(args), env_of(args), args.settings)
+    return found.why if found.stranded and found.store is None else None
 
 
 def cmd_index(args: argparse.Namespace) -> int:
