@@ -69,6 +69,7 @@ def test_a_healthy_project_passes_with_every_check_in_the_stated_shape(project, 
         assert check["status"] in {"ok", "warn", "skip"}, check
         assert check["message"]
     assert checks_of(report)["index_size"]["status"] == "ok"
+    assert " has 1 line and " in checks_of(report)["index_size"]["message"]  # not "1 lines"
 
 
 def test_human_report_shows_fixes_and_exits_1_on_a_failure(project, capsys, monkeypatch):

@@ -26,8 +26,8 @@ def check_index_size(ctx: DoctorContext) -> Check:
         return Check("index_size", SKIP, f"There is no {path} yet.")
     except NotADirectoryError:
         return Check("index_size", SKIP, f"{ctx.no_store}: there is no index.")
-    size = (f"{path} has {index.lines} lines and {index.chars:,} characters; Claude loads "
-            f"{MAX_LINES} lines and {MAX_CHARS:,} characters")
+    size = (f"{path} has {plural(index.lines, 'line')} and {plural(index.chars, 'character')}; "
+            f"Claude loads {MAX_LINES} lines and {MAX_CHARS:,} characters")
     long_lines = [line.number for line in index.raw_lines.longer_than(LINE_WARN)]
     long_text = (f"; {plural(len(long_lines), 'line')} {'is' if len(long_lines) == 1 else 'are'} "
                  f"over {LINE_WARN} characters (line "
