@@ -102,6 +102,21 @@ def test_index_lines_are_one_line_whatever_their_line_ending():
     assert merge_index(None, theirs, ours) == theirs + "- [A](a.md) — here\n"
 
 
+def test_a_memory_indexed_in_other_words_on_each_machine_keeps_one_entry_ours():
+    ours = "- [Testing](testing.md) — laptop words\n- [B](b.md) — only here\n"
+    theirs = ("# Memory index\n- [Testing](testing.md) — desktop words\n- [A](a.md) — only there\n"
+              "- See [Testing](testing.md) with [B](b.md)\n")
+    assert merge_index(None, ours, theirs) == (
+        "# Memory index\n- [Testing](testing.md) — laptop words\n- [B](b.md) — only here\n"
+        "- [A](a.md) — only there\n- See [Testing](testing.md) with [B](b.md)\n")
+
+
+def test_an_entry_changed_only_there_replaces_ours():
+    base = "# Memory\n- [Testing](testing.md) — old words\n"
+    theirs = "# Memory\n- [Testing](testing.md) — new words\n"
+    assert merge_index(base, base, theirs) == theirs
+
+
 # --- three-way: frontmatter as data --------------------------------------------------------
 
 BASE = nested("base", "2026-04-01T00:00:00Z", body="Line one.\nLine two.\n")

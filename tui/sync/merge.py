@@ -35,6 +35,7 @@ from tui.history.merge import merge3
 from tui.memory.conflicts import conflict_block, marker_labels
 from tui.memory.frontmatter import Frontmatter, parse
 from tui.memory.frontmatter_keys import Block, Entry, Fields, read_block, reindent, with_children
+from tui.memory.index import linked_files
 
 BOOKKEEPING = frozenset({"originSessionId", "modified"})  # rewritten by every save
 _MISSING = object()
@@ -64,9 +65,11 @@ def merge_index(base: str | None, ours: str, theirs: str) -> str:
     """Index lines as an ordered set: ours in our order, without the lines the other side
     removed, with the other side's new lines placed after the line they follow there (after
     our own new lines at the same place).
-    No line appears twice (blank lines excepted: they only shape the file). Lines are
-    compared without a CR before their LF; ours keep their bytes, and the other side's take
-    our line ending."""
+    No line appears twice (blank lines excepted: they only shape the file), and no memory
+    gets a second entry: a new line of theirs linking one memory our lines already link
+    (the same memory indexed in other words on each machine) is left out, ours kept. Lines
+    are compared without a CR before their LF; ours keep their bytes, and the other side's
+    take our line ending."""
     written = split_lines(ours.removesuffix("\n"))
     as_written = {}  # each of our lines without its CR -> as we wrote it
     for line in written:
@@ -78,19 +81,26 @@ def merge_index(base: str | None, ours: str, theirs: str) -> str:
     their_set = set(their_lines)
     result = [line for line in our_lines if line in their_set or line not in base_lines]
     present = {line for line in result if line.strip()}
+    indexed = {file for line in present for file in linked_files(line)}
     for number, line in enumerate(their_lines):
         if not line.strip() or line in base_lines or line in present:
             continue
+        files = linked_files(line)
+        if len(files) == 1 and files[0] in indexed:
+            continue
         anchor = next((their_lines[n] for n in range(number - 1, -1, -1)
                        if their_lines[n] in present), None)
-        position = result.index(anchor) + 1 if anchor is not None else 0
-        if anchor is None and result and result[0].startswith("#"):
-            position = 1  # under the title, not above it
-        while position < len(result) and result[position] not in base_lines \
-                and result[position] not in their_set:
-            position += 1  # our own new lines at the same place stay first, as in merge3
+        titled = bool(result) and result[0].startswith("#")
+        if anchor is None and line.startswith("#") and not titled:
+            position = 0  # their title goes on top, over our lines
+        else:
+            position = result.index(anchor) + 1 if anchor is not None else int(titled)
+            while position < len(result) and result[position] not in base_lines \
+                    and result[position] not in their_set:
+                position += 1  # our own new lines at the same place stay first, as in merge3
         result.insert(position, line)
         present.add(line)
+        indexed.update(files)
     seen: set[str] = set()
     unique = []
     for line in result:
