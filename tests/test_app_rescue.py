@@ -12,12 +12,15 @@ from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from tui.app.app import MemtuiApp
+from tui.app.curation import rescue_confirmation
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.store import StoreScreen
 from tui.app.widgets.findings import FindingsView
 from tui.app.widgets.key_footer import KeyFooter
 from tui.claude.discovery import discover
 from tui.history.recovery import undo_journalled
+from tui.memory import curate
+from tui.memory.rescue import Rescue
 
 
 def project_of(home, store):
@@ -197,3 +200,17 @@ def test_condensed_paths_are_whole_paths_under_the_home_directory():
                           "/home/u") == "go to ~/.claude/x: in ~/code (the path ~)."
     assert condense_paths("/home/u/a, /tmp/home/u/b and /home/user2/c", "/home/u/") == \
         "~/a, /tmp/home/u/b and /home/user2/c"
+
+
+@pytest.mark.parametrize(("options", "keys"), [
+    ((curate.MOVE_OUT,), "m"),
+    ((curate.REMOVE_DANGLING, curate.MOVE_OUT), "d or m"),
+    ((curate.REMOVE_DANGLING, curate.SHORTEN_LINES, curate.MOVE_OUT), "d, S or m"),
+])
+def test_a_rescue_that_would_push_entries_out_names_only_the_keys_that_make_room(
+        tmp_path, options, keys):
+    plan = curate.Plan("rescue 1 memory", (), ["Copy a.md."], ("m200.md",), options)
+    confirmation = rescue_confirmation(Rescue(tmp_path / "old", tmp_path / "live", plan))
+    assert confirmation.summary[-1] == (f"To make room first, open {tmp_path / 'live'} and "
+                                        f"press {keys} there.")
+

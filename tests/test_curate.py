@@ -115,6 +115,28 @@ def test_relink_into_an_index_without_entries_goes_below_the_heading(store):
     assert visible(store, "orphan.md")
 
 
+def test_relink_into_an_index_cut_by_its_lines_offers_no_shortening(store):
+    lines = full_index(store, 200)
+    lines[0] += " — " + "a long hook that shortening would cut " * 5  # over 150 characters
+    write_index(store, lines)
+    add_memories(store, "orphan.md")
+    plan = curate.plan_relink(load_store(store), ["orphan.md"])
+    assert plan.pushed_out == ("m200.md",)
+    assert curate.SHORTEN_LINES not in plan.options  # it frees characters, never a line
+    assert curate.MOVE_OUT in plan.options
+
+
+def test_relink_offers_shortening_only_when_characters_cut(store):
+    hook = "why this matters and how to apply it in every review " * 4
+    lines = [f"- [M{n}](m{n}.md) — {hook}" for n in range(107)]
+    room = 24_990 - sum(len(line) + 1 for line in lines)  # the whole index just fits
+    lines.append("- [Last](last.md) — " + "x" * (room - len("- [Last](last.md) — ") - 1))
+    write_index(store, lines)
+    add_memories(store, *(f"m{n}.md" for n in range(107)), "last.md", "orphan.md")
+    plan = curate.plan_relink(load_store(store), ["orphan.md"])
+    assert plan.pushed_out and curate.SHORTEN_LINES in plan.options
+
+
 def test_relink_creates_a_missing_index(store):
     add_memories(store, "orphan.md")
     plan = curate.plan_relink(load_store(store), ["orphan.md"])

@@ -338,6 +338,16 @@ def test_shorten_keeps_the_text_after_a_wiki_link(store):
     assert "[[deploy]]" not in changes["deploy.md"]
 
 
+def test_shorten_says_why_it_leaves_a_line_whose_words_come_before_its_link(store):
+    write_memory(store, "ci.md", memory_text(name="ci", description="ci"))
+    write_index(store, ["- " + "how the pipeline runs and why it is slow " * 5 + "[[ci]]"])
+    plan = curate.plan_shorten_lines(load_store(store))
+    assert plan.changes == ()
+    assert plan.summary == ["Index line 1 says what it says before its link, and memtui "
+                            "shortens only the words after a link; left as it is (edit it "
+                            "by hand)."]
+
+
 # --- the index styles real stores use (§12), through the CLI ---------------------------------
 
 

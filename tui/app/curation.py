@@ -95,12 +95,16 @@ def prepare_rescue(store_path: Path, home: Path, env, settings_file: Path | None
 
 def rescue_confirmation(rescue) -> Confirmation:
     from tui.app.screens.confirm import Confirmation
+    from tui.memory import curate
     from tui.render import condense_paths
 
     plan = rescue.plan
     summary = list(plan.summary)
-    if plan.pushed_out:
-        summary.append(f"To make room first, open {rescue.live} and press d, S or m there.")
+    if plan.pushed_out:  # the store screen's key for each way to make room the plan offers
+        room_keys = {curate.REMOVE_DANGLING: "d", curate.SHORTEN_LINES: "S", curate.MOVE_OUT: "m"}
+        keys = [room_keys[option] for option in plan.options if option in room_keys] or ["m"]
+        press = keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} or {keys[-1]}"
+        summary.append(f"To make room first, open {rescue.live} and press {press} there.")
     summary = [condense_paths(sentence) for sentence in summary]  # store paths run long
     return Confirmation(plan.label, summary, _diffs(plan.changes), plan.pushed_out)
 

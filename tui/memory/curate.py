@@ -241,7 +241,9 @@ def _room_options(store: Store, index: LoadedIndex) -> tuple[str, ...]:
     options = []
     if any(_is_dangling(store, link.file) for link in entry_links(index)):
         options.append(REMOVE_DANGLING)
-    if any(line.state != "stripped" and line.width > LINE_WARN for line in index.raw_lines):
+    # Shortening frees characters, never a line: it makes room only when characters cut.
+    if index.cut == "chars" and any(line.state != "stripped" and line.width > LINE_WARN
+                                    for line in index.raw_lines):
         options.append(SHORTEN_LINES)
     options.append(MOVE_OUT)
     return tuple(options)
@@ -529,7 +531,11 @@ def _shorten_in(store: Store, index: _Index, limit: int, wanted: set[int] | None
         room = limit - 1 - utf16_len(head)
         detail = hook.strip(_HOOK_SEPARATORS)
         separator = hook[:len(hook) - len(hook.lstrip(_HOOK_SEPARATORS))]
-        if room <= utf16_len(separator) + 1 or not detail:
+        if not detail:
+            summary.append(f"{where} says what it says before its link, and memtui shortens "
+                           "only the words after a link; left as it is (edit it by hand).")
+            continue
+        if room <= utf16_len(separator) + 1:
             summary.append(f"{where}: its title and link alone are too long "
                            "to shorten without renaming; left as it is.")
             continue
