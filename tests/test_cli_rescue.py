@@ -9,6 +9,7 @@ import os
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import index_line, memory_text, snapshot, write_index, write_memory
@@ -169,6 +170,26 @@ def test_audit_of_a_stranded_store_with_no_live_store_offers_no_rescue(claude_ho
     assert "rescue copies" not in out
     assert (f"no rescue: no store to copy its memories into ({home.worktree} no longer "
             "exists, and no session names the checkout it came from)") in out
+
+
+def test_sync_leaves_a_stranded_worktree_store_out_and_syncs_the_live_one(claude_home,
+                                                                         tmp_path, capsys):
+    """The worktree's store has its repository's origin too: synced, it would push
+    memories no session reads under the project's name, or take that name from the store
+    the sessions use (whichever came first)."""
+    home = build_rescue_home(claude_home, tmp_path, remove=False)
+    subprocess.run(["git", "-C", str(home.repo), "remote", "add", "origin",
+                    "https://github.com/ana/shop.git"], check=True)
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    code, out, err = run(home, capsys, "sync", "--all", "--remote", str(remote), "--json")
+    assert code == 0, err
+    projects = {Path(p["store"]): p for p in json.loads(out)["projects"]}
+    assert projects[home.stranded]["skipped"].startswith(
+        f"not synced: stranded: it is keyed by {home.worktree}, but sessions there use ")
+    live = projects[home.live]
+    assert live["skipped"] is None and live["identity"] == "github.com/ana/shop"
+    assert set(live["pushed"]) == {"MEMORY.md", "user_role.md", "feedback_testing.md"}
 
 
 def test_fix_rescue_takes_a_worktree_that_still_exists_by_its_path(claude_home, tmp_path,

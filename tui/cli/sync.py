@@ -54,15 +54,16 @@ def _targets(args: argparse.Namespace, settings):
         inventory = discover(config_home_of(args), env_of(args), args.settings)
         # Projects with sessions but no memory yet are included: what other machines
         # learned for them comes in.
-        chosen = [(p.store, p.key_path) for p in inventory.projects
+        chosen = [(p.store, p.key_path, p.stranded_reason if p.stranded else None)
+                  for p in inventory.projects
                   if p.store is not None and (p.store_exists or (p.sessions and not p.stranded))]
         if not chosen:
             raise UsageError(f"No memory store under {config_home_of(args)} to sync.")
     else:
         target = resolve_store(args, args.target)
-        chosen = [(target.memory_dir, target.project_path)]
-    targets = [SyncTarget(Path(store), identity_of(key, settings.name_of(Path(store))))
-               for store, key in chosen]
+        chosen = [(target.memory_dir, target.project_path, target.stranded_reason)]
+    targets = [SyncTarget(Path(store), identity_of(key, settings.name_of(Path(store)), why))
+               for store, key, why in chosen]
     # A project with no memory yet is worth listing only when it can receive some.
     targets = [t for t in targets if t.store.is_dir() or t.identity.key is not None]
     if not targets:

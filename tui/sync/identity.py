@@ -90,10 +90,16 @@ def origin_url(project_root: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def identity_of(project_root: str | None, given_name: str | None) -> Identity:
-    """The store's identity: the name the user gave, else the origin, else why there is none."""
+def identity_of(project_root: str | None, given_name: str | None,
+                stranded: str | None = None) -> Identity:
+    """The store's identity: the name the user gave, else the origin, else why there is none.
+    A stranded store (`stranded`: why no session loads it) has none unless named: it would
+    push memories no session reads under its project's name, or take that name from the
+    store the project's sessions do use."""
     if given_name:
         return Identity(given_name)
+    if stranded:
+        return Identity(None, f"stranded: {stranded} (`memtui audit` says what can be done)")
     if not project_root:
         return Identity(None, "its project path is unknown on this machine; "
                               "give it a name with `memtui sync --name NAME TARGET`")
