@@ -96,7 +96,7 @@ async def test_a_sync_that_would_hide_memories_past_the_cut_asks_first(tmp_path,
         app = MemtuiApp(b.home.home, {**b.env()})
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(app, pilot)
-            assert sync_column(app) == ["-"]  # held back: it needs the user's word
+            assert sync_column(app) == ["held"]  # it needs the user's word
             await pilot.press("y")
             await settle(app, pilot)
             assert isinstance(app.screen, ConfirmScreen)

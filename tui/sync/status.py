@@ -33,9 +33,11 @@ def sync_status(url: str, targets: Sequence[SyncTarget], *, accept_cut: bool = F
 
 
 def status_word(project: ProjectSync) -> str:
-    """`in sync`, `3↓`, `2↑`, `3↓ 2↑`, `conflict`, or `-` for a store that is not synced."""
+    """`in sync`, `3↓`, `2↑`, `3↓ 2↑`, `conflict`, `held` for a store whose sync waits for
+    the user's word (its merged index would hide memories past the cut), or `-` for a store
+    that is not synced."""
     if project.skipped:
-        return "-"
+        return "held" if project.past_cut else "-"
     if project.conflicts or project.unresolved:
         return "conflict"
     parts = []
