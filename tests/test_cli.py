@@ -150,6 +150,19 @@ def test_file_commands_given_the_store_itself_ask_for_a_file_in_it(claude_home, 
                    "memory file in it.\n")
 
 
+@pytest.mark.parametrize("command", [["history"], ["merge", "--dry-run"]])
+def test_file_commands_take_a_memory_by_the_name_audit_prints_inside_its_project(
+        project, claude_home, capsys, monkeypatch, command):
+    repo, store = project
+    monkeypatch.chdir(repo)
+    code, _, err = run(capsys, "--config-dir", str(claude_home.home), *command, "testing.md")
+    assert (code, err) == (0, "")
+    code, out, err = run(capsys, "--config-dir", str(claude_home.home), *command, "nope.md")
+    assert (code, out) == (2, "")
+    assert err == ("memtui: nope.md is not inside a memory directory, nor a memory of this "
+                   "project's store; give the path of a memory file.\n")
+
+
 def test_cli_exit_2_for_missing_config_home(tmp_path, capsys):
     code, _, err = run(capsys, "--config-dir", str(tmp_path / "absent"), "projects")
     assert code == 2

@@ -43,8 +43,9 @@ def _existing_store(args: argparse.Namespace, target: str | None) -> Path:
     return existing_store(args, target, stranded=False).memory_dir
 
 
-def _file_in_store(name: str) -> tuple[Path, str]:
-    """(store, store-relative path) for a memory file given as a path."""
+def _file_in_store(args: argparse.Namespace, name: str) -> tuple[Path, str]:
+    """(store, store-relative path) for a memory file given as a path, or by its name in
+    the store of the current directory's project (as `memtui audit` prints it there)."""
     path = Path(name).expanduser().absolute()
 
     def holds_memory(folder: Path) -> bool:
@@ -60,7 +61,15 @@ def _file_in_store(name: str) -> tuple[Path, str]:
             if not parent.is_dir():
                 break
             return parent, path.relative_to(parent).as_posix()
-    raise UsageError(f"{name} is not inside a memory directory; give the path of a memory file.")
+    if not path.exists() and not Path(name).is_absolute() and ".." not in Path(name).parts:
+        try:
+            store = _existing_store(args, None)
+        except UsageError:
+            store = None
+        if store is not None and (store / name).is_file():
+            return store, Path(name).as_posix()
+    raise UsageError(f"{name} is not inside a memory directory, nor a memory of this "
+                     "project's store; give the path of a memory file.")
 
 
 @contextmanager
@@ -162,7 +171,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         journal.snapshot("changes found by memtui history", source="external")
         return journal.versions(file)
 
-    store, file = _file_in_store(args.file)
+    store, file = _file_in_store(args, args.file)
     with _journal_errors(store):
         versions = use_journal(store, versions_of)
     if args.json:
@@ -248,7 +257,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
         rev = journal.resolve(args.version)
         return rev, journal.read(rev, file)
 
-    store, file = _file_in_store(args.file)
+    store, file = _file_in_store(args, args.file)
     with _journal_errors(store):
         rev, wanted = use_journal(store, version_of)
     if wanted is None:
@@ -268,7 +277,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from tui.history.recovery import all_lost_updates, merge_back
     from tui.history.writes_log import store_events
 
-    store, file = _file_in_store(args.file)
+    store, file = _file_in_store(args, args.file)
     if _sync_conflicts(store, file):
         return _merge_sync_conflicts(args, store, file)
     if args.keep:
