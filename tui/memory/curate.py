@@ -23,7 +23,7 @@ from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.disk_use import human_bytes
 from tui.memory.frontmatter import BLOCK
-from tui.memory.index import LINE_WARN, IndexLink, LoadedIndex, parse_index
+from tui.memory.index import LINE_WARN, MAX_LINES, IndexLink, LoadedIndex, parse_index
 from tui.memory.reach import TextLinks, loaded_roots, memory_links, reach
 from tui.memory.store import Memory, Store, head_end, same_file_names
 from tui.memory.writes import FileChange, WriteRefused, archive_dir, read_bytes
@@ -241,9 +241,11 @@ def _room_options(store: Store, index: LoadedIndex) -> tuple[str, ...]:
     options = []
     if any(_is_dangling(store, link.file) for link in entry_links(index)):
         options.append(REMOVE_DANGLING)
-    # Shortening frees characters, never a line: it makes room only when characters cut.
-    if index.cut == "chars" and any(line.state != "stripped" and line.width > LINE_WARN
-                                    for line in index.raw_lines):
+    # Shortening frees characters, never a line: it makes room only where the characters
+    # cut before the 200th line does.
+    chars_cut = index.cut is not None and index.loaded_lines < MAX_LINES
+    if chars_cut and any(line.state != "stripped" and line.width > LINE_WARN
+                         for line in index.raw_lines):
         options.append(SHORTEN_LINES)
     options.append(MOVE_OUT)
     return tuple(options)
