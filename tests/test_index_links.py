@@ -277,6 +277,15 @@ def test_memory_with_an_unmatched_wiki_link_is_shown_ok(store):
     assert fixes(findings[0]) == ()  # the Findings tab offers no key for it
 
 
+def test_a_memory_with_an_error_of_its_own_reads_error_not_lint(store):
+    write_memory(store, "a.md", memory_text(name="a", body="Token ghp_" + "Ab1" * 12 + "\n"))
+    write_memory(store, "b.md", memory_text(name="b", body="Fixed it yesterday.\n"))
+    write_index(store, [index_line("a.md"), index_line("b.md")])
+    loaded = load_store(store)
+    rows = build_rows(loaded, audit_store(loaded, duplicates=False), memory_statuses(loaded))
+    assert {row.file: row.status for row in rows} == {"a.md": "error", "b.md": "lint"}
+
+
 # --- repairs never remove what is not a dangling link ----------------------------------------
 
 

@@ -23,6 +23,7 @@ STATUS_STYLES = {
     "unindexed": "bold red",
     "past cut": "bold red",
     "dangling": "yellow",
+    "error": "bold red",  # an error of its own: a secret, a frontmatter Claude cannot read
     "lint": "yellow",
     "conflict": "bold red",  # holds both texts of a change memtui sync could not merge
     "linked": "cyan",  # indexed by another memory (a second-level index), not by MEMORY.md
@@ -63,6 +64,8 @@ def human_size(size: int) -> str:
 
 def build_rows(store: Store, findings: list[Finding], statuses: dict[str, MemoryStatus]) -> list[MemoryRow]:
     linted = {f.file for f in findings if f.file and f.kind not in NOT_LINT}
+    erred = {f.file for f in findings if f.file and f.kind not in NOT_LINT
+             and f.severity == "error"}
     conflicted = {f.file for f in findings if f.kind == "sync_conflict"}
     rows = []
     for memory in store.memories:
@@ -79,6 +82,8 @@ def build_rows(store: Store, findings: list[Finding], statuses: dict[str, Memory
             label = "past cut"
         elif memory.file in conflicted:
             label = "conflict"
+        elif memory.file in erred:
+            label = "error"
         elif memory.file in linted:
             label = "lint"
         else:
