@@ -118,13 +118,22 @@ def test_copies_that_differ_only_in_line_endings_meet_without_a_conflict_or_a_re
     b.write("MEMORY.md", index)
     b.write("n.md", text)
     before = {machine.name: snapshot_tree(machine.store) for machine in (a, b)}
-    for machine in (a, b, a, b):
-        result = machine.sync("--remote", str(remote))["projects"][0]
-        assert result["conflicts"] == [] and result["pulled"] == [], result
+    for round_ in range(4):
+        for machine in (a, b):
+            result = machine.sync("--remote", str(remote))["projects"][0]
+            assert result["conflicts"] == [] and result["pulled"] == [], result
+            if round_:  # after the first round nothing goes back and forth
+                assert result["pushed"] == [], (round_, machine.name, result)
     for machine in (a, b):
         assert snapshot_tree(machine.store) == before[machine.name]  # not a byte rewritten
     code, out, _ = b.run("sync", "--all", "--remote", str(remote))
     assert code == 0 and "in sync" in out
+    # Words changed on one machine only come in whole on the other, with no conflict.
+    b.write("n.md", text.replace("Same text.", "Edited on B.").replace("\n", "\r\n"))
+    b.sync()
+    result = a.sync()["projects"][0]
+    assert result["conflicts"] == [] and result["pulled"] == ["n.md"]
+    assert a.read("n.md") == text.replace("Same text.", "Edited on B.")  # read_text: \r\n -> \n
 
 
 def test_a_machine_name_is_given_once_remembered_and_labels_its_side(world):

@@ -212,6 +212,30 @@ def test_text_that_is_not_utf8_merges_as_lines():
     assert not conflicted and merged == b"a\xff\nb\nc\n"
 
 
+# --- line endings: not text ----------------------------------------------------------------
+
+def test_a_side_that_changed_only_its_line_endings_has_not_changed():
+    from tui.history.journal import blob_id
+
+    was = b"---\nname: n\n---\nOne.\nTwo.\n"
+    crlf = was.replace(b"\n", b"\r\n")
+    edited = b"---\nname: n\n---\nOne.\nTwo, edited there.\n"
+    blobs = {blob_id(data): data for data in (was, crlf, edited)}
+
+    def plan(local: bytes, base: bytes, remote: bytes):
+        return plan_store({"n.md": local}, {"n.md": blob_id(base)}, {"n.md": blob_id(remote)},
+                          lambda ids: {i: blobs[i] for i in ids})
+
+    taken = plan(crlf, was, edited)  # only line endings here, words there: theirs, no merge
+    assert taken.conflicts == [] and taken.local_changes[0].after == edited
+    assert taken.outgoing == {}
+    kept = plan(crlf, was, was)  # nothing but line endings here: nothing to push
+    assert (kept.local_changes, kept.outgoing) == ([], {})
+    sent = plan(edited, was, crlf)  # words here, only endings there: ours goes, no merge
+    assert sent.conflicts == [] and sent.local_changes == []
+    assert sent.outgoing == {"n.md": edited}
+
+
 # --- delete on one machine, edit on the other ------------------------------------------------
 
 def test_delete_vs_edit_gives_the_surviving_memory_its_index_line_back():

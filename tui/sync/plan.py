@@ -100,14 +100,14 @@ def plan_store(
             revived.append((file, "ours"))
         else:
             decisions.append((file, "merge"))
-    needed = [remote[f] for f, how in decisions if how != "push" and f in remote]
+    # The remote's bytes of every file both sides hold (a push's too: it is the base's), and
+    # the base's of a merge.
+    needed = [remote[f] for f, how in decisions if f in remote]
     needed += [base[f] for f, how in decisions if how == "merge" and f in base]
     blobs = read_blobs(needed)
-    # Two texts that differ only in line endings are one text to Claude Code: neither side's
-    # file is rewritten for them, nor marked as a conflict (a CRLF copy met an LF one).
-    decisions = [(file, how) for file, how in decisions
-                 if how == "push" or file not in local or file not in remote
-                 or not _same_but_line_endings(local[file], blobs[remote[file]])]
+    decisions = _by_text(decisions, local, {f: blobs[i] for f, i in remote.items() if i in blobs},
+                         {f: blobs[base[f]] for f, how in decisions
+                          if how == "merge" and f in base})
     merging = [file for file, how in decisions if how == "merge" and not is_index(file)]
     sides = remote_sides(merging) if remote_sides and merging else {}
     results: dict[str, bytes | None] = {}
@@ -137,7 +137,27 @@ def plan_store(
     return plan
 
 
-def _same_but_line_endings(one: bytes, other: bytes) -> bool:
+def _by_text(decisions: list[tuple[str, str]], local: Mapping[str, bytes],
+             remote: Mapping[str, bytes], base: Mapping[str, bytes]) -> list[tuple[str, str]]:
+    """The decisions taken by text, not by bytes: two versions that differ only in line
+    endings are one text to Claude Code (which drops each CR), so a CRLF copy meeting an LF
+    one is neither a change to carry nor a conflict, and neither file is rewritten for it;
+    in a merge, a side whose text is the base's has not changed."""
+    decided = []
+    for file, how in decisions:
+        ours, theirs = local.get(file), remote.get(file)
+        if ours is not None and theirs is not None and _same_text(ours, theirs):
+            continue
+        if how == "merge" and file in base:
+            if _same_text(ours, base[file]):
+                how = "pull"
+            elif _same_text(theirs, base[file]):
+                how = "push"
+        decided.append((file, how))
+    return decided
+
+
+def _same_text(one: bytes, other: bytes) -> bool:
     return one.replace(b"\r\n", b"\n") == other.replace(b"\r\n", b"\n")
 
 
