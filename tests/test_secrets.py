@@ -118,6 +118,23 @@ def test_a_symlinked_memory_does_not_stop_redacting_the_rest_of_the_store(store,
     assert shared.read_bytes() == before and (store / "shared_style.md").is_symlink()
 
 
+def test_a_symlinked_index_does_not_stop_redacting_the_memories(store, tmp_path):
+    shared = tmp_path / "shared-index.md"
+    shared.write_bytes((store / "MEMORY.md").read_bytes())  # the CI token is on its line 2
+    (store / "MEMORY.md").unlink()
+    (store / "MEMORY.md").symlink_to(shared)
+    (store / "broken.md").symlink_to(tmp_path / "nowhere.md")
+    before = shared.read_bytes()
+
+    plan = plan_redact_secrets(load_store(store))
+
+    assert [change.file for change in plan.changes] == ["project_db.md"]
+    assert plan.summary[0] == ("MEMORY.md is a symlink, and memtui writes only regular files: "
+                               "redact its 1 secret in the file it points to.")
+    apply_changes(store, plan.changes, plan.label)
+    assert shared.read_bytes() == before and (store / "MEMORY.md").is_symlink()
+
+
 async def test_x_in_the_app_redacts_after_showing_what_it_will_do(store, claude_home):
     from tui.app.app import MemtuiApp
     from tui.app.screens.confirm import ConfirmScreen

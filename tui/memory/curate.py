@@ -25,7 +25,7 @@ from tui.disk_use import human_bytes
 from tui.memory.frontmatter import BLOCK
 from tui.memory.index import LINE_WARN, MAX_LINES, IndexLink, LoadedIndex, parse_index
 from tui.memory.reach import TextLinks, loaded_roots, memory_links, reach
-from tui.memory.store import Memory, Store, head_end, same_file_names
+from tui.memory.store import IndexFile, Memory, Store, head_end, same_file_names
 from tui.memory.writes import FileChange, WriteRefused, archive_dir, read_bytes
 from tui.words import plural
 
@@ -655,17 +655,23 @@ def texts_on_disk(store: Store, names: Sequence[str], only: Collection[str] | No
     """(file, its bytes now, its text, None when it is not UTF-8) for each of `names` (of
     those in `only`, when given) still on disk: what a rewrite plan edits.
 
-    memtui writes only regular files. Over the whole store (no `only`), a memory that is a
-    symlink comes with its text as read through the link and no bytes, so the plan can say
-    what it leaves there rather than refuse every other file's repair; named in `only`, it
-    is refused like any write to a link. A second name of another memory of the store is
-    left out: that memory comes under its own name."""
-    links = {m.file: m for m in store.memories if m.link_target is not None} if only is None \
-        else {}
-    same_files = same_file_names(store) if links else {}
+    memtui writes only regular files. Over the whole store (no `only`), a memory or index
+    that is a symlink comes with its text as read through the link and no bytes, so the plan
+    can say what it leaves there rather than refuse every other file's repair; named in
+    `only`, it is refused like any write to a link. A second name of another memory of the
+    store is left out: that memory comes under its own name."""
+    linked: dict[str, Memory | IndexFile] = {}  # the symlinks among `names`
+    if only is None:
+        linked = {m.file: m for m in store.memories if m.link_target is not None}
+        linked.update({index.file: index for index in store.indexes
+                       if os.path.islink(store.path / index.file)})
+    same_files = same_file_names(store) if linked else {}
     for file in names if only is None else [name for name in names if name in only]:
-        if (link := links.get(file)) is not None:
-            if not link.error and same_files.get(file, (file,))[0] == file:
+        if (link := linked.get(file)) is not None:
+            if isinstance(link, IndexFile):
+                if link.text is not None and not link.not_text:
+                    yield file, None, link.text
+            elif not link.error and same_files.get(file, (file,))[0] == file:
                 yield file, None, None if link.non_utf8 else link.text
             continue
         before = read_bytes(store.path, file)
