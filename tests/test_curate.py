@@ -137,6 +137,18 @@ def test_relink_offers_shortening_only_when_characters_cut(store):
     assert plan.pushed_out and curate.SHORTEN_LINES in plan.options
 
 
+def test_shortening_is_no_way_to_make_room_when_the_long_lines_are_past_the_cut(store):
+    """185 lines of 140 characters, then 6 of 400: the characters cut at line 178, before
+    every long line, so shortening them brings nothing back."""
+    lines = [f"- [M{n}](m{n}.md) — " + "a hook of medium length " * 5 for n in range(185)]
+    long_lines = [f"- [L{n}](l{n}.md) — " + "a long hook past the cut " * 16 for n in range(6)]
+    index = parse_index("\n".join(lines + long_lines) + "\n")
+    assert (index.cut, index.loaded_lines) == ("chars", 178)
+    assert curate.SHORTEN_LINES not in curate._room_options(load_store(store), index)
+    index = parse_index("\n".join(long_lines + lines) + "\n")  # the long lines loaded
+    assert curate.SHORTEN_LINES in curate._room_options(load_store(store), index)
+
+
 def test_relink_creates_a_missing_index(store):
     add_memories(store, "orphan.md")
     plan = curate.plan_relink(load_store(store), ["orphan.md"])

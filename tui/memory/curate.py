@@ -242,9 +242,9 @@ def _room_options(store: Store, index: LoadedIndex) -> tuple[str, ...]:
     if any(_is_dangling(store, link.file) for link in entry_links(index)):
         options.append(REMOVE_DANGLING)
     # Shortening frees characters, never a line: it makes room only where the characters
-    # cut before the 200th line does.
+    # cut before the 200th line does, and only by the long lines Claude loads.
     chars_cut = index.cut is not None and index.loaded_lines < MAX_LINES
-    if chars_cut and any(line.state != "stripped" and line.width > LINE_WARN
+    if chars_cut and any(line.state == "loaded" and line.width > LINE_WARN
                          for line in index.raw_lines):
         options.append(SHORTEN_LINES)
     options.append(MOVE_OUT)
