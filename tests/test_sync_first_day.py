@@ -136,6 +136,26 @@ def test_copies_that_differ_only_in_line_endings_meet_without_a_conflict_or_a_re
     assert a.read("n.md") == text.replace("Same text.", "Edited on B.")  # read_text: \r\n -> \n
 
 
+def test_memories_that_come_in_past_the_cut_are_named(world):
+    """Nothing this machine saw is hidden, so nothing is held; but the other machine's
+    memories land past the loaded cut here, where Claude does not see them: said."""
+    remote, (a, b, _) = world
+    for machine, prefix in ((a, "alpha"), (b, "beta")):
+        machine.write("MEMORY.md", "".join(f"- [{prefix} {n}]({prefix}_{n}.md) — a note\n"
+                                           for n in range(120)))
+        for n in range(120):
+            machine.write(f"{prefix}_{n}.md", memory_text(name=f"{prefix} {n}"))
+    a.sync("--remote", str(remote))
+    result = b.sync("--remote", str(remote), "--dry-run")["projects"][0]
+    assert result["skipped"] is None
+    assert result["arrived_past_cut"] == sorted(f"alpha_{n}.md" for n in range(80, 120))
+    code, out, _ = b.run("sync", "--all", "--remote", str(remote))
+    assert code == 0 and ("40 memories came in past the loaded cut, where Claude does not "
+                          "see them (alpha_100.md, alpha_101.md, ") in out
+    code, out, _ = b.run("sync", "--all")
+    assert code == 0 and "came in past" not in out  # said when they came
+
+
 def test_a_machine_name_is_given_once_remembered_and_labels_its_side(world):
     remote, (a, b, _) = world
     code, out, err = b.run("sync", "--machine", "desk-pc")

@@ -220,6 +220,12 @@ def _print_report(report) -> None:
             if not report.dry_run and (machine := _shared_machine_name(project)):
                 parts.append(f"the other machine is called {machine} too: give this one its "
                              "own name with `memtui sync --machine NAME`")
+        if project.arrived_past_cut:
+            arrived = project.arrived_past_cut
+            parts.append(f"{plural(len(arrived), 'memory', 'memories')} {verb}came in past "
+                         f"the loaded cut, where Claude does not see "
+                         f"{'it' if len(arrived) == 1 else 'them'} ({_files(arrived)}): make "
+                         "room in the index (`memtui audit` lists them as beyond_cut)")
         parts += _blocked_parts(project.blocked)
         if project.unresolved and not project.conflicts:
             holds = "holds" if len(project.unresolved) == 1 else "hold"

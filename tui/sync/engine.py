@@ -66,6 +66,9 @@ class ProjectSync:
     incoming: list[FileChange] = field(default_factory=list)  # a dry run's writes, to preview
     unresolved: list[str] = field(default_factory=list)  # files still holding a sync conflict
     past_cut: list[str] = field(default_factory=list)  # memories the merged index hides
+    # Memories that came in with their index lines past the loaded cut: Claude does not see
+    # them here until room is made (nothing this machine saw is hidden, so nothing is held).
+    arrived_past_cut: list[str] = field(default_factory=list)
     # Of `pulled` and `pushed`, the files that were deleted rather than sent.
     pulled_deletions: list[str] = field(default_factory=list)
     pushed_deletions: list[str] = field(default_factory=list)
@@ -89,7 +92,8 @@ class ProjectSync:
         return {"identity": self.identity, "store": str(self.store), "pulled": self.pulled,
                 "pushed": self.pushed, "conflicts": self.conflicts, "blocked": self.blocked,
                 "skipped": self.skipped, "pulled_deletions": self.pulled_deletions,
-                "pushed_deletions": self.pushed_deletions}
+                "pushed_deletions": self.pushed_deletions,
+                "arrived_past_cut": self.arrived_past_cut}
 
 
 @dataclass
@@ -193,8 +197,9 @@ def _clashes(store: Path, remote: Folder, local: Mapping[str, bytes]) -> dict[st
     return reasons
 
 
-def _pushed_past_cut(file: str, before: bytes | None, after: bytes | None) -> list[str]:
-    """Memories visible in the loaded index before a change and linked only past it after."""
+def _past_cut(file: str, before: bytes | None, after: bytes | None) -> tuple[list[str], list[str]]:
+    """(memories visible in the loaded index before a change and linked only past it after,
+    memories linked only past it after that it did not link before)."""
     from tui.memory.index import parse_index
 
     folder = os.path.dirname(file)
@@ -204,10 +209,11 @@ def _pushed_past_cut(file: str, before: bytes | None, after: bytes | None) -> li
         return parse_index(None if data is None else data.decode("utf-8", "replace"), folder=folder)
 
     old, new = parse(before), parse(after)
+    linked_before = {link.file for link in old.links if link.file}
     visible_before = {link.file for link in old.links if link.visible and link.file}
     visible_after = {link.file for link in new.links if link.visible and link.file}
-    linked_after = {link.file for link in new.links if link.file}
-    return sorted((visible_before & linked_after) - visible_after)
+    hidden_after = {link.file for link in new.links if link.file} - visible_after
+    return sorted(visible_before & hidden_after), sorted(hidden_after - linked_before)
 
 
 class _Run:
@@ -352,9 +358,14 @@ class _Run:
             if reason:
                 del plan.outgoing[file]
                 project.blocked.append({"file": _redacted(file), "reason": reason})
-        pushed_out = [name for change in plan.local_changes if is_index(change.file)
-                      for name in _pushed_past_cut(change.file, change.before, change.after)]
+        pushed_out, arrived = [], []
+        for change in plan.local_changes:
+            if is_index(change.file):
+                hidden, new = _past_cut(change.file, change.before, change.after)
+                pushed_out += hidden
+                arrived += new
         project.past_cut = pushed_out
+        project.arrived_past_cut = arrived
         if pushed_out and not self.accept_cut:
             unseen = "it" if len(pushed_out) == 1 else "them"
             project.skipped = (f"the merged index would leave {', '.join(pushed_out)} past the "
