@@ -155,8 +155,10 @@ def test_file_commands_take_a_memory_by_the_name_audit_prints_inside_its_project
         project, claude_home, capsys, monkeypatch, command):
     repo, store = project
     monkeypatch.chdir(repo)
-    code, _, err = run(capsys, "--config-dir", str(claude_home.home), *command, "testing.md")
-    assert (code, err) == (0, "")
+    (repo / "testing.md").write_text("a file of the code with the same name\n")
+    for name in ("testing.md", "testing"):  # as audit prints it, as the app shows it
+        code, _, err = run(capsys, "--config-dir", str(claude_home.home), *command, name)
+        assert (code, err) == (0, ""), name
     code, out, err = run(capsys, "--config-dir", str(claude_home.home), *command, "nope.md")
     assert (code, out) == (2, "")
     assert err == ("memtui: nope.md is not inside a memory directory, nor a memory of this "

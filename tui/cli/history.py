@@ -61,13 +61,15 @@ def _file_in_store(args: argparse.Namespace, name: str) -> tuple[Path, str]:
             if not parent.is_dir():
                 break
             return parent, path.relative_to(parent).as_posix()
-    if not path.exists() and not Path(name).is_absolute() and ".." not in Path(name).parts:
+    if not Path(name).is_absolute() and ".." not in Path(name).parts:
         try:
             store = _existing_store(args, None)
         except UsageError:
             store = None
-        if store is not None and (store / name).is_file():
-            return store, Path(name).as_posix()
+        # As `memtui audit` prints it, or as the app shows it (without .md).
+        for file in (name, f"{name}.md") if not name.endswith(".md") else (name,):
+            if store is not None and (store / file).is_file():
+                return store, Path(file).as_posix()
     raise UsageError(f"{name} is not inside a memory directory, nor a memory of this "
                      "project's store; give the path of a memory file.")
 
