@@ -360,6 +360,29 @@ def test_the_offline_dream_keeps_links_to_memories_in_subfolders_and_logs(claude
     assert not any("missing files" in note for note in result.changeset.notes)
 
 
+def test_the_offline_dream_keeps_the_line_of_a_memory_linked_in_from_outside(claude_home,
+                                                                            tmp_path):
+    """A shared note symlinked into the store is read through its link: its index line is
+    no dangling line, and the dream (which never writes through a link) keeps it; a link
+    that leads nowhere is dangling."""
+    store = claude_home.store(tmp_path / "project")
+    shared = tmp_path / "shared" / "style.md"
+    shared.parent.mkdir()
+    shared.write_text(memory_text("style", "the house style", "feedback"))
+    (store / "shared_style.md").symlink_to(shared)
+    (store / "broken.md").symlink_to(tmp_path / "nowhere.md")
+    write_memory(store, "user_role.md", memory_text("role", "backend", "user"))
+    write_index(store, [index_line("user_role.md"), index_line("shared_style.md"),
+                        index_line("broken.md")])
+
+    result = run_dream(store, engine="offline")
+
+    assert [link.file for link in result.changeset.index_after.links] == [
+        "user_role.md", "shared_style.md"]
+    assert result.changeset.notes == ("Dropped 1 index line pointing at missing files: "
+                                      "- [broken](broken.md) — a memory",)
+
+
 def test_the_run_counts_new_messages_as_the_session_picker_does(claude_home, tmp_path):
     """The picker said 3 new messages and the run 9 on a real session: tool-only turns,
     which the model never reads, were counted by the run alone."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -177,8 +178,13 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
     as needed; detail from long lines goes to the topic file."""
     index_path = staging.root / INDEX_NAME
     index_text = read_store_text(index_path) if index_path.exists() else None
+    # A memory linked into the store is not copied (no write goes through a link), but
+    # Claude reads it through its link: while the link leads to a file, its line is no
+    # dangling line.
     rebuild = rebuild_index(index_text, memory_infos(staging), renamed,
-                            exists=lambda file: (staging.root / file).is_file())
+                            exists=lambda file: (staging.root / file).is_file()
+                            or (staging.linked(file) is not None
+                                and os.path.isfile(staging.store / file)))
     if rebuild.notes_file is not None:
         path = staging.root / rebuild.notes_file.file
         text = rebuild.notes_file.text
