@@ -73,11 +73,11 @@ def merge_index(base: str | None, ours: str, theirs: str) -> str:
     written = split_lines(ours.removesuffix("\n"))
     as_written = {}  # each of our lines without its CR -> as we wrote it
     for line in written:
-        as_written.setdefault(line.removesuffix("\r"), line)
+        as_written.setdefault(_bare(line), line)
     crlf = sum(line.endswith("\r") for line in written) * 2 > len(written)
-    base_lines = set(_without_cr(split_lines(base or "")))
-    our_lines = _without_cr(written)
-    their_lines = _without_cr(split_lines(theirs.removesuffix("\n")))
+    base_lines = set(map(_bare, split_lines(base or "")))
+    our_lines = list(map(_bare, written))
+    their_lines = list(map(_bare, split_lines(theirs.removesuffix("\n"))))
     their_set = set(their_lines)
     result = [line for line in our_lines if line in their_set or line not in base_lines]
     present = {line for line in result if line.strip()}
@@ -113,10 +113,6 @@ def merge_index(base: str | None, ours: str, theirs: str) -> str:
     return "\n".join(unique) + ending if unique else ""
 
 
-def _without_cr(lines: list[str]) -> list[str]:
-    return [line.removesuffix("\r") for line in lines]
-
-
 def merge_lines(base: str | None, ours: str, theirs: str,
                 labels: tuple[str, str]) -> tuple[str, bool]:
     """(merged text, conflicted): three-way against `base`, else first contact."""
@@ -139,8 +135,8 @@ def _first_contact(ours: str, theirs: str, labels: tuple[str, str]) -> tuple[str
     conflicted = False
     # Lines are matched without their endings: a CRLF copy and an LF copy differ only where
     # their words do (the lines both have are kept as this machine wrote them).
-    matcher = SequenceMatcher(None, list(map(_unended, our_lines)),
-                              list(map(_unended, their_lines)), autojunk=False)
+    matcher = SequenceMatcher(None, list(map(_bare, our_lines)), list(map(_bare, their_lines)),
+                              autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "replace":
             out.extend(conflict_block(labels, our_lines[i1:i2], their_lines[j1:j2]))
@@ -153,8 +149,9 @@ def _first_contact(ours: str, theirs: str, labels: tuple[str, str]) -> tuple[str
     return text, conflicted
 
 
-def _unended(line: str) -> str:
-    return line[:-2] if line.endswith("\r\n") else line.removesuffix("\n")
+def _bare(line: str) -> str:
+    """A line without its ending, CRLF or LF: what Claude Code reads of it."""
+    return line.removesuffix("\n").removesuffix("\r")
 
 
 @dataclass(frozen=True)
