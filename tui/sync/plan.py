@@ -105,9 +105,7 @@ def plan_store(
     needed = [remote[f] for f, how in decisions if f in remote]
     needed += [base[f] for f, how in decisions if how == "merge" and f in base]
     blobs = read_blobs(needed)
-    decisions = _by_text(decisions, local, {f: blobs[i] for f, i in remote.items() if i in blobs},
-                         {f: blobs[base[f]] for f, how in decisions
-                          if how == "merge" and f in base})
+    decisions = _by_text(decisions, local, remote, base, blobs)
     merging = [file for file, how in decisions if how == "merge" and not is_index(file)]
     sides = remote_sides(merging) if remote_sides and merging else {}
     results: dict[str, bytes | None] = {}
@@ -138,20 +136,23 @@ def plan_store(
 
 
 def _by_text(decisions: list[tuple[str, str]], local: Mapping[str, bytes],
-             remote: Mapping[str, bytes], base: Mapping[str, bytes]) -> list[tuple[str, str]]:
+             remote: Mapping[str, str], base: Mapping[str, str],
+             blobs: Mapping[str, bytes]) -> list[tuple[str, str]]:
     """The decisions taken by text, not by bytes: two versions that differ only in line
     endings are one text to Claude Code (which drops each CR), so a CRLF copy meeting an LF
     one is neither a change to carry nor a conflict, and neither file is rewritten for it;
-    in a merge, a side whose text is the base's has not changed."""
+    in a merge, a side whose text is the base's has not changed. `remote` and `base` are
+    blob ids, `blobs` their bytes."""
     decided = []
     for file, how in decisions:
-        ours, theirs = local.get(file), remote.get(file)
+        ours = local.get(file)
+        theirs = blobs[remote[file]] if file in remote else None
         if ours is not None and theirs is not None and _same_text(ours, theirs):
             continue
         if how == "merge" and file in base:
-            if _same_text(ours, base[file]):
+            if _same_text(ours, blobs[base[file]]):
                 how = "pull"
-            elif _same_text(theirs, base[file]):
+            elif _same_text(theirs, blobs[base[file]]):
                 how = "push"
         decided.append((file, how))
     return decided
