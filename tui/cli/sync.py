@@ -54,7 +54,7 @@ def _targets(args: argparse.Namespace, settings):
         inventory = discover(config_home_of(args), env_of(args), args.settings)
         # Projects with sessions but no memory yet are included: what other machines
         # learned for them comes in.
-        chosen = [(p.store, p.key_path, p.stranded_reason if p.stranded else None)
+        chosen = [(p.store, p.key_path, p.stranded_reason or None)
                   for p in inventory.projects
                   if p.store is not None and (p.store_exists or (p.sessions and not p.stranded))]
         if not chosen:

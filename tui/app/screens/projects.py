@@ -378,7 +378,7 @@ class ProjectsScreen(Screen[None]):
         from tui.sync.identity import identity_of
 
         return [SyncTarget(p.store, identity_of(p.key_path, self.sync_settings.name_of(p.store),
-                                                p.stranded_reason if p.stranded else None))
+                                                p.stranded_reason or None))
                 for p in projects if p.store is not None and p.store_exists]
 
     def on_sync_status_ready(self, message: SyncStatusReady) -> None:
