@@ -72,9 +72,14 @@ def test_the_demo_store_gets_room_and_the_doctor_finds_its_index_ok(demo_store, 
 
     index = parse_index((store / "MEMORY.md").read_text())
     assert index.cut is None and index.lines <= ROOM_LINES and index.chars <= ROOM_CHARS
-    hubs = sorted(path.name for path in store.glob("index_*.md"))
+    hubs = sorted(path.name for path in store.glob("index_*.md") if path.name != "index_notes.md")
     assert hubs and all(f"]({hub})" in index.raw_lines.raw for hub in hubs)
     assert all(len(line) <= 150 for line in index.raw_lines.raw.splitlines())
+    # The demo's three lines pointing at missing files keep their words, in the notes
+    # the index links.
+    notes = (store / "index_notes.md").read_text()
+    assert "- Old CDN migration — moved images from the old CDN to the new bucket\n" in notes
+    assert "](index_notes.md)" in index.raw_lines.raw
     moved = [note for note in result.changeset.notes if note.startswith(("Moved ", "Listed "))]
     assert all(any(f" in {hub}, which MEMORY.md links" in note or f" into {hub}, which "
                    in note for note in moved) for hub in hubs)
@@ -198,7 +203,7 @@ def test_an_existing_hub_is_updated_not_duplicated(claude_home, tmp_path):
     text = hub.read_text()
     assert text.startswith(nested.split("\n\n", 1)[0] + "\n\n")  # its frontmatter as it was
     listed = [line for line in text.splitlines() if line.startswith("- [")]
-    assert listed[-len(first):] == first  # the lines it held stay, after those moved now
+    assert listed[:len(first)] == first  # the lines it held stay, those moved now after them
     assert len(listed) == 51
     index = (store / "MEMORY.md").read_text()
     assert index.count("](index_project.md)") == 1

@@ -121,8 +121,11 @@ def test_offline_dream_fits_the_index_and_loses_no_fact(big_store):
     assert [file for file, status in statuses.items()
             if not (status.visible or status.linked_from)] == []
     assert any(status.linked_from for status in statuses.values())
+    # A line pointing at a missing file keeps its words, its link taken out.
     dangling_note = next(n for n in result.changeset.notes if "missing files" in n)
-    assert "gone_0.md" in dangling_note
+    assert dangling_note.startswith("Took the links to missing files out of 30 index lines; "
+                                    "their words are kept in the index: - [gone 0](gone_0.md)")
+    assert all(f"- gone {n} — deleted long ago\n" in notes for n in range(30))
 
 
 def crowded_store(claude_home, tmp_path, seen: int, past_cut: int, without_line: int):
@@ -379,8 +382,10 @@ def test_the_offline_dream_keeps_the_line_of_a_memory_linked_in_from_outside(cla
 
     assert [link.file for link in result.changeset.index_after.links] == [
         "user_role.md", "shared_style.md"]
-    assert result.changeset.notes == ("Dropped 1 index line pointing at missing files: "
+    assert result.changeset.notes == ("Took the links to missing files out of 1 index line; "
+                                      "their words are kept in the index: "
                                       "- [broken](broken.md) — a memory",)
+    assert result.changeset.index_after.raw_lines.raw.endswith("\n- broken — a memory\n")
 
 
 def test_the_run_counts_new_messages_as_the_session_picker_does(claude_home, tmp_path):

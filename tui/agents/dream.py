@@ -224,7 +224,7 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
     notes.extend(rebuild.notes())
     moved = sum(len(files) for hubs in (rebuild.into_hubs, rebuild.reached_by_hubs)
                 for files in hubs.values())
-    progress.finish(note=f"{len(rebuild.added)} added, {len(rebuild.dangling)} dangling dropped, "
+    progress.finish(note=f"{len(rebuild.added)} added, {plural(len(rebuild.unlinked), 'dead link')} taken out, "
                          f"{len(rebuild.shortened)} shortened"
                          + (f", {moved} moved into hubs" if moved else ""))
 

@@ -206,8 +206,8 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
         index_path.write_text(rebuild.text, encoding="utf-8")
     for file in rebuild.added:
         log("info", f"index: added a line for {file}")
-    for line in rebuild.dangling:
-        log("info", f"index: dropped a line pointing at a missing file: {line}")
+    for line in rebuild.unlinked:
+        log("info", f"index: took the links to missing files out of: {line}")
     for hub, files in rebuild.into_hubs.items():
         log("info", f"index: moved {plural(len(files), 'line')} into {hub}")
     for hub, files in rebuild.reached_by_hubs.items():
