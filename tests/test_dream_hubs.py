@@ -281,8 +281,10 @@ def test_the_doctor_says_what_makes_room_when_the_last_dream_left_the_index_full
     assert check["fix"].startswith("let a dream prune the index: ")
 
 
-async def test_the_review_warns_when_the_hub_is_rejected_and_the_index_kept(claude_home,
-                                                                           tmp_path):
+async def test_rejecting_the_hub_in_the_review_rejects_the_index_that_links_it(claude_home,
+                                                                              tmp_path):
+    """A MEMORY.md whose lines moved into a hub hides them without it: the two go together,
+    the review says so before anything is applied, and rejecting one rejects the other."""
     from conftest import painted, settle
 
     from tui.app.app import MemtuiApp
@@ -290,6 +292,7 @@ async def test_the_review_warns_when_the_hub_is_rejected_and_the_index_kept(clau
     from tui.app.widgets.virtual_table import VirtualTable
 
     store = crowded(claude_home, tmp_path, seen=170)
+    before = snapshot(store)
     result = run_dream(store, engine="offline")
 
     def summary(screen) -> str:
@@ -300,11 +303,23 @@ async def test_the_review_warns_when_the_hub_is_rejected_and_the_index_kept(clau
         screen = ReviewScreen(result)
         app.push_screen(screen)
         await settle(app, pilot)
-        assert "would hide" not in summary(screen)
+        assert "MEMORY.md goes with index_project.md: rejecting one rejects the others." \
+            in summary(screen)
         files = screen.query_one("#review-files", VirtualTable)
         files.move_cursor([row.key for row in files.rows].index("index_project.md"))
-        await pilot.press("space")  # reject the hub, keep MEMORY.md
+        await pilot.press("space")  # reject the hub
         await settle(app, pilot)
-        assert "MEMORY.md" in screen.accepted and "index_project.md" not in screen.accepted
-        assert ("As accepted, the change would hide seen_139.md, seen_140.md"
-                in summary(screen))
+        assert screen.accepted == set()
+        files.move_cursor([row.key for row in files.rows].index("index_project.md"))
+        await pilot.press("space")  # and accept it again: MEMORY.md comes with it
+        await settle(app, pilot)
+        assert screen.accepted == {"MEMORY.md", "index_project.md"}
+        files.move_cursor([row.key for row in files.rows].index("MEMORY.md"))
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert screen.accepted == set()
+        assert "would hide" not in summary(screen)
+        await pilot.press("escape")
+        await settle(app, pilot)
+    assert {n: d for n, d in snapshot(store).items() if n.endswith(".md")} == \
+        {n: d for n, d in before.items() if n.endswith(".md")}

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import count
 
-from tui.agents.hubs import HUB_FILES, hub_for, hub_line, hub_text, split_hub
+from tui.agents.hubs import HUB_FILES, hub_for, hub_head, hub_intro, hub_line, hub_text, split_hub
 from tui.claude.lines import line_count
 from tui.claude.paths import utf16_len
 from tui.memory.frontmatter import MEMORY_TYPES
@@ -77,6 +77,12 @@ class IndexRebuild:
     # hub -> memories Claude did not reach (lines past the cut, or none) that it lists now
     reached_by_hubs: dict[str, list[str]] = field(default_factory=dict)
     out_of_hubs: dict[str, list[str]] = field(default_factory=dict)  # hub -> lines moved back
+    # lines written anew on purpose -> the lines that stand for them (a shortened line, the
+    # words of a dead link, a hook given to its memory)
+    rewrites: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    relinked: set[str] = field(default_factory=set)  # merged-away files whose lines now
+    # link their keeper
+    not_memories: list[str] = field(default_factory=list)  # files given no line: no memories
 
     def notes(self) -> list[str]:
         notes = []
@@ -103,6 +109,10 @@ class IndexRebuild:
         for hub, text in self.hubs.items():
             if text is None:
                 notes.append(f"Removed {hub}: no index line is left in it.")
+        if self.not_memories:
+            notes.append(f"Gave no index line to {listed(self.not_memories, NOTE_FILES)}: no "
+                         "memory (no type or description in its frontmatter, and a "
+                         "repository's document or an encrypted file).")
         return notes
 
     @property
@@ -272,24 +282,33 @@ class _Reader:
                 if linked_hub is not None and hub is None:
                     self.hubs[linked_hub].order = order  # its line is written anew
                     self.hubs[linked_hub].chain = chain
+                    self.result.rewrites.append((raw.text, ()))  # memtui's own words
                     continue
                 text = raw.text
                 if (files and not any(link.names_no_memory for link in links)
                         and not any(f and self.exists(f) for f in files)):
                     self.result.unlinked.append(text.strip())
                     text = unlinked(text, (link.target for link in links))
+                    self.result.rewrites.append((raw.text, (text,)))
                 yield _Entry(None, text, order, chain=chain)
                 continue
             if target in self.seen:
-                _move_detail(self.result, self.by_file[target], raw.text, whole=True)
+                hook = _move_detail(self.result, self.by_file[target], raw.text, whole=True)
+                self.result.rewrites.append((raw.text, (hook,) if hook else ()))
                 continue
             self.seen.add(target)
-            line = raw.text.replace(f"]({files[0]})", f"]({target})", 1) if files[0] != target \
-                else raw.text
+            line = raw.text
+            if files[0] != target:
+                line = line.replace(f"]({files[0]})", f"]({target})", 1)
+                self.result.relinked.add(files[0])
             if utf16_len(line) > LINE_LIMIT:
-                _move_detail(self.result, self.by_file[target], line)
+                hook = _move_detail(self.result, self.by_file[target], line)
                 self.result.shortened.append(target)
+                self.result.rewrites.append((raw.text, (_shorten(line),) + ((hook,) if hook
+                                                                            else ())))
                 line = _shorten(line)
+            elif line != raw.text:
+                self.result.rewrites.append((raw.text, (line,)))
             title = next(link.title for link in links if renamed.get(link.file, link.file) == target)
             yield _Entry(target, line, order, hub is None and any(link.visible for link in links),
                          title or target, hub.file if hub else None, chain,
@@ -344,10 +363,14 @@ def _settled(entries: list[_Entry]) -> list[_Entry]:
     return entries
 
 
+DETAIL = "From the index: "  # how a memory's file holds the words of its index line
+
+
 def _move_detail(result: IndexRebuild, memory: MemoryInfo, line: str, whole: bool = False
-                 ) -> None:
+                 ) -> str | None:
     """Keep an index line's words in the topic file when they are not there already: what
-    follows its link, or (`whole`, a second line for the memory) all of them."""
+    follows its link, or (`whole`, a second line for the memory) all of them. The line
+    that will hold them, or None when the file holds them already."""
     if whole:
         words = unlinked(line, (target for *_, target in _link_spans(line))).strip().lstrip("-*+ ")
     else:
@@ -359,6 +382,7 @@ def _move_detail(result: IndexRebuild, memory: MemoryInfo, line: str, whole: boo
         moved.append(hook)
     if not moved:
         del result.details[memory.file]
+    return DETAIL + hook if hook and hook in moved else None
 
 
 def _fit(entries: list[_Entry], by_file: Mapping[str, MemoryInfo], result: IndexRebuild,
@@ -491,6 +515,10 @@ def _placed(layout: _Layout, moved: list[_Entry], by_file: Mapping[str, MemoryIn
     for file in hubs:
         if file not in listed:
             result.hubs[file] = None
+            # The words memtui opens a hub with go with it; what it listed is back in
+            # MEMORY.md (anything else written in it stays held by the guards).
+            result.rewrites.extend((line, ()) for line in
+                                   [*hub_head(file).split("\n"), hub_intro(file)])
     if not moved and not layout.headings:
         return _render(layout.kept)
     return layout.lines(_hub_lines(moved, by_file), hubs)
