@@ -139,3 +139,25 @@ def test_room_goes_to_the_newest_feedback_before_an_old_untyped_note():
     assert not any("](scratch.md)" in line for line in lines)
     assert rebuild.into_hubs == {"index_other.md": ["scratch.md"]} or \
         "scratch.md" in (rebuild.hubs.get("index_other.md") or "")
+
+
+def test_only_memories_get_a_line_never_a_readme_a_claude_md_or_an_encrypted_file(
+        claude_home, tmp_path):
+    """Seen on a store that is a git repository: its README.md, a CLAUDE.md copy and an
+    OpenSSL-encrypted `*.secret.md` were indexed inside the loaded cut with the hook
+    "memory"."""
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "user_role.md", memory_text("role", "backend engineer", "user"))
+    write_memory(store, "README.md", "# My memory\n\nSynced with a script.\n")
+    write_memory(store, "CLAUDE.md", "# Project rules\n\nUse pnpm.\n")
+    write_memory(store, "tokens.secret.md", "U2FsdGVkX19" + "A" * 300 + "\n")
+    write_memory(store, "debugging.md", "# Debugging\n\nAttach to port 9229.\n")  # an old topic
+    write_index(store, [index_line("user_role.md")])
+
+    result = run_dream(store, engine="offline")
+
+    links = [link.file for link in result.changeset.index_after.links]
+    assert links == ["user_role.md", "debugging.md"]
+    assert ("Gave no index line to CLAUDE.md, README.md, tokens.secret.md: no memory (no type "
+            "or description in its frontmatter, and a repository's document or an encrypted "
+            "file).") in result.changeset.notes

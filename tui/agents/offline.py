@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from tui.agents.absdates import absolutize
 from tui.agents.conversation import Message
 from tui.agents.hubs import HUB_FILES
-from tui.agents.indexfit import IndexRebuild, MemoryInfo, rebuild_index
+from tui.agents.indexfit import DETAIL, IndexRebuild, MemoryInfo, rebuild_index
 from tui.agents.staging import Staging
 from tui.claude.checkout import Checkout
 from tui.claude.lines import read_store_text, split_lines
@@ -34,9 +34,30 @@ Log = Callable[[str, str], None]
 _LOG_DATE = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
 
 
-def memory_infos(staging: Staging) -> list[MemoryInfo]:
+# Files a memory folder holds that are no memories: a repository's own documents (the
+# folder is a git repository, or a copy of one) and encrypted blobs.
+_DOCUMENTS = frozenset({"readme.md", "claude.md", "agents.md", "gemini.md", "changelog.md",
+                        "license.md", "contributing.md", "code_of_conduct.md", "security.md"})
+_SEALED = ("U2FsdGVkX1",  # base64 of OpenSSL's "Salted__"
+           "-----BEGIN PGP MESSAGE-----", "-----BEGIN AGE ENCRYPTED FILE-----")
+
+
+def is_memory(relative: str, text: str, fm: frontmatter.Frontmatter) -> bool:
+    """Whether the dream gives a file a line of the index: a memory by its frontmatter (a
+    type, a description), or a note of its own words, never a repository's README or
+    CLAUDE.md, nor an encrypted blob."""
+    if fm.type or fm.description:
+        return True
+    if relative.rpartition("/")[2].lower() in _DOCUMENTS:
+        return False
+    body = text.lstrip("\ufeff \t\r\n")
+    return bool(body) and not body.startswith(_SEALED)
+
+
+def memory_infos(staging: Staging, others: list[str] | None = None) -> list[MemoryInfo]:
     """The memories MEMORY.md indexes: every memory file below the store (subfolders too),
-    but daily logs, team memory (its own index) and linked names."""
+    but daily logs, team memory (its own index), linked names and files that are no
+    memories (named in `others`)."""
     infos = []
     for relative, _entry in memory_files(staging.root):
         if is_log(relative) or is_team(relative) or staging.linked(relative):
@@ -44,6 +65,10 @@ def memory_infos(staging: Staging) -> list[MemoryInfo]:
         path = staging.root / relative
         text = read_store_text(path)
         fm = frontmatter.parse(text)
+        if not is_memory(relative, text, fm):
+            if others is not None:
+                others.append(relative)
+            continue
         infos.append(MemoryInfo(relative, fm.name or path.stem, fm.description or "",
                                 fm.type, path.stat().st_mtime, text))
     return infos
@@ -181,7 +206,8 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
     # A memory linked into the store is not copied (no write goes through a link), but
     # Claude reads it through its link: while the link leads to a file, its line is no
     # dangling line.
-    rebuild = rebuild_index(index_text, memory_infos(staging), renamed,
+    others: list[str] = []
+    rebuild = rebuild_index(index_text, memory_infos(staging, others), renamed,
                             exists=lambda file: (staging.root / file).is_file()
                             or (staging.linked(file) is not None
                                 and os.path.isfile(staging.store / file)))
@@ -200,12 +226,15 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
     for file, details in rebuild.details.items():
         path = staging.root / file
         text = read_store_text(path).rstrip("\n")
-        path.write_text(text + "\n\nFrom the index: " + "\n".join(details) + "\n",
+        path.write_text(text + "\n\n" + "".join(f"{DETAIL}{detail}\n" for detail in details),
                         encoding="utf-8")
     if rebuild.text != (index_text or ""):
         index_path.write_text(rebuild.text, encoding="utf-8")
     for file in rebuild.added:
         log("info", f"index: added a line for {file}")
+    unlisted = [file for file in others if f"]({file})" not in rebuild.text]
+    if unlisted:
+        rebuild.not_memories = unlisted
     for line in rebuild.unlinked:
         log("info", f"index: took the links to missing files out of: {line}")
     for hub, files in rebuild.into_hubs.items():
