@@ -89,6 +89,7 @@ BENT_RATIO = 0.6
 # of 2026-06-08"): such a pair is a bend at a lower likeness.
 DATE_BENT_RATIO = 0.35
 ABSOLUTE_DATE = re.compile(r"(19|20)\d\d-\d\d")
+YEAR = re.compile(r"(?<!\d)(19|20)\d\d(?!\d)")
 BEND_KINDS = ("date", "path", "shortened", "other")
 
 
@@ -231,7 +232,8 @@ def bend_kind(old: list[str], new: list[str]) -> str | None:
             len(changed_new) == 1 and changed_new[0].endswith("…")):
         return "shortened"
     changed = changed_old + changed_new
-    if DATE_WORD.search(" ".join(changed)) or DATE_WORD.search("".join(changed)):
+    if DATE_WORD.search(" ".join(changed)) or DATE_WORD.search("".join(changed)) \
+            or YEAR.search(" ".join(changed_new)):
         return "date"
     if PATH_WORD.search(" ".join(changed)):
         return "path"
