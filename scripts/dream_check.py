@@ -204,6 +204,7 @@ class Bend:
     new_file: str
     how: str  # date, path, shortened, other
     written: str = ""  # when the file was first and last committed, where known
+    change: str = ""  # the words replaced, in their context: "…a [b → c] d…"
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -211,6 +212,34 @@ class Bend:
 
 def words(text: str) -> list[str]:
     return WORD.findall(text)
+
+
+def change_view(old: str, new: str, context: int = 6) -> str:
+    """Each run of words `new` replaced in `old`, with a few words around it, as written."""
+    old_spans = [match.span() for match in WORD.finditer(old)]
+    new_spans = [match.span() for match in WORD.finditer(new)]
+
+    def start(spans: list[tuple[int, int]], text: str, i: int) -> int:
+        return spans[i][0] if i < len(spans) else len(text)
+
+    def end(spans: list[tuple[int, int]], i: int) -> int:
+        return spans[i - 1][1] if i > 0 else 0
+
+    def cut(spans: list[tuple[int, int]], text: str, i1: int, i2: int) -> tuple[int, int]:
+        return (start(spans, text, i1), end(spans, i2)) if i2 > i1 else (end(spans, i1),) * 2
+
+    matcher = difflib.SequenceMatcher(None, [old[a:b] for a, b in old_spans],
+                                      [new[a:b] for a, b in new_spans], autojunk=False)
+    parts = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        first, last = cut(old_spans, old, i1, i2)
+        added_first, added_last = cut(new_spans, new, j1, j2)
+        before = old[start(old_spans, old, max(i1 - context, 0)):first]
+        after = old[last:end(old_spans, min(i2 + context, len(old_spans)))]
+        parts.append(f"…{before}[{old[first:last]} → {new[added_first:added_last]}]{after}…")
+    return " ; ".join(parts)
 
 
 def bend_kind(old: list[str], new: list[str]) -> str | None:
@@ -364,7 +393,8 @@ def compare(before: dict[str, list[Line]], after: dict[str, list[Line]], archive
             target, how = match
             result.bent.append(Bend(line.file, line.number, line.kind, line.text, target.text,
                                     target.file, how,
-                                    written.get(line.file, "") if how == "date" else ""))
+                                    written.get(line.file, "") if how == "date" else "",
+                                    change_view(line.text, target.text)))
         elif still_there:
             result.fewer_copies.append(line)
         else:
@@ -722,8 +752,7 @@ def text_report(stores: list[dict], limit: int) -> str:
                                     else f" -> {bend['new_file']}")
             out.append(f"    {where}:{bend['number']} [{bend['how']}]"
                        f"{' (' + bend['written'] + ')' if bend['written'] else ''}")
-            out.append(f"      - {bend['old'][:200]}")
-            out.append(f"      + {bend['new'][:200]}")
+            out.append(f"      {bend['change'][:300]}")
         if more:
             out.append(more)
         heads = store["headings"]
