@@ -34,7 +34,7 @@ from tui.claude.paths import INDEX_NAME
 from tui.memory.index import LoadedIndex, parse_index
 from tui.memory.links import wiki_names
 from tui.memory.reach import TextLinks, loaded_roots, reach
-from tui.words import plural
+from tui.words import listed, plural
 
 CREATED, MODIFIED, ARCHIVED = "created", "modified", "archived"
 
@@ -139,7 +139,7 @@ class ChangeSet:
             return None
         (file, reason), *more = self.held.items()
         others = (f" ({plural(len(more), 'more file')} held too: "
-                  f"{', '.join(file for file, _ in more)})") if more else ""
+                  f"{listed([file for file, _ in more], 3)})") if more else ""
         return (f"The change set was refused whole, nothing was written: {reason}{others}. "
                 "Review it in the app to apply part of it.")
 
