@@ -13,12 +13,12 @@ import hashlib
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from tui.agents.absdates import absolutize
-from tui.agents.conversation import Message
 from tui.agents.hubs import HUB_FILES
 from tui.agents.indexfit import DETAIL, IndexRebuild, MemoryInfo, rebuild_index
+from tui.agents.instructions import Candidate, clip
 from tui.agents.staging import Staging
 from tui.claude.checkout import Checkout
 from tui.claude.lines import read_store_text, split_lines
@@ -249,72 +249,6 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
 
 # --- extraction ---------------------------------------------------------------------------
 
-_ENGLISH = re.compile(
-    r"\b(?:remember|always|never|don't|do not|stop using)\b"
-    r"|\buse\s+\S+(?:\s+\S+)?\s+(?:not|instead of|rather than)\s+\S+",
-    re.IGNORECASE,
-)
-_CHINESE = re.compile(r"记住|不要|别|统一用|以后")
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s*|\n+")
-_BECAUSE = re.compile(r"\b(?:because|since|so that|as)\b\s+(.+)|(?:因为|由于)(.+)", re.IGNORECASE)
-_FACT = re.compile(r"^\s*(?:please\s+)?(?:remember|记住)\b[,:：，\s]*(?:that\s+)?", re.IGNORECASE)
-_IMPERATIVE = re.compile(
-    r"\b(?:always|never|don't|do not|use|run|avoid|stop)\b|不要|别|统一用", re.IGNORECASE
-)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    type: str  # "feedback" or "project"
-    rule: str
-    why: str
-    how: str
-    uuid: str  # the user message it came from
-
-
-def find_instructions(messages: Sequence[Message]) -> list[Candidate]:
-    candidates: list[Candidate] = []
-    last_assistant = ""
-    for message in messages:
-        if message.role == "assistant" and message.text.strip():
-            last_assistant = message.text.strip()
-            continue
-        if message.role != "user" or not message.text.strip():
-            continue
-        sentences = [s.strip() for s in _SENTENCE.split(message.text) if s and s.strip()]
-        for position, sentence in enumerate(sentences):
-            if sentence.endswith(("?", "？")) or not 6 <= len(sentence) <= 300:
-                continue
-            if not (_ENGLISH.search(sentence) or _CHINESE.search(sentence)):
-                continue
-            rest = sentences[position + 1:position + 2]
-            candidates.append(_candidate(sentence, rest, last_assistant, message))
-    return candidates
-
-
-def _candidate(sentence: str, following: list[str], context: str, message: Message) -> Candidate:
-    is_fact = bool(_FACT.match(sentence)) and not _IMPERATIVE.search(_FACT.sub("", sentence))
-    rule = _FACT.sub("", sentence).strip() if is_fact else sentence
-    rule = rule[:1].upper() + rule[1:]
-    why_match = _BECAUSE.search(sentence) or next(
-        (m for s in following if (m := _BECAUSE.search(s))), None)
-    day = message.timestamp[:10] or "the session"
-    if why_match:
-        why = (why_match.group(1) or why_match.group(2)).strip().rstrip(".。")
-    elif context:
-        why = f"the user said this on {day} after the assistant wrote: “{_clip(context, 140)}”"
-    else:
-        why = f"the user asked for it explicitly on {day}"
-    how = (f"treat it as a fact about the project when planning work (as of {day})" if is_fact
-           else "follow it whenever the situation comes up again, without being reminded")
-    return Candidate("project" if is_fact else "feedback", rule, why, how, message.uuid)
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 _STOPWORDS = {"always", "never", "dont", "do", "not", "please", "the", "a", "an", "to", "use",
               "remember", "that", "we", "you", "our", "for", "in", "of", "and", "is", "it"}
 
@@ -328,7 +262,7 @@ def _slug(candidate: Candidate) -> str:
 
 def candidate_text(candidate: Candidate, name: str) -> str:
     return (
-        f"---\nname: {name}\ndescription: {_yaml_line(_clip(candidate.rule, 120))}\n"
+        f"---\nname: {name}\ndescription: {_yaml_line(clip(candidate.rule, 120))}\n"
         f"type: {candidate.type}\n---\n\n{candidate.rule}\n\n"
         f"**Why:** {candidate.why}\n**How to apply:** {candidate.how}\n"
     )
@@ -389,7 +323,7 @@ def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log
         twin = next((info.file for info in infos
                      if fuzz.partial_ratio(candidate.rule.lower(), info.text.lower()) >= 90), None)
         if twin:
-            log("info", f"already remembered in {twin}: {_clip(candidate.rule, 80)}")
+            log("info", f"already remembered in {twin}: {clip(candidate.rule, 80)}")
             continue
         topic = same_topic(candidate, infos)
         if topic is not None:
@@ -399,7 +333,7 @@ def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log
                      for info in infos]
             if topic.file not in written:
                 written.append(topic.file)
-            log("info", f"updated {topic.file}, already about this: {_clip(candidate.rule, 80)}")
+            log("info", f"updated {topic.file}, already about this: {clip(candidate.rule, 80)}")
             continue
         name = f"{candidate.type}_{_slug(candidate)}"
         file = f"{name}.md"
@@ -409,8 +343,8 @@ def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log
             count += 1
         text = candidate_text(candidate, file.removesuffix(".md"))
         (staging.root / file).write_text(text, encoding="utf-8")
-        infos.append(MemoryInfo(file, file.removesuffix(".md"), _clip(candidate.rule, 120),
+        infos.append(MemoryInfo(file, file.removesuffix(".md"), clip(candidate.rule, 120),
                                 candidate.type, 0.0, text))
         written.append(file)
-        log("info", f"new {candidate.type} memory {file}: {_clip(candidate.rule, 80)}")
+        log("info", f"new {candidate.type} memory {file}: {clip(candidate.rule, 80)}")
     return written
