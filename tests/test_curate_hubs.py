@@ -167,3 +167,38 @@ async def test_archiving_in_the_app_keeps_the_hub_true_and_undo_takes_it_all_bac
         assert "— 30 more: " in hub_lines_in_index(store)[0]
         await undo(app, pilot)
         assert snapshot(store) == before
+
+
+def test_a_rescued_hub_links_the_memories_it_lists_under_their_new_names(claude_home,
+                                                                         tmp_path, capsys):
+    """The worktree's store was dreamed: its hub lists feedback_testing.md, which the live
+    store also has, with other words. The rescue brings it in renamed: the copied hub
+    linked the live store's memory of that name."""
+    from rescue_home import STRANDED_MTIME, build_rescue_home
+
+    home = build_rescue_home(claude_home, tmp_path)
+    renamed = "feedback_testing-from-shop-wt.md"
+    hub = "index_feedback.md"
+    lines = [index_line("feedback_tabs.md", "Tabs rule", "indent with tabs"),
+             index_line("feedback_testing.md", "Testing in the branch", "sqlite, not postgres")]
+    write_memory(home.stranded, hub, memory_text(
+        "index_feedback", "Index lines of feedback memories that MEMORY.md has no room for",
+        "reference", "Feedback memories that MEMORY.md has no room for, one line each.\n\n"
+        + "\n".join(lines) + "\n"), mtime=STRANDED_MTIME)
+    index = (home.stranded / "MEMORY.md").read_text(encoding="utf-8")
+    write_index(home.stranded, [line for line in index.splitlines()
+                                if "feedback_t" not in line]
+                + [hub_line(hub, ["Tabs rule", "Testing in the branch"])])
+    before = snapshot(home.live)
+
+    out = memtui(claude_home, capsys, "fix", str(home.stranded), "rescue", "--yes")
+
+    assert f"{hub} line 10 links feedback_testing.md as {renamed}." in out
+    copied = (home.live / hub).read_text(encoding="utf-8")
+    assert memory_links(hub, copied, None) == ["feedback_tabs.md", renamed]
+    assert f"- [Testing in the branch]({renamed}) — sqlite, not postgres" in copied
+    assert os.stat(home.live / hub).st_mtime == STRANDED_MTIME
+    assert dead_links(home.live) == []
+
+    memtui(claude_home, capsys, "undo", str(home.live))
+    assert snapshot(home.live) == before
