@@ -90,6 +90,7 @@ class Candidate:
     why: str
     how: str
     uuid: str  # the user message it came from
+    saved_in: tuple[str, ...] = ()  # paths of the memory files its session wrote in its turn
 
 
 def typed_text(text: str) -> str:
@@ -120,6 +121,7 @@ def find_instructions(messages: Sequence[Message]) -> tuple[list[Candidate], lis
     left_out: list[LeftOut] = []
     taken: set[str] = set()
     last_assistant = ""
+    turns = _turn_writes(messages)
     for message in messages:
         if message.role == "assistant" and message.text.strip():
             last_assistant = message.text.strip()
@@ -146,8 +148,21 @@ def find_instructions(messages: Sequence[Message]) -> tuple[list[Candidate], lis
                 continue
             taken.add(chosen)
             following = sentences[position + 1:position + 2]
-            candidates.append(_candidate(chosen, remembered, following, last_assistant, message))
+            candidates.append(_candidate(chosen, remembered, following, last_assistant, message,
+                                         turns.get(message.uuid, ())))
     return candidates, left_out
+
+
+def _turn_writes(messages: Sequence[Message]) -> dict[str, tuple[str, ...]]:
+    """user message uuid -> the files written in its turn (until the next message the
+    user typed): by the agent itself, or by Claude Code's own extraction."""
+    writes: dict[str, list[str]] = {}
+    turn: list[str] = []
+    for message in messages:
+        if message.role == "user" and typed_text(message.text).strip():
+            turn = writes.setdefault(message.uuid, [])
+        turn.extend(message.wrote)
+    return {uuid: tuple(files) for uuid, files in writes.items()}
 
 
 def _rule_word(sentence: str) -> re.Match[str] | None:
@@ -209,7 +224,7 @@ def _is_fact(sentence: str, pointed_at: bool) -> bool:
 
 
 def _candidate(sentence: str, pointed_at: bool, following: list[str], context: str,
-               message: Message) -> Candidate:
+               message: Message, saved_in: tuple[str, ...]) -> Candidate:
     is_fact = _is_fact(sentence, pointed_at)
     rule = _rule_text(sentence, pointed_at)
     why_match = _BECAUSE.search(sentence) or next(
@@ -223,7 +238,8 @@ def _candidate(sentence: str, pointed_at: bool, following: list[str], context: s
         why = f"the user asked for it explicitly on {day}"
     how = (f"treat it as a fact about the project when planning work (as of {day})" if is_fact
            else "follow it whenever the situation comes up again, without being reminded")
-    return Candidate("project" if is_fact else "feedback", rule, why, how, message.uuid)
+    return Candidate("project" if is_fact else "feedback", rule, why, how, message.uuid,
+                     saved_in)
 
 
 def clip(text: str, limit: int) -> str:

@@ -249,8 +249,14 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
 
 # --- extraction ---------------------------------------------------------------------------
 
-_STOPWORDS = {"always", "never", "dont", "do", "not", "please", "the", "a", "an", "to", "use",
-              "remember", "that", "we", "you", "our", "for", "in", "of", "and", "is", "it"}
+# Words any rule may hold: no topic, and no memory's name, is made of them.
+_STOPWORDS = {"always", "never", "dont", "don't", "do", "not", "please", "the", "a", "an", "to",
+              "use", "remember", "that", "we", "you", "our", "for", "in", "of", "and", "is",
+              "it", "run", "before", "after", "when", "with", "without", "every", "each",
+              "all", "any", "new", "first", "make", "sure", "keep", "add", "put", "get", "set",
+              "from", "now", "this", "these", "then", "than", "into", "only", "just", "also",
+              "ask", "asking", "tell", "done", "me", "my", "your", "are", "be", "on", "at",
+              "by", "or", "but", "should", "must", "one"}
 
 
 def _slug(candidate: Candidate) -> str:
@@ -282,25 +288,31 @@ def _terms(text: str) -> set[str]:
 def same_topic(candidate: Candidate, infos: Sequence[MemoryInfo]) -> MemoryInfo | None:
     """The memory already about this candidate's topic, or None for a new topic.
 
-    A memory of the same type is on the topic when they share distinctive terms (used by
-    at most two memories): a term of its name or description counts two, one of its body
-    counts one, and it takes two. `pnpm` in a memory named pnpm is enough; `run` in a body
-    is not. The memory sharing most wins."""
+    A memory of the same type is on the topic when they share distinctive terms: a term of
+    its name counts three, one of its description two, one of its body one, and it takes
+    three. A term is distinctive when at most two memories use it, or when it names at most
+    three (`pnpm` is in many bodies, but names only the pnpm memories). `pnpm` in a memory
+    named pnpm is enough; `cargo` in a description ("reviewed with cargo insta") or `run`
+    in a body is not. The memory sharing most wins."""
     usage: dict[str, int] = {}
-    heads, bodies = {}, {}
+    naming: dict[str, int] = {}
+    titles, descriptions, bodies = {}, {}, {}
     for info in infos:
-        heads[info.file] = _terms(f"{info.title} {info.description}")
-        bodies[info.file] = _terms(info.text[:2000])
-        for term in heads[info.file] | bodies[info.file]:
+        titles[info.file] = _terms(f"{info.title} {info.file.rsplit('/', 1)[-1][:-3]}")
+        descriptions[info.file] = _terms(info.description) - titles[info.file]
+        bodies[info.file] = _terms(info.text[:2000]) - titles[info.file] - descriptions[info.file]
+        for term in titles[info.file]:
+            naming[term] = naming.get(term, 0) + 1
+        for term in titles[info.file] | descriptions[info.file] | bodies[info.file]:
             usage[term] = usage.get(term, 0) + 1
-    wanted = _terms(candidate.rule)
-    best, best_score = None, 1
+    wanted = {term for term in _terms(candidate.rule)
+              if usage.get(term, 0) <= 2 or 0 < naming.get(term, 0) <= 3}
+    best, best_score = None, 2
     for info in infos:
         if info.type != candidate.type:
             continue
-        shared = {term for term in wanted & (heads[info.file] | bodies[info.file])
-                  if usage[term] <= 2}
-        score = sum(2 if term in heads[info.file] else 1 for term in shared)
+        score = (3 * len(wanted & titles[info.file]) + 2 * len(wanted & descriptions[info.file])
+                 + len(wanted & bodies[info.file]))
         if score > best_score:
             best, best_score = info, score
     return best
@@ -310,6 +322,13 @@ def _updated(text: str, candidate: Candidate) -> str:
     """`text` with the candidate added as one more paragraph, its why and how included."""
     return (text.rstrip("\n") + f"\n\n{candidate.rule}\n\n**Why:** {candidate.why}\n"
             f"**How to apply:** {candidate.how}\n")
+
+
+def _saved(staging: Staging, candidate: Candidate) -> set[str]:
+    """The store files the candidate's session wrote in the candidate's turn."""
+    store = os.path.realpath(staging.store)
+    return {os.path.relpath(os.path.realpath(path), store) for path in candidate.saved_in
+            if os.path.realpath(path).startswith(store + os.sep)}
 
 
 def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log) -> list[str]:
@@ -326,6 +345,11 @@ def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log
             log("info", f"already remembered in {twin}: {clip(candidate.rule, 80)}")
             continue
         topic = same_topic(candidate, infos)
+        if topic is not None and topic.file in _saved(staging, candidate):
+            # The session saved this memory in the very turn the rule was said: in its words.
+            log("info", f"already remembered in {topic.file}, which the session wrote when it "
+                        f"was said: {clip(candidate.rule, 80)}")
+            continue
         if topic is not None:
             text = _updated(topic.text, candidate)
             (staging.root / topic.file).write_text(text, encoding="utf-8")
