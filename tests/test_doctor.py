@@ -817,6 +817,7 @@ def test_a_store_keyed_by_a_worktree_is_stranded(tmp_path, claude_home, capsys):
     repo = make_repo(tmp_path / "shop")
     tree = real(add_worktree(repo, tmp_path / "shop-wt", "feature"))
     stranded = claude_home.store(tree)  # newer builds were seen keying a store by the worktree
+    write_memory(stranded, "testing.md", memory_text())
     write_index(stranded, [index_line("testing.md")])
     _, report, _ = run_doctor(claude_home, stranded, capsys)
     check = checks_of(report)["memory_dir"]

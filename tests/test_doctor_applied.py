@@ -199,3 +199,28 @@ def test_the_dream_fix_on_a_second_level_index_past_the_cut_hides_nothing(claude
     loaded = load_store(store)
     assert all((store / file).exists() for memory in loaded.memories
                for file in memory_links(memory.file, memory.text, loaded.wiki_names))
+
+
+def test_after_the_rescue_the_doctor_says_nothing_of_the_stranded_store_is_lost(
+        claude_home, tmp_path, capsys):
+    from rescue_home import build_rescue_home
+
+    home = build_rescue_home(claude_home, tmp_path)
+    check = doctor(home.home, home.stranded, capsys)["memory_dir"]
+    assert check["status"] == "warn"
+    (rescue,) = commands_in(check["fix"])
+    assert rescue[2:] == ["fix", str(home.stranded), "rescue"]
+
+    run_fix(rescue, capsys)
+
+    check = doctor(home.home, home.stranded, capsys)["memory_dir"]
+    assert check["status"] == "ok" and check["fix"] is None
+    assert (f"but every memory of it is in {home.live} already, so none is lost (the store is "
+            "yours to delete once you have checked)") in check["message"]
+    # A line the live index lost since brings the warning, and the rescue, back.
+    index = home.live / "MEMORY.md"
+    index.write_text("".join(line for line in index.read_text(encoding="utf-8")
+                             .splitlines(keepends=True) if "feedback_tabs.md" not in line),
+                     encoding="utf-8")
+    check = doctor(home.home, home.stranded, capsys)["memory_dir"]
+    assert check["status"] == "warn" and commands_in(check["fix"]) == [rescue]

@@ -94,7 +94,7 @@ def plan_rescue(stranded: Store, live: Store, tag: str) -> Plan:
         summary.insert(0, f"Copy {_listed(named)}, each with its mtime.")
     elif not landings:
         summary.append("The stranded store holds no memory to rescue.")
-    summary += _index_text_left(stranded, {land.memory.file for land in landings})
+    summary += index_text_left(stranded, {land.memory.file for land in landings})
     names = wiki_names([*((m.file, m.frontmatter.name) for m in live.memories),
                         *((land.file, land.memory.frontmatter.name) for land in landings)])
     plans = [_link_in(live, index_file, group, stranded, names, label)
@@ -322,7 +322,7 @@ def _renamed(memory: Memory, file: str) -> Memory:
                   memory.size)
 
 
-def _index_text_left(stranded: Store, rescued: set[str]) -> list[str]:
+def index_text_left(stranded: Store, rescued: set[str]) -> list[str]:
     """The stranded index lines that link no rescued memory (an old index held the
     memories' text itself): said, not carried, since they would land as loose text. Every
     line counts, past the cut too: `loaded` is the whole index as Claude reads it."""
