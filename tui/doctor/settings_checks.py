@@ -207,8 +207,10 @@ def _rescue_fix(ctx: DoctorContext, notes: list[str]) -> tuple[bool, str | None]
             notes.append(f"every memory of it is in {found.store} already, but "
                          + "; ".join(left).removesuffix("."))
             return True, None
-        notes.append(f"but every memory of it is in {found.store} already, so none is lost "
-                     "(the store is yours to delete once you have checked)")
+        held = (f"every memory of it is in {found.store} already" if stranded.memories
+                else "it holds no memory")
+        notes.append(f"but {held}, so none is lost (the store is yours to delete once you have "
+                     "checked)")
         return False, None
     # The settings file moves the live store: the command is given it too.
     return True, (f"{ctx.memtui('fix', ctx.store, 'rescue')} copies its memories into "
