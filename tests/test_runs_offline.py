@@ -345,6 +345,73 @@ def test_extraction_updates_the_memory_already_on_the_topic(claude_home, tmp_pat
     assert "--frozen-lockfile" in after and "**Why:** CI checks the lock file" in after
 
 
+def _extracted(claude_home, tmp_path, store, text: str, *records, force: bool = False):
+    cwd = str(tmp_path / "project")
+    transcript = _session(claude_home, tmp_path, user_record(cwd, text), *records)
+    result = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                         engine="offline", force=force)
+    assert result.status == SUCCEEDED, result.error
+    return {d.file: d for d in result.changeset.files}, result.changeset.notes
+
+
+def test_a_rule_its_own_turn_saved_is_remembered_already(claude_home, tmp_path):
+    """The agent wrote feedback_linter.md right after the user said the rule, in its own
+    words: `memtui extract --force` (the doctor's fix) appended the rule to it again."""
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "feedback_linter.md", memory_text(
+        "Run the linter before finishing", "Always run `pnpm lint` before saying a task is done",
+        "feedback"))
+    write_index(store, [index_line("feedback_linter.md")])
+    cwd = str(tmp_path / "project")
+
+    changed, notes = _extracted(
+        claude_home, tmp_path, store, "remember to always run the linter before you tell me "
+        "you're done", tool_use_record(cwd, "Write", str(store / "feedback_linter.md")),
+        force=True)
+
+    assert changed == {}
+    assert ("Nothing new worth a memory: 1 rule in these messages is remembered already, so "
+            "nothing is written.") in notes
+
+
+def test_a_word_a_description_happens_to_share_makes_no_topic(claude_home, tmp_path):
+    """"Always run cargo clippy before committing" went into the snapshot-tests memory,
+    whose description says "reviewed with cargo insta"."""
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "feedback_snapshots.md", memory_text(
+        "Snapshot tests", "CLI output is tested with insta snapshots, reviewed with cargo insta",
+        "feedback", "Run `cargo insta review` before committing the .snap files.\n"))
+    write_index(store, [index_line("feedback_snapshots.md")])
+
+    changed, _ = _extracted(claude_home, tmp_path, store,
+                            "Always run cargo clippy before committing.")
+
+    assert "feedback_snapshots.md" not in changed
+    assert [d.kind for file, d in changed.items() if file != "MEMORY.md"] == ["created"]
+
+
+def test_a_rule_on_a_topic_many_memories_mention_goes_into_the_memory_named_for_it(
+        claude_home, tmp_path):
+    """pnpm is in many memories' bodies, so it was no topic at all: a third pnpm memory."""
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "feedback_pnpm.md", memory_text(
+        "Use pnpm", "Use pnpm, never npm or yarn, in this repository", "feedback",
+        "The lockfile is pnpm's.\n"))
+    for number in range(4):
+        write_memory(store, f"feedback_step_{number}.md", memory_text(
+            f"step {number}", f"how step {number} is checked", "feedback",
+            f"Check step {number} with `pnpm test:{number}`.\n"))
+    write_index(store, [index_line(f"feedback_step_{n}.md") for n in range(4)]
+                + [index_line("feedback_pnpm.md")])
+
+    changed, _ = _extracted(claude_home, tmp_path, store,
+                            "Always run scripts through pnpm, never bare node.")
+
+    assert set(changed) == {"feedback_pnpm.md"}
+    assert ("\n\nAlways run scripts through pnpm, never bare node.\n\n"
+            in changed["feedback_pnpm.md"].after.decode())
+
+
 def test_the_offline_dream_keeps_links_to_memories_in_subfolders_and_logs(claude_home, tmp_path):
     """Claude Code's scan is recursive: `topics/x.md` is a memory, not a dangling link, and
     a line pointing at a daily log is kept as it is."""

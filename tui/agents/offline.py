@@ -13,12 +13,12 @@ import hashlib
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from tui.agents.absdates import absolutize
-from tui.agents.conversation import Message
 from tui.agents.hubs import HUB_FILES
 from tui.agents.indexfit import DETAIL, IndexRebuild, MemoryInfo, rebuild_index
+from tui.agents.instructions import Candidate, clip
 from tui.agents.staging import Staging
 from tui.claude.checkout import Checkout
 from tui.claude.lines import read_store_text, split_lines
@@ -249,74 +249,14 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
 
 # --- extraction ---------------------------------------------------------------------------
 
-_ENGLISH = re.compile(
-    r"\b(?:remember|always|never|don't|do not|stop using)\b"
-    r"|\buse\s+\S+(?:\s+\S+)?\s+(?:not|instead of|rather than)\s+\S+",
-    re.IGNORECASE,
-)
-_CHINESE = re.compile(r"记住|不要|别|统一用|以后")
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s*|\n+")
-_BECAUSE = re.compile(r"\b(?:because|since|so that|as)\b\s+(.+)|(?:因为|由于)(.+)", re.IGNORECASE)
-_FACT = re.compile(r"^\s*(?:please\s+)?(?:remember|记住)\b[,:：，\s]*(?:that\s+)?", re.IGNORECASE)
-_IMPERATIVE = re.compile(
-    r"\b(?:always|never|don't|do not|use|run|avoid|stop)\b|不要|别|统一用", re.IGNORECASE
-)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    type: str  # "feedback" or "project"
-    rule: str
-    why: str
-    how: str
-    uuid: str  # the user message it came from
-
-
-def find_instructions(messages: Sequence[Message]) -> list[Candidate]:
-    candidates: list[Candidate] = []
-    last_assistant = ""
-    for message in messages:
-        if message.role == "assistant" and message.text.strip():
-            last_assistant = message.text.strip()
-            continue
-        if message.role != "user" or not message.text.strip():
-            continue
-        sentences = [s.strip() for s in _SENTENCE.split(message.text) if s and s.strip()]
-        for position, sentence in enumerate(sentences):
-            if sentence.endswith(("?", "？")) or not 6 <= len(sentence) <= 300:
-                continue
-            if not (_ENGLISH.search(sentence) or _CHINESE.search(sentence)):
-                continue
-            rest = sentences[position + 1:position + 2]
-            candidates.append(_candidate(sentence, rest, last_assistant, message))
-    return candidates
-
-
-def _candidate(sentence: str, following: list[str], context: str, message: Message) -> Candidate:
-    is_fact = bool(_FACT.match(sentence)) and not _IMPERATIVE.search(_FACT.sub("", sentence))
-    rule = _FACT.sub("", sentence).strip() if is_fact else sentence
-    rule = rule[:1].upper() + rule[1:]
-    why_match = _BECAUSE.search(sentence) or next(
-        (m for s in following if (m := _BECAUSE.search(s))), None)
-    day = message.timestamp[:10] or "the session"
-    if why_match:
-        why = (why_match.group(1) or why_match.group(2)).strip().rstrip(".。")
-    elif context:
-        why = f"the user said this on {day} after the assistant wrote: “{_clip(context, 140)}”"
-    else:
-        why = f"the user asked for it explicitly on {day}"
-    how = (f"treat it as a fact about the project when planning work (as of {day})" if is_fact
-           else "follow it whenever the situation comes up again, without being reminded")
-    return Candidate("project" if is_fact else "feedback", rule, why, how, message.uuid)
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-_STOPWORDS = {"always", "never", "dont", "do", "not", "please", "the", "a", "an", "to", "use",
-              "remember", "that", "we", "you", "our", "for", "in", "of", "and", "is", "it"}
+# Words any rule may hold: no topic, and no memory's name, is made of them.
+_STOPWORDS = {"always", "never", "dont", "don't", "do", "not", "please", "the", "a", "an", "to",
+              "use", "remember", "that", "we", "you", "our", "for", "in", "of", "and", "is",
+              "it", "run", "before", "after", "when", "with", "without", "every", "each",
+              "all", "any", "new", "first", "make", "sure", "keep", "add", "put", "get", "set",
+              "from", "now", "this", "these", "then", "than", "into", "only", "just", "also",
+              "ask", "asking", "tell", "done", "me", "my", "your", "are", "be", "on", "at",
+              "by", "or", "but", "should", "must", "one"}
 
 
 def _slug(candidate: Candidate) -> str:
@@ -328,7 +268,7 @@ def _slug(candidate: Candidate) -> str:
 
 def candidate_text(candidate: Candidate, name: str) -> str:
     return (
-        f"---\nname: {name}\ndescription: {_yaml_line(_clip(candidate.rule, 120))}\n"
+        f"---\nname: {name}\ndescription: {_yaml_line(clip(candidate.rule, 120))}\n"
         f"type: {candidate.type}\n---\n\n{candidate.rule}\n\n"
         f"**Why:** {candidate.why}\n**How to apply:** {candidate.how}\n"
     )
@@ -348,25 +288,31 @@ def _terms(text: str) -> set[str]:
 def same_topic(candidate: Candidate, infos: Sequence[MemoryInfo]) -> MemoryInfo | None:
     """The memory already about this candidate's topic, or None for a new topic.
 
-    A memory of the same type is on the topic when they share distinctive terms (used by
-    at most two memories): a term of its name or description counts two, one of its body
-    counts one, and it takes two. `pnpm` in a memory named pnpm is enough; `run` in a body
-    is not. The memory sharing most wins."""
+    A memory of the same type is on the topic when they share distinctive terms: a term of
+    its name counts three, one of its description two, one of its body one, and it takes
+    three. A term is distinctive when at most two memories use it, or when it names at most
+    three (`pnpm` is in many bodies, but names only the pnpm memories). `pnpm` in a memory
+    named pnpm is enough; `cargo` in a description ("reviewed with cargo insta") or `run`
+    in a body is not. The memory sharing most wins."""
     usage: dict[str, int] = {}
-    heads, bodies = {}, {}
+    naming: dict[str, int] = {}
+    titles, descriptions, bodies = {}, {}, {}
     for info in infos:
-        heads[info.file] = _terms(f"{info.title} {info.description}")
-        bodies[info.file] = _terms(info.text[:2000])
-        for term in heads[info.file] | bodies[info.file]:
+        titles[info.file] = _terms(f"{info.title} {info.file.rsplit('/', 1)[-1][:-3]}")
+        descriptions[info.file] = _terms(info.description) - titles[info.file]
+        bodies[info.file] = _terms(info.text[:2000]) - titles[info.file] - descriptions[info.file]
+        for term in titles[info.file]:
+            naming[term] = naming.get(term, 0) + 1
+        for term in titles[info.file] | descriptions[info.file] | bodies[info.file]:
             usage[term] = usage.get(term, 0) + 1
-    wanted = _terms(candidate.rule)
-    best, best_score = None, 1
+    wanted = {term for term in _terms(candidate.rule)
+              if usage.get(term, 0) <= 2 or 0 < naming.get(term, 0) <= 3}
+    best, best_score = None, 2
     for info in infos:
         if info.type != candidate.type:
             continue
-        shared = {term for term in wanted & (heads[info.file] | bodies[info.file])
-                  if usage[term] <= 2}
-        score = sum(2 if term in heads[info.file] else 1 for term in shared)
+        score = (3 * len(wanted & titles[info.file]) + 2 * len(wanted & descriptions[info.file])
+                 + len(wanted & bodies[info.file]))
         if score > best_score:
             best, best_score = info, score
     return best
@@ -376,6 +322,13 @@ def _updated(text: str, candidate: Candidate) -> str:
     """`text` with the candidate added as one more paragraph, its why and how included."""
     return (text.rstrip("\n") + f"\n\n{candidate.rule}\n\n**Why:** {candidate.why}\n"
             f"**How to apply:** {candidate.how}\n")
+
+
+def _saved(staging: Staging, candidate: Candidate) -> set[str]:
+    """The store files the candidate's session wrote in the candidate's turn."""
+    store = os.path.realpath(staging.store)
+    return {os.path.relpath(os.path.realpath(path), store) for path in candidate.saved_in
+            if os.path.realpath(path).startswith(store + os.sep)}
 
 
 def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log) -> list[str]:
@@ -389,9 +342,14 @@ def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log
         twin = next((info.file for info in infos
                      if fuzz.partial_ratio(candidate.rule.lower(), info.text.lower()) >= 90), None)
         if twin:
-            log("info", f"already remembered in {twin}: {_clip(candidate.rule, 80)}")
+            log("info", f"already remembered in {twin}: {clip(candidate.rule, 80)}")
             continue
         topic = same_topic(candidate, infos)
+        if topic is not None and topic.file in _saved(staging, candidate):
+            # The session saved this memory in the very turn the rule was said: in its words.
+            log("info", f"already remembered in {topic.file}, which the session wrote when it "
+                        f"was said: {clip(candidate.rule, 80)}")
+            continue
         if topic is not None:
             text = _updated(topic.text, candidate)
             (staging.root / topic.file).write_text(text, encoding="utf-8")
@@ -399,7 +357,7 @@ def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log
                      for info in infos]
             if topic.file not in written:
                 written.append(topic.file)
-            log("info", f"updated {topic.file}, already about this: {_clip(candidate.rule, 80)}")
+            log("info", f"updated {topic.file}, already about this: {clip(candidate.rule, 80)}")
             continue
         name = f"{candidate.type}_{_slug(candidate)}"
         file = f"{name}.md"
@@ -409,8 +367,8 @@ def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log
             count += 1
         text = candidate_text(candidate, file.removesuffix(".md"))
         (staging.root / file).write_text(text, encoding="utf-8")
-        infos.append(MemoryInfo(file, file.removesuffix(".md"), _clip(candidate.rule, 120),
+        infos.append(MemoryInfo(file, file.removesuffix(".md"), clip(candidate.rule, 120),
                                 candidate.type, 0.0, text))
         written.append(file)
-        log("info", f"new {candidate.type} memory {file}: {_clip(candidate.rule, 80)}")
+        log("info", f"new {candidate.type} memory {file}: {clip(candidate.rule, 80)}")
     return written
