@@ -273,7 +273,8 @@ def build_changeset(originals: dict[str, bytes], staged: dict[str, bytes],
         if name in gone and before is not None and after is None:
             files.append(FileDiff(name, ARCHIVED, before, None, unified(name, before, None)))
         elif before is None and after is not None:
-            files.append(FileDiff(name, CREATED, None, after, unified(name, None, after)))
+            files.append(FileDiff(name, CREATED, None, after, unified(name, None, after),
+                                  mtime))
         elif before is not None and after is not None and before != after:
             files.append(FileDiff(name, MODIFIED, before, after, unified(name, before, after),
                                   mtime))

@@ -256,6 +256,15 @@ def _declare_index(staging: Staging, rebuild: offline.IndexRebuild) -> None:
     companions = rebuild.companions | rebuild.relinked
     if companions:
         staging.declared.together(INDEX_NAME, *companions)
+    # Recall scans the 200 newest files: memtui's own hubs and notes take the mtime of the
+    # oldest memory, so that writing them pushes no memory out of it.
+    if staging.mtimes:
+        oldest = min(staging.mtimes.values())
+        written = [hub for hub, text in rebuild.hubs.items() if text is not None]
+        if rebuild.notes_file is not None:
+            written.append(rebuild.notes_file.file)
+        for file in written:
+            staging.declared.mtimes[file] = oldest
 
 
 def _model_phases(client: ModelClient, staging: Staging, toolbox: Toolbox, progress: Progress,

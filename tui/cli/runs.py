@@ -231,8 +231,8 @@ def _print_summary(result, dry_run: bool) -> None:
     kept = sum(1 for diff in changeset.files if diff.mtime is not None)
     print(f"Change set: {counts['created']} created, {counts['modified']} modified, "
           f"{counts['archived']} archived"
-          + (f"; {kept} of them keep{'s' if kept == 1 else ''} an mtime of before, as recall "
-             "orders memories by it" if kept else ""), file=out)
+          + (f"; {kept} with an mtime of before the run (recall orders memories by it)"
+             if kept else ""), file=out)
     print(f"Index: {_gauge(changeset.index_before)} → {_gauge(changeset.index_after)}",
           file=out)
     if changeset.refusal:
