@@ -211,9 +211,9 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
         renamed = offline.merge_duplicates(staging, say)
     _declare_merges(staging, renamed)
     check(cancel)
-    with staging.step(mechanical=True):
+    with staging.step(mechanical=True, in_place=True):
         replaced = offline.fix_dates(staging, say)
-    with staging.step(mechanical=True):
+    with staging.step(mechanical=True, in_place=True):
         moved = offline.update_paths(staging, code, say) if isinstance(code, Checkout) else 0
     progress.finish(note=f"{len(renamed)} merged, {plural(replaced, 'date')} made absolute"
                     + (f", {plural(moved, 'renamed path')} updated" if moved else ""))

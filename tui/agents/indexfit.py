@@ -293,7 +293,10 @@ class _Reader:
                 yield _Entry(None, text, order, chain=chain)
                 continue
             if target in self.seen:
-                hook = _move_detail(self.result, self.by_file[target], raw.text, whole=True)
+                # A second line of the memory gives it all its words; the line of a memory
+                # merged into it, its hook (its title is the merged memory's name).
+                hook = _move_detail(self.result, self.by_file[target], raw.text,
+                                    whole=target in files)
                 self.result.rewrites.append((raw.text, (hook,) if hook else ()))
                 continue
             self.seen.add(target)

@@ -135,11 +135,12 @@ class Staging:
         return sorted(found)
 
     @contextmanager
-    def step(self, *, mechanical: bool) -> Iterator[None]:
-        """Declare what one step of an engine changes: each line it changes in place is a
-        rewrite made on purpose; a `mechanical` step (a date or a path written anew, a
-        hook copied in) leaves a memory's meaning as it was, so the memory keeps its mtime
-        (Claude Code orders recall by it and says how old a memory is from it)."""
+    def step(self, *, mechanical: bool, in_place: bool = False) -> Iterator[None]:
+        """Declare what one step of an engine changes: an `in_place` step rewrites lines
+        where they stand (a date, a path), each a rewrite made on purpose; a `mechanical`
+        step (those, or a hook copied in) leaves a memory's meaning as it was, so the
+        memory keeps its mtime (Claude Code orders recall by it and says how old a memory
+        is from it)."""
         before = {name: self._text(name) for name in self.markdown()}
         yield
         for name in self.markdown():
@@ -147,7 +148,7 @@ class Staging:
             if signature == self._signature(name):
                 continue
             after = self._text(name)[1]
-            if signature is not None:
+            if signature is not None and in_place:
                 self.declared.rewrote_lines(data.decode("utf-8", "replace"),
                                             after.decode("utf-8", "replace"))
             if name not in self.originals or name.rpartition("/")[2] == INDEX_NAME:
