@@ -67,10 +67,11 @@ def big_store(claude_home, tmp_path):
         body = (f"The release train {words[0]} leaves every Tuesday at ten from {words[1]}.\n"
                 f"**Why:** QA needs a stable build for {words[2]} and {words[3]}.\n"
                 f"**How to apply:** merge before Monday night into {words[4]} {words[5]}.\n")
-        write_memory(store, file, memory_text(f"dup{pair}", f"release train {pair}", "project",
-                                              body), mtime=base)
+        write_memory(store, file, memory_text(f"release train {pair}", f"release train {pair}",
+                                              "project", body), mtime=base)
         write_memory(store, f"project_dup_{pair}_again.md",
-                     memory_text(f"dup{pair}b", f"release train {pair}", "project",
+                     memory_text(f"release train {pair} again", f"release train {pair}",
+                                 "project",
                                  body + f"Also: hotfixes for train {pair} skip the queue.\n"),
                      mtime=base)
         index.append(f"- [dup {pair}]({file}) — release train {pair}")
