@@ -197,7 +197,9 @@ def test_audit_duplicate_names_the_other_file_and_score(store):
     write_memory(store, "db_b.md", memory_text("b", "integration tests use a real database", "user", body))
     write_index(store, [index_line("db_a.md"), index_line("db_b.md")])
     finding = only(audit(store), "duplicate")
-    assert (finding.severity, finding.file, finding.other) == ("warning", "db_a.md", "db_b.md")
+    # Each holds every line of the other: the finding names the one to archive.
+    assert (finding.severity, finding.file, finding.other) == ("warning", "db_b.md", "db_a.md")
+    assert finding.message.startswith("db_b.md says nothing db_a.md does not")
     assert 90 <= finding.score <= 100
 
 
