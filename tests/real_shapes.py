@@ -513,7 +513,8 @@ def template_vault(store: Path) -> list[str]:
     archive (every line of it in the current one), and two reworded notes on one topic."""
     w = _Writer(store)
     w.write("Templates/Daily.md", DAILY_TEMPLATE.format(day="{{date}}", log="- \n"))
-    logs = ["- Inbox zero.\n", "", "- Called the electrician about the kitchen.\n", ""]
+    logs = ["- Inbox zero.\n", "", "- Called the electrician about the [[Kitchen remodel]].\n",
+            "- Compared the quotes with [[Archive/Kitchen remodel]].\n"]
     for day in range(1, 31):
         w.write(f"Daily/2026-05-{day:02}.md",
                 DAILY_TEMPLATE.format(day=f"2026-05-{day:02}", log=logs[day % len(logs)]))
@@ -524,7 +525,7 @@ def template_vault(store: Path) -> list[str]:
                 CONTACT_CARD.format(name=f"Jordan Lee - {trade}", license=license))
     w.write("Projects/Kitchen remodel.md", KITCHEN.format(
         tags="project, kitchen",
-        extra="\nCounters ordered; delivery in three weeks.\n"))
+        extra="\nCounters ordered; delivery on 2026-06-12.\n"))
     w.write("Archive/Kitchen remodel.md", KITCHEN.format(tags="project, archive", extra=""))
     w.memory("feedback_backups.md", _flat("backups", "back up the vault before a bulk edit",
                                           "feedback"),
@@ -537,8 +538,7 @@ def template_vault(store: Path) -> list[str]:
              "**Why:** a plugin update once rewrote every daily note's frontmatter.\n"
              "**How to apply:** copy the vault folder first, then run the edit.\n")
     w.index(["- [Backups](feedback_backups.md) — back up the vault before a bulk edit",
-             "- [Kitchen](<Projects/Kitchen remodel.md>) — the kitchen project",
-             "- See [[Kitchen remodel]] and [the old plan](Archive/Kitchen%20remodel.md)"])
+             "- [Kitchen, first plan](Archive/Kitchen%20remodel.md) — as first agreed"])
     return w.memories
 
 

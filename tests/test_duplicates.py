@@ -3,11 +3,19 @@ on an Obsidian-style vault made from templates (`real_shapes.template_vault`).""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from conftest import letters
 from real_shapes import TAG_CODES, build
 
-from tui.memory.audit import duplicate_findings
-from tui.memory.store import load_store
+from tui.agents.dream import run_dream
+from tui.agents.merging import relinked_text, with_frontmatter_of
+from tui.agents.result import SUCCEEDED, conclude
+from tui.memory import frontmatter
+from tui.memory.audit import audit_store, duplicate_findings
+from tui.memory.links import wiki_names
+from tui.memory.store import Memory, load_store
 
 
 @pytest.fixture
@@ -25,6 +33,10 @@ def store_dir(tmp_path):
     store = tmp_path / "projects" / "-p" / "memory"
     store.mkdir(parents=True)
     return store
+
+
+def memory(file: str, text: str) -> Memory:
+    return Memory(file, file, text, frontmatter.parse(text), 0.0, len(text))
 
 
 def duplicate_pairs(store) -> set[tuple[str, str]]:
@@ -89,3 +101,121 @@ def test_memories_of_different_types_are_no_duplicates(store_dir):
             f"---\nname: staging\ndescription: staging is reset nightly\ntype: {kind}\n---\n\n"
             + body)
     assert duplicate_pairs(store_dir) == set()
+
+
+# --- the dream's merge ----------------------------------------------------------------------
+
+FENCE = re.compile(r"^[ \t>]*(```|~~~)")
+
+
+def fenced_lines(text: str) -> set[str]:
+    """The lines inside code fences (a fence in a quote or a callout counts)."""
+    inside, found = False, set()
+    for line in text.split("\n"):
+        if FENCE.match(line):
+            inside = not inside
+        elif inside and line.strip():
+            found.add(line.strip())
+    return found
+
+
+def store_texts(store) -> dict[str, str]:
+    return {path.relative_to(store).as_posix(): path.read_text(encoding="utf-8")
+            for path in sorted(store.rglob("*.md"))}
+
+
+def unmatched_wiki_links(store) -> int:
+    return sum(f.kind == "unmatched_wiki_link" for f in audit_store(load_store(store)))
+
+
+def test_a_dream_on_a_template_vault_archives_only_the_provable_copy(vault):
+    before = store_texts(vault)
+    unmatched = unmatched_wiki_links(vault)
+    result = run_dream(vault, engine="offline")
+    assert result.status == SUCCEEDED, result.error
+    assert not conclude(result, apply=True).refused
+    after = store_texts(vault)
+
+    archived = {d.file for d in result.changeset.files if d.kind == "archived"}
+    assert archived == {"Archive/Kitchen remodel.md"}
+    assert {f for f in before if f.startswith(("Daily/", "Tags/", "Contacts/"))} <= set(after)
+    log = "\n".join(line.text for line in result.log)
+    assert ("feedback_backups.md and feedback_vault_backup.md look like the same memory "
+            "(92% similar), but each says something the other does not: left for you to merge"
+            ) in log
+
+    # Nothing of the archived copy is lost: every line, its tags, its place in code fences.
+    everything = "\n".join(after.values())
+    assert [line for line in before["Archive/Kitchen remodel.md"].split("\n")
+            if line.strip() and line.strip() not in everything] == ["tags: [project, archive]"]
+    kept = frontmatter.parse(after["Projects/Kitchen remodel.md"])
+    assert kept.data["tags"] == ["project", "kitchen", "archive"]
+    assert kept.body == frontmatter.parse(before["Projects/Kitchen remodel.md"]).body
+    assert set().union(*map(fenced_lines, before.values())) \
+        <= set().union(*map(fenced_lines, after.values()))
+
+    # Links to the copy lead to the note kept, and no wiki link stopped finding its note.
+    assert "- [Kitchen, first plan](Projects/Kitchen%20remodel.md) — as first agreed" \
+        in after["MEMORY.md"].split("\n")
+    assert "- Compared the quotes with [[Kitchen remodel|Archive/Kitchen remodel]]." \
+        in after["Daily/2026-05-03.md"]
+    assert "[[Kitchen remodel]]" in after["Daily/2026-05-02.md"]  # it finds the kept note
+    assert unmatched_wiki_links(vault) <= unmatched
+    assert not [f for f in audit_store(load_store(vault)) if f.kind == "dangling"]
+
+
+def test_a_second_dream_on_the_vault_merges_nothing_more(vault):
+    conclude(run_dream(vault, engine="offline"), apply=True)
+    again = run_dream(vault, engine="offline")
+    assert not [d for d in again.changeset.files if d.kind == "archived"]
+
+
+def test_a_merge_keeps_the_copys_differing_values_under_merged_from():
+    keeper = ("---\nname: deploys\ndescription: deploy from the release branch\nmetadata:\n"
+              "  type: feedback\n  originSessionId: a1\n---\n\nDeploy from release.\n")
+    copy = memory("feedback_deploy_branch.md",
+                  "---\nname: deploy-branch\ndescription: release branch only\nmetadata:\n"
+                  "  type: feedback\n  originSessionId: b2\n---\n\nDeploy from release.\n")
+    merged = with_frontmatter_of(keeper, copy)
+    fm = frontmatter.parse(merged)
+    assert (fm.name, fm.description, fm.type) == ("deploys", "deploy from the release branch",
+                                                  "feedback")
+    assert fm.data["merged_from"] == {"feedback_deploy_branch.md": {
+        "name": "deploy-branch", "description": "release branch only",
+        "metadata": {"originSessionId": "b2"}}}
+    assert merged.endswith("---\n\nDeploy from release.\n")
+
+
+def test_a_merge_that_would_push_the_frontmatter_past_claude_codes_30_lines_is_not_made(
+        store_dir):
+    """Claude Code reads a memory's first 30 lines: a block closing later has no type and no
+    description for it. The copy stays, and the dream says why."""
+    keys = "".join(f"key{n}: value {letters(n)}\n" for n in range(27))
+    body = ("Deploys go out from the release branch only, never from main or a fork.\n"
+            "**Why:** main carries merges nobody has reviewed yet.\n"
+            "**How to apply:** cut the release branch, tag it, then run the deploy job.\n")
+    (store_dir / "feedback_deploys.md").write_text(
+        f"---\nname: deploys\n{keys}---\n\n{body}Cut the branch first.\n")
+    (store_dir / "feedback_deploys_copy.md").write_text(
+        f"---\nname: deploys copy\ntags: [ops]\n---\n\n{body}")
+    result = run_dream(store_dir, engine="offline")
+    assert not [d for d in result.changeset.files if d.kind == "archived"]
+    assert any("its frontmatter could not be kept" in line.text for line in result.log)
+
+
+@pytest.mark.parametrize(("file", "line", "relinked"), [
+    ("notes/a.md", "See [[old copy|the plan]].", "See [[keep|the plan]]."),
+    ("notes/a.md", "See [[old copy#Budget]].", "See [[keep#Budget|old copy#Budget]]."),
+    ("notes/a.md", "| plan | [[old copy]] |", "| plan | [[keep\\|old copy]] |"),
+    ("notes/a.md", "See [the plan](../old%20copy.md#budget).",
+     "See [the plan](../topics/keep.md#budget)."),
+    ("a.md", "See [the plan](<old copy.md>) and [x](./old%20copy.md).",
+     "See [the plan](<topics/keep.md>) and [x](./topics/keep.md)."),
+    ("a.md", "```\n[[old copy]]\n```", "```\n[[old copy]]\n```"),  # code: no link
+])
+def test_links_to_a_merged_away_note_lead_to_the_note_kept(file, line, relinked):
+    names = {"old copy.md": None, "topics/keep.md": "keep", file: None}
+    before = wiki_names(names.items())
+    after = wiki_names((f, n) for f, n in names.items() if f != "old copy.md")
+    text, _ = relinked_text(file, line, {"old copy.md": "topics/keep.md"}, before, after, names)
+    assert text == relinked
