@@ -219,3 +219,22 @@ def test_links_to_a_merged_away_note_lead_to_the_note_kept(file, line, relinked)
     after = wiki_names((f, n) for f, n in names.items() if f != "old copy.md")
     text, _ = relinked_text(file, line, {"old copy.md": "topics/keep.md"}, before, after, names)
     assert text == relinked
+
+
+def test_copies_synced_at_different_times_are_one_memory_but_a_different_date_is_not(store_dir):
+    """Seen in a public store: copies of one reference memory in several folders, each with
+    its own `last_synced:`. A stamp of when a file was synced names no record; a note's
+    `date:` does."""
+    docs = ("All twelve agent docs live in three places: Desktop, the brain repo and Drive.\n"
+            "Edit the Drive copy first, then sync the others the same day.\n")
+    standup = ("Standup notes: the release train slipped, QA owns the smoke tests now.\n"
+               "Ask the platform team about the staging database before Friday.\n")
+    for file, stamp, body in (("reference_agent_docs.md", "last_synced: 2026-04-05", docs),
+                              ("backup/reference_agent_docs.md", "last_synced: 2026-04-21", docs),
+                              ("notes/standup.md", "date: 2026-04-05", standup),
+                              ("notes/archive/standup.md", "date: 2026-04-21", standup)):
+        (store_dir / file).parent.mkdir(parents=True, exist_ok=True)
+        (store_dir / file).write_text(f"---\nname: {file.rpartition('/')[2][:-3]}\n{stamp}\n"
+                                      f"---\n\n{body}")
+    assert {frozenset(pair) for pair in duplicate_pairs(store_dir)} == {
+        frozenset(("reference_agent_docs.md", "backup/reference_agent_docs.md"))}

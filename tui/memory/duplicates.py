@@ -8,8 +8,8 @@ notes are taken for one record only when nothing that names them says otherwise:
   they are two records of one template (`machines/Laptop.md`, `machines/Desktop.md`);
 - their frontmatter: a key both set to different values (a license number, a `date:`, a
   `type:`), leaving aside what a copy may word or stamp differently: free text (name, title,
-  description), lists (tags, aliases: a merge unites them) and the marks of when and by which
-  session a file was written (`modified`, `originSessionId`, ...);
+  description), lists (tags, aliases: a merge unites them) and the stamps of when and by
+  which session a file was written or synced (`modified`, `originSessionId`, `last_synced`);
 - team memory and personal memory are never one.
 Of two notes of one record, one is provably a duplicate when it says nothing the other does
 not: its description and every non-empty line of its body are in the other. Archiving it
@@ -28,13 +28,14 @@ from tui.claude.memory_files import is_team
 from tui.memory.similarity import TEMPLATE_NOTES, name_texts, search_duplicates
 from tui.memory.store import Memory, Store
 
-# Keys whose values two copies of one memory may hold differently (compared in lower case).
+# Keys whose values two copies of one memory may hold differently: free text, and the
+# stamps of when and by which session a file was written, synced or looked at
+# (`modified`, `originSessionId`, `last_synced`, `updated_at`; not `date`, a daily note's day).
 FREE_TEXT_KEYS = frozenset({"name", "title", "description", "summary"})
-PROVENANCE_KEYS = frozenset({
-    "modified", "updated", "created", "originsessionid", "originepoch", "node_type",
-    "last_modified", "lastmodified", "last_updated", "updated_at", "created_at", "mtime",
-    "ctime",
-})
+_STAMP_KEY = re.compile(
+    r"origin\w*|node_?type|[mc]time|last\w*"
+    r"|\w*(?:modified|updated|synced|created|edited|reviewed|checked)(?:_?(?:at|on|date|time))?",
+    re.IGNORECASE)
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
@@ -146,8 +147,7 @@ def conflicting_fields(first: Mapping[str, Any], second: Mapping[str, Any],
         if not isinstance(key, str) or key not in second:
             continue
         other = second[key]
-        folded = key.casefold()
-        if folded in FREE_TEXT_KEYS or folded in PROVENANCE_KEYS:
+        if key.casefold() in FREE_TEXT_KEYS or _STAMP_KEY.fullmatch(key):
             continue
         if isinstance(value, Mapping) and isinstance(other, Mapping):
             found += conflicting_fields(value, other, f"{prefix}{key}.")

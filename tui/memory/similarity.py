@@ -131,11 +131,11 @@ def name_numbers(memory: Memory) -> frozenset[str]:
     """The words holding a digit in the memory's names (`2026-05-18.md`: 2026, 5, 18; see
     `name_texts`). Leading zeros do not count: `2026-05-07` and "May 7, 2026" name the same
     day."""
-    names = " ".join(name_texts(memory)).casefold()
+    names = " ".join(name_texts(memory))
     if not _DIGIT.search(names):
         return _NONE
     return frozenset(word.lstrip("0") or "0" if word.isdigit() else word
-                     for word in _NUMBERED.findall(names))
+                     for word in _NUMBERED.findall(names.casefold()))
 
 
 def name_texts(memory: Memory) -> tuple[str, str, str, str]:
