@@ -238,3 +238,17 @@ def test_copies_synced_at_different_times_are_one_memory_but_a_different_date_is
                                       f"---\n\n{body}")
     assert {frozenset(pair) for pair in duplicate_pairs(store_dir)} == {
         frozenset(("reference_agent_docs.md", "backup/reference_agent_docs.md"))}
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_a_merge_into_a_keeper_without_frontmatter_writes_one_in_its_line_endings(ending):
+    keeper = "Deploy from release.\nNever from main.\n".replace("\n", ending)
+    copy = memory("deploys.md", "---\ntags: [ops, deploy]\n---\n\nDeploy from release.\n")
+    merged = with_frontmatter_of(keeper, copy)
+    assert merged == f"---{ending}tags: [ops, deploy]{ending}---{ending}" + keeper
+
+
+def test_a_keepers_own_merged_from_that_is_no_mapping_is_left_and_the_merge_not_made():
+    keeper = "---\nname: deploys\nmerged_from: the old wiki\n---\n\nDeploy from release.\n"
+    copy = memory("deploys_copy.md", "---\nname: deploy copy\n---\n\nDeploy from release.\n")
+    assert with_frontmatter_of(keeper, copy) is None

@@ -158,11 +158,12 @@ def with_frontmatter_of(text: str, repeated: Memory) -> str | None:
         return text
     fields = dict(united)
     if differing:
-        record = mine.get(MERGED_FROM)
-        record = dict(record) if isinstance(record, dict) else {}
-        record[repeated.file] = differing
-        fields[MERGED_FROM] = record
-    lines = [f"{_key(key)}: {_flow(value)}\n" for key, value in fields.items()]
+        record = mine.get(MERGED_FROM, {})
+        if not isinstance(record, dict):
+            return None  # the keeper's own key of that name: not ours to rewrite
+        fields[MERGED_FROM] = {**record, repeated.file: differing}
+    ending = "\r\n" if "\r\n" in text[:text.find("\n") + 1] else "\n"
+    lines = [f"{_key(key)}: {_flow(value)}{ending}" for key, value in fields.items()]
     result = overlay(text, lines) if before.present else _new_block(text, lines)
     if result is None:
         return None
@@ -210,7 +211,8 @@ def _plain(word: str) -> bool:
 
 def _new_block(text: str, lines: list[str]) -> str:
     bom = "\ufeff" if text.startswith("\ufeff") else ""
-    return f"{bom}---\n{''.join(lines)}---\n{text[len(bom):]}"
+    ending = lines[0][len(lines[0].rstrip("\r\n")):]
+    return f"{bom}---{ending}{''.join(lines)}---{ending}{text[len(bom):]}"
 
 
 # --- links --------------------------------------------------------------------------------
