@@ -472,6 +472,21 @@ LIST FROM #{code}
 SORT file.mtime DESC
 ```
 """
+TRADE_CLASSES = ("A B C39", "B C39", "ASB B C39", "ASB C39", "A B C10 C39", "B C10 C39")
+TRADE_PAGE = """---
+type: trade
+tags: ["#trade/{slug}"]
+---
+
+# {heading}
+
+Every contractor holding these license classes.
+
+## Linked notes
+```dataview
+LIST FROM #trade/{slug}
+```
+"""
 CONTACT_CARD = """---
 name: {name}
 license: "{license}"
@@ -508,7 +523,8 @@ SORT file.name
 
 def template_vault(store: Path) -> list[str]:
     """An Obsidian-style vault made from templates, beside Claude's memories: daily notes of
-    different days (some of them just the template), tag pages one per code, two contact
+    different days (some of them just the template), tag pages one per code, trade pages
+    one per set of license classes (`A B C39`, `B C39`: no number tells them apart), two contact
     cards alike but for their license numbers, a project note with its older copy in the
     archive (every line of it in the current one), and two reworded notes on one topic."""
     w = _Writer(store)
@@ -520,6 +536,9 @@ def template_vault(store: Path) -> list[str]:
                 DAILY_TEMPLATE.format(day=f"2026-05-{day:02}", log=logs[day % len(logs)]))
     for code in TAG_CODES:
         w.write(f"Tags/tag-{code}.md", TAG_PAGE.format(code=code))
+    for classes in TRADE_CLASSES:  # codes without a digit: `A B C39` and `B C39` differ
+        w.write(f"Trades/{classes}.md", TRADE_PAGE.format(
+            slug=classes.lower().replace(" ", "-"), heading=classes.replace(" ", " | ")))
     for trade, license in (("electrician", "EL-40213"), ("plumber", "PL-77120")):
         w.write(f"Contacts/Jordan Lee - {trade}.md",
                 CONTACT_CARD.format(name=f"Jordan Lee - {trade}", license=license))

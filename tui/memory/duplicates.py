@@ -5,7 +5,9 @@ hold the same numbers. Reading alike is no proof: a template makes notes read al
 notes are taken for one record only when nothing that names them says otherwise:
 - their names (file name, `name:`, `title:`, title heading): when each has words of its own
   (words not in the names of many notes, as `feedback` or `tag` are) and they share none,
-  they are two records of one template (`machines/Laptop.md`, `machines/Desktop.md`);
+  they are two records of one template (`machines/Laptop.md`, `machines/Desktop.md`); and
+  when their lines differ only where each writes its own name (`# A | B | C39` against
+  `# B | C39`, codes with no number in them), or a line only each has names it alone;
 - their frontmatter: a key both set to different values (a license number, a `date:`, a
   `type:`), leaving aside what a copy may word or stamp differently: free text (name, title,
   description), lists (tags, aliases: a merge unites them) and the stamps of when and by
@@ -37,6 +39,7 @@ _STAMP_KEY = re.compile(
     r"|\w*(?:modified|updated|synced|created|edited|reviewed|checked)(?:_?(?:at|on|date|time))?",
     re.IGNORECASE)
 _LETTERS = re.compile(r"[^\W\d_]+")
+_WORDS = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -112,8 +115,26 @@ def same_record(first: Memory, second: Memory, common: frozenset[str] = frozense
         return False
     first_lines = said_lines(first) if first_lines is None else first_lines
     second_lines = said_lines(second) if second_lines is None else second_lines
-    return not (_names_itself(first, second, first_lines - second_lines)
-                and _names_itself(second, first, second_lines - first_lines))
+    first_only, second_only = first_lines - second_lines, second_lines - first_lines
+    if _differ_by_names_only(first, second, first_only, second_only):
+        return False
+    return not (_names_itself(first, second, first_only)
+                and _names_itself(second, first, second_only))
+
+
+def _differ_by_names_only(first: Memory, second: Memory, first_only: set[str],
+                          second_only: set[str]) -> bool:
+    """Whether the lines only one of them has are the same once each note's own name is
+    taken out of them (`# A | B | C39` and `# B | C39`): one template, two records."""
+    if not first_only or not second_only:
+        return False
+    return _without_names(first, first_only) == _without_names(second, second_only)
+
+
+def _without_names(memory: Memory, lines: set[str]) -> list[tuple[str, ...]]:
+    names = {word for name in name_texts(memory) for word in _WORDS.findall(name.casefold())}
+    return sorted(tuple(word for word in _WORDS.findall(line.casefold()) if word not in names)
+                  for line in lines)
 
 
 def _names_itself(memory: Memory, other: Memory, own_lines: Iterable[str]) -> bool:
