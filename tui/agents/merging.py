@@ -108,9 +108,9 @@ def _mergeable(memory: Memory, staging: Staging) -> bool:
 
 def _keepers(provable: list[Duplicate], rank: Callable[[Memory], Any]) -> dict[str, str]:
     """{repeated file: the file it goes into}: the best-ranked note holding it, and where
-    that one goes in turn. Every step holds the one before it, so the last holds them all;
-    a step between notes holding each other goes to the better-ranked one, so no chain
-    comes back."""
+    that one goes in turn. Every step holds the one before it, so the last holds them all
+    (the merge checks it again); a step between notes holding each other goes to the
+    better-ranked one, and a chain that comes back all the same merges nothing."""
     best: dict[str, Memory] = {}
     for duplicate in provable:
         repeated, holder = duplicate.repeated, duplicate.holder
@@ -120,10 +120,13 @@ def _keepers(provable: list[Duplicate], rank: Callable[[Memory], Any]) -> dict[s
             best[repeated.file] = holder
     into = {}
     for file, holder in best.items():
+        chain = {file}
         keeper = holder.file
-        while keeper in best:
+        while keeper in best and keeper not in chain:
+            chain.add(keeper)
             keeper = best[keeper].file
-        into[file] = keeper
+        if keeper not in chain:
+            into[file] = keeper
     return into
 
 

@@ -35,8 +35,9 @@ from tui.memory.store import Memory, Store
 # (`modified`, `originSessionId`, `last_synced`, `updated_at`; not `date`, a daily note's day).
 FREE_TEXT_KEYS = frozenset({"name", "title", "description", "summary"})
 _STAMP_KEY = re.compile(
-    r"origin\w*|node_?type|[mc]time|last\w*"
-    r"|\w*(?:modified|updated|synced|created|edited|reviewed|checked)(?:_?(?:at|on|date|time))?",
+    r"origin\w*|node_?type|[mc]time"
+    r"|\w*(?:modified|updated|synced|created|edited|reviewed|checked|accessed|verified)"
+    r"(?:_?(?:at|on|date|time))?",
     re.IGNORECASE)
 _LETTERS = re.compile(r"[^\W\d_]+")
 _WORDS = re.compile(r"[^\W_]+")
