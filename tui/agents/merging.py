@@ -77,6 +77,7 @@ def merge_duplicates(staging: Staging, log: Log, notes: list[str] | None = None)
                 log("info", f"{memory.file} says nothing {keeper} does not, but its frontmatter "
                             f"could not be kept in {keeper}'s: left for you to merge")
                 continue
+            _declare_kept_frontmatter(staging, memory, text, united)
             text = united
             merged.append(memory.file)
         if not merged:
@@ -97,6 +98,21 @@ def merge_duplicates(staging: Staging, log: Log, notes: list[str] | None = None)
         if notes is not None:
             notes.append(suggestion)
     return renamed
+
+
+def _declare_kept_frontmatter(staging: Staging, repeated: Memory, before: str,
+                              after: str) -> None:
+    """Tell the guards where the lines of the merged-away file's frontmatter went: into the
+    lines the keeper's frontmatter gained (a united list, `merged_from`)."""
+    gained = set(_block_lines(after)) - set(_block_lines(before))
+    if gained:
+        for line in _block_lines(repeated.text):
+            staging.declared.rewrote(line, *gained)
+
+
+def _block_lines(text: str) -> list[str]:
+    block = frontmatter.BLOCK.match(text, 1 if text.startswith("\ufeff") else 0)
+    return block.group(1).split("\n") if block else []
 
 
 def _mergeable(memory: Memory, staging: Staging) -> bool:
