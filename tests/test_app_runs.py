@@ -110,6 +110,7 @@ async def test_dream_review_reject_one_apply_then_undo(dream_app):
         assert choices(review) == {
             "MEMORY.md": "modified accept", "index_notes.md": "created accept",
             "project_freeze.md": "modified accept", "project_train.md": "archived accept",
+            "project_train_again.md": "modified accept",  # keeps the other's name: merged_from
         }
         table = review.query_one("#review-files", VirtualTable)
         table.move_cursor([row.key for row in table.rows].index("project_freeze.md"))
@@ -192,7 +193,7 @@ async def test_a_run_sent_to_the_background_notifies_when_done_and_comes_back(
         await until(pilot, lambda: isinstance(app.screen, StoreScreen))
         gate.set()
         await until(pilot, lambda: any(
-            "finished: 4 files to review" in text for text in notifications(app)
+            "finished: 5 files to review" in text for text in notifications(app)
         ))
         await pilot.press("ctrl+d")  # shows the finished run instead of starting another
         await until(pilot, lambda: app.screen is run)

@@ -34,11 +34,11 @@ def store(claude_home, tmp_path):
     body = ("The release train leaves every Tuesday at ten from the main branch, after the "
             "nightly build has passed on staging and the on-call engineer has signed it off "
             "in the release channel with a link to the build and its test report.\n")
-    write_memory(store, "project_train.md", memory_text("train", "the release train",
-                                                        "project", body), mtime=OLD)
+    # The indexed one holds every line of the newer copy: the copy goes into it.
+    write_memory(store, "project_train.md", memory_text(
+        "train", "the release train", "project", body + "Hotfixes skip the queue.\n"), mtime=OLD)
     write_memory(store, "project_train_again.md", memory_text(
-        "train2", "the release train", "project", body + "Hotfixes skip the queue.\n"),
-        mtime=OLD + 600)
+        "train again", "the release train", "project", body), mtime=OLD + 600)
     long_hook = "run everything, the slow browser tests too, " * 4
     write_index(store, [index_line("feedback_tests.md", hook=long_hook.strip()),
                         index_line("project_train.md")])

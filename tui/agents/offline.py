@@ -1,6 +1,6 @@
 """The offline engine: deterministic steps on a staging copy, no network.
 
-Dream: merge near-duplicate memories (every line of each kept), turn relative dates into
+Dream: archive each provable duplicate into the memory holding it, turn relative dates into
 absolute ones, write renamed paths of the code as they are now, rebuild the index within its
 limits. Extraction: explicit instructions the
 user typed become candidate feedback or project memories.
@@ -19,15 +19,14 @@ from tui.agents.absdates import absolutize
 from tui.agents.hubs import HUB_FILES
 from tui.agents.indexfit import DETAIL, IndexRebuild, MemoryInfo, rebuild_index
 from tui.agents.instructions import Candidate, clip
+from tui.agents.merging import merge_duplicates as merge_duplicates  # the dream's step
 from tui.agents.staging import Staging
 from tui.claude.checkout import Checkout
-from tui.claude.lines import read_store_text, split_lines
+from tui.claude.lines import read_store_text
 from tui.claude.memory_files import is_log, is_team, memory_files
 from tui.claude.paths import INDEX_NAME
 from tui.memory import frontmatter
-from tui.memory.similarity import near_duplicates
 from tui.memory.stale_paths import repath_text
-from tui.memory.store import load_store
 from tui.words import plural
 
 Log = Callable[[str, str], None]
@@ -72,60 +71,6 @@ def memory_infos(staging: Staging, others: list[str] | None = None) -> list[Memo
         infos.append(MemoryInfo(relative, fm.name or path.stem, fm.description or "",
                                 fm.type, path.stat().st_mtime, text))
     return infos
-
-
-# --- merging ------------------------------------------------------------------------------
-
-
-def merge_duplicates(staging: Staging, log: Log) -> dict[str, str]:
-    """Fold each group of near-duplicates into one file; {merged-away file: keeper}."""
-    store = load_store(staging.root)
-    # Hubs are alike by design (the same opening line), and each holds its own type's lines.
-    memories = [m for m in store.memories if not m.outside_target and not m.path.is_symlink()
-                and m.file not in HUB_FILES]
-    parent = {m.file: m.file for m in memories}
-
-    def root(file: str) -> str:
-        while parent[file] != file:
-            parent[file] = parent[parent[file]]
-            file = parent[file]
-        return file
-
-    for first, second, _ in near_duplicates(memories):
-        parent[root(second.file)] = root(first.file)
-    groups: dict[str, list] = {}
-    for memory in memories:
-        groups.setdefault(root(memory.file), []).append(memory)
-
-    visible = {link.file for link in store.index.links if link.visible}
-    indexed = {link.file for link in store.index.links}
-    renamed: dict[str, str] = {}
-    for group in groups.values():
-        if len(group) < 2:
-            continue
-        group.sort(key=lambda m: (m.file not in visible, m.file not in indexed, -len(m.body), m.file))
-        keeper, others = group[0], group[1:]
-        text = keeper.text
-        for other in others:
-            text = _union(text, other)
-            (staging.root / other.file).unlink()
-            staging.deleted.add(other.file)
-            renamed[other.file] = keeper.file
-        (staging.root / keeper.file).write_text(text, encoding="utf-8")
-        log("info", f"merged {', '.join(o.file for o in others)} into {keeper.file}")
-    return renamed
-
-
-def _union(text: str, other) -> str:
-    """`text` plus every line of `other` it does not already hold (nothing is dropped)."""
-    have = {line.strip() for line in split_lines(text) if line.strip()}
-    extra = [line for line in split_lines(other.body)
-             if line.strip() and line.strip() not in have]
-    if other.description and other.description.strip() not in text:
-        extra.insert(0, other.description.strip())
-    if not extra:
-        return text
-    return text.rstrip("\n") + f"\n\n(merged from {other.file})\n" + "\n".join(extra) + "\n"
 
 
 # --- dates --------------------------------------------------------------------------------
