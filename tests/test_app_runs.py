@@ -12,7 +12,7 @@ from conftest import memory_text, painted, write_memory
 from textual.widgets import RichLog, Static
 from waiting import PATIENCE, pilot_until
 
-from tui.agents import offline
+from tui.agents import merging
 from tui.app.app import MemtuiApp
 from tui.app.screens.review import ReviewScreen
 from tui.app.screens.run import RunScreen
@@ -49,13 +49,13 @@ def dream_app(claude_home, tmp_path):
 def hold_consolidate(monkeypatch) -> threading.Event:
     """Hold every dream inside its Consolidate phase until the returned event is set."""
     gate = threading.Event()
-    merge = offline.merge_duplicates
+    merge = merging.merge_duplicates
 
-    def held_merge(staging, log):
+    def held_merge(staging, log, notes=None):
         gate.wait(PATIENCE)
-        return merge(staging, log)
+        return merge(staging, log, notes)
 
-    monkeypatch.setattr(offline, "merge_duplicates", held_merge)
+    monkeypatch.setattr(merging, "merge_duplicates", held_merge)
     return gate
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tui import failpoints
-from tui.agents import offline, prompts
+from tui.agents import merging, offline, prompts
 from tui.agents.changeset import build_changeset
 from tui.agents.client import ClientConfig, EngineError, ModelClient
 from tui.agents.events import CANCELLED, FAILED, Listener, Progress, RunCancelled
@@ -208,7 +208,7 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
     check(cancel)
     progress.start("Consolidate")
     with staging.step(mechanical=False):
-        renamed = offline.merge_duplicates(staging, say)
+        renamed = merging.merge_duplicates(staging, say, notes)
     _declare_merges(staging, renamed)
     check(cancel)
     with staging.step(mechanical=True, in_place=True):

@@ -102,11 +102,13 @@ def merge_duplicates(staging: Staging, log: Log, notes: list[str] | None = None)
 
 def _declare_kept_frontmatter(staging: Staging, repeated: Memory, before: str,
                               after: str) -> None:
-    """Tell the guards where the lines of the merged-away file's frontmatter went: into the
-    lines the keeper's frontmatter gained (a united list, `merged_from`)."""
+    """Tell the guards where the lines of the merged-away file's frontmatter, and the
+    keeper's own lines it rewrote (a list united), went: into the lines the keeper's
+    frontmatter gained (a united list, `merged_from`)."""
     gained = set(_block_lines(after)) - set(_block_lines(before))
+    replaced = set(_block_lines(before)) - set(_block_lines(after))
     if gained:
-        for line in _block_lines(repeated.text):
+        for line in [*_block_lines(repeated.text), *sorted(replaced)]:
             staging.declared.rewrote(line, *gained)
 
 

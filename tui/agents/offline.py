@@ -19,7 +19,6 @@ from tui.agents.absdates import absolutize
 from tui.agents.hubs import HUB_FILES
 from tui.agents.indexfit import DETAIL, IndexRebuild, MemoryInfo, rebuild_index
 from tui.agents.instructions import Candidate, clip
-from tui.agents.merging import merge_duplicates as merge_duplicates  # the dream's step
 from tui.agents.staging import Staging
 from tui.claude.checkout import Checkout
 from tui.claude.lines import read_store_text
