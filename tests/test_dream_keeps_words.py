@@ -161,3 +161,61 @@ def test_only_memories_get_a_line_never_a_readme_a_claude_md_or_an_encrypted_fil
     assert ("Gave no index line to CLAUDE.md, README.md, tokens.secret.md: no memory (no type "
             "or description in its frontmatter, and a repository's document or an encrypted "
             "file).") in result.changeset.notes
+
+
+def test_a_line_linking_a_folder_of_the_store_is_no_dead_link(claude_home, tmp_path):
+    """Seen on a real store: `- [Agent Reference Docs](agents/) — …` was taken for a line
+    pointing at a missing file, and the index without its link refused as hiding "agents"."""
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "agents/emmie.md", memory_text("emmie", "the email agent", "reference"))
+    write_memory(store, "user_role.md", memory_text("role", "backend engineer", "user"))
+    line = "- [Agent Reference Docs](agents/) — Full details for all 12 agents"
+    write_index(store, [index_line("user_role.md"), line])
+
+    result = run_dream(store, engine="offline")
+
+    assert line in result.changeset.index_after.raw_lines.raw.splitlines()
+    assert result.changeset.held == {}
+    assert not any("missing files" in note for note in result.changeset.notes)
+
+
+def test_the_index_ranks_a_memory_by_the_mtime_it_keeps_not_its_copy_s(claude_home, tmp_path):
+    """Found on a real store: a step before the index's (a date, a link rewritten) gave
+    the run's copy of a memory the time of the run, so the index ranked it as the newest;
+    applied, it kept its old mtime, and the next dream ranked it again and moved lines."""
+    from tui.agents import offline
+    from tui.agents.staging import Staging
+
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "note.md", memory_text("note", "a note", None, "Old words.\n"),
+                 mtime=1_767_225_600.0)
+    staging = Staging.create(store)
+    try:
+        with staging.step(mechanical=True, in_place=True):
+            (staging.root / "note.md").write_text(memory_text("note", "a note", None,
+                                                              "Old words, written anew.\n"))
+        (info,) = offline.memory_infos(staging)
+    finally:
+        staging.discard()
+    assert info.mtime == 1_767_225_600.0
+
+
+def test_a_line_whose_links_run_past_150_characters_is_cut_once(claude_home, tmp_path):
+    """A line whose last link ends past the limit is cut just after it; a second dream found
+    it long again and gave its memory a second "From the index: …"."""
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "day.md", memory_text("2026-06-24", "the day", "project", "A day.\n"))
+    write_memory(store, "wb-search.md", memory_text("wb-search", "a skill", "reference"))
+    line = ("[[2026-06-24]] Goldapple.by blocks direct requests: " + "a plain curl gets an "
+            "empty shell, " * 6 + "see [[wb-search]] skill, and the long tail after it.")
+    write_index(store, [line, index_line("wb-search.md")])
+    conclude(run_dream(store, engine="offline"), apply=True)
+    first = snapshot(store)
+    assert (store / "day.md").read_text().count("From the index: ") == 1
+
+    again = run_dream(store, engine="offline")
+
+    assert again.changeset.empty, [d.file for d in again.changeset.files]
+    conclude(again, apply=True)
+    assert {n: d for n, d in snapshot(store).items() if n.endswith(".md")} == \
+        {n: d for n, d in first.items() if n.endswith(".md")}

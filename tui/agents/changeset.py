@@ -90,7 +90,8 @@ class ChangeSet:
         removed = {file for file, diff in changed.items() if diff.after is None}
         index = self.index_after if INDEX_NAME in changed else self.index_before
         before = {link.file for link in self.index_before.links if link.visible and link.file
-                  and os.path.lexists(self.store / link.file)}  # a dangling line hides nothing
+                  and os.path.lexists(self.store / link.file)  # a dangling line hides nothing
+                  and not os.path.isdir(self.store / link.file)}  # nor one linking a folder
         missing = before - removed - {link.file for link in index.links if link.visible}
         if not missing:
             return ()

@@ -207,7 +207,9 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
 
     check(cancel)
     progress.start("Consolidate")
-    with staging.step(mechanical=False):
+    # A merge rewrites links and frontmatter, not what a memory says: the memories it
+    # touches keep their mtimes, the keeper the newest of its group's (below).
+    with staging.step(mechanical=True):
         renamed = merging.merge_duplicates(staging, say, notes)
     _declare_merges(staging, renamed)
     check(cancel)

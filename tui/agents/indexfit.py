@@ -196,13 +196,14 @@ def notes_memory(body_lines: Sequence[str]) -> MemoryInfo:
     return MemoryInfo(NOTES_FILE, "Index notes", description, "reference", 0.0, text)
 
 
-def _priority(memory: MemoryInfo) -> tuple[int, float]:
-    """Type first (user, feedback, project, reference, other), then newest first; a sort
-    by it keeps the index's order among equals."""
+def _priority(memory: MemoryInfo) -> tuple[int, float, str]:
+    """Type first (user, feedback, project, reference, other), then newest first, then by
+    name: where a line stands changes from one dream to the next, its memory's name does not
+    (files cloned or committed together share an mtime)."""
     if memory.file == NOTES_FILE:  # the index's own words come first
-        return -1, 0.0
+        return -1, 0.0, ""
     rank = TYPE_ORDER.index(memory.type) if memory.type in TYPE_ORDER else len(TYPE_ORDER)
-    return rank, -memory.mtime
+    return rank, -memory.mtime, memory.file
 
 
 def _size(lines: Sequence[str]) -> tuple[int, int]:
@@ -304,12 +305,12 @@ class _Reader:
             if files[0] != target:
                 line = line.replace(f"]({files[0]})", f"]({target})", 1)
                 self.result.relinked.add(files[0])
-            if utf16_len(line) > LINE_LIMIT:
+            short = _shorten(line)
+            if short != line:  # (a line cut already, after its links, is as short as it gets)
                 hook = _move_detail(self.result, self.by_file[target], line)
                 self.result.shortened.append(target)
-                self.result.rewrites.append((raw.text, (_shorten(line),) + ((hook,) if hook
-                                                                            else ())))
-                line = _shorten(line)
+                self.result.rewrites.append((raw.text, (short, hook) if hook else (short,)))
+                line = short
             elif line != raw.text:
                 self.result.rewrites.append((raw.text, (line,)))
             title = next(link.title for link in links if renamed.get(link.file, link.file) == target)
@@ -354,15 +355,21 @@ def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
 
 def _settled(entries: list[_Entry]) -> list[_Entry]:
     """A line that comes back from a hub under headings MEMORY.md has goes at the end of
-    their section there, not at the end of the index."""
+    their section there, not at the end of the index; a line appended at the end stands
+    under the last heading, as it will be read back (so a second dream ranks it the same)."""
     ends: dict[tuple[str, ...], Order] = {}
+    last_heading = None
     for entry in entries:
         if entry.order[0] < _LATER:
             for chain in (entry.chain, entry.key) if entry.heading else (entry.chain,):
                 ends[chain] = max(ends.get(chain, entry.order), entry.order)
+            if entry.heading and (last_heading is None or entry.order > last_heading.order):
+                last_heading = entry
     for entry in entries:
-        if entry.hub is not None and entry.chain and entry.chain in ends:
+        if entry.hub is not None and entry.chain in ends:
             entry.order = (*ends[entry.chain], 1, *entry.order)
+        elif entry.order[0] >= _LATER and not entry.chain and last_heading is not None:
+            entry.chain = last_heading.key
     return entries
 
 
@@ -380,6 +387,8 @@ def _move_detail(result: IndexRebuild, memory: MemoryInfo, line: str, whole: boo
         link = _LINK_END.search(line)
         words = line[link.end() if link else 0:]
     hook = words.strip(" —-–:")
+    if hook.endswith("…") and hook[:-1].rstrip() in memory.text:
+        hook = ""  # cut by a dream before, whose words the memory holds whole
     moved = result.details.setdefault(memory.file, [])
     if hook and hook not in memory.text and hook not in memory.description and hook not in moved:
         moved.append(hook)
@@ -401,8 +410,8 @@ def _fit(entries: list[_Entry], by_file: Mapping[str, MemoryInfo], result: Index
     # if it has one), never at the end of its last section; in a flat index, the notes'
     # line first, the hubs' last.
     first = min((e for e in entries if e.line.strip()), key=lambda e: e.order, default=None)
-    top = (*first.order, 0) if first and first.heading and first.line.startswith("# ") \
-        else (0,) if headings else None
+    titled = first is not None and first.heading and first.line.startswith("# ")
+    top = (*first.order, 0) if titled else (0,) if headings else None
     notes = [e for e in entries if e.file is None and not e.heading]
     # A heading with no line under it (a title, an empty section) loses nothing by staying.
     under = {e.chain[:depth] for e in entries if not e.heading
@@ -415,7 +424,8 @@ def _fit(entries: list[_Entry], by_file: Mapping[str, MemoryInfo], result: Index
         by_file = {**by_file, info.file: info}
         # Its line stands for text Claude saw: it ranks first.
         entries.insert(0, _Entry(info.file, entry_line(info), (-1,) if top is None else (*top, 0),
-                                 visible=True, title=info.title))
+                                 visible=True, title=info.title,
+                                 chain=first.key if titled else ()))
         result.added.append(info.file)
     ranked = sorted(entries, key=lambda e: _priority(by_file[e.file]))
     size = _room_for(ranked, _Layout([], headings, empty, top), by_file)

@@ -67,8 +67,11 @@ def memory_infos(staging: Staging, others: list[str] | None = None) -> list[Memo
             if others is not None:
                 others.append(relative)
             continue
+        # The mtime it will have once applied: a step that left its meaning as it was
+        # keeps the one it had (the copy's is the time of that step).
+        mtime = staging.declared.mtimes.get(relative) or path.stat().st_mtime
         infos.append(MemoryInfo(relative, fm.name or path.stem, fm.description or "",
-                                fm.type, path.stat().st_mtime, text))
+                                fm.type, mtime, text))
     return infos
 
 
@@ -152,9 +155,9 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
     # dangling line.
     others: list[str] = []
     rebuild = rebuild_index(index_text, memory_infos(staging, others), renamed,
-                            exists=lambda file: (staging.root / file).is_file()
+                            exists=lambda file: (staging.root / file).exists()
                             or (staging.linked(file) is not None
-                                and os.path.isfile(staging.store / file)))
+                                and os.path.exists(staging.store / file)))
     if rebuild.notes_file is not None:
         path = staging.root / rebuild.notes_file.file
         text = rebuild.notes_file.text
