@@ -447,3 +447,10 @@ def test_a_huge_index_is_parsed_as_markdown_up_to_the_limit_then_scanned(text):
         FoundLink(line + first_scanned, *rest) for line, *rest in _scan(text)
     ]
     assert found == expected
+
+
+def test_a_quote_inside_a_target_is_part_of_it_as_commonmark_reads_it():
+    """`[x](JAVI'S.md)` is a link to JAVI'S.md for markdown-it (and Claude); a quote after a
+    space still opens the link's title."""
+    assert targets("- [J](a%20-%20JAVI'S.md) — c\n- [x](a\"b.md)\n") == ["a - JAVI'S.md", 'a"b.md']
+    assert targets("- [x](ab.md 'its title') — JAVI'S\n") == ["ab.md"]

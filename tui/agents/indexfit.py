@@ -35,7 +35,7 @@ from tui.memory.index import (
     LoadedIndex,
     parse_index,
 )
-from tui.memory.links import find_links, wiki_names
+from tui.memory.links import find_links, link_target, wiki_names
 from tui.words import listed, plural
 
 LINE_LIMIT = 150
@@ -175,7 +175,8 @@ def _shorten(line: str, limit: int = LINE_LIMIT) -> str:
 
 def entry_line(memory: MemoryInfo) -> str:
     hook = " ".join((memory.description or memory.type or "memory").split())
-    return _shorten(f"- [{memory.title}]({memory.file}) — {hook}")
+    title = memory.title.replace("[", "").replace("]", "")  # no bracket ends its link early
+    return _shorten(f"- [{title}]({link_target(memory.file)}) — {hook}")
 
 
 def unlinked(line: str, dead: Iterable[str]) -> str:
@@ -196,14 +197,15 @@ def notes_memory(body_lines: Sequence[str]) -> MemoryInfo:
     return MemoryInfo(NOTES_FILE, "Index notes", description, "reference", 0.0, text)
 
 
-def _priority(memory: MemoryInfo) -> tuple[int, float, str]:
-    """Type first (user, feedback, project, reference, other), then newest first, then by
-    name: where a line stands changes from one dream to the next, its memory's name does not
-    (files cloned or committed together share an mtime)."""
+def _priority(memory: MemoryInfo) -> tuple[int, float]:
+    """Type first (user, feedback, project, reference, other), then newest first. A sort by
+    it keeps the order the index reads in among equals (files cloned or committed together
+    share an mtime): MEMORY.md's lines, then each hub's; a dream keeps that order, so the
+    next dream ranks them the same."""
     if memory.file == NOTES_FILE:  # the index's own words come first
-        return -1, 0.0, ""
+        return -1, 0.0
     rank = TYPE_ORDER.index(memory.type) if memory.type in TYPE_ORDER else len(TYPE_ORDER)
-    return rank, -memory.mtime, memory.file
+    return rank, -memory.mtime
 
 
 def _size(lines: Sequence[str]) -> tuple[int, int]:

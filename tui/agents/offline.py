@@ -25,6 +25,7 @@ from tui.claude.lines import read_store_text
 from tui.claude.memory_files import is_log, is_team, memory_files
 from tui.claude.paths import INDEX_NAME
 from tui.memory import frontmatter
+from tui.memory.links import link_target
 from tui.memory.stale_paths import repath_text
 from tui.words import plural
 
@@ -179,7 +180,7 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
         index_path.write_text(rebuild.text, encoding="utf-8")
     for file in rebuild.added:
         log("info", f"index: added a line for {file}")
-    unlisted = [file for file in others if f"]({file})" not in rebuild.text]
+    unlisted = [file for file in others if f"]({link_target(file)})" not in rebuild.text]
     if unlisted:
         rebuild.not_memories = unlisted
     for line in rebuild.unlinked:

@@ -25,6 +25,7 @@ from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.disk_use import human_bytes
 from tui.memory.frontmatter import BLOCK
 from tui.memory.index import LINE_WARN, MAX_LINES, IndexLink, LoadedIndex, parse_index
+from tui.memory.links import link_target
 from tui.memory.reach import TextLinks, loaded_roots, memory_links, reach
 from tui.memory.store import IndexFile, Memory, Store, head_end, same_file_names
 from tui.memory.writes import FileChange, WriteRefused, archive_dir, read_bytes
@@ -80,10 +81,6 @@ def title_of(memory: Memory) -> str:
         name = re.sub(r"[-_]", " ", name)
         name = name[:1].upper() + name[1:]
     return name.replace("[", "").replace("]", "")
-
-
-def link_target(file: str) -> str:
-    return file.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
 def index_line(memory: Memory, limit: int = LINE_WARN, folder: str = "") -> str:

@@ -23,7 +23,9 @@ from typing import NamedTuple
 
 from tui.claude.lines import split_lines
 
-_WORD = r"(?:[^\s()<>\[\]\"']++|\([^\n()<>\"']*+\))++"  # balanced parentheses allowed
+# A word of a target: balanced parentheses allowed, and a quote inside it (`JAVI'S.md`, as
+# CommonMark reads it); a quote after a space opens the link's title.
+_WORD = r"(?:[^\s()<>\[\]\"']++|\([^\n()<>\"']*+\)|(?<=[^\s(])[\"'])++"
 # Possessive quantifiers and space-separated words keep a match linear in the line's length.
 _LINK = re.compile(
     r"\[\[(?P<wiki>[^\[\]\n|]++)(?:\|(?P<alias>[^\[\]\n]*+))?\]\]"
@@ -331,6 +333,12 @@ def _reference_link(state, silent: bool) -> bool:
 
 
 # --- wiki names ----------------------------------------------------------------------------
+
+
+def link_target(file: str) -> str:
+    """A store-relative file as an index line's link target: spaces and parentheses
+    percent-encoded, so that no reader takes the rest of a name for a link's title."""
+    return file.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
 def wiki_key(name: str) -> str:

@@ -25,13 +25,12 @@ from tui.memory.curate import (
     entry_links,
     index_line,
     is_utf8,
-    link_target,
     place_inside_cut,
     read_index,
     visible_files,
 )
 from tui.memory.index import IndexLink, parse_index
-from tui.memory.links import wiki_names
+from tui.memory.links import link_target, wiki_names
 from tui.memory.refusals import WriteRefused
 from tui.memory.store import Memory, Store, load_store
 from tui.memory.writes import FileChange, read_bytes
