@@ -58,6 +58,7 @@ ENGLISH_FOUND = [
     ("See https://example.com/today for the status.", []),
     ("Notes live in [today](notes/today.md).", ["today"]),  # the link text is prose
     ("Holidays and weekdays are configured in cron.", []),
+    ("DST ends on the last Sunday of October.", []),  # a weekday of a month
 ]
 ENGLISH_REWRITTEN = [
     ("We froze the schema yesterday.", "We froze the schema 2026-03-10."),
@@ -105,6 +106,7 @@ CHINESE_FOUND = [
     ("2024年前三季度的报表。", []),
     ("选最近的节点。", []),  # 最近 alone: the nearest
     ("这周围都是服务器。", []),  # 这 + 周围: around here
+    ("抗体は後天学習で獲得する。", []),  # 先天 / 後天: innate / acquired
 ]
 CHINESE_REWRITTEN = [
     ("昨天把表结构冻结了。", "2026-03-10把表结构冻结了。"),
@@ -144,6 +146,7 @@ JAPANESE_FOUND = [
     ("3日前後かかる。", []),  # about three days
     ("最近傍探索を使う。", []),  # nearest-neighbour search
     ("きのうを追加した。", []),  # kana: also 機能 (a feature)
+    ("見出しは明朝体で組む。", []),  # 明朝: the Mincho typeface (and the Ming dynasty)
 ]
 JAPANESE_REWRITTEN = [
     ("昨日スキーマを凍結した。", "2026-03-10スキーマを凍結した。"),
