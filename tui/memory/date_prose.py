@@ -1,0 +1,402 @@
+"""Which relative-date phrases are dates in the memory's own prose, and when that prose was
+written.
+
+tui/memory/dates.py finds the words; most of what it finds in real memories is not a date
+a later reader gets wrong: a command or file name (`/market-tomorrow`, `today-timeline.tsx`),
+a field, label or report title ("🔥 今日快照", "CAIXA HOJE", `오늘의발견`, "Today P&L:"), a
+quoted message or a reply template, a formula (`modifiedTime=今日`), a rule that uses the
+word for whatever day it is applied ("check today's date", "what it does today"), a
+duration ("in 9 days", "60일 뒤"), a word of another language ("hier" is "here" in Dutch).
+A phrase is a date reference only outside all of these, in the language of its text.
+
+Outside a note its text dates (a dated file name or heading: a journal; a feedback memory
+is rules, whatever dates its headings carry), "today" or "next week" is taken for a day
+only in a clause that tells of something done or planned ("fixed today", "we'll ship next
+week"): elsewhere it mostly says "now" ("X does not exist today") or whatever day a rule,
+a spec or a procedure is applied ("book now for next quarter", "pass the baton to
+tomorrow"). A day gone by ("yesterday", "3 days ago") is told of by its very words, and a
+weekday ("next Thursday") is one day whatever the tense around it. A phrase with no single day
+("recently") is never taken: nothing could be written in its place, and it is as often
+generic ("近期快照", recent snapshots).
+
+A reference whose sentence already names its day ("tomorrow (Mar 25)") does not rot: it is
+left alone. The audit's `relative_date` finding and the dream's rewriting share this one
+judgement, so a phrase the dream would not touch is never reported either.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+
+from tui.memory.dates import RelativeDate, Shift, relative_dates
+from tui.memory.frontmatter import BLOCK
+from tui.memory.language import language_of
+from tui.memory.written_on import Headings, Written, day_of_name, mentions_a_day
+
+# Words that mean a date in one language and something else in another: found only where
+# the text is plainly in the phrase's language.
+_LOOK_ALIKES = frozenset({"hier", "morgen", "este", "esta", "hoy", "mañana", "manana"})
+
+_HEADING = re.compile(r" {0,3}#{1,6}(?:\s|$)")
+_TABLE_ROW = re.compile(r"\s*\|")
+_BLOCKQUOTE = re.compile(r" {0,3}>")
+_LIST_MARK = re.compile(r"\s*(?:(?:[-*+]|\d+[.)]|[①-⑳])\s+)?(?:\[[ xX]\]\s*)?")
+_QUOTES = re.compile(r"“[^”\n]*”|„[^“”\"\n]*[“”\"]|«[^»\n]*»|「[^」\n]*」|『[^』\n]*』|‘[^’\n]*’(?!\w)"
+                     r"|(?<![A-Za-z0-9\"])\"[^\"\n]+\"(?![A-Za-z0-9\"])"
+                     r"|(?<![A-Za-z0-9'])'[^'\n]+'(?![A-Za-z0-9'])")
+_LINKS = re.compile(r"\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)|<[a-z]+:[^>\s]*>|\bhttps?://\S+"
+                    r"|\b(?:[\w-]+/)+[\w.-]+|\b[\w-]+\.(?:md|py|ts|tsx|js|jsx|json|ya?ml|sh|sql"
+                    r"|txt|csv|html|css|rs|go|java|rb)\b")
+_TEMPLATE = re.compile(r"\{\{|\}\}|\{[A-Za-z_][\w.]*\}|\$\{|<[A-Za-z_][\w -]{0,30}>"
+                       r"|(?<!\[)\[(?:[A-Z][A-Z_ ]+|[a-z]{2,}(?: [a-z]+){0,3})\](?![\](])")
+_WHOLE_BOLD = re.compile(r"(?:\*\*|__)[^\n]+(?:\*\*|__)[:：]?\s*$")
+_LEADING_BOLD = re.compile(r"(?:\*\*|__)[^*_\n]+(?:\*\*|__)")
+_DEFINITION = re.compile(r"`[^`\n]+`\s*(?:[—–:-]|$)")
+# Where a label may start: the line, a parenthesis, a clause of a list.
+_LABEL_START = re.compile(r".*(?:^|[(\[,;·|]|\s[-–—]\s)", re.DOTALL)
+_LABEL_END = re.compile(r"(?:\*\*|__)?(?:\s*[^\s:：]+){0,2}?\s*(?:\*\*|__)?[:：](?:\s|\*|$)")
+_FORMULA = frozenset("=<>≤≥≠Δ×÷")
+_VARIABLE_THEN_FORMULA = re.compile(r"[^\W\d]{0,6}\s*[=<>≤≥]")
+_NAME_BEFORE = frozenset("/\\@#$~_")
+_GLUE = frozenset("-._")
+_NAME_AFTER = frozenset("/\\(_")
+# Words that mention a phrase rather than use it: "avoid words like tomorrow".
+_MENTIONED = re.compile(r"(?:\bwords?|\bterms?|\bphrases?|\blike|\bsuch as|\be\.g\.|\bsay|\bsaying"
+                        r"|\bwrite|\bwrites|\bwriting|\bavoid|\bnever use)\s*[:,]?\s*$",
+                        re.IGNORECASE)
+# "today's date", "今日の日付": whatever day it is read, not the day it was written.
+_DATE_NOUN = re.compile(r"['’]?s?\s*(?:date|timestamp)\b|\s*(?:の日付|日期|的日期|날짜|の日時)",
+                        re.IGNORECASE)
+_CURRENT_DATE = re.compile(r"\b(?:date|fecha|data|datum)\s+(?:of\s+|de\s+|d['’]\s*|von\s+)?$",
+                           re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|[。！？]")
+_CLAUSE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|[。！？；]|\s[—–]\s|\s-\s")
+_PARENTHESES = re.compile(r"\([^()\n]*\)|（[^（）\n]*）")
+_HANGUL = re.compile(r"[가-힣]")
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+_FEEDBACK_TYPE = re.compile(r"^\s*type:\s*[\"']?feedback\b", re.MULTILINE)
+_MEMTUI_BLOCKS = re.compile(r"From the index: |\(merged from [^)\n]+\)\s*$")
+
+# A clause that tells of something done or planned.
+_NARRATIVE = {
+    "en": r"\b(?:was|were|been|did|had|got|went|took|made|saw|found|ran|built|broke|wrote|sent|"
+          r"came|left|began|became|lost|paid|put|said|told|won|kept|held|set|let|cut|froze|chose|"
+          r"fell|felt|forgot|gave|grew|heard|hit|knew|led|meant|met|rose|shut|sold|spent|stood|"
+          r"struck|taught|threw|understood|woke|bought|brought|caught|thought|fought|will|won't|"
+          r"'ll|going to|gonna|plan(?:ned)?|pending|until|scheduled|just|already|so far|\w{3,}ed)\b",
+    "de": r"\b(?:war|waren|wurde|wurden|hatte|hatten|habe|haben|hat|wird|werden|soll|"
+          r"ge\w{3,}(?:t|en)|schon|bereits|bis)\b",
+    "es": r"\b(?:fue|fueron|hubo|hemos|ha|han|va a|vamos a|\w{3,}(?:ó|aron|ieron|ado|ido|amos))\b",
+    "pt": r"\b(?:foi|foram|houve|vai|vamos|\w{3,}(?:ou|aram|eram|iram|ado|ido|amos))\b",
+    "fr": r"\b(?:a|ont|avons|ai|était|étaient|fut|va|vais|allons|\w{3,}(?:é|ée|és|ées|ait))\b",
+    "zh": r"了|过|過|已|完成|修复|修復|上线|上線|发布|發布|将|將|要|会|會",
+    "ja": r"(?:し|っ|ん|い|き|け|せ|て|れ)た|だった|ました|済み|予定|します",
+    "ko": r"었|았|했|였|됐|완료|예정|할 ",
+}
+_NARRATIVE_CUES = {code: re.compile(pattern, re.IGNORECASE) for code, pattern in _NARRATIVE.items()}
+# A clause of a condition ("even if today's reading…") is a rule, whatever its verbs; "is"
+# or "are" beside "today" is a state now ("not an active developer today").
+_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|regardless|wenn|falls|sobald|si|se|cuando"
+                        r"|quando)\b|如果|若|の場合|場合は|(?<=[가-힣])면\b", re.IGNORECASE)
+_STATE_NOW = re.compile(r"\b(?:is|are|am|isn't|aren't|does|doesn't|do|don't)\b", re.IGNORECASE)
+_NOW_UNITS = frozenset({"day", "week", "weekend", "month", "quarter", "year"})
+
+
+@dataclass(frozen=True)
+class DateReference:
+    """A relative date in the memory's own prose, and the day its text says it was written
+    (None: the text does not say; the dream may still learn it from the store's history)."""
+
+    found: RelativeDate
+    written: Written | None
+    copied: bool = False  # in text memtui copied in ("From the index:", "(merged from …)")
+
+
+def classified(text: str, file: str = "") -> list[tuple[RelativeDate, str | None]]:
+    """Every phrase dates.py finds, with why it is no date in the memory's own prose (None:
+    it is one)."""
+    found = relative_dates(text)
+    if not found:
+        return []
+    context = _Context(text, file)
+    return [(each, context.reason(each)) for each in found]
+
+
+def date_references(text: str, file: str = "") -> list[DateReference]:
+    """The relative dates of the memory's own prose, each with the day its text says it
+    was written, if it says."""
+    found = relative_dates(text)
+    if not found:
+        return []
+    context = _Context(text, file)
+    return [DateReference(each, context.written(each.line - 1), each.line - 1 in context.copied)
+            for each in found if context.reason(each) is None]
+
+
+class _Context:
+    """What is known about the text around each phrase, worked out once and only if asked."""
+
+    def __init__(self, text: str, file: str):
+        self.text, self.file = text, file
+        self.lines = text.split("\n")
+        block = BLOCK.match(text.removeprefix("\ufeff"))
+        self.frontmatter_lines = text.count("\n", 0, block.end()) if block else 0
+        self.template_file = "template" in file.lower()
+        self._meanings: dict[RelativeDate, Shift | None] = {}
+        # A feedback memory holds rules: a date above one says when the rule was added,
+        # and its "today" is whatever day the rule is applied.
+        self.rules = file.rpartition("/")[2].startswith("feedback") or bool(
+            block and _FEEDBACK_TYPE.search(block.group(1)))
+
+    def meaning(self, found: RelativeDate) -> Shift | None:
+        if found not in self._meanings:
+            self._meanings[found] = found.meaning()
+        return self._meanings[found]
+
+    def reason(self, found: RelativeDate) -> str | None:
+        line = self.lines[found.line - 1]
+        start, end = found.column, found.column + len(found.phrase)
+        for check in _CHECKS:
+            reason = check(self, found, line, start, end)
+            if reason:
+                return reason
+        return None
+
+    def paragraph(self, index: int) -> str:
+        first = last = index
+        while first > 0 and self.lines[first - 1].strip():
+            first -= 1
+        while last + 1 < len(self.lines) and self.lines[last + 1].strip():
+            last += 1
+        return "\n".join(self.lines[first:last + 1])
+
+    @cached_property
+    def file_language(self) -> str | None:
+        body = self.text[sum(len(line) + 1 for line in self.lines[:self.frontmatter_lines]):]
+        return language_of(body[:20_000])
+
+    @cached_property
+    def headings(self) -> Headings:
+        return Headings(self.text)
+
+    @cached_property
+    def by_name(self) -> Written | None:
+        return day_of_name(self.file)
+
+    @cached_property
+    def copied(self) -> set[int]:
+        """The lines of paragraphs memtui appended: "From the index: …", "(merged from …)"."""
+        lines: set[int] = set()
+        if "From the index: " not in self.text and "(merged from " not in self.text:
+            return lines
+        inside = False
+        for index, line in enumerate(self.lines):
+            if _MEMTUI_BLOCKS.match(line):
+                inside = True
+            elif not line.strip():
+                inside = False
+            if inside:
+                lines.add(index)
+        return lines
+
+    def written(self, index: int) -> Written | None:
+        """The day the heading around the line and the file's name give; none when they
+        disagree, or for text memtui copied in (it was written elsewhere, some other day)."""
+        if index in self.copied:
+            return None
+        heading, name = self.headings.around(index), self.by_name
+        if heading and name and heading.day != name.day:
+            return None
+        return heading or name
+
+
+def _in_frontmatter(context: _Context, found: RelativeDate, *_) -> str | None:
+    return "frontmatter" if found.line <= context.frontmatter_lines else None
+
+
+def _line_shape(context: _Context, found: RelativeDate, line: str, *_) -> str | None:
+    if _HEADING.match(line):
+        return "heading"
+    if _TABLE_ROW.match(line) or line.count(" | ") >= 2:
+        return "table"
+    if _BLOCKQUOTE.match(line):
+        return "quote"
+    return None
+
+
+def _within(spans: re.Pattern[str], line: str, start: int, end: int) -> bool:
+    return any(m.start() <= start and end <= m.end() for m in spans.finditer(line))
+
+
+def _quoted_or_linked(context: _Context, found: RelativeDate, line: str, start: int,
+                      end: int) -> str | None:
+    if _within(_QUOTES, line, start, end):
+        return "quote"
+    if _within(_LINKS, line, start, end):
+        return "link or file name"
+    return None
+
+
+def _name(context: _Context, found: RelativeDate, line: str, start: int, end: int) -> str | None:
+    """A phrase glued into a name: `/market-tomorrow`, `today-timeline.tsx`, `--today`,
+    `오늘의발견`."""
+    before = line[start - 1] if start else ""
+    after = line[end] if end < len(line) else ""
+    beyond = line[end + 1] if end + 1 < len(line) else ""
+    glued = start > 1 and (line[start - 2].isalnum() or line[start - 2] == before)
+    if before in _NAME_BEFORE or (before in _GLUE and glued):
+        return "name"
+    if (after in _GLUE and beyond.isalnum()) or after in _NAME_AFTER:
+        return "name"
+    if _HANGUL.match(found.phrase[-1:]) and after == "의" and _HANGUL.match(beyond):
+        return "name"  # Korean spaces its words: a compound is a name
+    return None
+
+
+def _title(context: _Context, found: RelativeDate, line: str, start: int, end: int) -> str | None:
+    """Labels and titles: `Today:`, "**Tomorrow morning report**", ALL CAPS, "🔥 今日快照",
+    and the definition of a name ("`weekly` — this week's nearest Friday")."""
+    lead = _LIST_MARK.match(line).end()
+    head = line[lead:]
+    first = head[:1]
+    if first and (unicodedata.category(first) == "So" or 0x1F000 <= ord(first) < 0x20000) \
+            and len(head.split()) <= 8 and not re.search(r"[.!?。]\s", head):
+        return "title"
+    if _WHOLE_BOLD.match(head) or _DEFINITION.match(head):
+        return "title"
+    bold = _LEADING_BOLD.match(head)
+    if bold and start < lead + bold.end():
+        return "label"
+    if _in_short_item(line, start):
+        return "label"
+    if _LABEL_END.match(line, end):
+        label_start = _LABEL_START.match(line[lead:start])
+        words = line[lead + (label_start.end() if label_start else 0):start].split()
+        if len(words) <= 3:
+            return "label"
+    letters = [c for c in found.phrase if c.isalpha()]
+    if len(letters) > 1 and all(c.isupper() for c in letters):
+        return "title"
+    return None
+
+
+def _in_short_item(line: str, start: int) -> bool:
+    """In an item of a list written on one line ("summary / today's timeline / calendar")."""
+    for separator in (" / ", " · ", "、"):
+        if line.count(separator) >= 2:
+            item = line[:start].rpartition(separator)[2] + line[start:].partition(separator)[0]
+            return len(item.split()) <= 5
+    return False
+
+
+def _formula(context: _Context, found: RelativeDate, line: str, start: int, end: int) -> str | None:
+    before = line[:start].rstrip()
+    after = line[end:].lstrip()
+    if (before[-1:] in _FORMULA or after[:1] in _FORMULA or _VARIABLE_THEN_FORMULA.match(line, end)
+            or before.lower().endswith((" vs", " vs.")) or after.lower().startswith("vs")):
+        return "formula"
+    return None
+
+
+def _in_template(context: _Context, found: RelativeDate, line: str, *_) -> str | None:
+    if context.template_file or _TEMPLATE.search(line) or "{{" in context.paragraph(found.line - 1):
+        return "template"
+    return None
+
+
+def _not_used(context: _Context, found: RelativeDate, line: str, start: int,
+              end: int) -> str | None:
+    """A duration, a word mentioned, or a rule about whatever day it is."""
+    if found.match.groupdict().get("ahead"):
+        return "duration"
+    if _MENTIONED.search(line[:start]):
+        return "mention"
+    if _DATE_NOUN.match(line, end) or _CURRENT_DATE.search(line[:start]):
+        return "rule"
+    return None
+
+
+def _language(context: _Context, found: RelativeDate, line: str, *_) -> str | None:
+    """The phrase's language must be the text's: the line's, else its paragraph's, else the
+    file's. CJK scripts tell themselves apart."""
+    if found.language in ("en", "zh", "ja", "ko"):
+        return None  # English date words mean nothing else in the languages read here
+    language = (language_of(line) or language_of(context.paragraph(found.line - 1))
+                or context.file_language)
+    if language:
+        return None if language == found.language else f"{language} text"
+    return "language unsure" if found.phrase.lower() in _LOOK_ALIKES else None
+
+
+def _span(pattern: re.Pattern[str], line: str, start: int) -> tuple[int, int]:
+    """Where the sentence (or clause) around `start` begins and ends."""
+    ends = [0, *(m.end() for m in pattern.finditer(line)), len(line) + 1]
+    return max(end for end in ends if end <= start), min(end for end in ends if end > start)
+
+
+def _sentence(pattern: re.Pattern[str], line: str, start: int) -> str:
+    first, last = _span(pattern, line, start)
+    return line[first:last]
+
+
+def _question(context: _Context, found: RelativeDate, line: str, start: int,
+              end: int) -> str | None:
+    """"What did we finish yesterday?": an agenda or a prompt, not a day told of."""
+    sentence = _sentence(_SENTENCE_END, line, start).rstrip(" *_)")
+    return "question" if sentence.endswith(("?", "？")) else None
+
+
+def _beside_a_date(context: _Context, found: RelativeDate, line: str, start: int,
+                   end: int) -> str | None:
+    """"tomorrow (Mar 25)": the sentence already names its day ("40 years ago (1986)": its
+    year)."""
+    sentence = _sentence(_SENTENCE_END, line, start)
+    if mentions_a_day(sentence):
+        return "dated"
+    meaning = context.meaning(found)
+    if meaning and meaning.unit == "year" and _YEAR.search(sentence):
+        return "dated"
+    return None
+
+
+def _clause(line: str, start: int, end: int) -> str:
+    """The words around the phrase that make its clause: the parenthesis it stands in, or
+    its clause without the parentheses beside it ("(raised from 0.50 today)")."""
+    for aside in _PARENTHESES.finditer(line):
+        if aside.start() < start and end < aside.end():
+            return line[aside.start():start] + line[end:aside.end()]
+    first, last = _span(_CLAUSE_END, line, start)
+    return _PARENTHESES.sub(" ", line[first:start] + " " + line[end:last])
+
+
+def _tells_of_a_day(context: _Context, found: RelativeDate, line: str, start: int,
+                    end: int) -> str | None:
+    """Outside a dated note, only in a clause of something done or planned; never a phrase
+    with no single day ("recently": nothing to write in its place, and as often generic)."""
+    meaning = context.meaning(found)
+    if meaning is None:
+        return "vague"
+    if meaning.amount < 0 or meaning.unit in ("weekday", "day_of_week"):
+        return None  # "yesterday" tells of a day by its very words; "next Thursday" is one
+    if context.written(found.line - 1) and not context.rules:
+        return None
+    clause = _QUOTES.sub(" ", _clause(line, start, end))
+    now = meaning.amount == 0 and meaning.unit in _NOW_UNITS
+    if _CONDITION.search(clause):
+        return "rule"
+    if now and found.language == "en" and _STATE_NOW.search(clause):
+        return "now"
+    # English is the language prose most often mixes in ("上周 the team agreed").
+    if _NARRATIVE_CUES[found.language].search(clause) or _NARRATIVE_CUES["en"].search(clause):
+        return None
+    return "now" if now else "rule"
+
+
+_CHECKS: tuple[Callable[..., str | None], ...] = (
+    _in_frontmatter, _line_shape, _quoted_or_linked, _name, _title, _formula, _in_template,
+    _not_used, _language, _question, _beside_a_date, _tells_of_a_day,
+)
