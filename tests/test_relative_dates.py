@@ -15,9 +15,8 @@ from conftest import index_line, memory_text, write_index, write_memory
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tui.agents.absdates import absolutize
-from tui.agents.dream import run_dream
-from tui.agents.result import conclude
+from tui.agents.absdates import absolute
+from tui.agents.absdates import rewritten as replaced
 from tui.memory import dates
 from tui.memory.audit import audit_store
 from tui.memory.dates import relative_dates
@@ -31,7 +30,9 @@ def phrases(line: str) -> list[str]:
 
 
 def rewritten(line: str) -> str:
-    return absolutize(line, WEDNESDAY).text
+    """`line` with each phrase found written as the day it means, counted from WEDNESDAY."""
+    changes = [(found, new) for found in relative_dates(line) if (new := absolute(found, WEDNESDAY))]
+    return replaced(line, changes)
 
 
 def ids(table):
@@ -414,23 +415,6 @@ def test_an_audit_reports_relative_dates_in_every_language_with_their_lines(tmp_
     findings = [f for f in audit_store(load_store(store)) if f.kind == "relative_date"]
     assert [(f.line, f.severity) for f in findings] == [(line, "info") for line in range(8, 15)]
     assert "'gestern'" in findings[3].message
-
-
-def test_the_offline_dream_writes_absolute_dates_and_says_which_it_kept(claude_home, tmp_path):
-    store = claude_home.store(tmp_path / "project")
-    written = dt.datetime(2026, 3, 11, 12).timestamp()
-    write_memory(store, "project_freeze.md", memory_text(
-        "freeze", "the freeze", "project",
-        "Congelamos el esquema la semana pasada.\nWir migrieren nächsten Monat.\n"
-        "Recientemente cambió el proveedor.\n"), mtime=written)
-    result = run_dream(store, engine="offline")
-    conclude(result, apply=True)
-    text = (store / "project_freeze.md").read_text()
-    assert "la semana del 2026-03-02" in text
-    assert "Wir migrieren im Monat 2026-04." in text
-    assert "Recientemente cambió el proveedor." in text
-    kept = [line.text for line in result.log if "kept" in line.text]
-    assert kept == ["project_freeze.md: kept 'Recientemente': no single date to write in its place"]
 
 
 SCREEN_PIECES = ["the ", " the ", "Yesterday", "DAY", "week", "weeK", "\u212a", "\u0130", "—", "é",
