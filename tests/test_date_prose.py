@@ -64,6 +64,16 @@ NOT_DATES = [
     ("a procedure in a feedback memory", "now", "feedback_rows.md",
      "## Always check the ex-dividend date (2026-05-27)\n\n- 抓今日當日 row 再比對。\n"),
     ("no single day", "vague", "project_pnpm.md", "We recently moved to pnpm.\n"),
+    ("a checklist step", "procedure", "project_sop.md",
+     "- [ ] Review last month's occupancy rate.\n"),
+    ("an HTML comment", "comment", "project_review.md", "<!-- anything flagged this month -->\n"),
+    ("a span of time", "duration", "project_launch.md", "She will focus on it over the next week.\n"),
+    ("a rule's condition", "rule", "project_lease_2026-05-23.md",
+     "If there is no response, deduct the cost from next month's rent.\n"),
+    ("a hypothetical", "rule", "project_nft.md",
+     "## 2026-08-10\n\nA matrix built today would encode the churn.\n"),
+    ("an adjective, not a deed", "now", "project_service.md",
+     "No dedicated screen exists for it today.\n"),
 ]
 
 
@@ -85,6 +95,9 @@ DATES = [
     ("project_team.md", "Das Team hat es gestern entschieden.\n", ["gestern"]),
     ("project_nl.md", "Gisteren hebben we de code hier neergezet.\n", []),  # hier: here
     ("project_session_20260507.md", "Nothing new today.\n", ["today"]),  # a dated note
+    ("project_recorder.md", "Wait a week (the recorder was fixed today).\n", ["today"]),
+    ("project_status_2026_05_18.md", "Review today's invites if they still need action.\n",
+     ["today"]),  # the condition governs what follows it, not the day
 ]
 
 

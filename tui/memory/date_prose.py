@@ -46,7 +46,7 @@ _TABLE_ROW = re.compile(r"\s*\|")
 _BLOCKQUOTE = re.compile(r" {0,3}>")
 _LIST_MARK = re.compile(r"\s*(?:(?:[-*+]|\d+[.)]|[①-⑳])\s+)?(?:\[[ xX]\]\s*)?")
 _QUOTES = re.compile(r"“[^”\n]*”|„[^“”\"\n]*[“”\"]|«[^»\n]*»|「[^」\n]*」|『[^』\n]*』|‘[^’\n]*’(?!\w)"
-                     r"|(?<![A-Za-z0-9\"])\"[^\"\n]+\"(?![A-Za-z0-9\"])"
+                     r"|(?<![A-Za-z0-9\"])\"[^\"\n]+(?:\"(?![A-Za-z0-9\"])|$)"
                      r"|(?<![A-Za-z0-9'])'[^'\n]+'(?![A-Za-z0-9'])")
 _LINKS = re.compile(r"\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)|<[a-z]+:[^>\s]*>|\bhttps?://\S+"
                     r"|\b(?:[\w-]+/)+[\w.-]+|\b[\w-]+\.(?:md|py|ts|tsx|js|jsx|json|ya?ml|sh|sql"
@@ -79,15 +79,11 @@ _PARENTHESES = re.compile(r"\([^()\n]*\)|（[^（）\n]*）")
 _HANGUL = re.compile(r"[가-힣]")
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 _FEEDBACK_TYPE = re.compile(r"^\s*type:\s*[\"']?feedback\b", re.MULTILINE)
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)")
 _MEMTUI_BLOCKS = re.compile(r"From the index: |\(merged from [^)\n]+\)\s*$")
 
-# A clause that tells of something done or planned.
+# A clause that tells of something done or planned (English: see _deed_beside).
 _NARRATIVE = {
-    "en": r"\b(?:was|were|been|did|had|got|went|took|made|saw|found|ran|built|broke|wrote|sent|"
-          r"came|left|began|became|lost|paid|put|said|told|won|kept|held|set|let|cut|froze|chose|"
-          r"fell|felt|forgot|gave|grew|heard|hit|knew|led|meant|met|rose|shut|sold|spent|stood|"
-          r"struck|taught|threw|understood|woke|bought|brought|caught|thought|fought|will|won't|"
-          r"'ll|going to|gonna|plan(?:ned)?|pending|until|scheduled|just|already|so far|\w{3,}ed)\b",
     "de": r"\b(?:war|waren|wurde|wurden|hatte|hatten|habe|haben|hat|wird|werden|soll|"
           r"ge\w{3,}(?:t|en)|schon|bereits|bis)\b",
     "es": r"\b(?:fue|fueron|hubo|hemos|ha|han|va a|vamos a|\w{3,}(?:ó|aron|ieron|ado|ido|amos))\b",
@@ -98,11 +94,35 @@ _NARRATIVE = {
     "ko": r"었|았|했|였|됐|완료|예정|할 ",
 }
 _NARRATIVE_CUES = {code: re.compile(pattern, re.IGNORECASE) for code, pattern in _NARRATIVE.items()}
+_WORDS = re.compile(r"[A-Za-z']+")
+_PAST = re.compile(r"(?:was|were|been|did|had|got|went|took|made|saw|found|ran|built|broke|wrote|"
+                   r"sent|came|left|began|became|lost|paid|put|said|told|won|kept|held|set|let|"
+                   r"cut|froze|chose|fell|felt|forgot|gave|grew|heard|hit|knew|led|met|rose|"
+                   r"shut|sold|spent|stood|struck|taught|threw|woke|bought|brought|caught|"
+                   r"thought|fought|seen|done|gone|taken|given|written|broken|shown|\w{2,}ed)",
+                   re.IGNORECASE)
+_FUTURE = re.compile(r"will|'ll|\w+'ll|going|gonna|planned|scheduled|pending|until", re.IGNORECASE)
+_DETERMINERS = frozenset({"a", "an", "the", "no", "this", "that", "its", "his", "her", "their",
+                          "our", "my", "your", "any", "every"})
+_LATIN = re.compile(r"[A-Za-z]")
 # A clause of a condition ("even if today's reading…") is a rule, whatever its verbs; "is"
 # or "are" beside "today" is a state now ("not an active developer today").
-_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|regardless|wenn|falls|sobald|si|se|cuando"
-                        r"|quando)\b|如果|若|の場合|場合は|(?<=[가-힣])면\b", re.IGNORECASE)
-_STATE_NOW = re.compile(r"\b(?:is|are|am|isn't|aren't|does|doesn't|do|don't)\b", re.IGNORECASE)
+_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|regardless|wenn|falls|sobald"
+                        r"|si|se|cuando|quando)\b|如果|若|の場合|場合は|(?<=[가-힣])면\b",
+                        re.IGNORECASE)
+_HYPOTHETICAL = re.compile(r"\b(?:would|würde|würden|serait|sería|seria)\b", re.IGNORECASE)
+# Words before "today" that make it a point in time, not "now" ("retros from today").
+_POINT_IN_TIME = re.compile(r"\b(?:of|from|since|until|before|after|by|for|von|seit|vor|bis|ab"
+                            r"|für|de|desde|hasta|até|depuis|jusqu['’]à)\s*$", re.IGNORECASE)
+_STATE_NOW = {code: re.compile(rf"\b(?:{words})\b", re.IGNORECASE) for code, words in {
+    "en": "is|are|am|isn't|aren't|does|doesn't",
+    "de": "ist|sind|bin|gibt|existiert|bleibt",
+    "es": "es|son|está|están|hay",
+    "pt": "é|são|está|estão|há",
+    "fr": "est|sont|existe|reste",
+}.items()}
+_SPAN_AHEAD = re.compile(r"\b(?:over|within|during|for|in|throughout)\s+the\s+$", re.IGNORECASE)
+_CHECKBOX = re.compile(r"\s*[-*+]\s+\[ \]")
 _NOW_UNITS = frozenset({"day", "week", "weekend", "month", "quarter", "year"})
 
 
@@ -236,6 +256,8 @@ def _quoted_or_linked(context: _Context, found: RelativeDate, line: str, start: 
                       end: int) -> str | None:
     if _within(_QUOTES, line, start, end):
         return "quote"
+    if "<!--" in line and _within(_COMMENT, line, start, end):
+        return "comment"
     if _within(_LINKS, line, start, end):
         return "link or file name"
     return None
@@ -287,9 +309,11 @@ def _title(context: _Context, found: RelativeDate, line: str, start: int, end: i
 def _in_short_item(line: str, start: int) -> bool:
     """In an item of a list written on one line ("summary / today's timeline / calendar")."""
     for separator in (" / ", " · ", "、"):
-        if line.count(separator) >= 2:
+        if separator in line:
             item = line[:start].rpartition(separator)[2] + line[start:].partition(separator)[0]
-            return len(item.split()) <= 5
+            listed = line.count(separator) >= 2 or (separator != "、" and len(line.split()) <= 8)
+            if listed and len(item.split()) <= 5:
+                return True
     return False
 
 
@@ -311,8 +335,8 @@ def _in_template(context: _Context, found: RelativeDate, line: str, *_) -> str |
 def _not_used(context: _Context, found: RelativeDate, line: str, start: int,
               end: int) -> str | None:
     """A duration, a word mentioned, or a rule about whatever day it is."""
-    if found.match.groupdict().get("ahead"):
-        return "duration"
+    if found.match.groupdict().get("ahead") or _SPAN_AHEAD.search(line[:start]):
+        return "duration"  # "in 9 days", "over the next week": a span of time, not a day
     if _MENTIONED.search(line[:start]):
         return "mention"
     if _DATE_NOUN.match(line, end) or _CURRENT_DATE.search(line[:start]):
@@ -380,20 +404,59 @@ def _tells_of_a_day(context: _Context, found: RelativeDate, line: str, start: in
     meaning = context.meaning(found)
     if meaning is None:
         return "vague"
+    dated = context.written(found.line - 1) and not context.rules
+    if not dated and _CHECKBOX.match(line):
+        return "procedure"  # "- [ ] Review last month's figures": a step done again and again
     if meaning.amount < 0 or meaning.unit in ("weekday", "day_of_week"):
         return None  # "yesterday" tells of a day by its very words; "next Thursday" is one
-    if context.written(found.line - 1) and not context.rules:
-        return None
     clause = _QUOTES.sub(" ", _clause(line, start, end))
-    now = meaning.amount == 0 and meaning.unit in _NOW_UNITS
-    if _CONDITION.search(clause):
-        return "rule"
-    if now and found.language == "en" and _STATE_NOW.search(clause):
-        return "now"
     # English is the language prose most often mixes in ("上周 the team agreed").
-    if _NARRATIVE_CUES[found.language].search(clause) or _NARRATIVE_CUES["en"].search(clause):
+    english = found.language == "en" or (found.language in ("zh", "ja", "ko")
+                                         and _LATIN.match(line[end:end + 2].strip()[:1] or "-"))
+    told = _deed_beside(line, start, end) if english \
+        else bool(_NARRATIVE_CUES[found.language].search(clause))
+    # A condition governs what follows it: "if no response, deduct next month's rent" is a
+    # rule; "review today's invites if they still need action" is not.
+    before = clause if not dated else line[_span(_CLAUSE_END, line, start)[0]:start]
+    condition = _CONDITION.search(_QUOTES.sub(" ", before))
+    if _HYPOTHETICAL.search(clause) or condition:
+        return "rule"
+    if not told and _states_now(found, meaning, line, start, end, clause):
+        return "now"  # "the handlers are checklists today": how things stand, not a day
+    if dated or told:
         return None
-    return "now" if now else "rule"
+    return "now" if meaning.amount == 0 and meaning.unit in _NOW_UNITS else "rule"
+
+
+def _deed_beside(line: str, start: int, end: int) -> bool:
+    """English tells of a deed on a day with the verb a few words before it ("fixed the test
+    today", "we'll ship it tomorrow"), or after it when it opens the clause ("上周 the team
+    agreed"): an "-ed" after a determiner or farther away is as often an adjective ("no
+    dedicated view today")."""
+    first, last = _span(_SENTENCE_END, line, start)
+    before = _WORDS.findall(line[max(first, start - 80):start])
+    after = _WORDS.findall(line[end:min(last, end + 60)])
+    for back in range(1, min(len(before), 4) + 1):
+        word = before[-back]
+        if _PAST.fullmatch(word) and (back == len(before)
+                                      or before[-back - 1].lower() not in _DETERMINERS):
+            return True
+    if any(_FUTURE.fullmatch(word) for word in before[-5:]):
+        return True
+    opens = not line[:start].strip(" \t-*+0123456789.)[]") or _CLAUSE_END.search(
+        line[max(0, start - 3):start])
+    return bool(opens and any(_PAST.fullmatch(word) for word in after[:4]))
+
+
+def _states_now(found: RelativeDate, meaning: Shift, line: str, start: int, end: int,
+                clause: str) -> bool:
+    """"Today" beside "is" or "are", not a point in time ("today's issue", "from today")."""
+    state_now = _STATE_NOW.get(found.language)
+    if meaning.unit != "day" or meaning.amount != 0 or state_now is None:
+        return False
+    if line[end:end + 2] in ("'s", "’s") or _POINT_IN_TIME.search(line[:start]):
+        return False
+    return bool(state_now.search(clause))
 
 
 _CHECKS: tuple[Callable[..., str | None], ...] = (
