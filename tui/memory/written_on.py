@@ -45,6 +45,7 @@ _DAY_MENTION = re.compile(
     rf"|\b(?:3[01]|[12]\d|0?[1-9])\.?\s+(?:de\s+)?(?:{_MONTH})\b",
     re.IGNORECASE,
 )
+_DIGIT = re.compile(r"\d")
 _HEADING_OR_FENCE = re.compile(
     r"^ {0,3}(?:(?P<fence>```|~~~)|(?P<hashes>#{1,6})(?:[ \t]+(?P<title>[^\n]*)|[ \t]*$))",
     re.MULTILINE)
@@ -97,7 +98,7 @@ def full_dates(text: str) -> list[dt.date]:
 
 def mentions_a_day(text: str) -> str | None:
     """The first day `text` names, with or without its year, as written."""
-    if not any(char.isdigit() for char in text):  # every form holds a digit
+    if not _DIGIT.search(text):  # every form holds a digit
         return None
     match = _DAY_MENTION.search(text)
     return match.group() if match else None
