@@ -36,7 +36,7 @@ from pathlib import Path
 
 from tui.claude.memory_files import index_of
 from tui.memory.conflicts import CONFLICT_OPEN, find_conflicts
-from tui.memory.date_prose import date_references
+from tui.memory.dates import relative_dates
 from tui.memory.finding import SEVERITIES, Finding, stranded_findings
 from tui.memory.frontmatter import HEAD_LINES, MEMORY_TYPES
 from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES
@@ -353,7 +353,12 @@ def _date_findings(memory: Memory) -> Iterable[Finding]:
     """A date in the memory's own prose that will be read on another day (see
     tui/memory/date_prose.py for what is not one). `info`: most such dates sit in notes their
     own name or headings date, where a reader can still work the day out."""
-    for reference in date_references(memory.text, memory.file):
+    found = relative_dates(memory.text)
+    if not found:
+        return
+    from tui.memory.date_prose import date_references  # its rules load only when needed
+
+    for reference in date_references(memory.text, memory.file, found):
         if reference.copied:
             continue  # memtui's copy of an index line: the line itself is where it was written
         found, written = reference.found, reference.written

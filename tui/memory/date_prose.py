@@ -66,6 +66,7 @@ _CURRENT_DATE = re.compile(r"\b(?:date|fecha|data|datum)\s+(?:of\s+|de\s+|d['’
                            re.IGNORECASE)
 _HANGUL = re.compile(r"[가-힣]")
 _SPAN_AHEAD = re.compile(r"\b(?:over|within|during|for|in|throughout)\s+the\s+$", re.IGNORECASE)
+_AROUND = 20  # lines of a paragraph read each side of a phrase
 _FEEDBACK_TYPE = re.compile(r"^\s*type:\s*[\"']?feedback\b", re.MULTILINE)
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)")
 _MEMTUI_BLOCKS = re.compile(r"From the index: |\(merged from [^)\n]+\)\s*$")
@@ -91,10 +92,11 @@ def classified(text: str, file: str = "") -> list[tuple[RelativeDate, str | None
     return [(each, context.reason(each)) for each in found]
 
 
-def date_references(text: str, file: str = "") -> list[DateReference]:
+def date_references(text: str, file: str = "",
+                    found: list[RelativeDate] | None = None) -> list[DateReference]:
     """The relative dates of the memory's own prose, each with the day its text says it
-    was written, if it says."""
-    found = relative_dates(text)
+    was written, if it says (`found`: what relative_dates(text) found, when known)."""
+    found = relative_dates(text) if found is None else found
     if not found:
         return []
     context = _Context(text, file)
@@ -132,17 +134,19 @@ class _Context:
         return None
 
     def paragraph(self, index: int) -> str:
+        """The lines around `index` up to a blank line, at most _AROUND each side (a daily
+        note can run for thousands of lines without one)."""
         first = last = index
-        while first > 0 and self.lines[first - 1].strip():
+        while first > max(0, index - _AROUND) and self.lines[first - 1].strip():
             first -= 1
-        while last + 1 < len(self.lines) and self.lines[last + 1].strip():
+        while last + 1 < min(len(self.lines), index + _AROUND + 1) and self.lines[last + 1].strip():
             last += 1
         return "\n".join(self.lines[first:last + 1])
 
     @cached_property
     def file_language(self) -> str | None:
         body = self.text[sum(len(line) + 1 for line in self.lines[:self.frontmatter_lines]):]
-        return language_of(body[:20_000])
+        return language_of(body[:5_000])
 
     @cached_property
     def headings(self) -> Headings:

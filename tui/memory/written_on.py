@@ -14,6 +14,7 @@ import bisect
 import datetime as dt
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _MONTHS = {name: number for number, names in enumerate((
     "jan january januar janvier enero janeiro", "feb february februar février fevrier febrero "
@@ -46,6 +47,7 @@ _DAY_MENTION = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+_A_YEAR = re.compile(r"20\d\d")
 _HEADING_OR_FENCE = re.compile(
     r"^ {0,3}(?:(?P<fence>```|~~~)|(?P<hashes>#{1,6})(?:[ \t]+(?P<title>[^\n]*)|[ \t]*$))",
     re.MULTILINE)
@@ -74,8 +76,11 @@ class Written:
     source: str
 
 
-def full_dates(text: str) -> list[dt.date]:
+@lru_cache(maxsize=4096)  # headings repeat ("## What I did today") in note after note
+def full_dates(text: str) -> tuple[dt.date, ...]:
     """Every date with a year in `text`, in order."""
+    if not _A_YEAR.search(text):
+        return ()
     found = []
     for match in _FULL_DATES.finditer(text):
         groups = {key: value for key, value in match.groupdict().items() if value}
@@ -93,7 +98,7 @@ def full_dates(text: str) -> list[dt.date]:
         except ValueError:
             continue
         found.append(day)
-    return found
+    return tuple(found)
 
 
 def mentions_a_day(text: str) -> str | None:
@@ -103,7 +108,7 @@ def mentions_a_day(text: str) -> str | None:
     match = _DAY_MENTION.search(text)
     return match.group() if match else None
 
-def _one_day(days: list[dt.date]) -> dt.date | None:
+def _one_day(days: tuple[dt.date, ...]) -> dt.date | None:
     return days[0] if days and all(day == days[0] for day in days) else None
 
 
@@ -136,13 +141,21 @@ class Headings:
             sections.append(line)
         self._starts: list[int] = []  # the line of each heading, in order
         self._days: list[Written | None] = []  # what the lines under it get
+        given: dict[int, Written | None] = {}  # the same, by the heading's line
         sections = []
-        for line, (level, _, _) in headings.items():
+        for line, (level, days, title) in headings.items():
             while sections and headings[sections[-1]][0] >= level:
                 sections.pop()
+            day = _one_day(days)
+            if line in unsure:
+                given[line] = None
+            elif day:
+                given[line] = Written(day, f"the heading '{title}'")
+            else:  # the section around it speaks for it
+                given[line] = given[sections[-1]] if sections else None
             sections.append(line)
             self._starts.append(line)
-            self._days.append(_nearest(sections, headings, unsure))
+            self._days.append(given[line])
 
     def around(self, line: int) -> Written | None:
         """The day the headings give the 0-based `line`."""
@@ -150,7 +163,7 @@ class Headings:
         return self._days[section] if section >= 0 else None
 
 
-def _headings(text: str) -> dict[int, tuple[int, list[dt.date], str]]:
+def _headings(text: str) -> dict[int, tuple[int, tuple[dt.date, ...], str]]:
     """0-based line -> (level, the dates it gives for its section, its title), outside
     fences, in order."""
     headings = {}
@@ -163,17 +176,8 @@ def _headings(text: str) -> dict[int, tuple[int, list[dt.date], str]]:
             in_fence = not in_fence
         elif not in_fence:
             title = (match.group("title") or "").strip().strip("#").strip()
-            days = [] if _NOT_THE_DAY.search(title) else full_dates(title)
+            days = full_dates(title)
+            if days and _NOT_THE_DAY.search(title):
+                days = ()
             headings[line] = (len(match.group("hashes")), days, title)
     return headings
-
-
-def _nearest(sections: list[int], headings: dict[int, tuple[int, list[dt.date], str]],
-             unsure: set[int]) -> Written | None:
-    for line in reversed(sections):
-        if line in unsure:
-            return None
-        day = _one_day(headings[line][1])
-        if day:
-            return Written(day, f"the heading '{headings[line][2]}'")
-    return None
