@@ -135,8 +135,9 @@ def test_witnesses_that_disagree_leave_the_date_as_written(transcripts, tmp_path
                                            dt.datetime(2026, 5, 28, 15)))
     result = dream(store)
     assert (store / "project_restart.md").read_text() == text
-    assert ("its witnesses disagree: the heading 'Verification (2026-05-19)' says 2026-05-19; "
-            "the transcript of session") in said(result)
+    assert ("its witnesses disagree: the heading 'Verification (2026-05-19)' says 2026-05-19 "
+            "(it would read '2026-05-18'); the transcript of session") in said(result)
+    assert "says 2026-05-28 (it would read '2026-05-27')" in said(result)
 
 
 def test_the_journal_dates_a_line_first_seen_between_two_snapshots_of_one_day(

@@ -24,7 +24,7 @@ from tui.agents.indexfit import NOTES_NAME
 from tui.agents.staging import Staging
 from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME
-from tui.history.first_written import StoreRecords
+from tui.history.first_written import FirstWritten, StoreRecords
 from tui.memory.date_prose import DateReference, date_references
 from tui.memory.written_on import Written
 
@@ -49,12 +49,13 @@ def fix_dates(staging: Staging, log: Log) -> int:
             continue
         path = staging.root / relative
         text = read_store_text(path)
+        lines = text.split("\n")
         changes = []
         for reference in date_references(text, relative):
             if reference.copied:
                 continue
             found = reference.found
-            line = text.split("\n")[found.line - 1]
+            line = lines[found.line - 1]
             piece = line[max(0, found.column - _AROUND):found.column + len(found.phrase) + _AROUND]
             written, doubt = _day_written(reference, history().first_written(relative, piece))
             new = absolute(found, written.day) if written else None
@@ -73,8 +74,10 @@ def fix_dates(staging: Staging, log: Log) -> int:
     return replaced
 
 
-def _day_written(reference: DateReference, history) -> tuple[Written | None, str | None]:
-    """The day every witness gives, or why none can be trusted."""
+def _day_written(reference: DateReference,
+                 history: FirstWritten) -> tuple[Written | None, str | None]:
+    """The day every witness gives, or why none can be trusted (with what each witness
+    would have it say)."""
     if history.unsure:
         return None, history.unsure
     witnesses = ([reference.written] if reference.written else []) + history.days
@@ -84,6 +87,7 @@ def _day_written(reference: DateReference, history) -> tuple[Written | None, str
                       "a heading above it, no journal or transcript of its writing)")
     if len(days) > 1:
         return None, "its witnesses disagree: " + "; ".join(
-            f"{witness.source} says {witness.day}" for witness in witnesses)
+            f"{witness.source} says {witness.day} (it would read "
+            f"{absolute(reference.found, witness.day)!r})" for witness in witnesses)
     sources = list(dict.fromkeys(witness.source for witness in witnesses))
     return Written(days[0], " and ".join(sources)), None
