@@ -145,6 +145,17 @@ def real(path: str | os.PathLike[str]) -> Path:
 # --- memory files -------------------------------------------------------------------------
 
 
+def letters(number: int) -> str:
+    """A name without digits for `number` (a, b, ..., z, ba, bb, ...): memories named by
+    different numbers are never taken for duplicates."""
+    word = ""
+    while True:
+        number, digit = divmod(number, 26)
+        word = "abcdefghijklmnopqrstuvwxyz"[digit] + word
+        if not number:
+            return word
+
+
 def memory_text(
     name: str = "testing",
     description: str = "how we test",

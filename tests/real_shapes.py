@@ -437,6 +437,130 @@ def obsidian_vault(store: Path) -> list[str]:
     return w.memories
 
 
+TAG_CODES = tuple(f"{letter}{number:02}" for letter in "ABCDEF" for number in (7, 12, 33, 41, 58))
+DAILY_TEMPLATE = """---
+title: "Daily {day}"
+created: {day}
+type: daily
+tags: [daily, journal]
+---
+
+# {day}
+
+## Tasks
+- [ ]
+
+## Log
+{log}
+## Linked today
+```dataview
+LIST FROM "" WHERE file.cday = date({day})
+SORT file.name
+```
+"""
+TAG_PAGE = """---
+tags: [tag-page]
+code: {code}
+---
+
+# tag-{code}
+
+Notes filed under #{code}:
+
+```dataview
+LIST FROM #{code}
+SORT file.mtime DESC
+```
+"""
+TRADE_CLASSES = ("A B C39", "B C39", "ASB B C39", "ASB C39", "A B C10 C39", "B C10 C39")
+TRADE_PAGE = """---
+type: trade
+tags: ["#trade/{slug}"]
+---
+
+# {heading}
+
+Every contractor holding these license classes.
+
+## Linked notes
+```dataview
+LIST FROM #trade/{slug}
+```
+"""
+CONTACT_CARD = """---
+name: {name}
+license: "{license}"
+tags: [contact, trade]
+---
+
+## Contact
+- Phone:
+- Email:
+
+## Notes
+Does the wiring on the Elm Street kitchen; books two weeks ahead.
+Prefers texts to calls.
+"""
+KITCHEN = """---
+tags: [{tags}]
+status: active
+---
+
+# Kitchen remodel
+
+Budget agreed with the contractor: cabinets first, then the counters.
+The electrician ([[Jordan Lee - electrician]]) needs the walls open by the 20th.
+Keep the old oak floor; sand and oil it once the cabinets are in.
+The window over the sink stays where it is (load-bearing wall).
+Paint: warm white on the walls, the ceiling one shade lighter.
+
+```dataview
+LIST FROM #kitchen
+SORT file.name
+```
+{extra}"""
+
+
+def template_vault(store: Path) -> list[str]:
+    """An Obsidian-style vault made from templates, beside Claude's memories: daily notes of
+    different days (some of them just the template), tag pages one per code, trade pages
+    one per set of license classes (`A B C39`, `B C39`: no number tells them apart), two contact
+    cards alike but for their license numbers, a project note with its older copy in the
+    archive (every line of it in the current one), and two reworded notes on one topic."""
+    w = _Writer(store)
+    w.write("Templates/Daily.md", DAILY_TEMPLATE.format(day="{{date}}", log="- \n"))
+    logs = ["- Inbox zero.\n", "", "- Called the electrician about the [[Kitchen remodel]].\n",
+            "- Compared the quotes with [[Archive/Kitchen remodel]].\n"]
+    for day in range(1, 31):
+        w.write(f"Daily/2026-05-{day:02}.md",
+                DAILY_TEMPLATE.format(day=f"2026-05-{day:02}", log=logs[day % len(logs)]))
+    for code in TAG_CODES:
+        w.write(f"Tags/tag-{code}.md", TAG_PAGE.format(code=code))
+    for classes in TRADE_CLASSES:  # codes without a digit: `A B C39` and `B C39` differ
+        w.write(f"Trades/{classes}.md", TRADE_PAGE.format(
+            slug=classes.lower().replace(" ", "-"), heading=classes.replace(" ", " | ")))
+    for trade, license in (("electrician", "EL-40213"), ("plumber", "PL-77120")):
+        w.write(f"Contacts/Jordan Lee - {trade}.md",
+                CONTACT_CARD.format(name=f"Jordan Lee - {trade}", license=license))
+    w.write("Projects/Kitchen remodel.md", KITCHEN.format(
+        tags="project, kitchen",
+        extra="\nCounters ordered; delivery on 2026-06-12.\n"))
+    w.write("Archive/Kitchen remodel.md", KITCHEN.format(tags="project, archive", extra=""))
+    w.memory("feedback_backups.md", _flat("backups", "back up the vault before a bulk edit",
+                                          "feedback"),
+             "Back up the whole vault before any bulk edit or plugin update.\n"
+             "**Why:** a plugin update once rewrote every daily note's frontmatter.\n"
+             "**How to apply:** copy the vault folder first, then run the edit.\n")
+    w.memory("feedback_vault_backup.md", _flat("vault-backup", "back up the vault first",
+                                               "feedback"),
+             "Always back up the vault before a bulk edit or a plugin update.\n"
+             "**Why:** a plugin update once rewrote every daily note's frontmatter.\n"
+             "**How to apply:** copy the vault folder first, then run the edit.\n")
+    w.index(["- [Backups](feedback_backups.md) — back up the vault before a bulk edit",
+             "- [Kitchen, first plan](Archive/Kitchen%20remodel.md) — as first agreed"])
+    return w.memories
+
+
 def metrics_beside_memories(store: Path) -> list[str]:
     """`.jsonl` metrics files next to the memories: not memories."""
     w = _Writer(store)
@@ -483,7 +607,8 @@ SHAPES: dict[str, Callable[[Path], list[str]]] = {
         template_placeholder,
         links_leaving_the_store, targets_with_spaces, link_in_a_code_span,
         plaintext_token_in_the_index, topics_and_skills_subfolders,
-        memory_folder_is_a_git_repository, obsidian_vault, metrics_beside_memories,
+        memory_folder_is_a_git_repository, obsidian_vault, template_vault,
+        metrics_beside_memories,
         assistant_mode_logs, team_memory,
     )
 }

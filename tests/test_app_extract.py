@@ -76,7 +76,8 @@ async def test_an_instruction_in_a_picked_session_becomes_a_feedback_memory_and_
         await until(pilot, lambda: review.outcome is not None)
         memory = (store / created[0]).read_text()
         assert "type: feedback" in memory
-        assert "always run the linter before saying a task is done" in memory
+        # The rule itself, without the "remember:" that asked for it.
+        assert "\n\nAlways run the linter before saying a task is done\n" in memory
         assert f"({created[0]})" in (store / "MEMORY.md").read_text()
 
         await pilot.press("u")

@@ -12,7 +12,7 @@ from conftest import memory_text, painted, write_memory
 from textual.widgets import RichLog, Static
 from waiting import PATIENCE, pilot_until
 
-from tui.agents import offline
+from tui.agents import merging
 from tui.app.app import MemtuiApp
 from tui.app.screens.review import ReviewScreen
 from tui.app.screens.run import RunScreen
@@ -49,13 +49,13 @@ def dream_app(claude_home, tmp_path):
 def hold_consolidate(monkeypatch) -> threading.Event:
     """Hold every dream inside its Consolidate phase until the returned event is set."""
     gate = threading.Event()
-    merge = offline.merge_duplicates
+    merge = merging.merge_duplicates
 
-    def held_merge(staging, log):
+    def held_merge(staging, log, notes=None):
         gate.wait(PATIENCE)
-        return merge(staging, log)
+        return merge(staging, log, notes)
 
-    monkeypatch.setattr(offline, "merge_duplicates", held_merge)
+    monkeypatch.setattr(merging, "merge_duplicates", held_merge)
     return gate
 
 
@@ -110,6 +110,7 @@ async def test_dream_review_reject_one_apply_then_undo(dream_app):
         assert choices(review) == {
             "MEMORY.md": "modified accept", "index_notes.md": "created accept",
             "project_freeze.md": "modified accept", "project_train.md": "archived accept",
+            "project_train_again.md": "modified accept",  # keeps the other's name: merged_from
         }
         table = review.query_one("#review-files", VirtualTable)
         table.move_cursor([row.key for row in table.rows].index("project_freeze.md"))
@@ -192,7 +193,7 @@ async def test_a_run_sent_to_the_background_notifies_when_done_and_comes_back(
         await until(pilot, lambda: isinstance(app.screen, StoreScreen))
         gate.set()
         await until(pilot, lambda: any(
-            "finished: 4 files to review" in text for text in notifications(app)
+            "finished: 5 files to review" in text for text in notifications(app)
         ))
         await pilot.press("ctrl+d")  # shows the finished run instead of starting another
         await until(pilot, lambda: app.screen is run)

@@ -6,7 +6,14 @@ import json
 import os
 
 import pytest
-from conftest import index_line, memory_text, sync_conflicted_memory, write_index, write_memory
+from conftest import (
+    index_line,
+    letters,
+    memory_text,
+    sync_conflicted_memory,
+    write_index,
+    write_memory,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -190,7 +197,9 @@ def test_audit_duplicate_names_the_other_file_and_score(store):
     write_memory(store, "db_b.md", memory_text("b", "integration tests use a real database", "user", body))
     write_index(store, [index_line("db_a.md"), index_line("db_b.md")])
     finding = only(audit(store), "duplicate")
-    assert (finding.severity, finding.file, finding.other) == ("warning", "db_a.md", "db_b.md")
+    # Each holds every line of the other: the finding names the one to archive.
+    assert (finding.severity, finding.file, finding.other) == ("warning", "db_b.md", "db_a.md")
+    assert finding.message.startswith("db_b.md says nothing db_a.md does not")
     assert 90 <= finding.score <= 100
 
 
@@ -200,15 +209,17 @@ def test_audit_says_when_the_duplicate_search_of_a_template_store_was_cut_short(
     import random
 
     rng = random.Random(11)
-    words = [f"word{n}" for n in range(30)]
+    words = ["alder", "birch", "cedar", "elm", "fir", "hazel", "larch", "maple", "oak", "pine",
+             "rowan", "spruce", "teak", "walnut", "yew", "ash", "beech", "holly", "lime", "poplar",
+             "willow", "cherry", "apple", "plum", "pear", "olive", "palm", "cork", "fig", "box"]
     folder = store / "Contacts"
     folder.mkdir()
     for number in range(1500):
+        name = " ".join(rng.sample(words, 3)).upper()  # named without a number
         fields = "\n".join(f"{field}: {' '.join(rng.choices(words, k=rng.randint(2, 6)))}"
                            for field in ("Role", "Company", "Skills", "Notes"))
-        (folder / f"{number:04d} - contact.md").write_text(
-            f"---\nname: contact {number}\ndescription: a contact\ntype: reference\n---\n"
-            f"{fields}\n")
+        (folder / f"{name} {letters(number)}.md").write_text(
+            f"---\nname: {name}\ndescription: a contact\ntype: reference\n---\n{fields}\n")
     finding = only(audit(store), "duplicate_search_cut")
     assert (finding.severity, finding.file, finding.line) == ("info", None, None)
     assert "of 1,500 memories" in finding.message and "may not be listed" in finding.message
@@ -216,10 +227,15 @@ def test_audit_says_when_the_duplicate_search_of_a_template_store_was_cut_short(
 
 
 def test_audit_of_an_ordinary_store_does_not_say_its_duplicate_search_was_cut(store):
-    body = "Run the integration tests against a real database, never mocks.\n"
+    import random
+
+    rng = random.Random(3)
+    words = [letters(number) * 3 for number in range(300)]
     for number in range(40):
-        write_memory(store, f"m{number}.md", memory_text(f"m{number}", f"fact {number}", "user",
-                                                           f"{body}Fact number {number}.\n"))
+        name = f"m{letters(number)}"
+        body = " ".join(rng.sample(words, 12)) + ".\n"
+        write_memory(store, f"{name}.md", memory_text(name, f"fact {name}", "user", body))
+    write_memory(store, "mcopy.md", (store / "ma.md").read_text())
     assert "duplicate_search_cut" not in kinds(audit(store))
     assert "duplicate" in kinds(audit(store))
 

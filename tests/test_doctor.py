@@ -734,14 +734,22 @@ def test_without_online_no_connection_is_made(project, capsys, monkeypatch, fake
 # --- more of each check ----------------------------------------------------------------------
 
 
-def test_assistant_mode_daily_logs_mean_no_automatic_dream(project, capsys):
+def test_assistant_mode_daily_logs_mean_no_automatic_dream(project, capsys, monkeypatch):
+    """Only a model distills daily logs: without a key the dream the fix runs is offline,
+    and the fix says what that one leaves."""
     claude, root, store = project
     write_memory(store, "logs/2026/11/2026-11-29.md", "- 09:14 the user prefers pnpm\n")
     _, report, _ = run_doctor(claude, root, capsys)
     check = checks_of(report)["dream_gates"]
     assert check["status"] == "warn"
     assert "assistant-mode daily logs (logs/2026/11/2026-11-29.md" in check["message"]
-    assert check["fix"] == memtui(claude, "dream", root)
+    assert check["fix"] == memtui(claude, "dream", root) + (
+        " (with no key memtui dreams offline: it consolidates the store and leaves the daily "
+        "logs to a dream with a model, --engine anthropic)")
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    _, report, _ = run_doctor(claude, root, capsys)
+    assert checks_of(report)["dream_gates"]["fix"] == memtui(claude, "dream", root)
 
 
 def test_lock_holding_no_pid_warns(project, capsys):
@@ -809,6 +817,7 @@ def test_a_store_keyed_by_a_worktree_is_stranded(tmp_path, claude_home, capsys):
     repo = make_repo(tmp_path / "shop")
     tree = real(add_worktree(repo, tmp_path / "shop-wt", "feature"))
     stranded = claude_home.store(tree)  # newer builds were seen keying a store by the worktree
+    write_memory(stranded, "testing.md", memory_text())
     write_index(stranded, [index_line("testing.md")])
     _, report, _ = run_doctor(claude_home, stranded, capsys)
     check = checks_of(report)["memory_dir"]

@@ -72,9 +72,14 @@ def test_the_demo_store_gets_room_and_the_doctor_finds_its_index_ok(demo_store, 
 
     index = parse_index((store / "MEMORY.md").read_text())
     assert index.cut is None and index.lines <= ROOM_LINES and index.chars <= ROOM_CHARS
-    hubs = sorted(path.name for path in store.glob("index_*.md"))
+    hubs = sorted(path.name for path in store.glob("index_*.md") if path.name != "index_notes.md")
     assert hubs and all(f"]({hub})" in index.raw_lines.raw for hub in hubs)
     assert all(len(line) <= 150 for line in index.raw_lines.raw.splitlines())
+    # The demo's three lines pointing at missing files keep their words, in the notes
+    # the index links.
+    notes = (store / "index_notes.md").read_text()
+    assert "- Old CDN migration — moved images from the old CDN to the new bucket\n" in notes
+    assert "](index_notes.md)" in index.raw_lines.raw
     moved = [note for note in result.changeset.notes if note.startswith(("Moved ", "Listed "))]
     assert all(any(f" in {hub}, which MEMORY.md links" in note or f" into {hub}, which "
                    in note for note in moved) for hub in hubs)
@@ -198,7 +203,7 @@ def test_an_existing_hub_is_updated_not_duplicated(claude_home, tmp_path):
     text = hub.read_text()
     assert text.startswith(nested.split("\n\n", 1)[0] + "\n\n")  # its frontmatter as it was
     listed = [line for line in text.splitlines() if line.startswith("- [")]
-    assert listed[-len(first):] == first  # the lines it held stay, after those moved now
+    assert listed[:len(first)] == first  # the lines it held stay, those moved now after them
     assert len(listed) == 51
     index = (store / "MEMORY.md").read_text()
     assert index.count("](index_project.md)") == 1
@@ -276,8 +281,10 @@ def test_the_doctor_says_what_makes_room_when_the_last_dream_left_the_index_full
     assert check["fix"].startswith("let a dream prune the index: ")
 
 
-async def test_the_review_warns_when_the_hub_is_rejected_and_the_index_kept(claude_home,
-                                                                           tmp_path):
+async def test_rejecting_the_hub_in_the_review_rejects_the_index_that_links_it(claude_home,
+                                                                              tmp_path):
+    """A MEMORY.md whose lines moved into a hub hides them without it: the two go together,
+    the review says so before anything is applied, and rejecting one rejects the other."""
     from conftest import painted, settle
 
     from tui.app.app import MemtuiApp
@@ -285,6 +292,7 @@ async def test_the_review_warns_when_the_hub_is_rejected_and_the_index_kept(clau
     from tui.app.widgets.virtual_table import VirtualTable
 
     store = crowded(claude_home, tmp_path, seen=170)
+    before = snapshot(store)
     result = run_dream(store, engine="offline")
 
     def summary(screen) -> str:
@@ -295,11 +303,23 @@ async def test_the_review_warns_when_the_hub_is_rejected_and_the_index_kept(clau
         screen = ReviewScreen(result)
         app.push_screen(screen)
         await settle(app, pilot)
-        assert "would hide" not in summary(screen)
+        assert "MEMORY.md goes with index_project.md: rejecting one rejects the others." \
+            in summary(screen)
         files = screen.query_one("#review-files", VirtualTable)
         files.move_cursor([row.key for row in files.rows].index("index_project.md"))
-        await pilot.press("space")  # reject the hub, keep MEMORY.md
+        await pilot.press("space")  # reject the hub
         await settle(app, pilot)
-        assert "MEMORY.md" in screen.accepted and "index_project.md" not in screen.accepted
-        assert ("As accepted, the change would hide seen_139.md, seen_140.md"
-                in summary(screen))
+        assert screen.accepted == set()
+        files.move_cursor([row.key for row in files.rows].index("index_project.md"))
+        await pilot.press("space")  # and accept it again: MEMORY.md comes with it
+        await settle(app, pilot)
+        assert screen.accepted == {"MEMORY.md", "index_project.md"}
+        files.move_cursor([row.key for row in files.rows].index("MEMORY.md"))
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert screen.accepted == set()
+        assert "would hide" not in summary(screen)
+        await pilot.press("escape")
+        await settle(app, pilot)
+    assert {n: d for n, d in snapshot(store).items() if n.endswith(".md")} == \
+        {n: d for n, d in before.items() if n.endswith(".md")}

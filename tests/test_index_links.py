@@ -305,7 +305,7 @@ def test_remove_dangling_keeps_code_span_pseudo_link_lines(store):
 def test_offline_dream_keeps_lines_of_unmatched_wiki_links():
     memory = MemoryInfo("a.md", "a", "about a", "user", 0.0, "---\nname: a\n---\n")
     rebuild = rebuild_index("- [[later]] — to write\n- [A](a.md)\n- [[a]] again\n", [memory])
-    assert rebuild.dangling == []
+    assert rebuild.unlinked == []
     assert rebuild.text.startswith("- [[later]] — to write\n- [A](a.md)\n")
 
 

@@ -36,18 +36,25 @@ def config(fake) -> ClientConfig:
     return replace(ClientConfig(api_key="test-key", base_url=fake.url, retry_delay=0.01))
 
 
-def test_an_index_that_hides_a_visible_memory_is_left_out_by_default(fake, store):
+def test_an_index_that_hides_a_visible_memory_refuses_the_whole_change_by_default(fake, store):
+    """The model's MEMORY.md hides billing.md and its deploy.md loses the lines it had:
+    both are held, and with no choice made (the command line's --yes) nothing is written."""
     model_drops_billing(fake)
-    index_before = (store / "MEMORY.md").read_bytes()
+    before = snapshot(store)
 
     result = run_dream(store, engine="anthropic", config=config(fake))
     assert result.changeset.hides == ("billing.md",)
     outcome = conclude(result, apply=True)
 
-    assert (store / "MEMORY.md").read_bytes() == index_before
-    assert "Fridays only." in (store / "deploy.md").read_text()
-    (file, reason), = outcome.refused
-    assert file == "MEMORY.md" and "would hide billing.md from Claude" in reason
+    assert snapshot(store) == before
+    assert outcome.applied == ()
+    reasons = dict(outcome.refused)
+    assert "would hide billing.md from Claude" in reasons["MEMORY.md"]
+    assert reasons["deploy.md"] == "deploy.md would lose 1 line of text: “description: how we do deploy”"
+    assert result.changeset.refusal == (
+        "The change set was refused whole, nothing was written: the run's MEMORY.md would hide "
+        "billing.md from Claude and lose 1 line of text: “- [billing](billing.md) — a memory” "
+        "(1 more file held too: deploy.md). Review it in the app to apply part of it.")
 
 
 def test_choosing_the_index_explicitly_applies_it(fake, store):
@@ -72,9 +79,10 @@ async def test_the_review_starts_with_that_index_rejected_and_says_why(fake, sto
         screen = ReviewScreen(result)
         app.push_screen(screen)
         await settle(app, pilot)
-        assert screen.accepted == {"deploy.md"}
+        assert screen.accepted == set()
         summary = painted(screen.query_one("#review-summary").content)
-        assert "MEMORY.md is rejected for now: it would hide billing.md" in summary
+        assert "MEMORY.md is rejected for now: the run's MEMORY.md would hide billing.md" in summary
+        assert "deploy.md is rejected for now: deploy.md would lose 1 line of text" in summary
         await pilot.press("a")
         await settle(app, pilot)
     assert snapshot(store)["MEMORY.md"] == before["MEMORY.md"]

@@ -138,24 +138,28 @@ def test_gates_count_sessions_in_the_cwd_folder_and_across_the_store(claude_home
     assert gates.sessions_cwd == 2 and gates.sessions_all == 5
 
 
-def test_a_file_changed_during_review_is_refused_and_the_rest_applied(store):
+def test_a_file_changed_during_review_refuses_the_whole_change_set(store):
+    """The files of a run go together: one changed on disk since it was staged refuses them
+    all, and the dream does not count as a consolidation."""
+    lock = store / LOCK_NAME
     result = run_dream(store, engine="offline")
     assert result.status == SUCCEEDED
     changed = {d.file for d in result.changeset.files}
-    assert {"alpha.md", "beta.md", "MEMORY.md"} <= changed
-    before = {f: (store / f).read_bytes() for f in changed}
-    (store / "beta.md").write_text("edited by another session\n")  # after staging
+    assert {"MEMORY.md"} <= changed
+    before = {f: (store / f).read_bytes() for f in changed if (store / f).exists()}
+    edited = sorted(changed)[-1]
+    (store / edited).write_text("edited by another session\n")  # after staging
 
     outcome = conclude(result, apply=True)
-    assert [file for file, _ in outcome.refused] == ["beta.md"]
-    assert "changed on disk" in outcome.refused[0][1]
-    assert "beta.md" not in outcome.applied and "alpha.md" in outcome.applied
-    assert (store / "beta.md").read_text() == "edited by another session\n"
-    assert "yesterday" not in (store / "alpha.md").read_text()
 
-    assert undo_changeset(store)
-    for file in changed - {"beta.md"}:
+    assert outcome.applied == ()
+    assert [file for file, _ in outcome.refused] == [edited]
+    assert outcome.refused[0][1] == (f"{edited} changed on disk since the run staged it; "
+                                     "nothing was written, as the files of a run go together.")
+    assert (store / edited).read_text() == "edited by another session\n"
+    for file in changed - {edited}:
         assert (store / file).read_bytes() == before[file]
+    assert not lock.exists()  # rolled back: there was none before the dream
 
 
 def test_undoing_a_dream_puts_the_lock_back_so_it_does_not_count_as_consolidated(store):

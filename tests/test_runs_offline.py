@@ -67,10 +67,11 @@ def big_store(claude_home, tmp_path):
         body = (f"The release train {words[0]} leaves every Tuesday at ten from {words[1]}.\n"
                 f"**Why:** QA needs a stable build for {words[2]} and {words[3]}.\n"
                 f"**How to apply:** merge before Monday night into {words[4]} {words[5]}.\n")
-        write_memory(store, file, memory_text(f"dup{pair}", f"release train {pair}", "project",
-                                              body), mtime=base)
+        write_memory(store, file, memory_text(f"release train {pair}", f"release train {pair}",
+                                              "project", body), mtime=base)
         write_memory(store, f"project_dup_{pair}_again.md",
-                     memory_text(f"dup{pair}b", f"release train {pair}", "project",
+                     memory_text(f"release train {pair} again", f"release train {pair}",
+                                 "project",
                                  body + f"Also: hotfixes for train {pair} skip the queue.\n"),
                      mtime=base)
         index.append(f"- [dup {pair}]({file}) — release train {pair}")
@@ -114,15 +115,20 @@ def test_offline_dream_fits_the_index_and_loses_no_fact(big_store):
     kept_anywhere = everything + store.index_text
     assert [hook for hook in hooks if hook.strip() not in kept_anywhere] == []
 
+    # Each first copy says nothing its longer twin does not: it goes, its index line now
+    # points at the twin.
     archived = {d.file for d in result.changeset.files if d.kind == "archived"}
-    assert archived == {f"project_dup_{n}_again.md" for n in range(12)}
+    assert archived == {f"project_dup_{n}.md" for n in range(12)}
     # What MEMORY.md has no room for is listed in hubs it links: no memory is left out.
     statuses = memory_statuses(store)
     assert [file for file, status in statuses.items()
             if not (status.visible or status.linked_from)] == []
     assert any(status.linked_from for status in statuses.values())
+    # A line pointing at a missing file keeps its words, its link taken out.
     dangling_note = next(n for n in result.changeset.notes if "missing files" in n)
-    assert "gone_0.md" in dangling_note
+    assert dangling_note.startswith("Took the links to missing files out of 30 index lines; "
+                                    "their words are kept in the index: - [gone 0](gone_0.md)")
+    assert all(f"- gone {n} — deleted long ago\n" in notes for n in range(30))
 
 
 def crowded_store(claude_home, tmp_path, seen: int, past_cut: int, without_line: int):
@@ -347,6 +353,73 @@ def test_extraction_updates_the_memory_already_on_the_topic(claude_home, tmp_pat
     assert "--frozen-lockfile" in after and "**Why:** CI checks the lock file" in after
 
 
+def _extracted(claude_home, tmp_path, store, text: str, *records, force: bool = False):
+    cwd = str(tmp_path / "project")
+    transcript = _session(claude_home, tmp_path, user_record(cwd, text), *records)
+    result = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                         engine="offline", force=force)
+    assert result.status == SUCCEEDED, result.error
+    return {d.file: d for d in result.changeset.files}, result.changeset.notes
+
+
+def test_a_rule_its_own_turn_saved_is_remembered_already(claude_home, tmp_path):
+    """The agent wrote feedback_linter.md right after the user said the rule, in its own
+    words: `memtui extract --force` (the doctor's fix) appended the rule to it again."""
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "feedback_linter.md", memory_text(
+        "Run the linter before finishing", "Always run `pnpm lint` before saying a task is done",
+        "feedback"))
+    write_index(store, [index_line("feedback_linter.md")])
+    cwd = str(tmp_path / "project")
+
+    changed, notes = _extracted(
+        claude_home, tmp_path, store, "remember to always run the linter before you tell me "
+        "you're done", tool_use_record(cwd, "Write", str(store / "feedback_linter.md")),
+        force=True)
+
+    assert changed == {}
+    assert ("Nothing new worth a memory: 1 rule in these messages is remembered already, so "
+            "nothing is written.") in notes
+
+
+def test_a_word_a_description_happens_to_share_makes_no_topic(claude_home, tmp_path):
+    """"Always run cargo clippy before committing" went into the snapshot-tests memory,
+    whose description says "reviewed with cargo insta"."""
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "feedback_snapshots.md", memory_text(
+        "Snapshot tests", "CLI output is tested with insta snapshots, reviewed with cargo insta",
+        "feedback", "Run `cargo insta review` before committing the .snap files.\n"))
+    write_index(store, [index_line("feedback_snapshots.md")])
+
+    changed, _ = _extracted(claude_home, tmp_path, store,
+                            "Always run cargo clippy before committing.")
+
+    assert "feedback_snapshots.md" not in changed
+    assert [d.kind for file, d in changed.items() if file != "MEMORY.md"] == ["created"]
+
+
+def test_a_rule_on_a_topic_many_memories_mention_goes_into_the_memory_named_for_it(
+        claude_home, tmp_path):
+    """pnpm is in many memories' bodies, so it was no topic at all: a third pnpm memory."""
+    store = claude_home.store(tmp_path / "project")
+    write_memory(store, "feedback_pnpm.md", memory_text(
+        "Use pnpm", "Use pnpm, never npm or yarn, in this repository", "feedback",
+        "The lockfile is pnpm's.\n"))
+    for number in range(4):
+        write_memory(store, f"feedback_step_{number}.md", memory_text(
+            f"step {number}", f"how step {number} is checked", "feedback",
+            f"Check step {number} with `pnpm test:{number}`.\n"))
+    write_index(store, [index_line(f"feedback_step_{n}.md") for n in range(4)]
+                + [index_line("feedback_pnpm.md")])
+
+    changed, _ = _extracted(claude_home, tmp_path, store,
+                            "Always run scripts through pnpm, never bare node.")
+
+    assert set(changed) == {"feedback_pnpm.md"}
+    assert ("\n\nAlways run scripts through pnpm, never bare node.\n\n"
+            in changed["feedback_pnpm.md"].after.decode())
+
+
 def test_the_offline_dream_keeps_links_to_memories_in_subfolders_and_logs(claude_home, tmp_path):
     """Claude Code's scan is recursive: `topics/x.md` is a memory, not a dangling link, and
     a line pointing at a daily log is kept as it is."""
@@ -384,8 +457,10 @@ def test_the_offline_dream_keeps_the_line_of_a_memory_linked_in_from_outside(cla
 
     assert [link.file for link in result.changeset.index_after.links] == [
         "user_role.md", "shared_style.md"]
-    assert result.changeset.notes == ("Dropped 1 index line pointing at missing files: "
+    assert result.changeset.notes == ("Took the links to missing files out of 1 index line; "
+                                      "their words are kept in the index: "
                                       "- [broken](broken.md) — a memory",)
+    assert result.changeset.index_after.raw_lines.raw.endswith("\n- broken — a memory\n")
 
 
 def test_the_run_counts_new_messages_as_the_session_picker_does(claude_home, tmp_path):

@@ -7,6 +7,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from conftest import letters
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz, process
@@ -16,8 +17,9 @@ from tui.memory.similarity import (
     DUPLICATE_SCORE,
     WORD_OVERLAP,
     collapsed_start,
-    comparable_text,
+    comparable_texts,
     jaccard,
+    name_numbers,
     near_duplicates,
     search_duplicates,
 )
@@ -27,12 +29,14 @@ WORDS = ["deploy", "on", "fridays", "never", "the", "cache", "é", "API", "v2", 
 
 
 def _memory(number: int, text: str) -> Memory:
-    return Memory(f"m{number}.md", f"m{number}.md", text, frontmatter.parse(text), 0.0, 0)
+    name = f"m{letters(number)}.md"
+    return Memory(name, name, text, frontmatter.parse(text), 0.0, 0)
 
 
 def _all_pairs(memories, cutoff):
-    """The plain quadratic definition: every pair with enough shared words, fuzzy-scored."""
-    texts = [comparable_text(m) for m in memories]
+    """The plain quadratic definition: every pair named alike with enough shared words,
+    fuzzy-scored."""
+    texts = comparable_texts(memories)
     keep = [i for i, t in enumerate(texts) if len(t) >= 24]
     pairs = []
     for position, i in enumerate(keep[:-1]):
@@ -41,6 +45,8 @@ def _all_pairs(memories, cutoff):
             texts[i], later, scorer=fuzz.token_sort_ratio, score_cutoff=cutoff, limit=None
         ):
             j = keep[position + 1 + offset]
+            if name_numbers(memories[i]) != name_numbers(memories[j]):
+                continue
             if jaccard(frozenset(texts[i].split()), frozenset(texts[j].split())) >= WORD_OVERLAP:
                 pairs.append((memories[i], memories[j], float(score)))
     pairs.sort(key=lambda p: -p[2])
@@ -107,7 +113,7 @@ def test_memory_extended_by_a_quarter_of_rare_words_is_a_duplicate_at_jaccard_0_
         _memory(0, f"---\ndescription: note\n---\n{' '.join(shared)}\n"),
         _memory(1, f"---\ndescription: note\n---\n{' '.join(shared + extra)}\n"),
     ]
-    assert [(a.file, b.file) for a, b, _ in near_duplicates(memories, 70.0)] == [("m0.md", "m1.md")]
+    assert [(a.file, b.file) for a, b, _ in near_duplicates(memories, 70.0)] == [("ma.md", "mb.md")]
     assert near_duplicates(memories, 70.0) == _all_pairs(memories, 70.0)
 
 
@@ -119,7 +125,7 @@ def test_two_memories_of_one_size_sharing_eight_ninths_of_their_words_are_duplic
         _memory(number, f"---\ndescription: note\n---\n{' '.join(shared + own)}\n")
         for number, own in enumerate([["firstonly", "firstalso"], ["secondonly", "secondalso"]])
     ]
-    assert [(a.file, b.file) for a, b, _ in near_duplicates(memories, 70.0)] == [("m0.md", "m1.md")]
+    assert [(a.file, b.file) for a, b, _ in near_duplicates(memories, 70.0)] == [("ma.md", "mb.md")]
     assert near_duplicates(memories, 70.0) == _all_pairs(memories, 70.0)
 
 
@@ -139,7 +145,7 @@ def _real_shaped(count: int, seed: int) -> list[Memory]:
             texts.append(rng.choice(texts).replace(".", ". Still true.", 1))
             continue
         kind = rng.choice(("feedback", "project", "user", "reference"))
-        head = f"---\nname: m{number}\ndescription: {bodies.description(rng, words)}\n---\n\n"
+        head = f"---\nname: m{letters(number)}\ndescription: {bodies.description(rng, words)}\n---\n\n"
         texts.append(head + bodies.memory_body(rng, kind, words, [], bodies.body_length(rng)))
     return [_memory(n, text) for n, text in enumerate(texts)]
 

@@ -1,7 +1,10 @@
 """The result of a run: what it would change, shown as diffs, applied on confirmation.
 
-Applying checks every target against the live file: one that changed since it was staged
-is refused and shown, the rest are applied together as one undoable record.
+Before it is shown, the change set passes the guards (`tui.agents.guards`): a file that
+would hide a memory Claude sees, or lose a line of text, is held, and what needs it goes
+with it. Applying is all or nothing: every target is checked against the live file, and
+one that changed since it was staged refuses the whole change, as a held file does when
+no choice was made (the command line's --yes).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from tui.agents.guards import Declared, dependants, lost_lines, requirements
 from tui.agents.undo_notes import LOCK, drop_note, read_note, write_notes
 from tui.claude.lines import lines_with_endings
 from tui.claude.lock import (
@@ -30,6 +34,7 @@ from tui.claude.paths import INDEX_NAME
 from tui.memory.index import LoadedIndex, parse_index
 from tui.memory.links import wiki_names
 from tui.memory.reach import TextLinks, loaded_roots, reach
+from tui.words import listed, plural
 
 CREATED, MODIFIED, ARCHIVED = "created", "modified", "archived"
 
@@ -41,9 +46,11 @@ class FileDiff:
     before: bytes | None
     after: bytes | None
     diff: str
+    mtime: float | None = None  # the mtime it keeps: its meaning did not change
 
     def to_json(self) -> dict:
-        return {"file": self.file, "kind": self.kind, "diff": self.diff}
+        return {"file": self.file, "kind": self.kind, "diff": self.diff,
+                "keeps_mtime": self.mtime is not None}
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,11 @@ class ChangeSet:
     notes: tuple[str, ...] = ()  # what the run could not do (entries that do not fit, …)
     # Every .md file of the store as the run found it: what Claude reaches, before and after.
     originals: Mapping[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+    requires: Mapping[str, frozenset[str]] = field(default_factory=dict)  # applied together
+    lost: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # lines a file loses
+    # lines the engine rewrote on purpose -> the lines that stand for them
+    rewrites: Mapping[str, frozenset[str]] = field(default_factory=dict, repr=False,
+                                                   compare=False)
 
     @property
     def empty(self) -> bool:
@@ -96,11 +108,40 @@ class ChangeSet:
         return {file: data.decode("utf-8", errors="replace")
                 for file, data in self.originals.items()}
 
+    @cached_property
+    def held(self) -> dict[str, str]:
+        """{file: why the guards hold it}: not applied unless the user accepts it."""
+        held = {file: f"{file} would {_losing(lines)}" for file, lines in self.lost.items()}
+        if self.hides:
+            lost = self.lost.get(INDEX_NAME)
+            held[INDEX_NAME] = (f"the run's {INDEX_NAME} would hide {', '.join(self.hides)} "
+                                "from Claude" + (f" and {_losing(lost)}" if lost else ""))
+        return held
+
     def default_choice(self) -> set[str]:
-        """The files to apply unless the user says otherwise: all, but an index that would
-        hide a memory Claude sees now."""
-        chosen = {f.file for f in self.files}
-        return chosen - {INDEX_NAME} if self.hides else chosen
+        """The files to apply unless the user says otherwise: all but those held, and
+        what needs them."""
+        return {f.file for f in self.files} - dependants(self.requires, self.held)
+
+    def rejecting(self, file: str) -> set[str]:
+        """`file` and the files that cannot go without it."""
+        return dependants(self.requires, {file}) & {f.file for f in self.files}
+
+    def accepting(self, file: str) -> set[str]:
+        """`file` and the files it cannot go without."""
+        return requirements(self.requires, {file}) & {f.file for f in self.files}
+
+    @property
+    def refusal(self) -> str | None:
+        """One sentence saying why the whole change set is refused when no choice is
+        made, or None: a file held refuses it all, since its files depend on each other."""
+        if not self.held:
+            return None
+        (file, reason), *more = self.held.items()
+        others = (f" ({plural(len(more), 'more file')} held too: "
+                  f"{listed([file for file, _ in more], 3)})") if more else ""
+        return (f"The change set was refused whole, nothing was written: {reason}{others}. "
+                "Review it in the app to apply part of it.")
 
     def counts(self) -> dict[str, int]:
         return {kind: sum(1 for f in self.files if f.kind == kind)
@@ -116,6 +157,10 @@ class ChangeSet:
             "index_after": _index_json(self.index_after),
             "notes": list(self.notes),
             "hides": list(self.hides),
+            "held": self.held,
+            "lost_lines": {file: list(lines) for file, lines in self.lost.items()},
+            "requires": {file: sorted(files) for file, files in self.requires.items()},
+            "refusal": self.refusal,
         }
 
 
@@ -124,6 +169,11 @@ class ApplyResult:
     applied: tuple[str, ...]
     refused: tuple[tuple[str, str], ...]  # (file, one-sentence reason)
     record_ids: tuple[str, ...]
+
+
+def _losing(lines: tuple[str, ...]) -> str:
+    return (f"lose {plural(len(lines), 'line')} of text: “{lines[0]}”"
+            + (" and more" if len(lines) > 1 else ""))
 
 
 def _index_json(index: LoadedIndex) -> dict:
@@ -211,26 +261,38 @@ def _moved(header: str, skipped: int) -> str:
 
 def build_changeset(originals: dict[str, bytes], staged: dict[str, bytes],
                     deleted: Iterable[str], store: Path, label: str,
-                    notes: Iterable[str] = ()) -> ChangeSet:
-    """Compare the store as staged (`originals`) with the staging copy after the run."""
+                    notes: Iterable[str] = (), declared: Declared | None = None) -> ChangeSet:
+    """Compare the store as staged (`originals`) with the staging copy after the run,
+    and pass it through the guards with what the engine `declared` of it."""
+    declared = declared or Declared()
     files: list[FileDiff] = []
     gone = set(deleted)
     for name in sorted(set(originals) | set(staged)):
         before, after = originals.get(name), staged.get(name)
+        mtime = declared.mtimes.get(name)
         if name in gone and before is not None and after is None:
             files.append(FileDiff(name, ARCHIVED, before, None, unified(name, before, None)))
         elif before is None and after is not None:
-            files.append(FileDiff(name, CREATED, None, after, unified(name, None, after)))
+            files.append(FileDiff(name, CREATED, None, after, unified(name, None, after),
+                                  mtime))
         elif before is not None and after is not None and before != after:
-            files.append(FileDiff(name, MODIFIED, before, after, unified(name, before, after)))
+            files.append(FileDiff(name, MODIFIED, before, after, unified(name, before, after),
+                                  mtime))
     # The index first, then by kind: the order a reviewer reads best.
     files.sort(key=lambda f: (f.file != INDEX_NAME, (CREATED, MODIFIED, ARCHIVED).index(f.kind),
                               f.file))
+    in_set = {f.file for f in files}
+    lost = lost_lines({name: _decoded(data) for name, data in originals.items()},
+                      {f.file: _decoded(f.after) for f in files}, declared.rewrites)
     return ChangeSet(
         store, label, tuple(files),
         parse_index(_decoded(originals.get(INDEX_NAME))),
         parse_index(_decoded(staged.get(INDEX_NAME, originals.get(INDEX_NAME)))),
         tuple(notes), originals,
+        {file: frozenset(needs & in_set) for file, needs in declared.requires.items()
+         if file in in_set and needs & in_set},
+        {file: tuple(lines) for file, lines in lost.items()},
+        {old: frozenset(new) for old, new in declared.rewrites.items()},
     )
 
 
@@ -252,49 +314,44 @@ def _decoded(data: bytes | None) -> str | None:
 
 def apply_changeset(changeset: ChangeSet, only: Iterable[str] | None = None,
                     lease: LockLease | None = None) -> ApplyResult:
-    """Apply the chosen files (`default_choice()` when none are named). A file whose live
-    bytes are no longer what was staged is refused; the others go in as one record
-    (`undo_changeset` reverts it). A dream applies through its `lease` on the consolidate
-    lock, which it keeps meanwhile."""
+    """Apply the chosen files (`default_choice()` when none are named), all or none: a
+    held file refuses the whole change set when no choice was made, and a file whose live
+    bytes are no longer what was staged refuses the whole choice. What is applied goes in
+    as one record (`undo_changeset` reverts it). A dream applies through its `lease` on
+    the consolidate lock, which it keeps meanwhile."""
     from tui.history.recovery import apply_journalled
     from tui.memory import writes
 
+    if only is None and changeset.refusal is not None:
+        return ApplyResult((), tuple(changeset.held.items()), ())
     chosen = set(only) if only is not None else changeset.default_choice()
     pending = [f for f in changeset.files if f.file in chosen]
     refused: list[tuple[str, str]] = []
-    if only is None and changeset.hides:
-        refused.append((INDEX_NAME, f"{INDEX_NAME} was left as it was: the run's version would "
-                                    f"hide {', '.join(changeset.hides)} from Claude (apply it "
-                                    "on its own to accept that)."))
-    while pending:
-        ready = []
-        for diff in pending:
-            try:
-                live = writes.read_bytes(changeset.store, diff.file)
-            except writes.WriteRefused as error:
-                refused.append((diff.file, str(error)))
-                continue
-            if live != diff.before:
-                refused.append((diff.file, f"{diff.file} changed on disk since the run "
-                                           "staged it; it was left as it is."))
-            else:
-                ready.append(diff)
-        if not ready:
-            break
-        changes = [writes.FileChange(d.file, d.before, d.after) for d in ready]
+    for diff in pending:
         try:
-            record = apply_journalled(changeset.store, changes, changeset.label, archive=True,
-                                      lease=lease)
-        except writes.ConflictError as error:
-            # Changed between our check and the write: refuse that one, retry the rest.
-            refused.append((error.file, str(error)))
-            pending = [d for d in ready if d.file != error.file]
-            continue
+            live = writes.read_bytes(changeset.store, diff.file)
         except writes.WriteRefused as error:
-            refused.extend((d.file, str(error)) for d in ready)
-            break
-        return ApplyResult(tuple(d.file for d in ready), tuple(refused), (record.id,))
-    return ApplyResult((), tuple(refused), ())
+            refused.append((diff.file, str(error)))
+            continue
+        if live != diff.before:
+            refused.append((diff.file, f"{diff.file} changed on disk since the run staged it"))
+    if refused:
+        return ApplyResult((), _nothing_written(refused), ())
+    changes = [writes.FileChange(d.file, d.before, d.after, d.mtime) for d in pending]
+    try:
+        record = apply_journalled(changeset.store, changes, changeset.label, archive=True,
+                                  lease=lease)
+    except writes.ConflictError as error:  # changed between our check and the write
+        return ApplyResult((), _nothing_written([(error.file, str(error))]), ())
+    except writes.WriteRefused as error:
+        return ApplyResult((), tuple((d.file, str(error)) for d in pending), ())
+    return ApplyResult(tuple(d.file for d in pending), (), (record.id,))
+
+
+def _nothing_written(refused: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """The refusals of a change of which nothing was written, each saying so."""
+    return tuple((file, f"{reason.rstrip('.')}; nothing was written, as the files of a run "
+                        "go together.") for file, reason in refused)
 
 
 def remember_lock_before(record_ids: Iterable[str], previous: LockState) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tui import failpoints
-from tui.agents import offline, prompts
+from tui.agents import merging, offline, prompts
 from tui.agents.changeset import build_changeset
 from tui.agents.client import ClientConfig, EngineError, ModelClient
 from tui.agents.events import CANCELLED, FAILED, Listener, Progress, RunCancelled
@@ -148,7 +148,7 @@ def run_dream(store: Path, *, engine: str, config: ClientConfig | None = None,
         staged, link_notes = staging.staged()
         notes.extend(toolbox.limits_hit + link_notes)
         result.changeset = build_changeset(staging.originals, staged, staging.deleted, store,
-                                           label, notes)
+                                           label, notes, staging.declared)
         result.status, result.lease = SUCCEEDED, lease
     except RunCancelled:
         progress.fail_running(CANCELLED)
@@ -207,10 +207,14 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
 
     check(cancel)
     progress.start("Consolidate")
-    renamed = offline.merge_duplicates(staging, say)
+    with staging.step(mechanical=False):
+        renamed = merging.merge_duplicates(staging, say, notes)
+    _declare_merges(staging, renamed)
     check(cancel)
-    replaced = offline.fix_dates(staging, say)
-    moved = offline.update_paths(staging, code, say) if isinstance(code, Checkout) else 0
+    with staging.step(mechanical=True, in_place=True):
+        replaced = offline.fix_dates(staging, say)
+    with staging.step(mechanical=True, in_place=True):
+        moved = offline.update_paths(staging, code, say) if isinstance(code, Checkout) else 0
     progress.finish(note=f"{len(renamed)} merged, {plural(replaced, 'date')} made absolute"
                     + (f", {plural(moved, 'renamed path')} updated" if moved else ""))
 
@@ -220,13 +224,47 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
         say("info", f"MEMORY.md is not text ({staging.not_text[INDEX_NAME]}); left as it is")
         progress.finish(note="MEMORY.md is not text: left as it is")
         return
-    rebuild = offline.prune_index(staging, renamed, say)
+    with staging.step(mechanical=True):
+        rebuild = offline.prune_index(staging, renamed, say)
+    _declare_index(staging, rebuild)
     notes.extend(rebuild.notes())
     moved = sum(len(files) for hubs in (rebuild.into_hubs, rebuild.reached_by_hubs)
                 for files in hubs.values())
-    progress.finish(note=f"{len(rebuild.added)} added, {len(rebuild.dangling)} dangling dropped, "
+    progress.finish(note=f"{len(rebuild.added)} added, {plural(len(rebuild.unlinked), 'dead link')} taken out, "
                          f"{len(rebuild.shortened)} shortened"
                          + (f", {moved} moved into hubs" if moved else ""))
+
+
+def _declare_merges(staging: Staging, renamed: dict[str, str]) -> None:
+    """A merge is applied whole; the memory the others went into keeps the newest of
+    their mtimes (recall orders by it: the merged memory is as new as its newest part)."""
+    groups: dict[str, list[str]] = {}
+    for merged, keeper in renamed.items():
+        groups.setdefault(keeper, []).append(merged)
+    for keeper, merged in groups.items():
+        staging.declared.together(keeper, *merged)
+        mtimes = [staging.mtimes[f] for f in (keeper, *merged) if f in staging.mtimes]
+        if mtimes:
+            staging.declared.mtimes[keeper] = max(mtimes)
+
+
+def _declare_index(staging: Staging, rebuild: offline.IndexRebuild) -> None:
+    """The new MEMORY.md goes with the files it makes sense only with (its hubs, notes,
+    the memories given its words, the merged memories it links no more)."""
+    for old, new in rebuild.rewrites:
+        staging.declared.rewrote(old, *new)
+    companions = rebuild.companions | rebuild.relinked
+    if companions:
+        staging.declared.together(INDEX_NAME, *companions)
+    # Recall scans the 200 newest files: memtui's own hubs and notes take the mtime of the
+    # oldest memory, so that writing them pushes no memory out of it.
+    if staging.mtimes:
+        oldest = min(staging.mtimes.values())
+        written = [hub for hub, text in rebuild.hubs.items() if text is not None]
+        if rebuild.notes_file is not None:
+            written.append(rebuild.notes_file.file)
+        for file in written:
+            staging.declared.mtimes[file] = oldest
 
 
 def _model_phases(client: ModelClient, staging: Staging, toolbox: Toolbox, progress: Progress,

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tui.agents import offline, prompts
+from tui.agents import instructions, offline, prompts
 from tui.agents.changeset import build_changeset
 from tui.agents.client import ClientConfig, EngineError, ModelClient
 from tui.agents.conversation import (
@@ -43,6 +43,7 @@ from tui.words import plural
 PHASES = ("Read", "Extract", "Index")
 MAX_TURNS = 5
 UNNAMED_TOPICS = "(the model did not say which topics were left)"
+LEFT_OUT_SHOWN = 3  # sentences a note quotes
 
 
 def matching_sessions(prefix: str, home: Path) -> list[str]:
@@ -138,6 +139,7 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
     staging: Staging | None = None
     toolbox: Toolbox | None = None
     topics_left: list[str] = []
+    nothing_worth = ""  # why the offline engine wrote nothing, said in the notes
     try:
         staging = Staging.create(store)
         toolbox = Toolbox(staging, transcript_dirs, progress.say, cancel)
@@ -149,8 +151,12 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
             if focus:
                 progress.say("info", "the offline engine has no topics to focus on; "
                              "it reads every instruction")
-            candidates = offline.find_instructions(messages)
-            offline.write_candidates(staging, candidates, progress.say)
+            candidates, left_out = instructions.find_instructions(messages)
+            for sentence in left_out:
+                progress.say("info", f"left out {sentence}")
+            if not offline.write_candidates(staging, candidates, progress.say):
+                nothing_worth = _nothing_worth(len(candidates), readable, left_out)
+                progress.say("info", nothing_worth)
         else:
             topics_left = _model_extract(client, staging, toolbox, messages, progress, cancel,
                                          focus)
@@ -170,6 +176,8 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
         notes.extend(toolbox.limits_hit + link_notes)
         if not readable:
             notes.append("No new messages since the last extraction: the model was not asked.")
+        if nothing_worth:
+            notes.append(nothing_worth)
         result.changeset = build_changeset(staging.originals, staged, staging.deleted, store,
                                            label, notes)
         result.status = SUCCEEDED
@@ -196,6 +204,19 @@ def run_extract(session_id: str, *, home: Path, env: Mapping[str, str],
     result.refusals = tuple(toolbox.refusals) if toolbox else ()
     result.topics_left = tuple(topics_left)
     return result
+
+
+def _nothing_worth(candidates: int, messages: int,
+                   left_out: Sequence[instructions.LeftOut]) -> str:
+    """Why an offline extraction writes nothing, in one sentence."""
+    if candidates:
+        return (f"Nothing new worth a memory: {plural(candidates, 'rule')} in these messages "
+                f"{'is' if candidates == 1 else 'are'} remembered already, so nothing is written.")
+    why = (f"; left out: {'; '.join(map(str, left_out[:LEFT_OUT_SHOWN]))}"
+           + (f" and {len(left_out) - LEFT_OUT_SHOWN} more" if len(left_out) > LEFT_OUT_SHOWN
+              else "")) if left_out else ""
+    return (f"Nothing worth a memory in {plural(messages, 'message')}: no rule or fact the user "
+            f"asked to keep{why}. Nothing is written.")
 
 
 def _model_extract(client: ModelClient, staging: Staging, toolbox: Toolbox,

@@ -49,18 +49,32 @@ def hub_text(hub: str, before: str | None, own_lines: Sequence[str],
              entry_lines: Sequence[str]) -> str:
     """The hub's new text: its frontmatter and own lines as they were (ours for a new
     hub), then one index line per memory it lists."""
-    kind = _kind(hub)
-    what = "memories of no type or a type outside the four" if kind == OTHER \
-        else f"{kind} memories"
     head = split_hub(before)[0] if before is not None else ""
     if not head:
-        head = (f"---\nname: {hub.removesuffix('.md')}\ndescription: Index lines of "
-                f"{what} that MEMORY.md has no room for\ntype: reference\n---\n")
+        head = hub_head(hub)
     if before is None:
-        own_lines = [f"{what[0].upper()}{what[1:]} that MEMORY.md has no room for, one line "
-                     "each: it links this file instead, to keep room for new entries."]
+        own_lines = [hub_intro(hub)]
     body = [*own_lines, "", *entry_lines] if own_lines else list(entry_lines)
     return head + "\n" + "\n".join(body) + "\n"
+
+
+def _what(hub: str) -> str:
+    kind = _kind(hub)
+    return "memories of no type or a type outside the four" if kind == OTHER \
+        else f"{kind} memories"
+
+
+def hub_head(hub: str) -> str:
+    """The frontmatter memtui gives a new hub."""
+    return (f"---\nname: {hub.removesuffix('.md')}\ndescription: Index lines of "
+            f"{_what(hub)} that MEMORY.md has no room for\ntype: reference\n---\n")
+
+
+def hub_intro(hub: str) -> str:
+    """The line memtui opens a new hub with."""
+    what = _what(hub)
+    return (f"{what[0].upper()}{what[1:]} that MEMORY.md has no room for, one line each: it "
+            "links this file instead, to keep room for new entries.")
 
 
 def hub_line(hub: str, titles: Sequence[str]) -> str:

@@ -1,28 +1,29 @@
 """Rebuilding MEMORY.md so that all of it loads: the deterministic index repair.
 
-Kept: every line that links an existing memory (merged files relinked to their keeper),
-headings and notes while there is room, and lines whose `[[name]]` links name no memory
-yet (Claude Code's prompt calls those memories worth writing later). Dropped: lines
-pointing at missing files (reported). Added: a line for each memory no line reaches.
-Lines over 150 characters are shortened, their full text moved into the topic file.
+Every word of the index is kept. Kept in place: every line that links an existing memory
+(merged files relinked to their keeper), its headings, its prose, and lines whose
+`[[name]]` links name no memory yet (Claude Code's prompt calls those memories worth
+writing later). A line whose links all point at missing files keeps its words with the
+links taken out (reported). Added: a line for each memory no line reaches. Lines over 150
+characters are shortened, never inside a link, their full text moved into the topic file.
 
 The index is left with room for the entries Claude Code appends: within 70% of each limit
-(140 lines, 17,500 characters), as Claude Code asks of a rewrite. Nothing Claude reaches
-now is hidden to make that room: when the entries inside the loaded cut, with those the
-hubs hold, do not fit, the lowest ranked (by type: user, feedback, project, reference; then
-oldest first) move whole into a hub per type that MEMORY.md links (see `hubs`), and come
-back when there is room again. Entries Claude does not see get the room left, by the same
-rank; the rest are reported (their lines past the cut removed), never deleted.
+(140 lines, 17,500 characters), as Claude Code asks of a rewrite. When the entries do not
+fit, the index is restructured: its prose moves into `index_notes.md` under the headings it
+stood under, the lowest ranked entries (by type: user, feedback, project, reference, other;
+then newest first) move whole into a hub per type that MEMORY.md links (see `hubs`), each
+under the headings it stood under, and come back when there is room again. A heading stays
+in MEMORY.md while a line under it does. Nothing is hidden: every memory is reached.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import count
 
-from tui.agents.hubs import HUB_FILES, hub_for, hub_line, hub_text, split_hub
+from tui.agents.hubs import HUB_FILES, hub_for, hub_head, hub_intro, hub_line, hub_text, split_hub
 from tui.claude.lines import line_count
 from tui.claude.paths import utf16_len
 from tui.memory.frontmatter import MEMORY_TYPES
@@ -34,18 +35,22 @@ from tui.memory.index import (
     LoadedIndex,
     parse_index,
 )
-from tui.memory.links import wiki_names
+from tui.memory.links import find_links, wiki_names
 from tui.words import listed, plural
 
 LINE_LIMIT = 150
 NOTES_NAME = "index_notes"
+NOTES_FILE = f"{NOTES_NAME}.md"
 TYPE_ORDER = MEMORY_TYPES  # user, feedback, project, reference
 NOTE_FILES = 5  # files a note names; the change set's diff shows them all
 ROOM_LINES, ROOM_CHARS = int(HEADROOM * MAX_LINES), int(HEADROOM * MAX_CHARS)
 ROOM = (f"{ROOM_LINES} lines / {ROOM_CHARS:,} characters, the {HEADROOM:.0%} of the limits "
         "a dream leaves for new entries")
 _LINK_END = re.compile(r"\]\([^)]*\)|\]\]")  # where an entry's link ends and its hook starts
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
 _LATER = 10**6  # the order of lines that were not in MEMORY.md: after all of its lines
+
+Order = tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -61,22 +66,33 @@ class MemoryInfo:
 @dataclass
 class IndexRebuild:
     text: str
-    dangling: list[str] = field(default_factory=list)  # dropped lines
+    unlinked: list[str] = field(default_factory=list)  # lines whose dead links were taken out,
+    # as they were
     added: list[str] = field(default_factory=list)  # files that got a line
     shortened: list[str] = field(default_factory=list)  # files whose line was shortened
     details: dict[str, list[str]] = field(default_factory=dict)  # file -> text to append
-    notes_file: MemoryInfo | None = None  # index notes moved out to make room
+    notes_file: MemoryInfo | None = None  # index prose moved out to make room
     hubs: dict[str, str | None] = field(default_factory=dict)  # hub -> new text; None: removed
     into_hubs: dict[str, list[str]] = field(default_factory=dict)  # hub -> lines moved in
     # hub -> memories Claude did not reach (lines past the cut, or none) that it lists now
     reached_by_hubs: dict[str, list[str]] = field(default_factory=dict)
     out_of_hubs: dict[str, list[str]] = field(default_factory=dict)  # hub -> lines moved back
+    # lines written anew on purpose -> the lines that stand for them (a shortened line, the
+    # words of a dead link, a hook given to its memory)
+    rewrites: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    relinked: set[str] = field(default_factory=set)  # merged-away files whose lines now
+    # link their keeper
+    not_memories: list[str] = field(default_factory=list)  # files given no line: no memories
 
     def notes(self) -> list[str]:
         notes = []
-        if self.dangling:
-            notes.append(f"Dropped {plural(len(self.dangling), 'index line')} pointing at "
-                         f"missing files: {listed(self.dangling, NOTE_FILES)}")
+        if self.unlinked:
+            notes.append(f"Took the links to missing files out of "
+                         f"{plural(len(self.unlinked), 'index line')}; their words are kept in the "
+                         f"index: {listed(self.unlinked, NOTE_FILES)}")
+        if self.notes_file is not None:
+            notes.append(f"Moved the index's prose into {self.notes_file.file} under the "
+                         "headings it stood under, which MEMORY.md links, to make room.")
         for hub, files in self.into_hubs.items():
             notes.append(
                 f"Moved {plural(len(files), 'index line')} into {hub}, which MEMORY.md links "
@@ -93,17 +109,38 @@ class IndexRebuild:
         for hub, text in self.hubs.items():
             if text is None:
                 notes.append(f"Removed {hub}: no index line is left in it.")
+        if self.not_memories:
+            notes.append(f"Gave no index line to {listed(self.not_memories, NOTE_FILES)}: no "
+                         "memory (no type or description in its frontmatter, and a "
+                         "repository's document or an encrypted file).")
         return notes
+
+    @property
+    def companions(self) -> set[str]:
+        """The files written with MEMORY.md that make sense only with it: the hubs and
+        the notes file it links, the memories given the words of its shortened lines."""
+        files = set(self.hubs) | set(self.details)
+        if self.notes_file is not None:
+            files.add(self.notes_file.file)
+        return files
 
 
 @dataclass
 class _Entry:
-    file: str | None  # None: a heading, blank or note line
+    file: str | None  # None: a line that lists no memory (prose, a heading, a blank)
     line: str
-    order: int
+    order: Order
     visible: bool = False  # inside the loaded cut before the rebuild
     title: str = ""  # the link's text
     hub: str | None = None  # the hub that listed it before the rebuild
+    chain: tuple[str, ...] = ()  # the headings it stands under, outermost first
+    heading: bool = False  # a heading of MEMORY.md: `chain` holds those above it
+    hub_order: Order | None = None  # its place in the hub that listed it
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        """A heading's place among the headings: its chain and itself."""
+        return (*self.chain, self.line.rstrip())
 
 
 @dataclass
@@ -111,16 +148,28 @@ class _Hub:
     file: str
     before: str | None  # its text before the rebuild; None for a new hub
     own_lines: list[str] = field(default_factory=list)  # its lines that list no memory
-    order: int = 0  # where its line stands in MEMORY.md
+    order: Order = ()  # where its line stands in MEMORY.md
+    chain: tuple[str, ...] = ()  # the headings its line stands under
+
+
+def _link_spans(line: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, title, target) of each link of one line."""
+    return [(link.end - len(link.source), link.end, link.title, link.target)
+            for link in find_links(line) if link.line == 0]
 
 
 def _shorten(line: str, limit: int = LINE_LIMIT) -> str:
+    """`line` within `limit` UTF-16 units, cut at a word and ending in "…", never inside
+    a link: a line whose links end past the limit is cut just after them."""
     if utf16_len(line) <= limit:
         return line
+    links_end = max((end for _, end, _, _ in _link_spans(line)), default=0)
     cut = line[: limit - 1]
     space = cut.rfind(" ")
-    if space > limit // 2:
+    if space > max(limit // 2, links_end):
         cut = cut[:space]
+    if len(cut) < links_end:
+        cut = line[:links_end]
     return cut.rstrip(" ,;:—-") + "…"
 
 
@@ -129,15 +178,29 @@ def entry_line(memory: MemoryInfo) -> str:
     return _shorten(f"- [{memory.title}]({memory.file}) — {hook}")
 
 
-def notes_memory(lines: Sequence[str]) -> MemoryInfo:
-    body = "\n".join(line.rstrip() for line in lines)
+def unlinked(line: str, dead: Iterable[str]) -> str:
+    """`line` with each link to one of the `dead` targets replaced by its words (its title,
+    else its target in a code span)."""
+    dead = set(dead)
+    for start, end, title, target in reversed(_link_spans(line)):
+        if target in dead:
+            line = line[:start] + (title.strip() or f"`{target}`") + line[end:]
+    return line
+
+
+def notes_memory(body_lines: Sequence[str]) -> MemoryInfo:
+    body = "\n".join(line.rstrip() for line in body_lines)
     description = "Notes that used to sit in MEMORY.md, moved here to make room"
     text = (f"---\nname: {NOTES_NAME}\ndescription: {description}\ntype: reference\n---\n\n"
             f"{body}\n")
-    return MemoryInfo(f"{NOTES_NAME}.md", "Index notes", description, "reference", 0.0, text)
+    return MemoryInfo(NOTES_FILE, "Index notes", description, "reference", 0.0, text)
 
 
 def _priority(memory: MemoryInfo) -> tuple[int, float]:
+    """Type first (user, feedback, project, reference, other), then newest first; a sort
+    by it keeps the index's order among equals."""
+    if memory.file == NOTES_FILE:  # the index's own words come first
+        return -1, 0.0
     rank = TYPE_ORDER.index(memory.type) if memory.type in TYPE_ORDER else len(TYPE_ORDER)
     return rank, -memory.mtime
 
@@ -153,6 +216,29 @@ def _fits(lines: Sequence[str]) -> bool:
     return count <= ROOM_LINES and chars <= ROOM_CHARS
 
 
+def _render(entries: Iterable[_Entry]) -> list[str]:
+    """The lines of `entries` in their order, each under the headings it stood under: a
+    heading of MEMORY.md is a line of its own, the others' are written where their lines
+    come under headings not written yet."""
+    lines: list[str] = []
+    open_chain: tuple[str, ...] = ()
+    for entry in sorted(entries, key=lambda e: e.order):
+        if entry.heading:
+            lines.append(entry.line)
+            open_chain = entry.key
+            continue
+        if entry.chain and entry.chain != open_chain:
+            shared = 0
+            while (shared < min(len(entry.chain), len(open_chain))
+                   and entry.chain[shared] == open_chain[shared]):
+                shared += 1
+            # Under a heading of its chain that a deeper one followed: say its own again.
+            lines.extend(entry.chain[shared:] or entry.chain[-1:])
+            open_chain = entry.chain
+        lines.append(entry.line)
+    return lines
+
+
 class _Reader:
     """Turns the lines of MEMORY.md and of the hubs into entries, each memory once."""
 
@@ -166,14 +252,27 @@ class _Reader:
     def entries(self, loaded: LoadedIndex, orders: Iterator[int] | None = None,
                 hub: _Hub | None = None) -> Iterator[_Entry]:
         """The entries of an index (MEMORY.md, or a hub's body), in order, with a line that
-        is no entry as an entry of no file. A line linking a hub is not an entry: its hub
-        gets its place. `orders` numbers lines of a hub, which come after MEMORY.md's."""
+        lists no memory as an entry of no file. A line linking a hub is not an entry: its
+        hub gets its place. `orders` numbers lines of a hub, which come after MEMORY.md's.
+        A hub's headings are no entries: they label the entries under them."""
         links_by_line: dict[int, list[IndexLink]] = {}
         for link in loaded.links:
             links_by_line.setdefault(link.line, []).append(link)
         renamed = self.renamed
+        headings: list[tuple[int, str]] = []  # (level, text) of the headings in force
         for raw in loaded.raw_lines:
-            order = raw.number if orders is None else next(orders)
+            order = (raw.number,) if orders is None else (next(orders),)
+            chain = tuple(text for _, text in headings)
+            heading = _HEADING.match(raw.text)
+            if heading:
+                level = len(heading.group(1))
+                while headings and headings[-1][0] >= level:
+                    headings.pop()
+                if hub is None:
+                    yield _Entry(None, raw.text, order, chain=tuple(t for _, t in headings),
+                                 heading=True)
+                headings.append((level, raw.text.rstrip()))
+                continue
             links = links_by_line.get(raw.number, [])
             files = [link.file for link in links]
             target = next((renamed.get(f, f) for f in files
@@ -181,34 +280,51 @@ class _Reader:
             if target is None:
                 linked_hub = next((f for f in files if f in self.hubs), None)
                 if linked_hub is not None and hub is None:
-                    self.hubs[linked_hub].order = raw.number  # its line is written anew
-                elif (not files or any(link.names_no_memory for link in links)
-                      or any(f and self.exists(f) for f in files)):
-                    yield _Entry(None, raw.text, order)
-                else:
-                    self.result.dangling.append(raw.text.strip())
+                    self.hubs[linked_hub].order = order  # its line is written anew
+                    self.hubs[linked_hub].chain = chain
+                    self.result.rewrites.append((raw.text, ()))  # memtui's own words
+                    continue
+                text = raw.text
+                if (files and not any(link.names_no_memory for link in links)
+                        and not any(f and self.exists(f) for f in files)):
+                    self.result.unlinked.append(text.strip())
+                    text = unlinked(text, (link.target for link in links))
+                    self.result.rewrites.append((raw.text, (text,)))
+                yield _Entry(None, text, order, chain=chain)
                 continue
             if target in self.seen:
-                _move_detail(self.result, self.by_file[target], raw.text)
+                # A second line of the memory gives it all its words; the line of a memory
+                # merged into it, its hook (its title is the merged memory's name).
+                hook = _move_detail(self.result, self.by_file[target], raw.text,
+                                    whole=target in files)
+                self.result.rewrites.append((raw.text, (hook,) if hook else ()))
                 continue
             self.seen.add(target)
-            line = raw.text.replace(f"]({files[0]})", f"]({target})", 1) if files[0] != target \
-                else raw.text
+            line = raw.text
+            if files[0] != target:
+                line = line.replace(f"]({files[0]})", f"]({target})", 1)
+                self.result.relinked.add(files[0])
             if utf16_len(line) > LINE_LIMIT:
-                _move_detail(self.result, self.by_file[target], line)
+                hook = _move_detail(self.result, self.by_file[target], line)
                 self.result.shortened.append(target)
+                self.result.rewrites.append((raw.text, (_shorten(line),) + ((hook,) if hook
+                                                                            else ())))
                 line = _shorten(line)
+            elif line != raw.text:
+                self.result.rewrites.append((raw.text, (line,)))
             title = next(link.title for link in links if renamed.get(link.file, link.file) == target)
             yield _Entry(target, line, order, hub is None and any(link.visible for link in links),
-                         title or target, hub.file if hub else None)
+                         title or target, hub.file if hub else None, chain,
+                         hub_order=order if hub else None)
 
 
 def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
                   renamed: Mapping[str, str] | None = None,
                   exists: Callable[[str], bool] = lambda file: False) -> IndexRebuild:
     """`exists(file)` says whether a linked file that is not among `memories` (a daily
-    log, a team memory) is there all the same: its line is kept as it is, not dropped.
-    The hubs among `memories` are read for the lines they hold and rewritten with them."""
+    log, a team memory, a file that is no memory) is there all the same: its line is kept
+    as it is. The hubs among `memories` are read for the lines they hold and rewritten
+    with them."""
     hubs = {m.file: _Hub(m.file, m.text) for m in memories if m.file in HUB_FILES}
     names = wiki_names((m.file, m.title) for m in memories)
     memories = [m for m in memories if m.file not in hubs]
@@ -227,88 +343,131 @@ def rebuild_index(index_text: str | None, memories: Sequence[MemoryInfo],
             if any(line.strip() for line in hub.own_lines) else []
     for memory in sorted(memories, key=lambda m: m.file):
         if memory.file not in reader.seen:
-            entries.append(_Entry(memory.file, entry_line(memory), next(orders),
+            entries.append(_Entry(memory.file, entry_line(memory), (next(orders),),
                                   title=memory.title))
             result.added.append(memory.file)
 
-    lines = _fit(entries, by_file, result, hubs)
+    lines = _fit(_settled(entries), by_file, result, hubs)
     result.text = "\n".join(lines).strip() + "\n"
     return result
 
 
-def _move_detail(result: IndexRebuild, memory: MemoryInfo, line: str) -> None:
-    """Keep an index line's words (what follows its link) in the topic file when they are
-    not there already."""
-    link = _LINK_END.search(line)
-    hook = line[link.end() if link else 0:].strip(" —-–:")
+def _settled(entries: list[_Entry]) -> list[_Entry]:
+    """A line that comes back from a hub under headings MEMORY.md has goes at the end of
+    their section there, not at the end of the index."""
+    ends: dict[tuple[str, ...], Order] = {}
+    for entry in entries:
+        if entry.order[0] < _LATER:
+            for chain in (entry.chain, entry.key) if entry.heading else (entry.chain,):
+                ends[chain] = max(ends.get(chain, entry.order), entry.order)
+    for entry in entries:
+        if entry.hub is not None and entry.chain and entry.chain in ends:
+            entry.order = (*ends[entry.chain], 1, *entry.order)
+    return entries
+
+
+DETAIL = "From the index: "  # how a memory's file holds the words of its index line
+
+
+def _move_detail(result: IndexRebuild, memory: MemoryInfo, line: str, whole: bool = False
+                 ) -> str | None:
+    """Keep an index line's words in the topic file when they are not there already: what
+    follows its link, or (`whole`, a second line for the memory) all of them. The line
+    that will hold them, or None when the file holds them already."""
+    if whole:
+        words = unlinked(line, (target for *_, target in _link_spans(line))).strip().lstrip("-*+ ")
+    else:
+        link = _LINK_END.search(line)
+        words = line[link.end() if link else 0:]
+    hook = words.strip(" —-–:")
     moved = result.details.setdefault(memory.file, [])
     if hook and hook not in memory.text and hook not in memory.description and hook not in moved:
         moved.append(hook)
     if not moved:
         del result.details[memory.file]
+    return DETAIL + hook if hook and hook in moved else None
 
 
 def _fit(entries: list[_Entry], by_file: Mapping[str, MemoryInfo], result: IndexRebuild,
          hubs: Mapping[str, _Hub]) -> list[str]:
     """MEMORY.md's lines within ROOM, and the hubs' texts in `result`."""
-    # Layout goes first (blank lines, then headings); memories are ranked after that.
-    for drop in (None, _is_blank, _is_heading):
-        entries = [e for e in entries if not (drop and drop(e))]
-        if _fits([e.line for e in entries]):
-            return _placed(entries, [], by_file, result, hubs)
-    notes = [e.line for e in entries if e.file is None]
+    for drop_blanks in (False, True):  # blank lines are layout: the first thing to go
+        if drop_blanks:
+            entries = [e for e in entries if e.file is not None or e.line.strip()]
+        if _fits(_render(entries)):
+            return _placed(_Layout(entries, [], set(), None), [], by_file, result, hubs)
+    headings = [e for e in entries if e.heading]
+    # The lines of what moved out: in an index of sections, at the top (under its title,
+    # if it has one), never at the end of its last section; in a flat index, the notes'
+    # line first, the hubs' last.
+    first = min((e for e in entries if e.line.strip()), key=lambda e: e.order, default=None)
+    top = (*first.order, 0) if first and first.heading and first.line.startswith("# ") \
+        else (0,) if headings else None
+    notes = [e for e in entries if e.file is None and not e.heading]
+    # A heading with no line under it (a title, an empty section) loses nothing by staying.
+    under = {e.chain[:depth] for e in entries if not e.heading
+             for depth in range(1, len(e.chain) + 1)}
+    empty = {h.key for h in headings if h.key not in under}
     entries = [e for e in entries if e.file is not None]
     if notes:
-        # Notes that sat in the index move to a topic file of their own, never dropped.
-        result.notes_file = info = notes_memory(notes)
+        # The index's prose moves to a topic file of its own, under its headings.
+        result.notes_file = info = notes_memory(_render(notes))
         by_file = {**by_file, info.file: info}
-        # Its line stands for text Claude saw: it ranks with the lines inside the cut.
-        entries.insert(0, _Entry(info.file, entry_line(info), -1, visible=True,
-                                 title=info.title))
+        # Its line stands for text Claude saw: it ranks first.
+        entries.insert(0, _Entry(info.file, entry_line(info), (-1,) if top is None else (*top, 0),
+                                 visible=True, title=info.title))
         result.added.append(info.file)
-    # What Claude reaches now ranks first: the lines it sees, by rank, then those the hubs
-    # hold, in their order (the first of them comes back first); then the rest (past the
-    # cut, or without a line) by rank. What MEMORY.md has no room for goes into the hubs,
-    # so no memory is left without a way in.
-    ranked = sorted((e for e in entries if e.visible), key=lambda e: _priority(by_file[e.file]))
-    ranked += sorted((e for e in entries if e.hub), key=lambda e: e.order)
-    ranked += sorted((e for e in entries if not e.visible and not e.hub),
-                     key=lambda e: _priority(by_file[e.file]))
-    kept, moved = _room_for(ranked, by_file)
-    return _placed(kept, moved, by_file, result, hubs)
+    ranked = sorted(entries, key=lambda e: _priority(by_file[e.file]))
+    size = _room_for(ranked, _Layout([], headings, empty, top), by_file)
+    return _placed(_Layout(ranked[:size], headings, empty, top), ranked[size:], by_file, result,
+                   hubs)
 
 
-def _is_blank(entry: _Entry) -> bool:
-    return entry.file is None and not entry.line.strip()
+@dataclass
+class _Layout:
+    """What MEMORY.md keeps: entries, and the headings among which they stand."""
+
+    kept: list[_Entry]
+    headings: list[_Entry]
+    empty: set[tuple[str, ...]]  # the headings no line stood under
+    top: Order | None  # where the lines of new hubs go (None: at the end)
+
+    def lines(self, hub_lines: Sequence[tuple[str, str]], hubs: Mapping[str, _Hub]) -> list[str]:
+        hub_entries = [_Entry(file, line, hubs[file].order if file in hubs and hubs[file].order
+                              else (2 * _LATER + position,) if self.top is None
+                              else (*self.top, 1 + position),
+                              chain=hubs[file].chain if file in hubs else ())
+                       for position, (file, line) in enumerate(hub_lines)]
+        return _render([*self.kept, *self.kept_headings(), *hub_entries])
+
+    def kept_headings(self) -> list[_Entry]:
+        """The headings a kept line stands under, the empty ones, and those above them."""
+        wanted = {chain[:depth] for chain in [*(e.chain for e in self.kept), *self.empty]
+                  for depth in range(1, len(chain) + 1)}
+        return [h for h in self.headings if h.key in wanted]
 
 
-def _is_heading(entry: _Entry) -> bool:
-    return entry.file is None and entry.line.lstrip().startswith("#")
-
-
-def _room_for(ranked: list[_Entry],
-              by_file: Mapping[str, MemoryInfo]) -> tuple[list[_Entry], list[_Entry]]:
-    """(the entries MEMORY.md keeps, those moved into hubs): the longest head of `ranked`
-    that fits ROOM beside a line for each hub the rest go into."""
-    lines, chars, size = 0, 0, 0
+def _room_for(ranked: list[_Entry], empty_layout: _Layout, by_file: Mapping[str, MemoryInfo]
+              ) -> int:
+    """How many of `ranked` MEMORY.md keeps: the longest head that fits ROOM with its
+    headings, beside a line for each hub the rest go into."""
+    width = {h.key: utf16_len(h.line) for h in empty_layout.headings}
+    counted = {h.key for h in empty_layout.kept_headings()}
+    lines, chars = len(counted), sum(width[key] + 1 for key in counted)
+    size = 0
     for entry in ranked:
-        width = utf16_len(entry.line) + (1 if lines else 0)
-        if lines + 1 > ROOM_LINES or chars + width > ROOM_CHARS:
+        new = [entry.chain[:depth] for depth in range(1, len(entry.chain) + 1)
+               if entry.chain[:depth] not in counted]
+        added = utf16_len(entry.line) + 1 + sum(width.get(key, utf16_len(key[-1])) + 1
+                                                for key in new)
+        if lines + 1 + len(new) > ROOM_LINES or chars + added > ROOM_CHARS + 1:
             break
-        lines, chars, size = lines + 1, chars + width, size + 1
-    while size < len(ranked) and not _fits(
-            [e.line for e in ranked[:size]]
-            + [line for _, line in _hub_lines(ranked[size:], by_file)]):
+        counted.update(new)
+        lines, chars, size = lines + 1 + len(new), chars + added, size + 1
+    while size < len(ranked) and not _fits(replace(empty_layout, kept=ranked[:size]).lines(
+            _hub_lines(ranked[size:], by_file), {})):
         size -= 1  # a handful of times: the hub lines are few and short
-    kept, moved = ranked[:size], ranked[size:]
-    # A hub for one memory would take the line that memory's own line takes: keep it.
-    for in_hub in _by_hub(moved, by_file).values():
-        if len(in_hub) == 1:
-            rest = [e for e in moved if e is not in_hub[0]]
-            if _fits([e.line for e in [*kept, in_hub[0]]]
-                     + [line for _, line in _hub_lines(rest, by_file)]):
-                kept, moved = [*kept, in_hub[0]], rest
-    return kept, moved
+    return size
 
 
 def _by_hub(moved: Sequence[_Entry], by_file: Mapping[str, MemoryInfo]) -> dict[str, list[_Entry]]:
@@ -319,32 +478,50 @@ def _by_hub(moved: Sequence[_Entry], by_file: Mapping[str, MemoryInfo]) -> dict[
 
 
 def _hub_lines(moved: Sequence[_Entry], by_file: Mapping[str, MemoryInfo]) -> list[tuple[str, str]]:
-    return [(hub, hub_line(hub, [e.title for e in listed]))
+    return [(hub, hub_line(hub, [e.title for e in _hub_order(hub, listed)]))
             for hub, listed in _by_hub(moved, by_file).items()]
 
 
-def _placed(kept: list[_Entry], moved: list[_Entry], by_file: Mapping[str, MemoryInfo],
+def _hub_order(hub: str, entries: Sequence[_Entry]) -> list[_Entry]:
+    """A hub's lines section by section, each section where its first line stands: the
+    lines it held first, as it held them, then those moving in, in their order."""
+    def place(entry: _Entry) -> tuple:
+        return (0, *entry.hub_order) if entry.hub == hub and entry.hub_order else (1, *entry.order)
+
+    first: dict[tuple[str, ...], tuple] = {}
+    for entry in entries:
+        first[entry.chain] = min(first.get(entry.chain, place(entry)), place(entry))
+    return sorted(entries, key=lambda e: (first[e.chain], place(e)))
+
+
+def _placed(layout: _Layout, moved: list[_Entry], by_file: Mapping[str, MemoryInfo],
             result: IndexRebuild, hubs: Mapping[str, _Hub]) -> list[str]:
-    """MEMORY.md's lines: those kept in their order, a line per hub where the hub's line
-    stood (else at the end); the hubs' new texts, and what moved, go in `result`."""
-    placed = [(e.order, e.line) for e in kept]
-    for entry in kept:
+    """MEMORY.md's lines: those kept in their order under their headings, a line per hub
+    where the hub's line stood (else at the end); the hubs' new texts, and what moved, go
+    in `result`."""
+    for entry in layout.kept:
         if entry.hub is not None:
             result.out_of_hubs.setdefault(entry.hub, []).append(entry.file)
     listed = _by_hub(moved, by_file)
-    for position, (file, in_hub) in enumerate(listed.items()):
+    for file, in_hub in listed.items():
         hub = hubs.get(file) or _Hub(file, None)
         for entry in in_hub:
             if entry.hub == file:
                 continue
             moved_in = result.into_hubs if entry.visible or entry.hub else result.reached_by_hubs
             moved_in.setdefault(file, []).append(entry.file)
-        text = hub_text(file, hub.before, hub.own_lines, [e.line for e in in_hub])
+        body = [replace(entry, order=(position,))  # written in the hub's order
+                for position, entry in enumerate(_hub_order(file, in_hub))]
+        text = hub_text(file, hub.before, hub.own_lines, _render(body))
         if text != hub.before:
             result.hubs[file] = text
-        placed.append((hub.order or 2 * _LATER + position,
-                       hub_line(file, [e.title for e in in_hub])))
     for file in hubs:
         if file not in listed:
             result.hubs[file] = None
-    return [line for _, line in sorted(placed, key=lambda pair: pair[0])]
+            # The words memtui opens a hub with go with it; what it listed is back in
+            # MEMORY.md (anything else written in it stays held by the guards).
+            result.rewrites.extend((line, ()) for line in
+                                   [*hub_head(file).split("\n"), hub_intro(file)])
+    if not moved and not layout.headings:
+        return _render(layout.kept)
+    return layout.lines(_hub_lines(moved, by_file), hubs)

@@ -1,6 +1,6 @@
 """The offline engine: deterministic steps on a staging copy, no network.
 
-Dream: merge near-duplicate memories (every line of each kept), turn relative dates into
+Dream: archive each provable duplicate into the memory holding it, turn relative dates into
 absolute ones, write renamed paths of the code as they are now, rebuild the index within its
 limits. Extraction: explicit instructions the
 user typed become candidate feedback or project memories.
@@ -12,29 +12,47 @@ import hashlib
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from tui.agents.conversation import Message
 from tui.agents.datefix import fix_dates as fix_dates  # the dream calls it from here
-from tui.agents.hubs import HUB_FILES
-from tui.agents.indexfit import IndexRebuild, MemoryInfo, rebuild_index
+from tui.agents.indexfit import DETAIL, IndexRebuild, MemoryInfo, rebuild_index
+from tui.agents.instructions import Candidate, clip
 from tui.agents.staging import Staging
 from tui.claude.checkout import Checkout
-from tui.claude.lines import read_store_text, split_lines
+from tui.claude.lines import read_store_text
 from tui.claude.memory_files import is_log, is_team, memory_files
 from tui.claude.paths import INDEX_NAME
 from tui.memory import frontmatter
-from tui.memory.similarity import near_duplicates
 from tui.memory.stale_paths import repath_text
-from tui.memory.store import load_store
 from tui.words import plural
 
 Log = Callable[[str, str], None]
 
 
-def memory_infos(staging: Staging) -> list[MemoryInfo]:
+# Files a memory folder holds that are no memories: a repository's own documents (the
+# folder is a git repository, or a copy of one) and encrypted blobs.
+_DOCUMENTS = frozenset({"readme.md", "claude.md", "agents.md", "gemini.md", "changelog.md",
+                        "license.md", "contributing.md", "code_of_conduct.md", "security.md"})
+_SEALED = ("U2FsdGVkX1",  # base64 of OpenSSL's "Salted__"
+           "-----BEGIN PGP MESSAGE-----", "-----BEGIN AGE ENCRYPTED FILE-----")
+
+
+def is_memory(relative: str, text: str, fm: frontmatter.Frontmatter) -> bool:
+    """Whether the dream gives a file a line of the index: a memory by its frontmatter (a
+    type, a description), or a note of its own words, never a repository's README or
+    CLAUDE.md, nor an encrypted blob."""
+    if fm.type or fm.description:
+        return True
+    if relative.rpartition("/")[2].lower() in _DOCUMENTS:
+        return False
+    body = text.lstrip("\ufeff \t\r\n")
+    return bool(body) and not body.startswith(_SEALED)
+
+
+def memory_infos(staging: Staging, others: list[str] | None = None) -> list[MemoryInfo]:
     """The memories MEMORY.md indexes: every memory file below the store (subfolders too),
-    but daily logs, team memory (its own index) and linked names."""
+    but daily logs, team memory (its own index), linked names and files that are no
+    memories (named in `others`)."""
     infos = []
     for relative, _entry in memory_files(staging.root):
         if is_log(relative) or is_team(relative) or staging.linked(relative):
@@ -42,63 +60,13 @@ def memory_infos(staging: Staging) -> list[MemoryInfo]:
         path = staging.root / relative
         text = read_store_text(path)
         fm = frontmatter.parse(text)
+        if not is_memory(relative, text, fm):
+            if others is not None:
+                others.append(relative)
+            continue
         infos.append(MemoryInfo(relative, fm.name or path.stem, fm.description or "",
                                 fm.type, path.stat().st_mtime, text))
     return infos
-
-
-# --- merging ------------------------------------------------------------------------------
-
-
-def merge_duplicates(staging: Staging, log: Log) -> dict[str, str]:
-    """Fold each group of near-duplicates into one file; {merged-away file: keeper}."""
-    store = load_store(staging.root)
-    # Hubs are alike by design (the same opening line), and each holds its own type's lines.
-    memories = [m for m in store.memories if not m.outside_target and not m.path.is_symlink()
-                and m.file not in HUB_FILES]
-    parent = {m.file: m.file for m in memories}
-
-    def root(file: str) -> str:
-        while parent[file] != file:
-            parent[file] = parent[parent[file]]
-            file = parent[file]
-        return file
-
-    for first, second, _ in near_duplicates(memories):
-        parent[root(second.file)] = root(first.file)
-    groups: dict[str, list] = {}
-    for memory in memories:
-        groups.setdefault(root(memory.file), []).append(memory)
-
-    visible = {link.file for link in store.index.links if link.visible}
-    indexed = {link.file for link in store.index.links}
-    renamed: dict[str, str] = {}
-    for group in groups.values():
-        if len(group) < 2:
-            continue
-        group.sort(key=lambda m: (m.file not in visible, m.file not in indexed, -len(m.body), m.file))
-        keeper, others = group[0], group[1:]
-        text = keeper.text
-        for other in others:
-            text = _union(text, other)
-            (staging.root / other.file).unlink()
-            staging.deleted.add(other.file)
-            renamed[other.file] = keeper.file
-        (staging.root / keeper.file).write_text(text, encoding="utf-8")
-        log("info", f"merged {', '.join(o.file for o in others)} into {keeper.file}")
-    return renamed
-
-
-def _union(text: str, other) -> str:
-    """`text` plus every line of `other` it does not already hold (nothing is dropped)."""
-    have = {line.strip() for line in split_lines(text) if line.strip()}
-    extra = [line for line in split_lines(other.body)
-             if line.strip() and line.strip() not in have]
-    if other.description and other.description.strip() not in text:
-        extra.insert(0, other.description.strip())
-    if not extra:
-        return text
-    return text.rstrip("\n") + f"\n\n(merged from {other.file})\n" + "\n".join(extra) + "\n"
 
 
 # --- paths of the code ------------------------------------------------------------------
@@ -140,7 +108,8 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
     # A memory linked into the store is not copied (no write goes through a link), but
     # Claude reads it through its link: while the link leads to a file, its line is no
     # dangling line.
-    rebuild = rebuild_index(index_text, memory_infos(staging), renamed,
+    others: list[str] = []
+    rebuild = rebuild_index(index_text, memory_infos(staging, others), renamed,
                             exists=lambda file: (staging.root / file).is_file()
                             or (staging.linked(file) is not None
                                 and os.path.isfile(staging.store / file)))
@@ -159,14 +128,17 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
     for file, details in rebuild.details.items():
         path = staging.root / file
         text = read_store_text(path).rstrip("\n")
-        path.write_text(text + "\n\nFrom the index: " + "\n".join(details) + "\n",
+        path.write_text(text + "\n\n" + "".join(f"{DETAIL}{detail}\n" for detail in details),
                         encoding="utf-8")
     if rebuild.text != (index_text or ""):
         index_path.write_text(rebuild.text, encoding="utf-8")
     for file in rebuild.added:
         log("info", f"index: added a line for {file}")
-    for line in rebuild.dangling:
-        log("info", f"index: dropped a line pointing at a missing file: {line}")
+    unlisted = [file for file in others if f"]({file})" not in rebuild.text]
+    if unlisted:
+        rebuild.not_memories = unlisted
+    for line in rebuild.unlinked:
+        log("info", f"index: took the links to missing files out of: {line}")
     for hub, files in rebuild.into_hubs.items():
         log("info", f"index: moved {plural(len(files), 'line')} into {hub}")
     for hub, files in rebuild.reached_by_hubs.items():
@@ -179,74 +151,14 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
 
 # --- extraction ---------------------------------------------------------------------------
 
-_ENGLISH = re.compile(
-    r"\b(?:remember|always|never|don't|do not|stop using)\b"
-    r"|\buse\s+\S+(?:\s+\S+)?\s+(?:not|instead of|rather than)\s+\S+",
-    re.IGNORECASE,
-)
-_CHINESE = re.compile(r"记住|不要|别|统一用|以后")
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s*|\n+")
-_BECAUSE = re.compile(r"\b(?:because|since|so that|as)\b\s+(.+)|(?:因为|由于)(.+)", re.IGNORECASE)
-_FACT = re.compile(r"^\s*(?:please\s+)?(?:remember|记住)\b[,:：，\s]*(?:that\s+)?", re.IGNORECASE)
-_IMPERATIVE = re.compile(
-    r"\b(?:always|never|don't|do not|use|run|avoid|stop)\b|不要|别|统一用", re.IGNORECASE
-)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    type: str  # "feedback" or "project"
-    rule: str
-    why: str
-    how: str
-    uuid: str  # the user message it came from
-
-
-def find_instructions(messages: Sequence[Message]) -> list[Candidate]:
-    candidates: list[Candidate] = []
-    last_assistant = ""
-    for message in messages:
-        if message.role == "assistant" and message.text.strip():
-            last_assistant = message.text.strip()
-            continue
-        if message.role != "user" or not message.text.strip():
-            continue
-        sentences = [s.strip() for s in _SENTENCE.split(message.text) if s and s.strip()]
-        for position, sentence in enumerate(sentences):
-            if sentence.endswith(("?", "？")) or not 6 <= len(sentence) <= 300:
-                continue
-            if not (_ENGLISH.search(sentence) or _CHINESE.search(sentence)):
-                continue
-            rest = sentences[position + 1:position + 2]
-            candidates.append(_candidate(sentence, rest, last_assistant, message))
-    return candidates
-
-
-def _candidate(sentence: str, following: list[str], context: str, message: Message) -> Candidate:
-    is_fact = bool(_FACT.match(sentence)) and not _IMPERATIVE.search(_FACT.sub("", sentence))
-    rule = _FACT.sub("", sentence).strip() if is_fact else sentence
-    rule = rule[:1].upper() + rule[1:]
-    why_match = _BECAUSE.search(sentence) or next(
-        (m for s in following if (m := _BECAUSE.search(s))), None)
-    day = message.timestamp[:10] or "the session"
-    if why_match:
-        why = (why_match.group(1) or why_match.group(2)).strip().rstrip(".。")
-    elif context:
-        why = f"the user said this on {day} after the assistant wrote: “{_clip(context, 140)}”"
-    else:
-        why = f"the user asked for it explicitly on {day}"
-    how = (f"treat it as a fact about the project when planning work (as of {day})" if is_fact
-           else "follow it whenever the situation comes up again, without being reminded")
-    return Candidate("project" if is_fact else "feedback", rule, why, how, message.uuid)
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-_STOPWORDS = {"always", "never", "dont", "do", "not", "please", "the", "a", "an", "to", "use",
-              "remember", "that", "we", "you", "our", "for", "in", "of", "and", "is", "it"}
+# Words any rule may hold: no topic, and no memory's name, is made of them.
+_STOPWORDS = {"always", "never", "dont", "don't", "do", "not", "please", "the", "a", "an", "to",
+              "use", "remember", "that", "we", "you", "our", "for", "in", "of", "and", "is",
+              "it", "run", "before", "after", "when", "with", "without", "every", "each",
+              "all", "any", "new", "first", "make", "sure", "keep", "add", "put", "get", "set",
+              "from", "now", "this", "these", "then", "than", "into", "only", "just", "also",
+              "ask", "asking", "tell", "done", "me", "my", "your", "are", "be", "on", "at",
+              "by", "or", "but", "should", "must", "one"}
 
 
 def _slug(candidate: Candidate) -> str:
@@ -258,7 +170,7 @@ def _slug(candidate: Candidate) -> str:
 
 def candidate_text(candidate: Candidate, name: str) -> str:
     return (
-        f"---\nname: {name}\ndescription: {_yaml_line(_clip(candidate.rule, 120))}\n"
+        f"---\nname: {name}\ndescription: {_yaml_line(clip(candidate.rule, 120))}\n"
         f"type: {candidate.type}\n---\n\n{candidate.rule}\n\n"
         f"**Why:** {candidate.why}\n**How to apply:** {candidate.how}\n"
     )
@@ -278,25 +190,31 @@ def _terms(text: str) -> set[str]:
 def same_topic(candidate: Candidate, infos: Sequence[MemoryInfo]) -> MemoryInfo | None:
     """The memory already about this candidate's topic, or None for a new topic.
 
-    A memory of the same type is on the topic when they share distinctive terms (used by
-    at most two memories): a term of its name or description counts two, one of its body
-    counts one, and it takes two. `pnpm` in a memory named pnpm is enough; `run` in a body
-    is not. The memory sharing most wins."""
+    A memory of the same type is on the topic when they share distinctive terms: a term of
+    its name counts three, one of its description two, one of its body one, and it takes
+    three. A term is distinctive when at most two memories use it, or when it names at most
+    three (`pnpm` is in many bodies, but names only the pnpm memories). `pnpm` in a memory
+    named pnpm is enough; `cargo` in a description ("reviewed with cargo insta") or `run`
+    in a body is not. The memory sharing most wins."""
     usage: dict[str, int] = {}
-    heads, bodies = {}, {}
+    naming: dict[str, int] = {}
+    titles, descriptions, bodies = {}, {}, {}
     for info in infos:
-        heads[info.file] = _terms(f"{info.title} {info.description}")
-        bodies[info.file] = _terms(info.text[:2000])
-        for term in heads[info.file] | bodies[info.file]:
+        titles[info.file] = _terms(f"{info.title} {info.file.rsplit('/', 1)[-1][:-3]}")
+        descriptions[info.file] = _terms(info.description) - titles[info.file]
+        bodies[info.file] = _terms(info.text[:2000]) - titles[info.file] - descriptions[info.file]
+        for term in titles[info.file]:
+            naming[term] = naming.get(term, 0) + 1
+        for term in titles[info.file] | descriptions[info.file] | bodies[info.file]:
             usage[term] = usage.get(term, 0) + 1
-    wanted = _terms(candidate.rule)
-    best, best_score = None, 1
+    wanted = {term for term in _terms(candidate.rule)
+              if usage.get(term, 0) <= 2 or 0 < naming.get(term, 0) <= 3}
+    best, best_score = None, 2
     for info in infos:
         if info.type != candidate.type:
             continue
-        shared = {term for term in wanted & (heads[info.file] | bodies[info.file])
-                  if usage[term] <= 2}
-        score = sum(2 if term in heads[info.file] else 1 for term in shared)
+        score = (3 * len(wanted & titles[info.file]) + 2 * len(wanted & descriptions[info.file])
+                 + len(wanted & bodies[info.file]))
         if score > best_score:
             best, best_score = info, score
     return best
@@ -306,6 +224,13 @@ def _updated(text: str, candidate: Candidate) -> str:
     """`text` with the candidate added as one more paragraph, its why and how included."""
     return (text.rstrip("\n") + f"\n\n{candidate.rule}\n\n**Why:** {candidate.why}\n"
             f"**How to apply:** {candidate.how}\n")
+
+
+def _saved(staging: Staging, candidate: Candidate) -> set[str]:
+    """The store files the candidate's session wrote in the candidate's turn."""
+    store = os.path.realpath(staging.store)
+    return {os.path.relpath(os.path.realpath(path), store) for path in candidate.saved_in
+            if os.path.realpath(path).startswith(store + os.sep)}
 
 
 def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log) -> list[str]:
@@ -319,9 +244,14 @@ def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log
         twin = next((info.file for info in infos
                      if fuzz.partial_ratio(candidate.rule.lower(), info.text.lower()) >= 90), None)
         if twin:
-            log("info", f"already remembered in {twin}: {_clip(candidate.rule, 80)}")
+            log("info", f"already remembered in {twin}: {clip(candidate.rule, 80)}")
             continue
         topic = same_topic(candidate, infos)
+        if topic is not None and topic.file in _saved(staging, candidate):
+            # The session saved this memory in the very turn the rule was said: in its words.
+            log("info", f"already remembered in {topic.file}, which the session wrote when it "
+                        f"was said: {clip(candidate.rule, 80)}")
+            continue
         if topic is not None:
             text = _updated(topic.text, candidate)
             (staging.root / topic.file).write_text(text, encoding="utf-8")
@@ -329,7 +259,7 @@ def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log
                      for info in infos]
             if topic.file not in written:
                 written.append(topic.file)
-            log("info", f"updated {topic.file}, already about this: {_clip(candidate.rule, 80)}")
+            log("info", f"updated {topic.file}, already about this: {clip(candidate.rule, 80)}")
             continue
         name = f"{candidate.type}_{_slug(candidate)}"
         file = f"{name}.md"
@@ -339,8 +269,8 @@ def write_candidates(staging: Staging, candidates: Sequence[Candidate], log: Log
             count += 1
         text = candidate_text(candidate, file.removesuffix(".md"))
         (staging.root / file).write_text(text, encoding="utf-8")
-        infos.append(MemoryInfo(file, file.removesuffix(".md"), _clip(candidate.rule, 120),
+        infos.append(MemoryInfo(file, file.removesuffix(".md"), clip(candidate.rule, 120),
                                 candidate.type, 0.0, text))
         written.append(file)
-        log("info", f"new {candidate.type} memory {file}: {_clip(candidate.rule, 80)}")
+        log("info", f"new {candidate.type} memory {file}: {clip(candidate.rule, 80)}")
     return written

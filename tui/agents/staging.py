@@ -20,10 +20,12 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.agents.guards import Declared
 from tui.claude import transcripts
 from tui.claude.files import not_text
 from tui.claude.lines import read_store_text
@@ -66,6 +68,10 @@ class Staging:
     deleted: set[str] = field(default_factory=set)
     links: dict[str, str] = field(default_factory=dict)
     not_text: dict[str, str] = field(default_factory=dict)  # index: why it is no text
+    declared: Declared = field(default_factory=Declared)  # what the run says of its change
+    mtimes: dict[str, float] = field(default_factory=dict)  # every .md's mtime as staged
+    _meaningful: set[str] = field(default_factory=set)  # files a step changed in meaning
+    _known: dict[str, tuple[tuple[int, int], bytes]] = field(default_factory=dict)
 
     @classmethod
     def create(cls, store: Path) -> Staging:
@@ -80,6 +86,9 @@ class Staging:
                 staging.discard()
                 raise
         staging.originals = {name: (root / name).read_bytes() for name in staging.markdown()}
+        staging.mtimes = {name: (root / name).stat().st_mtime for name in staging.originals}
+        staging._known = {name: (staging._signature(name), data)
+                          for name, data in staging.originals.items()}
         for name, data in staging.originals.items():
             reason = not_text(data)
             if reason and name.rpartition("/")[2] == INDEX_NAME:
@@ -124,6 +133,43 @@ class Staging:
                 if file.endswith(".md"):
                     found.append(self.relative(Path(folder) / file))
         return sorted(found)
+
+    @contextmanager
+    def step(self, *, mechanical: bool, in_place: bool = False) -> Iterator[None]:
+        """Declare what one step of an engine changes: an `in_place` step rewrites lines
+        where they stand (a date, a path), each a rewrite made on purpose; a `mechanical`
+        step (those, or a hook copied in) leaves a memory's meaning as it was, so the
+        memory keeps its mtime (Claude Code orders recall by it and says how old a memory
+        is from it)."""
+        before = {name: self._text(name) for name in self.markdown()}
+        yield
+        for name in self.markdown():
+            signature, data = before.get(name, (None, b""))
+            if signature == self._signature(name):
+                continue
+            after = self._text(name)[1]
+            if signature is not None and in_place:
+                self.declared.rewrote_lines(data.decode("utf-8", "replace"),
+                                            after.decode("utf-8", "replace"))
+            if name not in self.originals or name.rpartition("/")[2] == INDEX_NAME:
+                continue  # an index is no memory: recall neither reads nor orders it
+            if mechanical and name not in self._meaningful:
+                self.declared.mtimes[name] = self.mtimes[name]
+            elif not mechanical:
+                self._meaningful.add(name)
+                self.declared.mtimes.pop(name, None)
+
+    def _text(self, name: str) -> tuple[tuple[int, int], bytes]:
+        """A file's signature and bytes, read again only when it changed."""
+        signature = self._signature(name)
+        known = self._known.get(name)
+        if known is None or known[0] != signature:
+            known = self._known[name] = (signature, (self.root / name).read_bytes())
+        return known
+
+    def _signature(self, name: str) -> tuple[int, int]:
+        stat = (self.root / name).stat()
+        return stat.st_size, stat.st_mtime_ns
 
     def linked(self, relative: str) -> str | None:
         """The link in the store that `relative` is, or lies under; None when none."""

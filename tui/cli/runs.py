@@ -1,7 +1,10 @@
 """`memtui dream` and `memtui extract`: runs from the command line.
 
-Progress goes to stderr phase by phase; the change set and summary to stdout. Without
-`--yes` and without a terminal to ask on, the change set is shown and not applied.
+Progress goes to stderr phase by phase; the summary, then the change set, to stdout. On a
+terminal the summary comes first, the diff is offered (`d`, in a pager; `--diff` prints
+it), then the question; without `--yes` and without a terminal to ask on, the summary and
+the diff are shown and nothing is applied. A change set the guards hold a file of is
+applied whole or not at all: `--yes` refuses it in one sentence (exit 2).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ def _run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", choices=ENGINES,
                         help="default: anthropic when an API key is configured, else offline")
     parser.add_argument("--yes", action="store_true", help="apply without asking")
+    parser.add_argument("--diff", action="store_true",
+                        help="print the diff of every file after the summary")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -120,15 +125,19 @@ def _run_once(args: argparse.Namespace, start) -> tuple[int, object, bool]:
     result = start(threading.Event())
     dry_run = getattr(args, "dry_run", False)
     interactive = sys.stdin.isatty() and sys.stdout.isatty() and not args.json
+    changeset = result.changeset if result.status == SUCCEEDED else None
+    changes = changeset is not None and not changeset.empty
+    if not args.json:
+        _print_summary(result, dry_run)
+        if changes and (args.diff or not interactive):
+            _print_changeset(result)
     # Nothing to change is a finished run: it counts (lock time, cursor) unless a dry run.
-    apply = bool(result.changeset and result.changeset.empty and not dry_run)
-    if result.status == SUCCEEDED and result.changeset and not result.changeset.empty \
-            and not dry_run:
+    apply = bool(changeset is not None and changeset.empty and not dry_run)
+    if changes and not dry_run:
         if args.yes:
             apply = True
-        elif interactive:
-            _print_changeset(result)
-            apply = input("Apply these changes? [y/N] ").strip().lower() in ("y", "yes")
+        elif interactive and changeset.refusal is None:
+            apply = _ask(changeset)
     outcome = conclude(result, apply) if result.status == SUCCEEDED else None
 
     if args.json:
@@ -139,19 +148,34 @@ def _run_once(args: argparse.Namespace, start) -> tuple[int, object, bool]:
         json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
-        if not apply and not (interactive and result.changeset and not result.changeset.empty):
-            _print_changeset(result)
-        _print_summary(result, outcome, apply, dry_run)
+        _print_outcome(result, outcome, apply, dry_run)
     if result.status == SKIPPED:
         return 0, result, False
     if result.status != SUCCEEDED:
         print(f"memtui: {result.kind}: {result.error}", file=sys.stderr)
         return 2, result, False
     if outcome is not None and outcome.refused and not (outcome.applied or outcome.record_ids):
-        print(f"memtui: {_nothing_applied(outcome.refused)}", file=sys.stderr)
+        print(f"memtui: {changeset.refusal or _nothing_applied(outcome.refused)}",
+              file=sys.stderr)
+        return 2, result, False
+    if changes and not dry_run and interactive and changeset.refusal:
+        print(f"memtui: {changeset.refusal}", file=sys.stderr)
         return 2, result, False
     counted = apply and (outcome is None or bool(outcome.applied))
     return (1 if outcome and outcome.refused else 0), result, counted
+
+
+def _ask(changeset) -> bool:
+    """Apply? `d` shows the diff in a pager and asks again."""
+    while True:
+        answer = input("Apply these changes? [y/N, d: show the diff] ").strip().lower()
+        if answer in ("d", "diff"):
+            import pydoc
+
+            pydoc.pager("".join(f"=== {diff.kind}: {diff.file}\n{diff.diff}"
+                                for diff in changeset.files))
+            continue
+        return answer in ("y", "yes")
 
 
 def _nothing_applied(refused: tuple[tuple[str, str], ...]) -> str:
@@ -172,7 +196,16 @@ def _print_changeset(result) -> None:
         print(diff.diff, end="" if diff.diff.endswith("\n") or not diff.diff else "\n")
 
 
-def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
+def _gauge(index) -> str:
+    if not index.exists:
+        return "no MEMORY.md"
+    loaded = (f"cut by {index.cut}: Claude loads {plural(index.loaded_lines, 'line')}"
+              if index.cut else "all loaded")
+    return f"{plural(index.lines, 'line')}, {index.chars:,} characters ({loaded})"
+
+
+def _print_summary(result, dry_run: bool) -> None:
+    """What the run found and would change, before any diff or question."""
     out = sys.stdout
     if result.gates:
         gates = result.gates
@@ -192,13 +225,26 @@ def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
         return
     for note in changeset.notes:
         print(f"Note: {note}", file=out)
-    if changeset.hides:
-        print(f"Hides: the run's MEMORY.md would hide {', '.join(changeset.hides)} from Claude; "
-              "it is left out (the app's review can apply it anyway).", file=out)
+    for reason in changeset.held.values():
+        print(f"Held: {reason}.", file=out)
     counts = changeset.counts()
+    kept = sum(1 for diff in changeset.files if diff.mtime is not None)
     print(f"Change set: {counts['created']} created, {counts['modified']} modified, "
-          f"{counts['archived']} archived; index {changeset.index_before.lines} → "
-          f"{changeset.index_after.lines} lines", file=out)
+          f"{counts['archived']} archived"
+          + (f"; {kept} with an mtime of before the run (recall orders memories by it)"
+             if kept else ""), file=out)
+    print(f"Index: {_gauge(changeset.index_before)} → {_gauge(changeset.index_after)}",
+          file=out)
+    if changeset.refusal:
+        print("Applied whole or not at all, so this change set would be refused: the app's "
+              "review can apply part of it.", file=out)
+
+
+def _print_outcome(result, outcome, applied: bool, dry_run: bool) -> None:
+    out = sys.stdout
+    changeset = result.changeset
+    if changeset is None:
+        return
     if changeset.empty and outcome is not None and outcome.record_ids:
         print("Nothing to change. As Claude Code counts a dream that changed nothing, this one "
               "counts as a consolidation: .consolidate-lock holds its start time now (the last "
@@ -212,7 +258,7 @@ def _print_summary(result, outcome, applied: bool, dry_run: bool) -> None:
             print(f"Refused {file}: {reason}", file=out)
     elif dry_run:
         print("Dry run: nothing was applied.", file=out)
-    elif not applied:
+    elif not applied and changeset.refusal is None:
         print("Not applied: run again with --yes to apply.", file=out)
 
 

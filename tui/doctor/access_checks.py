@@ -187,8 +187,10 @@ def check_api_key(ctx: DoctorContext) -> Check:
     if not seen:
         return Check("api_key", WARN,
                      "No ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set: Claude Code can still "
-                     "use its /login, but memtui's dream and extract need a key.",
-                     "export ANTHROPIC_API_KEY=<your key> (or run memtui dream --engine offline)")
+                     "use its /login, but memtui's dream and extract with a model need a key "
+                     "(without one they run the offline engine).",
+                     "export ANTHROPIC_API_KEY=<your key> (or dream without a model: "
+                     f"{ctx.memtui('dream', ctx.project_root or ctx.store, '--engine', 'offline')})")
     return Check("api_key", OK, "; ".join(seen) + ": no whitespace or quotes.")
 
 

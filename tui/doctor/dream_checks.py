@@ -85,7 +85,7 @@ def check_dream_gates(ctx: DoctorContext) -> Check:
         return Check("dream_gates", WARN,
                      f"The store holds assistant-mode daily logs ({logs[0]} and {len(logs) - 1} "
                      "more): in assistant mode the automatic dream does not run, a nightly one "
-                     f"distills the logs{switched}. {message}.", fix)
+                     f"distills the logs{switched}. {message}.", fix + _distills(ctx))
     if gates.hours_since is not None and gates.hours_since < 0:
         return Check("dream_gates", FAIL,
                      f"The lock's mtime {stamp(lock.mtime)} is in the future (a copy with another "
@@ -100,6 +100,17 @@ def check_dream_gates(ctx: DoctorContext) -> Check:
     state = ("both gates are open: the next session in the project starts a dream"
              if hours_open and cwd_count >= MIN_SESSIONS else "the automatic dream is waiting")
     return Check("dream_gates", OK, f"{message}: {state}{switched}.")
+
+
+def _distills(ctx: DoctorContext) -> str:
+    """What a dream run now does with daily logs: only a model distills them."""
+    from tui.doctor.access_checks import memtui_config
+
+    config, _ = memtui_config(ctx)
+    if config is not None and config.has_credentials:
+        return ""
+    return (" (with no key memtui dreams offline: it consolidates the store and leaves the "
+            "daily logs to a dream with a model, --engine anthropic)")
 
 
 def check_dream_lock(ctx: DoctorContext) -> Check:

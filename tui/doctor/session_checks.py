@@ -150,7 +150,7 @@ def check_extraction(ctx: DoctorContext) -> Check:
         return Check("extraction", WARN,
                      f"{head}; in {plural(turns, 'turn')} the main agent wrote memory itself, so "
                      f"background extraction skipped those turns ({detail}).",
-                     ctx.memtui("extract", own[0].session, "--force"))
+                     "; ".join(ctx.memtui("extract", s.session, "--force") for s in own[:SHOWN]))
     if latest is None and sum(s.uncovered for s in sessions) >= QUIET_PROMPTS:
         return Check("extraction", WARN,
                      f"{head}: either nothing was worth keeping, or extraction does not run "

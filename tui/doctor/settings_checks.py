@@ -187,18 +187,34 @@ def _source_text(ctx: DoctorContext) -> tuple[str, str | None]:
             f'remove "{SETTING_KEY}" from {file}')
 
 
-def _rescue_fix(ctx: DoctorContext, notes: list[str]) -> str | None:
-    """The rescue of the stranded store, naming the store the rescue itself picks (so the
-    two cannot disagree); None, and a note saying why, when it would find none."""
+def _rescue_fix(ctx: DoctorContext, notes: list[str]) -> tuple[bool, str | None]:
+    """(whether memories of the stranded store are still lost, the rescue that brings them
+    into the store the rescue itself picks, so the two cannot disagree). No fix, and a
+    note saying why, when the rescue finds no store, or finds every memory home already."""
     from tui.claude.discovery import live_store
+    from tui.memory.rescue import index_text_left, plan_rescue, rescue_tag
+    from tui.memory.store import load_store
 
     found = live_store(ctx.store, ctx.home, ctx.env, ctx.settings_flag)
     if found.store is None:
         notes.append(f"a rescue finds no store for its memories: {found.why}")
-        return None
+        return True, None
+    stranded = load_store(ctx.store)
+    plan = plan_rescue(stranded, load_store(found.store), rescue_tag(found.key_path, ctx.store))
+    if plan.empty:
+        left = index_text_left(stranded, {memory.file for memory in stranded.memories})
+        if left:  # a rescue carries memories, not text of the index's own
+            notes.append(f"every memory of it is in {found.store} already, but "
+                         + "; ".join(left).removesuffix("."))
+            return True, None
+        held = (f"every memory of it is in {found.store} already" if stranded.memories
+                else "it holds no memory")
+        notes.append(f"but {held}, so none is lost (the store is yours to delete once you have "
+                     "checked)")
+        return False, None
     # The settings file moves the live store: the command is given it too.
-    return (f"{ctx.memtui('fix', ctx.store, 'rescue')} copies its memories into "
-            f"{found.store} (memtui undo there takes it back)")
+    return True, (f"{ctx.memtui('fix', ctx.store, 'rescue')} copies its memories into "
+                  f"{found.store} (memtui undo there takes it back)")
 
 
 def _not_a_directory(ctx: DoctorContext, source: str) -> Check:
@@ -243,13 +259,14 @@ def check_memory_dir(ctx: DoctorContext) -> Check:
                f"{location.memory_dir}")
         if ctx.stranded_reason:
             notes.append(f"this store is stranded ({ctx.stranded_reason})")
-            fix = _rescue_fix(ctx, notes) or fix
+            lost, rescue = _rescue_fix(ctx, notes)
+            status, fix = (WARN, rescue or fix) if lost else (OK, None)
     else:
         message = f"This project's memory directory is {store} ({source}){missing}"
         if ctx.stranded_reason:
             notes.append(f"it is stranded: {ctx.stranded_reason}")
-            status = WARN
-            fix = _rescue_fix(ctx, notes) if exists else None
+            lost, fix = _rescue_fix(ctx, notes) if exists else (True, None)
+            status = WARN if lost else OK
     for rejected in location.rejected if location else ():
         notes.append(f"Claude Code refuses {rejected}")
         status = WARN

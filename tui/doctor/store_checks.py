@@ -54,7 +54,8 @@ def check_index_size(ctx: DoctorContext) -> Check:
                      _room_fix(ctx, path))
     if long_lines:
         return Check("index_size", WARN, f"{size}{long_text}: entries should stay one short line.",
-                     "shorten them (S in the app's index tab), moving detail into the topic file")
+                     f"{ctx.memtui('fix', ctx.store, 'shorten')} cuts each at a word and keeps "
+                     "its whole hook in the topic file (S in the app's index tab)")
     return Check("index_size", OK, f"{size}: all of it is loaded.")
 
 

@@ -33,6 +33,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui.claude.memory_files import index_of
 from tui.memory.conflicts import CONFLICT_OPEN, find_conflicts
@@ -45,6 +46,9 @@ from tui.memory.rationale import HOW_TO_APPLY, WHY, rationale_labels
 from tui.memory.reach import TextLinks, loaded_roots, reach
 from tui.memory.store import RECALL_SCAN_LIMIT, IndexFile, Memory, Store, same_file_names
 from tui.words import plural
+
+if TYPE_CHECKING:  # the near-duplicate search is imported when it runs
+    from tui.memory.duplicates import Duplicate
 
 
 @dataclass(frozen=True)
@@ -419,19 +423,17 @@ def secret_findings(store: Store) -> list[Finding]:
 
 
 def duplicate_findings(store: Store) -> list[Finding]:
-    """The `duplicate` findings alone: the costly part of an audit, so it can come later."""
-    from tui.memory.similarity import search_duplicates
+    """The `duplicate` findings alone: the costly part of an audit, so it can come later.
+    A pair the dream would merge names the note to archive; one it leaves to a person says
+    so (see `duplicates`)."""
+    from tui.memory.duplicates import find_duplicates, keeper_rank
 
     same_files = same_file_names(store)  # one file under two names is no duplicate
-    search = search_duplicates(store.memories)
+    search = find_duplicates(store.memories, keeper_rank(store))
     findings = [
-        Finding(
-            "duplicate", "warning", first.file, None,
-            f"{first.file} and {second.file} look like the same memory ({score:.0f}% similar)",
-            other=second.file, score=round(score, 1),
-        )
-        for first, second, score in search.pairs
-        if second.file not in same_files.get(first.file, ())
+        _duplicate_finding(duplicate)
+        for duplicate in search.duplicates
+        if duplicate.second.file not in same_files.get(duplicate.first.file, ())
     ]
     if search.cut:
         findings.append(Finding(
@@ -442,6 +444,25 @@ def duplicate_findings(store: Store) -> list[Finding]:
             "not be listed",
         ))
     return findings
+
+
+def _duplicate_finding(duplicate: Duplicate) -> Finding:
+    score = round(duplicate.score, 1)
+    repeated, holder = duplicate.repeated, duplicate.holder
+    if repeated is not None and holder is not None:
+        return Finding(
+            "duplicate", "warning", repeated.file, None,
+            f"{repeated.file} says nothing {holder.file} does not (every line of it is there, "
+            f"{duplicate.score:.0f}% similar): archive it, as a dream does",
+            other=holder.file, score=score,
+        )
+    first, second = duplicate.first, duplicate.second
+    return Finding(
+        "duplicate", "warning", first.file, None,
+        f"{first.file} and {second.file} look like the same memory ({duplicate.score:.0f}% "
+        "similar), each with lines the other lacks: merge them by hand",
+        other=second.file, score=score,
+    )
 
 
 def worst_severity(findings: Iterable[Finding]) -> str | None:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from tui.agents.hubs import HUB_FILES, hub_line, hub_title
 from tui.claude.lines import split_lines
 from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME, utf16_len
@@ -123,8 +124,8 @@ class _Index:
 
     @property
     def folder(self) -> str:
-        """Where its links start from: "" or "team/"."""
-        return self.file.removesuffix(INDEX_NAME)
+        """Where its links start from: its own folder ("", "team/")."""
+        return self.file[:self.file.rfind("/") + 1]
 
     @property
     def parsed(self) -> LoadedIndex:
@@ -579,32 +580,114 @@ def _plan_removal(store: Store, files: Sequence[str], verb: str) -> Plan:
         else:
             summary.append(f"Delete {file} (a backup is kept, so undo brings it back).")
     label = f"{verb} {plural(len(files), 'memory', 'memories')}"
-    plans = [Plan(label, tuple(changes), summary)]
+    hubs = [_hub_without(store, hub, removed) for hub in _hubs_linking(store, removed)]
+    emptied = {hub.file for hub in hubs if hub.after is None}
+    listing = {hub.file: hub.titles for hub in hubs if hub.after is not None}
+    plans = [Plan(label, tuple(changes), summary),
+             *(Plan(label, (hub.change,), hub.summary) for hub in hubs)]
     for index in (read_index(store, index.file) for index in store.indexes):
         drop: set[int] = set()
+        lines = list(index.lines)
         notes: list[str] = []
         for number, links in _links_by_line(index.parsed).items():
             linked = {link.file for link in links}
-            if linked & removed:
-                if linked <= removed:
+            if linked & (removed | emptied):
+                if linked <= removed | emptied:
                     drop.add(number)
                     notes.append(f"Remove {index.line_name(number)}.")
                 else:
                     where = index.line_name(number)
                     notes.append(f"{_capitalised(where)} also links other files; "
                                  "it is kept, edit it by hand.")
-        kept = [line for number, line in enumerate(index.lines, start=1) if number not in drop]
+            elif len(linked) == 1 and (hub := next(iter(linked))) in listing:
+                text, ending = lines[number - 1]
+                recounted = _recounted(text, hub, listing[hub])
+                if recounted != text:
+                    lines[number - 1] = (recounted, ending)
+                    notes.append(f"Update {index.line_name(number)}, the line for {hub}: it "
+                                 f"lists {plural(len(listing[hub]), 'memory', 'memories')} now.")
+        kept = [line for number, line in enumerate(lines, start=1) if number not in drop]
         plans.append(_finish(store, index, kept, label, notes))
-    plans.append(Plan(label, (), _links_left(store, removed)))
+    plans.append(Plan(label, (), _links_left(store, removed, {hub.file for hub in hubs})))
     return _combined(label, plans)
 
 
-def _links_left(store: Store, removed: set[str]) -> list[str]:
+@dataclass(frozen=True)
+class _HubEdit:
+    """A hub of memtui's with the lines of removed memories taken out."""
+
+    file: str
+    before: bytes
+    after: bytes | None  # None: no line is left, so the hub goes too
+    mtime: float  # kept: what the hub says is its memories', and recall orders by mtime
+    titles: tuple[str, ...]  # of the memories it still lists, in its order
+    summary: list[str]
+
+    @property
+    def change(self) -> FileChange:
+        return FileChange(self.file, self.before, self.after,
+                          mtime=None if self.after is None else self.mtime)
+
+
+def _hubs_linking(store: Store, removed: set[str]) -> list[str]:
+    """memtui's own hubs (the index files a dream writes) that link a removed memory."""
+    hubs = []
+    for file in HUB_FILES:
+        memory = store.memory(file)
+        if memory is None or file in removed or memory.link_target is not None or memory.error:
+            continue
+        if set(memory_links(file, memory.text, store.wiki_names)) & removed:
+            hubs.append(file)
+    return hubs
+
+
+def _hub_without(store: Store, hub: str, removed: set[str]) -> _HubEdit:
+    """The hub without its lines that link only removed memories: its lines are memtui's
+    structure, so they follow the memories (a user's own index keeps its text)."""
+    index = read_index(store, hub)
+    if index.before is None:
+        raise WriteRefused(f"{hub} no longer exists.")
+    drop: set[int] = set()
+    summary: list[str] = []
+    titles: list[str] = []
+    for number, links in sorted(_links_by_line(index.parsed).items()):
+        linked = {link.file for link in links}
+        if linked <= removed:
+            drop.add(number)
+            summary.append(f"Remove the line for {', '.join(sorted(linked))} from {hub}.")
+            continue
+        titles.append(links[0].title or links[0].target)
+        if linked & removed:
+            summary.append(f"{hub} line {number} also links other files; it is kept, "
+                           "edit it by hand.")
+    mtime = _memory(store, hub).mtime
+    if not titles:
+        summary.append(f"Remove {hub}, which lists no memory now, and its line in "
+                       f"{INDEX_NAME}.")
+        return _HubEdit(hub, index.before, None, mtime, (), summary)
+    kept = [line for number, line in enumerate(index.lines, start=1) if number not in drop]
+    return _HubEdit(hub, index.before, index.after(index.joined(kept)), mtime, tuple(titles),
+                    summary)
+
+
+_STATED_COUNT = re.compile(r"\b\d[\d,]* more\b")
+
+
+def _recounted(line: str, hub: str, titles: Sequence[str]) -> str:
+    """MEMORY.md's line for a hub that lists `titles` now: the dream's line written anew,
+    or in a line of the user's wording, only the count it states made true."""
+    if line.startswith(f"- [{hub_title(hub)}]({hub}) — "):
+        return hub_line(hub, titles)
+    return _STATED_COUNT.sub(f"{len(titles)} more", line, count=1)
+
+
+def _links_left(store: Store, removed: set[str], hubs: Collection[str]) -> list[str]:
     """Which remaining memories link the removed ones (a second-level index, a `[[name]]`):
-    their text is theirs, so the links stay, and the user is told where they are."""
+    their text is theirs, so the links stay, and the user is told where they are. memtui's
+    own `hubs` follow the removal instead."""
     notes = []
     for memory in store.memories:
-        if memory.file in removed or "[" not in memory.text:
+        if memory.file in removed or memory.file in hubs or "[" not in memory.text:
             continue
         hits = set(memory_links(memory.file, memory.text, store.wiki_names))
         if hits & removed:

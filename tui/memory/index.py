@@ -21,7 +21,7 @@ from tui.claude.files import STEP
 from tui.claude.lines import line_count, split_lines
 from tui.claude.paths import has_astral, utf16_len
 from tui.memory.frontmatter import BLOCK
-from tui.memory.links import find_links, link_fields, resolve_wiki
+from tui.memory.links import FoundLink, find_links, link_fields, resolve_wiki
 
 MAX_LINES = 200
 MAX_CHARS = 25_000
@@ -340,19 +340,20 @@ def is_external(target: str) -> bool:
 def linked_files(text: str, folder: str = "", names: Mapping[str, str] | None = None) -> list[str]:
     """The store files a Markdown file in `folder` links, `[text](target)` or `[[name]]`:
     what a second-level index (a memory listing others) points at."""
-    files = []
-    for found in find_links(text):
-        if found.wiki:
-            file = resolve_wiki(found.target, names)
-        elif is_plain_name(found.target):
-            file = folder + found.target
-        elif is_external(found.target) or _PLACEHOLDER.search(found.target):
-            continue
-        else:
-            file = _normalise_target(found.target, folder)
-        if file:
-            files.append(file)
-    return files
+    return [file for found in find_links(text) if (file := link_file(found, folder, names))]
+
+
+def link_file(found: FoundLink, folder: str = "", names: Mapping[str, str] | None = None
+              ) -> str | None:
+    """The store file one link of a file in `folder` points at; None for a link leaving
+    the store, an external one, a placeholder, or a `[[name]]` naming no memory."""
+    if found.wiki:
+        return resolve_wiki(found.target, names)
+    if is_plain_name(found.target):
+        return folder + found.target
+    if is_external(found.target) or _PLACEHOLDER.search(found.target):
+        return None
+    return _normalise_target(found.target, folder)
 
 
 def parse_index(

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
+from tui.agents.hubs import HUB_FILES
 from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME
 from tui.memory.curate import (
@@ -82,7 +83,7 @@ def rescue_tag(key_path: str | None, stranded: Path) -> str:
 def plan_rescue(stranded: Store, live: Store, tag: str) -> Plan:
     """Every memory of `stranded` copied into `live`, linked inside its loaded cut."""
     summary: list[str] = []
-    landings = _landings(stranded, live, tag, summary)
+    landings = _with_hubs_retargeted(stranded, _landings(stranded, live, tag, summary), summary)
     copies = [FileChange(land.file, None, land.data, mtime=land.memory.mtime)
               for land in landings if land.copied]
     # Memories copied by an earlier rescue whose lines the live index lost: only lines come.
@@ -93,7 +94,7 @@ def plan_rescue(stranded: Store, live: Store, tag: str) -> Plan:
         summary.insert(0, f"Copy {_listed(named)}, each with its mtime.")
     elif not landings:
         summary.append("The stranded store holds no memory to rescue.")
-    summary += _index_text_left(stranded, {land.memory.file for land in landings})
+    summary += index_text_left(stranded, {land.memory.file for land in landings})
     names = wiki_names([*((m.file, m.frontmatter.name) for m in live.memories),
                         *((land.file, land.memory.frontmatter.name) for land in landings)])
     plans = [_link_in(live, index_file, group, stranded, names, label)
@@ -163,6 +164,51 @@ def _landing_name(live: Path, file: str, data: bytes, tag: str,
                 return name, False
         candidates = [f"{stem}-from-{tag}-{number}.md"]
         number += 1
+
+
+def _with_hubs_retargeted(stranded: Store, landings: list[_Landing],
+                          summary: list[str]) -> list[_Landing]:
+    """The landings, each of memtui's hubs among them linking the memories it lists under
+    the names they land with: a hub's lines are memtui's structure, so they follow a rename
+    (a memory of the user's that links others keeps its text)."""
+    live_name = {land.memory.file: land.file for land in landings}
+    if all(new == old for old, new in live_name.items()):
+        return landings
+    out = []
+    for land in landings:
+        if land.copied and land.memory.file in HUB_FILES:
+            try:
+                hub = read_index(stranded, land.memory.file)
+            except WriteRefused:  # not UTF-8: copied as it is
+                hub = None
+            if hub is not None and hub.before == land.data:
+                land = replace(land, data=hub.after(hub.joined(
+                    _hub_lines_retargeted(hub, live_name, summary))))
+        out.append(land)
+    return out
+
+
+def _hub_lines_retargeted(hub, live_name: Mapping[str, str],
+                          summary: list[str]) -> list[tuple[str, str]]:
+    lines = list(hub.lines)
+    by_line: dict[int, list[IndexLink]] = {}
+    for link in entry_links(hub.parsed):
+        if link.file in live_name:
+            by_line.setdefault(link.line, []).append(link)
+    for number, links in sorted(by_line.items()):
+        renamed = [link.file for link in links if live_name[link.file] != link.file]
+        if not renamed:
+            continue
+        text, ending = lines[number - 1]
+        retargeted = _retargeted(text, links, live_name, hub.folder)
+        if retargeted is None:
+            summary.append(f"{hub.file} line {number} links {', '.join(renamed)} by name, "
+                           "which a rename cannot follow: edit it by hand.")
+            continue
+        lines[number - 1] = (retargeted, ending)
+        summary.append(f"{hub.file} line {number} links "
+                       + ", ".join(f"{file} as {live_name[file]}" for file in renamed) + ".")
+    return lines
 
 
 def _by_index(landings: Sequence[_Landing]) -> dict[str, list[_Landing]]:
@@ -276,7 +322,7 @@ def _renamed(memory: Memory, file: str) -> Memory:
                   memory.size)
 
 
-def _index_text_left(stranded: Store, rescued: set[str]) -> list[str]:
+def index_text_left(stranded: Store, rescued: set[str]) -> list[str]:
     """The stranded index lines that link no rescued memory (an old index held the
     memories' text itself): said, not carried, since they would land as loose text. Every
     line counts, past the cut too: `loaded` is the whole index as Claude reads it."""

@@ -6,18 +6,27 @@ condition lets us find candidates with prefix filtering (each text indexed by it
 words: two sets with Jaccard >= t must share several of them), so a store of thousands of
 memories is not scored pair by pair; the fuzzy score then decides.
 
+What is compared is what a note says of its own, not what a template gave it: a line found in
+`TEMPLATE_NOTES` notes or more of the store (a tag page's query, a daily note's headings, a
+card's empty fields) is left out, and so is a description that many notes share. And only
+notes named alike are compared: the numbers in a note's names (its file name, `name:`,
+`title:` and first heading) are what tells one record of a template from another (the day of
+a daily note, a tag's code, an invoice's number), so two notes whose names hold different
+numbers are never near-duplicates, however alike their texts.
+
 In real stores a memory's rarest words are rare: a search counts ~150 postings and scores
 a few candidates per memory on average. In a store made from one template (thousands of
-notes over a hundred words) even the rarest word of every note is in thousands of others,
-and an exact search is quadratic. So a store's search has a budget in proportion to its
-size, which a memory may draw on as long as every later one keeps a small share: a memory
-past its share counts only the latest postings of each list (the memories nearest to it in
-size) and scores the candidates sharing the most words. The search says how many memories
-it cut short, and the audit says so.
+notes over a hundred words, with names free of numbers) even the rarest word of every note
+is in thousands of others, and an exact search is quadratic. So a store's search has a
+budget in proportion to its size, which a memory may draw on as long as every later one
+keeps a small share: a memory past its share counts only the latest postings of each list
+(the memories nearest to it in size) and scores the candidates sharing the most words. The
+search says how many memories it cut short, and the audit says so.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -53,8 +62,93 @@ class DuplicateSearch:
     cut: int  # of those, how many were searched within the budget only
 
 
-def comparable_text(memory: Memory) -> str:
-    return utils.default_process(f"{memory.description} {collapsed_start(memory.body, 400)}")
+TEMPLATE_NOTES = 5  # a line in this many notes is the store's template, not a note's own
+# The start of a body whose lines are counted; a note with less of its own than it takes
+# there (one made from a long template) is counted further, with the others like it.
+_HEAD, _LONG_HEAD = 1000, 4000
+_NUMBERED = re.compile(r"[^\W_]*\d[^\W_]*")  # a word holding a digit: 2026, 05, a12, v2
+_DIGIT = re.compile(r"\d")
+_NONE: frozenset[str] = frozenset()
+_TITLE = re.compile(r"\s*(#[ \t][^\n]*)")  # a body's first line, when a level-1 heading
+
+
+def comparable_texts(memories: Sequence[Memory]) -> list[str]:
+    """What each memory says of its own, as compared: its description and the start of its
+    body, without the lines (and the description) that many notes of the store share."""
+    bodies = [memory.body for memory in memories]
+    heads = [_head_lines(body, _HEAD) for body in bodies]
+    shared = Counter(chain.from_iterable(map(set, heads)))
+    for number, body in enumerate(bodies):
+        lines = heads[number]
+        if len(body) > _HEAD and not _has_own(lines, shared, 400):
+            longer = _head_lines(body, _LONG_HEAD)
+            shared.update(set(longer).difference(lines))
+            heads[number] = longer
+    descriptions = [memory.description for memory in memories]
+    repeated = Counter(description.strip() for description in descriptions)
+    return [
+        utils.default_process(
+            f"{'' if repeated[description.strip()] >= TEMPLATE_NOTES else description} "
+            f"{_own_start(lines, shared)}")
+        for description, lines in zip(descriptions, heads, strict=True)
+    ]
+
+
+def _has_own(lines: list[str], shared: Counter[str], size: int) -> bool:
+    """Whether the lines fewer than TEMPLATE_NOTES notes hold make `size` characters."""
+    for line in lines:
+        if shared[line] < TEMPLATE_NOTES:
+            size -= len(line) + 1
+            if size <= 0:
+                return True
+    return False
+
+
+def _own_start(lines: list[str], shared: Counter[str]) -> str:
+    """The first 400 characters of the lines fewer than TEMPLATE_NOTES notes hold, their
+    spaces collapsed; joined only as far as it takes."""
+    own: list[str] = []
+    size = 0
+    for line in lines:
+        if shared[line] < TEMPLATE_NOTES:
+            own.append(line)
+            size += len(line) + 1
+            if size > 400 and len(start := collapsed_start(" ".join(own), 400)) == 400:
+                return start
+    return collapsed_start(" ".join(own), 400)
+
+
+def _head_lines(body: str, length: int) -> list[str]:
+    """The stripped non-empty lines of the first `length` characters of `body` (a line cut
+    short left out)."""
+    lines = body[:length].split("\n")
+    if len(body) > length:
+        lines.pop()
+    return [stripped for line in lines if (stripped := line.strip())]
+
+
+def name_numbers(memory: Memory) -> frozenset[str]:
+    """The words holding a digit in the memory's names (`2026-05-18.md`: 2026, 5, 18; see
+    `name_texts`). Leading zeros do not count: `2026-05-07` and "May 7, 2026" name the same
+    day."""
+    names = " ".join(name_texts(memory))
+    if not _DIGIT.search(names):
+        return _NONE
+    return frozenset(word.lstrip("0") or "0" if word.isdigit() else word
+                     for word in _NUMBERED.findall(names.casefold()))
+
+
+def name_texts(memory: Memory) -> tuple[str, str, str, str]:
+    """What names a memory: its file name (without folder and `.md`), `name:`, `title:` and
+    title heading (its body's first line, when that is a level-1 heading)."""
+    fm = memory.frontmatter
+    return (memory.file.rpartition("/")[2].removesuffix(".md"), fm.name or "",
+            fm.text("title") or "", _title_heading(memory.body))
+
+
+def _title_heading(body: str) -> str:
+    match = _TITLE.match(body)
+    return match.group(1).strip() if match else ""
 
 
 def collapsed_start(text: str, length: int) -> str:
@@ -88,10 +182,15 @@ def search_duplicates(
 ) -> DuplicateSearch:
     """`near_duplicates`, saying how many memories were searched within the budget only."""
     candidates = [m for m in memories if not m.error and not m.is_log]
-    texts = [comparable_text(m) for m in candidates]
+    texts = comparable_texts(candidates)
     keep = [i for i, text in enumerate(texts) if len(text) >= _MIN_TEXT]
     if len(keep) < 2:
         return DuplicateSearch([], len(keep), 0)
+    # Notes named by different numbers are never compared: each number set has postings of
+    # its own (word number * groups + group).
+    groups: dict[frozenset[str], int] = {}
+    group = {i: groups.setdefault(name_numbers(candidates[i]), len(groups)) for i in keep}
+    spread = len(groups)
     words = {i: frozenset(texts[i].split()) for i in keep}
     frequency = Counter(chain.from_iterable(words.values()))
     # Words as numbers, rarest first (ties in last-seen order): a set's prefix is then
@@ -117,7 +216,8 @@ def search_duplicates(
         # A set smaller than that cannot reach Jaccard >= t with this set nor any later
         # (larger) one: it leaves the postings for good (length filtering).
         smallest = bisect_left(sizes, overlap)
-        lists = list(map(postings.__getitem__, numbered[i][: size - overlap + _PREFIX_HITS]))
+        own = group[i]
+        lists = [postings[n * spread + own] for n in numbered[i][: size - overlap + _PREFIX_HITS]]
         for ranks in lists:
             if ranks and ranks[0] < smallest:
                 del ranks[: bisect_left(ranks, smallest)]

@@ -24,7 +24,7 @@ from tui.claude.lines import split_lines
 from tui.memory.index import MAX_CHARS, MAX_LINES, LoadedIndex
 from tui.render import condense
 from tui.visible import visible
-from tui.words import plural
+from tui.words import listed, plural
 
 KIND_STYLES = {"created": "green", "modified": "yellow", "archived": "red"}
 # (key, width); the kind of change gives way before a file name would be cut.
@@ -156,9 +156,9 @@ class ReviewScreen(Screen[None]):
             index_summary("Index before", changeset.index_before),
             index_summary("Index after ", changeset.index_after),
             *(Text(f"Note: {note}", style="yellow") for note in changeset.notes),
-            *([Text(f"MEMORY.md is rejected for now: it would hide {', '.join(changeset.hides)} "
-                    "from Claude. Accept it with space to apply it anyway.", style="bold yellow")]
-              if changeset.hides else []),
+            *(Text(f"{file} is rejected for now: {reason}. Accept it with space to apply it "
+                   "anyway.", style="bold yellow") for file, reason in changeset.held.items()),
+            *self.groups(),
             *self.hiding_choice(),
             *(Text(f"Refused during the run: {r}", style="red") for r in self.result.refusals),
         ]
@@ -174,6 +174,20 @@ class ReviewScreen(Screen[None]):
             lines.append(Text("space accepts or rejects the highlighted file; a applies; "
                               "esc leaves without applying.", style="dim"))
         self.query_one("#review-summary", Static).update(Group(*lines))
+
+    def groups(self) -> list[Text]:
+        """The files that go together, said before anything is applied."""
+        if self.outcome is not None:
+            return []
+        lines, seen = [], set()
+        for diff in self.changeset.files:
+            group = self.changeset.rejecting(diff.file) & self.changeset.accepting(diff.file)
+            if len(group) > 1 and diff.file not in seen:
+                seen |= group
+                others = sorted(group - {diff.file})
+                lines.append(Text(f"{diff.file} goes with {listed(others, 4)}: rejecting one "
+                                  "rejects the others.", style="dim"))
+        return lines
 
     def hiding_choice(self) -> list[Text]:
         """A warning when the files accepted would hide what the whole change set does
@@ -215,10 +229,20 @@ class ReviewScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_toggle(self) -> None:
+        """Accept or reject the highlighted file, and with it what it goes with."""
         file = self.highlighted()
         if file is None or self.outcome is not None:
             return
-        self.accepted.symmetric_difference_update({file})
+        if file in self.accepted:
+            along = self.changeset.rejecting(file)
+            self.accepted -= along
+        else:
+            along = self.changeset.accepting(file)
+            self.accepted |= along
+        if len(along) > 1:
+            verb = "accepted" if file in self.accepted else "rejected"
+            self.notify(f"{file} {verb} with {listed(sorted(along - {file}), 4)}: they go "
+                        "together.")
         self.show_files()
         self.query_one("#review-files", VirtualTable).action_cursor_down()
         self.show_summary()
