@@ -40,7 +40,7 @@ def dream_app(claude_home, tmp_path):
                  mtime=FIXED_MTIME)
     write_memory(store, "project_freeze.md",
                  memory_text("freeze", "the schema freeze", "project",
-                             "We froze the schema yesterday.\n"),
+                             "## 2026-03-10\n\nWe froze the schema yesterday.\n"),
                  mtime=dt.datetime(2026, 3, 10, 12).timestamp())
     project = discover(fixture.home, fixture.env).projects[0]
     return store, MemtuiApp(fixture.home, fixture.env), project

@@ -14,7 +14,7 @@ from conftest import index_line, memory_text, write_memory
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tui.agents.absdates import absolutize
+from tui.agents.absdates import absolute, rewritten
 from tui.agents.changeset import unified
 from tui.app.screens.projects import project_row
 from tui.app.summaries import summarize
@@ -142,9 +142,9 @@ def test_absolute_dates_keep_carriage_returns_and_separators():
     import datetime as dt
 
     text = "Deploys\u2028moved\r\nyesterday.\r\n"
-    result = absolutize(text, dt.date(2026, 3, 4))
-    assert result.text == "Deploys\u2028moved\r\n2026-03-03.\r\n"
-    assert result.changes == [("yesterday", "2026-03-03")]
+    [found] = relative_dates(text)
+    assert absolute(found, dt.date(2026, 3, 4)) == "2026-03-03"
+    assert rewritten(text, [(found, "2026-03-03")]) == "Deploys\u2028moved\r\n2026-03-03.\r\n"
 
 
 def test_remove_dangling_keeps_the_bytes_of_lines_holding_carriage_returns(claude_home):

@@ -25,6 +25,7 @@ def store(claude_home, tmp_path):
     store = claude_home.store(tmp_path / "project")
     for name in ("alpha", "beta", "gamma"):
         write_memory(store, f"{name}.md", memory_text(name, f"{name} rules", "feedback",
+                                                      f"## Incident 2026-03-10\n\n"
                                                       f"{name} happened yesterday.\n"),
                      mtime=time.time() - 86400 * 3)
     write_index(store, [index_line("alpha.md"), index_line("missing.md")])

@@ -75,7 +75,7 @@ def big_store(claude_home, tmp_path):
                                  body + f"Also: hotfixes for train {pair} skip the queue.\n"),
                      mtime=base)
         index.append(f"- [dup {pair}]({file}) — release train {pair}")
-    write_memory(store, "project_dated.md", memory_text(
+    write_memory(store, "project_dated_2026-03-10.md", memory_text(
         "dated", "the freeze", "project", "We froze the schema yesterday.\n"),
         mtime=dt.datetime(2026, 3, 10, 12).timestamp())
     index += [f"- [gone {n}](gone_{n}.md) — deleted long ago" for n in range(30)]
@@ -233,13 +233,18 @@ def test_daily_log_dates_use_the_logs_own_date(claude_home, tmp_path):
     assert (store / "logs/2026/02/2026-02-03.md").read_text() == "- 10:00 deploy failed 2026-02-02\n"
 
 
-def test_dates_count_from_the_frontmatter_modified_date_when_there_is_one(claude_home, tmp_path):
+def test_dates_never_count_from_the_frontmatter_modified_date_nor_the_mtime(claude_home, tmp_path):
+    """`modified` and the mtime say when the file was last touched, not when a sentence in
+    it was written: a date with no other witness is left as written, and the run says so."""
     store = claude_home.store(tmp_path / "project")
-    text = memory_text("freeze", "the freeze", "project", "The freeze starts tomorrow.\n",
+    text = memory_text("freeze", "the freeze", "project", "The freeze was moved to tomorrow.\n",
                        form="nested")  # modified: 2026-01-02
     write_memory(store, "project_freeze.md", text, mtime=dt.datetime(2026, 5, 5).timestamp())
-    conclude(run_dream(store, engine="offline"), apply=True)
-    assert "The freeze starts 2026-01-03." in (store / "project_freeze.md").read_text()
+    result = run_dream(store, engine="offline")
+    conclude(result, apply=True)
+    assert (store / "project_freeze.md").read_text() == text
+    assert any("project_freeze.md line 11: left 'tomorrow' as written: nothing says which day"
+               in line.text for line in result.log)
 
 
 def _session(claude_home, tmp_path, *records):

@@ -18,13 +18,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from tui.memory.dates import RelativeDate, Shift, relative_dates
-
-
-class Absolutized(NamedTuple):
-    text: str
-    changes: list[tuple[str, str]]  # (relative phrase, what replaced it)
-    kept: list[str]  # phrases with no single date, left as they were
+from tui.memory.dates import RelativeDate, Shift
 
 
 class _When(NamedTuple):
@@ -223,20 +217,12 @@ def absolute(found: RelativeDate, reference: dt.date) -> str | None:
     return text
 
 
-def absolutize(text: str, reference: dt.date) -> Absolutized:
-    """`text` with each relative date that has one answer replaced by it."""
+def rewritten(text: str, changes: list[tuple[RelativeDate, str]]) -> str:
+    """`text` with each found phrase replaced by its absolute form."""
     lines = text.split("\n")
-    changes: list[tuple[int, int, str, str]] = []
-    kept: list[tuple[int, int, str]] = []
     # Right to left within a line, so the columns of the phrases not yet replaced still hold.
-    for found in sorted(relative_dates(text), key=lambda f: (f.line, -f.column)):
-        new = absolute(found, reference)
+    for found, new in sorted(changes, key=lambda change: (change[0].line, -change[0].column)):
         line = lines[found.line - 1]
         end = found.column + len(found.phrase)
-        if new is None or line[found.column:end] != found.phrase:
-            kept.append((found.line, found.column, found.phrase))
-            continue
         lines[found.line - 1] = line[:found.column] + new + line[end:]
-        changes.append((found.line, found.column, found.phrase, new))
-    return Absolutized("\n".join(lines), [(old, new) for *_, old, new in sorted(changes)],
-                       [phrase for *_, phrase in sorted(kept)])
+    return "\n".join(lines)

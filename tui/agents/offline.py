@@ -8,15 +8,13 @@ user typed become candidate feedback or project memories.
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from tui.agents.absdates import absolutize
-from tui.agents.hubs import HUB_FILES
+from tui.agents.datefix import fix_dates as fix_dates  # the dream calls it from here
 from tui.agents.indexfit import DETAIL, IndexRebuild, MemoryInfo, rebuild_index
 from tui.agents.instructions import Candidate, clip
 from tui.agents.staging import Staging
@@ -30,7 +28,6 @@ from tui.memory.stale_paths import repath_text
 from tui.words import plural
 
 Log = Callable[[str, str], None]
-_LOG_DATE = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
 
 
 # Files a memory folder holds that are no memories: a repository's own documents (the
@@ -74,45 +71,6 @@ def memory_infos(staging: Staging, others: list[str] | None = None) -> list[Memo
         infos.append(MemoryInfo(relative, fm.name or path.stem, fm.description or "",
                                 fm.type, mtime, text))
     return infos
-
-
-# --- dates --------------------------------------------------------------------------------
-
-
-def reference_date(relative: str, mtime: float, text: str = "") -> dt.date:
-    """The day a text was written: a daily log's own date, else the `modified` date newer
-    Claude Code builds put in the frontmatter, else the file's mtime."""
-    match = _LOG_DATE.search(relative)
-    if match:
-        try:
-            return dt.date(*map(int, match.groups()))
-        except ValueError:
-            pass
-    modified = frontmatter.parse(text).text("modified") or ""
-    try:
-        return dt.date.fromisoformat(modified[:10])
-    except ValueError:
-        return dt.date.fromtimestamp(mtime)
-
-
-def fix_dates(staging: Staging, log: Log) -> int:
-    """Relative dates made absolute in every memory and daily log; how many replaced."""
-    replaced = 0
-    for relative in staging.markdown():
-        if relative == INDEX_NAME or relative in HUB_FILES:  # index lines: no date of their own
-            continue
-        path = staging.root / relative
-        text = read_store_text(path)
-        result = absolutize(text, reference_date(relative, path.stat().st_mtime, text))
-        if result.changes:
-            path.write_text(result.text, encoding="utf-8")
-            replaced += len(result.changes)
-            pairs = ", ".join(f"{old!r} → {new!r}" for old, new in result.changes)
-            log("info", f"{relative}: {pairs}")
-        if result.kept:
-            phrases = ", ".join(repr(phrase) for phrase in result.kept)
-            log("info", f"{relative}: kept {phrases}: no single date to write in its place")
-    return replaced
 
 
 # --- paths of the code ------------------------------------------------------------------

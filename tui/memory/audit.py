@@ -6,12 +6,14 @@ Severity rules:
   cannot read or parse (unreadable, bad_frontmatter), or a path leaving the store
   (outside_store).
 - warning: wasted or misleading context that still loads (dangling, long_index_line over
-  150, duplicate, relative_date, sync_conflict: both texts of a conflict `memtui sync`
+  150, duplicate, sync_conflict: both texts of a conflict `memtui sync`
   could not merge, between marker lines), metadata the selector relies on
   (missing_frontmatter, missing_description, unknown_type), recall limits
   (beyond_recall_scan), and a checked-in setting that tries to move memory
   (untrusted_setting).
-- info: prompt guidance Claude Code does not enforce (missing_why, missing_how_to_apply),
+- info: prompt guidance Claude Code does not enforce (missing_why, missing_how_to_apply,
+  relative_date: a date of the memory's own prose that a later reader must work out, true
+  but rarely worth acting on: most sit in notes whose name or headings date them),
   a memory Claude reaches only through other memories, by a chain of links starting inside
   a loaded cut (linked_from; any other memory no loaded cut links is an error), and a
   `[[name]]` link that names no memory yet (unmatched_wiki_link): Claude Code's prompt
@@ -34,8 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.claude.memory_files import index_of
-from tui.memory import dates
 from tui.memory.conflicts import CONFLICT_OPEN, find_conflicts
+from tui.memory.dates import relative_dates
 from tui.memory.finding import SEVERITIES, Finding, stranded_findings
 from tui.memory.frontmatter import HEAD_LINES, MEMORY_TYPES
 from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES
@@ -352,10 +354,23 @@ def _sync_conflict_findings(memory: Memory) -> Iterable[Finding]:
 
 
 def _date_findings(memory: Memory) -> Iterable[Finding]:
-    for found in dates.relative_dates(memory.text):
+    """A date in the memory's own prose that will be read on another day (see
+    tui/memory/date_prose.py for what is not one). `info`: most such dates sit in notes their
+    own name or headings date, where a reader can still work the day out."""
+    found = relative_dates(memory.text)
+    if not found:
+        return
+    from tui.memory.date_prose import date_references  # its rules load only when needed
+
+    for reference in date_references(memory.text, memory.file, found):
+        if reference.copied:
+            continue  # memtui's copy of an index line: the line itself is where it was written
+        found, written = reference.found, reference.written
+        when = (f"{written.source} dates it {written.day}: `memtui dream` can write the day"
+                if written else "nothing in the file says which day it was written")
         yield Finding(
-            "relative_date", "warning", memory.file, found.line,
-            f"{memory.file} says {found.phrase!r}; write an absolute date, it will be read later",
+            "relative_date", "info", memory.file, found.line,
+            f"{memory.file} says {found.phrase!r}; {when}",
         )
 
 

@@ -19,6 +19,8 @@ False positives this guards against, deliberately:
   "最近的节点" (the nearest node: Chinese 最近 alone is not a date). Korean words take
   particles, so a Korean rule lists the particles that may follow ("다음 주요" is "next main").
 - Kana spellings (きのう, きょう) are not matched: きのう is also 機能 (a feature).
+- 明朝 is not read as "tomorrow morning": it is the Mincho typeface and the Ming dynasty far
+  more often; 後天 before 学/的/性 is "acquired" (先天 / 後天: innate / acquired).
 """
 
 from __future__ import annotations
@@ -329,7 +331,7 @@ JAPANESE = Language(
     "ja",
     fixed={**_days({
         "一昨日": -2, "昨日": -1, "昨夜": -1, "昨晩": -1, "今日": 0, "本日": 0, "今朝": 0,
-        "今夜": 0, "今晩": 0, "明日": 1, "明朝": 1, "明後日": 2,
+        "今夜": 0, "今晩": 0, "明日": 1, "明後日": 2,
     }), **_years({"一昨年": -2, "去年": -1, "昨年": -1, "今年": 0, "来年": 1, "再来年": 2})},
     count=_cjk_count,
     units={"日": "day", "週": "week", "週間": "week", "月": "month", "か月": "month",
@@ -359,7 +361,7 @@ _KO_START = r"(?<![가-힣])"
 # A Korean word takes particles: after 주 / 달 only these may follow ("다음 주요" is "next main").
 _KO_END = r"(?=$|[^가-힣]|에|의|는|은|도|까지|부터|엔|동안|중|내|초|와|과|랑|가|이|를|을|만|쯤)"
 # 之前天气 (the weather before), 今后天天 (from now on, every day), 天然 (natural)...
-_ZH_TIAN_NOT = r"(?![气氣数數然空使才性堂文地])"
+_ZH_TIAN_NOT = r"(?![气氣数數然空使才性堂文地学學习習的])"
 _CJK_AGO_NOT = r"(?![端台缀綴面者提续續果门門半後])"  # 前端 (front end), 年前半, 日前後...
 # "3天前", "两周后", "3日前", "2週間後": the unit and the direction together
 _CJK_AGO_TRIGGERS = [unit + way for unit in ("天", "周", "週", "期", "月", "年", "日", "間")
@@ -377,7 +379,7 @@ RULES: tuple[Rule, ...] = (
     _latin(ENGLISH, r"(?P<shift>last|next|this|coming) (?P<unit>weekend|week|month|year"
                     r"|quarter|sprint)(?! of\b)", _EN_UNITS),
     _latin(ENGLISH, r"earlier (?P<shift>this) (?P<unit>week|month|year)", "week month year"),
-    _latin(ENGLISH, rf"(?P<shift>last|next|this|coming) (?P<weekday>{_EN_WEEKDAY})",
+    _latin(ENGLISH, rf"(?P<shift>last|next|this|coming) (?P<weekday>{_EN_WEEKDAY})(?! of\b)",
            _EN_WEEKDAY.replace("|", " ")),
     _latin(ENGLISH, rf"(?P<count>{_EN_COUNT}) (?P<unit>days?|weeks?|months?|years?) (?P<back>ago)",
            "ago"),
@@ -479,8 +481,8 @@ RULES: tuple[Rule, ...] = (
                   r"|(?:这|這)(?:几|幾)天",
          "最近 前几 前幾 前些 前阵 前陣 前段 近期 近来 近來 这几 這幾"),
     # Japanese
-    _cjk(JAPANESE, r"(?P<fixed>一昨日|昨日|昨夜|昨晩|今日|本日|今朝|今夜|今晩|明後日|明日|明朝)",
-         "昨日 今日 本日 今朝 今夜 今晩 明日 明朝 明後 昨夜 昨晩"),
+    _cjk(JAPANESE, r"(?P<fixed>一昨日|昨日|昨夜|昨晩|今日|本日|今朝|今夜|今晩|明後日|明日)",
+         "昨日 今日 本日 今朝 今夜 今晩 明日 明後 昨夜 昨晩"),
     _cjk(JAPANESE, r"(?P<fixed>一昨年|去年|昨年|今年|再来年|来年)", "去年 昨年 今年 来年"),
     _cjk(JAPANESE, r"(?P<shift>先々|先先|先|今|再来|来|來)(?P<unit>週)"
                    r"(?:(?P<weekend>末)|の?(?P<weekday>[月火水木金土日])曜日?|(?!間))",
