@@ -12,7 +12,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Container, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import (
@@ -31,6 +31,7 @@ from tui.app.disk import WATCH_GROUP, signature
 from tui.app.memory_rows import (
     ORPHAN_STATUSES,
     RELINKABLE_STATUSES,
+    TYPE_TAGS,
     MemoryRow,
     build_rows,
     filter_rows,
@@ -67,13 +68,16 @@ from tui.memory.store import Memory, Store, load_store
 from tui.render import condense, store_place
 from tui.visible import visible
 
-# (key, width). Beside the preview at 80 columns only mark, name and status fit; wider, the
-# type, then the description (which takes the spare width), then the rest join them.
+# (key, width). What a memory is, its type and description, is read at a glance: the type
+# as a tag of four letters at most, the name only as wide as the names are (up to 24: most
+# are shorter, and the preview has it whole), the status, and the description in all the
+# width left. The date and size join only once the description has `DESCRIPTION_WHOLE`.
 COLUMNS = (
-    ("mark", 1), ("type", 9), ("name", 24), ("status", 9),
+    ("mark", 1), ("type", 4), ("name", 24), ("status", 10),
     ("description", 16), ("modified", 16), ("size", 8),
 )
 COLUMN_PRIORITY = ("name", "mark", "status", "type", "description", "modified", "size")
+DESCRIPTION_WHOLE = 60  # columns: most descriptions read whole
 POLL_SECONDS = 1.0
 DUPLICATE_SCAN_LIMIT = 10_000  # the check takes about 1.3 s at 5,000 memories, in the worker
 QUICK_DUPLICATES = 500  # up to this many memories the check is milliseconds: no extra pass
@@ -95,10 +99,18 @@ TAB_KEYS = {
 }
 
 
+class MemoryTable(VirtualTable):
+    """The store's memories; F1 on it says what the type tags stand for."""
+
+    HELP = "Type tags: " + ", ".join(f"**{tag}** {kind}" for kind, tag in TYPE_TAGS.items()
+                                     if tag != kind) + "; **—** none given."
+
+
 class StoreScreen(Screen[None]):
     # Without this the tab bar takes focus first and the arrow keys do nothing.
     AUTO_FOCUS = "#memory-table"
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [
+        (0, "-narrow"), (100, "-wide"), (160, "-widest")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="store.back"),
         Binding("slash", "start_filter", "Filter", id="store.filter"),
@@ -171,10 +183,12 @@ class StoreScreen(Screen[None]):
             with TabPane("1 Memories", id="memories"):
                 yield Input(placeholder="filter name, description, body (fuzzy)",
                             compact=True, id="memory-filter")
-                with Horizontal():
-                    yield VirtualTable(COLUMNS, stretch=("description", "name"),
-                                       labels={"mark": ""}, priority=COLUMN_PRIORITY,
-                                       id="memory-table")
+                with Container(id="memory-panes"):
+                    yield MemoryTable(COLUMNS, stretch=("description", "name"),
+                                      labels={"mark": ""}, priority=COLUMN_PRIORITY,
+                                      fit={"type", "name", "status"},
+                                      whole=("description", "modified"),
+                                      whole_width=DESCRIPTION_WHOLE, id="memory-table")
                     with Vertical(id="preview"):
                         yield Static(id="preview-title")
                         with VerticalScroll(id="preview-scroll"):

@@ -40,7 +40,7 @@ MEASURED_ROWS = 2_000
 WRAP_WIDTH = 48
 WRAP_ROWS = 5_000
 WRAP_ROOM = 60  # what a wrapping column is given before a growing column widens
-WHOLE_WIDTH = 40  # a column kept whole is kept so up to this width
+WHOLE_WIDTH = 40  # a column kept whole is kept so up to this width, unless told otherwise
 
 
 class Row(Protocol):
@@ -197,8 +197,8 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
                  labels: Mapping[str, str] | None = None, keep_end: Collection[str] = (),
                  priority: Sequence[str] = (), grow: Collection[str] = (),
                  fit: Collection[str] = (), wrap: str | None = None,
-                 whole: tuple[str, str] | None = None, cursor: bool = True,
-                 id: str | None = None) -> None:
+                 whole: tuple[str, str] | None = None, whole_width: int = WHOLE_WIDTH,
+                 cursor: bool = True, id: str | None = None) -> None:
         """`columns` are (key, width) pairs, headed by their key unless `labels` names them
         otherwise; text too long for a column is cut at its end, or at its start in the
         `keep_end` columns. The `fit` columns narrow to their longest cell (or their label),
@@ -206,7 +206,7 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         declared order by default): a column is shown only when it and every more important
         one fit at their widths; `whole` is (a column, a key of `priority`): from that key
         on, a column is shown only when the first one has its longest cell too (at most
-        `WHOLE_WIDTH`). The `grow` columns widen to their longest cell, together taking at
+        `whole_width`). The `grow` columns widen to their longest cell, together taking at
         most half the spare width (beside a `wrap` column: what it leaves past `WRAP_ROOM`);
         then the first shown of the `stretch` columns takes what is left. The `wrap`
         column's text too long for it goes on over more lines of its row (with room for
@@ -226,6 +226,7 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         self.fit = tuple(key for key in keys if key in fit)
         self.wrap = wrap
         self.whole = whole or ()
+        self.whole_width = whole_width
         self.longest: dict[str, int] = {}  # a growing or fitting column's longest cell
         self.rows: list[Row] = []
         self.marked: frozenset[str] = frozenset()
@@ -434,7 +435,7 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         short, counted = 0, False  # what the whole column lacks of its longest cell
         if self.whole:
             column = self.whole[0]
-            wanted = min(self.longest.get(column, 0), WHOLE_WIDTH)
+            wanted = min(self.longest.get(column, 0), self.whole_width)
             short = max(0, wanted - widths[column])
         for key in self.priority:
             need = widths[key] + 2 * CELL_PADDING
