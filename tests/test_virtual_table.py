@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from conftest import lines_in_style
 from rich.text import Text
 from textual.app import App, ComposeResult
 
@@ -294,3 +295,20 @@ async def test_a_less_important_column_gives_way_before_the_whole_column_is_cut(
         await pilot.pause()
         assert table.shown_columns == ["choice", "file"]
         assert name in lines(table)[1]
+
+
+async def test_the_cursor_is_painted_where_it_is_once_the_view_has_scrolled():
+    """Scrolled down, Up moved the cursor but repainted lines outside the view: the
+    highlight stayed on a row the keys no longer acted on."""
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(VirtualTable)
+        table.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.scroll_y > 0
+        for key in ("up", "up", "down", "pageup", "up"):
+            await pilot.press(key)
+            await pilot.pause()
+            [painted] = lines_in_style(table, "virtual-table--cursor")
+            assert str(table.highlighted.cells[1]) in painted, key

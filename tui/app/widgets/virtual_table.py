@@ -292,8 +292,8 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
 
     def refresh_row(self, row: int) -> None:
         first, height = self.row_span(row)
-        for line in range(first, first + height):
-            self.refresh_line(line - round(self.scroll_y) + 1)
+        # Lines of the whole table, under the header: refresh_line takes the scroll off.
+        self.refresh_lines(first + 1, height)
 
     # --- content --------------------------------------------------------------------------
 
