@@ -51,7 +51,7 @@ from tui.app.widgets.findings import FindingsShown, FindingsView, fixes, shown_f
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.recall import RecallView
-from tui.app.widgets.virtual_table import VirtualTable
+from tui.app.widgets.virtual_table import Place, VirtualTable
 from tui.claude.discovery import Project
 from tui.claude.memory_files import TEAM_INDEX
 from tui.collector import collector_paused
@@ -365,9 +365,10 @@ class StoreScreen(Screen[None]):
         known = {row.key for row in self.rows}
         self.marked &= known
         self.query_one("#store-loading").add_class("hidden")
-        self.refresh_table()
+        self.show_rows(self.query_one("#memory-table", VirtualTable).place)
         self.show_indexes(message.store)
         self.findings_view.show(message.shown)
+        self.refresh_bindings()  # the footer shows the keys of the finding highlighted now
         self.query_one("#recall-view", RecallView).show(message.store)
         self.show_lock(message.store)
         if self.focused is None:
@@ -506,6 +507,11 @@ class StoreScreen(Screen[None]):
     # --- table and preview ----------------------------------------------------------------
 
     def refresh_table(self) -> None:
+        self.show_rows()
+
+    def show_rows(self, place: Place | None = None) -> None:
+        """The rows the filter lets through; `place`: where the cursor was among the rows
+        before a reload (a memory archived from the table leaves the cursor on the next)."""
         query = self.query_one("#memory-filter", Input).value
         table = self.query_one("#memory-table", VirtualTable)
         if self.store is None:
@@ -516,7 +522,7 @@ class StoreScreen(Screen[None]):
             empty = "The store no longer exists (see above)."
         else:
             empty = "No memories in this store yet."
-        table.set_rows(filter_rows(self.rows, query), empty)
+        table.set_rows(filter_rows(self.rows, query), empty, place)
         table.set_marked(self.marked)
         self.preview_soon()
 

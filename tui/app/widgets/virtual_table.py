@@ -56,6 +56,32 @@ class TableRow:
     cells: tuple[object, ...]
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a table's cursor was: the rows it was among, its row and that row's line on
+    screen (counted from the top of the view)."""
+
+    rows: Sequence[Row]
+    cursor: int
+    line: int
+
+    def in_rows(self, rows: Sequence[Row]) -> int:
+        """The cursor's row among `rows`: the same row if it is still there, else the
+        first after it that is (the one that took its place), else the last before it."""
+        if not rows or not self.rows:
+            return 0
+        cursor = min(self.cursor, len(self.rows) - 1)
+        key = self.rows[cursor].key
+        same = next((index for index, row in enumerate(rows) if row.key == key), None)
+        if same is not None:
+            return same
+        where = {row.key: index for index, row in enumerate(rows)}
+        for row in (*self.rows[cursor + 1:], *reversed(self.rows[:cursor])):
+            if row.key in where:
+                return where[row.key]
+        return 0
+
+
 # The keys that move a cursor (the actions are `CursorKeys`').
 CURSOR_BINDINGS: list[BindingType] = [
     Binding("up", "cursor_up", "Cursor up", show=False),
@@ -297,8 +323,10 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
 
     # --- content --------------------------------------------------------------------------
 
-    def set_rows(self, rows: list[Row], empty_text: str = "") -> None:
-        """Show `rows`, keeping the cursor on the same memory if it is still there.
+    def set_rows(self, rows: list[Row], empty_text: str = "", place: Place | None = None) -> None:
+        """Show `rows`, keeping the cursor on the same memory if it is still there; with
+        `place` (the rows shown before, as new ones after a change), on the row that took
+        its place if it is gone, on the same line of the view.
 
         Posts no Highlighted message: the caller knows the rows changed.
         """
@@ -309,12 +337,23 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         if self.grow or self.fit or self.whole:
             self.measure_columns()
         index = 0
-        if current is not None:  # usually near the top: the scan stops there
+        if place is not None:
+            index = place.in_rows(rows)
+        elif current is not None:  # usually near the top: the scan stops there
             index = next((i for i, row in enumerate(rows) if row.key == current.key), 0)
         self.set_reactive(VirtualTable.cursor_row, index)
         self.update_height()
+        if place is not None and rows:
+            top = max(0, self.row_span(index)[0] - place.line)
+            self.scroll_to(y=top, animate=False, immediate=True)
         self.scroll_to_cursor()
         self.refresh()
+
+    @property
+    def place(self) -> Place:
+        """Where the cursor is, for `set_rows` to keep it there."""
+        return Place(self.rows, self.cursor_row,
+                     self.row_span(self.cursor_row)[0] - round(self.scroll_y))
 
     def update_height(self) -> None:
         self.virtual_size = Size(self.virtual_size.width, self.line_count + 1)
