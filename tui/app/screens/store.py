@@ -788,13 +788,17 @@ class StoreScreen(Screen[None]):
         self.propose(lambda curate, store: curate.plan_move_entry(store, file, end))
 
     def action_redact(self) -> None:
+        """Redact credentials: in the store's files, then in every copy memtui keeps."""
+        from tui.history.redaction import as_redaction
+
         if not self.writable():
             return
         if self.tab != "findings":
-            self.propose(lambda curate, store: curate.plan_redact_secrets(store))
+            self.propose(lambda curate, store: as_redaction(curate.plan_redact_secrets(store)))
         elif (chosen := self.chosen_findings(("secret",), "X")) is not None:
             files = sorted({f.file for f in chosen if f.file})
-            self.propose(lambda curate, store: curate.plan_redact_secrets(store, files))
+            self.propose(lambda curate, store: as_redaction(
+                curate.plan_redact_secrets(store, files)))
 
     def action_keep_side(self) -> None:
         """Resolve the sync conflicts in the chosen memories, first text kept; the confirm
