@@ -46,6 +46,7 @@ REDACTED = "[REDACTED]"
 # the run of non-blank characters around it (the whole URL), not wherever it occurs.
 WHOLE_SECRET = 8
 SQLITE_HEADER = b"SQLite format 3\x00"
+BLOCK = 1 << 20
 # What the confirmation says besides the plan's own sentences.
 NOTES = (
     "memtui scrubs it from its own copies too: the backups and undo log of its changes, "
@@ -107,6 +108,18 @@ def scrub(data: bytes, found: Sequence[Needle]) -> bytes:
 
 def holds(data: bytes, found: Sequence[Needle]) -> bool:
     return any(needle in data for needle, _ in found)
+
+
+def file_holds(path: Path, found: Sequence[Needle]) -> bool:
+    """Whether the file holds a needle, read a block at a time (a cache may be big)."""
+    overlap = max(len(needle) for needle, _ in found) - 1
+    tail = b""
+    with open(path, "rb") as source:
+        while block := source.read(BLOCK):
+            if holds(tail + block, found):
+                return True
+            tail = block[-overlap:] if overlap else b""
+    return False
 
 
 def apply_redaction(store: Path, plan: Plan) -> tuple[ChangeRecord, list[str]]:
@@ -179,9 +192,8 @@ def _purge_files(folder: Path, found: Sequence[Needle]) -> None:
             path = Path(top, name)
             if path.is_symlink() or (name == LOG_NAME and Path(top) == folder):
                 continue
-            data = path.read_bytes()
-            if holds(data, found):
-                write_atomic(path, scrub(data, found), path.stat().st_mtime)
+            if file_holds(path, found):
+                write_atomic(path, scrub(path.read_bytes(), found), path.stat().st_mtime)
 
 
 # --- the journal ---------------------------------------------------------------------------
@@ -258,10 +270,10 @@ def _purge_caches(found: Sequence[Needle]) -> None:
             else:
                 others.append(path)
     for database in databases:
-        if any(holds(part.read_bytes(), found) for part in _database_files(database)):
+        if any(file_holds(part, found) for part in _database_files(database)):
             _scrub_database(database, found)
     for path in others:
-        if holds(path.read_bytes(), found):
+        if file_holds(path, found):
             path.unlink()
 
 
@@ -278,15 +290,16 @@ def _scrub_database(database: Path, found: Sequence[Needle]) -> None:
         tables = [row[0] for row in db.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
         for table in tables:
-            quoted = '"' + table.replace('"', '""') + '"'
-            columns = [row[1] for row in db.execute(f"PRAGMA table_info({quoted})")]
-            for row in db.execute(f"SELECT rowid, * FROM {quoted}").fetchall():
-                for column, value in zip(columns, row[1:], strict=True):
-                    new = _scrubbed_value(value, found)
-                    if new is not value:
-                        name = '"' + column.replace('"', '""') + '"'
+            quoted = _quoted(table)
+            for column in [row[1] for row in db.execute(f"PRAGMA table_info({quoted})")]:
+                name = _quoted(column)
+                for needle, _ in found:  # the rows holding it, found by SQLite
+                    rows = db.execute(f"SELECT rowid, {name} FROM {quoted} "
+                                      f"WHERE instr(CAST({name} AS BLOB), ?) > 0",
+                                      (needle,)).fetchall()
+                    for rowid, value in rows:
                         db.execute(f"UPDATE {quoted} SET {name} = ? WHERE rowid = ?",
-                                   (new, row[0]))
+                                   (_scrubbed_value(value, found), rowid))
         db.commit()
         db.execute("VACUUM")
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -294,12 +307,14 @@ def _scrub_database(database: Path, found: Sequence[Needle]) -> None:
         db.close()
 
 
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
 def _scrubbed_value(value: object, found: Sequence[Needle]) -> object:
-    """The value without the secret; the same object when it holds none."""
-    if isinstance(value, bytes) and holds(value, found):
+    """The value without the secret, of the same type."""
+    if isinstance(value, bytes):
         return scrub(value, found)
     if isinstance(value, str):
-        data = _encoded(value)
-        if holds(data, found):
-            return scrub(data, found).decode("utf-8", "surrogateescape")
+        return scrub(_encoded(value), found).decode("utf-8", "surrogateescape")
     return value
