@@ -412,3 +412,22 @@ async def test_the_memories_tab_shows_each_memorys_type_and_description(tmp_path
             assert memory.description.startswith(description.rstrip("…"))
         preview = app.screen.query_one("#preview")
         assert preview.region.height >= 5 and preview.region.width >= 30
+
+
+async def test_a_wide_memories_table_widens_the_name_once_the_description_has_its_room(
+        tmp_path):
+    """At 140 columns the description had all it could use and more, while names were cut
+    at 24: the name widens into what the description leaves (once it has its longest text,
+    up to 80 columns), and only then do the date and size join."""
+    from tui.app.screens.store import DESCRIPTION_WHOLE
+
+    app, webapp = demo_app(tmp_path / "demo")
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(app, pilot)
+        app.push_screen(StoreScreen(webapp))
+        await settle(app, pilot)
+        table = app.screen.query_one("#memory-table", VirtualTable)
+        widths = {key: width for _, key, width in table.layout()}
+        assert widths["description"] >= min(table.longest["description"], DESCRIPTION_WHOLE)
+        assert 24 < widths["name"] <= table.longest["name"]
+        assert "modified" not in widths

@@ -71,13 +71,14 @@ from tui.visible import visible
 # (key, width). What a memory is, its type and description, is read at a glance: the type
 # as a tag of four letters at most, the name only as wide as the names are (up to 24: most
 # are shorter, and the preview has it whole), the status, and the description in all the
-# width left. The date and size join only once the description has `DESCRIPTION_WHOLE`.
+# width left. Once the description has its longest text (up to `DESCRIPTION_WHOLE`), the
+# name widens to its own; the date and size join past that.
 COLUMNS = (
     ("mark", 1), ("type", 4), ("name", 24), ("status", 10),
     ("description", 16), ("modified", 16), ("size", 8),
 )
 COLUMN_PRIORITY = ("name", "mark", "status", "type", "description", "modified", "size")
-DESCRIPTION_WHOLE = 60  # columns: most descriptions read whole
+DESCRIPTION_WHOLE = 80  # columns: three descriptions in four read whole
 POLL_SECONDS = 1.0
 DUPLICATE_SCAN_LIMIT = 10_000  # the check takes about 1.3 s at 5,000 memories, in the worker
 QUICK_DUPLICATES = 500  # up to this many memories the check is milliseconds: no extra pass
@@ -186,7 +187,7 @@ class StoreScreen(Screen[None]):
                 with Container(id="memory-panes"):
                     yield MemoryTable(COLUMNS, stretch=("description", "name"),
                                       labels={"mark": ""}, priority=COLUMN_PRIORITY,
-                                      fit={"type", "name", "status"},
+                                      fit={"type", "name", "status"}, grow={"name"},
                                       whole=("description", "modified"),
                                       whole_width=DESCRIPTION_WHOLE, id="memory-table")
                     with Vertical(id="preview"):

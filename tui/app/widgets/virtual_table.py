@@ -233,7 +233,8 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         one fit at their widths; `whole` is (a column, a key of `priority`): from that key
         on, a column is shown only when the first one has its longest cell too (at most
         `whole_width`). The `grow` columns widen to their longest cell, together taking at
-        most half the spare width (beside a `wrap` column: what it leaves past `WRAP_ROOM`);
+        most half the spare width (beside a `wrap` column: what it leaves past `WRAP_ROOM`;
+        beside the `whole` column: what it leaves once whole);
         then the first shown of the `stretch` columns takes what is left. The `wrap`
         column's text too long for it goes on over more lines of its row (with room for
         `WRAP_WIDTH` cells and up to `WRAP_ROWS` rows; else it is cut). Without a `cursor`
@@ -496,10 +497,15 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
     def grown(self, widths: dict[str, int], shown: set[str], spare: int) -> dict[str, int]:
         """The growing columns' widths: each up to its longest cell, within half of `spare`
         (with a wrapping column shown: within what is left once it has `WRAP_ROOM` cells,
-        so that most of its text goes on one line)."""
+        so that most of its text goes on one line; with the `whole` column shown: within
+        what is left once it has its longest cell, up to `whole_width`)."""
         budget = spare // 2
         if self.wrap in shown:
             budget = max(0, spare - max(0, WRAP_ROOM - widths[self.wrap]))
+        elif self.whole and self.whole[0] in shown:
+            column = self.whole[0]
+            wanted = min(self.longest.get(column, 0), self.whole_width)
+            budget = max(0, spare - max(0, wanted - widths[column]))
         grown = {}
         for key in self.grow:
             if key in shown:
