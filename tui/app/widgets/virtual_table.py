@@ -319,7 +319,7 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
 
     def refresh_row(self, row: int) -> None:
         first, height = self.row_span(row)
-        # Lines of the whole table, under the header: refresh_line takes the scroll off.
+        # Lines of the whole table, under its header: refresh_lines takes the scroll off.
         self.refresh_lines(first + 1, height)
 
     # --- content --------------------------------------------------------------------------
