@@ -491,6 +491,23 @@ def painted(content, width: int = 200, wrap: bool = False) -> str:
     return console.file.getvalue()
 
 
+def on_screen(widget) -> list:
+    """The widget's lines as the terminal shows them: each as it was last painted (a line
+    nobody refreshed keeps its old paint), not rendered anew as `render_line` would."""
+    from textual.geometry import Region
+
+    return widget.render_lines(Region(0, 0, *widget.region.size))
+
+
+def lines_in_style(widget, component: str) -> list[str]:
+    """The text of the lines on screen whose background is the `component` style's (a
+    cursor's): what the user sees highlighted."""
+    colour = widget.get_component_rich_style(component).bgcolor
+    return [strip.text for strip in on_screen(widget)
+            if any(segment.style is not None and segment.style.bgcolor == colour
+                   for segment in strip)]
+
+
 @pytest.fixture
 def worktrees(tmp_path, claude_home):
     """A repository with two linked worktrees, and the one store they all share."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from app_home import build_app_home, open_first_store
-from conftest import painted, settle, snapshot
+from conftest import memory_text, painted, settle, snapshot, sync_conflicted_memory, write_memory
 from textual.widgets import Static
 from waiting import pilot_until
 
@@ -140,6 +140,17 @@ async def test_archive_and_delete_marked_memories(fixture):
         assert (fixture.store / "feedback_testing.md").exists()
         await undo(app, pilot)
         assert snapshot(fixture.store) == before
+
+
+async def test_archiving_the_highlighted_memory_leaves_the_cursor_on_the_next(fixture):
+    async with store_screen(fixture) as (app, pilot, screen):
+        listed = names(screen)
+        assert listed.index("payments") > 0
+        highlight(screen, "payments")
+        await pilot.press("a")
+        await confirm(app, pilot)
+        table = screen.query_one("#memory-table", VirtualTable)
+        assert str(table.highlighted.cells[2]) == listed[listed.index("payments") + 1]
 
 
 async def test_cancel_writes_nothing(fixture):
@@ -717,3 +728,85 @@ async def test_r_on_the_index_tab_relinks_the_entry_under_the_cursor(fixture):
         await pilot.press("r")
         listed = await confirm(app, pilot)
         assert "project_launch.md" in listed and "project_orphan.md" not in listed
+
+
+GITHUB_TOKEN = "ghp_" + "Ab1" * 12
+
+
+def footer_first_key(screen) -> str:
+    """The first key the footer shows, as painted ("K Keep a side")."""
+    from textual.widgets._footer import FooterKey
+
+    keys = sorted(screen.query(FooterKey), key=lambda key: key.region.x)
+    return keys[0].render().plain.strip()
+
+
+async def keeps_its_place(app, pilot, screen, before: list[str], fixed: str) -> str:
+    """After the finding `fixed` (a row key of `before`, the rows as they were) went away:
+    the row after it is highlighted and the footer leads with its fix. Returns that row."""
+    from tui.app.widgets.findings import fixes
+
+    for _ in range(3):  # the footer recomposes after the refresh that follows new keys
+        await pilot.pause()
+    table = screen.query_one("#findings-table", VirtualTable)
+    now = {row.key for row in table.rows}
+    assert fixed not in now
+    following = next(key for key in before[before.index(fixed) + 1:] if key in now)
+    assert table.highlighted.key == following
+    binding = next(b for _, b, _, _ in screen.active_bindings.values()
+                   if b.id == fixes(table.highlighted.finding)[0])
+    assert footer_first_key(screen) == f"{app.get_key_display(binding)} {binding.description}"
+    return following
+
+
+async def test_the_findings_tab_keeps_its_place_after_a_fix(fixture):
+    """After an apply the cursor jumped to the first finding while the footer still showed
+    the fixed finding's keys, and the key it showed answered "highlight one": the finding
+    after the fixed one is highlighted, and the footer shows its keys, which act on it."""
+    write_memory(fixture.store, "project_keys.md", memory_text(
+        "keys", "where the deploy token lives", "project", f"token {GITHUB_TOKEN}\n"))
+    write_memory(fixture.store, "rule.md", sync_conflicted_memory())
+    async with store_screen(fixture, notifications=True) as (app, pilot, screen):
+        await on_findings_tab(pilot, screen, "secret")
+        table = screen.query_one("#findings-table", VirtualTable)
+        before = [row.key for row in table.rows]
+        assert table.cursor_row > 0
+        secret = table.highlighted.key
+        await pilot.press("X")
+        await confirm(app, pilot)
+        await keeps_its_place(app, pilot, screen, before, secret)
+        await on_findings_tab(pilot, screen, "sync_conflict")
+        before = [row.key for row in table.rows]
+        conflict = table.highlighted.key
+        await pilot.press("K")
+        await confirm(app, pilot)
+        await keeps_its_place(app, pilot, screen, before, conflict)
+        await pilot.press(footer_first_key(screen).split()[0])  # it acts on what is shown
+        await pilot.pause()
+        assert not any("highlight one" in toast.message for toast in app._notifications)
+        assert app.screen.file == table.highlighted.finding.file  # here: e, the editor
+
+
+async def test_the_findings_tab_keeps_the_finding_edited_in_the_editor(fixture, no_editor):
+    """Saving in the editor reloads the store: the finding it was opened from stays
+    highlighted (it is still there), its keys in the footer."""
+    from textual.widgets import TextArea
+
+    write_memory(fixture.store, "project_keys.md", memory_text(
+        "keys", "where the deploy token lives", "project", f"token {GITHUB_TOKEN}\n"))
+    async with store_screen(fixture) as (app, pilot, screen):
+        await on_findings_tab(pilot, screen, "secret")
+        table = screen.query_one("#findings-table", VirtualTable)
+        edited = table.highlighted.key
+        assert table.cursor_row > 0
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen.query_one(TextArea)
+        editor.insert("An added line.\n", (editor.document.line_count - 1, 0))
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert app.screen is screen
+        for _ in range(3):
+            await pilot.pause()
+        assert table.highlighted.key == edited
+        assert footer_first_key(screen).endswith("Redact")

@@ -99,9 +99,9 @@ async def test_at_80_columns_memory_statuses_are_words_not_letters(fixture):
         screen = await open_store(app, pilot, fixture)
         table = screen.query_one("#memory-table", VirtualTable)
         assert {"name", "status"} <= set(table.shown_columns)
+        shown = [column_text(table, "status", row)[0] for row in range(len(table.rows))]
+        assert {"past cut", "unindexed"} <= set(shown)
         painted = [table.render_line(y).text for y in range(1, len(table.rows) + 1)]
-        assert any(line.rstrip().endswith("past cut") for line in painted)
-        assert any(line.rstrip().endswith("unindexed") for line in painted)
         assert all(len(line) <= table.size.width for line in painted)
 
 
@@ -380,3 +380,54 @@ async def test_f1_lists_memtuis_keys_before_textuals(fixture):
         assert rows[first_textual - 1] == "General"
         assert {"/ Filter", "r Relink", "u Undo", "q Quit"} <= set(rows[:first_textual])
         assert not any("Focus Next" in row for row in rows[:first_textual])
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+async def test_the_memories_tab_shows_each_memorys_type_and_description(tmp_path, size):
+    """A memory is its type and its description: at 80 columns the table showed neither,
+    at 120 no description (its 42-column name took the room). A short type tag, the name
+    as wide as the names are (up to a bound), the status, and the description in the rest;
+    the preview of the highlighted memory stays on screen."""
+    from tui.app.memory_rows import TYPE_TAGS
+
+    app, webapp = demo_app(tmp_path / "demo")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        app.push_screen(StoreScreen(webapp))
+        await settle(app, pilot)
+        table = app.screen.query_one("#memory-table", VirtualTable)
+        widths = {key: width for _, key, width in table.layout()}
+        assert list(widths)[:5] == ["mark", "type", "name", "status", "description"]
+        assert widths["type"] == max(map(len, TYPE_TAGS.values()))
+        assert widths["name"] <= 24
+        assert widths["description"] == max(widths.values())
+        assert widths["description"] >= (28 if size == SMALL else 60)
+        store = app.screen.store
+        for number, row in enumerate(table.rows[:table.page_height]):
+            memory = store.memory(row.file) if row.file else None
+            if memory is None or not memory.type:
+                continue
+            assert column_text(table, "type", number) == [TYPE_TAGS[memory.type]]
+            [description] = column_text(table, "description", number)
+            assert memory.description.startswith(description.rstrip("…"))
+        preview = app.screen.query_one("#preview")
+        assert preview.region.height >= 5 and preview.region.width >= 30
+
+
+async def test_a_wide_memories_table_widens_the_name_once_the_description_has_its_room(
+        tmp_path):
+    """At 140 columns the description had all it could use and more, while names were cut
+    at 24: the name widens into what the description leaves (once it has its longest text,
+    up to 80 columns), and only then do the date and size join."""
+    from tui.app.screens.store import DESCRIPTION_WHOLE
+
+    app, webapp = demo_app(tmp_path / "demo")
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(app, pilot)
+        app.push_screen(StoreScreen(webapp))
+        await settle(app, pilot)
+        table = app.screen.query_one("#memory-table", VirtualTable)
+        widths = {key: width for _, key, width in table.layout()}
+        assert widths["description"] >= min(table.longest["description"], DESCRIPTION_WHOLE)
+        assert 24 < widths["name"] <= table.longest["name"]
+        assert "modified" not in widths

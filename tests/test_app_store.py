@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from app_home import build_app_home
-from conftest import index_line, memory_text, painted, settle, write_index, write_memory
+from app_home import build_app_home, demo_app
+from conftest import (
+    index_line,
+    lines_in_style,
+    memory_text,
+    painted,
+    settle,
+    write_index,
+    write_memory,
+)
 from textual.widgets import Input, Markdown, Static, TabbedContent
 from waiting import pilot_until
 
@@ -123,6 +131,33 @@ async def test_index_view_shows_cut_rule_and_warning(store_app):
         assert "Launch" in lines[rule + 1]  # the entry past the 200th line sits under the rule
         assert f"{MAX_LINES + 1} lines (limit: {MAX_LINES})" in rendered
         assert "Only part of it was loaded" in rendered
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_index_cursor_is_painted_on_the_line_the_keys_act_on(tmp_path, size):
+    """The Index tab opens scrolled to the cut; Up then moved the cursor but repainted
+    lines outside the view, so the highlight stayed on the first line past the cut while
+    `m` offered to move the line two above it."""
+    app, webapp = demo_app(tmp_path / "demo")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        screen = await open_store(app, pilot, webapp)
+        await pilot.press("2")
+        await settle(app, pilot)
+        view = screen.query_one("#index-view", IndexView)
+        assert view.scroll_y > 0 and view.highlighted.number == view.first_cut + 1
+        for key in ("up", "up"):
+            await pilot.press(key)
+            await pilot.pause()
+        line = view.highlighted
+        assert line.number == view.first_cut - 1
+        [shown] = lines_in_style(view, "index-view--cursor")
+        assert shown.split()[0] == str(line.number)
+        await pilot.press("m")
+        await settle(app, pilot)
+        asked = " ".join(app.screen.plan.summary)
+        file = screen.index_entry()
+        assert file and f"{file} from line {line.number} " in asked
 
 
 def rendered_rows(view: IndexView) -> list[str]:

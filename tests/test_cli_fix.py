@@ -291,20 +291,24 @@ def test_fix_shorten_keeps_every_hook_in_its_memory_and_undo_restores(shaped, ca
     assert store.files_on_disk() == before
 
 
-def test_fix_redact_removes_the_token_from_the_index_and_undo_restores(shaped, capsys):
+def test_fix_redact_removes_the_token_from_the_index_and_undo_leaves_it_out(shaped, capsys):
+    """A redaction is the one change undo does not take back: memtui keeps no copy of the
+    secret to put back (tests/test_redaction.py checks every file it keeps)."""
     store = shaped("plaintext_token_in_the_index")
     assert "secret" in store.kinds(capsys)
-    before = store.files_on_disk()
 
     code, out, err = store.fix(capsys, "redact", "--yes")
     assert (code, err) == (0, "")
     assert FAKE_TOKEN not in out, "the plan shows the secret it removes"
+    assert "it cannot be undone" in out and "Undo it with" not in out
     index = (store.store / "MEMORY.md").read_text()
     assert FAKE_TOKEN not in index and "[REDACTED]" in index
     assert "secret" not in store.kinds(capsys)
+    after = store.files_on_disk()
 
-    store.undo(capsys)
-    assert store.files_on_disk() == before
+    code, out, err = store.run(capsys, "undo", str(store.store))
+    assert "Nothing to undo" in out + err
+    assert store.files_on_disk() == after
 
 
 def test_fix_archive_moves_the_memory_and_its_line_out_and_undo_brings_both_back(shaped,
@@ -426,7 +430,8 @@ def test_fix_json_of_a_redaction_carries_no_secret(shaped, capsys):
     assert result["applied"] is True
     assert [(c["file"], c["change"], c["diff"]) for c in result["changes"]] == [
         ("MEMORY.md", "changed", None)]
-    assert result["summary"] == ["Redact the GitHub Token on line 1 of MEMORY.md."]
+    assert result["summary"][0] == "Redact the GitHub Token on line 1 of MEMORY.md."
+    assert result["undo"] is None and result["not_scrubbed"] == []
 
 
 def test_fix_json_never_asks(shaped, capsys, monkeypatch):

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from conftest import GIT_IDENTITY, index_line, memory_text, real, write_index, write_memory
 from tmux_terminal import TmuxTerminal
+from waiting import PATIENCE
 
 from tui.claude import paths
+from tui.claude.discovery import discover
 from tui.memory.index import parse_index
+from tui.memory.store import load_store
 
 pytestmark = pytest.mark.skipif(not TmuxTerminal.available(), reason="tmux is not installed")
 
@@ -105,3 +111,58 @@ def test_demo_with_no_open_only_builds_it(tmp_path, terminal_env):
     assert f"Demo config home built at {demo / 'claude'}" in screen
     assert "projects in" not in screen
     assert (demo / "claude" / "projects").is_dir()
+
+
+def highlighted_numbers(terminal: TmuxTerminal) -> list[int]:
+    """The index lines (by their number) painted in a background no other line has: the
+    cursor's."""
+    numbered = []
+    for text, backgrounds in terminal.backgrounds():
+        match = re.match(r"\s*(\d+) ", text)
+        if match and backgrounds:
+            numbered.append((int(match.group(1)), backgrounds[match.start(1)]))
+    counts = Counter(background for _, background in numbered)
+    return [number for number, background in numbered if counts[background] == 1]
+
+
+def wait_for_highlight(terminal: TmuxTerminal, wanted: list[int]) -> None:
+    deadline = time.monotonic() + PATIENCE
+    while (shown := highlighted_numbers(terminal)) != wanted:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"highlighted {shown}, not {wanted}:\n{terminal.screen()}")
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_the_index_tab_highlights_the_line_its_keys_act_on(tmp_path, terminal_env, size):
+    """The Index tab opens scrolled to the cut; Up twice left the highlight on the first
+    line past the cut while `m` offered to move the line two above it."""
+    from tui.demo import build_demo
+
+    demo = build_demo(tmp_path / "demo")
+    env = {**terminal_env, "CLAUDE_CONFIG_DIR": str(demo.home)}
+    webapp = max(discover(demo.home, env).projects, key=lambda project: project.memories)
+    index = load_store(webapp.store).index
+    past_cut = index.first_cut_line + 1  # the first line Claude does not load, 1-based
+    link_at = {link.line: link.file for link in index.links}
+    with TmuxTerminal(shlex.quote(str(MEMTUI)), env, size) as terminal:
+        terminal.wait_for("projects in")
+        terminal.press("/")
+        terminal.wait_for("filter")
+        terminal.type("code/webapp")
+        terminal.wait_for(" of ", "projects in")  # "3 of 8 projects in": the filter is on
+        terminal.press("Enter", "Enter")
+        terminal.wait_for("1 Memories", "past cut", "Doctor: ")  # the last thing drawn
+        terminal.press("2")
+        terminal.wait_for("Claude's cut")
+        wait_for_highlight(terminal, [past_cut])
+        terminal.press("Up", "Up")
+        wait_for_highlight(terminal, [past_cut - 2])
+        terminal.press("m")
+        terminal.wait_for("Apply (y)", f"move index line for {link_at[past_cut - 2]}")
+        terminal.press("Escape")
+        terminal.wait_until_gone("Apply (y)")
+        terminal.press("Down")
+        wait_for_highlight(terminal, [past_cut - 1])
+        terminal.press("q")
+        assert terminal.wait_for_exit() == 0

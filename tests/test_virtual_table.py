@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from conftest import lines_in_style
 from rich.text import Text
 from textual.app import App, ComposeResult
 
@@ -294,3 +295,42 @@ async def test_a_less_important_column_gives_way_before_the_whole_column_is_cut(
         await pilot.pause()
         assert table.shown_columns == ["choice", "file"]
         assert name in lines(table)[1]
+
+
+async def test_the_cursor_is_painted_where_it_is_once_the_view_has_scrolled():
+    """Scrolled down, Up moved the cursor but repainted lines outside the view: the
+    highlight stayed on a row the keys no longer acted on."""
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(VirtualTable)
+        table.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.scroll_y > 0
+        for key in ("up", "up", "down", "pageup", "up"):
+            await pilot.press(key)
+            await pilot.pause()
+            [painted] = lines_in_style(table, "virtual-table--cursor")
+            assert str(table.highlighted.cells[1]) in painted, key
+
+
+async def test_new_rows_given_the_place_put_the_cursor_on_the_row_that_took_its_place():
+    """A fix applied from a row removes it: the cursor goes to the row after it (else the
+    last before it) on the same line of the view, not back to the first row."""
+    from tui.app.widgets.virtual_table import Place
+
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(VirtualTable)
+        table.move_cursor(25)
+        await pilot.pause()
+        place = table.place
+        line = place.line
+        table.set_rows([r for r in ROWS if r.key not in {"memory-25.md", "memory-26.md"}],
+                       place=place)
+        await pilot.pause()
+        assert table.highlighted.key == "memory-27.md"
+        assert table.place.line == line
+        assert Place(ROWS, 39, 0).in_rows(ROWS[:30]) == 29
+        assert Place(ROWS, 5, 0).in_rows(ROWS[:5]) == 4
+        assert Place(ROWS, 5, 0).in_rows([]) == 0

@@ -7,6 +7,7 @@ environment, so neither the user's tmux sessions nor their shell variables leak 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ import uuid
 from waiting import PATIENCE
 
 EXIT_MARK = "[exited with status "
+_SGR = re.compile(r"\x1b\[([0-9;]*)m")
 # What a terminal program needs from the outside world; everything else comes from `env`.
 PASSED_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ")
 
@@ -51,6 +53,23 @@ class TmuxTerminal:
 
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p").stdout
+
+    def backgrounds(self) -> list[tuple[str, list[str | None]]]:
+        """Each line on screen as its text and the background of each of its characters
+        (an SGR background code, None for the terminal's own)."""
+        styled = self._tmux("capture-pane", "-p", "-e").stdout
+        lines = []
+        background: str | None = None
+        for raw in styled.split("\n"):
+            text, colours = [], []
+            for index, part in enumerate(_SGR.split(raw)):
+                if index % 2:
+                    background = _background_after(part, background)
+                    continue
+                text.append(part)
+                colours.extend([background] * len(part))
+            lines.append(("".join(text), colours))
+        return lines
 
     def wait_for(self, *texts: str, timeout: float = PATIENCE) -> str:
         """Poll the screen until every one of `texts` is on it; fail with the last screen.
@@ -92,3 +111,23 @@ class TmuxTerminal:
 
     def close(self) -> None:
         self._tmux("kill-server")
+
+
+def _background_after(parameters: str, background: str | None) -> str | None:
+    """The background once an SGR sequence with these parameters is applied."""
+    codes = parameters.split(";") if parameters else ["0"]
+    index = 0
+    while index < len(codes):
+        code = codes[index]
+        if code in ("0", "", "49"):
+            background = None
+        elif code == "48" and index + 1 < len(codes):
+            size = 4 if codes[index + 1] == "2" else 2  # 2;r;g;b or 5;n
+            background = ";".join(codes[index:index + size + 1])
+            index += size
+        elif code == "38" and index + 1 < len(codes):
+            index += 4 if codes[index + 1] == "2" else 2  # a foreground colour: skipped
+        elif code.isdigit() and (40 <= int(code) <= 47 or 100 <= int(code) <= 107):
+            background = code
+        index += 1
+    return background

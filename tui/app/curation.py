@@ -70,16 +70,27 @@ def option_plan(option: str) -> PlanMaker | None:
 
 def apply_plan(store_path: Path, plan) -> Outcome:
     from tui.history.recovery import apply_journalled
+    from tui.history.redaction import Redaction, apply_redaction
     from tui.memory import writes
 
     try:
-        record = apply_journalled(store_path, plan.changes, plan.label)
+        if isinstance(plan, Redaction):
+            record, not_scrubbed = apply_redaction(store_path, plan)
+        else:
+            record, not_scrubbed = apply_journalled(store_path, plan.changes, plan.label), None
     except writes.ConflictError as conflict:
         return changed_meanwhile(conflict.file), "error"
     except writes.WriteRefused as refused:
         return str(refused), "error"
     count = len(getattr(record, "changes", plan.changes))
-    return f"{plan.label}: {plural(count, 'file')} changed. Press u to undo.", "information"
+    changed = f"{plan.label}: {plural(count, 'file')} changed"
+    if not_scrubbed is None:
+        return f"{changed}. Press u to undo.", "information"
+    if not_scrubbed:
+        return f"{changed}. {' '.join(not_scrubbed)} Revoke the credential.", "warning"
+    return (f"{changed}, and scrubbed from memtui's backups, journal and caches. Revoke the "
+            "credential: Claude Code's transcripts and anything synced still hold it.",
+            "information")
 
 
 def prepare_rescue(store_path: Path, home: Path, env, settings_file: Path | None) -> object:

@@ -11,6 +11,9 @@ from rich.text import Text
 from tui.memory.audit import Finding, MemoryStatus
 from tui.memory.store import Store
 
+# The table's type column: Claude Code's four types in four letters at most, so the
+# description keeps the width (F1 on the table spells them out).
+TYPE_TAGS = {"user": "user", "feedback": "fdbk", "project": "proj", "reference": "ref"}
 TYPE_STYLES = {
     "user": "bold magenta",
     "feedback": "bold yellow",
@@ -55,7 +58,7 @@ class MemoryRow:
 def type_badge(kind: str | None) -> Text:
     if not kind:
         return Text("—", style="dim")
-    return Text(kind, style=TYPE_STYLES.get(kind, "italic"))
+    return Text(TYPE_TAGS.get(kind, kind), style=TYPE_STYLES.get(kind, "italic"))
 
 
 def human_size(size: int) -> str:

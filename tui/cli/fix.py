@@ -200,7 +200,9 @@ def _plan(store, repair: str, files: list[str],
         if repair == "shorten":
             return curate.plan_shorten_lines(store, lines=lines)
         if repair == "redact":
-            return curate.plan_redact_secrets(store, files or None)
+            from tui.history.redaction import as_redaction
+
+            return as_redaction(curate.plan_redact_secrets(store, files or None))
         if repair == "archive":
             return curate.plan_archive(store, files)
         return curate.plan_delete(store, files)
@@ -285,12 +287,17 @@ def _ask(plan) -> bool:
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
-def _apply(store: Path, plan) -> None:
+def _apply(store: Path, plan) -> list[str]:
+    """Apply `plan`; for a redaction, what of memtui's copies could not be scrubbed."""
     from tui.history.recovery import apply_journalled
+    from tui.history.redaction import Redaction, apply_redaction
     from tui.memory.writes import ConflictError, WriteRefused
 
     try:
+        if isinstance(plan, Redaction):
+            return apply_redaction(store, plan)[1]
         apply_journalled(store, plan.changes, plan.label)
+        return []
     except ConflictError as conflict:
         raise UsageError(
             f"{conflict.file} changed on disk while the change was shown (Claude Code writes "
@@ -336,16 +343,19 @@ def cmd_fix(args: argparse.Namespace) -> int:
         _print_plan(memory_dir, plan, repair, diffs)
     if apply and not args.yes:
         apply = _ask(plan)
-    if apply:
-        _apply(memory_dir, plan)
+    final = repair == "redact"  # undo leaves a redaction as it is
+    not_scrubbed = _apply(memory_dir, plan) if apply else []
+    for sentence in not_scrubbed:
+        print(sentence, file=sys.stderr)
     if args.json:
         print_json({
             "store": str(memory_dir), "repair": repair, "label": plan.label,
             "summary": plan.summary, "pushed_out": list(plan.pushed_out),
             "changes": [{"file": file, "change": verb, "diff": diff}
                         for file, verb, diff in diffs],
-            "applied": apply, "undo": undo_command(memory_dir) if apply else None,
+            "applied": apply, "undo": undo_command(memory_dir) if apply and not final else None,
             **({"rescued_from": str(stranded)} if stranded else {}),
+            **({"not_scrubbed": not_scrubbed} if final else {}),
         })
     else:
         _print_outcome(memory_dir, plan, repair, apply, args.dry_run, needs_push_out)
@@ -363,6 +373,11 @@ def _print_outcome(store: Path, plan, repair: str, applied: bool, dry_run: bool,
     if not plan.changes:
         if not plan.summary:
             print(f"  {NOTHING.get(repair, 'Nothing to do.')}")
+    elif applied and repair == "redact":
+        print(f"Applied: {plural(len(plan.changes), 'file')} changed, and the secrets "
+              "scrubbed from memtui's backups, journal and caches; it cannot be undone. "
+              "Revoke the credentials: Claude Code's transcripts and anything synced still "
+              "hold them.")
     elif applied:
         print(f"Applied: {plural(len(plan.changes), 'file')} changed. Undo it with "
               f"`{undo_command(store)}`.")

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+import secrets
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tui import failpoints, xdg
 from tui.disk_errors import naming
+from tui.memory.swap import fsync_dir
 from tui.words import plural
 
 LOG_NAME = "log.jsonl"
@@ -119,6 +121,28 @@ def damage_note(store: Path) -> str | None:
     return (f"{plural(count, 'line')} of memtui's undo log at {log_path(store)} "
             f"{'is' if count == 1 else 'are'} damaged and {'was' if count == 1 else 'were'} "
             "skipped; undo works through the other changes.")
+
+
+def rewrite(store: Path, change: Callable[[bytes], bytes]) -> None:
+    """Every line of the log (without its line break) passed through `change`, the log
+    replaced whole, atomically; the caller holds the store's lock, with no change set in
+    flight (a record in flight is found by its offset, which this moves)."""
+    log = log_path(store)
+    try:
+        lines = log.read_bytes().split(b"\n")
+    except FileNotFoundError:
+        return
+    temp = log.with_name(f".{log.name}.{secrets.token_hex(4)}.memtui-tmp")
+    try:
+        with open(temp, "xb") as out:
+            out.write(b"\n".join(change(line) if line.strip() else line for line in lines))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, log)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    fsync_dir(log.parent)
 
 
 def _lines(store: Path) -> Iterator[dict | None]:

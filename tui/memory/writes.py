@@ -123,6 +123,8 @@ class ChangeRecord:
     changes: tuple[FileChange, ...]
     undoes: str | None = None  # the id of the record this one reverted
     undone: bool = False
+    # Undo passes over it: a redaction, whose old bytes (the secret) memtui keeps no copy of.
+    final: bool = False
 
     def summary(self, also: Sequence[str] = ()) -> str:
         """One line: when, what, each file; `also`: what it changed outside the files."""
@@ -273,6 +275,7 @@ def _record_json(record: ChangeRecord, mtimes: dict[str, float | None]) -> str:
         "label": record.label,
         "time": record.time,
         "undoes": record.undoes,
+        **({"final": True} if record.final else {}),
         "changes": [
             {"file": c.file, "before": _encode(c.before), "after": _encode(c.after),
              "before_mtime": mtimes.get(c.file)}
@@ -300,6 +303,7 @@ def _check(store: Path, changes: Sequence[FileChange], lease: LockLease | None) 
 def _apply(
     store: Path, changes: Sequence[FileChange], label: str, *, archive: bool,
     undoes: str | None = None, lease: LockLease | None = None, empty: bool = False,
+    final: bool = False,
 ) -> ChangeRecord:
     """`empty`: a change of no file is logged all the same (see `record_unchanged`)."""
     store = Path(store)
@@ -310,7 +314,7 @@ def _apply(
         recover_store(store)
         if changes:
             record = _apply_locked(store, changes, label, archive=archive, undoes=undoes,
-                                   lease=lease)
+                                   lease=lease, final=final)
         else:
             record = _log_unchanged(store, label, undoes, lease)
         trim.after_write(store)  # once the log has grown enough (see `trim`)
@@ -332,13 +336,13 @@ def _log_unchanged(store: Path, label: str, undoes: str | None,
 
 def _apply_locked(
     store: Path, changes: tuple[FileChange, ...], label: str, *, archive: bool,
-    undoes: str | None, lease: LockLease | None,
+    undoes: str | None, lease: LockLease | None, final: bool,
 ) -> ChangeRecord:
     """The change set under the store lock: backups, intent and log record, staged files,
     one verified swap per file, then the intent dropped. See `swap` for what each swap
     guarantees."""
     targets = _check(store, changes, lease)
-    record = ChangeRecord(_new_id(), store, label, time.time(), changes, undoes)
+    record = ChangeRecord(_new_id(), store, label, time.time(), changes, undoes, final=final)
     mtimes = {c.file: mtime_of(targets[c.file]) for c in changes}
     try:
         _save_backups(backups_dir(store) / record.id, store, changes)
@@ -447,16 +451,17 @@ def _kept_note(kept: Sequence[str]) -> str:
 
 def apply_changes(
     store: Path, changes: Sequence[FileChange], label: str, *, archive: bool | None = None,
-    lease: LockLease | None = None,
+    lease: LockLease | None = None, final: bool = False,
 ) -> ChangeRecord:
     """Write a change set to a store, or raise WriteRefused having written nothing.
 
     `archive` defaults to "the label starts with 'archive'". `lease`: the dream holding the
-    consolidate lock applies its own change set through it.
+    consolidate lock applies its own change set through it. `final`: undo passes over this
+    change (a redaction, whose old bytes are then purged: `tui.history.redaction`).
     """
     if archive is None:
         archive = label.lower().startswith("archive")
-    return _apply(store, changes, label, archive=archive, lease=lease)
+    return _apply(store, changes, label, archive=archive, lease=lease, final=final)
 
 
 def record_unchanged(store: Path, label: str, lease: LockLease | None = None) -> ChangeRecord:
@@ -476,7 +481,7 @@ def _read_log(store: Path) -> list[tuple[ChangeRecord, dict[str, float | None]]]
             )
             mtimes = {c["file"]: c.get("before_mtime") for c in raw["changes"]}
             record = ChangeRecord(raw["id"], Path(raw["store"]), raw["label"], raw["time"],
-                                  changes, raw.get("undoes"))
+                                  changes, raw.get("undoes"), final=raw.get("final") is True)
         except (ValueError, KeyError, TypeError, AttributeError):
             continue  # damaged: what is readable around it still counts
         entries.append((record, mtimes))
@@ -526,7 +531,8 @@ def redone_phrase(label: str) -> str:
 
 def undo_last(store: Path, merge: Merge | None = None) -> ChangeRecord | None:
     """Revert the newest change not yet undone, byte for byte; None when there is none.
-    With `merge`, a file written since keeps those later writes (see `_reverted`).
+    With `merge`, a file written since keeps those later writes (see `_reverted`). A final
+    change (a redaction) is passed over: nothing of what it took is kept to put back.
 
     Undo records are themselves never undone here (`redo_last` does that), so repeated
     calls walk back in time; a redone change counts as a change again.
@@ -567,7 +573,7 @@ def _undo_last_locked(store: Path, merge: Merge | None) -> ChangeRecord | None:
     kinds, undone = _states([record for record, _ in entries])
     candidates = (
         (record, mtimes) for record, mtimes in reversed(entries)
-        if kinds[record.id] != UNDO and record.id not in undone
+        if kinds[record.id] != UNDO and record.id not in undone and not record.final
     )
     record, mtimes = next(candidates, (None, {}))
     if record is None:

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Container, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import (
@@ -31,6 +31,7 @@ from tui.app.disk import WATCH_GROUP, signature
 from tui.app.memory_rows import (
     ORPHAN_STATUSES,
     RELINKABLE_STATUSES,
+    TYPE_TAGS,
     MemoryRow,
     build_rows,
     filter_rows,
@@ -50,7 +51,7 @@ from tui.app.widgets.findings import FindingsShown, FindingsView, fixes, shown_f
 from tui.app.widgets.index_view import IndexView
 from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.recall import RecallView
-from tui.app.widgets.virtual_table import VirtualTable
+from tui.app.widgets.virtual_table import Place, VirtualTable
 from tui.claude.discovery import Project
 from tui.claude.memory_files import TEAM_INDEX
 from tui.collector import collector_paused
@@ -67,13 +68,17 @@ from tui.memory.store import Memory, Store, load_store
 from tui.render import condense, store_place
 from tui.visible import visible
 
-# (key, width). Beside the preview at 80 columns only mark, name and status fit; wider, the
-# type, then the description (which takes the spare width), then the rest join them.
+# (key, width). What a memory is, its type and description, is read at a glance: the type
+# as a tag of four letters at most, the name only as wide as the names are (up to 24: most
+# are shorter, and the preview has it whole), the status, and the description in all the
+# width left. Once the description has its longest text (up to `DESCRIPTION_WHOLE`), the
+# name widens to its own; the date and size join past that.
 COLUMNS = (
-    ("mark", 1), ("type", 9), ("name", 24), ("status", 9),
+    ("mark", 1), ("type", 4), ("name", 24), ("status", 10),
     ("description", 16), ("modified", 16), ("size", 8),
 )
 COLUMN_PRIORITY = ("name", "mark", "status", "type", "description", "modified", "size")
+DESCRIPTION_WHOLE = 80  # columns: three descriptions in four read whole
 POLL_SECONDS = 1.0
 DUPLICATE_SCAN_LIMIT = 10_000  # the check takes about 1.3 s at 5,000 memories, in the worker
 QUICK_DUPLICATES = 500  # up to this many memories the check is milliseconds: no extra pass
@@ -95,10 +100,18 @@ TAB_KEYS = {
 }
 
 
+class MemoryTable(VirtualTable):
+    """The store's memories; F1 on it says what the type tags stand for."""
+
+    HELP = "Type tags: " + ", ".join(f"**{tag}** {kind}" for kind, tag in TYPE_TAGS.items()
+                                     if tag != kind) + "; **—** none given."
+
+
 class StoreScreen(Screen[None]):
     # Without this the tab bar takes focus first and the arrow keys do nothing.
     AUTO_FOCUS = "#memory-table"
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [
+        (0, "-narrow"), (100, "-wide"), (160, "-widest")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="store.back"),
         Binding("slash", "start_filter", "Filter", id="store.filter"),
@@ -171,10 +184,12 @@ class StoreScreen(Screen[None]):
             with TabPane("1 Memories", id="memories"):
                 yield Input(placeholder="filter name, description, body (fuzzy)",
                             compact=True, id="memory-filter")
-                with Horizontal():
-                    yield VirtualTable(COLUMNS, stretch=("description", "name"),
-                                       labels={"mark": ""}, priority=COLUMN_PRIORITY,
-                                       id="memory-table")
+                with Container(id="memory-panes"):
+                    yield MemoryTable(COLUMNS, stretch=("description", "name"),
+                                      labels={"mark": ""}, priority=COLUMN_PRIORITY,
+                                      fit={"type", "name", "status"}, grow={"name"},
+                                      whole=("description", "modified"),
+                                      whole_width=DESCRIPTION_WHOLE, id="memory-table")
                     with Vertical(id="preview"):
                         yield Static(id="preview-title")
                         with VerticalScroll(id="preview-scroll"):
@@ -351,9 +366,10 @@ class StoreScreen(Screen[None]):
         known = {row.key for row in self.rows}
         self.marked &= known
         self.query_one("#store-loading").add_class("hidden")
-        self.refresh_table()
+        self.show_rows(self.query_one("#memory-table", VirtualTable).place)
         self.show_indexes(message.store)
         self.findings_view.show(message.shown)
+        self.refresh_bindings()  # the footer shows the keys of the finding highlighted now
         self.query_one("#recall-view", RecallView).show(message.store)
         self.show_lock(message.store)
         if self.focused is None:
@@ -492,6 +508,11 @@ class StoreScreen(Screen[None]):
     # --- table and preview ----------------------------------------------------------------
 
     def refresh_table(self) -> None:
+        self.show_rows()
+
+    def show_rows(self, place: Place | None = None) -> None:
+        """The rows the filter lets through; `place`: where the cursor was among the rows
+        before a reload (a memory archived from the table leaves the cursor on the next)."""
         query = self.query_one("#memory-filter", Input).value
         table = self.query_one("#memory-table", VirtualTable)
         if self.store is None:
@@ -502,7 +523,7 @@ class StoreScreen(Screen[None]):
             empty = "The store no longer exists (see above)."
         else:
             empty = "No memories in this store yet."
-        table.set_rows(filter_rows(self.rows, query), empty)
+        table.set_rows(filter_rows(self.rows, query), empty, place)
         table.set_marked(self.marked)
         self.preview_soon()
 
@@ -768,13 +789,17 @@ class StoreScreen(Screen[None]):
         self.propose(lambda curate, store: curate.plan_move_entry(store, file, end))
 
     def action_redact(self) -> None:
+        """Redact credentials: in the store's files, then in every copy memtui keeps."""
+        from tui.history.redaction import as_redaction
+
         if not self.writable():
             return
         if self.tab != "findings":
-            self.propose(lambda curate, store: curate.plan_redact_secrets(store))
+            self.propose(lambda curate, store: as_redaction(curate.plan_redact_secrets(store)))
         elif (chosen := self.chosen_findings(("secret",), "X")) is not None:
             files = sorted({f.file for f in chosen if f.file})
-            self.propose(lambda curate, store: curate.plan_redact_secrets(store, files))
+            self.propose(lambda curate, store: as_redaction(
+                curate.plan_redact_secrets(store, files)))
 
     def action_keep_side(self) -> None:
         """Resolve the sync conflicts in the chosen memories, first text kept; the confirm

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from tui.app.widgets.virtual_table import VirtualTable
+from tui.app.widgets.virtual_table import Place, VirtualTable
 from tui.memory.audit import SEVERITIES, Finding
 from tui.render import SEVERITY_STYLE
 from tui.visible import visible
@@ -177,6 +177,7 @@ class FindingsView(Vertical):
         super().__init__(**kwargs)
         self.rows: list[FindingRow] = []
         self.marked: set[str] = set()
+        self.place: Place | None = None  # where the cursor was before a re-audit
 
     def compose(self) -> ComposeResult:
         yield Static(id="findings-tally")
@@ -190,13 +191,20 @@ class FindingsView(Vertical):
         return self.query_one("#findings-table", VirtualTable)
 
     def show(self, shown: FindingsShown | None) -> None:
-        """What `shown_findings` made, or None while the audit runs."""
-        shown = AUDITING if shown is None else shown
+        """What `shown_findings` made, or None while the audit runs. After a fix the store
+        is audited again: the cursor comes back to where it was, on the finding that took
+        the fixed one's place."""
+        if shown is None:
+            if self.place is None and self.rows:
+                self.place = self.table.place
+            place, shown = None, AUDITING
+        else:
+            place, self.place = self.place or self.table.place, None
         self.rows = shown.rows
         if self.marked:
             self.marked &= {row.key for row in self.rows}
         self.query_one("#findings-tally", Static).update(shown.tally)
-        self.table.set_rows(self.rows)
+        self.table.set_rows(self.rows, place=place)
         self.table.set_marked(self.marked)
         self.show_detail()
 

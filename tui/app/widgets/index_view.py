@@ -207,7 +207,7 @@ class IndexView(CursorKeys, ScrollView, can_focus=True):
         self.scroll_to_cursor()
 
     def refresh_row(self, row: int) -> None:
-        self.refresh_line(row - round(self.scroll_y))
+        self.refresh_line(row)  # a row of the whole view: refresh_line takes the scroll off
 
     def scroll_to_cursor(self) -> None:
         row = self.row_of(self.cursor)

@@ -40,7 +40,7 @@ MEASURED_ROWS = 2_000
 WRAP_WIDTH = 48
 WRAP_ROWS = 5_000
 WRAP_ROOM = 60  # what a wrapping column is given before a growing column widens
-WHOLE_WIDTH = 40  # a column kept whole is kept so up to this width
+WHOLE_WIDTH = 40  # a column kept whole is kept so up to this width, unless told otherwise
 
 
 class Row(Protocol):
@@ -54,6 +54,32 @@ class TableRow:
 
     key: str
     cells: tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a table's cursor was: the rows it was among, its row and that row's line on
+    screen (counted from the top of the view)."""
+
+    rows: Sequence[Row]
+    cursor: int
+    line: int
+
+    def in_rows(self, rows: Sequence[Row]) -> int:
+        """The cursor's row among `rows`: the same row if it is still there, else the
+        first after it that is (the one that took its place), else the last before it."""
+        if not rows or not self.rows:
+            return 0
+        cursor = min(self.cursor, len(self.rows) - 1)
+        key = self.rows[cursor].key
+        same = next((index for index, row in enumerate(rows) if row.key == key), None)
+        if same is not None:
+            return same
+        where = {row.key: index for index, row in enumerate(rows)}
+        for row in (*self.rows[cursor + 1:], *reversed(self.rows[:cursor])):
+            if row.key in where:
+                return where[row.key]
+        return 0
 
 
 # The keys that move a cursor (the actions are `CursorKeys`').
@@ -197,8 +223,8 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
                  labels: Mapping[str, str] | None = None, keep_end: Collection[str] = (),
                  priority: Sequence[str] = (), grow: Collection[str] = (),
                  fit: Collection[str] = (), wrap: str | None = None,
-                 whole: tuple[str, str] | None = None, cursor: bool = True,
-                 id: str | None = None) -> None:
+                 whole: tuple[str, str] | None = None, whole_width: int = WHOLE_WIDTH,
+                 cursor: bool = True, id: str | None = None) -> None:
         """`columns` are (key, width) pairs, headed by their key unless `labels` names them
         otherwise; text too long for a column is cut at its end, or at its start in the
         `keep_end` columns. The `fit` columns narrow to their longest cell (or their label),
@@ -206,8 +232,9 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         declared order by default): a column is shown only when it and every more important
         one fit at their widths; `whole` is (a column, a key of `priority`): from that key
         on, a column is shown only when the first one has its longest cell too (at most
-        `WHOLE_WIDTH`). The `grow` columns widen to their longest cell, together taking at
-        most half the spare width (beside a `wrap` column: what it leaves past `WRAP_ROOM`);
+        `whole_width`). The `grow` columns widen to their longest cell, together taking at
+        most half the spare width (beside a `wrap` column: what it leaves past `WRAP_ROOM`;
+        beside the `whole` column: what it leaves once whole);
         then the first shown of the `stretch` columns takes what is left. The `wrap`
         column's text too long for it goes on over more lines of its row (with room for
         `WRAP_WIDTH` cells and up to `WRAP_ROWS` rows; else it is cut). Without a `cursor`
@@ -226,6 +253,7 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         self.fit = tuple(key for key in keys if key in fit)
         self.wrap = wrap
         self.whole = whole or ()
+        self.whole_width = whole_width
         self.longest: dict[str, int] = {}  # a growing or fitting column's longest cell
         self.rows: list[Row] = []
         self.marked: frozenset[str] = frozenset()
@@ -291,13 +319,15 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
 
     def refresh_row(self, row: int) -> None:
         first, height = self.row_span(row)
-        for line in range(first, first + height):
-            self.refresh_line(line - round(self.scroll_y) + 1)
+        # Lines of the whole table, under its header: refresh_lines takes the scroll off.
+        self.refresh_lines(first + 1, height)
 
     # --- content --------------------------------------------------------------------------
 
-    def set_rows(self, rows: list[Row], empty_text: str = "") -> None:
-        """Show `rows`, keeping the cursor on the same memory if it is still there.
+    def set_rows(self, rows: list[Row], empty_text: str = "", place: Place | None = None) -> None:
+        """Show `rows`, keeping the cursor on the same memory if it is still there; with
+        `place` (the rows shown before, as new ones after a change), on the row that took
+        its place if it is gone, on the same line of the view.
 
         Posts no Highlighted message: the caller knows the rows changed.
         """
@@ -308,12 +338,23 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         if self.grow or self.fit or self.whole:
             self.measure_columns()
         index = 0
-        if current is not None:  # usually near the top: the scan stops there
+        if place is not None:
+            index = place.in_rows(rows)
+        elif current is not None:  # usually near the top: the scan stops there
             index = next((i for i, row in enumerate(rows) if row.key == current.key), 0)
         self.set_reactive(VirtualTable.cursor_row, index)
         self.update_height()
+        if place is not None and rows:
+            top = max(0, self.row_span(index)[0] - place.line)
+            self.scroll_to(y=top, animate=False, immediate=True)
         self.scroll_to_cursor()
         self.refresh()
+
+    @property
+    def place(self) -> Place:
+        """Where the cursor is, for `set_rows` to keep it there."""
+        return Place(self.rows, self.cursor_row,
+                     self.row_span(self.cursor_row)[0] - round(self.scroll_y))
 
     def update_height(self) -> None:
         self.virtual_size = Size(self.virtual_size.width, self.line_count + 1)
@@ -434,7 +475,7 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         short, counted = 0, False  # what the whole column lacks of its longest cell
         if self.whole:
             column = self.whole[0]
-            wanted = min(self.longest.get(column, 0), WHOLE_WIDTH)
+            wanted = min(self.longest.get(column, 0), self.whole_width)
             short = max(0, wanted - widths[column])
         for key in self.priority:
             need = widths[key] + 2 * CELL_PADDING
@@ -456,10 +497,15 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
     def grown(self, widths: dict[str, int], shown: set[str], spare: int) -> dict[str, int]:
         """The growing columns' widths: each up to its longest cell, within half of `spare`
         (with a wrapping column shown: within what is left once it has `WRAP_ROOM` cells,
-        so that most of its text goes on one line)."""
+        so that most of its text goes on one line; with the `whole` column shown: within
+        what is left once it has its longest cell, up to `whole_width`)."""
         budget = spare // 2
         if self.wrap in shown:
             budget = max(0, spare - max(0, WRAP_ROOM - widths[self.wrap]))
+        elif self.whole and self.whole[0] in shown:
+            column = self.whole[0]
+            wanted = min(self.longest.get(column, 0), self.whole_width)
+            budget = max(0, spare - max(0, wanted - widths[column]))
         grown = {}
         for key in self.grow:
             if key in shown:
