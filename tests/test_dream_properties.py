@@ -12,17 +12,13 @@ import os
 import tempfile
 from pathlib import Path
 
+from dream_checks import texts, unaccounted
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tui.agents.dream import run_dream
-from tui.agents.guards import norm
-from tui.agents.hubs import HUB_FILES, hub_head, hub_intro
-from tui.agents.indexfit import DETAIL, unlinked
 from tui.agents.result import conclude
 from tui.memory.audit import memory_statuses
-from tui.memory.dates import relative_dates
-from tui.memory.links import find_links
 from tui.memory.store import load_store
 
 STORES = settings(max_examples=15, deadline=None,
@@ -97,44 +93,6 @@ def build(memories, index) -> Path:
     return store
 
 
-def texts(store: Path) -> dict[str, str]:
-    return {p.relative_to(store).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted(store.rglob("*.md"))}
-
-
-def allowed(old: str, new: str) -> bool:
-    """A rewrite of a kind the dream may make: a long index line shortened, its words given
-    to its memory, the links to missing files taken out, memtui's own hub lines, or a span
-    that is a relative date."""
-    old, new = old.strip(), new.strip()
-    if new.endswith("…") and targets_aside(old).startswith(targets_aside(new[:-1]).rstrip()):
-        return True
-    if new.startswith(DETAIL) and new[len(DETAIL):] in targets_aside(old):
-        return True
-    if new == unlinked(old, [link.target for link in find_links(old)]).strip():
-        return True
-    if targets_aside(old) == targets_aside(new):  # relinked to the memory it was merged into
-        return True
-    start = 0
-    while start < min(len(old), len(new)) and old[start] == new[start]:
-        start += 1
-    return any(found.column <= start < found.column + len(found.phrase) + 1
-               for found in relative_dates(old))
-
-
-def targets_aside(line: str) -> str:
-    for link in reversed(find_links(line)):
-        start = link.end - len(link.source)
-        line = line[:start] + link.title + line[link.end:]
-    return line
-
-
-def own_hub_line(line: str) -> bool:
-    return (any(f"]({hub})" in line for hub in HUB_FILES)
-            or any(norm(line) == norm(own) for hub in HUB_FILES
-                   for own in [*hub_head(hub).split("\n"), hub_intro(hub)]))
-
-
 @STORES
 @given(stores())
 def test_every_line_stands_after_the_dream_or_was_rewritten_as_allowed(store_shape):
@@ -149,25 +107,7 @@ def test_every_line_stands_after_the_dream_or_was_rewritten_as_allowed(store_sha
     assert changeset.held == {}, changeset.held
     outcome = conclude(result, apply=True)
     assert not outcome or not outcome.refused, outcome.refused
-    after = texts(store)
-    standing = {norm(line) for text in after.values() for line in text.split("\n")}
-    rewrites = changeset.rewrites
-    archived = {d.file for d in changeset.files if d.kind == "archived"}
-    for file, text in before.items():
-        for line in text.split("\n"):
-            key = norm(line)
-            if not key or key in standing or not any(c.isalnum() for c in key):
-                continue
-            if file in archived and key.startswith(("name:", "type:")):
-                continue  # a merged-away memory's identity goes with it
-            if file in archived and key.startswith("description:") and \
-                    key.partition(":")[2].strip() in "\n".join(after.values()):
-                continue  # its description is kept in the memory it went into
-            assert key in rewrites, f"{file}: lost {line!r}"
-            replacements = rewrites[key]
-            assert replacements <= standing, (line, replacements)
-            assert all(allowed(line, new) for new in replacements) or own_hub_line(line), \
-                (line, replacements)
+    assert unaccounted(before, texts(store), changeset) == []
     statuses = memory_statuses(load_store(store))
     assert reached - {d.file for d in changeset.files if d.kind == "archived"} <= \
         {f for f, s in statuses.items() if s.visible or s.linked_from}
