@@ -50,7 +50,9 @@ async def test_memory_does_not_grow_with_every_reload(fixture):
         for round_ in range(3, 13):
             await reload_after_a_write(app, pilot, screen, round_)
         growth = objects_kept() - settled
-        assert growth < 5_000, f"{growth} more objects kept after 10 reloads"
+        # One reload's discarded widgets (~5,000 objects here) may or may not be frozen yet
+        # when either count is taken; the leak this guards against kept all ten.
+        assert growth < 10_000, f"{growth} more objects kept after 10 reloads"
 
 
 async def visit_first_store(app, pilot, fixture) -> None:
