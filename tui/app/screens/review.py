@@ -155,11 +155,12 @@ class ReviewScreen(Screen[None]):
                           f"{len(self.accepted)} of {len(changeset.files)} accepted"),
             index_summary("Index before", changeset.index_before),
             index_summary("Index after ", changeset.index_after),
-            *(Text(f"Note: {note}", style="yellow") for note in changeset.notes),
+            # What the guards hold comes first: it decides what applying does.
             *(Text(f"{file} is rejected for now: {reason}. Accept it with space to apply it "
                    "anyway.", style="bold yellow") for file, reason in changeset.held.items()),
-            *self.groups(),
             *self.hiding_choice(),
+            *self.groups(),
+            *(Text(f"Note: {note}", style="yellow") for note in changeset.notes),
             *(Text(f"Refused during the run: {r}", style="red") for r in self.result.refusals),
         ]
         if self.outcome is not None:
