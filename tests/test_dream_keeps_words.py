@@ -227,12 +227,13 @@ def test_a_line_the_dream_writes_links_a_name_with_spaces_and_an_apostrophe(clau
     INC.md)` reads as no link (the rest of the name taken for a title), so the next dream
     listed those 153 memories again and kept the old lines as prose."""
     store = claude_home.store(tmp_path / "project")
-    name = "Contacts/Contractors/1001029 - JAVI'S ROOFING (INC).md"
+    name = "Contacts/Contractors/1001029 - JAVI'S ROOFING (INC) #6 100%.md"
     write_memory(store, name, memory_text("javis", "[roofing] contractor", "reference"))
     write_index(store, [])
     conclude(run_dream(store, engine="offline"), apply=True)
 
     index = (store / "MEMORY.md").read_text()
-    assert "](Contacts/Contractors/1001029%20-%20JAVI'S%20ROOFING%20%28INC%29.md)" in index
+    assert ("](Contacts/Contractors/1001029%20-%20JAVI'S%20ROOFING%20%28INC%29%20%236%20100%25.md)"
+            in index)
     assert [link.file for link in parse_index(index).links] == [name]
     assert run_dream(store, engine="offline").changeset.empty

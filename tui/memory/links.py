@@ -335,10 +335,15 @@ def _reference_link(state, silent: bool) -> bool:
 # --- wiki names ----------------------------------------------------------------------------
 
 
+_TARGET_ESCAPES = {"%": "%25", " ": "%20", "(": "%28", ")": "%29", "#": "%23", "<": "%3C",
+                   ">": "%3E"}
+
+
 def link_target(file: str) -> str:
-    """A store-relative file as an index line's link target: spaces and parentheses
-    percent-encoded, so that no reader takes the rest of a name for a link's title."""
-    return file.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+    """A store-relative file as an index line's link target, percent-encoded where a reader
+    would take the rest of a name for something else: a space (a title), a parenthesis (the
+    link's end), `#` (an anchor), `%` (an escape), angle brackets."""
+    return "".join(_TARGET_ESCAPES.get(char, char) for char in file)
 
 
 def wiki_key(name: str) -> str:
