@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tui.agents.guards import norm
-from tui.agents.hubs import HUB_FILES, hub_head, hub_intro
 from tui.agents.indexfit import DETAIL, unlinked
 from tui.memory.dates import relative_dates
+from tui.memory.hubs import HUB_FILES, hub_head, hub_intro
 from tui.memory.links import find_links
 
 

@@ -18,9 +18,9 @@ from conftest import index_line, memory_text, real, snapshot, write_index, write
 
 from tui import cli
 from tui.agents.dream import run_dream
-from tui.agents.hubs import hub_line
 from tui.agents.result import conclude
 from tui.memory.audit import memory_statuses
+from tui.memory.hubs import hub_line
 from tui.memory.reach import memory_links
 from tui.memory.store import load_store
 

@@ -18,10 +18,10 @@ from conftest import index_line, memory_text, snapshot, write_index, write_memor
 from tui import cli
 from tui.agents.changeset import undo_changeset
 from tui.agents.dream import run_dream
-from tui.agents.hubs import hub_line
 from tui.agents.result import conclude
 from tui.claude.paths import normalize_path, projects_dir, sanitize
 from tui.memory.audit import audit_store, memory_statuses
+from tui.memory.hubs import hub_line
 from tui.memory.index import parse_index
 from tui.memory.store import load_store
 

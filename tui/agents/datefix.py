@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tui.agents.absdates import absolute, rewritten
-from tui.agents.hubs import HUB_FILES
 from tui.agents.indexfit import NOTES_NAME
 from tui.agents.staging import Staging
 from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME
 from tui.history.first_written import FirstWritten, StoreRecords
 from tui.memory.date_prose import DateReference, date_references
+from tui.memory.hubs import HUB_FILES
 from tui.memory.written_on import Written
 
 Log = Callable[[str, str], None]

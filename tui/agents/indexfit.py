@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import count
 
-from tui.agents.hubs import HUB_FILES, hub_for, hub_head, hub_intro, hub_line, hub_text, split_hub
 from tui.claude.lines import line_count
 from tui.claude.paths import utf16_len
 from tui.memory.frontmatter import MEMORY_TYPES
+from tui.memory.hubs import HUB_FILES, hub_for, hub_head, hub_intro, hub_line, hub_text, split_hub
 from tui.memory.index import (
     HEADROOM,
     MAX_CHARS,

@@ -28,7 +28,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from tui.agents.hubs import HUB_FILES
 from tui.agents.staging import Staging
 from tui.claude.lines import read_store_text
 from tui.memory import frontmatter
@@ -41,6 +40,7 @@ from tui.memory.duplicates import (
     same_record,
 )
 from tui.memory.frontmatter_keys import overlay
+from tui.memory.hubs import HUB_FILES
 from tui.memory.index import link_file
 from tui.memory.links import find_links, resolve_wiki, wiki_names
 from tui.memory.store import FULL_READ_LIMIT, Memory, load_store

@@ -18,12 +18,12 @@ import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from tui.agents.hubs import HUB_FILES, hub_line, hub_title
 from tui.claude.lines import split_lines
 from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.disk_use import human_bytes
 from tui.memory.frontmatter import BLOCK
+from tui.memory.hubs import HUB_FILES, hub_line, hub_title
 from tui.memory.index import LINE_WARN, MAX_LINES, IndexLink, LoadedIndex, parse_index
 from tui.memory.links import link_target
 from tui.memory.reach import TextLinks, loaded_roots, memory_links, reach

@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from tui.agents.hubs import HUB_FILES
 from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME
 from tui.memory.curate import (
@@ -29,6 +28,7 @@ from tui.memory.curate import (
     read_index,
     visible_files,
 )
+from tui.memory.hubs import HUB_FILES
 from tui.memory.index import IndexLink, parse_index
 from tui.memory.links import link_target, wiki_names
 from tui.memory.refusals import WriteRefused
