@@ -166,3 +166,28 @@ def test_the_index_tab_highlights_the_line_its_keys_act_on(tmp_path, terminal_en
         wait_for_highlight(terminal, [past_cut - 1])
         terminal.press("q")
         assert terminal.wait_for_exit() == 0
+
+
+def test_a_dream_on_a_terminal_says_its_summary_first_and_shows_the_diff_when_asked(
+        tmp_path, claude_home, terminal_env):
+    """Issue 40: `memtui dream` on a terminal printed ~950 lines of diff and asked "Apply?"
+    before the summary. Now the summary, then the question; `d` opens the diff in a pager."""
+    store = claude_home.store(tmp_path / "project")
+    long_hook = "every step of the release written out, " * 5
+    write_memory(store, "feedback_release.md",
+                 memory_text("release", "how a release goes", "feedback", "Tag, then ship.\n"))
+    write_index(store, [index_line("feedback_release.md", hook=long_hook.strip())])
+    before = (store / "MEMORY.md").read_bytes()
+    env = {**terminal_env, "PAGER": "cat"}
+    command = shlex.join([str(MEMTUI), "dream", str(store), "--engine", "offline"])
+    with TmuxTerminal(command, env) as terminal:
+        screen = terminal.wait_for("Apply these changes? [y/N, d: show the diff]")
+        assert "Change set: 0 created, 2 modified, 0 archived" in screen
+        assert "Index: 1 line, " in screen and "=== modified" not in screen
+        terminal.press("d", "Enter")
+        screen = terminal.wait_for("=== modified: MEMORY.md", "+From the index: every step")
+        assert screen.rstrip().endswith("Apply these changes? [y/N, d: show the diff]")
+        terminal.press("n", "Enter")
+        terminal.wait_for("Not applied: run again with --yes to apply.")
+        assert terminal.wait_for_exit() == 0
+    assert (store / "MEMORY.md").read_bytes() == before
