@@ -7,8 +7,10 @@ Every host but 127.0.0.1 is made unresolvable, as on a machine with no network.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -34,12 +36,13 @@ def visit(url: str, until_frames: int, timeout: float = 30.0) -> PageVisit:
 async def _visit(url: str, until_frames: int, timeout: float) -> PageVisit:
     import aiohttp
 
-    with tempfile.TemporaryDirectory() as profile:
+    # Chromium's helper processes may still be writing the profile as it is removed.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         browser = subprocess.Popen(
             [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
              "--remote-debugging-port=0", f"--user-data-dir={profile}",
              "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
             devtools = _devtools_url(browser)
             async with aiohttp.ClientSession() as client, \
@@ -50,13 +53,27 @@ async def _visit(url: str, until_frames: int, timeout: float) -> PageVisit:
 
 
 def stop(process: subprocess.Popen) -> None:
-    """Ask a process to end; kill it if it has not within 10 s."""
+    """Ask a process to end; kill it if it has not within 10 s. A process that leads a
+    group of its own (chromium and its helpers) ends with its group."""
+    leads = _leads_group(process)
     process.terminate()
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    if leads:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # helpers that outlived it
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _leads_group(process: subprocess.Popen) -> bool:
+    try:
+        return os.getpgid(process.pid) == process.pid
+    except ProcessLookupError:
+        return False
 
 
 def _devtools_url(browser: subprocess.Popen) -> str:
