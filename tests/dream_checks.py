@@ -9,7 +9,7 @@ from tui.agents.guards import norm
 from tui.agents.indexfit import DETAIL, unlinked
 from tui.memory.dates import relative_dates
 from tui.memory.hubs import HUB_FILES, hub_head, hub_intro
-from tui.memory.links import find_links
+from tui.memory.links import replace_links
 
 
 def unaccounted(before: dict[str, str], after: dict[str, str], changeset) -> list[str]:
@@ -50,7 +50,7 @@ def allowed(old: str, new: str) -> bool:
         return True
     if new.startswith(DETAIL) and new[len(DETAIL):] in targets_aside(old):
         return True
-    if new == unlinked(old, [link.target for link in find_links(old)]).strip():
+    if new == unlinked(old).strip():
         return True
     if targets_aside(old) == targets_aside(new):  # relinked to the memory it was merged into
         return True
@@ -62,10 +62,7 @@ def allowed(old: str, new: str) -> bool:
 
 
 def targets_aside(line: str) -> str:
-    for link in reversed(find_links(line)):
-        start = link.end - len(link.source)
-        line = line[:start] + link.title + line[link.end:]
-    return line
+    return replace_links(line, lambda link: link.title)
 
 
 def own_hub_line(line: str) -> bool:

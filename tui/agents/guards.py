@@ -22,13 +22,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from tui.memory.frontmatter import BLOCK
+from tui.memory.links import replace_links
 
 # Frontmatter keys that say what a file is, not what it knows: a merged-away memory's name
 # and type are gone with it by design.
 _IDENTITY_KEYS = frozenset({"name", "type", "node_type", "originSessionId", "modified",
                             "metadata"})
 _KEY = re.compile(r"\s*([A-Za-z_][\w-]*)\s*:\s*(.*)$")
-_WORDS = re.compile(r"\w")
 _WORD = re.compile(r"\w+")
 
 
@@ -87,7 +87,7 @@ def lost_lines(before: Mapping[str, str], after: Mapping[str, str | None],
         head_lines = text.count("\n", 0, head.end()) if head else 0
         for number, line in enumerate(text.split("\n")):
             key = norm(line)
-            if not key or not _WORDS.search(key) or key in standing:
+            if not key or not _WORD.search(key) or key in standing:
                 continue
             if key in rewrites and rewrites[key] <= standing:
                 continue
@@ -103,13 +103,9 @@ def _words(line: str, removed: set[str]) -> list[str]:
     """A line's words as the guards read them: a link stands for its title, but for a link
     to a memory the run removes (its title is that memory's name), and targets are no
     words."""
-    from tui.memory.links import find_links
-
     if "[" in line:
-        for link in reversed(find_links(line)):
-            start = link.end - len(link.source)
-            gone = link.target in removed or link.target.removeprefix("./") in removed
-            line = line[:start] + ("" if gone else f" {link.title} ") + line[link.end:]
+        line = replace_links(line, lambda link: "" if link.target.removeprefix("./") in removed
+                             else f" {link.title} ")
     return _WORD.findall(line.lower())
 
 

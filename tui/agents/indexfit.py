@@ -35,7 +35,7 @@ from tui.memory.index import (
     LoadedIndex,
     parse_index,
 )
-from tui.memory.links import find_links, link_target, wiki_names
+from tui.memory.links import find_links, link_target, replace_links, wiki_names
 from tui.words import listed, plural
 
 LINE_LIMIT = 150
@@ -152,18 +152,12 @@ class _Hub:
     chain: tuple[str, ...] = ()  # the headings its line stands under
 
 
-def _link_spans(line: str) -> list[tuple[int, int, str, str]]:
-    """(start, end, title, target) of each link of one line."""
-    return [(link.end - len(link.source), link.end, link.title, link.target)
-            for link in find_links(line) if link.line == 0]
-
-
 def _shorten(line: str, limit: int = LINE_LIMIT) -> str:
     """`line` within `limit` UTF-16 units, cut at a word and ending in "…", never inside
     a link: a line whose links end past the limit is cut just after them."""
     if utf16_len(line) <= limit:
         return line
-    links_end = max((end for _, end, _, _ in _link_spans(line)), default=0)
+    links_end = max((link.end for link in find_links(line) if link.line == 0), default=0)
     cut = line[: limit - 1]
     space = cut.rfind(" ")
     if space > max(limit // 2, links_end):
@@ -179,14 +173,12 @@ def entry_line(memory: MemoryInfo) -> str:
     return _shorten(f"- [{title}]({link_target(memory.file)}) — {hook}")
 
 
-def unlinked(line: str, dead: Iterable[str]) -> str:
-    """`line` with each link to one of the `dead` targets replaced by its words (its title,
-    else its target in a code span)."""
-    dead = set(dead)
-    for start, end, title, target in reversed(_link_spans(line)):
-        if target in dead:
-            line = line[:start] + (title.strip() or f"`{target}`") + line[end:]
-    return line
+def unlinked(line: str, dead: Iterable[str] | None = None) -> str:
+    """`line` with each link to one of the `dead` targets (every link: None) replaced by
+    its words: its title, else its target in a code span."""
+    dead = None if dead is None else set(dead)
+    return replace_links(line, lambda link: (link.title.strip() or f"`{link.target}`")
+                         if dead is None or link.target in dead else link.source)
 
 
 def notes_memory(body_lines: Sequence[str]) -> MemoryInfo:
@@ -384,7 +376,7 @@ def _move_detail(result: IndexRebuild, memory: MemoryInfo, line: str, whole: boo
     follows its link, or (`whole`, a second line for the memory) all of them. The line
     that will hold them, or None when the file holds them already."""
     if whole:
-        words = unlinked(line, (target for *_, target in _link_spans(line))).strip().lstrip("-*+ ")
+        words = unlinked(line).strip().lstrip("-*+ ")
     else:
         link = _LINK_END.search(line)
         words = line[link.end() if link else 0:]
@@ -534,6 +526,4 @@ def _placed(layout: _Layout, moved: list[_Entry], by_file: Mapping[str, MemoryIn
             # MEMORY.md (anything else written in it stays held by the guards).
             result.rewrites.extend((line, ()) for line in
                                    [*hub_head(file).split("\n"), hub_intro(file)])
-    if not moved and not layout.headings:
-        return _render(layout.kept)
     return layout.lines(_hub_lines(moved, by_file), hubs)

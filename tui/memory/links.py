@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from typing import NamedTuple
 
@@ -337,6 +337,14 @@ def _reference_link(state, silent: bool) -> bool:
 
 _TARGET_ESCAPES = {"%": "%25", " ": "%20", "(": "%28", ")": "%29", "#": "%23", "<": "%3C",
                    ">": "%3E"}
+
+
+def replace_links(line: str, words: Callable[[FoundLink], str]) -> str:
+    """One line with each of its links replaced by `words(link)`."""
+    for link in reversed([link for link in find_links(line) if link.line == 0]):
+        start = link.end - len(link.source)
+        line = line[:start] + words(link) + line[link.end:]
+    return line
 
 
 def link_target(file: str) -> str:
