@@ -191,7 +191,7 @@ def test_the_index_ranks_a_memory_by_the_mtime_it_keeps_not_its_copy_s(claude_ho
                  mtime=1_767_225_600.0)
     staging = Staging.create(store)
     try:
-        with staging.step(mechanical=True, in_place=True):
+        with staging.step(in_place=True):
             (staging.root / "note.md").write_text(memory_text("note", "a note", None,
                                                               "Old words, written anew.\n"))
         (info,) = offline.memory_infos(staging)

@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tui import failpoints
-from tui.agents import merging, offline, prompts
+from tui.agents import datefix, merging, offline, prompts
 from tui.agents.changeset import build_changeset
 from tui.agents.client import ClientConfig, EngineError, ModelClient
 from tui.agents.events import CANCELLED, FAILED, Listener, Progress, RunCancelled
 from tui.agents.gates import compute_gates
-from tui.agents.indexfit import LINE_LIMIT
+from tui.agents.indexfit import LINE_LIMIT, IndexRebuild
 from tui.agents.loop import add_user, check, client_for, run_turns
 from tui.agents.result import CANCELLED as RUN_CANCELLED
 from tui.agents.result import FAILED as RUN_FAILED
@@ -207,15 +207,13 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
 
     check(cancel)
     progress.start("Consolidate")
-    # A merge rewrites links and frontmatter, not what a memory says: the memories it
-    # touches keep their mtimes, the keeper the newest of its group's (below).
-    with staging.step(mechanical=True):
+    with staging.step():  # the keeper takes the newest mtime of its group (below)
         renamed = merging.merge_duplicates(staging, say, notes)
     _declare_merges(staging, renamed)
     check(cancel)
-    with staging.step(mechanical=True, in_place=True):
-        replaced = offline.fix_dates(staging, say)
-    with staging.step(mechanical=True, in_place=True):
+    with staging.step(in_place=True):
+        replaced = datefix.fix_dates(staging, say)
+    with staging.step(in_place=True):
         moved = offline.update_paths(staging, code, say) if isinstance(code, Checkout) else 0
     progress.finish(note=f"{len(renamed)} merged, {plural(replaced, 'date')} made absolute"
                     + (f", {plural(moved, 'renamed path')} updated" if moved else ""))
@@ -226,7 +224,7 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
         say("info", f"MEMORY.md is not text ({staging.not_text[INDEX_NAME]}); left as it is")
         progress.finish(note="MEMORY.md is not text: left as it is")
         return
-    with staging.step(mechanical=True):
+    with staging.step():
         rebuild = offline.prune_index(staging, renamed, say)
     _declare_index(staging, rebuild)
     notes.extend(rebuild.notes())
@@ -250,7 +248,7 @@ def _declare_merges(staging: Staging, renamed: dict[str, str]) -> None:
             staging.declared.mtimes[keeper] = max(mtimes)
 
 
-def _declare_index(staging: Staging, rebuild: offline.IndexRebuild) -> None:
+def _declare_index(staging: Staging, rebuild: IndexRebuild) -> None:
     """The new MEMORY.md goes with the files it makes sense only with (its hubs, notes,
     the memories given its words, the merged memories it links no more)."""
     for old, new in rebuild.rewrites:

@@ -14,7 +14,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from tui.agents.datefix import fix_dates as fix_dates  # the dream calls it from here
 from tui.agents.indexfit import DETAIL, IndexRebuild, MemoryInfo, rebuild_index
 from tui.agents.instructions import Candidate, clip
 from tui.agents.staging import Staging
@@ -23,7 +22,7 @@ from tui.claude.lines import read_store_text
 from tui.claude.memory_files import is_log, is_team, memory_files
 from tui.claude.paths import INDEX_NAME
 from tui.memory import frontmatter
-from tui.memory.links import link_target
+from tui.memory.index import parse_index
 from tui.memory.stale_paths import repath_text
 from tui.words import plural
 
@@ -138,9 +137,8 @@ def prune_index(staging: Staging, renamed: dict[str, str], log: Log) -> IndexReb
         index_path.write_text(rebuild.text, encoding="utf-8")
     for file in rebuild.added:
         log("info", f"index: added a line for {file}")
-    unlisted = [file for file in others if f"]({link_target(file)})" not in rebuild.text]
-    if unlisted:
-        rebuild.not_memories = unlisted
+    linked = {link.file for link in parse_index(rebuild.text).links}
+    rebuild.not_memories = [file for file in others if file not in linked]
     for line in rebuild.unlinked:
         log("info", f"index: took the links to missing files out of: {line}")
     for hub, files in rebuild.into_hubs.items():

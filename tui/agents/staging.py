@@ -70,7 +70,6 @@ class Staging:
     not_text: dict[str, str] = field(default_factory=dict)  # index: why it is no text
     declared: Declared = field(default_factory=Declared)  # what the run says of its change
     mtimes: dict[str, float] = field(default_factory=dict)  # every .md's mtime as staged
-    _meaningful: set[str] = field(default_factory=set)  # files a step changed in meaning
     _known: dict[str, tuple[tuple[int, int], bytes]] = field(default_factory=dict)
 
     @classmethod
@@ -135,29 +134,24 @@ class Staging:
         return sorted(found)
 
     @contextmanager
-    def step(self, *, mechanical: bool, in_place: bool = False) -> Iterator[None]:
-        """Declare what one step of an engine changes: an `in_place` step rewrites lines
-        where they stand (a date, a path), each a rewrite made on purpose; a `mechanical`
-        step (those, or a hook copied in) leaves a memory's meaning as it was, so the
-        memory keeps its mtime (Claude Code orders recall by it and says how old a memory
-        is from it)."""
+    def step(self, *, in_place: bool = False) -> Iterator[None]:
+        """Declare what one step of the offline engine changes. Its steps change structure,
+        never meaning (a merge's links and frontmatter, a date or a path written anew, a
+        hook copied in), so a memory a step touches keeps its mtime: Claude Code orders
+        recall by it and says how old a memory is from it. An `in_place` step rewrites
+        lines where they stand (a date, a path): each is a rewrite made on purpose."""
         before = {name: self._text(name) for name in self.markdown()}
         yield
         for name in self.markdown():
             signature, data = before.get(name, (None, b""))
             if signature == self._signature(name):
                 continue
-            after = self._text(name)[1]
             if signature is not None and in_place:
                 self.declared.rewrote_lines(data.decode("utf-8", "replace"),
-                                            after.decode("utf-8", "replace"))
-            if name not in self.originals or name.rpartition("/")[2] == INDEX_NAME:
-                continue  # an index is no memory: recall neither reads nor orders it
-            if mechanical and name not in self._meaningful:
-                self.declared.mtimes[name] = self.mtimes[name]
-            elif not mechanical:
-                self._meaningful.add(name)
-                self.declared.mtimes.pop(name, None)
+                                            self._text(name)[1].decode("utf-8", "replace"))
+            if name in self.originals and name.rpartition("/")[2] != INDEX_NAME:
+                # (an index is no memory: recall neither reads nor orders it)
+                self.declared.mtimes.setdefault(name, self.mtimes[name])
 
     def _text(self, name: str) -> tuple[tuple[int, int], bytes]:
         """A file's signature and bytes, read again only when it changed."""
