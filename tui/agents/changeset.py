@@ -132,6 +132,21 @@ class ChangeSet:
         """`file` and the files it cannot go without."""
         return requirements(self.requires, {file}) & {f.file for f in self.files}
 
+    @cached_property
+    def groups(self) -> tuple[tuple[str, ...], ...]:
+        """The files that go together (each needs the others), in the change set's order:
+        the review says so before anything is applied, once, not at every toggle."""
+        groups: list[tuple[str, ...]] = []
+        seen: set[str] = set()
+        for diff in self.files:
+            if diff.file in seen:
+                continue
+            group = self.rejecting(diff.file) & self.accepting(diff.file)
+            if len(group) > 1:
+                seen |= group
+                groups.append((diff.file, *sorted(group - {diff.file})))
+        return tuple(groups)
+
     @property
     def refusal(self) -> str | None:
         """One sentence saying why the whole change set is refused when no choice is

@@ -180,15 +180,8 @@ class ReviewScreen(Screen[None]):
         """The files that go together, said before anything is applied."""
         if self.outcome is not None:
             return []
-        lines, seen = [], set()
-        for diff in self.changeset.files:
-            group = self.changeset.rejecting(diff.file) & self.changeset.accepting(diff.file)
-            if len(group) > 1 and diff.file not in seen:
-                seen |= group
-                others = sorted(group - {diff.file})
-                lines.append(Text(f"{diff.file} goes with {listed(others, 4)}: rejecting one "
-                                  "rejects the others.", style="dim"))
-        return lines
+        return [Text(f"{first} goes with {listed(others, 4)}: rejecting one rejects the "
+                     "others.", style="dim") for first, *others in self.changeset.groups]
 
     def hiding_choice(self) -> list[Text]:
         """A warning when the files accepted would hide what the whole change set does
