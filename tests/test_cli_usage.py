@@ -134,7 +134,7 @@ def test_a_missing_argument_is_one_sentence(capsys):
 
 # What each command needs besides options, so that parsing reaches the settings check.
 REQUIRED = {"history": ["x.md"], "restore": ["x.md", "--version", "abc"], "merge": ["x.md"],
-            "extract": ["abc"], "fix": ["relink"]}
+            "extract": ["abc"], "fix": ["relink"], "hook": ["session-start"]}
 
 
 @pytest.mark.parametrize("command", [name for names, _ in cli.COMMANDS for name in names])

@@ -102,6 +102,7 @@ COMMANDS = (
     (("doctor",), "tui.cli.doctor:add_doctor_command"),
     (("gc",), "tui.cli.gc:add_gc_command"),
     (("serve",), "tui.cli.serve:add_serve_command"),
+    (("hook",), "tui.cli.hook:add_hook_command"),
 )
 
 
