@@ -180,6 +180,26 @@ def test_index_lines_merge_as_an_ordered_set(world):
     assert a.read("MEMORY.md") == c.read("MEMORY.md") == expected
 
 
+def test_a_second_index_line_added_on_each_machine_survives_on_both(world):
+    """Both machines add a second entry for a memory that already has one; syncing B, A,
+    B must keep both lines everywhere (a deliberate entry is no duplicate to drop)."""
+    a, b, _ = started(world)
+    a.write("deploy.md", memory_text(name="deploy"))
+    a.write("MEMORY.md", INDEX + "- [Deploy](deploy.md) — when we ship\n")
+    a.sync()
+    b.sync()
+    a_line = "- [Testing, again](testing.md) — the fixtures first\n"
+    b_line = "- [Deploy, again](deploy.md) — Fridays are off\n"
+    a.write("MEMORY.md", a.read("MEMORY.md") + a_line)
+    b.write("MEMORY.md", b.read("MEMORY.md") + b_line)
+    b.sync()
+    assert a.sync()["projects"][0]["conflicts"] == []
+    b.sync()
+    for machine in (a, b):
+        index = machine.read("MEMORY.md")
+        assert a_line in index and b_line in index, (machine.store, index)
+
+
 def test_a_rejected_push_fetches_merges_and_retries(world):
     """B pushes between A's fetch and A's push: A's push is rejected, A merges and retries."""
     a, b, _ = started(world)
