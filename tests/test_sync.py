@@ -200,6 +200,18 @@ def test_a_second_index_line_added_on_each_machine_survives_on_both(world):
         assert a_line in index and b_line in index, (machine.store, index)
 
 
+def test_sync_all_removes_what_a_killed_write_left_in_a_store(world):
+    """A staged file a killed memtui left (a hard link of the memory, no intent record):
+    `sync --all`, which names no store, tidies every store it syncs as `sync STORE` does."""
+    a, _, _ = started(world)
+    left = a.store / ".testing.md.20261207T120000-abcdef.memtui-new"
+    os.link(a.store / "testing.md", left)
+    code, _, err = a.run("sync", "--all")
+    assert code == 0, err
+    assert not os.path.lexists(left)
+    assert "removed 1 temp file" in err
+
+
 def test_a_rejected_push_fetches_merges_and_retries(world):
     """B pushes between A's fetch and A's push: A's push is rejected, A merges and retries."""
     a, b, _ = started(world)

@@ -371,11 +371,14 @@ def _apply_locked(
             for current in swaps:  # the old file goes the moment it is seen unchanged
                 current.verify()
                 current.drop_aside()
+            for swap in swaps:  # while the intent stands: a kill now leaves it to recovery
+                swap.discard_temp()
             for folder in {swap.path.parent for swap in swaps}:
                 fsync_dir(folder)
             failpoints.reached("apply.before_commit", str(store))
             current = None
             intent.commit()
+            failpoints.reached("apply.intent_cleared", str(store))
         except SwapConflict as conflict:
             kept, stuck = _roll_back(store, record, swaps, intent)
             if stuck:
