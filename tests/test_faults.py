@@ -141,6 +141,21 @@ def test_a_refused_archive_leaves_no_archive_or_backup_copy(store, moment):
     assert memtui_folders(store) == kept
 
 
+def test_one_fault_that_stops_the_journal_and_the_write_is_one_sentence(store):
+    """Claude Code wrote A.md since memtui last looked, and memtui's data dir can take no
+    write: the journal's snapshot of that write fails, then the write is refused. The user
+    reads the refusal alone, not a second sentence about memtui's changes it did not make."""
+    (store / "A.md").write_text(memory_text("A", "A notes", "project", "Rewritten by Claude.\n"))
+    before = memories(store)
+
+    done = memtui("fix", store, "archive", "A.md", "B.md", "--yes", fsize=300)
+
+    assert done.returncode == 2
+    said = one_sentence(done)
+    assert "nothing was changed" in said and "raise the limit" in said
+    assert memories(store) == before
+
+
 def test_a_dream_that_could_not_record_its_change_says_so_once_without_an_undo_hint(store):
     before = memories(store)
 
