@@ -11,7 +11,8 @@ Every scenario runs `memtui` as processes of their own, each machine in a fresh 
   anywhere and is missing anywhere, conflicts (the shared memory is appended to at the
   same place by all: a conflict keeps both texts, and its lines must survive it).
 - kills: the same rounds with one machine's sync SIGKILLed at a random moment each round.
-  Counted: what is missing anywhere after the survivors' final syncs.
+  Counted: what is missing anywhere after the survivors' final syncs, and memtui's temp
+  files still in a store then.
 - first-contact: two machines each built with `memtui demo` (the same memories, saved in
   their own sessions: other session ids and times), their checkouts given one origin, a
   few memories then edited differently on each; each syncs twice. Counted: conflicts,
@@ -226,9 +227,13 @@ def kills(base: Path, machines_wanted: int, rounds_wanted: int) -> tuple[str, li
                 finished(process, failures, f"{machine.name} round {number}")
     synced_alike(machines, failures, 3)
     lost = missing_anywhere(machines, written)
+    # What a killed memtui left in a store, after the survivors' `sync --all` runs.
+    left = [f"{m.name}: {path.name}" for m in machines for path in m.store.rglob(".*")
+            if ".memtui-" in path.name]
     return (f"{len(machines)} machines x {rounds_wanted} rounds, {killed} syncs SIGKILLed "
             f"mid-run: {len(written)} memories written; {len(lost)} lost anywhere at the end; "
-            f"{len(failures)} failed runs after", failures + lost)
+            f"memtui files left in a store: {len(left)}; {len(failures)} failed runs after",
+            failures + lost + [f"left {item}" for item in left])
 
 
 def _audit_kinds(machine: Machine, checkout: Path) -> dict[str, int]:
