@@ -469,11 +469,19 @@ def indexed_pair(base: Path, prefix: str, remote: Path, failures: list[str],
     return machines, files
 
 
-def lines_missing(machines: list[Machine], wanted: dict[str, list[str]]) -> dict[str, int]:
-    """Of each writer's index lines, how many some machine lacks."""
+def lines_missing(machines: list[Machine], wanted: dict[str, list[str]]
+                  ) -> tuple[dict[str, int], list[str], bool]:
+    """Of each writer's index lines, how many some machine lacks; the problems to print;
+    whether the machines' indexes are identical."""
     indexes = [set((m.store / "MEMORY.md").read_text().splitlines()) for m in machines]
-    return {who: sum(any(line not in index for index in indexes) for line in lines)
-            for who, lines in wanted.items()}
+    missing = {who: sum(any(line not in index for index in indexes) for line in lines)
+               for who, lines in wanted.items()}
+    problems = [f"{count} of {len(wanted[who])} lines of {who} missing somewhere"
+                for who, count in missing.items() if count]
+    same = len({(m.store / "MEMORY.md").read_bytes() for m in machines}) == 1
+    if not same:
+        problems.append("machines DIFFERENT at the end")
+    return missing, problems, same
 
 
 def second_lines(base: Path, _machines: int, rounds_wanted: int) -> tuple[str, list[str]]:
@@ -495,13 +503,8 @@ def second_lines(base: Path, _machines: int, rounds_wanted: int) -> tuple[str, l
             out = machine.run(failures, f"round {number}", "sync", "--all", "--json")
             conflicts += out.count('"conflicts": [\n')
     synced_alike(machines, failures)
-    missing = lines_missing(machines, added)
-    same = len({(m.store / "MEMORY.md").read_bytes() for m in machines}) == 1
+    missing, problems, same = lines_missing(machines, added)
     lost = sum(missing.values())
-    problems = [f"{count} of {len(added[who])} lines {who} added missing somewhere"
-                for who, count in missing.items() if count]
-    if not same:
-        problems.append("machines DIFFERENT at the end")
     return (f"{rounds_wanted} rounds of a second index line added on each machine, synced "
             f"2, 1, 2: {sum(map(len, added.values()))} lines added, {lost} missing anywhere "
             f"({', '.join(f'{who} {count}' for who, count in missing.items())}); conflicts "
@@ -546,12 +549,7 @@ def outside_writer(base: Path, _machines: int, rounds_wanted: int) -> tuple[str,
         thread.join()
     synced_alike(machines, failures, 3)
     added["the writer"] = written
-    missing = lines_missing(machines, added)
-    same = len({(m.store / "MEMORY.md").read_bytes() for m in machines}) == 1
-    problems = [f"{count} of {len(added[who])} lines of {who} missing somewhere"
-                for who, count in missing.items() if count]
-    if not same:
-        problems.append("machines DIFFERENT at the end")
+    missing, problems, same = lines_missing(machines, added)
     return (f"a writer appending index lines to {machines[0].name}'s MEMORY.md during "
             f"{rounds_wanted} rounds of both machines syncing at once: writer lines missing "
             f"anywhere {missing['the writer']} of {len(written)}, {machines[1].name}'s lines "
