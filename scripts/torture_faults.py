@@ -34,8 +34,8 @@ run as another user, with read-only folders too):
 - lock: Claude Code's `.consolidate-lock` naming a live PID with an mtime three years ahead,
   and naming a process that started after the lock was written: `dream --yes` must run;
 - double: one fault stopping two things: Claude Code wrote A.md since memtui last looked
-  (the journal must snapshot it) and a file-size limit stops the journal and the write
-  (`fix archive`, `fix delete`); and a dream refused up front (Claude Code's lock held by
+  (the journal must snapshot it) and a file-size limit (or, not as root, memtui's data dir
+  read-only) stops the journal and the write (`fix archive`, `fix delete`); and a dream refused up front (Claude Code's lock held by
   a live process): each says one sentence and nothing else;
 - huge: a MEMORY.md of --huge-mb MB (200): `audit` and `fix relink --dry-run`, peak RSS
   (wait4's ru_maxrss), CPU seconds and wall time, against the file's size.
@@ -762,17 +762,28 @@ def case_double(root: Path, quick: bool) -> Tally:
     # Not below 300 B: the limit caps the files the output is caught in too.
     sizes = [300, 2000, start + 200] if quick else [300, 1000, 2000, start + 1, start + 200,
                                                     start + 1000]
+    faults: list[tuple[str, int | None, ReadOnly | None]] = [
+        (f"under ulimit -f {size} B", size, None) for size in sizes]
+    if os.geteuid() != 0:  # root writes into read-only folders
+        faults.append(("with memtui's data dir read-only", None,
+                       ReadOnly(home.places["MEMTUI_DATA_DIR"])))
     for name in ("archive", "delete"):
-        for size in sizes:
+        for fault, size, blocked in faults:
             home.reset()
             a_file = home.store / "A.md"
             a_file.write_text(memory_text("A", "A body rewritten by a session"), encoding="utf-8")
             before = store_state(home.store)
-            where = f"{name} under ulimit -f {size} B after Claude Code wrote A.md"
-            outcome = run(home.argv(WRITES[name]), home.env, fsize=size)
+            where = f"{name} {fault} after Claude Code wrote A.md"
+            if blocked:
+                blocked.make()
+            try:
+                outcome = run(home.argv(WRITES[name]), home.env, fsize=size)
+            finally:
+                if blocked:
+                    blocked.clear()
             judge_output(tally, where, outcome)
             sentences = sum(line.startswith("memtui: ") for line in outcome.err.splitlines())
-            tally.outcomes[f"{name} {size} B: exit {outcome.code}, {sentences} sentence(s)"] += 1
+            tally.outcomes[f"{name} {fault}: exit {outcome.code}, {sentences} sentence(s)"] += 1
             if outcome.code == 2:
                 if store_state(home.store) != before:
                     tally.problem("false 'nothing was changed'", where, outcome.err[-300:])
