@@ -3,7 +3,8 @@
 
     .venv/bin/python scripts/torture_faults.py            # every case (~10 min on 2 busy cores)
     .venv/bin/python scripts/torture_faults.py --quick    # fewer sizes and moments (~4 min)
-    options: --only fsize,errors,in-the-way,read-only,damaged,deep,lock,huge --huge-mb 200 --keep
+    options: --only fsize,errors,in-the-way,read-only,damaged,deep,lock,double,huge --huge-mb 200
+             --keep
 
 Every run is a subprocess of the real `memtui` command (the entry point beside this Python)
 in a home of its own: a config home (CLAUDE_CONFIG_DIR), memtui's dirs (MEMTUI_*_DIR, or
@@ -32,6 +33,10 @@ run as another user, with read-only folders too):
 - deep: a store holding a folder 1,500 levels deep, under every command that walks one;
 - lock: Claude Code's `.consolidate-lock` naming a live PID with an mtime three years ahead,
   and naming a process that started after the lock was written: `dream --yes` must run;
+- double: one fault stopping two things: Claude Code wrote A.md since memtui last looked
+  (the journal must snapshot it) and a file-size limit (or, not as root, memtui's data dir
+  read-only) stops the journal and the write (`fix archive`, `fix delete`); and a dream refused up front (Claude Code's lock held by
+  a live process): each says one sentence and nothing else;
 - huge: a MEMORY.md of --huge-mb MB (200): `audit` and `fix relink --dry-run`, peak RSS
   (wait4's ru_maxrss), CPU seconds and wall time, against the file's size.
 
@@ -44,7 +49,8 @@ change sets (a state neither S1 nor S2); lost files (a memory file gone) and tor
 (bytes that are no version of the file); a false "nothing was changed" (exit 2 with the
 store changed) or a false "applied" (exit 0 with the store as it was); undo taking back
 the wrong change; unclear failures (an exit other than 0/1/2, or a stderr line that is not
-one `memtui: ` sentence, or a dream that names an undo when nothing was applied); memtui
+one `memtui: ` sentence, or a dream that names an undo when nothing was applied); more
+than one sentence for a refusal; copies (archive, backups) kept by a refused change; memtui
 temp files or intent records left after the next command; damaged memtui files a command
 could not get past (it exited 2). The exit status is 1 when any target is missed.
 """
@@ -188,8 +194,9 @@ def run(argv: list[str], env: dict[str, str], *, fsize: int | None = None,
 
 FIGURES = ("runs", "tracebacks", "hangs", "half-applied change sets", "lost files",
            "torn files", "false 'nothing was changed'", "false 'applied'",
-           "undo took back the wrong change", "unclear failures",
-           "temp files or intents left", "damaged files not got past")
+           "undo took back the wrong change", "unclear failures", "more than one sentence",
+           "copies kept by a refused change", "temp files or intents left",
+           "damaged files not got past")
 
 
 @dataclass
@@ -226,9 +233,11 @@ def judge_output(tally: Tally, where: str, outcome: Outcome, dream: bool = False
              if line.strip() and not line.startswith(("memtui: ", *PROGRESS))]
     if stray:
         tally.problem("unclear failures", where, f"stderr line {stray[0][:200]!r}")
-    if outcome.code == 2 and not any(line.startswith("memtui: ")
-                                     for line in outcome.err.splitlines()):
+    sentences = [line for line in outcome.err.splitlines() if line.startswith("memtui: ")]
+    if outcome.code == 2 and not sentences:
         tally.problem("unclear failures", where, "exit 2 without a sentence on stderr")
+    if outcome.code in (1, 2) and len(sentences) > 1:
+        tally.problem("more than one sentence", where, " / ".join(sentences)[:400])
     if dream and outcome.code == 2 and "undo with" in outcome.out:
         tally.problem("unclear failures", where, "a dream that applied nothing names an undo")
 
@@ -274,6 +283,7 @@ class Home:
         })
         self.env = env
         self.states: dict[str, dict[str, bytes]] = {}
+        self.copies_before: dict[str, bytes] = {}
         self.after_reset = None  # what each run adds to the base (cp -a of a deep tree is slow)
 
     def argv(self, words: list[str]) -> list[str]:
@@ -311,6 +321,20 @@ class Home:
         copy(self.base, self.dir)
         if self.after_reset is not None:
             self.after_reset()
+        self.copies_before = self.copies()
+
+    def copies(self) -> dict[str, bytes]:
+        """memtui's copies of the store's files: its backups and archive folders, the undo
+        log left out (the undo after each run judges it)."""
+        data = self.places["MEMTUI_DATA_DIR"]
+        found = {}
+        for folder in (data / "backups" / STORE_KEY, data / "archive" / STORE_KEY):
+            for top, _, names in os.walk(folder):
+                for name in names:
+                    path = Path(top, name)
+                    if name != "log.jsonl" and path.is_file():
+                        found[str(path.relative_to(data))] = path.read_bytes()
+        return found
 
     def log_size(self) -> int:
         try:
@@ -360,6 +384,10 @@ def check_write(tally: Tally, home: Home, write: Write, where: str, outcome: Out
         tally.outcomes["refused, nothing changed"] += 1
         if outcome.code == 0:
             tally.problem("false 'applied'", where, outcome.out[-300:])
+        left = sorted(set(home.copies().items()) - set(home.copies_before.items()))
+        if left:
+            tally.problem("copies kept by a refused change", where,
+                          ", ".join(name for name, _ in left))
     else:
         tally.problem("half-applied change sets", where,
                       ", ".join(sorted(n for n in s1.keys() | s2.keys() | state.keys()
@@ -724,6 +752,67 @@ def case_lock(root: Path, quick: bool) -> Tally:
     return tally
 
 
+def case_double(root: Path, quick: bool) -> Tally:
+    """Two faults of one cause, and a run refused before it starts: one sentence each."""
+    tally = Tally("double: a memory Claude Code wrote since memtui looked, then a write memtui "
+                  "cannot make; a dream refused up front")
+    home = Home(root, "double")
+    home.build(tally)
+    start = home.log_size()
+    # Not below 300 B: the limit caps the files the output is caught in too.
+    sizes = [300, 2000, start + 200] if quick else [300, 1000, 2000, start + 1, start + 200,
+                                                    start + 1000]
+    faults: list[tuple[str, int | None, ReadOnly | None]] = [
+        (f"under ulimit -f {size} B", size, None) for size in sizes]
+    if os.geteuid() != 0:  # root writes into read-only folders
+        faults.append(("with memtui's data dir read-only", None,
+                       ReadOnly(home.places["MEMTUI_DATA_DIR"])))
+    for name in ("archive", "delete"):
+        for fault, size, blocked in faults:
+            home.reset()
+            a_file = home.store / "A.md"
+            a_file.write_text(memory_text("A", "A body rewritten by a session"), encoding="utf-8")
+            before = store_state(home.store)
+            where = f"{name} {fault} after Claude Code wrote A.md"
+            if blocked:
+                blocked.make()
+            try:
+                outcome = run(home.argv(WRITES[name]), home.env, fsize=size)
+            finally:
+                if blocked:
+                    blocked.clear()
+            judge_output(tally, where, outcome)
+            sentences = sum(line.startswith("memtui: ") for line in outcome.err.splitlines())
+            tally.outcomes[f"{name} {fault}: exit {outcome.code}, {sentences} sentence(s)"] += 1
+            if outcome.code == 2:
+                if store_state(home.store) != before:
+                    tally.problem("false 'nothing was changed'", where, outcome.err[-300:])
+                left = sorted(set(home.copies().items()) - set(home.copies_before.items()))
+                if left:
+                    tally.problem("copies kept by a refused change", where,
+                                  ", ".join(name for name, _ in left))
+            elif outcome.code == 0 and store_state(home.store) == before:
+                tally.problem("false 'applied'", where, outcome.out[-300:])
+    holder = _sleeper()
+    try:
+        home.reset()
+        lock = home.store / ".consolidate-lock"
+        lock.write_text(str(holder.pid))
+        where = "dream --yes with Claude Code's lock held by a live process"
+        outcome = run(home.argv(WRITES["dream"]), home.env)
+        judge_output(tally, where, outcome, dream=True)
+        said = [line for line in (outcome.out + outcome.err).splitlines() if line.strip()]
+        tally.outcomes[f"dream refused up front: exit {outcome.code}, {len(said)} line(s)"] += 1
+        if outcome.code != 2 or len(said) != 1:
+            tally.problem("more than one sentence", where, " / ".join(said)[:400])
+        if store_state(home.store) != home.states["S1"]:
+            tally.problem("false 'nothing was changed'", where)
+    finally:
+        holder.kill()
+        holder.wait()
+    return tally
+
+
 HUGE_SHAPES = {  # a line of each kind of huge index
     "links to missing files": "- [Note {n}](note_{m}.md) — what we learned about service {k}, "
                               "kept short\n",
@@ -788,7 +877,7 @@ def print_report(tallies: list[Tally], total: float) -> None:
 
 CASES = {"fsize": case_fsize, "errors": case_errors, "in-the-way": case_in_the_way,
          "read-only": case_read_only, "damaged": case_damaged, "deep": case_deep,
-         "lock": case_lock}
+         "lock": case_lock, "double": case_double}
 
 
 def main() -> int:

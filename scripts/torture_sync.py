@@ -11,7 +11,8 @@ Every scenario runs `memtui` as processes of their own, each machine in a fresh 
   anywhere and is missing anywhere, conflicts (the shared memory is appended to at the
   same place by all: a conflict keeps both texts, and its lines must survive it).
 - kills: the same rounds with one machine's sync SIGKILLed at a random moment each round.
-  Counted: what is missing anywhere after the survivors' final syncs.
+  Counted: what is missing anywhere after the survivors' final syncs, and memtui's temp
+  files still in a store then.
 - first-contact: two machines each built with `memtui demo` (the same memories, saved in
   their own sessions: other session ids and times), their checkouts given one origin, a
   few memories then edited differently on each; each syncs twice. Counted: conflicts,
@@ -29,6 +30,13 @@ Every scenario runs `memtui` as processes of their own, each machine in a fresh 
 - black-hole: `memtui sync` against ssh://, git:// and http:// on a local port that
   accepts and never answers (no network needed). Counted: seconds, exit codes, stderr
   lines, processes left behind.
+- second-lines: two machines in sync, each adding a second index line for a memory that
+  already has one (a different memory on each, then the same one), synced 2, 1, 2 every
+  round. Counted: added lines missing anywhere at the end, conflicts reported.
+- outside-writer: a writer appending index lines (second entries for memories already
+  indexed) to one machine's MEMORY.md every few tens of milliseconds, while both machines
+  add lines of their own and sync at the same moment. Counted: writer lines and each
+  machine's lines missing anywhere at the end, failed runs.
 
 Exit 1 when anything was lost, leaked, left running, or a run crashed.
 """
@@ -38,9 +46,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -53,7 +63,7 @@ import hostile_remotes  # noqa: E402
 
 SHARED = "shared_notes.md"
 SCENARIOS = ("rounds", "kills", "first-contact", "hostile", "secrets", "delete-edit",
-             "black-hole")
+             "black-hole", "second-lines", "outside-writer")
 MARKERS = ("<<<<<<< ", "=======\n", ">>>>>>> ")
 
 
@@ -197,8 +207,6 @@ def rounds(base: Path, machines_wanted: int, rounds_wanted: int) -> tuple[str, l
 def kills(base: Path, machines_wanted: int, rounds_wanted: int) -> tuple[str, list[str]]:
     """Rounds of writes where one machine's sync is SIGKILLed at a random moment each time;
     the journalled write and the next sync must lose nothing."""
-    import random
-
     remote = new_remote(base)
     failures: list[str] = []
     machines = named_machines(base, "k", max(2, machines_wanted), remote, failures)
@@ -219,9 +227,13 @@ def kills(base: Path, machines_wanted: int, rounds_wanted: int) -> tuple[str, li
                 finished(process, failures, f"{machine.name} round {number}")
     synced_alike(machines, failures, 3)
     lost = missing_anywhere(machines, written)
+    # What a killed memtui left in a store, after the survivors' `sync --all` runs.
+    left = [f"{m.name}: {path.name}" for m in machines for path in m.store.rglob(".*")
+            if ".memtui-" in path.name]
     return (f"{len(machines)} machines x {rounds_wanted} rounds, {killed} syncs SIGKILLed "
             f"mid-run: {len(written)} memories written; {len(lost)} lost anywhere at the end; "
-            f"{len(failures)} failed runs after", failures + lost)
+            f"memtui files left in a store: {len(left)}; {len(failures)} failed runs after",
+            failures + lost + [f"left {item}" for item in left])
 
 
 def _audit_kinds(machine: Machine, checkout: Path) -> dict[str, int]:
@@ -442,9 +454,114 @@ def black_hole(base: Path, *_: int) -> tuple[str, list[str]]:
     return "a remote that never answers: " + "; ".join(figures), problems
 
 
+def indexed_pair(base: Path, prefix: str, remote: Path, failures: list[str],
+                 memories: int = 8) -> tuple[list[Machine], list[str]]:
+    """Two machines in sync, holding `memories` memories, each with its index line."""
+    machines = named_machines(base, prefix, 2, remote, failures)
+    first = machines[0]
+    files = [f"topic_{n}.md" for n in range(memories)]
+    for number, file in enumerate(files):
+        (first.store / file).write_text(f"---\nname: topic {number}\ndescription: what we know "
+                                        f"of topic {number}\ntype: project\n---\nTopic "
+                                        f"{number} notes.\n")
+        add_line(first.store / "MEMORY.md", f"- [Topic {number}]({file}) — topic {number}")
+    synced_alike(machines, failures, 1)
+    return machines, files
+
+
+def lines_missing(machines: list[Machine], wanted: dict[str, list[str]]
+                  ) -> tuple[dict[str, int], list[str], bool]:
+    """Of each writer's index lines, how many some machine lacks; the problems to print;
+    whether the machines' indexes are identical."""
+    indexes = [set((m.store / "MEMORY.md").read_text().splitlines()) for m in machines]
+    missing = {who: sum(any(line not in index for index in indexes) for line in lines)
+               for who, lines in wanted.items()}
+    problems = [f"{count} of {len(wanted[who])} lines of {who} missing somewhere"
+                for who, count in missing.items() if count]
+    same = len({(m.store / "MEMORY.md").read_bytes() for m in machines}) == 1
+    if not same:
+        problems.append("machines DIFFERENT at the end")
+    return missing, problems, same
+
+
+def second_lines(base: Path, _machines: int, rounds_wanted: int) -> tuple[str, list[str]]:
+    """Each machine adds a second index line for a memory that already has one; sync 2, 1,
+    2. Every added line must be on both machines at the end (or a conflict said)."""
+    remote = new_remote(base)
+    failures: list[str] = []
+    machines, files = indexed_pair(base, "l", remote, failures)
+    added: dict[str, list[str]] = {m.name: [] for m in machines}
+    conflicts = 0
+    for number in range(rounds_wanted):
+        one_memory = number % 2 == 1  # every other round both add a line for the same memory
+        for side, machine in enumerate(machines):
+            file = files[number % len(files)] if one_memory else files[(2 * number + side) % len(files)]
+            line = f"- [Also, from {machine.name}]({file}) — second entry, round {number}"
+            add_line(machine.store / "MEMORY.md", line)
+            added[machine.name].append(line)
+        for machine in (machines[1], machines[0], machines[1]):
+            out = machine.run(failures, f"round {number}", "sync", "--all", "--json")
+            conflicts += out.count('"conflicts": [\n')
+    synced_alike(machines, failures)
+    missing, problems, same = lines_missing(machines, added)
+    lost = sum(missing.values())
+    return (f"{rounds_wanted} rounds of a second index line added on each machine, synced "
+            f"2, 1, 2: {sum(map(len, added.values()))} lines added, {lost} missing anywhere "
+            f"({', '.join(f'{who} {count}' for who, count in missing.items())}); conflicts "
+            f"reported: {conflicts}; {len(failures)} failed runs; machines "
+            f"{'identical' if same else 'DIFFERENT'}", failures + problems)
+
+
+def outside_writer(base: Path, _machines: int, rounds_wanted: int) -> tuple[str, list[str]]:
+    """An outside writer appends index lines to machine 1's MEMORY.md all the time, while
+    both machines add lines and sync at the same moment."""
+    remote = new_remote(base)
+    failures: list[str] = []
+    machines, files = indexed_pair(base, "w", remote, failures)
+    index = machines[0].store / "MEMORY.md"
+    written: list[str] = []
+    stop = threading.Event()
+
+    def writer() -> None:
+        chooser = random.Random(44)
+        while not stop.is_set():
+            file = chooser.choice(files)
+            line = f"- [Noted by a session]({file}) — writer line {len(written)}"
+            with open(index, "a", encoding="utf-8") as out:  # as an editor appends a line
+                out.write(line + "\n")
+            written.append(line)
+            stop.wait(chooser.uniform(0.01, 0.06))
+
+    thread = threading.Thread(target=writer)
+    added: dict[str, list[str]] = {m.name: [] for m in machines}
+    thread.start()
+    try:
+        for number in range(rounds_wanted):
+            machine = machines[1]
+            line = f"- [From {machine.name}]({files[number % len(files)]}) — round {number}"
+            add_line(machine.store / "MEMORY.md", line)
+            added[machine.name].append(line)
+            runs = [(m, m.start("sync", "--all")) for m in machines]
+            for m, process in runs:
+                finished(process, failures, f"{m.name} round {number}")
+    finally:
+        stop.set()
+        thread.join()
+    synced_alike(machines, failures, 3)
+    added["the writer"] = written
+    missing, problems, same = lines_missing(machines, added)
+    return (f"a writer appending index lines to {machines[0].name}'s MEMORY.md during "
+            f"{rounds_wanted} rounds of both machines syncing at once: writer lines missing "
+            f"anywhere {missing['the writer']} of {len(written)}, {machines[1].name}'s lines "
+            f"missing {missing[machines[1].name]} of {len(added[machines[1].name])}; "
+            f"{len(failures)} failed runs; machines {'identical' if same else 'DIFFERENT'}",
+            failures + problems)
+
+
 RUNNERS: dict[str, Callable[[Path, int, int], tuple[str, list[str]]]] = {
     "rounds": rounds, "kills": kills, "first-contact": first_contact, "hostile": hostile, "secrets": secrets,
-    "delete-edit": delete_edit, "black-hole": black_hole}
+    "delete-edit": delete_edit, "black-hole": black_hole, "second-lines": second_lines,
+    "outside-writer": outside_writer}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -112,6 +112,50 @@ def test_a_delete_under_a_file_size_limit_below_the_log_changes_nothing_and_says
     assert_undo_takes_back_the_delete_of_c(store)
 
 
+def memtui_folders(store: Path) -> dict[str, bytes]:
+    """What memtui keeps of the store in its data dir: backup copies and archive copies."""
+    found = {}
+    for folder in (xdg.data_dir() / "backups" / xdg.store_key(store),
+                   xdg.data_dir() / "archive" / xdg.store_key(store)):
+        for top, _, names in os.walk(folder):
+            found.update({os.path.join(top, name): Path(top, name).read_bytes()
+                          for name in names})
+    return found
+
+
+@pytest.mark.parametrize("moment", ["fsize", "io.write:3", "io.write:4", "io.write:5",
+                                    "apply.logged", "apply.before_commit"])
+def test_a_refused_archive_leaves_no_archive_or_backup_copy(store, moment):
+    """"Nothing was changed" holds for memtui's own folders too: the refused change's
+    archive copies and backup copies go with it."""
+    before, kept = memories(store), memtui_folders(store)
+    limit = log_of(store).stat().st_size + 200 if moment == "fsize" else None
+    point, _, nth = moment.partition(":")
+
+    done = memtui("fix", store, "archive", "A.md", "B.md", "--yes", fsize=limit,
+                  failpoint=None if limit else f"{point}:{nth or 1}:ENOSPC")
+
+    assert done.returncode == 2, done.stdout
+    assert "nothing was changed" in one_sentence(done)
+    assert memories(store) == before
+    assert memtui_folders(store) == kept
+
+
+def test_one_fault_that_stops_the_journal_and_the_write_is_one_sentence(store):
+    """Claude Code wrote A.md since memtui last looked, and memtui's data dir can take no
+    write: the journal's snapshot of that write fails, then the write is refused. The user
+    reads the refusal alone, not a second sentence about memtui's changes it did not make."""
+    (store / "A.md").write_text(memory_text("A", "A notes", "project", "Rewritten by Claude.\n"))
+    before = memories(store)
+
+    done = memtui("fix", store, "archive", "A.md", "B.md", "--yes", fsize=300)
+
+    assert done.returncode == 2
+    said = one_sentence(done)
+    assert "nothing was changed" in said and "raise the limit" in said
+    assert memories(store) == before
+
+
 def test_a_dream_that_could_not_record_its_change_says_so_once_without_an_undo_hint(store):
     before = memories(store)
 

@@ -235,6 +235,25 @@ def test_cli_json_with_yes_applies_and_reports_phases_and_tokens(store, claude_h
     assert "yesterday" not in (store / "gamma.md").read_text()
 
 
+def test_cli_a_dream_refused_before_it_ran_says_only_why(store, claude_home, capsys):
+    """Nothing ran, so no heading, no phase and no summary: the one sentence alone."""
+    from tui.cli import main
+
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+    try:
+        (store / LOCK_NAME).write_text(str(holder.pid))
+        code = main(["--config-dir", str(claude_home.home), "dream", str(store), "--yes",
+                     "--engine", "offline"])
+    finally:
+        holder.kill()
+        holder.wait()
+    out = capsys.readouterr()
+    assert code == 2
+    assert out.out == ""
+    assert out.err.count("\n") == 1 and out.err.startswith("memtui: dream: ")
+    assert f"process {holder.pid}" in out.err and "still holds the lock" in out.err
+
+
 def test_cli_unknown_target_and_missing_key_are_one_sentence(store, claude_home, capsys):
     from tui.cli.support import UsageError
 

@@ -180,6 +180,38 @@ def test_index_lines_merge_as_an_ordered_set(world):
     assert a.read("MEMORY.md") == c.read("MEMORY.md") == expected
 
 
+def test_a_second_index_line_added_on_each_machine_survives_on_both(world):
+    """Both machines add a second entry for a memory that already has one; syncing B, A,
+    B must keep both lines everywhere (a deliberate entry is no duplicate to drop)."""
+    a, b, _ = started(world)
+    a.write("deploy.md", memory_text(name="deploy"))
+    a.write("MEMORY.md", INDEX + "- [Deploy](deploy.md) — when we ship\n")
+    a.sync()
+    b.sync()
+    a_line = "- [Testing, again](testing.md) — the fixtures first\n"
+    b_line = "- [Deploy, again](deploy.md) — Fridays are off\n"
+    a.write("MEMORY.md", a.read("MEMORY.md") + a_line)
+    b.write("MEMORY.md", b.read("MEMORY.md") + b_line)
+    b.sync()
+    assert a.sync()["projects"][0]["conflicts"] == []
+    b.sync()
+    for machine in (a, b):
+        index = machine.read("MEMORY.md")
+        assert a_line in index and b_line in index, (machine.store, index)
+
+
+def test_sync_all_removes_what_a_killed_write_left_in_a_store(world):
+    """A staged file a killed memtui left (a hard link of the memory, no intent record):
+    `sync --all`, which names no store, tidies every store it syncs as `sync STORE` does."""
+    a, _, _ = started(world)
+    left = a.store / ".testing.md.20261207T120000-abcdef.memtui-new"
+    os.link(a.store / "testing.md", left)
+    code, _, err = a.run("sync", "--all")
+    assert code == 0, err
+    assert not os.path.lexists(left)
+    assert "removed 1 temp file" in err
+
+
 def test_a_rejected_push_fetches_merges_and_retries(world):
     """B pushes between A's fetch and A's push: A's push is rejected, A merges and retries."""
     a, b, _ = started(world)

@@ -111,6 +111,29 @@ def test_a_memory_indexed_in_other_words_on_each_machine_keeps_one_entry_ours():
         "- [A](a.md) — only there\n- See [Testing](testing.md) with [B](b.md)\n")
 
 
+def test_a_second_entry_added_there_for_a_memory_both_index_is_kept():
+    base = "# Memory\n- [Testing](testing.md) — how we test\n- [Deploy](deploy.md) — ship\n"
+    ours = base + "- [Testing, again](testing.md) — fixtures first\n"
+    theirs = base + "- [Deploy, again](deploy.md) — Fridays are off\n"
+    merged = merge_index(base, ours, theirs)
+    assert merged == ours + "- [Deploy, again](deploy.md) — Fridays are off\n"
+    assert merge_index(ours, merged, ours) == merged  # the next sync keeps it too
+
+
+def test_the_same_entry_reworded_on_both_machines_keeps_both_words():
+    base = "# Memory\n- [Testing](testing.md) — old words\n"
+    ours = "# Memory\n- [Testing](testing.md) — laptop words\n"
+    theirs = "# Memory\n- [Testing](testing.md) — desktop words\n"
+    assert merge_index(base, ours, theirs) == ours + "- [Testing](testing.md) — desktop words\n"
+
+
+def test_a_memory_new_on_both_machines_keeps_one_entry_ours():
+    base = "# Memory\n- [Deploy](deploy.md) — ship\n"
+    ours = base + "- [Testing](testing.md) — laptop words\n"
+    theirs = base + "- [Testing](testing.md) — desktop words\n- [A](a.md) — only there\n"
+    assert merge_index(base, ours, theirs) == ours + "- [A](a.md) — only there\n"
+
+
 def test_an_entry_changed_only_there_replaces_ours():
     base = "# Memory\n- [Testing](testing.md) — old words\n"
     theirs = "# Memory\n- [Testing](testing.md) — new words\n"

@@ -102,6 +102,16 @@ def test_a_change_set_killed_once_it_was_made_is_kept(store, capsys):
     assert (store / FILES[0]).read_bytes() != f"new {FILES[0]}\n".encode()
 
 
+def test_a_change_set_killed_as_its_intent_goes_leaves_no_temp_file(store):
+    """Once the intent record is gone no recovery looks at the store: nothing of the write
+    may be left in it by then (a staged file is a hard link of the memory, kept forever)."""
+    killed = run_python(APPLY, str(store), *FILES, failpoint="apply.intent_cleared")
+    assert killed.returncode == -signal.SIGKILL
+
+    assert temp_files(store) == []
+    assert all((store / name).read_bytes() == f"new {name}\n".encode() for name in FILES)
+
+
 def test_a_killed_undo_is_rolled_back_so_the_next_undo_works(store, capsys):
     original = snapshot(store)
     changes = [FileChange(name, original[name], b"changed\n") for name in FILES]
@@ -128,6 +138,16 @@ def test_temp_files_of_an_older_memtui_are_removed_by_the_next_command(store, ca
     assert temp_files(store) == []
     assert snapshot(store) == original
     assert "removed 2 temp files" in said
+
+
+def test_a_temp_file_left_by_a_kill_is_removed_by_audit_all_too(claude_home, store, capsys):
+    """`audit --all` names no store: it tidies every store it reads all the same."""
+    os.link(store / FILES[0], store / f".{FILES[0]}.20261130T120000-abcdef.memtui-new")
+
+    main(["--config-dir", str(claude_home.home), "audit", "--all"])
+
+    assert temp_files(store) == []
+    assert "removed 1 temp file" in capsys.readouterr().err
 
 
 def test_a_moved_aside_file_whose_name_is_free_goes_back(store, capsys):

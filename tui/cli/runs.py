@@ -71,16 +71,24 @@ class _Printer:
     """Phase lines, and the model's replies as they stream, as they happen (stderr, so
     stdout stays the result)."""
 
-    def __init__(self, quiet: bool):
+    def __init__(self, quiet: bool, heading: str = ""):
         self.quiet = quiet
+        # Said before the run's first line: a run refused before it started says only why.
+        self.heading = heading
         self.streaming = False  # a reply is being printed piece by piece
         self.streamed = False  # ... and its whole text, logged next, is not printed again
+
+    def say_heading(self) -> None:
+        if self.heading and not self.quiet:
+            print(self.heading, file=sys.stderr)
+        self.heading = ""
 
     def __call__(self, event) -> None:
         from tui.agents.events import LogLine, ModelText, PhaseChanged
 
         if self.quiet:
             return
+        self.say_heading()
         if isinstance(event, ModelText):
             if not self.streaming:
                 sys.stderr.write("    model: ")
@@ -112,17 +120,26 @@ class _Printer:
             print(f"    {event.text}", file=sys.stderr)  # what an extraction reads
 
 
-def _run(args: argparse.Namespace, start) -> int:
-    return _run_once(args, start)[0]
+def _run(args: argparse.Namespace, start, printer: _Printer) -> int:
+    return _run_once(args, start, printer)[0]
 
 
-def _run_once(args: argparse.Namespace, start) -> tuple[int, object, bool]:
+def _run_once(args: argparse.Namespace, start, printer: _Printer) -> tuple[int, object, bool]:
     """Run, show, and apply when told to: the exit code, the result, and whether it counts
-    (applied, or nothing to change)."""
+    (applied, or nothing to change). `printer`: the run's listener."""
+    from tui.agents.events import PENDING
     from tui.agents.result import SKIPPED, SUCCEEDED, conclude
 
     # Ctrl-C raises inside the run, which rolls the lock back before it propagates.
     result = start(threading.Event())
+    if result.status not in (SUCCEEDED, SKIPPED) and all(
+            phase.status == PENDING for phase in result.phases):
+        # Refused before anything ran (the lock held, no key): the sentence alone.
+        if args.json:
+            _print_json(result, None)
+        print(f"memtui: {result.kind}: {result.error}", file=sys.stderr)
+        return 2, result, False
+    printer.say_heading()
     dry_run = getattr(args, "dry_run", False)
     interactive = sys.stdin.isatty() and sys.stdout.isatty() and not args.json
     changeset = result.changeset if result.status == SUCCEEDED else None
@@ -141,12 +158,7 @@ def _run_once(args: argparse.Namespace, start) -> tuple[int, object, bool]:
     outcome = conclude(result, apply) if result.status == SUCCEEDED else None
 
     if args.json:
-        data = result.to_json()
-        data["applied"] = list(outcome.applied) if outcome else []
-        data["apply_refused"] = ([{"file": f, "reason": r} for f, r in outcome.refused]
-                                 if outcome else [])
-        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        _print_json(result, outcome)
     else:
         _print_outcome(result, outcome, apply, dry_run)
     if result.status == SKIPPED:
@@ -163,6 +175,15 @@ def _run_once(args: argparse.Namespace, start) -> tuple[int, object, bool]:
         return 2, result, False
     counted = apply and (outcome is None or bool(outcome.applied))
     return (1 if outcome and outcome.refused else 0), result, counted
+
+
+def _print_json(result, outcome) -> None:
+    data = result.to_json()
+    data["applied"] = list(outcome.applied) if outcome else []
+    data["apply_refused"] = ([{"file": f, "reason": r} for f, r in outcome.refused]
+                             if outcome else [])
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
 
 
 def _ask(changeset) -> bool:
@@ -270,17 +291,16 @@ def cmd_dream(args: argparse.Namespace) -> int:
         raise UsageError(f"There is no memory directory at {target.memory_dir} yet.")
     engine, config = _engine(args, env)
     transcript_dirs = _transcript_dirs(target.memory_dir, home, env, args.settings)
-    if not args.json:
-        print(f"Dreaming over {target.memory_dir} with the {engine} engine", file=sys.stderr)
+    printer = _Printer(args.json, f"Dreaming over {target.memory_dir} with the {engine} engine")
 
     def start(cancel):
         return run_dream(target.memory_dir, engine=engine, config=config,
                          transcript_dirs=transcript_dirs,
                          cwd_folder=cwd_transcript_folder(home, target.project_path),
-                         listener=_Printer(args.json), cancel=cancel, dry_run=args.dry_run,
+                         listener=printer, cancel=cancel, dry_run=args.dry_run,
                          checkout=target.project_path)
 
-    return _run(args, start)
+    return _run(args, start, printer)
 
 
 def _transcript_dirs(store: Path, home: Path, env, settings) -> tuple[Path, ...]:
@@ -298,17 +318,18 @@ def cmd_extract(args: argparse.Namespace) -> int:
     home, env = _home_env(args)
     args.session = _session_id(args.session, home)
     engine, config = _engine(args, env)
-    if not args.json:
-        print(f"Extracting session {args.session} with the {engine} engine", file=sys.stderr)
+    heading = f"Extracting session {args.session} with the {engine} engine"
 
     focus = _focus(args)
     while True:
-        def start(cancel, focus=focus):
+        printer = _Printer(args.json, heading)
+
+        def start(cancel, focus=focus, printer=printer):
             return run_extract(args.session, home=home, env=env, settings_file=args.settings,
                                engine=engine, config=config, force=args.force,
-                               listener=_Printer(args.json), cancel=cancel, focus=focus)
+                               listener=printer, cancel=cancel, focus=focus)
 
-        code, result, counted = _run_once(args, start)
+        code, result, counted = _run_once(args, start, printer)
         if not (counted and result.topics_left) or args.json:
             return code
         focus = second_pass_topics(result.topics_left)
@@ -318,7 +339,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
                 .strip().lower() in ("y", "yes")):
             print("Second pass: " + _second_pass_command(args, focus))
             return code
-        print(f"Second pass on {what} with the {engine} engine", file=sys.stderr)
+        heading = f"Second pass on {what} with the {engine} engine"
 
 
 def _session_id(given: str, home: Path) -> str:

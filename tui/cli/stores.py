@@ -19,6 +19,7 @@ from tui.cli.support import (
     env_of,
     existing_store,
     print_json,
+    tidy_store,
 )
 
 
@@ -92,6 +93,8 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
     from tui.memory.bulk import AuditRun, checked_against_code
 
     home = projects_home(args)
+    for store in likely_stores(home):  # what a killed memtui left, as for one named store
+        tidy_store(store)
     # A one-shot run of ~100,000 objects without cycles: collecting them only costs (~10%).
     with collector_paused():
         with nullcontext() if args.no_cache else AuditCache() as cache, \

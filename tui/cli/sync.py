@@ -21,7 +21,14 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from tui.cli.support import UsageError, config_home_of, env_of, print_json, resolve_store
+from tui.cli.support import (
+    UsageError,
+    config_home_of,
+    env_of,
+    print_json,
+    resolve_store,
+    tidy_store,
+)
 from tui.words import plural
 
 LEFT_ALONE = "not pulled: "  # how the reason of a remote entry sync left alone starts
@@ -59,6 +66,8 @@ def _targets(args: argparse.Namespace, settings):
                   if p.store is not None and (p.store_exists or (p.sessions and not p.stranded))]
         if not chosen:
             raise UsageError(f"No memory store under {config_home_of(args)} to sync.")
+        for store, _, _ in chosen:  # as `resolve_store` does for the one store it names
+            tidy_store(Path(store))
     else:
         target = resolve_store(args, args.target)
         chosen = [(target.memory_dir, target.project_path, target.stranded_reason)]

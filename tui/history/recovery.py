@@ -84,15 +84,15 @@ def merge_back(update: LostUpdate, current: str) -> MergeResult:
 def record_external(store: Path) -> None:
     """Journal whatever changed in the store since the last snapshot (Claude Code's writes,
     found when the app opens or reloads a store). Nothing is committed when nothing changed."""
-    _snapshot(store, "changes found by memtui", "external")
+    _tell(_snapshot(store, "changes found by memtui", "external"))
 
 
-def _snapshot(store: Path, message: str, source: str) -> None:
+def _snapshot(store: Path, message: str, source: str) -> str | None:
     """Commit the store to its journal; a journal that cannot be written never blocks a
-    write (the safe write keeps its own backups), so its error is only said (once)."""
+    write (the safe write keeps its own backups): the sentence saying why it failed,
+    for the caller to say (None when it did not)."""
     from git import GitError
 
-    from tui import notices
     from tui.disk_errors import sentence
     from tui.history.journal import JournalError, damaged, use_journal
     from tui.memory.refusals import WriteRefused
@@ -102,13 +102,13 @@ def _snapshot(store: Path, message: str, source: str) -> None:
     except WriteRefused:
         pass  # another memtui holds the store: its own snapshots catch this change
     except OSError as error:
-        notices.tell(sentence(error, "Writing the journal failed",
-                              "the journal missed a version (the undo log has it)"))
+        return sentence(error, "Writing the journal failed",
+                        "the journal missed a version (the undo log has it)")
     except JournalError as error:
-        notices.tell(f"{str(error).rstrip('.')}; the undo log still holds memtui's changes.")
+        return f"{str(error).rstrip('.')}; the undo log still holds memtui's changes."
     except GitError as error:
-        notices.tell(f"{damaged(store, error).rstrip('.')}; the undo log still holds memtui's "
-                     "changes.")
+        return f"{damaged(store, error).rstrip('.')}; the undo log still holds memtui's changes."
+    return None
 
 
 def apply_journalled(store: Path, changes, label: str, **options):
@@ -122,10 +122,21 @@ def apply_journalled(store: Path, changes, label: str, **options):
     from tui.memory.writes import apply_changes
 
     with store_lock(store):
-        _snapshot(store, f"before {label}", "external")
+        missed = _snapshot(store, f"before {label}", "external")
         record = apply_changes(store, changes, label, **options)
-        _snapshot(store, label, "memtui")
+        _tell(missed, _snapshot(store, label, "memtui"))
     return record
+
+
+def _tell(*failures: str | None) -> None:
+    """Say why the journal missed a version, once the change it was for is made. Of a
+    refused change nothing is said: the outside write is still on disk for the next
+    snapshot, memtui wrote nothing, and the user needs the one sentence of the refusal."""
+    from tui import notices
+
+    for sentence in failures:
+        if sentence:
+            notices.tell(sentence)
 
 
 def keep_both(file: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
@@ -162,10 +173,10 @@ def _journalled_step(store: Path, step: str, take):
     from tui.memory.store_lock import store_lock
 
     with store_lock(store):
-        _snapshot(store, f"before {step}", "external")
+        missed = _snapshot(store, f"before {step}", "external")
         record = take()
         if record is not None:
-            _snapshot(store, record.label, "memtui")
+            _tell(missed, _snapshot(store, record.label, "memtui"))
     return record
 
 

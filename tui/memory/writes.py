@@ -205,14 +205,17 @@ def _decode(text: str | None) -> bytes | None:
     return None if text is None else base64.b64decode(text)
 
 
-def _save_backups(folder: Path, store: Path, changes: Sequence[FileChange]) -> None:
-    """Plain copies of the old files, for humans. Not synced one by one: the intent
-    record and the log, both synced, hold the same bytes for recovery and undo."""
+def _save_backups(folder: Path, store: Path, changes: Sequence[FileChange],
+                  made: list[Path]) -> None:
+    """Plain copies of the old files, for humans, each added to `made` before it is
+    written. Not synced one by one: the intent record and the log, both synced, hold the
+    same bytes for recovery and undo."""
     for change in changes:
         if change.before is not None:
             copy = folder / change.file
             copy.parent.mkdir(parents=True, exist_ok=True)
             failpoints.reached("io.write", str(copy))
+            made.append(copy)
             copy.write_bytes(change.before)
             mtime = mtime_of(_target(store, change.file))
             if mtime is not None:
@@ -227,14 +230,15 @@ def mtime_of(path: Path) -> float | None:
         return None
 
 
-def _archive(store: Path, change: FileChange, moment: float) -> None:
-    """Copy a file about to be deleted into the archive, never overwriting another copy."""
+def _archive(store: Path, change: FileChange, moment: float, made: list[Path]) -> None:
+    """Copy a file about to be deleted into the archive, never overwriting another copy;
+    a new copy is added to `made`."""
     assert change.before is not None
     folder = archive_dir(store)
     destination = folder / change.file
     if destination.exists():
         if destination.read_bytes() == change.before:
-            return
+            return  # archived before: that copy is not this change's
         stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(moment))
         stem = destination.name.removesuffix(".md")
         destination = destination.with_name(f"{stem}.archived-{stamp}.md")
@@ -243,6 +247,7 @@ def _archive(store: Path, change: FileChange, moment: float) -> None:
             count += 1
             destination = destination.with_name(f"{stem}.archived-{stamp}-{count}.md")
     write_atomic(destination, change.before, mtime_of(_target(store, change.file)))
+    made.append(destination)
 
 
 def list_archived(store: Path) -> list[Path]:
@@ -338,22 +343,56 @@ def _apply_locked(
     store: Path, changes: tuple[FileChange, ...], label: str, *, archive: bool,
     undoes: str | None, lease: LockLease | None, final: bool,
 ) -> ChangeRecord:
-    """The change set under the store lock: backups, intent and log record, staged files,
-    one verified swap per file, then the intent dropped. See `swap` for what each swap
+    """The change set under the store lock (`_make_change`). See `swap` for what each swap
     guarantees."""
     targets = _check(store, changes, lease)
     record = ChangeRecord(_new_id(), store, label, time.time(), changes, undoes, final=final)
+    made: list[Path] = []  # memtui's own copies of the old files, made for this change
+    try:
+        _make_change(store, record, targets, archive, made)
+    except BaseException:
+        # Not made (or left for recovery to roll back): "nothing was changed" holds for
+        # memtui's own folders too.
+        _remove_copies(made, (backups_dir(store), archive_dir(store)))
+        raise
+    failpoints.reached("apply.intent_cleared", str(store))
+    failpoints.reached("apply.committed", str(store))
+    return record
+
+
+def _remove_copies(copies: Sequence[Path], roots: Sequence[Path]) -> None:
+    """Remove the copies, and the folders they leave empty up to (and with) `roots`; a
+    copy that cannot be removed stays (the refusal being said matters more)."""
+    for copy in copies:
+        try:
+            copy.unlink(missing_ok=True)
+        except OSError:
+            continue
+        folder = copy.parent
+        while any(folder.is_relative_to(root) for root in roots):
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            folder = folder.parent
+
+
+def _make_change(store: Path, record: ChangeRecord, targets: dict[str, Path], archive: bool,
+                 made: list[Path]) -> None:
+    """Backups, intent and log record, staged files, the swaps, the intent dropped; raises
+    having changed nothing in the store (or left the intent for recovery to roll back)."""
+    changes = record.changes
     mtimes = {c.file: mtime_of(targets[c.file]) for c in changes}
     try:
-        _save_backups(backups_dir(store) / record.id, store, changes)
+        _save_backups(backups_dir(store) / record.id, store, changes, made)
         if archive:
             for change in changes:
                 if change.after is None and change.before is not None:
-                    _archive(store, change, record.time)
+                    _archive(store, change, record.time, made)
     except OSError as error:
         raise WriteRefused(_nothing_changed(error, "Saving a backup copy failed")) from error
     try:
-        intent = Intent(store, record.id, label, _record_json(record, mtimes))
+        intent = Intent(store, record.id, record.label, _record_json(record, mtimes))
     except OSError as error:
         raise WriteRefused(_nothing_changed(error, "Recording the change failed")) from error
     swaps = [FileSwap(c.file, targets[c.file], c.before, c.after, record.id,
@@ -371,6 +410,8 @@ def _apply_locked(
             for current in swaps:  # the old file goes the moment it is seen unchanged
                 current.verify()
                 current.drop_aside()
+            for swap in swaps:  # while the intent stands: a kill now leaves it to recovery
+                swap.discard_temp()
             for folder in {swap.path.parent for swap in swaps}:
                 fsync_dir(folder)
             failpoints.reached("apply.before_commit", str(store))
@@ -391,8 +432,6 @@ def _apply_locked(
     finally:
         for swap in swaps:
             swap.discard_temp()
-    failpoints.reached("apply.committed", str(store))
-    return record
 
 
 def _nothing_changed(error: OSError, failed: str) -> str:

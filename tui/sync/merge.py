@@ -65,11 +65,13 @@ def merge_index(base: str | None, ours: str, theirs: str) -> str:
     """Index lines as an ordered set: ours in our order, without the lines the other side
     removed, with the other side's new lines placed after the line they follow there (after
     our own new lines at the same place).
-    No line appears twice (blank lines excepted: they only shape the file), and no memory
-    gets a second entry: a new line of theirs linking one memory our lines already link
-    (the same memory indexed in other words on each machine) is left out, ours kept. Lines
-    are compared without a CR before their LF; ours keep their bytes, and the other side's
-    take our line ending."""
+    No line appears twice (blank lines excepted: they only shape the file). Every line
+    either side added stays, with one exception: a memory the base did not index, which
+    both sides indexed each in its own words (two machines that met, or made the same
+    memory), keeps one entry, ours. A memory the base already indexed is no such case: a
+    second entry added for it on one side is that side's line, and an entry reworded on
+    both sides keeps both wordings. Lines are compared without a CR before their LF; ours
+    keep their bytes, and the other side's take our line ending."""
     written = split_lines(ours.removesuffix("\n"))
     as_written = {}  # each of our lines without its CR -> as we wrote it
     for line in written:
@@ -81,12 +83,14 @@ def merge_index(base: str | None, ours: str, theirs: str) -> str:
     their_set = set(their_lines)
     result = [line for line in our_lines if line in their_set or line not in base_lines]
     present = {line for line in result if line.strip()}
-    indexed = {file for line in present for file in linked_files(line)}
+    base_indexed = {file for line in base_lines for file in linked_files(line)}
+    indexed_here_only = {file for line in present - base_lines - their_set
+                         for file in linked_files(line)} - base_indexed
     for number, line in enumerate(their_lines):
         if not line.strip() or line in base_lines or line in present:
             continue
         files = linked_files(line)
-        if len(files) == 1 and files[0] in indexed:
+        if len(files) == 1 and files[0] in indexed_here_only:
             continue
         anchor = next((their_lines[n] for n in range(number - 1, -1, -1)
                        if their_lines[n] in present), None)
@@ -100,7 +104,6 @@ def merge_index(base: str | None, ours: str, theirs: str) -> str:
                 position += 1  # our own new lines at the same place stay first, as in merge3
         result.insert(position, line)
         present.add(line)
-        indexed.update(files)
     seen: set[str] = set()
     unique = []
     for line in result:
