@@ -85,7 +85,8 @@ def _sequential(value: str) -> bool:
 
 def reference(value: str) -> bool:
     """Where the secret is kept, or code that reads it, rather than the secret."""
-    return bool(_REFERENCE.search(value) or _ENV_NAME.fullmatch(value.rstrip("*_"))
+    return bool(_REFERENCE.search(value) or value.endswith("*")  # a name pattern: `INIT_*`
+                or _ENV_NAME.fullmatch(value)
                 or _CODE.fullmatch(value)
                 or _NAME_OF_WORDS.fullmatch(value))
 

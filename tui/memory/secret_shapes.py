@@ -72,6 +72,7 @@ _EXAMPLE_CUE = re.compile(
     r"\bzum beispiel\b|\bp\.\s?ex\.|例如|例：|예시|예:|\bexample\b|\bplaceholder\b",
     re.IGNORECASE,
 )
+_JWT = re.compile(r"[A-Za-z0-9_\-=]+\.[A-Za-z0-9_\-=]+(?:\.[A-Za-z0-9_\-+/=]*)?")
 _KEY_BODY = re.compile(r"[A-Za-z0-9+/=]{40,}")
 
 
@@ -96,8 +97,10 @@ def secret_span(kind: str, match: re.Match[str], line: str, next_line: str) -> t
     text = line[start:end]
     if kind == "Private Key":
         return (start, end) if _KEY_BODY.search(line[end:]) or _KEY_BODY.match(next_line.strip()) else None
-    if kind == "JSON Web Token":
-        return (start, end) if values.jwt_value(text) else None
+    if kind == "JSON Web Token":  # detect-secrets' pattern ends lazily, before the signature
+        whole = _JWT.match(line, start)
+        end = whole.end() if whole else end
+        return (start, end) if values.jwt_value(line[start:end]) else None
     if kind == "Basic Auth Credentials":
         return (start, end) if values.password_value(text) else None
     return (start, end) if values.random_token(text) else None
