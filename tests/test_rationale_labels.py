@@ -95,8 +95,9 @@ def test_why_and_how_labels_count_in_other_languages(tmp_path, why, how):
     ("## 为什么这样做\n坏过。", "## 如何应用到新代码\n总是。"),
     ("## なぜ必要か\n壊れた。", "## 適用方法と例\n毎回。"),
     ("**Pourquoi c'est important.** Ça a cassé.", "**Comment appliquer (revue) :** toujours."),
+    ("**Why:** gap-up days are already a signal.", "**Apply:** call the bias at once."),
 ], ids=["headings-that-go-on", "heading-it", "bold-sentence-and-qualifier", "list-bold-label",
-        "heading-with-colon", "dutch", "chinese", "japanese", "french"])
+        "heading-with-colon", "dutch", "chinese", "japanese", "french", "apply-alone"])
 def test_a_heading_or_bold_label_starting_with_the_label_counts(tmp_path, why, how):
     assert rationale_findings(tmp_path, f"{why}\n\n{how}\n") == set()
 

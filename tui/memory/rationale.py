@@ -17,7 +17,7 @@ The labels, per language (the equivalents translated prompts and users write):
 
 | language   | Why                               | How to apply                              |
 |------------|-----------------------------------|-------------------------------------------|
-| English    | why                               | how to apply                              |
+| English    | why                               | how to apply, apply (as the whole label)  |
 | Chinese    | 为什么, 為什麼, 原因              | 如何应用, 如何應用, 应用方式, 應用方式    |
 | Japanese   | なぜ, 理由                        | 適用方法                                  |
 | Korean     | 왜, 이유                          | 적용 방법, 적용방법                       |
@@ -113,8 +113,15 @@ _CJK_START = {WHY: _WHY_CJK, HOW_TO_APPLY: _HOW_CJK}
 _JOINED = re.compile(r"\s*(?:[/&+,|]|and|und|et|y|e|en)\s*")
 
 
+# `**Apply:**` and `## Apply` say how to apply, as the whole label only (`## Apply patch`,
+# "Somehow to apply:" do not).
+_APPLY_ALONE = re.compile(r"apply[ \t]*[*_]{0,2}[ \t]*(?:[:：]|$)")
+
+
 def _labels_opening(text: str) -> set[str]:
     """The labels `text` starts with: one, or two joined (`why / how to apply`)."""
+    if _APPLY_ALONE.match(text):
+        return {HOW_TO_APPLY}
     found: set[str] = set()
     position = 0
     while True:
