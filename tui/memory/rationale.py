@@ -93,17 +93,20 @@ def scanned_labels(body: str) -> set[str]:
         found.add(match.lastgroup)
         if len(found) == 2:
             return found
-    for match in _OPENING_LABEL.finditer(lowered):
+    for match in _OPENING_LABEL.finditer("\n" + lowered):
         found |= _labels_opening(match.group("text"))
         if len(found) == 2:
             break
     return found
 
 
-# A heading's text, or the text of a bold or italic label opening a line or a list item.
+# A heading's text, or the text of a bold or italic label opening a line or a list item,
+# when it starts with a label word (checked in full by `_labels_opening`). It starts with a
+# line break, not `^`: re then jumps from one line break to the next.
 _OPENING_LABEL = re.compile(
-    r"^[ \t]*(?:#{1,6}[ \t]+[*_]{0,2}|(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:\*\*|__|\*|_)(?=\S))"
-    r"(?P<text>[^\n]{1,120})", re.MULTILINE)
+    r"\n[ \t]*(?:#{1,6}[ \t]+[*_]{0,2}|(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:\*\*|__|\*|_)(?=\S))"
+    r"(?P<text>(?:" + "|".join(re.escape(word) for word in (
+        *_WHY_WORDS, *_WHY_CJK, *_HOW_WORDS, *_HOW_CJK, "apply")) + r")[^\n]{0,120})")
 _LATIN_START = {
     WHY: re.compile("|".join(re.escape(word) for word in _WHY_WORDS)),
     HOW_TO_APPLY: re.compile("|".join(re.escape(word) for word in _HOW_WORDS)),

@@ -63,6 +63,13 @@ _LABELLED_RULES = (
     (KEY, r"\bbearer[ \t]+(?P<v4>[A-Za-z0-9._~+/\-]{16,}=*)"),
 )
 LABELLED_KINDS = {PASSWORD, KEY}
+# Where a labelled rule could start: a label and its separator, or a command's name. One RE2
+# pass of this over a text is a third faster than one of the rules themselves.
+LABEL_SCREEN = (rf"(?i:(?:pwd|pw|pass|{_PASSWORD_WORDS}|{_KEY_WORDS})[*_`'\"\]]{{0,3}}"
+                r"(?:[ \t]*\([^()`\n]{1,40}\))?"
+                r"(?:[ \t]*(?::=|=>|->|[:=：→⇒|])|[ \t]+(?:(?:is|was|ist|est|es|é|era)[ \t]+)?[`\"']"
+                r"|[ \t]*\([^()`\n]{0,24}`)"
+                r"|curl|sshpass|--password|mysql|bearer)")
 
 # Labels whose value is public by design, and words that make a line an example.
 _PUBLIC_LABEL = re.compile(r"public|publishable|anon|\bpub\b|\bid\b|_id\b|client[ _-]?key|data-\w+\W{0,2}$",

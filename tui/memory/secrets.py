@@ -28,6 +28,7 @@ from tui import xdg
 from tui.claude.files import read_text, replace_cache_file
 from tui.claude.lines import split_lines
 from tui.memory.secret_shapes import (
+    LABEL_SCREEN,
     LABELLED_KINDS,
     keyword_candidates,
     own_rules,
@@ -237,7 +238,7 @@ def _label_finder() -> Callable[[str], Iterator[int]]:
     """Where in a text a labelled rule could match (`password: …`), as offsets: RE2 over
     the whole text, or Python's re where RE2 cannot read it."""
     labelled = [pattern for kind, pattern in rules() if kind in LABELLED_KINDS]
-    compiled = _re2_union(labelled, unbounded=True)
+    compiled = _re2_union([re.compile(LABEL_SCREEN)], unbounded=True) if labelled else None
 
     def finditer(text: str) -> Iterator[int]:
         if compiled is not None:
