@@ -60,6 +60,11 @@ PROVIDER_KEYS = [
     ("| Gemini API Key | `AIzaSyA4depdezS-r-8MSqaigUfSKYLJg6L91Zx` |", "Google API Key",
      "AIzaSyA4depdezS-r-8MSqaigUfSKYLJg6L91Zx"),
     ("id AKIAQ3ZV7MJ2LR5TXN4B", "AWS Access Key", "AKIAQ3ZV7MJ2LR5TXN4B"),
+    # detect-secrets reads 24 characters after `sk_live_`: the whole key is the span redacted
+    ("STRIPE=sk_live_51HqLy2Kx9Qw8Er7Ty6Ui5Op4As3Df2Gh", "Stripe Access Key",
+     "sk_live_51HqLy2Kx9Qw8Er7Ty6Ui5Op4As3Df2Gh"),
+    ("SLACK_BOT_TOKEN=xoxb-2144567893-1934567820123-AbQdEfGhIjKlMnOpQrStUvWx", "Slack Token",
+     "xoxb-2144567893-1934567820123-AbQdEfGhIjKlMnOpQrStUvWx"),
 ]
 
 # Lines that hold no credential, though a rule's shape is in them.

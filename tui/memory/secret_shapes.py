@@ -80,6 +80,7 @@ _EXAMPLE_CUE = re.compile(
     re.IGNORECASE,
 )
 _JWT = re.compile(r"[A-Za-z0-9_\-=]+\.[A-Za-z0-9_\-=]+(?:\.[A-Za-z0-9_\-+/=]*)?")
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-]*")
 _KEY_BODY = re.compile(r"[A-Za-z0-9+/=]{40,}")
 
 
@@ -150,4 +151,6 @@ def _matched_secret(match: re.Match[str]) -> tuple[int, int]:
         start += 1
     while end > start and text[end - 1] in " \t\"'":
         end -= 1
+    if end == match.end():  # a pattern that reads a fixed length (`sk_live_` and 24): the rest
+        end = _TOKEN_TAIL.match(text, end).end()  # of the key is redacted with it
     return start, end
