@@ -730,7 +730,7 @@ async def test_r_on_the_index_tab_relinks_the_entry_under_the_cursor(fixture):
         assert "project_launch.md" in listed and "project_orphan.md" not in listed
 
 
-GITHUB_TOKEN = "ghp_" + "Ab1" * 12
+GITHUB_TOKEN = "ghp_" + "R8kLq2Vn7TzX4mWp9Hs3Jd6Fb1Yc5Ng0Ue2A"
 
 
 def footer_first_key(screen) -> str:

@@ -278,7 +278,7 @@ def test_memory_with_an_unmatched_wiki_link_is_shown_ok(store):
 
 
 def test_a_memory_with_an_error_of_its_own_reads_error_not_lint(store):
-    write_memory(store, "a.md", memory_text(name="a", body="Token ghp_" + "Ab1" * 12 + "\n"))
+    write_memory(store, "a.md", memory_text(name="a", body="Token ghp_" + "R8kLq2Vn7TzX4mWp9Hs3Jd6Fb1Yc5Ng0Ue2A" + "\n"))
     write_memory(store, "b.md", memory_text(name="b", body="Fixed it yesterday.\n"))
     write_index(store, [index_line("a.md"), index_line("b.md")])
     loaded = load_store(store)

@@ -1,7 +1,8 @@
 """missing_why / missing_how_to_apply on real text: the forms and languages users write.
 
 The rules are in tui/memory/rationale.py: a label counts before a colon (half- or full-width,
-any emphasis) or alone on its line (a heading or not), in any case, in eight languages.
+any emphasis), alone on its line (a heading or not), or opening a heading or a bold label
+whatever follows, in any case, in ten languages.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui.memory.audit import audit_store
-from tui.memory.rationale import _LABEL_BACKWARDS, rationale_labels
+from tui.memory.rationale import rationale_labels, scanned_labels
 from tui.memory.store import load_store
 
 
@@ -83,23 +84,46 @@ def test_why_and_how_labels_count_in_other_languages(tmp_path, why, how):
     assert rationale_findings(tmp_path, f"{why} x\n{how} y\n") == set()
 
 
+# Headings and bold labels as real feedback and project memories write them (public stores).
+@pytest.mark.parametrize(("why", "how"), [
+    ("## Why this exists\nIt broke twice.", "## How to apply next time\nBefore each release."),
+    ("## Why it matters\nIt broke.", "## How to apply it\nAlways."),
+    ("**Why.** It broke twice.", "**How to apply (in reviews):** check the diff."),
+    ("- **Why it failed:** governance is organizational.", "- **How to apply:** ask first."),
+    ("## Why: Key Decisions\nWe chose it.", "### How to Apply\nEvery time."),
+    ("## Waarom dit bestaat\nHet ging mis.", "## Hoe toe te passen\nAltijd."),
+    ("## 为什么这样做\n坏过。", "## 如何应用到新代码\n总是。"),
+    ("## なぜ必要か\n壊れた。", "## 適用方法と例\n毎回。"),
+    ("**Pourquoi c'est important.** Ça a cassé.", "**Comment appliquer (revue) :** toujours."),
+    ("**Why:** gap-up days are already a signal.", "**Apply:** call the bias at once."),
+], ids=["headings-that-go-on", "heading-it", "bold-sentence-and-qualifier", "list-bold-label",
+        "heading-with-colon", "dutch", "chinese", "japanese", "french", "apply-alone"])
+def test_a_heading_or_bold_label_starting_with_the_label_counts(tmp_path, why, how):
+    assert rationale_findings(tmp_path, f"{why}\n\n{how}\n") == set()
+
+
+@pytest.mark.parametrize("label", ["**Why / How to apply:**", "## Why & how to apply",
+                                   "**Por qué y cómo aplicar:**", "**Warum / Anwendung:**"])
+def test_one_label_naming_both_counts_for_both(tmp_path, label):
+    assert rationale_findings(tmp_path, f"{label} it broke, so check first.\n") == set()
+
+
 @pytest.mark.parametrize("body", [
     "It broke, which is why we test.\nApply it always.\n",  # no label, just the word
-    "## Why it matters\nIt broke.\n## How to apply it\nAlways.\n",  # a heading that goes on
+    "## What and why\nIt broke.\n## When we apply it\nAlways.\n",  # the word mid-heading
     "**Porque:** rompió.\n**Rationale:** it broke.\n",  # "because" and other words are no label
     "Anywhy: it broke.\nSomehow to apply: always.\n",  # a label glued to a longer word
+    "## Whyte's notes\n**Applying the rule** is easy.\n",  # glued to a word after it
     "- Why\n- How to apply\n",  # list items without a colon
-], ids=["word-in-sentence", "heading-that-goes-on", "other-words", "glued", "bare-list-items"])
+    "The note says **why** it broke and *how to apply* it.\n",  # emphasis mid-sentence
+], ids=["word-in-sentence", "word-mid-heading", "other-words", "glued", "glued-after",
+        "bare-list-items", "emphasis-mid-sentence"])
 def test_text_that_is_not_a_label_leaves_both_findings(tmp_path, body):
     assert rationale_findings(tmp_path, body) == {"missing_why", "missing_how_to_apply"}
 
 
 def test_a_why_label_alone_leaves_only_missing_how_to_apply(tmp_path):
     assert rationale_findings(tmp_path, "**Why：** it broke.\n") == {"missing_how_to_apply"}
-
-
-def _labels_by_the_backwards_scan(body: str) -> set[str]:
-    return {match.lastgroup for match in _LABEL_BACKWARDS.finditer((body.lower() + "\n")[::-1])}
 
 
 # Fragments that make canonical labels inside words, after colons, in emphasis and alone.
@@ -112,4 +136,4 @@ _TEXT = st.lists(st.sampled_from(_FRAGMENTS), max_size=8).map("".join)
 @given(_TEXT, st.sampled_from(["", "**Why:**", "**How to apply:**"]), _TEXT)
 def test_the_canonical_labels_shortcut_finds_what_the_full_scan_finds(before, label, after):
     body = before + label + after
-    assert rationale_labels(body) == _labels_by_the_backwards_scan(body)
+    assert rationale_labels(body) == scanned_labels(body)

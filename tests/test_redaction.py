@@ -21,7 +21,7 @@ from tui.history.recovery import apply_journalled, write_journalled
 from tui.memory import curate
 from tui.memory.store import load_store
 
-TOKEN = "ghp_" + "Zq7" * 12  # a GitHub token's shape
+TOKEN = "ghp_" + "Zq7Lm2Xv9Bn4Kt8Wr3Hy6Pc1Fd5Js0Ga7Ue2M"  # a GitHub token's shape (fake)
 DEPLOY = "project_deploy.md"
 OLD_DEPLOY = "reference_old_deploy.md"
 BASE64_RUN = re.compile(rb"[A-Za-z0-9+/]{16,}={0,2}")

@@ -19,9 +19,10 @@ from tui.memory.secrets import find_secrets
 from tui.memory.store import load_store
 from tui.memory.writes import apply_changes, undo_last
 
-GITHUB = "ghp_" + "Ab1" * 12
-AWS = "AKIA" + "IOSFODNN7EXAMPLE"
+GITHUB = "ghp_" + "R8kLq2Vn7TzX4mWp9Hs3Jd6Fb1Yc5Ng0Ue2A"  # fake, random-looking
+AWS = "AKIA" + "Q3ZV7MJ2LR5TXN4B"
 PASSWORD = "s3cretpass"
+IBM_KEY = "Wq4Rz8Tn2Lp6Vx0Kb5Hm9Jc3Fd7Gs1Ya4Ue8Pk2No6Qi"  # 44 characters
 
 
 @pytest.fixture
@@ -164,7 +165,7 @@ def test_a_huge_index_is_screened_by_blocks_and_still_finds_every_secret():
     lines = [f"- [Entry {n}](feedback_testing_{n}.md) — hook" for n in range(10_000)]
     for number in (0, 1999, 2000, 9999):
         lines[number] = f"{GITHUB} pasted here"
-    lines[5000] = "ibm_cloud_iam_key = " + "a" * 44  # a rule whose lookbehind RE2 cannot read
+    lines[5000] = "ibm_cloud_iam_key = " + IBM_KEY  # a rule whose lookbehind RE2 cannot read
     found = [(hit.kind, hit.line) for hit in find_secrets("\n".join(lines))]
     assert ("GitHub Token", 1) in found and ("GitHub Token", 10_000) in found
     assert [line for kind, line in found if kind == "GitHub Token"] == [1, 2000, 2001, 10_000]
@@ -178,7 +179,7 @@ def test_the_screen_drops_lookarounds_and_keeps_classes():
     assert _without_lookarounds(r"x(?=(a|b)\))y\(") == r"xy\("
 
 
-SECRET_LINES = [f"token {GITHUB}", f"id {AWS}", "ibm_cloud_iam_key = " + "a" * 44,
+SECRET_LINES = [f"token {GITHUB}", f"id {AWS}", "ibm_cloud_iam_key = " + IBM_KEY,
                 f"postgres://admin:{PASSWORD}@db.internal:5432/app"]
 
 
