@@ -82,8 +82,6 @@ def _stale_paths(stale: Sequence[Verdict]) -> str:
         if verdict.successor:
             lines.append(f"- {where} is now {verdict.successor} "
                          f"(renamed in {', '.join(verdict.commits)})")
-        elif verdict.fate == "never":
-            lines.append(f"- {where} is not in the checkout, nor in its history")
         else:
             lines.append(f"- {where} was deleted (in {verdict.commits[-1]}); no successor")
     return "\n".join(lines)

@@ -3,23 +3,26 @@
 A memory (or an index line) that mentions a path of its project (`tui.memory.path_mentions`)
 is checked against the project's checkout (`tui.claude.checkout`): a path that exists
 neither among git's files nor on disk (an ignored file counts as existing) is stale. git's
-history says when it went and where to, following a chain of renames to today's path; a
-path git never had is stale only when its folder is one git tracks (or had), so a path of
-another project, or of a folder git ignores, is not taken for one of this repository.
+history says when it went and where to, following a chain of renames to today's path. A
+finding needs that evidence: a path git never had is no finding (hook patterns, import
+specifiers, examples and other projects' paths look just like one), nor is a path the
+memory itself says moved or went (`tui.memory.told_gone`).
 
 Left alone: a path under a submodule (another repository's), one that exists in another
 worktree of the repository or as seen from a subdirectory (`api/x.py` for
 `backend/api/x.py`), and every path on a line that names another repository (its absolute
 path, or its URL when that is not this checkout's origin).
 
-The repair (`plan_repath`) writes each renamed path's successor in its place; a deleted
-path is left for the user to edit or archive.
+The repair (`plan_repath`) writes each renamed path's successor in its place (in a
+Markdown link, its target with its text); a deleted path, and a renamed one every project
+has (`.claude/settings.json`), is left for the user to edit or archive.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Container, Iterable, Sequence
 from functools import cached_property
 from typing import NamedTuple
@@ -40,6 +43,18 @@ from tui.memory.store import Store
 from tui.words import plural
 
 STALE = "stale_path"
+# A folder whose files left it is renamed when this share of them went to one new folder:
+# git pairs a file or two of a moved folder with another file, or the move drops one.
+NEARLY_ALL = 0.8
+# Files every project has: a memory naming one may speak of any project's, so a rename of
+# the repository's own is no repair to offer.
+EVERY_PROJECT_FILES = frozenset({
+    "package.json", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "tsconfig.json",
+    "readme.md", "claude.md", "agents.md", "changelog.md", "license", "license.md",
+    ".gitignore", ".env", ".env.local", ".env.example", "makefile", "dockerfile",
+    "docker-compose.yml", "docker-compose.yaml", "pyproject.toml", "requirements.txt",
+    "setup.py", "cargo.toml", "go.mod", "settings.json", "settings.local.json", ".mcp.json",
+})
 UNCHECKED = "paths_unchecked"
 _CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org")
 
@@ -51,7 +66,9 @@ class Verdict(NamedTuple):
     successor: str | None  # today's path, written as the mention writes paths; None: none
     commits: tuple[str, ...]  # the renames and the deletion it went through, oldest first
     gone_since: str | None  # the date it left (None: it never was in the history)
-    fate: str  # "renamed", "deleted", "renamed, then deleted", "renamed to a gone path", "never"
+    # "renamed", "deleted", "renamed, then deleted", "renamed to a gone path", "renamed, a
+    # path every project has" (no successor offered: the memory may mean any project's)
+    fate: str
     last_name: str | None = None  # the name it had last, when that is gone too
 
 
@@ -92,7 +109,6 @@ class _Judge:
         self.probes = Probes({}, {}, {})
         self.on_disk = self.probes.on_disk
         self.foreign = self.probes.foreign
-        self._departed_folders: frozenset[str] | None = None
         # (path, folder, places) found fine: a store mentions the same path ~7 times, and
         # whether it is fine depends on nothing else (the file system is asked once a path).
         self._fine: set[tuple[str, bool, tuple[str, ...]]] = set()
@@ -126,31 +142,56 @@ class _Judge:
         return gone
 
     def gone(self, mention: PathMention) -> Verdict | None:
-        """What became of a path git does not have now, if it is clearly this repository's."""
+        """What became of a path git does not have now, when git says it had it: at that
+        path, or seen from a subfolder (`billing/api.py` for `src/billing/api.py`). A path
+        git never had is no finding: hook patterns, import specifiers, examples and other
+        projects' paths look the same."""
         path = mention.path
-        departures = self.checkout.departures
-        full = path
-        if path not in departures:
-            named = self.checkout.departed_ending_in(path)
-            full = named[0] if len(named) == 1 else path
-        if full in departures:
-            return self.followed(mention, full)
-        if mention.folder and (gone := self.departed_folder(mention, path)) is not None:
-            return gone
-        if self.claims_folder(path.rpartition("/")[0]):
-            return Verdict(mention, None, (), None, "never")
-        return None  # not clearly a path of this repository
+        if path in self.checkout.departures:
+            return self.followed(mention, path)
+        named = self.checkout.departed_ending_in(path)
+        if named:
+            return self.agreed(mention, named)
+        if mention.folder:
+            return self.departed_folder(mention, path)
+        return None
 
-    def claims_folder(self, folder: str) -> bool:
-        """Whether a path in `folder` that git never had claims a place in this repository:
-        the folder is one git tracks, or had (a path of a sibling project, or of a folder
-        git ignores, lands in none)."""
-        if folder in self.checkout.folders:
-            return True
-        if self._departed_folders is None:
-            self._departed_folders = frozenset(
-                path.rpartition("/")[0] for path in self.checkout.departures)
-        return folder in self._departed_folders
+    def agreed(self, mention: PathMention, named: Sequence[str]) -> Verdict | None:
+        """A mention seen from a subfolder that several departed paths end with: judged
+        when every one of them leads to the same file today (or all of them are gone),
+        else not clearly one of them."""
+        verdicts = [self.followed(mention, full) for full in named]
+        if len(verdicts) == 1:
+            return verdicts[0]
+        ends = {self.last_path(full) for full in named}
+        if len(ends) == 1 and verdicts[0].fate == "renamed" or \
+                all(verdict.fate == "deleted" for verdict in verdicts):
+            # Written as from the shallowest folder it may have been written in.
+            return verdicts[min(range(len(named)), key=lambda at: len(named[at]))]
+        return None
+
+    def last_path(self, full: str) -> str | None:
+        """Where `full` is today, followed through its renames; None when gone."""
+        chain, current = self.chain(full)
+        return current if chain[-1].renamed_to is not None and \
+            self.exists_at_root(current) else None
+
+    def chain(self, full: str) -> tuple[list[Departure], str]:
+        """The renames and the deletion a departed path went through, and its last name."""
+        departures = self.checkout.departures
+        chain: list[Departure] = []
+        current = full
+        seen: set[str] = set()
+        while current in departures and current not in seen:
+            seen.add(current)
+            departure = departures[current]
+            chain.append(departure)
+            if departure.renamed_to is None:
+                break
+            current = departure.renamed_to
+            if self.exists_at_root(current):
+                break
+        return chain, current
 
     def exists(self, path: str, folder: bool = False) -> bool:
         checkout = self.checkout
@@ -197,19 +238,7 @@ class _Judge:
 
     def followed(self, mention: PathMention, full: str) -> Verdict:
         """A departed path followed through its renames to today's path."""
-        departures = self.checkout.departures
-        chain: list[Departure] = []
-        current = full
-        seen: set[str] = set()
-        while current in departures and current not in seen:
-            seen.add(current)
-            departure = departures[current]
-            chain.append(departure)
-            if departure.renamed_to is None:
-                break
-            current = departure.renamed_to
-            if self.exists_at_root(current):
-                break
+        chain, current = self.chain(full)
         commits = tuple(departure.commit for departure in chain)
         last = chain[-1]
         if last.renamed_to is None:
@@ -219,6 +248,9 @@ class _Judge:
         if not self.exists_at_root(current):
             return Verdict(mention, None, commits, chain[0].date, "renamed to a gone path",
                            _written(mention, full, current))
+        if every_project_has(mention.path):
+            return Verdict(mention, None, commits, chain[0].date, "renamed, a path every "
+                           "project has", _written(mention, full, current))
         return Verdict(mention, _written(mention, full, current), commits, chain[0].date,
                        "renamed")
 
@@ -231,26 +263,48 @@ class _Judge:
         return at_root[path]
 
     def departed_folder(self, mention: PathMention, path: str) -> Verdict | None:
-        """A folder whose files all left: renamed when those that left it last (in the
-        commit that emptied it) all went to one new folder."""
-        prefix = path + "/"
-        gone = [(old, departure) for old, departure in self.checkout.departures.items()
-                if old.startswith(prefix)]
-        if not gone:
-            return None
+        """A folder git had and has no more (at that path, or seen from a subfolder):
+        renamed when nearly all the files that left it last (in the commit that emptied
+        it) went to one new folder, else deleted."""
+        departures = self.checkout.departures
+        middle = "/" + path + "/"
+        folders: dict[str, list[tuple[str, Departure]]] = {}
+        for old, departure in departures.items():
+            if old.startswith(path + "/"):
+                folders.setdefault(path, []).append((old, departure))
+            elif (at := old.find(middle)) != -1:
+                folders.setdefault(old[:at + len(middle) - 1], []).append((old, departure))
+        verdicts = [self.folder_verdict(mention, full, gone)
+                    for full, gone in folders.items()]
+        if len(verdicts) == 1:
+            return verdicts[0]
+        if verdicts and len({verdict.successor for verdict in verdicts}) == 1 and \
+                verdicts[0].successor is not None:
+            return verdicts[0]
+        return None  # none, or several folders it may be that went different ways
+
+    def folder_verdict(self, mention: PathMention, full: str,
+                       gone: list[tuple[str, Departure]]) -> Verdict:
         last = gone[0][1]  # git lists the newest first
-        targets = set()
-        for old, departure in gone:
-            if departure.commit != last.commit:
-                continue
-            new = self.followed(mention, old).successor
-            rest = old[len(prefix):]
-            new = new.rstrip("/") if new else None
-            targets.add(new[:-len(rest) - 1] if new and new.endswith("/" + rest) else None)
-        if len(targets) == 1 and None not in targets:
-            return Verdict(mention, _written(mention, path, targets.pop()), (last.commit,),
+        left = [old for old, departure in gone if departure.commit == last.commit]
+        targets: Counter[str | None] = Counter()
+        for old in left:
+            new = self.last_path(old)
+            rest = old[len(full) + 1:]
+            targets[new[:-len(rest) - 1] if new and new.endswith("/" + rest) else None] += 1
+        target, count = targets.most_common(1)[0]
+        if target is not None and count >= NEARLY_ALL * len(left):
+            return Verdict(mention, _written(mention, full, target), (last.commit,),
                            last.date, "renamed")
         return Verdict(mention, None, (last.commit,), last.date, "deleted")
+
+
+def every_project_has(path: str) -> bool:
+    """Whether `path` is a file every project has, at its root or in a tool's dot-folder
+    (`package.json`, `.claude/settings.json`)."""
+    folder, _, name = path.rpartition("/")
+    return name.lower() in EVERY_PROJECT_FILES and \
+        all(part.startswith(".") for part in folder.split("/") if part)
 
 
 def _holds_files(folder: str) -> bool:
@@ -349,14 +403,14 @@ def stale_finding(verdict: Verdict, root: str) -> Finding:
 
 def stale_message(verdict: Verdict, where: str) -> str:
     target = verdict.mention.target
-    if verdict.fate == "never":
-        return (f"mentions {target}, which {where} does not have (no commit in its history "
-                "had it either); edit or archive the memory")
     commits = verdict.commits
     if verdict.fate == "renamed":
         how = f"moved to {verdict.successor} in {_joined(commits)}"
     elif verdict.fate == "deleted":
         how = f"deleted in {_joined(commits)}"
+    elif verdict.fate == "renamed, a path every project has":
+        how = (f"this repository's moved to {verdict.last_name} in {_joined(commits)}; every "
+               "project has one, so check which the memory means")
     elif verdict.fate == "renamed, then deleted":
         how = (f"moved to {verdict.last_name} in {_joined(commits[:-1])}, then deleted in "
                f"{commits[-1]}")
@@ -375,20 +429,53 @@ def _joined(items: Sequence[str]) -> str:
 
 def repath_text(file: str, text: str, checkout: Checkout,
                 store_files: Container[str] = ()) -> tuple[str, list[Verdict]]:
-    """`text` with every renamed path it mentions written as today's path, and the verdicts
-    of every stale mention (the renamed ones rewritten, the others left as they are)."""
+    """`text` with every renamed path it mentions written as today's path (in a Markdown
+    link, its target with its text), and the verdicts of every stale mention (the renamed
+    ones rewritten, the others left as they are)."""
     verdicts = stale_verdicts(find_mentions(file, text, store_files), checkout)
     renamed = [v for v in verdicts if v.successor is not None]
     if not renamed:
         return text, verdicts
     lines = text.split("\n")
-    for verdict in sorted(renamed, key=lambda v: (v.mention.line, -v.mention.column)):
+    edits: dict[tuple[int, int], tuple[int, str]] = {}  # (line, start) -> (end, new text)
+    for verdict in renamed:
         mention = verdict.mention
         line = lines[mention.line - 1]
         end = mention.column + len(mention.target)
-        if line[mention.column:end] == mention.target:
-            lines[mention.line - 1] = line[:mention.column] + verdict.successor + line[end:]
+        if line[mention.column:end] != mention.target:
+            continue
+        edits[(mention.line, mention.column)] = (end, verdict.successor)
+        if (target := _link_target(line, mention, verdict.successor)) is not None:
+            start, stop, new = target
+            edits.setdefault((mention.line, start), (stop, new))
+    for (number, start), (end, new) in sorted(edits.items(), reverse=True):
+        line = lines[number - 1]
+        lines[number - 1] = line[:start] + new + line[end:]
     return "\n".join(lines), verdicts
+
+
+# The rest of a Markdown link after a path in its text: `…](target)`.
+_LINK_REST = re.compile(r"[^\[\]\n]*\]\(<?([^()<>\s]+?)(?:#[^()\s]*)?>?(?:\s+\"[^\"]*\")?\)")
+
+
+def _link_target(line: str, mention: PathMention, successor: str
+                 ) -> tuple[int, int, str] | None:
+    """(start, end, rewritten) of the target of the Markdown link whose text holds
+    `mention`, when that target names the same file (`../../src/a.py` for `src/a.py`):
+    a link whose text is brought up to date must not keep pointing at the old file."""
+    opening = line.rfind("[", 0, mention.column)
+    if opening == -1 or "]" in line[opening:mention.column]:
+        return None
+    rest = _LINK_REST.match(line, mention.column + len(mention.target))
+    if rest is None:
+        return None
+    target = rest.group(1)
+    old = mention.path + ("/" if mention.folder else "")
+    if not (target.removeprefix("./") == old or target.endswith("/" + old)):
+        return None
+    kept = target[:len(target) - len(old)]
+    new = successor.removeprefix("./") if kept else successor
+    return rest.start(1), rest.end(1), kept + new
 
 
 def plan_repath(store: Store, project_path: str | None, files: Sequence[str] | None = None):
@@ -397,7 +484,7 @@ def plan_repath(store: Store, project_path: str | None, files: Sequence[str] | N
     left as they are. WriteRefused when the checkout cannot be read."""
     from tui.memory.curate import Plan, texts_on_disk
     from tui.memory.refusals import WriteRefused
-    from tui.memory.writes import FileChange, mtime_of
+    from tui.memory.writes import FileChange, mtime_ns_of
 
     checkout = read_checkout(project_path)
     if isinstance(checkout, Unchecked):
@@ -433,15 +520,16 @@ def plan_repath(store: Store, project_path: str | None, files: Sequence[str] | N
             # The mtime is kept: recall orders memories by it, and a path brought up to
             # date makes no other fact of the memory newer.
             changes.append(FileChange(file, before, after.encode("utf-8"),
-                                      mtime_of(store.path / file)))
+                                      mtime_ns_of(store.path / file)))
     label = f"update {plural(rewritten, 'renamed path')}"
     return Plan(label, tuple(changes), summary or ["No renamed path: every path the memories "
                                                    "mention is where they say."])
 
 
 def _fate_phrase(verdict: Verdict) -> str:
-    if verdict.fate == "never":
-        return "it is not in the checkout, nor in its history"
+    if verdict.fate == "renamed, a path every project has":
+        return (f"this repository's moved to {verdict.last_name} in {verdict.commits[-1]}, "
+                "but every project has one")
     if verdict.fate == "deleted":
         return f"deleted in {verdict.commits[-1]}"
     return f"{verdict.fate} in {verdict.commits[-1]}"
