@@ -46,6 +46,10 @@ TOLD_GONE = [
     "- docs/setup.md (didn't exist)",
     "`docs/setup.md` удалён вместе с переездом.",
     "`src/util/strings.py` ist nach src/common/text.py verschoben.",
+    "Name the service file (e.g. `src/util/strings.py`) in the spec.",
+    "**How to apply:** Nunca criar `docs/setup.md`: setup lives in the Makefile.",
+    "Uncommitted at the session's end:\n D docs/setup.md\n?? notes.txt",
+    "## Files to delete\n\n### Docs\n- `docs/setup.md` (3 KB)\n\n## Still here",
 ]
 
 
@@ -53,12 +57,27 @@ TOLD_GONE = [
 def test_a_mention_the_memory_calls_moved_or_gone_is_no_finding_and_repath_leaves_it(
         claude_home, capsys, shop, store, sentence):
     write_body(store, sentence + "\nCharges live in src/billing/old_api.py.")
+    control = 8 + sentence.count("\n")  # the control's line: the body starts on line 7
     assert [(f.target, f.line) for f in findings(store, shop)] == \
-        [("src/billing/old_api.py", 8)]
+        [("src/billing/old_api.py", control)]
     code, _, _ = run(claude_home, capsys, "fix", str(shop), "repath", "--yes")
     assert code == 0
     text = (store / "project_billing.md").read_text()
     assert sentence in text and "Charges live in src/payments/api.py." in text
+
+
+def test_a_path_beyond_a_symlink_git_tracks_is_the_symlinks_target(shop, store, tmp_path):
+    """A folder of scripts replaced by a symlink to a shared copy outside the repository:
+    git says the files went, yet they live on where the link points."""
+    commit_files(shop, {"scripts/distribute/post.py": "print('post')\n" * 8},
+                 "distribution", "2026-11-21T10:00:00+00:00")
+    git(shop, "rm", "-q", "-r", "scripts/distribute")
+    (shop / "scripts").mkdir(exist_ok=True)
+    (shop / "scripts" / "distribute").symlink_to(tmp_path / "shared-distribute")
+    git(shop, "add", "scripts/distribute")
+    git(shop, "commit", "-q", "-m", "shared distribution", date="2026-11-22T10:00:00+00:00")
+    write_body(store, "Post with `python3 scripts/distribute/post.py`; setup: docs/setup.md")
+    assert [f.target for f in findings(store, shop)] == ["docs/setup.md"]
 
 
 def test_a_folder_renamed_with_one_file_left_behind_is_renamed_not_deleted(shop, store):

@@ -8,7 +8,8 @@ finding needs that evidence: a path git never had is no finding (hook patterns, 
 specifiers, examples and other projects' paths look just like one), nor is a path the
 memory itself says moved or went (`tui.memory.told_gone`).
 
-Left alone: a path under a submodule (another repository's), one that exists in another
+Left alone: a path under a submodule (another repository's) or a tracked symlink (its
+target's), one that exists in another
 worktree of the repository or as seen from a subdirectory (`api/x.py` for
 `backend/api/x.py`), and every path on a line that names another repository (its absolute
 path, or its URL when that is not this checkout's origin).
@@ -137,6 +138,7 @@ class _Judge:
         # without asking the disk.
         gone = self.gone(mention)
         if gone is None or self.exists(path, mention.folder) or self.in_submodule(path) or \
+                self.beyond_symlink(path) or \
                 any(self.is_foreign(place) for place in mention.places):
             return None
         return gone
@@ -206,6 +208,17 @@ class _Judge:
         counts; a folder only with something in it (git leaves emptied folders)."""
         found = _holds_files if folder else os.path.lexists
         return any(found(os.path.join(tree, path)) for tree in self.trees)
+
+    def beyond_symlink(self, path: str) -> bool:
+        """Whether a folder of `path` is a file git tracks: a symlink, whose target (often
+        outside the repository) git knows nothing of."""
+        tracked = self.checkout.tracked
+        slash = path.find("/")
+        while slash != -1:
+            if path[:slash] in tracked:
+                return True
+            slash = path.find("/", slash + 1)
+        return False
 
     def in_submodule(self, path: str) -> bool:
         return any(path == module or path.startswith(module + "/")
