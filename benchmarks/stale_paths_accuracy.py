@@ -38,7 +38,7 @@ from bench_stale_paths import git  # noqa: E402
 from generate import TYPES, memory_text  # noqa: E402
 
 from tui.claude.checkout import CheckoutCache  # noqa: E402
-from tui.memory.stale_paths import mention_findings, store_mentions  # noqa: E402
+from tui.memory.stale_paths import mention_findings, store_mentions, store_texts  # noqa: E402
 from tui.memory.store import load_store  # noqa: E402
 
 SHELL_FENCES = {"sh", "bash", "console", "shell", "zsh"}
@@ -147,11 +147,13 @@ def measure(stores: int, memories: int, seed: int, where: Path) -> Accuracy:
         expected = expected_mentions(store, paths)
         # A path git never had is no finding: nothing says it was this repository's.
         stale = {m for m in expected if fates[m[2]] in ("renamed", "chain", "deleted")}
-        mentions = store_mentions(load_store(store))
+        loaded = load_store(store)
+        mentions = store_mentions(loaded)
         read = {(m.file, m.line, m.target): m for m in mentions}
         cache = CheckoutCache(root / "cache.sqlite")
         found = {(f.file, f.line, f.target): f.other
-                 for f in mention_findings(mentions, str(root / "code"), cache)
+                 for f in mention_findings(mentions, str(root / "code"), cache,
+                                           store_texts(loaded))
                  if f.kind == "stale_path"}
         totals["mentions"] += len(expected)
         totals["stale"] += len(stale)

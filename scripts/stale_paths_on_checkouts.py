@@ -27,7 +27,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     from tui.claude.checkout import CheckoutCache
-    from tui.memory.stale_paths import mention_findings, store_mentions
+    from tui.memory.stale_paths import mention_findings, store_mentions, store_texts
     from tui.memory.store import load_store
 
     out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
@@ -39,7 +39,8 @@ def main() -> int:
         checkout = os.path.expanduser(checkout)
         store = load_store(Path(checkout, folder))
         mentions = store_mentions(store)
-        found = mention_findings(mentions, checkout, CheckoutCache(Path(os.devnull)))
+        found = mention_findings(mentions, checkout, CheckoutCache(Path(os.devnull)),
+                                 store_texts(store))
         stores += 1
         memories += len(store.memories)
         mentions_seen += len(mentions)

@@ -12,7 +12,14 @@ import os
 import pytest
 from code_repos import commit_files, commit_of, git, shop_repo
 from conftest import index_line, real, snapshot, write_index
-from test_stale_paths import findings, run, write_body
+from test_stale_paths import (
+    audited_all,
+    findings,
+    run,
+    settled_store_with,
+    stale_targets,
+    write_body,
+)
 
 
 @pytest.fixture
@@ -64,6 +71,18 @@ def test_a_mention_the_memory_calls_moved_or_gone_is_no_finding_and_repath_leave
     assert code == 0
     text = (store / "project_billing.md").read_text()
     assert sentence in text and "Charges live in src/payments/api.py." in text
+
+
+def test_audit_all_lets_off_what_the_memory_calls_gone_from_its_cache_too(
+        claude_home, capsys, shop, store):
+    settled_store_with(store, "There is no `docs/setup.md` any more.\n"
+                              "Charges live in src/billing/old_api.py.")
+    expected = [("stale_path", "src/billing/old_api.py", "src/payments/api.py")]
+    assert stale_targets(audited_all(claude_home, capsys, store)) == expected
+    git(shop, "mv", "src/billing/invoice.py", "src/payments/invoice.py")
+    git(shop, "commit", "-q", "-m", "invoices too", date="2026-11-28T10:00:00+00:00")
+    again = audited_all(claude_home, capsys, store)  # judged again from the kept mentions
+    assert stale_targets(again) == expected
 
 
 def test_a_path_beyond_a_symlink_git_tracks_is_the_symlinks_target(shop, store, tmp_path):

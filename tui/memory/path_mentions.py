@@ -6,9 +6,8 @@ ending in `/` (`src/billing/`). It may sit in a code span, a link target or plai
 in fenced code only when that is a shell command (a `sh`/`bash`/`console` fence, or a line
 starting with `$ ` in any fence). Left out: URLs, absolute paths, `~/…`, paths that leave
 the folder (`../`), globs (`src/**/*.ts`), placeholders (`{module}`, `<name>`,
-`path/to/…`, `YYYY-MM-DD`), link targets that name a file of the store itself, what
-only looks like a path (`e.g./i.e.`, `km/h`, `1.2/3.4`: an extension starts with a letter),
-and a path its sentence says moved, went or never was (`tui.memory.told_gone`).
+`path/to/…`, `YYYY-MM-DD`), link targets that name a file of the store itself, and what
+only looks like a path (`e.g./i.e.`, `km/h`, `1.2/3.4`: an extension starts with a letter).
 
 Whether a mention belongs to the project's checkout is decided against it
 (`tui.memory.stale_paths`): each mention keeps the other places its line names (another
@@ -27,8 +26,6 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ahocorasick_rs import BytesAhoCorasick
-
-from tui.memory.told_gone import told_gone
 
 _CHARS = r"A-Za-z0-9_.@+\-"
 # Not preceded by what would make it the tail of something else: a path (`/`, `~`), a URL
@@ -121,8 +118,6 @@ def find_mentions(file: str, text: str, store_files: Container[str] = ()) -> lis
         if fences is not None and _in_code(fences, start) and \
                 not text[line_start:start].lstrip().startswith("$ "):
             continue
-        if told_gone(text, start, after):
-            continue  # the memory says it moved or went: it records that, claims nothing
         if places is None:
             raw = text.encode("utf-8", "surrogatepass")  # both look for ASCII words in it
             places = _Places(text, raw) if _may_name_places(text, raw) else _no_places

@@ -24,8 +24,9 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from functools import cached_property
+from pathlib import Path
 from typing import NamedTuple
 
 from tui.claude.checkout import (
@@ -41,7 +42,12 @@ from tui.claude.gitroot import find_git_root
 from tui.memory.finding import Finding
 from tui.memory.path_mentions import PathMention, find_mentions
 from tui.memory.store import Store
+from tui.memory.told_gone import ToldGone
 from tui.words import plural
+
+# A store file's text by its store-relative name (None: it cannot be read): a stale mention's
+# own words are read in it, to let off one the memory says moved or went.
+TextOf = Callable[[str], "str | None"]
 
 STALE = "stale_path"
 # A folder whose files left it is renamed when this share of them went to one new folder:
@@ -88,6 +94,47 @@ def store_mentions(store: Store) -> list[PathMention]:
         if not memory.error and not memory.is_log:
             found += find_mentions(memory.file, memory.text, own)
     return found
+
+
+def store_texts(store: Store) -> TextOf:
+    """The texts `store_mentions` read, by file."""
+    texts = {index.file: index.text for index in store.indexes if index.text}
+    texts.update((memory.file, memory.text) for memory in store.memories if not memory.error)
+    return texts.get
+
+
+def texts_on_disk(store: Path) -> TextOf:
+    """A store's files as they are on disk now (for mentions kept from an earlier run)."""
+    from tui.claude.lines import read_store_text
+
+    def text_of(file: str) -> str | None:
+        try:
+            return read_store_text(store / file)
+        except (OSError, ValueError):
+            return None
+    return text_of
+
+
+class _Sayings:
+    """What the texts say of their stale mentions (`tui.memory.told_gone`), each text read
+    once, when a stale mention in it is first asked of."""
+
+    def __init__(self, text_of: TextOf):
+        self.text_of = text_of
+        self.read: dict[str, tuple[ToldGone, list[int]] | None] = {}
+
+    def told_gone(self, mention: PathMention) -> bool:
+        if mention.file not in self.read:
+            text = self.text_of(mention.file)
+            self.read[mention.file] = None if text is None else (
+                ToldGone(text), [0, *(at + 1 for at, char in enumerate(text) if char == "\n")])
+        found = self.read[mention.file]
+        if found is None or mention.line > len(found[1]):
+            return False
+        told, line_starts = found
+        start = line_starts[mention.line - 1] + mention.column
+        end = start + len(mention.target)
+        return told.text[start:end] == mention.target and told(start, end)
 
 
 # --- checking ---------------------------------------------------------------------------------
@@ -342,16 +389,22 @@ def _written(mention: PathMention, full: str, new: str) -> str:
     return new
 
 
-def stale_verdicts(mentions: Iterable[PathMention], checkout: Checkout) -> list[Verdict]:
-    return judged(mentions, checkout)[0]
+def stale_verdicts(mentions: Iterable[PathMention], checkout: Checkout,
+                   text_of: TextOf | None = None) -> list[Verdict]:
+    return judged(mentions, checkout, text_of)[0]
 
 
-def judged(mentions: Iterable[PathMention], checkout: Checkout
+def judged(mentions: Iterable[PathMention], checkout: Checkout, text_of: TextOf | None = None
            ) -> tuple[list[Verdict], Probes]:
-    """The stale mentions' verdicts, and what the file system was asked to reach them."""
+    """The stale mentions' verdicts, and what the file system was asked to reach them.
+    With `text_of`, a mention its text says moved, went or never was is let off (read only
+    for the few found stale: asking it of every mention cost the mention finder 1.7x)."""
     judge = _Judge(checkout)
     verdicts = [verdict for mention in mentions
                 if (verdict := judge.verdict(mention)) is not None]
+    if text_of is not None and verdicts:
+        sayings = _Sayings(text_of)
+        verdicts = [verdict for verdict in verdicts if not sayings.told_gone(verdict.mention)]
     return verdicts, judge.probes
 
 
@@ -376,18 +429,21 @@ def code_findings(store: Store, project_path: str | None,
                   cache: CheckoutCache | None = None) -> list[Finding]:
     """The store's `stale_path` findings against its project's checkout, or the one
     `paths_unchecked` finding saying why it could not be checked."""
-    return mention_findings(store_mentions(store), project_path, cache)
+    return mention_findings(store_mentions(store), project_path, cache, store_texts(store))
 
 
 def mention_findings(mentions: Sequence[PathMention], project_path: str | None,
-                     cache: CheckoutCache | None = None) -> list[Finding]:
-    """`code_findings` of mentions already found (`audit --all` keeps them in its cache)."""
-    return judged_findings(mentions, project_path, cache)[0]
+                     cache: CheckoutCache | None = None, text_of: TextOf | None = None,
+                     ) -> list[Finding]:
+    """`code_findings` of mentions already found (`audit --all` keeps them in its cache);
+    `text_of` gives the texts they were found in."""
+    return judged_findings(mentions, project_path, cache, text_of=text_of)[0]
 
 
 def judged_findings(mentions: Sequence[PathMention], project_path: str | None,
                     cache: CheckoutCache | None = None,
                     state: CheckoutState | Unchecked | None = None,
+                    text_of: TextOf | None = None,
                     ) -> tuple[list[Finding], Probes | None]:
     """`mention_findings`, and what the file system was asked to reach them (None when git
     failed: a finding that says so holds for this run only)."""
@@ -398,7 +454,7 @@ def judged_findings(mentions: Sequence[PathMention], project_path: str | None,
         failed = not isinstance(state, Unchecked)
         return [unchecked_finding(len(mentions), checkout.reason)], \
             None if failed else Probes({}, {}, {})
-    verdicts, probes = judged(mentions, checkout)
+    verdicts, probes = judged(mentions, checkout, text_of)
     return [stale_finding(verdict, checkout.root) for verdict in verdicts], probes
 
 
@@ -445,7 +501,8 @@ def repath_text(file: str, text: str, checkout: Checkout,
     """`text` with every renamed path it mentions written as today's path (in a Markdown
     link, its target with its text), and the verdicts of every stale mention (the renamed
     ones rewritten, the others left as they are)."""
-    verdicts = stale_verdicts(find_mentions(file, text, store_files), checkout)
+    verdicts = stale_verdicts(find_mentions(file, text, store_files), checkout,
+                              {file: text}.get)
     renamed = [v for v in verdicts if v.successor is not None]
     if not renamed:
         return text, verdicts
