@@ -8,7 +8,7 @@ The memory's own words decide: in the sentence holding the mention (a table cell
 item and a line end one too), a verb of moving or removing, a phrase of absence or a
 prohibition to create it, in the languages people write memories in; an arrow straight
 after the path, leading to another path (`a.md` → `b.md`); "e.g." or its kin straight
-before it; git's ` D ` (deleted) before it on a line of `git status`; or the heading of its
+before it; git's ` D ` (deleted) before it on a line of `git status`; or a heading of its
 section, when that names files to delete ("## Files to delete", "## Dead code").
 """
 
@@ -34,12 +34,17 @@ _GONE_WORDS = re.compile(
     r"|переименова|перенес[её]н|перемещ[её]н|удал[её]н|не\s+существует|больше\s+нет"
     r"|削除|移動|リネーム|名前変更|存在しない|廃止|删除|刪除|移动|重命名|改名|不存在|已移除)"
 )
-# What a section's heading says of the files listed under it, beyond `_GONE_WORDS`.
+# A section's heading that names files that go: a word of removing and a word for files
+# ("## Files to delete", "### Deleted files", "## Files zum Loeschen"), or dead code. A
+# heading removing anything else ("D22: Read → Mutation → Delete") says nothing of paths.
+_REMOVING = (r"(?:delet\w*|remov\w*|l(?:ö|oe)sch\w*|gel(?:ö|oe)scht\w*|entfern\w*|rimoss\w*"
+             r"|rimuover\w*|eliminat\w*|eliminad\w*|eliminar|borrad\w*|borrar|supprim\w*)")
+_FILES = r"(?:files?|dateien|datei|paths?|pfade|archivos|fichiers|file\s+da)"
 _GONE_HEADING = re.compile(
-    r"(?i:\b(?:delet(?:e|ion)|remov(?:e|al)|l(?:ö|oe)schen|entfernen|dead\s+code|tote[rn]?\s+"
-    r"(?:code|files|dateien)|eliminare|rimuovere|eliminar|borrar|remover|excluir|supprimer)\b"
-    r"|削除対象|删除)")
-_HEADING = re.compile(r"^(#{1,6})[ \t][^\n]*", re.MULTILINE)
+    rf"(?i:\b{_REMOVING}\b.*\b{_FILES}\b|\b{_FILES}\b.*\b{_REMOVING}\b"
+    r"|\bdead\s+code\b|\btote[rn]?\s+(?:code|files|dateien)\b)|削除対象|削除したファイル|删除的文件")
+# A heading, or a fence's line (a `# comment` in fenced code is no heading).
+_HEADING_OR_FENCE = re.compile(r"^(?:(#{1,6})[ \t][^\n]*|[ ]{0,3}(?:`{3,}|~{3,}))", re.MULTILINE)
 # "e.g." and its kin straight before the path (its opening backtick, quote or bracket aside).
 _EXAMPLE_BEFORE = re.compile(
     r"(?i:(?:\be\.\s?g\.|\bz\.\s?b\.|\bfor\s+(?:example|instance)|\bbeispiel(?:sweise)?:?"
@@ -58,7 +63,7 @@ _CUE_WORDS = (
     "migrad", "never create", "t create", "anlegen", "nunca", "non creare", "existiert nicht",
     "umbenannt", "verschoben", "gelöscht", "geloescht", "entfernt", "gibt es nicht",
     "nicht mehr", "rinominat", "spostat", "eliminat", "rimoss", "cancellat", "non esiste",
-    "renombrad", "movid", "borrad", "eliminad", "o existe", "renomead", "removid", "exclu",
+    "renombrad", "movid", "borrad", "eliminad", "eliminar", "o existe", "renomead", "removid", "exclu",
     "n'existe",
     "renomm", "déplac", "deplac", "supprim", "переименова", "Переименова", "перенес",
     "Перенес", "перемещ", "Перемещ", "удал", "Удал", "существует", "больше нет", "Больше нет",
@@ -168,12 +173,18 @@ class ToldGone:
         starts: list[int] = []
         gone: list[bool] = []
         open_sections: list[tuple[int, bool]] = []  # (level, gone) of the headings above
-        for match in _HEADING.finditer(self.text):
+        in_fence = False
+        for match in _HEADING_OR_FENCE.finditer(self.text):
+            if match.group(1) is None:
+                in_fence = not in_fence
+                continue
+            if in_fence:
+                continue
             level = len(match.group(1))
             while open_sections and open_sections[-1][0] >= level:
                 open_sections.pop()
             heading = match.group()
-            says = bool(_GONE_HEADING.search(heading) or _GONE_WORDS.search(heading)) or \
+            says = bool(_GONE_HEADING.search(heading)) or \
                 bool(open_sections and open_sections[-1][1])
             open_sections.append((level, says))
             starts.append(match.start())
