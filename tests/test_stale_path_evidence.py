@@ -157,12 +157,18 @@ def test_a_rename_of_a_file_every_project_has_is_no_repair(claude_home, capsys, 
     assert code == 0 and sentence in (store / "project_billing.md").read_text()
 
 
-def test_repath_rewrites_a_links_target_with_its_text(claude_home, capsys, shop, store):
-    write_body(store, "Charges: [`src/billing/old_api.py`](../../src/billing/old_api.py#L3).")
+@pytest.mark.parametrize(("before", "after"), [
+    ("Charges: [`src/billing/old_api.py`](../../src/billing/old_api.py#L3).",
+     "Charges: [`src/payments/api.py`](../../src/payments/api.py#L3)."),
+    ("- [src/billing/old_api.py](src/billing/old_api.py) — charges",
+     "- [src/payments/api.py](src/payments/api.py) — charges"),
+])
+def test_repath_rewrites_a_links_target_with_its_text(claude_home, capsys, shop, store,
+                                                       before, after):
+    write_body(store, before)
     code, _, _ = run(claude_home, capsys, "fix", str(shop), "repath", "--yes")
     assert code == 0
-    assert "Charges: [`src/payments/api.py`](../../src/payments/api.py#L3)." in \
-        (store / "project_billing.md").read_text()
+    assert after in (store / "project_billing.md").read_text()
 
 
 def test_repath_and_its_undo_keep_each_files_mtime_to_the_nanosecond(

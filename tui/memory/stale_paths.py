@@ -515,37 +515,57 @@ def repath_text(file: str, text: str, checkout: Checkout,
         if line[mention.column:end] != mention.target:
             continue
         edits[(mention.line, mention.column)] = (end, verdict.successor)
-        if (target := _link_target(line, mention, verdict.successor)) is not None:
-            start, stop, new = target
-            edits.setdefault((mention.line, start), (stop, new))
+        for start, stop, new in (_link_target(line, mention, verdict.successor),
+                                 _link_text(line, mention, verdict.successor)):
+            if start != -1:
+                edits.setdefault((mention.line, start), (stop, new))
     for (number, start), (end, new) in sorted(edits.items(), reverse=True):
         line = lines[number - 1]
         lines[number - 1] = line[:start] + new + line[end:]
     return "\n".join(lines), verdicts
 
 
+_NO_EDIT = (-1, -1, "")
 # The rest of a Markdown link after a path in its text: `…](target)`.
 _LINK_REST = re.compile(r"[^\[\]\n]*\]\(<?([^()<>\s]+?)(?:#[^()\s]*)?>?(?:\s+\"[^\"]*\")?\)")
 
 
-def _link_target(line: str, mention: PathMention, successor: str
-                 ) -> tuple[int, int, str] | None:
+def _link_target(line: str, mention: PathMention, successor: str) -> tuple[int, int, str]:
     """(start, end, rewritten) of the target of the Markdown link whose text holds
     `mention`, when that target names the same file (`../../src/a.py` for `src/a.py`):
     a link whose text is brought up to date must not keep pointing at the old file."""
     opening = line.rfind("[", 0, mention.column)
     if opening == -1 or "]" in line[opening:mention.column]:
-        return None
+        return _NO_EDIT
     rest = _LINK_REST.match(line, mention.column + len(mention.target))
     if rest is None:
-        return None
+        return _NO_EDIT
     target = rest.group(1)
     old = mention.path + ("/" if mention.folder else "")
     if not (target.removeprefix("./") == old or target.endswith("/" + old)):
-        return None
+        return _NO_EDIT
     kept = target[:len(target) - len(old)]
     new = successor.removeprefix("./") if kept else successor
     return rest.start(1), rest.end(1), kept + new
+
+
+def _link_text(line: str, mention: PathMention, successor: str) -> tuple[int, int, str]:
+    """(start, end, rewritten) of the path a Markdown link's text writes when `mention` is
+    the link's target and the text names the same path (`[src/a.py](src/a.py)`: a path just
+    after `[` is no mention of its own)."""
+    if not line.startswith("](", mention.column - 2):
+        return _NO_EDIT
+    closing = mention.column - 2
+    opening = line.rfind("[", 0, closing)
+    if opening == -1:
+        return _NO_EDIT
+    text = line[opening + 1:closing]
+    for old in dict.fromkeys((mention.target, mention.path)):
+        at = text.rfind(old)
+        if at != -1 and text[at + len(old):].strip("`*_ ") == "" and \
+                (at == 0 or text[at - 1] in "`*_ "):
+            return opening + 1 + at, opening + 1 + at + len(old), successor
+    return _NO_EDIT
 
 
 def plan_repath(store: Store, project_path: str | None, files: Sequence[str] | None = None):
