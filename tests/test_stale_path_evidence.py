@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 
 import pytest
-from code_repos import commit_files, commit_of, git, shop_repo
-from conftest import index_line, real, snapshot, write_index
+import test_stale_paths
+from code_repos import commit_files, commit_of, git
+from conftest import index_line, snapshot, write_index
 from test_stale_paths import (
     audited_all,
     findings,
@@ -21,18 +22,9 @@ from test_stale_paths import (
     write_body,
 )
 
-
-@pytest.fixture
-def shop(fake_home):
-    return real(shop_repo(fake_home / "code" / "shop"))
-
-
-@pytest.fixture
-def store(claude_home, shop):
-    claude_home.session(shop)
-    store = claude_home.store(shop)
-    write_index(store, [index_line("project_billing.md")])
-    return store
+# The shop checkout and its store, as test_stale_paths makes them.
+shop = test_stale_paths.shop
+store = test_stale_paths.store
 
 
 def test_a_path_git_never_had_is_no_finding_even_in_a_folder_it_tracks(shop, store):
