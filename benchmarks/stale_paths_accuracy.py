@@ -12,7 +12,8 @@ its folder, or in a folder git does not track).
 
 The answer: every place a memory writes one of those paths is a mention, unless it is in a
 fence that is no shell command or inside another path (`C:\\Users\\dev\\src/a.py`); a mention of a
-path that is not in the checkout today is stale, and a renamed one's successor is its last
+path that git's history had and the checkout has no more is stale (one git never had is
+not: nothing says it was this repository's), and a renamed one's successor is its last
 name. memtui's findings (`code_findings`, what `audit` reports) are compared with it by
 (file, line, path): precision, recall by fate, and successors right.
 """
@@ -37,7 +38,7 @@ from bench_stale_paths import git  # noqa: E402
 from generate import TYPES, memory_text  # noqa: E402
 
 from tui.claude.checkout import CheckoutCache  # noqa: E402
-from tui.memory.stale_paths import mention_findings, store_mentions  # noqa: E402
+from tui.memory.stale_paths import mention_findings, store_mentions, store_texts  # noqa: E402
 from tui.memory.store import load_store  # noqa: E402
 
 SHELL_FENCES = {"sh", "bash", "console", "shell", "zsh"}
@@ -121,8 +122,6 @@ def _cause(mention, fate: str) -> str:
         return "missed, not read as a path"
     if mention.places:
         return "missed, its line or section names another repository"
-    if fate == "never, folder untracked":
-        return "missed, never committed in a folder git does not track (by design)"
     return "missed, other"
 
 
@@ -146,12 +145,15 @@ def measure(stores: int, memories: int, seed: int, where: Path) -> Accuracy:
         store = root / "memory"
         write_memories(store, words, memories, rng)
         expected = expected_mentions(store, paths)
-        stale = {m for m in expected if fates[m[2]] != "kept"}
-        mentions = store_mentions(load_store(store))
+        # A path git never had is no finding: nothing says it was this repository's.
+        stale = {m for m in expected if fates[m[2]] in ("renamed", "chain", "deleted")}
+        loaded = load_store(store)
+        mentions = store_mentions(loaded)
         read = {(m.file, m.line, m.target): m for m in mentions}
         cache = CheckoutCache(root / "cache.sqlite")
         found = {(f.file, f.line, f.target): f.other
-                 for f in mention_findings(mentions, str(root / "code"), cache)
+                 for f in mention_findings(mentions, str(root / "code"), cache,
+                                           store_texts(loaded))
                  if f.kind == "stale_path"}
         totals["mentions"] += len(expected)
         totals["stale"] += len(stale)

@@ -51,15 +51,16 @@ def main() -> int:
     parser.add_argument("--origin")
     args = parser.parse_args()
     from tui.claude.checkout import CheckoutCache
-    from tui.memory.stale_paths import mention_findings, store_mentions
+    from tui.memory.stale_paths import code_findings, store_mentions
     from tui.memory.store import load_store
 
     with tempfile.TemporaryDirectory(prefix="memtui-listing-") as temp:
         repo = checkout_of(args.listing, Path(temp), args.origin)
         store = Path(temp) / "memory"
         shutil.copytree(args.memory, store)
-        mentions = store_mentions(load_store(store))
-        found = mention_findings(mentions, str(repo), CheckoutCache(Path(os.devnull)))
+        loaded = load_store(store)
+        mentions = store_mentions(loaded)
+        found = code_findings(loaded, str(repo), CheckoutCache(Path(os.devnull)))
         print(f"{len(mentions)} mentions:")
         for mention in mentions:
             print(f"  {mention.file}:{mention.line}  {mention.target}")

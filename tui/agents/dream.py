@@ -33,7 +33,13 @@ from tui.claude.paths import INDEX_NAME, utf16_len
 from tui.memory.audit import audit_store
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
 from tui.memory.refusals import WriteRefused
-from tui.memory.stale_paths import Verdict, stale_finding, stale_verdicts, store_mentions
+from tui.memory.stale_paths import (
+    Verdict,
+    stale_finding,
+    stale_verdicts,
+    store_mentions,
+    store_texts,
+)
 from tui.memory.store import Store, load_store
 from tui.memory.store_lock import store_lock
 from tui.words import plural
@@ -55,7 +61,8 @@ def _logs_since(staging: Staging, since: float | None) -> list[str]:
 def _stale(store: Store, code: Checkout | Unchecked | None) -> list[Verdict]:
     """The paths of the code the store mentions that are gone, when there is a checkout
     to check them against (git is asked once a run: the facts and the prompt share them)."""
-    return stale_verdicts(store_mentions(store), code) if isinstance(code, Checkout) else []
+    return stale_verdicts(store_mentions(store), code, store_texts(store)) \
+        if isinstance(code, Checkout) else []
 
 
 def _facts(store: Store, stale: Sequence[Verdict], code: Checkout | Unchecked | None) -> str:
@@ -82,8 +89,6 @@ def _stale_paths(stale: Sequence[Verdict]) -> str:
         if verdict.successor:
             lines.append(f"- {where} is now {verdict.successor} "
                          f"(renamed in {', '.join(verdict.commits)})")
-        elif verdict.fate == "never":
-            lines.append(f"- {where} is not in the checkout, nor in its history")
         else:
             lines.append(f"- {where} was deleted (in {verdict.commits[-1]}); no successor")
     return "\n".join(lines)

@@ -238,7 +238,7 @@ def _judged(judge: list[tuple[StoreAudit, str | None]], checkouts: Mapping[Path,
 
     from tui.claude.checkout import Unchecked, read_checkout
     from tui.memory.audit_cache import CodeFindings
-    from tui.memory.stale_paths import judged_findings
+    from tui.memory.stale_paths import judged_findings, texts_on_disk
 
     # git runs in its own processes: several checkouts asked at once, their answers cached.
     wanted = {checkouts.get(audit.store) for audit, _ in judge}
@@ -249,7 +249,8 @@ def _judged(judge: list[tuple[StoreAudit, str | None]], checkouts: Mapping[Path,
     found = {}
     for audit, key in judge:
         project = checkouts.get(audit.store)
-        findings, probes = judged_findings(audit.mentions, project, state=states[project])
+        findings, probes = judged_findings(audit.mentions, project, state=states[project],
+                                           text_of=texts_on_disk(audit.store))
         found[audit.store] = tuple(findings)
         if key is not None and probes is not None:
             cache.put_code(audit.store, key, CodeFindings(tuple(findings), list(probes)))

@@ -81,7 +81,17 @@ def fsync_dir(folder: Path) -> None:
         os.close(handle)
 
 
-def write_new_file(path: Path, data: bytes, mode: int | None, mtime: float | None) -> int:
+# A file's mtime as memtui keeps it: nanoseconds as an int (exact: `st_mtime_ns`), or seconds
+# as a float (what older undo records and callers holding `st_mtime` give).
+Mtime = int | float
+
+
+def mtime_ns(mtime: Mtime) -> int:
+    """`mtime` in nanoseconds: an int is already, a float is seconds."""
+    return mtime if isinstance(mtime, int) else round(mtime * 1_000_000_000)
+
+
+def write_new_file(path: Path, data: bytes, mode: int | None, mtime: Mtime | None) -> int:
     """Create `path` (which must not exist) holding `data`, synced; returns its inode."""
     failpoints.reached("io.write", str(path))
     handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
@@ -92,7 +102,7 @@ def write_new_file(path: Path, data: bytes, mode: int | None, mtime: float | Non
         if mode is not None:
             os.fchmod(handle, mode)
         if mtime is not None:
-            os.utime(handle, (mtime, mtime))
+            os.utime(handle, ns=(mtime_ns(mtime), mtime_ns(mtime)))
         os.fsync(handle)
         return os.fstat(handle).st_ino
     except BaseException as error:
@@ -107,7 +117,7 @@ def write_new_file(path: Path, data: bytes, mode: int | None, mtime: float | Non
             os.close(handle)
 
 
-def _install(temp: Path, path: Path, data: bytes, mode: int | None, mtime: float | None) -> int:
+def _install(temp: Path, path: Path, data: bytes, mode: int | None, mtime: Mtime | None) -> int:
     """Give the staged temp file the name `path`, never replacing anything there."""
     try:
         os.link(temp, path, follow_symlinks=False)
@@ -132,8 +142,8 @@ class FileSwap:
     after: bytes | None
     record_id: str
     mode: int | None = None
-    mtime: float | None = None  # the mtime to give the new file (undo, restore)
-    before_mtime: float | None = None  # the old file's, should it be written back
+    mtime: Mtime | None = None  # the mtime to give the new file (undo, restore)
+    before_mtime: Mtime | None = None  # the old file's, should it be written back
     temp: Path | None = None
     aside: Path | None = None
     aside_signature: tuple[int, int, int, int] | None = None

@@ -46,7 +46,7 @@ from tui.memory import trim, undo_log
 from tui.memory.intents import Intent, keep_copy, recover_store
 from tui.memory.refusals import WriteRefused
 from tui.memory.store_lock import store_lock
-from tui.memory.swap import FileSwap, SwapConflict, fsync_dir
+from tui.memory.swap import FileSwap, Mtime, SwapConflict, fsync_dir, mtime_ns
 from tui.memory.undo_log import backups_dir
 from tui.walk import walk
 from tui.xdg import store_key
@@ -102,7 +102,7 @@ class FileChange:
     file: str  # store-relative, e.g. "MEMORY.md"
     before: bytes | None  # None: the file is absent
     after: bytes | None
-    mtime: float | None = None  # give the written file this mtime (undo, restore)
+    mtime: Mtime | None = None  # give the written file this mtime (undo, restore)
 
     @property
     def verb(self) -> str:
@@ -165,7 +165,7 @@ def read_bytes(store: Path, file: str) -> bytes | None:
         raise WriteRefused(f"{file} cannot be read ({error.strerror or error}).") from error
 
 
-def write_atomic(path: Path, data: bytes, mtime: float | None = None) -> None:
+def write_atomic(path: Path, data: bytes, mtime: Mtime | None = None) -> None:
     """Replace `path` with `data` so a reader sees the old or the new file, never half."""
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
@@ -185,7 +185,7 @@ def write_atomic(path: Path, data: bytes, mtime: float | None = None) -> None:
         if mode is not None:
             os.chmod(temp, mode)
         if mtime is not None:
-            os.utime(temp, (mtime, mtime))
+            os.utime(temp, ns=(mtime_ns(mtime), mtime_ns(mtime)))
         os.replace(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)
@@ -217,15 +217,24 @@ def _save_backups(folder: Path, store: Path, changes: Sequence[FileChange],
             failpoints.reached("io.write", str(copy))
             made.append(copy)
             copy.write_bytes(change.before)
-            mtime = mtime_of(_target(store, change.file))
+            mtime = mtime_ns_of(_target(store, change.file))
             if mtime is not None:
-                os.utime(copy, (mtime, mtime))
+                os.utime(copy, ns=(mtime, mtime))
 
 
 def mtime_of(path: Path) -> float | None:
     """A file's mtime, None when it is not there."""
     try:
         return path.stat().st_mtime
+    except OSError:
+        return None
+
+
+def mtime_ns_of(path: Path) -> int | None:
+    """A file's mtime in nanoseconds (given back exactly: a float of seconds is not), None
+    when it is not there."""
+    try:
+        return path.stat().st_mtime_ns
     except OSError:
         return None
 
@@ -246,7 +255,7 @@ def _archive(store: Path, change: FileChange, moment: float, made: list[Path]) -
         while destination.exists():
             count += 1
             destination = destination.with_name(f"{stem}.archived-{stamp}-{count}.md")
-    write_atomic(destination, change.before, mtime_of(_target(store, change.file)))
+    write_atomic(destination, change.before, mtime_ns_of(_target(store, change.file)))
     made.append(destination)
 
 
@@ -270,10 +279,10 @@ def restore_change(store: Path, archived: Path) -> FileChange:
     """Bring an archived memory back under its own name, with its old mtime."""
     file = archived_name(store, archived)
     return FileChange(file, read_bytes(store, file), archived.read_bytes(),
-                      archived.stat().st_mtime)
+                      archived.stat().st_mtime_ns)
 
 
-def _record_json(record: ChangeRecord, mtimes: dict[str, float | None]) -> str:
+def _record_json(record: ChangeRecord, mtimes: dict[str, Mtime | None]) -> str:
     return json.dumps({
         "id": record.id,
         "store": str(record.store),
@@ -382,7 +391,7 @@ def _make_change(store: Path, record: ChangeRecord, targets: dict[str, Path], ar
     """Backups, intent and log record, staged files, the swaps, the intent dropped; raises
     having changed nothing in the store (or left the intent for recovery to roll back)."""
     changes = record.changes
-    mtimes = {c.file: mtime_of(targets[c.file]) for c in changes}
+    mtimes = {c.file: mtime_ns_of(targets[c.file]) for c in changes}
     try:
         _save_backups(backups_dir(store) / record.id, store, changes, made)
         if archive:
@@ -510,7 +519,7 @@ def record_unchanged(store: Path, label: str, lease: LockLease | None = None) ->
     return _apply(store, (), label, archive=False, lease=lease, empty=True)
 
 
-def _read_log(store: Path) -> list[tuple[ChangeRecord, dict[str, float | None]]]:
+def _read_log(store: Path) -> list[tuple[ChangeRecord, dict[str, Mtime | None]]]:
     entries = []
     for raw in undo_log.records(store):
         try:
@@ -586,7 +595,7 @@ def undo_last(store: Path, merge: Merge | None = None) -> ChangeRecord | None:
 Merge = Callable[[str, bytes, bytes, bytes], bytes | None]
 
 
-def _reverted(store: Path, record: ChangeRecord, mtimes: dict[str, float | None],
+def _reverted(store: Path, record: ChangeRecord, mtimes: dict[str, Mtime | None],
               merge: Merge | None) -> tuple[FileChange, ...]:
     """The changes taking `record` back. A file written again since (Claude Code appends
     to the index all the time) gets its old text back with the later writes merged in,
