@@ -103,9 +103,12 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
             audits = checked_against_code(audits, {p.store: p.key_path for p in
                                                    inventory.projects if p.store_exists}, cache)
         if args.json:
+            from tui.memory.triage import cost
+
             print_json([
                 {"store": str(a.store), "memories": a.memories, "errors": a.errors,
-                 "cached": a.cached, "findings": [f.to_json() for f in a.findings]}
+                 "cached": a.cached, "cost": cost(a.findings).to_json(),
+                 "findings": [f.to_json() for f in a.findings]}
                 for a in audits
             ])
         else:
