@@ -196,6 +196,10 @@ def print_audit(report, target, no_rescue: str | None = None) -> None:
 
     elided = False
     hinted: set[str] = set()
+    from tui.memory.index import MAX_LINES  # loaded with the store
+
+    # The index lines the cut can still take, against the memories that want one.
+    room = max(0, MAX_LINES - store.index.loaded_lines) - cost.unseen
     first = [group for group in order if triage.is_first(groups[group][0])]
     for title, kinds in triage.FIRST:
         shown = [group for group in first if group[1] in kinds]
@@ -212,7 +216,7 @@ def print_audit(report, target, no_rescue: str | None = None) -> None:
                 elided = True
                 console.print(Text(f"        ... and {len(found) - SHOWN_PER_KIND:,} more "
                                    f"{group[1]}", style="dim"))
-            _print_fix(console, group[1], found, store.path, no_rescue, hinted)
+            _print_fix(console, group[1], found, store.path, no_rescue, hinted, room)
     rest = [group for group in order if group not in first]
     if rest:
         console.print()
@@ -223,14 +227,16 @@ def print_audit(report, target, no_rescue: str | None = None) -> None:
         if len(found) > 1:
             elided = True
         console.print(_finding_line(example, count=len(found)))
-        _print_fix(console, group[1], found, store.path, no_rescue, hinted)
+        _print_fix(console, group[1], found, store.path, no_rescue, hinted, room)
     if elided:
         console.print(Text("memtui audit --json lists every finding.", style="dim"))
 
 
 def _print_fix(console: Console, kind: str, found, store: Path, no_rescue: str | None,
-               hinted: set[str]) -> None:
-    """The repair of a group of findings, when memtui has one and has not said it."""
+               hinted: set[str], room: int) -> None:
+    """The repair of a group of findings, when memtui has one and has not said it; `room`:
+    the index lines left in the cut once every unseen memory has one (below 0: they do
+    not all fit)."""
     quoted = visible(shlex.quote(str(store)))
     if kind == "stranded_store" and no_rescue:
         hint = (f"no rescue: no store to copy its memories into "
@@ -239,8 +245,11 @@ def _print_fix(console: Console, kind: str, found, store: Path, no_rescue: str |
         hint = f"fix: memtui fix {quoted} rescue copies its memories into the store its sessions use"
     elif kind == "rescued_store":
         hint = f"fix: memtui fix {quoted} retire archives it (memtui undo brings it back)"
-    elif kind in ("unindexed", "beyond_cut"):
+    elif kind in ("unindexed", "beyond_cut") and room >= 0:
         hint = f"fix: memtui fix {quoted} relink puts them inside the loaded cut"
+    elif kind in ("unindexed", "beyond_cut"):
+        hint = (f"fix: they do not all fit in the loaded cut (200 lines): "
+                f"memtui fix {quoted} relink FILE... links the ones Claude should see")
     elif kind == "stale_path" and any(f.other for f in found):
         hint = f"fix: memtui fix {quoted} repath writes each renamed path's successor in its place"
     else:
