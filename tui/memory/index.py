@@ -260,7 +260,7 @@ def _comments(raw: str, start: int) -> Iterator[tuple[int, int]]:
     span, a code block, a list item or inside a paragraph's line stays: the model reads it.
     In such a block every `<!-- … -->` goes, as `/<!--[\\s\\S]*?-->/g` finds them, and any
     text after the last one stays."""
-    if _COMMENT_BLOCK.search(raw, start) is None:
+    if _block_comment_at(raw, start) < 0:
         return
     for block_start, block_end in _comment_blocks(raw, start):
         position = block_start
@@ -272,7 +272,24 @@ def _comments(raw: str, start: int) -> Iterator[tuple[int, int]]:
             yield opening, position
 
 
-_COMMENT_BLOCK = re.compile(r"^ {0,3}<!--", re.MULTILINE)
+def _block_comment_at(raw: str, start: int) -> int:
+    """Where the first line from `start` that starts `<!--` (after up to three spaces)
+    starts, or -1; found with `str.find`, not a multiline regex, which costs a second
+    for a 20 MB index holding no comment."""
+    position = start
+    while (opening := raw.find("<!--", position)) >= 0:
+        # Only the four characters before it can tell: a line start, then up to 3 spaces.
+        newline = raw.rfind("\n", max(start, opening - 4), opening)
+        if newline >= 0:
+            line_start = newline + 1
+        elif opening - start <= 3:
+            line_start = start  # `start` is a line start
+        else:
+            line_start = -1
+        if line_start >= 0 and not raw[line_start:opening].strip(" "):
+            return line_start
+        position = opening + 4
+    return -1
 
 
 def _comment_blocks(raw: str, start: int) -> Iterator[tuple[int, int]]:
@@ -284,23 +301,32 @@ def _comment_blocks(raw: str, start: int) -> Iterator[tuple[int, int]]:
     if end - start > MARKDOWN_LIMIT:
         newline = raw.find("\n", start + MARKDOWN_LIMIT)
         end = end if newline < 0 else newline + 1
-    head = raw[start:end]
+    # Whether a line opens a block depends only on the lines before it: the Markdown is read
+    # up to the line holding the last `-->` (most indexes: a comment in their first lines).
+    closing = raw.rfind("-->", start, end)
+    if closing >= 0:
+        yield from _parsed_comment_blocks(raw, start, raw.find("\n", closing, end))
+    position = end
+    while (line_start := _block_comment_at(raw, position)) >= 0:
+        closing = raw.find("-->", raw.find("<!--", line_start) + 4)
+        if closing < 0:
+            return
+        newline = raw.find("\n", closing)
+        position = len(raw) if newline < 0 else newline + 1
+        yield line_start, position
+
+
+def _parsed_comment_blocks(raw: str, start: int, newline: int) -> Iterator[tuple[int, int]]:
+    """`_comment_blocks` from `start` to the line ending at `newline` (-1: the text's end)."""
+    head = raw[start:] if newline < 0 else raw[start:newline + 1]
     starts = [start, *(start + match.end() for match in re.finditer("\n", head))]
-    if starts[-1] != end:
-        starts.append(end)
+    if starts[-1] != start + len(head):
+        starts.append(start + len(head))
     for token in _block_parser().parse(head.replace("\r\n", "\n")):
         if (token.type == "html_block" and token.level == 0 and token.map
                 and token.content.lstrip(" ").startswith("<!--")):
             first, last = token.map
             yield starts[first], starts[min(last, len(starts) - 1)]
-    position = end
-    while (found := _COMMENT_BLOCK.search(raw, position)) is not None:
-        closing = raw.find("-->", found.end())
-        if closing < 0:
-            return
-        newline = raw.find("\n", closing)
-        position = len(raw) if newline < 0 else newline + 1
-        yield found.start(), position
 
 
 @cache
