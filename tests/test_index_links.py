@@ -450,7 +450,7 @@ def test_audit_and_projects_json_read_real_index_styles(claude_home, tmp_path):
     code, report = memtui("audit", str(project))
     _, projects = memtui("projects")
 
-    assert code == 1  # the link leaving the store is an error
+    assert code == 0  # a link made out of the store is a warning: every memory is seen
     assert {m["file"]: m["indexed"] for m in report["memories"]} == dict.fromkeys(
         ["feedback_testing.md", "hub.md", "project_launch.md", "reference_dashboards.md",
          "release notes.md", "user_role.md"], True)
@@ -459,7 +459,7 @@ def test_audit_and_projects_json_read_real_index_styles(claude_home, tmp_path):
         ("outside_store", 11, "../.agent/notes.md"),
         ("unmatched_wiki_link", 16, "incident-retro"),
     ]
-    assert set(report) == {"store", "index", "memories", "findings", "target"}
+    assert set(report) == {"store", "index", "memories", "cost", "findings", "target"}
     assert [p["memories"] for p in projects] == [6]
 
 
