@@ -69,8 +69,11 @@ class Cost:
         parts = []
         if self.stranded:
             parts.append("no session loads this store")
-        if self.unseen:
-            of = f" of {memories:,}" if memories and memories > self.unseen else ""
+        if self.unseen and memories == self.unseen:
+            parts.append("Claude cannot see its memory" if memories == 1
+                         else f"Claude cannot see any of its {memories:,} memories")
+        elif self.unseen:
+            of = f" of {memories:,}" if memories else ""
             parts.append(f"Claude cannot see {self.unseen:,}{of} "
                          f"{'memory' if self.unseen == 1 and not of else 'memories'}")
         if self.broken:
