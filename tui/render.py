@@ -200,9 +200,10 @@ def print_audit(report, target, no_rescue: str | None = None) -> None:
 
     # The index lines the cut can still take, against the memories that want one.
     room = max(0, MAX_LINES - store.index.loaded_lines) - cost.unseen
-    first = [group for group in order if triage.is_first(groups[group][0])]
-    for title, kinds in triage.FIRST:
-        shown = [group for group in first if group[1] in kinds]
+    sections = {group: triage.section(groups[group][0]) for group in order}
+    first = [group for group in order if sections[group]]
+    for title in [title for title, _ in triage.FIRST] + [triage.OTHER_ERRORS]:
+        shown = [group for group in first if sections[group] == title]
         if not shown:
             continue
         console.print()

@@ -27,9 +27,15 @@ _SEVERITY = {"error": 0, "warning": 1, "info": 2}
 TYPE_RANK = {"feedback": 0, "user": 1, "project": 2, "reference": 3}
 
 
-def is_first(finding: Finding) -> bool:
-    """Whether the finding belongs to a group the user acts on first."""
-    return finding.kind in _RANK and (finding.severity == "error" or finding.kind == "secret")
+OTHER_ERRORS = "Other errors"  # an error of a kind the groups above do not name
+
+
+def section(finding: Finding) -> str | None:
+    """The title of the group the user acts on first that the finding belongs to; None for
+    a warning or a note."""
+    if finding.severity != "error" and finding.kind not in SECRETS:
+        return None
+    return next((title for title, kinds in FIRST if finding.kind in kinds), OTHER_ERRORS)
 
 
 def kind_order(findings: Iterable[Finding]) -> list[tuple[str, str]]:
