@@ -67,8 +67,8 @@ def test_only_long_lines_and_links_out_of_the_store_exit_0(claude_home, capsys, 
     report = json.loads(out)
     assert {f["kind"]: f["severity"] for f in report["findings"]} == {
         "long_index_line": "warning", "outside_store": "warning"}
-    assert report["cost"] == {"unseen": 0, "stranded": False, "broken": 0, "secrets": 0,
-                              "errors": 0, "warnings": 2, "info": 0}
+    assert report["cost"] == {"unseen": 0, "stranded": False, "cut": False, "broken": 0,
+                              "secrets": 0, "errors": 0, "warnings": 2, "info": 0}
 
 
 def test_audit_all_names_first_the_stores_that_hide_most(claude_home, capsys, tmp_path):
@@ -84,3 +84,17 @@ def test_audit_all_names_first_the_stores_that_hide_most(claude_home, capsys, tm
     assert top[0] == "Needs a look first (2 of 3 stores with errors):"
     assert "big" in top[1] and "Claude cannot see 9 of 10 memories" in top[1]
     assert "small" in top[2] and "Claude cannot see 1 of 2 memories" in top[2]
+
+
+def test_an_index_whose_own_text_runs_past_the_cut_fails_and_says_so(claude_home, capsys,
+                                                                     tmp_path):
+    # The shape of real indexes that hold their facts themselves: no link past the cut,
+    # but what the index says there is lost.
+    store = live_store(claude_home, tmp_path / "prose")
+    write_memory(store, "a.md", memory_text("a"))
+    write_index(store, [index_line("a.md"), *(f"- fact {n}: the mac mini needs SSH on"
+                                              for n in range(230))])
+    code, out = run(capsys, "--config-dir", str(claude_home.home), "audit", str(store))
+    assert code == 1
+    assert "Claude cannot see the end of the index." in out
+    assert "so what the index says after that is invisible" in out

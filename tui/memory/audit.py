@@ -2,13 +2,13 @@
 
 Severity rules (an error is what makes `memtui audit` exit 1):
 - error: the model cannot see a memory it should (unindexed, beyond_cut, stranded_store,
-  index_over_limit when links sit past the cut), or a file Claude Code cannot read or
-  parse (unreadable, bad_frontmatter).
+  index_over_limit: links or the index's own text past the cut), or a file Claude Code
+  cannot read or parse (unreadable, bad_frontmatter).
 - warning: wasted or misleading context that still loads (dangling, long_index_line over
-  150 or 200, index_over_limit when only text sits past the cut, outside_store: a link or
-  symlink the user made out of the store, which Claude follows and memtui never writes
-  through, duplicate, sync_conflict: both texts of a conflict `memtui sync`
-  could not merge, between marker lines), metadata the selector relies on
+  150 or 200, outside_store: a link or symlink the user made out of the store, which
+  Claude follows and memtui never writes through, duplicate, sync_conflict: both texts of
+  a conflict `memtui sync` could not merge, between marker lines), metadata the selector
+  relies on
   (missing_frontmatter, missing_description, unknown_type), recall limits
   (beyond_recall_scan), and a checked-in setting that tries to move memory
   (untrusted_setting).
@@ -139,10 +139,13 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
         if index.cut in ("chars", "both"):
             limits.append(f"{index.chars:,} characters (limit {MAX_CHARS:,})")
         hidden = sum(1 for link in index.links if not link.visible)
+        # Text past the cut is lost too: an index that holds facts itself loses them.
+        lost = (f"{plural(hidden, 'link')} after that {'is' if hidden == 1 else 'are'} "
+                "invisible" if hidden else "what the index says after that is invisible")
         yield Finding(
-            "index_over_limit", "error" if hidden else "warning", name, index.loaded_lines + 1,
+            "index_over_limit", "error", name, index.loaded_lines + 1,
             f"{name} has {' and '.join(limits)}; Claude loads only the first "
-            f"{index.loaded_lines} lines, so {plural(hidden, 'link')} after that {'is' if hidden == 1 else 'are'} invisible",
+            f"{index.loaded_lines} lines, so {lost}",
         )
     for line in index.raw_lines.longer_than(LINE_WARN):
         if line.state == "stripped":

@@ -53,6 +53,7 @@ class Cost:
 
     unseen: int  # memories Claude cannot see (none at start, none through a link)
     stranded: bool  # a store no session loads, its memories not rescued yet
+    cut: bool  # an index past its limits: its end is invisible
     broken: int  # files Claude Code cannot read or parse
     secrets: int
     errors: int
@@ -62,12 +63,12 @@ class Cost:
     @property
     def rank(self) -> tuple:
         """Sorts the store that needs a look first first."""
-        return (-(self.unseen + self.stranded), -self.broken, -self.secrets, -self.errors,
-                -self.warnings)
+        return (-(self.unseen + self.stranded), -self.cut, -self.broken, -self.secrets,
+                -self.errors, -self.warnings)
 
     @property
     def needs_look(self) -> bool:
-        return bool(self.unseen or self.stranded or self.broken or self.secrets or self.errors)
+        return bool(self.errors or self.secrets)
 
     def headline(self, memories: int | None = None) -> str:
         """One sentence: what costs most, or that nothing does; `memories`: how many the
@@ -82,26 +83,30 @@ class Cost:
             of = f" of {memories:,}" if memories else ""
             parts.append(f"Claude cannot see {self.unseen:,}{of} "
                          f"{'memory' if self.unseen == 1 and not of else 'memories'}")
+        elif self.cut:
+            parts.append("Claude cannot see the end of the index")
         if self.broken:
             parts.append(f"{plural(self.broken, 'file')} Claude Code cannot read")
         if self.secrets:
             parts.append(f"{plural(self.secrets, 'credential')} in memory")
+        if not parts and self.errors:
+            return plural(self.errors, "error")  # of a kind none of the above names
         if not parts:
             return ("nothing hides a memory from Claude"
                     + (f"; {plural(self.warnings, 'warning')}" if self.warnings else ""))
         return "; ".join(parts)
 
     def to_json(self) -> dict:
-        return {"unseen": self.unseen, "stranded": self.stranded, "broken": self.broken,
-                "secrets": self.secrets, "errors": self.errors, "warnings": self.warnings,
-                "info": self.infos}
+        return {"unseen": self.unseen, "stranded": self.stranded, "cut": self.cut,
+                "broken": self.broken, "secrets": self.secrets, "errors": self.errors,
+                "warnings": self.warnings, "info": self.infos}
 
 
 def cost(findings: Sequence[Finding]) -> Cost:
     unseen: set[str] = set()
     broken: set[str | None] = set()
     counts = dict.fromkeys(_SEVERITY, 0)
-    stranded = secrets = 0
+    stranded = cut = secrets = 0
     for finding in findings:
         counts[finding.severity] = counts.get(finding.severity, 0) + 1
         kind = finding.kind
@@ -109,9 +114,11 @@ def cost(findings: Sequence[Finding]) -> Cost:
             unseen.add(finding.file)
         elif kind == "stranded_store" and finding.severity == "error":
             stranded = 1
+        elif kind == "index_over_limit" and finding.severity == "error":
+            cut = 1
         elif kind in BROKEN and finding.severity == "error":
             broken.add(finding.file)
         elif kind == "secret":
             secrets += 1
-    return Cost(len(unseen), bool(stranded), len(broken), secrets, counts["error"],
+    return Cost(len(unseen), bool(stranded), bool(cut), len(broken), secrets, counts["error"],
                 counts["warning"], counts["info"])
