@@ -155,6 +155,8 @@ def print_projects(rows: list[ProjectRow], home: Path) -> None:
 
 def print_audit(report, target, no_rescue: str | None = None) -> None:
     """`no_rescue`: why a stranded store has no store to be rescued into, when it has none."""
+    from tui.memory.index import MAX_LINES  # loaded with the store
+
     console = _console()
     store = report.store
     console.print(Text(f"Store {condense(str(store.path))}", style="bold"))
@@ -196,8 +198,6 @@ def print_audit(report, target, no_rescue: str | None = None) -> None:
 
     elided = False
     hinted: set[str] = set()
-    from tui.memory.index import MAX_LINES  # loaded with the store
-
     # The index lines the cut can still take, against the memories that want one.
     room = max(0, MAX_LINES - store.index.loaded_lines) - cost.unseen
     sections = {group: triage.section(groups[group][0]) for group in order}
@@ -249,7 +249,7 @@ def _print_fix(console: Console, kind: str, found, store: Path, no_rescue: str |
     elif kind in ("unindexed", "beyond_cut") and room >= 0:
         hint = f"fix: memtui fix {quoted} relink puts them inside the loaded cut"
     elif kind in ("unindexed", "beyond_cut"):
-        hint = (f"fix: they do not all fit in the loaded cut (200 lines): "
+        hint = ("fix: they do not all fit in the loaded cut: "
                 f"memtui fix {quoted} relink FILE... links the ones Claude should see")
     elif kind == "stale_path" and any(f.other for f in found):
         hint = f"fix: memtui fix {quoted} repath writes each renamed path's successor in its place"
