@@ -175,7 +175,7 @@ async def test_the_rescue_writes_paths_under_the_home_directory_from_tilde(rescu
         assert str(tmp_path) not in listed
 
 
-async def test_a_rescue_with_nothing_to_change_says_so_with_paths_from_tilde(
+async def test_r_on_a_rescued_store_offers_its_archive_with_paths_from_tilde(
         rescue_home, tmp_path, monkeypatch):
     from tui.history.recovery import apply_journalled
     from tui.memory.rescue import prepare_rescue
@@ -188,8 +188,9 @@ async def test_a_rescue_with_nothing_to_change_says_so_with_paths_from_tilde(
         await open_store(app, pilot, project_of(rescue_home, rescue_home.stranded))
         await pilot.press("R")
         await settle(app, pilot)
-        said = list(app._notifications)[-1].message
-    assert f"is already in ~/{rescue_home.live.relative_to(tmp_path)} (identical)" in said
+        assert isinstance(app.screen, ConfirmScreen)
+        said = " ".join(painted(s.content) for s in app.screen.query(Static))
+    assert f"is in ~/{rescue_home.live.relative_to(tmp_path)} already: the rescue is done" in said
     assert str(tmp_path) not in said
 
 
@@ -214,3 +215,33 @@ def test_a_rescue_that_would_push_entries_out_names_only_the_keys_that_make_room
     assert confirmation.summary[-1] == (f"To make room first, open {tmp_path / 'live'} and "
                                         f"press {keys} there.")
 
+
+
+async def test_after_the_rescue_the_store_is_done_and_r_offers_to_archive_it_undoably(
+        rescue_home):
+    stranded_before = snapshot(rescue_home.stranded, recursive=True)
+    app = MemtuiApp(rescue_home.home, rescue_home.env)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await rescue_shown(app, pilot, rescue_home)
+        await pilot.press("y")  # the rescue
+        await settle(app, pilot)
+        screen = app.screen
+        await pilot.press("3")
+        await settle(app, pilot)
+        view = screen.query_one(FindingsView)
+        found = {row.finding.kind: row.finding.severity for row in view.rows}
+        assert found.get("rescued_store") == "info" and "stranded_store" not in found
+        assert "error" not in found.values()
+
+        await pilot.press("R")  # again: the store is done, the offer is to archive it
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        shown = " ".join(painted(s.content) for s in app.screen.query(Static))
+        assert "the rescue is done" in shown and "memtui's archive" in shown
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert app.screen is screen
+        assert not any(path.is_file() for path in rescue_home.stranded.rglob("*"))
+        await pilot.press("u")
+        await settle(app, pilot)
+    assert snapshot(rescue_home.stranded, recursive=True) == stranded_before

@@ -91,7 +91,7 @@ def test_audit_dangling_link_names_its_target(store):
     )
 
 
-def test_audit_long_index_line_warning_over_150_error_over_200(store):
+def test_audit_long_index_lines_are_warnings_they_hide_nothing(store):
     write_memory(store, "a.md", GOOD)
     write_memory(store, "b.md", memory_text("b", "other", "user", "Other.\n"))
     write_index(store, [
@@ -100,7 +100,9 @@ def test_audit_long_index_line_warning_over_150_error_over_200(store):
         "z" * 150,
     ])
     long_lines = [f for f in audit(store) if f.kind == "long_index_line"]
-    assert [(f.line, f.severity) for f in long_lines] == [(1, "warning"), (2, "error")]
+    assert [(f.line, f.severity) for f in long_lines] == [(1, "warning"), (2, "warning")]
+    assert "keep it under 200" in long_lines[1].message
+    assert cli.main(["audit", str(store)]) == 0  # every memory is seen: no error
 
 
 def test_audit_missing_frontmatter_is_a_warning_on_line_1(store):
@@ -362,15 +364,15 @@ def test_audit_symlinked_memory_pointing_outside_the_store(store, tmp_path):
     write_index(store, [index_line("linked.md")])
     findings = audit(store)
     by_file = only(findings, "outside_store", "linked.md")
-    assert (by_file.severity, by_file.target) == ("error", str(outside))
+    assert (by_file.severity, by_file.target) == ("warning", str(outside))
     by_link = only(findings, "outside_store", "MEMORY.md")
     assert by_link.line == 1
 
 
-def test_audit_index_link_leaving_the_store(store):
-    write_index(store, ["- [Up](../x.md) — escapes"])
+def test_audit_index_link_leaving_the_store_is_a_warning(store):
+    write_index(store, ["- [Up](../x.md) — escapes"])  # made by hand: Claude follows it
     finding = only(audit(store), "outside_store")
-    assert (finding.severity, finding.line, finding.target) == ("error", 1, "../x.md")
+    assert (finding.severity, finding.line, finding.target) == ("warning", 1, "../x.md")
 
 
 FINDING_FIELDS = st.tuples(

@@ -211,7 +211,7 @@ def test_a_second_fix_rescue_says_only_that_there_is_nothing_to_change(rescue_ho
     assert (code, err) == (0, "")
     assert out.startswith(f"Nothing to change in {rescue_home.live}:\n")
     assert f"  feedback_tabs.md is already in {rescue_home.live} (identical); not copied." in out
-    assert "Rescue 0 memories" not in out and "undo" not in out
+    assert "Rescue 0 memories" not in out and "Undo it with" not in out
     code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "rescue",
                          "--dry-run", "--json")
     said = json.loads(out)
@@ -351,3 +351,43 @@ def test_audit_of_a_checkout_path_says_why_it_names_its_store(rescue_home, tmp_p
     assert json.loads(out)["target"] == {"how": "project path", "why": why, "keyed_store": None}
     code, out, _ = run(rescue_home, capsys, "audit", str(path), *options)
     assert f"chosen because {why}" in out.splitlines()
+
+
+def test_a_rescued_stranded_store_is_no_error_and_retire_archives_it_undoably(rescue_home,
+                                                                             capsys):
+    stranded = rescue_home.stranded
+    assert run(rescue_home, capsys, "audit", str(stranded))[0] == 1
+    before = snapshot(stranded, recursive=True)
+    run(rescue_home, capsys, "fix", str(stranded), "rescue", "--yes")
+
+    code, out, err = run(rescue_home, capsys, "audit", str(stranded))
+    assert (code, err) == (0, ""), out
+    assert f"memtui fix {stranded} retire archives it" in out
+    code, out, _ = run(rescue_home, capsys, "audit", str(stranded), "--json")
+    [finding] = [f for f in json.loads(out)["findings"] if f["kind"].endswith("_store")]
+    assert (finding["kind"], finding["severity"], finding["target"]) == (
+        "rescued_store", "info", str(rescue_home.live))
+    code, out, _ = run(rescue_home, capsys, "audit", "--all", "--json")
+    [entry] = [e for e in json.loads(out) if e["store"] == str(stranded)]
+    assert entry["errors"] == 0
+    code, out, _ = run(rescue_home, capsys, "fix", str(stranded), "rescue", "--dry-run")
+    assert f"The rescue is done: nothing of {stranded} is lost" in out
+
+    code, out, err = run(rescue_home, capsys, "fix", str(stranded), "retire", "--yes")
+    assert (code, err) == (0, ""), err
+    assert not any(path.is_file() for path in stranded.rglob("*"))
+    from tui.memory.writes import archive_dir
+
+    archived = snapshot(archive_dir(stranded), recursive=True)
+    assert archived == {file: data for file, data in before.items() if file in archived}
+    assert {"feedback_tabs.md", "topics/api.md", "MEMORY.md"} <= set(archived)
+    code, out, err = run(rescue_home, capsys, "undo", str(stranded))
+    assert (code, err) == (0, "")
+    assert snapshot(stranded, recursive=True) == before
+
+
+def test_retire_before_the_rescue_is_refused_and_writes_nothing(rescue_home, capsys):
+    before = snapshot(rescue_home.stranded, recursive=True)
+    code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "retire", "--yes")
+    assert code == 2 and "rescue` first" in one_sentence(err)
+    assert snapshot(rescue_home.stranded, recursive=True) == before

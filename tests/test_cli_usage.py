@@ -105,7 +105,7 @@ def test_fix_without_arguments_names_the_repairs_in_one_sentence(capsys):
     code, out, err = run(capsys, "fix")
     assert (code, out) == (2, "")
     assert err == ("memtui: `memtui fix` needs a REPAIR: relink, dangling, shorten, redact, "
-                   "repath, archive, delete or rescue (`memtui fix --help` says what each "
+                   "repath, archive, delete, rescue or retire (`memtui fix --help` says what each "
                    "does).\n")
 
 

@@ -215,8 +215,9 @@ def test_after_the_rescue_the_doctor_says_nothing_of_the_stranded_store_is_lost(
 
     check = doctor(home.home, home.stranded, capsys)["memory_dir"]
     assert check["status"] == "ok" and check["fix"] is None
-    assert (f"but every memory of it is in {home.live} already, so none is lost (the store is "
-            "yours to delete once you have checked)") in check["message"]
+    assert (f"but every memory of it is in {home.live} already, so none is lost (the rescue "
+            "is done: ") in check["message"]
+    assert f"fix {home.stranded} retire archives it, undo brings it back)" in check["message"]
     # A line the live index lost since brings the warning, and the rescue, back.
     index = home.live / "MEMORY.md"
     index.write_text("".join(line for line in index.read_text(encoding="utf-8")

@@ -31,6 +31,26 @@ def test_loaded_cut_strips_html_comments_before_counting_lines():
     assert all(line.state == "stripped" for line in index.raw_lines[150:211])
 
 
+def test_only_html_comments_standing_as_their_own_block_are_stripped():
+    # Claude Code removes a comment that is a block of its own (a line starting `<!--`, at
+    # the top level); the model reads one in a code span, in a paragraph's line, in code
+    # or in a list item.
+    raw = ("<!-- curated by hand -->\n"
+           "- [Hooks](hooks.md) — mark files with `<!-- PLATFORM: x -->` first\n"
+           "- [B](b.md) <!-- inline --> stays\n"
+           "```\n<!-- in code -->\n```\n"
+           "- [C](c.md)\n  <!-- in the item -->\n"
+           "<!-- a --> after <!-- b -->\n")
+    index = parse_index(raw)
+    assert index.loaded == (
+        "- [Hooks](hooks.md) — mark files with `<!-- PLATFORM: x -->` first\n"
+        "- [B](b.md) <!-- inline --> stays\n"
+        "```\n<!-- in code -->\n```\n"
+        "- [C](c.md)\n  <!-- in the item -->\n"
+        " after")
+    assert [line.state for line in index.raw_lines][:3] == ["stripped", "loaded", "loaded"]
+
+
 def test_loaded_cut_trims_leading_and_trailing_whitespace():
     index = parse_index("\n\n  \n- [A](a.md)\n\n\n")
     assert index.loaded == "- [A](a.md)"

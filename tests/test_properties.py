@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from tui.memory import frontmatter
 from tui.memory.audit import audit_store
@@ -47,9 +48,19 @@ any_text = piece_text | broken_yaml | huge_line | st.text()
 
 
 def stripped(raw: str) -> str:
+    """The text Claude Code loads: comments go only from HTML blocks at the top level."""
     match = FRONTMATTER.match(raw)
     body = raw[match.end():] if match else raw
-    return COMMENT.sub("", body).strip(JS_WHITESPACE)
+    lines = body.split("\n")
+    parser = MarkdownIt("commonmark", {"html": True})
+    parser.core.ruler.disable(["normalize"])
+    for token in parser.parse(body.replace("\r\n", "\n")):
+        if token.type == "html_block" and token.level == 0 and \
+                token.content.lstrip(" ").startswith("<!--"):
+            first, last = token.map
+            block = COMMENT.sub("", "\n".join(lines[first:last]))
+            lines[first:last] = [block] + [None] * (last - first - 1)
+    return "\n".join(line for line in lines if line is not None).strip(JS_WHITESPACE)
 
 
 @FAST

@@ -17,12 +17,13 @@ from rich.text import Text
 
 from tui.claude import paths
 from tui.claude.discovery import Project
+from tui.memory import triage
 from tui.visible import raw_stream, visible
 from tui.words import plural
 
 UNWRAPPED = 100_000  # the width human output gets when it is not going to a terminal
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-SHOWN_PER_KIND = 30  # findings of one kind printed by `audit`; a count says how many more
+SHOWN_PER_KIND = 8  # findings of one costly kind printed by `audit`; a count says how many more
 
 
 def condense(path: str | None, home: str | None = None) -> str:
@@ -154,6 +155,8 @@ def print_projects(rows: list[ProjectRow], home: Path) -> None:
 
 def print_audit(report, target, no_rescue: str | None = None) -> None:
     """`no_rescue`: why a stranded store has no store to be rescued into, when it has none."""
+    from tui.memory.index import MAX_LINES  # loaded with the store
+
     console = _console()
     store = report.store
     console.print(Text(f"Store {condense(str(store.path))}", style="bold"))
@@ -179,46 +182,91 @@ def print_audit(report, target, no_rescue: str | None = None) -> None:
     if not report.findings:
         console.print(Text("No findings: Claude sees every memory.", style="green"))
         return
-    counts: dict[str, int] = {}
-    groups: dict[tuple[str, str], list] = {}  # (severity, kind): findings
+    cost = triage.cost(report.findings)
+    headline = cost.headline(len(store.memories))
+    console.print(Text(headline[:1].upper() + headline[1:] + ".",
+                       style="bold red" if cost.needs_look else "green"))
+    groups: dict[tuple[str, str], list] = {}
     for finding in report.findings:
-        counts[finding.kind] = counts.get(finding.kind, 0) + 1
         groups.setdefault((finding.severity, finding.kind), []).append(finding)
-    ranks = {severity: rank for rank, severity in enumerate(SEVERITY_STYLE)}
-    # A file that cannot be read comes first: what else is said about it may be its garbage.
-    order = sorted(groups, key=lambda group: (ranks[group[0]], group[1] != "unreadable",
-                                              group[1]))
-    kinds = dict.fromkeys(kind for _, kind in order)
-    console.print(", ".join(f"{counts[kind]:,} {kind}" for kind in kinds), style="dim")
-    last_group = {kind: (severity, kind) for severity, kind in order}
-    shown: dict[str, int] = {}
-    for severity, kind in order:
-        # Only what is printed is sorted: a 50 MB index has half a million findings.
-        room = max(0, SHOWN_PER_KIND - shown.get(kind, 0))
-        group = groups[severity, kind]
-        for finding in heapq.nsmallest(room, group, key=lambda f: f.file or ""):
-            console.print(_finding_line(finding))
-        shown[kind] = shown.get(kind, 0) + min(room, len(group))
-        if last_group[kind] == (severity, kind) and counts[kind] > shown[kind]:
-            console.print(Text(f"        ... and {counts[kind] - shown[kind]:,} more {kind} "
-                               "(--json lists every finding)", style="dim"))
-        if kind == "stranded_store" and no_rescue:
-            console.print(Text(f"        no rescue: no store to copy its memories into "
-                               f"({condense_paths(visible(no_rescue))})", style="dim"))
-        elif kind == "stranded_store":
-            console.print(Text(f"        fix: memtui fix {visible(shlex.quote(str(store.path)))} rescue "
-                               "copies its memories into the store its sessions use",
-                               style="dim"))
-        if kind == "stale_path" and any(f.other for f in group):
-            console.print(Text(f"        fix: memtui fix {visible(shlex.quote(str(store.path)))} "
-                               "repath writes each renamed path's successor in its place",
-                               style="dim"))
+    order = triage.kind_order(report.findings)
+    types = {memory.file: memory.type for memory in store.memories}
+
+    def costliest(finding) -> tuple:  # the rules of how to work first, then by name
+        return (triage.TYPE_RANK.get(types.get(finding.file), len(triage.TYPE_RANK)),
+                finding.file or "", finding.line or 0)
+
+    elided = False
+    hinted: set[str] = set()
+    # The index lines the cut can still take, against the memories that want one.
+    room = max(0, MAX_LINES - store.index.loaded_lines) - cost.unseen
+    sections = {group: triage.section(groups[group][0]) for group in order}
+    first = [group for group in order if sections[group]]
+    for title in [title for title, _ in triage.FIRST] + [triage.OTHER_ERRORS]:
+        shown = [group for group in first if sections[group] == title]
+        if not shown:
+            continue
+        console.print()
+        console.print(Text(title, style="bold"))
+        for group in shown:
+            found = groups[group]
+            # Only what is printed is sorted: a 50 MB index has half a million findings.
+            for finding in heapq.nsmallest(SHOWN_PER_KIND, found, key=costliest):
+                console.print(_finding_line(finding))
+            if len(found) > SHOWN_PER_KIND:
+                elided = True
+                console.print(Text(f"        ... and {len(found) - SHOWN_PER_KIND:,} more "
+                                   f"{group[1]}", style="dim"))
+            _print_fix(console, group[1], found, store.path, no_rescue, hinted, room)
+    rest = [group for group in order if group not in first]
+    if rest:
+        console.print()
+        console.print(Text("Also found" if first else "Found", style="bold"))
+    for group in rest:
+        found = groups[group]
+        example = min(found, key=lambda f: (f.file or "", f.line or 0))
+        if len(found) > 1:
+            elided = True
+        console.print(_finding_line(example, count=len(found)))
+        _print_fix(console, group[1], found, store.path, no_rescue, hinted, room)
+    if elided:
+        console.print(Text("memtui audit --json lists every finding.", style="dim"))
 
 
-def _finding_line(finding) -> Text:
+def _print_fix(console: Console, kind: str, found, store: Path, no_rescue: str | None,
+               hinted: set[str], room: int) -> None:
+    """The repair of a group of findings, when memtui has one and has not said it; `room`:
+    the index lines left in the cut once every unseen memory has one (below 0: they do
+    not all fit)."""
+    quoted = visible(shlex.quote(str(store)))
+    if kind == "stranded_store" and no_rescue:
+        hint = (f"no rescue: no store to copy its memories into "
+                f"({condense_paths(visible(no_rescue))})")
+    elif kind == "stranded_store":
+        hint = f"fix: memtui fix {quoted} rescue copies its memories into the store its sessions use"
+    elif kind == "rescued_store":
+        hint = f"fix: memtui fix {quoted} retire archives it (memtui undo brings it back)"
+    elif kind in ("unindexed", "beyond_cut") and room >= 0:
+        hint = f"fix: memtui fix {quoted} relink puts them inside the loaded cut"
+    elif kind in ("unindexed", "beyond_cut"):
+        hint = ("fix: they do not all fit in the loaded cut: "
+                f"memtui fix {quoted} relink FILE... links the ones Claude should see")
+    elif kind == "stale_path" and any(f.other for f in found):
+        hint = f"fix: memtui fix {quoted} repath writes each renamed path's successor in its place"
+    else:
+        return
+    if hint not in hinted:
+        hinted.add(hint)
+        console.print(Text(f"        {hint}", style="dim"))
+
+
+def _finding_line(finding, count: int = 1) -> Text:
+    """A finding; with a `count`, as the example of that many of its kind."""
     line = Text()
     line.append(f"{finding.severity:<8}", style=SEVERITY_STYLE[finding.severity])
     line.append(f"{finding.kind}  ", style="bold")
+    if count > 1:
+        line.append(f"×{count:,}, e.g. ", style="bold")
     line.append(visible(finding.message))
     # beyond_cut's line is the MEMORY.md line, which its message already names.
     if finding.line and finding.file and finding.kind != "beyond_cut":
@@ -226,8 +274,30 @@ def _finding_line(finding) -> Text:
     return line
 
 
+NEEDS_A_LOOK = 5  # stores `audit --all` names first
+
+
 def print_audit_summary(audits, labels: dict[Path, str]) -> None:
     console = _console()
+    costs = {audit.store: triage.cost(audit.findings) for audit in audits}
+    ranked = sorted((audit for audit in audits if costs[audit.store].needs_look),
+                    key=lambda audit: costs[audit.store].rank)
+    if ranked:
+        console.print(Text(f"Needs a look first ({len(ranked)} of {plural(len(audits), 'store')}"
+                           " with errors):", style="bold"))
+        for place, audit in enumerate(ranked[:NEEDS_A_LOOK], start=1):
+            line = Text(f"{place:>2}. ")
+            line.append(condense(labels.get(audit.store, str(audit.store))), style="bold")
+            line.append(f"  {costs[audit.store].headline(audit.memories)}")
+            console.print(line)
+        if len(ranked) > NEEDS_A_LOOK:
+            console.print(Text(f"    ... and {len(ranked) - NEEDS_A_LOOK} more (errors column)",
+                               style="dim"))
+        console.print(Text("memtui audit STORE says what and how to fix it.", style="dim"))
+        console.print()
+    else:
+        console.print(Text(f"No store hides a memory from Claude ({plural(len(audits), 'store')}"
+                           " audited).", style="green"))
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("project", overflow="fold", ratio=_fill(console))
     table.add_column("memories", justify="right", no_wrap=True)

@@ -8,6 +8,7 @@
     memtui fix [TARGET] archive FILE...     remove memories, a copy kept in the archive
     memtui fix [TARGET] delete FILE...      remove memories (undo brings them back)
     memtui fix STRANDED rescue              copy a stranded store's memories home
+    memtui fix STRANDED retire              archive a stranded store its rescue emptied
 
 The plans are `tui.memory.curate`'s (a rescue's, `tui.memory.rescue`'s) and the write is the app's (`apply_journalled`), so a
 repair made here is the same change, journalled and undoable, as the key in the app. A
@@ -49,6 +50,8 @@ REPAIRS = {
     "delete": ("required", "remove memories and their index lines (undo brings them back)"),
     "rescue": ("none", "copy a stranded store's memories into the store its sessions use now "
                        "(undo there takes it back)"),
+    "retire": ("none", "archive a stranded store whose every memory a rescue brought home "
+                       "(undo brings it back)"),
 }
 NOTHING = {  # what an empty plan means, when its summary does not say
     "relink": "No orphan: every memory is linked inside the loaded cut.",
@@ -65,7 +68,7 @@ def add_fix_command(commands) -> None:
     repairs = "\n".join(f"  {name:9} {what}" for name, (_, what) in REPAIRS.items())
     fix = commands.add_parser(
         "fix", help="repair a store as the app does (relink, dangling, shorten, redact, "
-                    "repath, archive, delete, rescue)",
+                    "repath, archive, delete, rescue, retire)",
         usage="memtui fix [TARGET] REPAIR [FILE | LINE ...] [--yes | --dry-run] [--json] "
               "[--push-out]",
         description="Repair a store as the app does: show the change, ask, apply it\n"
@@ -110,8 +113,9 @@ def _split_words(words: list[str]) -> tuple[str | None, str, list[str]]:
 def _check_usage(args: argparse.Namespace, repair: str, files: list[str]) -> None:
     takes, _ = REPAIRS[repair]
     if takes == "none" and files:
-        raise UsageError(f"`memtui fix {repair}` takes no FILE: it rescues every memory of "
-                         "the stranded store.")
+        what = ("rescues every memory of" if repair == "rescue"
+                else "archives every memory and index of")
+        raise UsageError(f"`memtui fix {repair}` takes no FILE: it {what} the stranded store.")
     if takes == "required" and not files:
         raise UsageError(f"`memtui fix {repair}` needs the memory files to {repair}.")
     if args.yes and args.dry_run:
@@ -228,6 +232,25 @@ def _rescue(args: argparse.Namespace, stranded: Path):
     return rescue.live, rescue.plan
 
 
+def _retire(args: argparse.Namespace, stranded: Path):
+    """The plan archiving a stranded store whose rescue is done, or why not (UsageError)."""
+    from tui.cli.support import config_home_of, env_of
+    from tui.memory.rescue import finished_rescue, plan_retire
+    from tui.memory.store import load_store
+
+    rescue = finished_rescue(stranded, config_home_of(args), env_of(args), args.settings)
+    if rescue is None:
+        raise UsageError(f"{stranded} is not a stranded store whose every memory is home: "
+                         f"`{command_name()} fix {shlex.quote(str(stranded))} rescue` first "
+                         "(it says what it would still copy). Nothing was written.")
+    store = load_store(stranded)
+    if store.lock.held():
+        from tui.memory.writes import StoreLocked
+
+        raise UsageError(f"{StoreLocked(store.lock.pid)} Nothing was written.")
+    return plan_retire(store, rescue)
+
+
 def _check_writable(store: Path, plan) -> None:
     """One sentence now, rather than a failed write after the user said yes."""
     for change in plan.changes:
@@ -314,14 +337,18 @@ def cmd_fix(args: argparse.Namespace) -> int:
     target, repair, given = _split_words(args.words)
     _check_usage(args, repair, given)
     stranded = None
-    if repair == "rescue":  # the plan writes the live store, not the one named
+    if repair in ("rescue", "retire"):
         # Named by the store it keys (for an existing path, the store keyed by that very
         # path, a worktree's own), not the one its sessions use now, which may not exist yet.
         resolved = resolve_store(args, target)
         stranded = resolved.passed_over or resolved.memory_dir
         if not os.path.isdir(stranded):
-            raise UsageError(f"There is no memory directory at {stranded} to rescue.")
-        memory_dir, plan = _rescue(args, stranded)
+            raise UsageError(f"There is no memory directory at {stranded} to {repair}.")
+        if repair == "rescue":  # the plan writes the live store, not the one named
+            memory_dir, plan = _rescue(args, stranded)
+        else:
+            memory_dir, plan = stranded, _retire(args, stranded)
+            stranded = None
     else:
         resolved = existing_store(args, target)
         memory_dir = resolved.memory_dir

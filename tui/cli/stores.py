@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -105,10 +106,14 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
                                  for p in inventory.projects if p.store_exists])
             audits = checked_against_code(audits, {p.store: p.key_path for p in
                                                    inventory.projects if p.store_exists}, cache)
+        audits = [_with_rescue(args, audit) for audit in audits]
         if args.json:
+            from tui.memory.triage import cost
+
             print_json([
                 {"store": str(a.store), "memories": a.memories, "errors": a.errors,
-                 "cached": a.cached, "findings": [f.to_json() for f in a.findings]}
+                 "cached": a.cached, "cost": cost(a.findings).to_json(),
+                 "findings": [f.to_json() for f in a.findings]}
                 for a in audits
             ])
         else:
@@ -117,6 +122,27 @@ def cmd_audit_all(args: argparse.Namespace) -> int:
             labels = {p.store: p.key_path or str(p.store) for p in inventory.projects if p.store}
             print_audit_summary(audits, labels)
     return 1 if any(a.errors for a in audits) else 0
+
+
+def _with_rescue(args: argparse.Namespace, audit):
+    """A stranded store's audit, its `stranded_store` error an info once its rescue is done."""
+    from dataclasses import replace
+
+    if not any(f.kind == "stranded_store" for f in audit.findings):
+        return audit
+    return replace(audit, findings=tuple(_rescued(args, audit.store, audit.findings)))
+
+
+def _rescued(args: argparse.Namespace, store: Path, findings):
+    """`findings` of a stranded store, told it is rescued when every memory is home."""
+    from tui.memory.finding import rescued_findings
+    from tui.memory.rescue import finished_rescue
+
+    rescue = finished_rescue(store, config_home_of(args), env_of(args), args.settings)
+    if rescue is None:
+        return findings
+    return rescued_findings(findings, str(rescue.live), rescue.memories,
+                            shlex.quote(str(store)))
 
 
 def likely_stores(home: Path) -> list[Path]:
@@ -145,6 +171,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         store, stranded_reason=target.stranded_reason, untrusted_setting=untrusted
     )
     findings += code_findings(store, target.project_path)
+    if target.stranded_reason:
+        findings = _rescued(args, store.path, findings)
     report = AuditReport(store, tuple(findings))
     if args.json:
         print_json({**report.to_json(), "target": target.to_json()})

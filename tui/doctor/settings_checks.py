@@ -192,25 +192,23 @@ def _rescue_fix(ctx: DoctorContext, notes: list[str]) -> tuple[bool, str | None]
     into the store the rescue itself picks, so the two cannot disagree). No fix, and a
     note saying why, when the rescue finds no store, or finds every memory home already."""
     from tui.claude.discovery import live_store
-    from tui.memory.rescue import index_text_left, plan_rescue, rescue_tag
-    from tui.memory.store import load_store
+    from tui.memory.rescue import rescue_into
 
     found = live_store(ctx.store, ctx.home, ctx.env, ctx.settings_flag)
     if found.store is None:
         notes.append(f"a rescue finds no store for its memories: {found.why}")
         return True, None
-    stranded = load_store(ctx.store)
-    plan = plan_rescue(stranded, load_store(found.store), rescue_tag(found.key_path, ctx.store))
-    if plan.empty:
-        left = index_text_left(stranded, {memory.file for memory in stranded.memories})
-        if left:  # a rescue carries memories, not text of the index's own
-            notes.append(f"every memory of it is in {found.store} already, but "
-                         + "; ".join(left).removesuffix("."))
-            return True, None
-        held = (f"every memory of it is in {found.store} already" if stranded.memories
+    rescue = rescue_into(ctx.store, found)
+    if rescue.left:  # a rescue carries memories, not text of the index's own
+        notes.append(f"every memory of it is in {found.store} already, but "
+                     + "; ".join(rescue.left).removesuffix("."))
+        return True, None
+    if rescue.done:
+        held = (f"every memory of it is in {found.store} already" if rescue.memories
                 else "it holds no memory")
-        notes.append(f"but {held}, so none is lost (the store is yours to delete once you have "
-                     "checked)")
+        notes.append(f"but {held}, so none is lost (the rescue is done: "
+                     f"{ctx.memtui('fix', ctx.store, 'retire')} archives it, undo brings it "
+                     "back)")
         return False, None
     # The settings file moves the live store: the command is given it too.
     return True, (f"{ctx.memtui('fix', ctx.store, 'rescue')} copies its memories into "

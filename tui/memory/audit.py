@@ -1,13 +1,14 @@
 """Findings: everything about a store that Claude Code will get wrong or not see.
 
-Severity rules:
-- error: the model cannot see a memory it should (unindexed, beyond_cut,
-  index_over_limit, stranded_store), an index line over 200 chars, or a file Claude Code
-  cannot read or parse (unreadable, bad_frontmatter), or a path leaving the store
-  (outside_store).
+Severity rules (an error is what makes `memtui audit` exit 1):
+- error: the model cannot see a memory it should (unindexed, beyond_cut, stranded_store,
+  index_over_limit: links or the index's own text past the cut), or a file Claude Code
+  cannot read or parse (unreadable, bad_frontmatter).
 - warning: wasted or misleading context that still loads (dangling, long_index_line over
-  150, duplicate, sync_conflict: both texts of a conflict `memtui sync`
-  could not merge, between marker lines), metadata the selector relies on
+  150 or 200, outside_store: a link or symlink the user made out of the store, which
+  Claude follows and memtui never writes through, duplicate, sync_conflict: both texts of
+  a conflict `memtui sync` could not merge, between marker lines), metadata the selector
+  relies on
   (missing_frontmatter, missing_description, unknown_type), recall limits
   (beyond_recall_scan), and a checked-in setting that tries to move memory
   (untrusted_setting).
@@ -15,7 +16,8 @@ Severity rules:
   relative_date: a date of the memory's own prose that a later reader must work out, true
   but rarely worth acting on: most sit in notes whose name or headings date them),
   a memory Claude reaches only through other memories, by a chain of links starting inside
-  a loaded cut (linked_from; any other memory no loaded cut links is an error), and a
+  a loaded cut (linked_from; any other memory no loaded cut links is an error), a
+  stranded store whose every memory a rescue brought home (rescued_store: archive it), and a
   `[[name]]` link that names no memory yet (unmatched_wiki_link): Claude Code's prompt
   calls that a memory worth writing later, not an error, so it is never dangling. A store
   too uniform for an exact near-duplicate search in bounded time says so
@@ -137,18 +139,21 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
         if index.cut in ("chars", "both"):
             limits.append(f"{index.chars:,} characters (limit {MAX_CHARS:,})")
         hidden = sum(1 for link in index.links if not link.visible)
+        # Text past the cut is lost too: an index that holds facts itself loses them.
+        lost = (f"{plural(hidden, 'link')} after that {'is' if hidden == 1 else 'are'} "
+                "invisible" if hidden else "what the index says after that is invisible")
         yield Finding(
             "index_over_limit", "error", name, index.loaded_lines + 1,
             f"{name} has {' and '.join(limits)}; Claude loads only the first "
-            f"{index.loaded_lines} lines, so {plural(hidden, 'link')} after that {'is' if hidden == 1 else 'are'} invisible",
+            f"{index.loaded_lines} lines, so {lost}",
         )
     for line in index.raw_lines.longer_than(LINE_WARN):
         if line.state == "stripped":
             continue
-        severity = "error" if line.width > LINE_ERROR else "warning"
-        limit = LINE_ERROR if severity == "error" else LINE_WARN
+        # Still loaded whole: it costs context, it hides nothing.
+        limit = LINE_ERROR if line.width > LINE_ERROR else LINE_WARN
         yield Finding(
-            "long_index_line", severity, name, line.number,
+            "long_index_line", "warning", name, line.number,
             f"index line is {line.width} characters (keep it under {limit}); "
             "move the detail into the memory file",
         )
@@ -163,7 +168,7 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
         if file in plain_entries:
             continue  # an existing entry of the store itself: inside, not dangling
         if file is None:
-            yield Finding("outside_store", "error", name, line,
+            yield Finding("outside_store", "warning", name, line,
                           f"link to {target} points outside the memory directory", target)
             continue
         if "/" not in file and file != "." and _loose(file) not in entries:
@@ -174,7 +179,7 @@ def _index_findings(store: Store, index_file: IndexFile) -> Iterable[Finding]:
         if real is not None and store_root is None:
             store_root = os.path.realpath(store.path)
         if real is not None and not real.startswith(store_root + os.sep):
-            yield Finding("outside_store", "error", name, line,
+            yield Finding("outside_store", "warning", name, line,
                           f"link to {target} resolves outside the memory directory ({real})",
                           target)
         elif real is None or not os.path.exists(real):
@@ -250,7 +255,7 @@ def _memory_findings(
     file = memory.file
     if memory.outside_target:
         yield Finding(
-            "outside_store", "error", file, None,
+            "outside_store", "warning", file, None,
             f"{file} is a symlink to {memory.outside_target}, outside the memory directory",
             target=memory.outside_target,
         )

@@ -61,6 +61,31 @@ def lines_by_index(findings: Iterable[Finding]) -> dict[str, list[int]]:
     return {file: sorted(numbers) for file, numbers in lines.items()}
 
 
+def rescued_findings(findings: Iterable[Finding], live: str, memories: int,
+                     stranded: str) -> list[Finding]:
+    """The findings of a stranded store whose rescue is done: its `stranded_store` error
+    is an `info` saying so, and how to archive the store."""
+    held = (f"every memory of it is in {live} already" if memories
+            else "it holds no memory")
+    rescued = Finding("rescued_store", "info", None, None,
+                      f"stranded store, rescued: {held}; archive it "
+                      f"(memtui fix {stranded} retire, R in the app; undo brings it back)",
+                      target=live)
+    # No session loads this store: what its own index hides, Claude sees in the live one.
+    return [rescued if finding.kind == "stranded_store"
+            else _as_info(finding) if finding.kind in _SEEN_ELSEWHERE else finding
+            for finding in findings]
+
+
+_SEEN_ELSEWHERE = frozenset({"unindexed", "beyond_cut", "index_over_limit"})
+
+
+def _as_info(finding: Finding) -> Finding:
+    fields = vars(finding).copy()
+    fields["severity"] = "info"
+    return Finding(**fields)
+
+
 def stranded_findings(reason: str | None) -> tuple[Finding, ...]:
     if not reason:
         return ()

@@ -1,8 +1,8 @@
 """MEMORY.md: its links, and exactly the part of it Claude Code loads.
 
-The loaded cut: strip a leading frontmatter block and HTML comments, trim, keep the first
-200 lines, then cut at the last newline before 25,000 UTF-16 units, then append a warning
-naming the limit that fired. Limits are measured on the trimmed text, before any cut.
+The loaded cut: strip a leading frontmatter block and the HTML comments that stand as their
+own block (see `_comments`), trim, keep the first 200 lines, then cut at the last newline
+before 25,000 UTF-16 units, then append a warning naming the limit that fired. Limits are measured on the trimmed text, before any cut.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cache, cached_property
 from typing import NamedTuple, overload
 from urllib.parse import unquote
 
@@ -21,7 +21,7 @@ from tui.claude.files import STEP
 from tui.claude.lines import line_count, split_lines
 from tui.claude.paths import has_astral, utf16_len
 from tui.memory.frontmatter import BLOCK
-from tui.memory.links import FoundLink, find_links, link_fields, resolve_wiki
+from tui.memory.links import MARKDOWN_LIMIT, FoundLink, find_links, link_fields, resolve_wiki
 
 MAX_LINES = 200
 MAX_CHARS = 25_000
@@ -254,16 +254,90 @@ def _kept_segments(raw: str) -> list[tuple[int, int]]:
 
 
 def _comments(raw: str, start: int) -> Iterator[tuple[int, int]]:
-    """The spans of HTML comments from `start`, as `/<!--[\\s\\S]*?-->/g` finds them, in
-    linear time: once a `<!--` has no `-->` after it, no later one has (50,000 unclosed
-    `<!--` cost the regex 50,000 scans to the end)."""
+    """The spans of the HTML comments Claude Code removes, from `start`: those of an HTML
+    block standing on its own at the top level of the Markdown (a line starting `<!--`
+    after at most three spaces, through the line holding its `-->`). A comment in a code
+    span, a code block, a list item or inside a paragraph's line stays: the model reads it.
+    In such a block every `<!-- … -->` goes, as `/<!--[\\s\\S]*?-->/g` finds them, and any
+    text after the last one stays."""
+    if _block_comment_at(raw, start) < 0:
+        return
+    for block_start, block_end in _comment_blocks(raw, start):
+        position = block_start
+        while (opening := raw.find("<!--", position, block_end)) >= 0:
+            closing = raw.find("-->", opening + 4, block_end)
+            if closing < 0:
+                break
+            position = closing + 3
+            yield opening, position
+
+
+def _block_comment_at(raw: str, start: int) -> int:
+    """Where the first line from `start` that starts `<!--` (after up to three spaces)
+    starts, or -1; found with `str.find`, not a multiline regex, which costs a second
+    for a 20 MB index holding no comment."""
     position = start
     while (opening := raw.find("<!--", position)) >= 0:
-        closing = raw.find("-->", opening + 4)
+        # Only the four characters before it can tell: a line start, then up to 3 spaces.
+        newline = raw.rfind("\n", max(start, opening - 4), opening)
+        if newline >= 0:
+            line_start = newline + 1
+        elif opening - start <= 3:
+            line_start = start  # `start` is a line start
+        else:
+            line_start = -1
+        if line_start >= 0 and not raw[line_start:opening].strip(" "):
+            return line_start
+        position = opening + 4
+    return -1
+
+
+def _comment_blocks(raw: str, start: int) -> Iterator[tuple[int, int]]:
+    """The raw spans of the top-level HTML blocks that open with a comment, as markdown-it
+    reads the Markdown (lists, quotes and code decide what is top level). Past
+    `MARKDOWN_LIMIT` characters each line starting `<!--` is taken for one, through the
+    line holding its `-->`: the parse costs about a second a megabyte."""
+    end = len(raw)
+    if end - start > MARKDOWN_LIMIT:
+        newline = raw.find("\n", start + MARKDOWN_LIMIT)
+        end = end if newline < 0 else newline + 1
+    # Whether a line opens a block depends only on the lines before it: the Markdown is read
+    # up to the line holding the last `-->` (most indexes: a comment in their first lines).
+    closing = raw.rfind("-->", start, end)
+    if closing >= 0:
+        yield from _parsed_comment_blocks(raw, start, raw.find("\n", closing, end))
+    position = end
+    while (line_start := _block_comment_at(raw, position)) >= 0:
+        closing = raw.find("-->", raw.find("<!--", line_start) + 4)
         if closing < 0:
             return
-        position = closing + 3
-        yield opening, position
+        newline = raw.find("\n", closing)
+        position = len(raw) if newline < 0 else newline + 1
+        yield line_start, position
+
+
+def _parsed_comment_blocks(raw: str, start: int, newline: int) -> Iterator[tuple[int, int]]:
+    """`_comment_blocks` from `start` to the line ending at `newline` (-1: the text's end)."""
+    head = raw[start:] if newline < 0 else raw[start:newline + 1]
+    starts = [start, *(start + match.end() for match in re.finditer("\n", head))]
+    if starts[-1] != start + len(head):
+        starts.append(start + len(head))
+    for token in _block_parser().parse(head.replace("\r\n", "\n")):
+        if (token.type == "html_block" and token.level == 0 and token.map
+                and token.content.lstrip(" ").startswith("<!--")):
+            first, last = token.map
+            yield starts[first], starts[min(last, len(starts) - 1)]
+
+
+@cache
+def _block_parser():
+    """markdown-it reading blocks only, HTML blocks on, text as it is (no normalising of
+    lone carriage returns, which Claude Code's lines keep)."""
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark", {"html": True})
+    parser.core.ruler.disable(["normalize", "inline", "text_join"])
+    return parser
 
 
 def _utf16_prefix_chars(text: str, units: int) -> tuple[int, bool]:

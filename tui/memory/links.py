@@ -26,10 +26,23 @@ from tui.claude.lines import split_lines
 # A word of a target: balanced parentheses allowed, and a quote inside it (`JAVI'S.md`, as
 # CommonMark reads it); a quote after a space opens the link's title.
 _WORD = r"(?:[^\s()<>\[\]\"']++|\([^\n()<>\"']*+\)|(?<=[^\s(])[\"'])++"
+# A link's text may hold balanced brackets (`[see [[x]] and r[["e"]]](x.md)`), nested as deep
+# as markdown-it follows them: its `maxNesting` of 20 levels, the link's own included.
+BRACKET_DEPTH = 19
+
+
+def _bracketed(depth: int) -> str:
+    """Text with balanced brackets nested up to `depth` levels, on one line."""
+    text = r"[^\[\]\n]"
+    for _ in range(depth):
+        text = rf"(?:[^\[\]\n]|\[{text}*+\])"
+    return text
+
+
 # Possessive quantifiers and space-separated words keep a match linear in the line's length.
 _LINK = re.compile(
     r"\[\[(?P<wiki>[^\[\]\n|]++)(?:\|(?P<alias>[^\[\]\n]*+))?\]\]"
-    r"|\[(?P<title>(?:[^\[\]\n]|\[[^\[\]\n]*+\])*+)\]"  # one level of nested brackets
+    rf"|\[(?P<title>{_bracketed(BRACKET_DEPTH)}*+)\]"
     rf"\([ \t]*+(?:<(?P<angle>[^<>\n]*+)>|(?P<bare>{_WORD}(?:[ \t]++{_WORD})*?))"
     r"(?:[ \t]++(?:\"[^\"\n]*+\"|'[^'\n]*+'|\([^()\n]*+\)))?[ \t]*+\)"
 )

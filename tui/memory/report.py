@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from tui.memory.audit import Finding, memory_statuses
 from tui.memory.store import Store
+from tui.memory.triage import cost
 
 
 @dataclass(frozen=True)
@@ -45,5 +46,6 @@ class AuditReport:
                 }
                 for m in self.store.memories
             ],
+            "cost": cost(self.findings).to_json(),
             "findings": [f.to_json() for f in self.findings],
         }

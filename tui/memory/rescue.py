@@ -7,7 +7,11 @@ each one's index line over from the stranded index (or makes one from the memory
 description), and puts those lines inside the live index's loaded cut the way relink does.
 Nothing is overwritten: an identical file is skipped, a different one with the same name
 comes in under a new name. The plan is one change set on the live store (one undo takes it
-back); the stranded store is only read, and stays the user's to delete.
+back); the stranded store is only read.
+
+A rescue is done when planning it again changes nothing and leaves no text of the stranded
+index behind: the stranded store is then no error, and retiring it archives its files (one
+change set on it, undone like any other).
 """
 
 from __future__ import annotations
@@ -42,6 +46,14 @@ class Rescue:
     stranded: Path
     live: Path  # where the plan writes
     plan: Plan
+    left: tuple[str, ...] = ()  # with nothing to copy: the stranded index text not carried
+    memories: int = 0  # in the stranded store
+
+    @property
+    def done(self) -> bool:
+        """Every memory of the stranded store is in the live one and no text of its index
+        is left behind: nothing is lost if it goes."""
+        return not self.plan.changes and not self.left
 
 
 @dataclass(frozen=True)
@@ -67,10 +79,58 @@ def prepare_rescue(stranded: Path, home: Path, env: Mapping[str, str] | None = N
     if found.store is None:
         raise WriteRefused(f"No live store was found for {stranded}: {found.why}; nothing "
                            "was written.")
-    plan = plan_rescue(load_store(Path(stranded)), load_store(found.store),
-                       rescue_tag(found.key_path, Path(stranded)))
+    rescue = rescue_into(Path(stranded), found)
     where = f"The memories go to {found.store}: {found.why}."
-    return Rescue(Path(stranded), found.store, replace(plan, summary=[where, *plan.summary]))
+    done = [f"The rescue is done: nothing of {stranded} is lost; `memtui fix {stranded} "
+            "retire` archives it (undo brings it back)."] if rescue.done else []
+    return replace(rescue, plan=replace(rescue.plan,
+                                        summary=[where, *rescue.plan.summary, *done]))
+
+
+def rescue_into(stranded: Path, found) -> Rescue:
+    """The rescue of `stranded` into the live store `found` (a `discovery.LiveStore`
+    that has one)."""
+    store = load_store(stranded)
+    plan = plan_rescue(store, load_store(found.store), rescue_tag(found.key_path, stranded))
+    left = () if plan.changes else tuple(
+        index_text_left(store, {memory.file for memory in store.memories}))
+    return Rescue(stranded, found.store, plan, left, len(store.memories))
+
+
+def finished_rescue(stranded: Path, home: Path, env: Mapping[str, str] | None = None,
+                    settings_file: Path | None = None) -> Rescue | None:
+    """The rescue of a stranded store when it is done (see `Rescue.done`), else None."""
+    from tui.claude.discovery import live_store
+
+    found = live_store(stranded, home, env, settings_file)
+    if not found.stranded or found.store is None:
+        return None
+    rescue = rescue_into(stranded, found)
+    return rescue if rescue.done else None
+
+
+def plan_retire(stranded: Store, rescue: Rescue) -> Plan:
+    """A rescued stranded store's memories and indexes removed, each copied to memtui's
+    archive first (the label starts with "archive"): `memtui undo` brings them back."""
+    files = [memory.file for memory in stranded.memories if memory.link_target is None]
+    files += [index.file for index in stranded.indexes if index.loaded.exists]
+    changes = []
+    for file in files:
+        try:
+            data = read_bytes(stranded.path, file)
+        except WriteRefused:  # not a regular file: left where it is
+            continue
+        if data is not None:
+            changes.append(FileChange(file, data, None))
+    summary = [
+        f"Every memory of {stranded.path} is in {rescue.live} already: the rescue is done.",
+        f"Remove its {plural(len(changes), 'file')}, each copied to memtui's archive first; "
+        f"memtui undo {stranded.path} brings them back.",
+    ]
+    if not changes:
+        summary = [f"{stranded.path} holds nothing left to archive."]
+    return Plan(f"archive the rescued store ({plural(len(changes), 'file')})", tuple(changes),
+                summary)
 
 
 def rescue_tag(key_path: str | None, stranded: Path) -> str:

@@ -314,6 +314,8 @@ class StoreScreen(Screen[None]):
             self.post_message(StoreLoaded(store, statuses, before,
                                           build_rows(store, [], statuses), None))
             findings = audit_store(store, stranded_reason=reason, duplicates=False)
+            if reason:
+                findings = self.rescued(findings)
             many = len(store.memories) > QUICK_DUPLICATES
             if not many:
                 findings += duplicate_findings(store)
@@ -822,6 +824,19 @@ class StoreScreen(Screen[None]):
         self.propose(keeping("first"),
                      {phrase: keeping(keep) for keep, phrase in KEEP_PHRASES.items()})
 
+    def rescued(self, findings: list) -> list:
+        """A stranded store's findings, told it is rescued once every memory is home."""
+        import shlex
+
+        from tui.memory.finding import rescued_findings
+        from tui.memory.rescue import finished_rescue
+
+        rescue = finished_rescue(self.path, self.app.home, self.app.env, self.app.settings_file)
+        if rescue is None:
+            return findings
+        return rescued_findings(findings, str(rescue.live), rescue.memories,
+                                shlex.quote(str(self.path)))
+
     def action_rescue(self) -> None:
         """Bring a stranded store's memories into the store its project's sessions use:
         the plan is made in a worker (it reads the sessions), shown, then applied there."""
@@ -840,6 +855,20 @@ class StoreScreen(Screen[None]):
         self.app.call_from_thread(self.confirm_rescue, rescue)
 
     def confirm_rescue(self, rescue) -> None:
+        if not isinstance(rescue, str) and rescue.done:
+            # The old store is done: what is left to offer is to archive it.
+            from dataclasses import replace
+
+            from tui.memory.rescue import plan_retire
+            from tui.render import condense_paths
+
+            def retire(curate, store):
+                plan = plan_retire(store, rescue)
+                return replace(plan, summary=[condense_paths(s) for s in plan.summary])
+
+            self.done_busy()
+            self.propose(retire)
+            return
         if isinstance(rescue, str) or not rescue.plan.changes:
             from tui.render import condense_paths
 

@@ -28,6 +28,7 @@ FIXES: dict[str, tuple[str, ...]] = {
     "index_over_limit": ("store.shorten", "store.edit"),
     "duplicate": ("store.archive", "store.delete", "store.edit", "store.history"),
     "stranded_store": ("store.rescue",),
+    "rescued_store": ("store.rescue",),  # R on a rescued store offers to archive it
     "secret": ("store.redact", "store.edit"),
     "sync_conflict": ("store.keep_side", "store.edit", "store.history"),
     "outside_store": ("store.edit",),
@@ -44,6 +45,8 @@ MEMORY_FIX = ("store.edit", "store.archive", "store.delete", "store.history")
 FIX_NOTES = {
     "stranded_store": "copies its memories into the store its sessions use now; from a shell: "
                       "memtui fix … rescue",
+    "rescued_store": "archives this store, now that every memory is home (u brings it "
+                     "back); from a shell: memtui fix … retire",
 }
 
 
