@@ -431,6 +431,9 @@ def cmd_undo(args: argparse.Namespace) -> int:
         with _journal_errors(store):
             label = (redo_changeset if args.redo else undo_changeset)(store)
     except WriteRefused as error:
+        if args.json:
+            print_json({"store": str(store), "redone" if args.redo else "undone": None,
+                        "refused": str(error)})
         raise UsageError(str(error)) from None
     if args.json:
         if args.redo:
