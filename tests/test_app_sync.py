@@ -174,6 +174,36 @@ async def test_a_sync_conflict_is_resolved_in_the_store_screen_and_undone(tmp_pa
             assert b.read("rule.md") == conflicted
 
 
+async def test_memories_a_sync_brings_in_past_the_cut_are_said_before_and_after(tmp_path, capsys):
+    """The CLI named the other machine's memories landing past the loaded cut here; the
+    app's sync said nothing of them, before or after."""
+    remote, (a, b) = make_machines(tmp_path, capsys, count=2)
+    for machine, prefix in ((a, "alpha"), (b, "beta")):
+        machine.write("MEMORY.md", "".join(f"- [{prefix} {n}]({prefix}_{n}.md) — a note\n"
+                                           for n in range(120)))
+        for n in range(120):
+            machine.write(f"{prefix}_{n}.md", memory_text(name=f"{prefix} {n}"))
+    a.sync("--remote", str(remote))
+    b.write_settings({"remote": str(remote), "names": {}})
+    with b.active():
+        app = MemtuiApp(b.home.home, {**b.env()})
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("y")
+            await settle(app, pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            [said] = [line for line in app.screen.plan.summary if "past the loaded cut" in line]
+            assert said.startswith("40 memories come in past the loaded cut, where Claude "
+                                   "does not see them (alpha_100.md, alpha_101.md, ")
+            assert "and 28 more" in said and "make room in the index" in said
+            await pilot.press("y")
+            await settle(app, pilot)
+            [done] = [n for n in app._notifications if str(n.message).startswith("Synced")]
+            assert "40 memories came in past the loaded cut" in str(done.message)
+            assert done.severity == "warning"
+
+
+
 def test_what_a_sync_leaves_out_is_named_for_what_it_is():
     """A secret kept here and a remote entry no store can hold: neither is called a push."""
     from types import SimpleNamespace
