@@ -31,7 +31,7 @@ from tui.cli.support import (
 )
 from tui.words import plural
 
-TARGET_HELP = "memory dir, project path or folder name (default: the current directory)"
+TARGET_HELP = "memory dir, project path, project name or folder name (default: the current directory)"
 
 
 # These commands need only the store: not whether it is stranded (a read of its transcripts).
