@@ -85,8 +85,8 @@ def test_history_restore_and_merge_take_a_file_path_that_starts_with_dash(
     assert code == 0
 
     (stores.projects / file).write_text("changed\n", encoding="utf-8")
-    code, out, _ = run(capsys, *in_home(stores, "restore", file, "--version", version["rev"]))
-    assert code == 0 and out.startswith("Restored testing.md")
+    code, out, _ = run(capsys, *in_home(stores, "restore", file, "--version", version["rev"], "--yes"))
+    assert code == 0 and out.startswith("--- testing.md (now)") and "\nRestored testing.md" in out
     assert (stores.projects / file).read_text(encoding="utf-8") == memory_text()
 
     code, out, _ = run(capsys, *in_home(stores, "merge", "--dry-run", file))

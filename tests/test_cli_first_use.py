@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import sys
 
 import pytest
 from conftest import (
@@ -82,3 +84,71 @@ def test_a_name_close_to_a_project_s_is_suggested(named_projects, capsys):
     assert (code, out) == (2, "")
     assert err.startswith("memtui: No project named 'biling'")
     assert err.endswith("did you mean billing?\n") and err.count("\n") == 1
+
+
+class Terminal(io.StringIO):
+    """stdin as a terminal, holding what the user answers."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _lost_line(worktrees):
+    from test_history_transcripts import blind_overwrite
+
+    claude, _, _, _ = worktrees
+    _, _, memory = blind_overwrite(worktrees)
+    return ["--config-dir", str(claude.home)], memory
+
+
+def _older_version(worktrees, capsys):
+    home, memory = _lost_line(worktrees)
+    run(capsys, *home, "history", str(memory))  # the journal holds the file as it is now
+    code, out, _ = run(capsys, *home, "history", str(memory), "--json")
+    [now] = json.loads(out)
+    memory.write_text("rewritten by hand\n", encoding="utf-8")
+    return home, memory, ["restore", str(memory), "--version", now["rev"]]
+
+
+@pytest.mark.parametrize("command", ["restore", "merge"])
+def test_restore_and_merge_ask_on_a_terminal_as_fix_does(worktrees, capsys, monkeypatch,
+                                                         command):
+    """They wrote at once, while `fix` showed the change and asked."""
+    if command == "restore":
+        home, memory, argv = _older_version(worktrees, capsys)
+    else:
+        home, memory = _lost_line(worktrees)
+        argv = ["merge", str(memory)]
+    before = memory.read_bytes()
+
+    monkeypatch.setattr(sys, "stdin", Terminal("n\n"))
+    code, out, err = run(capsys, *home, *argv)
+    assert code == 0 and "Apply this change? [y/N]" in err
+    assert out.startswith(f"--- {memory.name} (now)\n") and out.endswith("Not applied.\n")
+    assert memory.read_bytes() == before
+
+    monkeypatch.setattr(sys, "stdin", Terminal("y\n"))
+    code, out, err = run(capsys, *home, *argv)
+    assert code == 0 and "Apply this change? [y/N]" in err
+    assert memory.read_bytes() != before and "takes it back." in out
+
+
+@pytest.mark.parametrize("command", ["restore", "merge"])
+def test_restore_and_merge_need_yes_without_a_terminal(worktrees, capsys, command):
+    if command == "restore":
+        home, memory, argv = _older_version(worktrees, capsys)
+    else:
+        home, memory = _lost_line(worktrees)
+        argv = ["merge", str(memory)]
+    before = memory.read_bytes()
+
+    code, out, err = run(capsys, *home, *argv)
+    assert code == 2 and out.startswith(f"--- {memory.name} (now)\n")
+    assert err == (f"memtui: `memtui {command}` asks before it writes and stdin is not a "
+                   "terminal to ask on: add --yes to apply the change shown (--dry-run shows "
+                   "it only); nothing was written.\n")
+    assert memory.read_bytes() == before
+    code, out, _ = run(capsys, *home, *argv, "--dry-run")
+    assert code == 0 and out.endswith("Dry run: nothing was written.\n")
+    assert memory.read_bytes() == before
+    assert run(capsys, *home, *argv, "--yes")[0] == 0 and memory.read_bytes() != before

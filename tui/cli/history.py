@@ -23,6 +23,7 @@ from tui.claude.memory_files import TEAM_FOLDER
 from tui.cli.support import (
     UsageError,
     config_home_of,
+    confirmed,
     env_of,
     existing_store,
     print_json,
@@ -268,10 +269,34 @@ def cmd_restore(args: argparse.Namespace) -> int:
     if current == wanted:
         print(f"{file} is already at version {rev[:10]}.")
         return 0
+    _print_diff(file, current, wanted, f"version {rev[:10]}")
+    if not _go_ahead(args, "restore"):
+        return 0
     status = _apply(store, file, current, wanted, f"restore {file} to version {rev[:10]}")
     if status == 0:
         print(f"Restored {file} to version {rev[:10]}; {_undo_hint(store)}.")
     return status
+
+
+def _print_diff(file: str, before: bytes | None, after: bytes, to: str) -> None:
+    import difflib
+
+    old, new = ((data or b"").decode("utf-8", "replace") for data in (before, after))
+    sys.stdout.writelines(line if line.endswith("\n") else line + "\n" for line in
+                          difflib.unified_diff(lines_with_endings(old), lines_with_endings(new),
+                                               f"{file} (now)", f"{file} ({to})"))
+
+
+def _go_ahead(args: argparse.Namespace, command: str) -> bool:
+    """After the change is shown: --dry-run stops there; else --yes, or the user's yes on
+    a terminal (as `memtui fix` asks)."""
+    if args.dry_run:
+        print("Dry run: nothing was written.")
+        return False
+    if confirmed(args, command):
+        return True
+    print("Not applied.")
+    return False
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
@@ -321,7 +346,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         lines_with_endings(current), lines_with_endings(merged),
         f"{file} (now)", f"{file} (merged)",
     ))
-    if args.dry_run:
+    if not _go_ahead(args, "merge"):
         return 0
     label = f"merge lines of {file} lost on {', '.join(u.time for u in missing)}"
     status = _apply(store, file, current_bytes, merged.encode("utf-8", "surrogateescape"), label)
@@ -361,7 +386,7 @@ def _merge_sync_conflicts(args: argparse.Namespace, store: Path, file: str) -> i
 
     sys.stdout.writelines(difflib.unified_diff(
         lines_with_endings(text), lines_with_endings(merged), f"{file} (now)", f"{file} (resolved)"))
-    if args.dry_run:
+    if not _go_ahead(args, "merge"):
         return 0
     label = f"resolve sync conflicts in {file}, keeping {args.keep}"
     status = _apply(store, file, before, merged.encode("utf-8", "surrogateescape"), label)
@@ -505,10 +530,13 @@ def add_history_commands(commands) -> None:
     restore.add_argument("file", metavar="FILE")
     restore.add_argument("--version", required=True, metavar="REV",
                          help="a revision listed by `memtui history FILE`")
+    restore.add_argument("--yes", action="store_true", help="apply without asking")
+    restore.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
     restore.set_defaults(run=cmd_restore)
 
     merge = commands.add_parser("merge", help="merge back the lines a lost update dropped")
     merge.add_argument("file", metavar="FILE")
+    merge.add_argument("--yes", action="store_true", help="apply without asking")
     merge.add_argument("--dry-run", action="store_true", help="show the merge, write nothing")
     merge.add_argument("--keep", choices=("first", "second", "both"),
                        help="for a conflict memtui sync left: the text to keep")
