@@ -152,3 +152,20 @@ def test_restore_and_merge_need_yes_without_a_terminal(worktrees, capsys, comman
     assert code == 0 and out.endswith("Dry run: nothing was written.\n")
     assert memory.read_bytes() == before
     assert run(capsys, *home, *argv, "--yes")[0] == 0 and memory.read_bytes() != before
+
+
+def test_history_of_a_file_shows_the_versions_the_transcripts_hold_at_once(worktrees, capsys):
+    """It showed the one version the journal had until the user knew to run `history
+    backfill`; the app's history screen rebuilt them itself."""
+    home, memory = _lost_line(worktrees)
+
+    code, out, _ = run(capsys, *home, "history", str(memory))
+
+    assert code == 0 and out.startswith("Rebuilt ") and "from the transcripts" in out
+    assert "shop-wt-a" in out and "shop-wt-b" in out and "backfill" in out
+    code, out, _ = run(capsys, *home, "history", str(memory), "--json")
+    versions = json.loads(out)
+    assert [v["source"] for v in versions].count("backfill") >= 2
+    assert {v["git_branch"] for v in versions} >= {"feature-a", "feature-b"}
+    code, out, _ = run(capsys, *home, "history", str(memory))
+    assert not out.startswith("Rebuilt ")  # once is enough

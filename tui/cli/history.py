@@ -168,15 +168,21 @@ def cmd_history(args: argparse.Namespace) -> int:
         return _backfill(args)
     if args.target is not None:
         raise UsageError("`memtui history FILE` takes one file; did you mean `history backfill TARGET`?")
+    from tui.history.backfill import backfill
     from tui.history.journal import use_journal
+    from tui.history.writes_log import store_events
 
-    def versions_of(journal) -> list:
+    def versions_of(journal) -> tuple[list, int]:
         journal.snapshot("changes found by memtui history", source="external")
-        return journal.versions(file)
+        # As the app's history screen does: the versions the transcripts hold are rebuilt
+        # first (the scan cache reads only what transcripts grew since the last time).
+        rebuilt = backfill(journal, events).written
+        return journal.versions(file), rebuilt
 
     store, file = _file_in_store(args, args.file)
+    events = store_events(store, config_home_of(args), env_of(args))
     with _journal_errors(store):
-        versions = use_journal(store, versions_of)
+        versions, rebuilt = use_journal(store, versions_of)
     if args.json:
         print_json([
             {"rev": v.rev, "branch": v.ref, "time": v.time, "source": v.source,
@@ -186,9 +192,11 @@ def cmd_history(args: argparse.Namespace) -> int:
             for v in versions
         ])
         return 0
+    if rebuilt:
+        print(f"Rebuilt {plural(rebuilt, 'version')} of this store's files from the transcripts "
+              "into the journal first.")
     if not versions:
-        print(f"No version of {file} in the journal; `memtui history backfill {store}` "
-              "rebuilds older ones from the transcripts.")
+        print(f"No version of {file} in the journal or the transcripts.")
         return 0
     where = max(len("working directory"), *(len(v.cwd or "-") for v in versions))
     print(f"{'version':10}  {'time':19}  {'by':9} {'session':8}  {'working directory':{where}}  what")
