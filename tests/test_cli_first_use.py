@@ -105,7 +105,7 @@ def _older_version(worktrees, capsys):
     home, memory = _lost_line(worktrees)
     run(capsys, *home, "history", str(memory))  # the journal holds the file as it is now
     code, out, _ = run(capsys, *home, "history", str(memory), "--json")
-    [now] = json.loads(out)
+    now = json.loads(out)[0]  # newest first: the file as it is
     memory.write_text("rewritten by hand\n", encoding="utf-8")
     return home, memory, ["restore", str(memory), "--version", now["rev"]]
 
