@@ -31,11 +31,14 @@ _STOPWORDS = frozenset(
     "should so that the this to was we what when where which who why will with you your".split()
 )
 # Endings that make other forms of one word ("deploys", "deployed", "deployment"), longest
-# first. A bare shared prefix is no form: "checked" is not "checkout".
-_ENDINGS = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied",
-            "es", "ed", "s", "ly")
-_ROOT = 3  # an ending is taken off only when this much of the word is left
-_LONGER_BY = 2  # "config" and "configur(ation)": one stem the other's start but for 2 letters
+# first, each with the least of the word it must leave. A bare shared start is no form:
+# "checked" is not "checkout".
+_ENDINGS = (("ations", 3), ("ation", 3), ("ments", 4), ("ment", 4), ("ings", 3), ("ing", 3),
+            ("ies", 3), ("ied", 3), ("es", 3), ("ed", 3), ("s", 3))
+_ROOT = 3
+_SIBILANT = ("s", "x", "z", "ch", "sh")  # "es" is an ending after these (boxes), else "s" is
+_LONGER_BY = 2  # "config" and "configur(ation)": one stem the other's start but for 2 letters,
+_PREFIX_STEM = 5  # and that one this long ("anim" is no form of "animal")
 
 
 @dataclass(frozen=True)
@@ -87,13 +90,20 @@ def _words(text: str) -> set[str]:
 
 def stem(word: str) -> str:
     """The word without the ending of its form: test, tests, tested and testing are `test`;
-    cache and caching `cach`; stopped `stop`."""
-    for ending in _ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= _ROOT:
-            word = word[: -len(ending)] + ("y" if ending in ("ies", "ied") else "")
-            if len(word) > _ROOT and word[-1] == word[-2] and word[-1] not in "aeiouls":
-                word = word[:-1]  # a doubled last consonant: stopp(ed), runn(ing)
-            break
+    cache, caches and caching `cach`; stopped `stop`."""
+    for ending, least in _ENDINGS:
+        base = word[: -len(ending)]
+        if not word.endswith(ending) or len(base) < least:
+            continue
+        if ending == "es" and not base.endswith(_SIBILANT):
+            continue  # "dates" is "date" + "s"
+        if ending == "s" and base.endswith(("s", "u", "i")):
+            break  # class, status, analysis: no plural
+        word = base + ("y" if ending in ("ies", "ied") else "")
+        if len(word) > _ROOT and word[-1] == word[-2] and word[-1] not in "aeiouls":
+            word = word[:-1]  # a doubled last consonant: stopp(ed), runn(ing)
+        break
+    # A final e goes when as much is left as for an ending but one: date, dated; not done.
     return word[:-1] if len(word) > _ROOT + 1 and word.endswith("e") else word
 
 
@@ -101,7 +111,7 @@ def _same_word(a: str, b: str) -> bool:
     if a == b:
         return True
     a, b = sorted((stem(a), stem(b)), key=len)
-    return a == b or (len(a) > _ROOT and b.startswith(a) and len(b) - len(a) <= _LONGER_BY)
+    return a == b or (len(a) >= _PREFIX_STEM and b.startswith(a) and len(b) - len(a) <= _LONGER_BY)
 
 
 def score(query: str, memory: Memory) -> float:
