@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import memory_text, settle
-from sync_machines import make_machines
+from sync_machines import fill_both_past_the_cut, make_machines
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.confirm import ConfirmScreen
@@ -178,11 +178,7 @@ async def test_memories_a_sync_brings_in_past_the_cut_are_said_before_and_after(
     """The CLI named the other machine's memories landing past the loaded cut here; the
     app's sync said nothing of them, before or after."""
     remote, (a, b) = make_machines(tmp_path, capsys, count=2)
-    for machine, prefix in ((a, "alpha"), (b, "beta")):
-        machine.write("MEMORY.md", "".join(f"- [{prefix} {n}]({prefix}_{n}.md) — a note\n"
-                                           for n in range(120)))
-        for n in range(120):
-            machine.write(f"{prefix}_{n}.md", memory_text(name=f"{prefix} {n}"))
+    fill_both_past_the_cut(a, b)
     a.sync("--remote", str(remote))
     b.write_settings({"remote": str(remote), "names": {}})
     with b.active():

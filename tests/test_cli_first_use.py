@@ -101,8 +101,12 @@ def _lost_line(worktrees):
     return ["--config-dir", str(claude.home)], memory
 
 
-def _older_version(worktrees, capsys):
+def _change_to_make(worktrees, capsys, command: str):
+    """(config home options, memory, argv) of a restore of the memory as it was before a
+    hand edit, or of a merge of the line a lost update dropped."""
     home, memory = _lost_line(worktrees)
+    if command == "merge":
+        return home, memory, ["merge", str(memory)]
     run(capsys, *home, "history", str(memory))  # the journal holds the file as it is now
     code, out, _ = run(capsys, *home, "history", str(memory), "--json")
     now = json.loads(out)[0]  # newest first: the file as it is
@@ -114,11 +118,7 @@ def _older_version(worktrees, capsys):
 def test_restore_and_merge_ask_on_a_terminal_as_fix_does(worktrees, capsys, monkeypatch,
                                                          command):
     """They wrote at once, while `fix` showed the change and asked."""
-    if command == "restore":
-        home, memory, argv = _older_version(worktrees, capsys)
-    else:
-        home, memory = _lost_line(worktrees)
-        argv = ["merge", str(memory)]
+    home, memory, argv = _change_to_make(worktrees, capsys, command)
     before = memory.read_bytes()
 
     monkeypatch.setattr(sys, "stdin", Terminal("n\n"))
@@ -135,11 +135,7 @@ def test_restore_and_merge_ask_on_a_terminal_as_fix_does(worktrees, capsys, monk
 
 @pytest.mark.parametrize("command", ["restore", "merge"])
 def test_restore_and_merge_need_yes_without_a_terminal(worktrees, capsys, command):
-    if command == "restore":
-        home, memory, argv = _older_version(worktrees, capsys)
-    else:
-        home, memory = _lost_line(worktrees)
-        argv = ["merge", str(memory)]
+    home, memory, argv = _change_to_make(worktrees, capsys, command)
     before = memory.read_bytes()
 
     code, out, err = run(capsys, *home, *argv)
