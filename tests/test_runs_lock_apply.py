@@ -238,7 +238,7 @@ def test_cli_json_with_yes_applies_and_reports_phases_and_tokens(store, claude_h
 def test_cli_unknown_target_and_missing_key_are_one_sentence(store, claude_home, capsys):
     from tui.cli.support import UsageError
 
-    with pytest.raises(UsageError, match="No project folder"):
+    with pytest.raises(UsageError, match="No project named .no-such-folder., and no project folder"):
         _parser_main(["--config-dir", str(claude_home.home), "dream", "no-such-folder"])
     code = _parser_main(["--config-dir", str(claude_home.home), "dream", str(store),
                          "--engine", "anthropic"])
