@@ -119,3 +119,15 @@ def make_machines(tmp_path: Path, capsys, count: int = 3) -> tuple[Path, list[Ma
         machine.write_settings({"remote": None, "names": {}, "machine": name})
         machines.append(machine)
     return remote, machines
+
+
+def fill_both_past_the_cut(a: Machine, b: Machine, each: int = 120) -> None:
+    """`each` memories on each machine (alpha_N on a, beta_N on b), all indexed: merged,
+    the other machine's land past the loaded cut."""
+    from conftest import memory_text
+
+    for machine, prefix in ((a, "alpha"), (b, "beta")):
+        machine.write("MEMORY.md", "".join(f"- [{prefix} {n}]({prefix}_{n}.md) — a note\n"
+                                           for n in range(each)))
+        for n in range(each):
+            machine.write(f"{prefix}_{n}.md", memory_text(name=f"{prefix} {n}"))

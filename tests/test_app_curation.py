@@ -810,3 +810,27 @@ async def test_the_findings_tab_keeps_the_finding_edited_in_the_editor(fixture, 
             await pilot.pause()
         assert table.highlighted.key == edited
         assert footer_first_key(screen).endswith("Redact")
+
+
+async def test_u_redoes_an_undone_dream_as_its_undo_promised(fixture):
+    """The undo of a dream said "U redoes it", and U refused it: now it comes back with
+    the consolidate lock the dream had set."""
+    from tui.agents.dream import run_dream
+    from tui.agents.result import conclude
+
+    before = snapshot(fixture.store)
+    result = run_dream(fixture.store, engine="offline")
+    assert conclude(result, apply=True).applied
+    dreamt, lock = snapshot(fixture.store), fixture.store / ".consolidate-lock"
+    dreamt_at = lock.stat().st_mtime
+    async with store_screen(fixture) as (app, pilot, screen):
+        await undo(app, pilot)
+        assert snapshot(fixture.store) == before and not lock.exists()
+        [said] = [n.message for n in app._notifications]
+        assert said.startswith("Undid dream ") and said.endswith("U redoes it.")
+        app.clear_notifications()
+        await pilot.press("U")
+        await settle(app, pilot)
+        [said] = [n.message for n in app._notifications]
+        assert said.startswith("Redid dream ")
+        assert snapshot(fixture.store) == dreamt and lock.stat().st_mtime == dreamt_at

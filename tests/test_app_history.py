@@ -339,3 +339,34 @@ async def test_the_projects_lost_column_counts_only_lost_updates_still_missing(o
     assert await lost_column() == "1"
     memory.write_text(memory.read_text(encoding="utf-8") + A_LINE + "\n", encoding="utf-8")
     assert await lost_column() == "0"  # put back by hand: nothing left to merge
+
+
+async def test_the_lost_column_stops_counting_a_lost_update_merged_back_in_the_app(overwritten):
+    """Merged back on the overwrites screen, the projects screen still said 1 lost: it
+    counted again only when a session or a checkout came or went."""
+    from tui.app.screens.projects import ProjectsScreen, ProjectTable
+
+    claude, store, memory, _, _ = overwritten
+    app = MemtuiApp(claude.home, claude.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        projects = app.screen
+        assert isinstance(projects, ProjectsScreen)
+        table = projects.query_one("#projects", ProjectTable)
+        column = [key for key, _ in table.columns].index("lost")
+        assert await pilot_until(pilot, lambda: str(table.rows[0].cells[column]) == "1")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, StoreScreen)
+        await pilot.press("o")
+        await settle(app, pilot)
+        await pilot.press("m")
+        await settle(app, pilot)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert A_LINE in memory.read_text(encoding="utf-8")
+        await pilot.press("escape", "escape")
+        await settle(app, pilot)
+        assert app.screen is projects
+        assert await pilot_until(pilot, lambda: str(table.rows[0].cells[column]) == "0",
+                                 timeout=30)

@@ -98,3 +98,51 @@ async def test_without_a_key_the_tab_says_what_the_model_column_needs(claude_hom
         await ask(app, pilot, project, "how do we test?")
         await until(pilot, lambda: "needs ANTHROPIC_API_KEY" in model_column(app)
                     and "feedback_testing.md" in shown(app, "#recall-results"))
+
+
+def _pnpm_memories(store) -> None:
+    """Three memories that answer "which package manager", none in those words, one
+    saying them in its text (which the selector never reads)."""
+    from conftest import memory_text, write_memory
+
+    write_memory(store, "feedback_pnpm.md", memory_text(
+        "pnpm", "Use pnpm, never npm or yarn, in this repository", "feedback",
+        "`pnpm install`, `pnpm add -D`.\n**Why:** npm rewrote the lockfile.\n"))
+    write_memory(store, "feedback_lockfile.md", memory_text(
+        "lockfile", "Commit pnpm-lock.yaml with every dependency bump", "feedback",
+        "The package manager writes it; CI installs from it frozen.\n"))
+    write_memory(store, "project_workspaces.md", memory_text(
+        "workspaces", "The monorepo's apps are pnpm workspaces", "project"))
+
+
+async def test_recall_says_its_ranking_is_a_word_overlap_estimate_not_the_selector(
+        claude_home, tmp_path, fake):
+    """"which package manager" read: "No memory's description matches: the selector would
+    pick nothing", beside three pnpm memories a model would surely pick."""
+    fake.queue(reply(tool("pick_memories", files=["feedback_pnpm.md"])))
+    app, project = recall_app(claude_home, tmp_path, model_env(fake))
+    _pnpm_memories(project.store)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ask(app, pilot, project, "which package manager")
+        await until(pilot, lambda: "for “which" in model_column(app))
+        estimate = " ".join(shown(app, "#recall-results").split())
+        assert "the selector would pick nothing" not in estimate
+        assert estimate.startswith("Word-overlap estimate (the selector is a model")
+        assert "no memory's type or description shares a word with the question" in estimate
+        assert ("No description says “manager” or “package”: whether a memory that says it "
+                "in other words answers it, only a model can tell (press enter to ask ") in estimate
+        assert ("Said only in their text, which the selector never reads: "
+                "feedback_lockfile.md (manager, package).") in estimate
+        assert "feedback_pnpm.md" in model_column(app)
+
+
+async def test_without_a_key_the_estimate_says_a_model_is_needed_and_how_to_ask_one(
+        claude_home, tmp_path):
+    app, project = recall_app(claude_home, tmp_path, {"ANTHROPIC_API_KEY": ""})
+    _pnpm_memories(project.store)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await open_store(app, pilot, project)
+        await pilot.press("4", *"which package manager")
+        estimate = " ".join(shown(app, "#recall-results").split())
+        assert ("No description says “manager” or “package”" in estimate
+                and "the model column asks one once ANTHROPIC_API_KEY is set" in estimate)

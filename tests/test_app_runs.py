@@ -134,6 +134,10 @@ async def test_dream_review_reject_one_apply_then_undo(dream_app):
         restored = store_bytes(store)
         restored.pop(LOCK_NAME, None)  # the consolidation time stays recorded
         assert restored == before
+        assert any(n.message.startswith("Undid dream ") and n.message.endswith("U redoes it.")
+                   for n in app._notifications)
+        await pilot.press("U")  # as it says: the dream comes back on the store screen
+        await until(pilot, lambda: store_bytes(store) == after)
 
 
 async def test_cancel_mid_run_rolls_the_lock_back_and_applies_nothing(dream_app, monkeypatch):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import memory_text, settle
-from sync_machines import make_machines
+from sync_machines import fill_both_past_the_cut, make_machines
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.confirm import ConfirmScreen
@@ -172,6 +172,32 @@ async def test_a_sync_conflict_is_resolved_in_the_store_screen_and_undone(tmp_pa
             await pilot.press("u")
             await settle(app, pilot)
             assert b.read("rule.md") == conflicted
+
+
+async def test_memories_a_sync_brings_in_past_the_cut_are_said_before_and_after(tmp_path, capsys):
+    """The CLI named the other machine's memories landing past the loaded cut here; the
+    app's sync said nothing of them, before or after."""
+    remote, (a, b) = make_machines(tmp_path, capsys, count=2)
+    fill_both_past_the_cut(a, b)
+    a.sync("--remote", str(remote))
+    b.write_settings({"remote": str(remote), "names": {}})
+    with b.active():
+        app = MemtuiApp(b.home.home, {**b.env()})
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("y")
+            await settle(app, pilot)
+            assert isinstance(app.screen, ConfirmScreen)
+            [said] = [line for line in app.screen.plan.summary if "past the loaded cut" in line]
+            assert said.startswith("40 memories come in past the loaded cut, where Claude "
+                                   "does not see them (alpha_100.md, alpha_101.md, ")
+            assert "and 28 more" in said and "make room in the index" in said
+            await pilot.press("y")
+            await settle(app, pilot)
+            [done] = [n for n in app._notifications if str(n.message).startswith("Synced")]
+            assert "40 memories came in past the loaded cut" in str(done.message)
+            assert done.severity == "warning"
+
 
 
 def test_what_a_sync_leaves_out_is_named_for_what_it_is():

@@ -85,8 +85,8 @@ def test_history_restore_and_merge_take_a_file_path_that_starts_with_dash(
     assert code == 0
 
     (stores.projects / file).write_text("changed\n", encoding="utf-8")
-    code, out, _ = run(capsys, *in_home(stores, "restore", file, "--version", version["rev"]))
-    assert code == 0 and out.startswith("Restored testing.md")
+    code, out, _ = run(capsys, *in_home(stores, "restore", file, "--version", version["rev"], "--yes"))
+    assert code == 0 and out.startswith("--- testing.md (now)") and "\nRestored testing.md" in out
     assert (stores.projects / file).read_text(encoding="utf-8") == memory_text()
 
     code, out, _ = run(capsys, *in_home(stores, "merge", "--dry-run", file))
@@ -132,7 +132,8 @@ def test_a_dash_word_a_command_has_no_place_for_is_named(stores, capsys):
 def test_a_dash_folder_that_does_not_exist_is_one_sentence(stores, capsys):
     code, out, err = run(capsys, *in_home(stores, "audit", "-home-nobody"))
     assert (code, out) == (2, "")
-    assert err == f"memtui: No project folder named '-home-nobody' under {stores.projects}.\n"
+    assert err.startswith(f"memtui: No project named '-home-nobody', and no project folder of "
+                          f"that name under {stores.projects}") and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("argv", [

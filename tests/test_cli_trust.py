@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from conftest import index_line, memory_text, user_record, write_index, write_memory
@@ -159,11 +160,47 @@ def test_undo_redo_puts_back_what_the_last_undo_took(store, capsys):
     assert json.loads(out) == {"store": str(store), "redone": plan.label}
 
 
-def test_an_undone_dream_is_not_redone_but_run_again(store, capsys):
+def test_an_undone_dream_is_redone_with_its_lock_as_the_undo_said(store, capsys):
+    """The undo said "U redoes it" and the README `undo --redo`, while redo refused a
+    dream (exit 2, and `--json` printed nothing): now it comes back, lock included."""
+    lock = store / ".consolidate-lock"
+    lock.write_text("")
+    three_days_ago = time.time() - 3 * 86400
+    os.utime(lock, (three_days_ago, three_days_ago))
+    write_memory(store, "dup.md", memory_text())
+    assert run(capsys, "dream", str(store), "--engine", "offline", "--yes")[0] == 0
+    dreamt = {p.name: p.read_bytes() for p in store.iterdir() if p.is_file()}
+    dreamt_at = lock.stat().st_mtime
+    assert dreamt_at > three_days_ago
+    run(capsys, "undo", str(store))
+    assert lock.stat().st_mtime == three_days_ago
+
+    code, out, err = run(capsys, "undo", str(store), "--redo", "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["redone"].startswith("dream ")
+    assert {p.name: p.read_bytes() for p in store.iterdir() if p.is_file()} == dreamt
+    assert lock.stat().st_mtime == dreamt_at  # counted as consolidated again
+    code, out, _ = run(capsys, "undo", str(store), "--list", "--json")
+    assert json.loads(out)[0]["consolidate_lock"] == "set"
+
+    run(capsys, "undo", str(store))  # and the redo undoes like the dream did
+    assert lock.stat().st_mtime == three_days_ago
+    assert run(capsys, "undo", str(store), "--redo")[1].startswith("Redid dream ")
+    assert lock.stat().st_mtime == dreamt_at
+
+
+def test_a_dream_whose_undo_left_no_note_says_why_it_is_not_redone(store, capsys):
+    from tui import xdg
+
     write_memory(store, "dup.md", memory_text())
     assert run(capsys, "dream", str(store), "--engine", "offline", "--yes")[0] == 0
     run(capsys, "undo", str(store))
+    for note in (xdg.state_dir() / "redo-moves").iterdir():  # as an older memtui's undo
+        note.unlink()
     before = {p.name: p.read_bytes() for p in store.iterdir() if p.is_file()}
-    code, _, err = run(capsys, "undo", str(store), "--redo")
+
+    code, out, err = run(capsys, "undo", str(store), "--redo", "--json")
     assert code == 2 and "run it again" in err
+    assert json.loads(out) == {"store": str(store), "redone": None,
+                               "refused": err.removeprefix("memtui: ").strip()}
     assert {p.name: p.read_bytes() for p in store.iterdir() if p.is_file()} == before

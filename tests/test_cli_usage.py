@@ -51,7 +51,7 @@ def test_an_unknown_double_dash_word_is_an_unknown_option_of_that_command(
         claude_home, store, capsys, argv, sentence):
     code, out, err = run(capsys, "--config-dir", str(claude_home.home), *argv)
     assert (code, out, err) == (2, "", sentence)
-    assert "No project folder" not in err
+    assert "No project" not in err
 
 
 def test_an_unknown_option_before_the_command_says_where_options_go(capsys):

@@ -917,7 +917,7 @@ def test_worktrees_stop_failing_once_every_lost_line_is_merged_back(worktrees, c
 
     claude, tree_a, tree_b, store = worktrees
     blind_overwrite(worktrees)
-    assert cli.main(["--config-dir", str(claude.home), "merge", str(store / "feedback_testing.md")]) == 0
+    assert cli.main(["--config-dir", str(claude.home), "merge", str(store / "feedback_testing.md"), "--yes"]) == 0
     capsys.readouterr()
 
     code, report, _ = run_doctor(claude, store, capsys)

@@ -138,7 +138,7 @@ def test_merge_restores_the_lost_lines_and_keeps_the_overwriters(worktrees, caps
     claude, _, _, store = worktrees
     _, _, memory = blind_overwrite(worktrees)
 
-    code, out, err = run_cli(["--config-dir", str(claude.home), "merge", str(memory)], capsys)
+    code, out, err = run_cli(["--config-dir", str(claude.home), "merge", str(memory), "--yes"], capsys)
 
     assert (code, err) == (0, "")
     text = memory.read_text(encoding="utf-8")
@@ -172,7 +172,7 @@ def test_merge_with_overlapping_changes_shows_the_conflict_and_writes_nothing(wo
     clashing_rewrites(claude, tree_a, tree_b, memory)
     before = memory.read_bytes()
 
-    code, out, _ = run_cli(["--config-dir", str(claude.home), "merge", str(memory)], capsys)
+    code, out, _ = run_cli(["--config-dir", str(claude.home), "merge", str(memory), "--yes"], capsys)
 
     assert code == 1
     assert "Run the suite in parallel." in out and "Run only the fast tests." in out
@@ -227,7 +227,7 @@ def test_restore_puts_a_backfilled_version_back(worktrees, capsys):
                         and v["git_branch"] == "feature-a")
 
     code, out, _ = run_cli(["--config-dir", str(claude.home), "restore", str(memory),
-                            "--version", written_by_a["rev"][:12]], capsys)
+                            "--version", written_by_a["rev"][:12], "--yes"], capsys)
 
     assert code == 0
     assert memory.read_text(encoding="utf-8") == BASE + A_LINE + "\n"
@@ -294,7 +294,7 @@ def test_merge_keeps_every_byte_it_does_not_merge_even_one_that_is_not_utf8(work
     memory.write_bytes(memory.read_bytes() + b"- Caf\xe9 at ten, written by hand in Latin-1.\n")
     before = memory.read_bytes()
 
-    code, out, err = run_cli(["--config-dir", str(claude.home), "merge", str(memory)], capsys)
+    code, out, err = run_cli(["--config-dir", str(claude.home), "merge", str(memory), "--yes"], capsys)
 
     assert (code, err) == (0, "")
     assert memory.read_bytes() == before + A_LINE.encode() + b"\n"
@@ -408,7 +408,7 @@ def test_overwrites_says_whether_the_lost_lines_are_back_and_how_to_merge_them(w
     assert f"memtui merge {memory}" in out
     assert json.loads(run_cli([*home, "overwrites", str(store), "--json"], capsys)[1])[0]["back"] is False
 
-    run_cli([*home, "merge", str(memory)], capsys)
+    run_cli([*home, "merge", str(memory), "--yes"], capsys)
 
     code, out, _ = run_cli([*home, "overwrites", str(store)], capsys)
     assert code == 0
@@ -429,7 +429,7 @@ def test_merge_brings_back_a_lost_update_the_journal_found(worktrees, capsys):
     assert json.loads(run_cli([*home, "overwrites", str(store), "--json"], capsys)[1])[0][
         "found_in"] == "journal"
 
-    code, out, err = run_cli([*home, "merge", str(memory)], capsys)
+    code, out, err = run_cli([*home, "merge", str(memory), "--yes"], capsys)
 
     assert (code, err) == (0, "")
     assert memory.read_text(encoding="utf-8") == BASE + B_LINE + "\n" + A_LINE + "\n"
@@ -451,7 +451,7 @@ def test_merge_brings_back_every_lost_update_of_the_file_not_only_the_newest(wor
     home = ["--config-dir", str(claude.home)]
     assert len(json.loads(run_cli([*home, "overwrites", str(store), "--json"], capsys)[1])) == 2
 
-    code, _, err = run_cli([*home, "merge", str(memory)], capsys)
+    code, _, err = run_cli([*home, "merge", str(memory), "--yes"], capsys)
 
     assert (code, err) == (0, "")
     text = memory.read_text(encoding="utf-8")
@@ -471,7 +471,10 @@ def test_a_journal_moved_aside_and_started_again_is_said_once(worktrees, capsys)
 
     code, out, err = run_cli([*home, "history", str(memory)], capsys)
 
-    assert code == 0 and len(out.splitlines()) == 2  # the header and the one new version
+    # The new journal's first version, and those the transcripts hold, rebuilt into it again.
+    rebuilt, header, *versions = out.splitlines()
+    assert code == 0 and rebuilt.startswith("Rebuilt ") and header.startswith("version ")
+    assert sum("changes found by memtui history" in version for version in versions) == 1
     _moved_aside_once(store, err)
     assert run_cli([*home, "history", str(memory)], capsys)[2] == ""
 
@@ -526,7 +529,7 @@ def test_undo_json_says_what_was_undone_as_json(worktrees, capsys):
     _, _, memory = blind_overwrite(worktrees)
     before = memory.read_bytes()
     home = ["--config-dir", str(claude.home)]
-    run_cli([*home, "merge", str(memory)], capsys)
+    run_cli([*home, "merge", str(memory), "--yes"], capsys)
 
     code, out, _ = run_cli([*home, "undo", str(store), "--json"], capsys)
     assert code == 0
@@ -548,7 +551,7 @@ def test_merge_and_restore_of_a_named_pipe_answer_in_one_sentence_instead_of_wai
     pipe = store / "feedback_pipe.md"
     os.mkfifo(pipe)
     home = ["--config-dir", str(claude.home)]
-    for argv in (["merge", str(pipe)], ["restore", str(pipe), "--version", "main"]):
+    for argv in (["merge", str(pipe), "--yes"], ["restore", str(pipe), "--version", "main", "--yes"]):
         if argv[0] == "restore":  # a version that holds a regular feedback_pipe.md
             pipe.unlink()
             pipe.write_text(BASE, encoding="utf-8")
@@ -609,7 +612,7 @@ def test_restore_and_merge_say_the_undo_command_that_takes_them_back(worktrees, 
     versions = json.loads(run_cli([*home, "history", str(memory), "--json"], capsys)[1])
     by_a = next(v["rev"] for v in versions if v["git_branch"] == "feature-a")
 
-    for argv in (["merge", str(memory)], ["restore", str(memory), "--version", by_a]):
+    for argv in (["merge", str(memory), "--yes"], ["restore", str(memory), "--version", by_a, "--yes"]):
         code, out, _ = run_cli([*home, *argv], capsys)
         assert code == 0
         undo = out.strip().splitlines()[-1].split("`")[1]

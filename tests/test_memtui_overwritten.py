@@ -20,7 +20,7 @@ def session_overwrites_memtuis_merge(worktrees, capsys):
     c = Session(claude, tree_a, "feature-a", START + timedelta(hours=1))
     c.read(memory, seen)
     home = ["--config-dir", str(claude.home)]
-    assert run_cli([*home, "merge", str(memory)], capsys)[0] == 0
+    assert run_cli([*home, "merge", str(memory), "--yes"], capsys)[0] == 0
     merged = memory.read_text(encoding="utf-8")
     assert A_LINE in merged
     c.write(memory, seen + C_LINE + "\n", merged)

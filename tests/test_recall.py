@@ -73,3 +73,34 @@ def test_files_outside_the_newest_200_are_never_recalled(tmp_path):
     picked = rank(store, "caching", limit=500)
     assert "m000.md" not in {match.file for match in picked}
     assert len(rank(store, "caching")) == 5
+
+
+def test_forms_of_a_word_count_as_one_and_a_shared_start_does_not(tmp_path):
+    """Four shared letters made "checkout" match "checked": on the demo, "checkout latency
+    dashboard" ranked five admin memories ("what the user wants checked") first."""
+    write_memory(tmp_path, "feedback_admin_reviews.md", memory_text(
+        "admin reviews", "What the user wants checked before any admin change lands", "feedback"))
+    write_memory(tmp_path, "project_deploys.md", memory_text(
+        "deploys", "Deployments freeze on Fridays; configuration lives in helm", "project"))
+    store = load_store(tmp_path)
+    assert rank(store, "checkout latency") == []
+    assert [m.file for m in rank(store, "when do we deploy")] == ["project_deploys.md"]
+    assert [m.file for m in rank(store, "where is the config")] == ["project_deploys.md"]
+
+
+def test_the_estimate_names_the_words_only_a_model_could_match(tmp_path):
+    from tui.memory.recall import estimate
+
+    write_memory(tmp_path, "feedback_pnpm.md",
+                 memory_text("pnpm", "Use pnpm, never npm or yarn", "feedback"))
+    write_memory(tmp_path, "feedback_lockfile.md", memory_text(
+        "lockfile", "Commit pnpm-lock.yaml with every bump", "feedback",
+        "The package manager writes it.\n"))
+    store = load_store(tmp_path)
+
+    guess = estimate(store, "which package manager?")
+    assert guess.matches == [] and guess.needs_model
+    assert guess.unshared == ("manager", "package")
+    assert guess.in_text_only == (("feedback_lockfile.md", ("manager", "package")),)
+    sure = estimate(store, "pnpm or yarn")
+    assert [m.file for m in sure.matches][:1] == ["feedback_pnpm.md"] and not sure.needs_model

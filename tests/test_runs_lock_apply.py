@@ -257,7 +257,7 @@ def test_cli_a_dream_refused_before_it_ran_says_only_why(store, claude_home, cap
 def test_cli_unknown_target_and_missing_key_are_one_sentence(store, claude_home, capsys):
     from tui.cli.support import UsageError
 
-    with pytest.raises(UsageError, match="No project folder"):
+    with pytest.raises(UsageError, match="No project named .no-such-folder., and no project folder"):
         _parser_main(["--config-dir", str(claude_home.home), "dream", "no-such-folder"])
     code = _parser_main(["--config-dir", str(claude_home.home), "dream", str(store),
                          "--engine", "anthropic"])

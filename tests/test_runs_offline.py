@@ -558,3 +558,24 @@ def test_cursor_notes_stay_bounded_and_undo_still_restores_the_cursor(claude_hom
 
     assert undo_changeset(store) is not None
     assert read_cursor(transcript.stem) == first_cursor
+
+
+def test_redoing_an_undone_extraction_moves_its_cursor_on_again(claude_home, tmp_path):
+    """Redo puts back what the extraction wrote and where it had read to: the next run
+    finds nothing new, as after the extraction itself."""
+    from tui.agents.changeset import redo_changeset, undo_changeset
+    from tui.agents.conversation import read_cursor
+
+    store, _, transcript, _ = _extracted_rule(claude_home, tmp_path)
+    applied, extracted_to = snapshot(store), read_cursor(transcript.stem)
+    assert undo_changeset(store) is not None
+    assert read_cursor(transcript.stem) != extracted_to
+
+    assert redo_changeset(store).startswith("redo extract ")
+    assert snapshot(store) == applied and read_cursor(transcript.stem) == extracted_to
+    again = run_extract(transcript.stem, home=claude_home.home, env=claude_home.env,
+                        engine="offline")
+    assert again.changeset is None or again.changeset.empty
+
+    assert undo_changeset(store) is not None  # the redo's undo moves it back once more
+    assert read_cursor(transcript.stem) != extracted_to

@@ -459,7 +459,7 @@ def test_a_sync_conflict_is_shown_and_resolved_by_memtui_merge(world):
     assert code == 1
     assert "1 conflict from memtui sync" in out
     assert "Use the B fixtures." in out and "Use the A fixtures." in out
-    code, out, err = b.run("merge", path, "--keep", "second")
+    code, out, err = b.run("merge", path, "--keep", "second", "--yes")
     assert code == 0, err
     assert b.read("testing.md") == TESTING.replace("Use the fixtures.", "Use the A fixtures.")
     assert b.sync()["projects"][0]["pushed"] == ["testing.md"]
@@ -530,7 +530,7 @@ def test_a_conflict_resolved_elsewhere_is_not_called_unresolved_after_pulling_it
     b.sync()
     a.sync()  # A now holds the conflict too
     assert "<<<<<<<" in a.read("testing.md")
-    assert b.run("merge", str(b.store / "testing.md"), "--keep", "second")[0] == 0
+    assert b.run("merge", str(b.store / "testing.md"), "--keep", "second", "--yes")[0] == 0
     b.sync()
     code, out, _ = a.run("sync", "--all")  # pulls B's resolution
     assert code == 0 and "<<<<<<<" not in a.read("testing.md")

@@ -26,7 +26,7 @@ from hostile_remotes import (
     secret_texts,
     snapshot_tree,
 )
-from sync_machines import git, make_machines
+from sync_machines import fill_both_past_the_cut, git, make_machines
 
 from tui.memory.audit import audit_store
 from tui.memory.conflicts import find_conflicts
@@ -140,15 +140,13 @@ def test_memories_that_come_in_past_the_cut_are_named(world):
     """Nothing this machine saw is hidden, so nothing is held; but the other machine's
     memories land past the loaded cut here, where Claude does not see them: said."""
     remote, (a, b, _) = world
-    for machine, prefix in ((a, "alpha"), (b, "beta")):
-        machine.write("MEMORY.md", "".join(f"- [{prefix} {n}]({prefix}_{n}.md) — a note\n"
-                                           for n in range(120)))
-        for n in range(120):
-            machine.write(f"{prefix}_{n}.md", memory_text(name=f"{prefix} {n}"))
+    fill_both_past_the_cut(a, b)
     a.sync("--remote", str(remote))
     result = b.sync("--remote", str(remote), "--dry-run")["projects"][0]
     assert result["skipped"] is None
     assert result["arrived_past_cut"] == sorted(f"alpha_{n}.md" for n in range(80, 120))
+    code, out, _ = b.run("sync", "--all", "--remote", str(remote), "--dry-run")
+    assert code == 0 and "40 memories would come in past the loaded cut, where" in out
     code, out, _ = b.run("sync", "--all", "--remote", str(remote))
     assert code == 0 and ("40 memories came in past the loaded cut, where Claude does not "
                           "see them (alpha_100.md, alpha_101.md, ") in out

@@ -16,9 +16,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui.agents.guards import Declared, dependants, lost_lines, requirements
-from tui.agents.undo_notes import LOCK, drop_note, read_note, write_notes
+from tui.agents.undo_notes import LOCK, REDO, drop_note, read_note, write_notes
 from tui.claude.lines import lines_with_endings
 from tui.claude.lock import (
     LockBusy,
@@ -35,6 +36,9 @@ from tui.memory.index import LoadedIndex, parse_index
 from tui.memory.links import wiki_names
 from tui.memory.reach import TextLinks, loaded_roots, reach
 from tui.words import listed, plural
+
+if TYPE_CHECKING:
+    from tui.memory.writes import ChangeRecord
 
 CREATED, MODIFIED, ARCHIVED = "created", "modified", "archived"
 
@@ -375,57 +379,102 @@ def remember_lock_before(record_ids: Iterable[str], previous: LockState) -> None
     write_notes(LOCK, record_ids, state_json(previous))
 
 
-def restore_lock_after_undo(store: Path, record_id: str | None) -> None:
-    """If the undone record was a dream, put the lock back as it was before it."""
+def restore_lock_after_undo(store: Path, record_id: str | None) -> dict | None:
+    """If the undone record was a dream, put the lock back as it was before it. What it
+    moved, for a redo: the lock as the undo left it and as the dream had left it."""
     before = read_note(LOCK, record_id) if record_id is not None else None
     if before is None:
-        return  # not a dream, or applied before memtui kept lock notes
-    if read_lock(store).held():
-        return  # a live dream owns it now: leave it alone
+        return None  # not a dream, or applied before memtui kept lock notes
+    dreamt = read_lock(store)
+    if dreamt.held():
+        return None  # a live dream owns it now: leave it alone
     try:
         restore_lock(store, state_from_json(store, before))
     except (OSError, LockBusy, ValueError, TypeError):
-        return
+        return None
     drop_note(LOCK, record_id)
+    return {"undone_to": state_json(read_lock(store)), "redo_to": state_json(dreamt)}
 
 
-def settle_after_undo(store: Path, record_id: str | None) -> None:
-    """What an undone run had moved goes back: a dream's lock, an extraction's cursor."""
+def redo_lock(store: Path, moved: dict, redo_id: str) -> None:
+    """Set the lock again as the redone dream had left it, unless it moved since the undo
+    (a consolidation since is newer: it stays); the redo's own undo puts it back."""
+    now = read_lock(store)
+    if now.held() or state_json(now) != moved["undone_to"]:
+        return
+    try:
+        restore_lock(store, state_from_json(store, moved["redo_to"]))
+    except (OSError, LockBusy, ValueError, TypeError):
+        return
+    remember_lock_before((redo_id,), now)
+
+
+def settle_after_undo(store: Path, undo: ChangeRecord) -> None:
+    """What an undone run had moved goes back: a dream's lock, an extraction's cursor;
+    what moved is noted under the undo, so that a redo moves it forward again."""
     from tui.agents.conversation import restore_cursor_after_undo
 
-    restore_lock_after_undo(store, record_id)
-    restore_cursor_after_undo(record_id)
+    lock = restore_lock_after_undo(store, undo.undoes)
+    cursor = restore_cursor_after_undo(undo.undoes)
+    if _run_label(undo.label):
+        write_notes(REDO, (undo.id,), {"lock": lock, "cursor": cursor})
+
+
+def settle_after_redo(store: Path, redo: ChangeRecord) -> None:
+    """A redone run moves again what its undo had put back (see `settle_after_undo`)."""
+    from tui.agents.conversation import redo_cursor
+
+    moved = read_note(REDO, redo.undoes) if redo.undoes is not None else None
+    if not isinstance(moved, dict):
+        return
+    if isinstance(moved.get("lock"), dict):
+        redo_lock(store, moved["lock"], redo.id)
+    if isinstance(moved.get("cursor"), dict):
+        redo_cursor(moved["cursor"], redo.id)
+    drop_note(REDO, redo.undoes)
 
 
 RUN_LABELS = ("dream ", "extract ")  # how dream.py and extract.py label what they apply
 
 
+def _run_label(label: str) -> bool:
+    """Whether a record's label names a run, or its undo or redo."""
+    return label.removeprefix("undo ").removeprefix("redo ").startswith(RUN_LABELS)
+
+
 def lock_change(label: str) -> str | None:
     """What a change of this label did to `.consolidate-lock`: "set" (an applied dream
-    counts as a consolidation), "restored" (its undo), or None."""
-    if label.startswith("dream "):
+    counts as a consolidation, and so does its redo), "restored" (its undo), or None."""
+    if label.startswith(("dream ", "redo dream ")):
         return "set"
     if label.startswith("undo dream "):
         return "restored"
     return None
 
 
-def redo_refusal(label: str) -> str | None:
-    """Why an undone run cannot be redone: undoing it put back the lock or the session's
-    cursor, which a redo of its files alone would leave saying it never ran."""
-    if label.startswith(RUN_LABELS):
-        return (f"An undone {label.split()[0]} is not redone: run it again (its review shows "
-                "what it would change).")
-    return None
+def redo_refusal(undo: ChangeRecord) -> str | None:
+    """Why an undone run cannot be redone: its undo put back the lock or the session's
+    cursor, and the note of where the run had left them is gone (an undo by an older
+    memtui, or one of many since), so a redo of its files alone would leave them saying it
+    never ran."""
+    if not _run_label(undo.label) or read_note(REDO, undo.id) is not None:
+        return None
+    run = undo.label.removeprefix("undo ").split()[0]
+    moved = "the consolidate lock" if run == "dream" else "the session's cursor"
+    return (f"This undone {run} cannot be redone: memtui no longer knows where it had left "
+            f"{moved}; run it again (its review shows what it would change).")
 
 
 def redo_changeset(store: Path) -> str | None:
     """Redo what the newest undo of this store took back; its label, or None if nothing
-    is left to redo. An undone dream or extraction is refused (see `redo_refusal`)."""
+    is left to redo. A redone dream sets the lock again, a redone extraction its cursor."""
     from tui.history.recovery import redo_journalled
 
     record = redo_journalled(store, redo_refusal)
-    return record.label if record is not None else None
+    if record is None:
+        return None
+    settle_after_redo(store, record)
+    return record.label
 
 
 def undo_changeset(store: Path) -> str | None:
@@ -440,5 +489,5 @@ def undo_changeset(store: Path) -> str | None:
     record = undo_journalled(store)
     if record is None:
         return None
-    settle_after_undo(store, record.undoes)
+    settle_after_undo(store, record)
     return record.label

@@ -107,20 +107,40 @@ def remember_cursor_before(record_ids: Iterable[str], session_id: str, moved_to:
                                      "before": _cursor_data(session_id) or None})
 
 
-def restore_cursor_after_undo(record_id: str | None) -> None:
+def restore_cursor_after_undo(record_id: str | None) -> dict | None:
     """If the undone record was an extraction, move its session's cursor back, unless a
-    later extraction has moved it on since."""
+    later extraction has moved it on since. What it moved, for a redo: the cursor as the
+    undo left it and as the extraction had left it."""
     note = read_note(CURSOR, record_id) if record_id is not None else None
     try:
         session_id, moved_to, before = note["session"], note["moved_to"], note["before"]
     except (TypeError, KeyError):
-        return  # not an extraction, or applied before memtui kept cursor notes
+        return None  # not an extraction, or applied before memtui kept cursor notes
+    moved = None
     if read_cursor(session_id) == moved_to:
+        extracted = _cursor_data(session_id)
         if isinstance(before, dict):
             _write_cursor(session_id, before)
         else:
             cursor_file(session_id).unlink(missing_ok=True)
+        moved = {"session": session_id, "undone_to": _cursor_data(session_id) or None,
+                 "redo_to": extracted}
     drop_note(CURSOR, record_id)
+    return moved
+
+
+def redo_cursor(moved: dict, redo_id: str) -> None:
+    """Move a session's cursor forward again as the redone extraction had moved it,
+    unless it moved since the undo; the redo's own undo moves it back."""
+    try:
+        session_id, undone_to, redo_to = moved["session"], moved["undone_to"], moved["redo_to"]
+    except (TypeError, KeyError):
+        return
+    if (_cursor_data(session_id) or None) != undone_to or not isinstance(redo_to, dict):
+        return
+    _write_cursor(session_id, redo_to)
+    write_notes(CURSOR, (redo_id,), {"session": session_id, "moved_to": redo_to.get("uuid"),
+                                     "before": undone_to})
 
 
 def mark_pending(session_id: str, transcript: Path, until: str) -> None:

@@ -1,8 +1,10 @@
-"""Recall with the model: which memories (at most five) a question would bring into a session.
+"""Recall with a model: the memories (at most five) it picks for a question from what Claude
+Code's selector reads.
 
-Like Claude Code's selector, the model reads one manifest line per file of the recall scan
-(type, file name, date, description) and never a body; it answers with file names, of which
-only the ones that exist in the store are kept.
+Like the selector, the model reads one manifest line per file of the recall scan (type, file
+name, date, description) and never a body; it answers with file names, of which only the
+ones that exist in the store are kept. The prompt is memtui's own, so its pick is the
+closest stand-in for the selector's (which picks by meaning, as it does), not its answer.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Notes that let an undo put back what an applied run moved outside the store: a dream's
-`.consolidate-lock`, an extraction's cursor. One JSON file per journal record, in a folder
-per kind under the state dir, read and removed when that record is undone.
+`.consolidate-lock`, an extraction's cursor; and under that undo, what it moved back, so
+that a redo moves it forward again. One JSON file per journal record, in a folder per kind
+under the state dir, read and removed when that record is undone (or redone).
 
 Undo walks back from the newest change one at a time, and the undo log is never pruned, so
 no note ever becomes provably useless: the newest KEPT of each kind are kept instead.
@@ -19,6 +20,7 @@ from tui import xdg
 
 KEPT = 200
 LOCK, CURSOR = "lock-before", "cursor-before"
+REDO = "redo-moves"  # under an undo of a run: what it moved back, for a redo to move again
 
 
 def _note(kind: str, record_id: str) -> Path:

@@ -166,22 +166,19 @@ def apply_rescue(rescue, home: Path, env, settings_file: Path | None) -> Outcome
 
 
 def undo(store_path: Path) -> Outcome:
-    from tui.history.recovery import undo_journalled
+    from tui.agents.changeset import undo_changeset
     from tui.memory import writes
 
     try:
-        record = undo_journalled(store_path)
+        label = undo_changeset(store_path)  # an undone dream is no consolidation
     except writes.WriteRefused as refused:
         return str(refused), "error"
-    if record is None:
+    if label is None:
         from tui.memory.trim import trimmed_note
 
         trimmed = trimmed_note(store_path)
         return (f"Nothing left to undo: {trimmed}." if trimmed else "Nothing to undo."), "warning"
-    from tui.agents.changeset import settle_after_undo
-
-    settle_after_undo(store_path, record.undoes)  # an undone dream is no consolidation
-    return f"{writes.undone_phrase(record.label)} U redoes it.", "information"
+    return f"{writes.undone_phrase(label)} U redoes it.", "information"
 
 
 def redo(store_path: Path) -> Outcome:

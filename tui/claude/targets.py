@@ -108,7 +108,7 @@ def resolve_target(
         if folder:
             return stated(Target(projects / folder / paths.MEMORY_DIR_NAME, "folder name",
                                  why="given by its project folder's name"))
-        raise TargetError(f"No project folder named {target!r} under {projects}.")
+        return stated(_by_project_name(target, names, home, env, settings_file))
     if not os.path.lexists(candidate):
         # A checkout deleted since its sessions ran, by the path `memtui projects` shows.
         try:
@@ -128,6 +128,56 @@ def resolve_target(
             return stated(Target(memory_dir, "project path", why=why))
         raise TargetError(f"{target} does not exist.")
     raise TargetError(f"{target} is not a memory directory, a project path or a folder name.")
+
+
+def _by_project_name(target: str, folders: list[str], home: Path, env: Mapping[str, str],
+                     settings_file: Path | None) -> Target:
+    """The store of the one project whose path ends in `target` (`shop` for ~/work/shop,
+    as `memtui projects` shows it), else a TargetError naming the close matches."""
+    import difflib
+
+    from tui.claude.discovery import discover
+
+    inventory = discover(home, env, settings_file).projects
+    # The path `memtui projects` shows first, then the other paths sessions ran in.
+    shown = _by_basename((project.key_path or (project.paths or ("",))[0], project)
+                         for project in inventory)
+    other = _by_basename((path, project) for project in inventory for path in project.paths)
+    found = _named(target, shown) or _named(target, other)
+    if found and all(project.store is None for project in found):
+        where = found[0].key_path or found[0].paths[0]
+        raise TargetError(f"The project {where} has no memory store"
+                          + (f": {found[0].note}" if found[0].note else "."))
+    found = [project for project in found if project.store is not None]
+    if len(found) == 1:
+        [project] = found
+        where = project.key_path or project.paths[0]
+        return Target(project.store, "project name", where,
+                      why=f"{target} names the project {where}")
+    if found:
+        shown = ", ".join(project.key_path or project.paths[0] for project in found)
+        raise TargetError(f"{target!r} names {len(found)} projects ({shown}); give the path "
+                          "of the one you mean.")
+    guesses = difflib.get_close_matches(target, [*shown, *folders], n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(guesses)}?" if guesses else (
+        " (`memtui projects` lists them)")
+    raise TargetError(f"No project named {target!r}, and no project folder of that name under "
+                      f"{paths.projects_dir(home)}{hint}")
+
+
+def _by_basename(pairs) -> dict[str, list]:
+    named: dict[str, list] = {}
+    for path, project in pairs:
+        if path:
+            named.setdefault(os.path.basename(path.rstrip("/")), []).append(project)
+    return named
+
+
+def _named(target: str, named: dict[str, list]) -> list:
+    """The projects called `target`, exactly, else ignoring case; each once."""
+    found = named.get(target) or next(
+        (found for name, found in named.items() if name.casefold() == target.casefold()), [])
+    return list({id(project): project for project in found}.values())
 
 
 def _why_location(path: Path, location: MemoryLocation) -> str:

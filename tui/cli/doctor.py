@@ -47,7 +47,7 @@ def print_report(report) -> None:
 
 def add_doctor_command(commands) -> None:
     doctor = commands.add_parser("doctor", help="why memory is not working (exit 1 on a failure)")
-    doctor.add_argument("target", nargs="?", help="memory dir, project path or folder name")
+    doctor.add_argument("target", nargs="?", help="memory dir, project path, project name or folder name")
     doctor.add_argument("--json", action="store_true", help="machine-readable output")
     doctor.add_argument("--online", action="store_true",
                         help="also make one minimal API call (nothing leaves the machine without it)")

@@ -73,7 +73,7 @@ def add_fix_command(commands) -> None:
               "[--push-out]",
         description="Repair a store as the app does: show the change, ask, apply it\n"
                     "(`memtui undo` takes it back).\n\n"
-                    "TARGET: a memory dir, a project path or a folder name (default: the\n"
+                    "TARGET: a memory dir, a project path, a project name or a folder name (default: the\n"
                     "current directory's project). REPAIR:\n"
                     f"{repairs}\n"
                     "FILE: a memory as `memtui audit` names it (topics/api.md), or its path.\n"

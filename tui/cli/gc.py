@@ -148,7 +148,7 @@ def add_gc_command(commands) -> None:
     gc = commands.add_parser(
         "gc", help="trim memtui's own backups by the retention policy, and show its disk use")
     gc.add_argument("target", nargs="?",
-                    help="memory dir, project path or folder name (default: the current directory)")
+                    help="memory dir, project path, project name or folder name (default: the current directory)")
     gc.add_argument("--all", action="store_true", help="every store memtui keeps backups of")
     gc.add_argument("--dry-run", action="store_true", help="say what would go, write nothing")
     gc.add_argument("--json", action="store_true", help="machine-readable output")

@@ -23,6 +23,7 @@ from tui.claude.memory_files import TEAM_FOLDER
 from tui.cli.support import (
     UsageError,
     config_home_of,
+    confirmed,
     env_of,
     existing_store,
     print_json,
@@ -31,7 +32,7 @@ from tui.cli.support import (
 )
 from tui.words import plural
 
-TARGET_HELP = "memory dir, project path or folder name (default: the current directory)"
+TARGET_HELP = "memory dir, project path, project name or folder name (default: the current directory)"
 
 
 # These commands need only the store: not whether it is stranded (a read of its transcripts).
@@ -167,15 +168,21 @@ def cmd_history(args: argparse.Namespace) -> int:
         return _backfill(args)
     if args.target is not None:
         raise UsageError("`memtui history FILE` takes one file; did you mean `history backfill TARGET`?")
+    from tui.history.backfill import backfill
     from tui.history.journal import use_journal
+    from tui.history.writes_log import store_events
 
-    def versions_of(journal) -> list:
+    def versions_of(journal) -> tuple[list, int]:
         journal.snapshot("changes found by memtui history", source="external")
-        return journal.versions(file)
+        # As the app's history screen does: the versions the transcripts hold are rebuilt
+        # first (the scan cache reads only what transcripts grew since the last time).
+        rebuilt = backfill(journal, events).written
+        return journal.versions(file), rebuilt
 
     store, file = _file_in_store(args, args.file)
+    events = store_events(store, config_home_of(args), env_of(args))
     with _journal_errors(store):
-        versions = use_journal(store, versions_of)
+        versions, rebuilt = use_journal(store, versions_of)
     if args.json:
         print_json([
             {"rev": v.rev, "branch": v.ref, "time": v.time, "source": v.source,
@@ -185,9 +192,11 @@ def cmd_history(args: argparse.Namespace) -> int:
             for v in versions
         ])
         return 0
+    if rebuilt:
+        print(f"Rebuilt {plural(rebuilt, 'version')} of this store's files from the transcripts "
+              "into the journal first.")
     if not versions:
-        print(f"No version of {file} in the journal; `memtui history backfill {store}` "
-              "rebuilds older ones from the transcripts.")
+        print(f"No version of {file} in the journal or the transcripts.")
         return 0
     where = max(len("working directory"), *(len(v.cwd or "-") for v in versions))
     print(f"{'version':10}  {'time':19}  {'by':9} {'session':8}  {'working directory':{where}}  what")
@@ -268,10 +277,34 @@ def cmd_restore(args: argparse.Namespace) -> int:
     if current == wanted:
         print(f"{file} is already at version {rev[:10]}.")
         return 0
+    _print_diff(file, current, wanted, f"version {rev[:10]}")
+    if not _go_ahead(args, "restore"):
+        return 0
     status = _apply(store, file, current, wanted, f"restore {file} to version {rev[:10]}")
     if status == 0:
         print(f"Restored {file} to version {rev[:10]}; {_undo_hint(store)}.")
     return status
+
+
+def _print_diff(file: str, before: bytes | None, after: bytes, to: str) -> None:
+    import difflib
+
+    old, new = ((data or b"").decode("utf-8", "replace") for data in (before, after))
+    sys.stdout.writelines(line if line.endswith("\n") else line + "\n" for line in
+                          difflib.unified_diff(lines_with_endings(old), lines_with_endings(new),
+                                               f"{file} (now)", f"{file} ({to})"))
+
+
+def _go_ahead(args: argparse.Namespace, command: str) -> bool:
+    """After the change is shown: --dry-run stops there; else --yes, or the user's yes on
+    a terminal (as `memtui fix` asks)."""
+    if args.dry_run:
+        print("Dry run: nothing was written.")
+        return False
+    if confirmed(args, command):
+        return True
+    print("Not applied.")
+    return False
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
@@ -321,7 +354,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         lines_with_endings(current), lines_with_endings(merged),
         f"{file} (now)", f"{file} (merged)",
     ))
-    if args.dry_run:
+    if not _go_ahead(args, "merge"):
         return 0
     label = f"merge lines of {file} lost on {', '.join(u.time for u in missing)}"
     status = _apply(store, file, current_bytes, merged.encode("utf-8", "surrogateescape"), label)
@@ -361,7 +394,7 @@ def _merge_sync_conflicts(args: argparse.Namespace, store: Path, file: str) -> i
 
     sys.stdout.writelines(difflib.unified_diff(
         lines_with_endings(text), lines_with_endings(merged), f"{file} (now)", f"{file} (resolved)"))
-    if args.dry_run:
+    if not _go_ahead(args, "merge"):
         return 0
     label = f"resolve sync conflicts in {file}, keeping {args.keep}"
     status = _apply(store, file, before, merged.encode("utf-8", "surrogateescape"), label)
@@ -431,6 +464,9 @@ def cmd_undo(args: argparse.Namespace) -> int:
         with _journal_errors(store):
             label = (redo_changeset if args.redo else undo_changeset)(store)
     except WriteRefused as error:
+        if args.json:
+            print_json({"store": str(store), "redone" if args.redo else "undone": None,
+                        "refused": str(error)})
         raise UsageError(str(error)) from None
     if args.json:
         if args.redo:
@@ -502,10 +538,13 @@ def add_history_commands(commands) -> None:
     restore.add_argument("file", metavar="FILE")
     restore.add_argument("--version", required=True, metavar="REV",
                          help="a revision listed by `memtui history FILE`")
+    restore.add_argument("--yes", action="store_true", help="apply without asking")
+    restore.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
     restore.set_defaults(run=cmd_restore)
 
     merge = commands.add_parser("merge", help="merge back the lines a lost update dropped")
     merge.add_argument("file", metavar="FILE")
+    merge.add_argument("--yes", action="store_true", help="apply without asking")
     merge.add_argument("--dry-run", action="store_true", help="show the merge, write nothing")
     merge.add_argument("--keep", choices=("first", "second", "both"),
                        help="for a conflict memtui sync left: the text to keep")

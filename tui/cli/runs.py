@@ -25,7 +25,7 @@ ENGINES = ("anthropic", "offline")
 
 def add_run_commands(commands) -> None:
     dream = commands.add_parser("dream", help="consolidate a store (preview, apply, undo)")
-    dream.add_argument("target", nargs="?", help="memory dir, project path or folder name")
+    dream.add_argument("target", nargs="?", help="memory dir, project path, project name or folder name")
     _run_flags(dream)
     dream.add_argument("--dry-run", action="store_true", help="show the change set only")
     dream.set_defaults(run=cmd_dream)
@@ -162,6 +162,8 @@ def _run_once(args: argparse.Namespace, start, printer: _Printer) -> tuple[int, 
     else:
         _print_outcome(result, outcome, apply, dry_run)
     if result.status == SKIPPED:
+        if not args.json:
+            print(f"Skipped: {result.error}")
         return 0, result, False
     if result.status != SUCCEEDED:
         print(f"memtui: {result.kind}: {result.error}", file=sys.stderr)

@@ -226,7 +226,7 @@ def add_store_commands(commands) -> None:
     projects.set_defaults(run=cmd_projects)
 
     audit = commands.add_parser("audit", help="findings for one store (exit 1 on errors)")
-    audit.add_argument("target", nargs="?", help="memory dir, project path or folder name")
+    audit.add_argument("target", nargs="?", help="memory dir, project path, project name or folder name")
     audit.add_argument("--json", action="store_true", help="machine-readable output")
     audit.add_argument("--all", action="store_true", help="every store under the config home")
     audit.add_argument("--no-cache", action="store_true",
@@ -234,7 +234,7 @@ def add_store_commands(commands) -> None:
     audit.set_defaults(run=cmd_audit)
 
     index = commands.add_parser("index", help="print MEMORY.md")
-    index.add_argument("target", nargs="?", help="memory dir, project path or folder name")
+    index.add_argument("target", nargs="?", help="memory dir, project path, project name or folder name")
     index.add_argument("--loaded", action="store_true",
                        help="print exactly what Claude loads, warning included")
     index.add_argument("--team", action="store_true",

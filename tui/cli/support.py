@@ -204,6 +204,20 @@ def undo_command(store: Path) -> str:
     return f"{command_name()} undo {shlex.quote(str(store))}"
 
 
+def confirmed(args: argparse.Namespace, command: str) -> bool:
+    """Whether to write the change just shown: `--yes`; else the user's answer on a
+    terminal; else `UsageError` (a script must say --yes), nothing written."""
+    if getattr(args, "yes", False):
+        return True
+    if not sys.stdin.isatty():
+        raise UsageError(f"`memtui {command}` asks before it writes and stdin is not a terminal "
+                         "to ask on: add --yes to apply the change shown (--dry-run shows it "
+                         "only); nothing was written.")
+    sys.stderr.write("Apply this change? [y/N] ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
 def config_home_of(args: argparse.Namespace) -> Path:
     """`--config-dir`, else `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
     if args.config_dir:

@@ -631,13 +631,13 @@ def _undo_last_locked(store: Path, merge: Merge | None) -> ChangeRecord | None:
                   undoes=record.id, empty=not record.changes)
 
 
-def redo_last(store: Path, refuse: Callable[[str], str | None] | None = None,
+def redo_last(store: Path, refuse: Callable[[ChangeRecord], str | None] | None = None,
               merge: Merge | None = None) -> ChangeRecord | None:
     """Put back what the newest undo took, byte for byte; None when no undo is left to
     redo (none yet, all redone, or a new change was made since, as in every editor).
 
-    `refuse(label)`, given the label of the change that would come back, may return why
-    it cannot: raised as `WriteRefused`, nothing written. `merge` as for `undo_last`.
+    `refuse(undo)`, given the undo record that would be taken back, may return why it
+    cannot: raised as `WriteRefused`, nothing written. `merge` as for `undo_last`.
     """
     with store_lock(Path(store)):
         recover_store(store)
@@ -653,7 +653,7 @@ def _redo_last_locked(store: Path, refuse, merge: Merge | None) -> ChangeRecord 
         if kinds[record.id] == REDO or record.id in undone:
             continue
         label = record.label.removeprefix("undo ")
-        reason = refuse(label) if refuse is not None else None
+        reason = refuse(record) if refuse is not None else None
         if reason:
             raise WriteRefused(reason)
         return _apply(store, _reverted(store, record, mtimes, merge), f"redo {label}",

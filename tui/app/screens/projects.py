@@ -344,8 +344,9 @@ class ProjectsScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="scan")
     def refresh_home(self, changed: set[Path], recount: bool) -> None:
-        """The rows again, quietly: only the stores in `changed` (or new) are read again;
-        the lost updates are counted again when a session or a checkout came or went."""
+        """The rows again, quietly: only the stores in `changed` (or new) are read again,
+        and their lost updates counted again (every store's when a session or a checkout
+        came or went)."""
         scanned = self.scanned
         if scanned is None or scanned.summaries is None:
             return  # a scan is still running: it reads everything anyway
@@ -364,10 +365,14 @@ class ProjectsScreen(Screen[None]):
                 known = scanned.summaries.get(store)
                 summaries[store] = known if known and store not in changed else summarize(store)
         post_unless_replaced(self, ProjectsScanned(inventory, summaries))
-        if recount:
-            from tui.history.recovery import lost_update_counts
+        from tui.history.recovery import lost_update_counts
 
-            post_unless_replaced(self, LostUpdatesCounted(lost_update_counts(inventory.projects)))
+        # A store written since may have lost lines back (a merge, Claude Code) or lose some:
+        # it is counted again; every store when a session or a checkout came or went.
+        counted = (inventory.projects if recount else
+                   [project for project in inventory.projects if project.store in changed])
+        if counted:
+            post_unless_replaced(self, LostUpdatesCounted(lost_update_counts(counted)))
 
     def scan_under_way(self) -> bool:
         return any(worker.node is self and worker.name == "scan" and not worker.is_finished
@@ -438,7 +443,7 @@ class ProjectsScreen(Screen[None]):
         return sync_cell(self.sync_words.get(project.store))
 
     def on_lost_updates_counted(self, message: LostUpdatesCounted) -> None:
-        self.lost_counts = message.counts
+        self.lost_counts = {**self.lost_counts, **message.counts}  # a recount may be partial
         self.rows = self.build_rows()
         self.refresh_table()  # the cursor stays on the same project
 
@@ -691,6 +696,9 @@ def sync_plan(project: Project, result) -> Confirmation | str:
                        f"{', '.join(result.pushed_deletions)}")
     for blocked in result.blocked:  # a secret kept here, or a remote entry left as it is
         summary.append(f"Not synced: {blocked['file']}: {blocked['reason']}")
+    if result.arrived_past_cut:
+        summary.append(f"{_past_cut_sentence(result.arrived_past_cut, 'come')}; make room in "
+                       "the index after the sync (the store's Findings tab lists them)")
     diffs = []
     for change in result.incoming[:PREVIEW_FILES]:
         before = (change.before or b"").decode("utf-8", "replace")
@@ -714,5 +722,20 @@ def sync_outcome(result) -> tuple[str, str]:
         parts.append(f"{plural(len(result.conflicts), 'conflict')} kept both texts")
     if result.blocked:
         parts.append(f"{len(result.blocked)} left out (secrets, or entries no store can hold)")
-    severity = "warning" if result.conflicts or result.blocked else "information"
-    return f"Synced {result.identity}: {', '.join(parts)}.", severity
+    said = f"Synced {result.identity}: {', '.join(parts)}."
+    if result.arrived_past_cut:
+        said += (f" {_past_cut_sentence(result.arrived_past_cut, 'came')}: make room in the "
+                 "index (the store's Findings tab lists them).")
+    severity = ("warning" if result.conflicts or result.blocked or result.arrived_past_cut
+                else "information")
+    return said, severity
+
+
+def _past_cut_sentence(files: list[str], verb: str) -> str:
+    """'3 memories come in past the loaded cut, where Claude does not see them (a.md, …)'."""
+    them = "it" if len(files) == 1 else "them"
+    shown = ", ".join(files[:PREVIEW_FILES]) + (
+        f" and {len(files) - PREVIEW_FILES} more" if len(files) > PREVIEW_FILES else "")
+    verb = verb + "s" if verb == "come" and len(files) == 1 else verb
+    return (f"{plural(len(files), 'memory', 'memories')} {verb} in past the loaded cut, where "
+            f"Claude does not see {them} ({shown})")

@@ -283,8 +283,8 @@ class ReviewScreen(Screen[None]):
         except WriteRefused as refused:
             self.post_message(Undone(str(refused), "error"))
             return
-        self.post_message(Undone(undone_phrase(label) if label else "Nothing to undo.",
-                                 "information" if label else "warning"))
+        self.post_message(Undone(f"{undone_phrase(label)} U redoes it." if label
+                                 else "Nothing to undo.", "information" if label else "warning"))
 
     def on_undone(self, message: Undone) -> None:
         self.set_working(False)

@@ -1,5 +1,5 @@
-"""Recall preview: what the offline matcher and the model would pick for a question, and who
-never can be."""
+"""Recall preview: a word-overlap estimate of what the selector would pick for a question,
+what only a model can tell, the model's own pick, and who can never be recalled."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tui.memory.recall import manifest_line, never_recalled, rank
+from tui.memory.recall import RecallEstimate, estimate, manifest_line, never_recalled
 from tui.memory.store import RECALL_SCAN_LIMIT, Store
 
 
@@ -57,8 +57,8 @@ class RecallView(Vertical):
             return
         if config.has_credentials:
             self.model_config = config
-            self.show_model(Text(f"Press enter to ask {config.model} which memories it "
-                                 "would recall.", style="dim"))
+            self.show_model(Text(f"Press enter to ask {config.model} which memories it would "
+                                 "pick from the lines the selector reads.", style="dim"))
         else:
             self.show_model(Text("The model column needs ANTHROPIC_API_KEY (or "
                                  "ANTHROPIC_AUTH_TOKEN) to ask the model.", style="dim"))
@@ -88,21 +88,40 @@ class RecallView(Vertical):
     def update_results(self, query: str) -> None:
         results = self.query_one("#recall-results", Static)
         if self.store is None or not query.strip():
-            results.update(Text("Type a question to see which memories the selector "
-                                "(descriptions and types only) would rank.", style="dim"))
+            results.update(Text("Type a question to estimate, by the words it shares with "
+                                "their types and descriptions (all the selector reads), which "
+                                "memories the selector could pick.", style="dim"))
             return
-        matches = rank(self.store, query)
-        if not matches:
-            results.update(Text("No memory's description matches: "
-                                "the selector would pick nothing.", style="yellow"))
-            return
-        table = Table(show_header=True, box=None, header_style="bold", expand=True)
-        table.add_column("score", justify="right", width=6)
-        table.add_column("manifest line the selector reads")
-        for match in matches:
-            table.add_row(f"{match.score:.0f}", Text(match.manifest_line))
-        results.update(Group(Text("Offline matcher, top picks (at most 5):", style="bold"),
-                             table))
+        guess = estimate(self.store, query)
+        parts: list = [Text("Word-overlap estimate (the selector is a model: it picks by "
+                            "meaning, not by shared words):", style="bold")]
+        if guess.matches:
+            table = Table(show_header=True, box=None, header_style="bold", expand=True)
+            table.add_column("overlap", justify="right", width=7)
+            table.add_column("manifest line the selector reads")
+            for match in guess.matches:
+                table.add_row(f"{match.score:.0f}", Text(match.manifest_line))
+            parts.append(table)
+        else:
+            parts.append(Text("no memory's type or description shares a word with the "
+                              "question.", style="yellow"))
+        parts += self.beyond_words(guess)
+        results.update(Group(*parts))
+
+    def beyond_words(self, guess: RecallEstimate) -> list[Text]:
+        """What shared words cannot tell: the question's words no description has."""
+        if not guess.needs_model:
+            return []
+        words = " or ".join(f"“{word}”" for word in guess.unshared)
+        ask = (f"press enter to ask {self.model_config.model}" if self.model_config is not None
+               else "the model column asks one once ANTHROPIC_API_KEY is set")
+        lines = [Text(f"\nNo description says {words}: whether a memory that says it in "
+                      f"other words answers it, only a model can tell ({ask}).", style="yellow")]
+        if guess.in_text_only:
+            said = ", ".join(f"{file} ({', '.join(words)})" for file, words in guess.in_text_only)
+            lines.append(Text(f"Said only in their text, which the selector never reads: "
+                              f"{said}.", style="dim"))
+        return lines
 
     @on(Input.Submitted, "#recall-query")
     def ask_model(self, event: Input.Submitted) -> None:
@@ -127,11 +146,11 @@ class RecallView(Vertical):
         if message.query != self.model_query or self.store is None:
             return  # a newer question is on its way
         title = Text.assemble((f"Model {self.model_config.model}", "bold"),
-                              f" for “{message.query}”:")
+                              f", from the lines the selector reads, for “{message.query}”:")
         if message.error:
             self.show_model(Group(title, Text(message.error, style="bold red")))
         elif not message.files:
-            self.show_model(Group(title, Text("it would recall nothing.", style="yellow")))
+            self.show_model(Group(title, Text("it picked nothing.", style="yellow")))
         else:
             lines = [Text(manifest_line(memory)) for file in message.files
                      if (memory := self.store.memory(file)) is not None]
