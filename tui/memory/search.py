@@ -1,0 +1,338 @@
+"""Search every memory: a query's words found in the name, description and body of the
+memories of many stores, ranked in three tiers.
+
+1. the exact phrase (the whole query, its quotes dropped) appears;
+2. every word appears (a quoted part counts as one word);
+3. every word appears or is near a word of the memories (rapidfuzz), for a typo.
+
+Matching is by substring of folded text: case and accents are ignored (`Café` finds
+`cafe`), and the query's characters are characters, never a pattern (`a.b` does not
+find `axb`). Text written without spaces (Chinese, Japanese) is split into pairs of
+characters, the usual length of its words, so `部署手順` finds `手順: 部署` in the all-words
+tier and `部署手順` itself in the phrase tier.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import NamedTuple
+
+TIERS = ("phrase", "words", "fuzzy")
+FIELDS = ("name", "description", "body")
+FUZZY_CUTOFF = 80  # rapidfuzz ratio a word must reach to stand for a typed one
+FUZZY_MIN_LENGTH = 4  # shorter words are too many others' neighbours
+FUZZY_NEIGHBOURS = 8  # the closest words of the memories each typed word may stand for
+LINE_CHARS = 240  # a matching line longer than this is shown around its first match
+
+_MARKS = re.compile("[\u0300-\u036f]")  # Latin accents, once decomposed (NFKD)
+_QUOTED = re.compile(r'"([^"]*)"?|(\S+)')
+_WORD = re.compile(r"[^\W_]+")
+# Scripts written without spaces between words: Han, kana, Hangul is spaced; Thai is not.
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]+")
+
+
+class SearchError(ValueError):
+    """A query that cannot be searched for, in one sentence."""
+
+
+def fold(text: str) -> str:
+    """Text as it is compared: accents dropped, case folded, compatibility forms (ｆｕｌｌ
+    width, ligatures) made plain."""
+    if text.isascii():
+        return text.lower()
+    return _MARKS.sub("", unicodedata.normalize("NFKD", text)).casefold()
+
+
+def folded_with_offsets(text: str) -> tuple[str, list[int]]:
+    """`fold(text)` made character by character, and for each folded character the offset
+    of the character of `text` it came from (one more entry: the end)."""
+    if text.isascii():
+        return text.lower(), list(range(len(text) + 1))
+    parts: list[str] = []
+    offsets: list[int] = []
+    for position, char in enumerate(text):
+        folded = fold(char)
+        parts.append(folded)
+        offsets.extend([position] * len(folded))
+    offsets.append(len(text))
+    return "".join(parts), offsets
+
+
+class Query(NamedTuple):
+    text: str  # as typed
+    phrase: str  # folded, quotes dropped, spaces collapsed
+    words: tuple[str, ...]  # folded; what must all appear
+    quoted: frozenset[str]  # the words that were quoted: never matched loosely
+
+
+def parse_query(text: str) -> Query:
+    """The query's phrase and words; SearchError when it holds nothing to search for. A
+    quote left open runs to the end (a live search sees every half-typed query)."""
+    parts: list[str] = []
+    words: list[str] = []
+    quoted: set[str] = set()
+    for match in _QUOTED.finditer(text):
+        inside, bare = match.group(1), match.group(2)
+        if inside is not None:
+            phrase = " ".join(fold(inside).split())
+            if phrase:
+                parts.append(phrase)
+                words.append(phrase)
+                quoted.add(phrase)
+            continue
+        word = fold(bare)
+        parts.append(word)
+        words.extend(_units(word))
+    phrase = " ".join(parts)
+    if not phrase:
+        raise SearchError("The query is empty: give a word to search for.")
+    return Query(text, phrase, tuple(dict.fromkeys(words)), frozenset(quoted))
+
+
+def _units(word: str) -> list[str]:
+    """A typed word as the units that must appear: itself, or for a run of an unspaced
+    script its pairs of characters (the last pair overlapping when the run is odd)."""
+    found = _UNSPACED.search(word)
+    if found is None or (found.start() == 0 and found.end() == len(word) and len(word) <= 2):
+        return [word]
+    units: list[str] = []
+    rest = 0
+    for run in _UNSPACED.finditer(word):
+        if word[rest:run.start()]:
+            units.append(word[rest:run.start()])
+        chars = run.group()
+        if len(chars) <= 2:
+            units.append(chars)
+        else:
+            units.extend(chars[i:i + 2] for i in range(0, len(chars) - 1, 2))
+            if len(chars) % 2:
+                units.append(chars[-2:])
+        rest = run.end()
+    if word[rest:]:
+        units.append(word[rest:])
+    return units
+
+
+@dataclass(frozen=True)
+class Document:
+    """One memory as search sees it."""
+
+    store: str  # the store's path
+    project: str  # the project's path, as `memtui projects` shows it (or the store's)
+    file: str  # store-relative
+    type: str | None
+    name: str
+    description: str
+    body: str | None  # the body (the whole text when the frontmatter could not be read);
+    # None when it was not read back from the cache: `Corpus.bodies` reads it if shown
+    body_line: int  # the file's line number of the body's first line
+    mtime: float
+
+    @property
+    def path(self) -> str:
+        return f"{self.store}/{self.file}"
+
+
+class Hit(NamedTuple):
+    document: Document
+    tier: str  # "phrase", "words" or "fuzzy"
+    score: float  # within its tier: higher first
+    field: str  # where the line shown is: "name", "description" or "body"
+    line: str  # the matching line, as written (cut around the match when long)
+    line_number: int | None  # in the file, for a body line
+    marks: tuple[tuple[int, int], ...]  # [start, end) of each match in `line`
+
+
+def haystack(document: Document) -> str:
+    """What a query's words are looked for in: the file's name, the memory's name,
+    description and body, folded."""
+    return fold(f"{document.file}\n{document.name}\n{document.description}\n{document.body}")
+
+
+class Corpus:
+    """Many stores' memories, folded once, searched many times."""
+
+    def __init__(self, documents: Sequence[Document],
+                 haystacks: Sequence[str] | None = None,
+                 bodies: Callable[[Document], str] | None = None) -> None:
+        """`haystacks`: each document's `haystack`, when they were kept; `bodies`: what
+        reads the body of a document that came without one."""
+        self.documents = list(documents)
+        self.bodies = bodies
+        self.haystacks = (list(haystacks) if haystacks is not None
+                          else [haystack(d) for d in self.documents])
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    @cached_property
+    def vocabulary(self) -> list[str]:
+        """Every distinct word of the memories, for the fuzzy tier: made once, when a query
+        first needs it."""
+        words: set[str] = set()
+        for haystack in self.haystacks:
+            words.update(haystack.split())
+        found: set[str] = set()
+        for token in words:
+            found.update(_WORD.findall(token))
+        return sorted(word for word in found if len(word) >= FUZZY_MIN_LENGTH - 1)
+
+    def search(self, query: Query | str, types: Iterable[str] | None = None,
+               limit: int | None = None) -> tuple[list[Hit], int]:
+        """The hits, best first, at most `limit` (None: all), and how many memories match
+        in all. The fuzzy tier is only looked at when the exact ones leave room (or to
+        count, when `limit` is None)."""
+        query = parse_query(query) if isinstance(query, str) else query
+        wanted = set(types) if types else None
+        candidates = [i for i, d in enumerate(self.documents)
+                      if wanted is None or d.type in wanted]
+        haystacks = self.haystacks
+        phrase = query.phrase
+        phrase_hits = [i for i in candidates if phrase in haystacks[i]]
+        seen = set(phrase_hits)
+        words = _rarest_first(query.words)
+        word_hits = [i for i in candidates if i not in seen
+                     and all(word in haystacks[i] for word in words)]
+        seen.update(word_hits)
+        ranked: list[tuple[str, int, dict[str, str]]] = [
+            *(("phrase", i, {}) for i in self._ranked(phrase_hits, (phrase,))),
+            *(("words", i, {}) for i in self._ranked(word_hits, words)),
+        ]
+        total = len(ranked)
+        if limit is None or total < limit:
+            fuzzy = self._fuzzy(query, [i for i in candidates if i not in seen])
+            ranked.extend(("fuzzy", i, near) for i, near, _ in fuzzy)
+            total = len(ranked)
+        shown = ranked if limit is None else ranked[:limit]
+        return [self._hit(tier, i, query, near) for tier, i, near in shown], total
+
+    def _ranked(self, hits: list[int], words: Sequence[str]) -> list[int]:
+        """Within a tier: a match in the name first, then in the description, then the
+        body; then more occurrences; then the newest."""
+        def key(i: int) -> tuple:
+            document = self.documents[i]
+            head = fold(f"{document.name}\n{document.description}")
+            in_head = sum(word in head for word in words)
+            count = sum(self.haystacks[i].count(word) for word in words)
+            return (-in_head, -count, -document.mtime, document.project, document.file)
+        return sorted(hits, key=key)
+
+    def _fuzzy(self, query: Query, candidates: list[int]
+               ) -> list[tuple[int, dict[str, str], float]]:
+        """(document, {typed word: the word of the memory that stands for it}, score) of
+        each memory where every word is found, some only near."""
+        loose = [w for w in query.words if w not in query.quoted and _WORD.fullmatch(w)
+                 and len(w) >= FUZZY_MIN_LENGTH]
+        if not loose or not candidates:
+            return []
+        from rapidfuzz import fuzz, process
+
+        neighbours: dict[str, list[tuple[str, float]]] = {}
+        for word in loose:
+            found = process.extract(word, self.vocabulary, scorer=fuzz.ratio,
+                                    score_cutoff=FUZZY_CUTOFF, limit=FUZZY_NEIGHBOURS)
+            neighbours[word] = [(near, score) for near, score, _ in found if near != word]
+        if not any(neighbours.values()):
+            return []
+        exact = [w for w in query.words if w not in neighbours]
+        hits = []
+        for i in candidates:
+            haystack = self.haystacks[i]
+            if not all(word in haystack for word in exact):
+                continue
+            near: dict[str, str] = {}
+            scores = []
+            for word, options in neighbours.items():
+                if word in haystack:
+                    scores.append(100.0)
+                    continue
+                best = next(((option, score) for option, score in options
+                             if option in haystack), None)
+                if best is None:
+                    break
+                near[word] = best[0]
+                scores.append(best[1])
+            else:
+                if near:
+                    hits.append((i, near, sum(scores) / len(scores)))
+        hits.sort(key=lambda hit: (-hit[2], -self.documents[hit[0]].mtime))
+        return hits
+
+    def _hit(self, tier: str, i: int, query: Query, near: dict[str, str]) -> Hit:
+        document = self.documents[i]
+        score = {"phrase": 3.0, "words": 2.0}.get(tier, 1.0)
+        if tier == "phrase":
+            wanted = [query.phrase]
+        else:
+            wanted = [near.get(word, word) for word in query.words]
+        if document.body is None:
+            body = self.bodies(document) if self.bodies else ""
+            document = replace(document, body=body)
+        field, line, number, marks = matching_line(document, wanted)
+        return Hit(document, tier, score, field, line, number, marks)
+
+
+def _rarest_first(words: Sequence[str]) -> list[str]:
+    """The longest word first: it rules out most memories before the others are looked for."""
+    return sorted(words, key=len, reverse=True)
+
+
+def matching_line(document: Document, wanted: Sequence[str]
+                  ) -> tuple[str, str, int | None, tuple[tuple[int, int], ...]]:
+    """(field, line, line number, marks): the line of the name, description or body holding
+    the most of the `wanted` (folded) words, the first such; its matches marked."""
+    best: tuple[int, str, str, int | None] | None = None
+    candidates = [("name", document.name, None), ("description", document.description, None)]
+    lines = (document.body or "").split("\n")
+    candidates += [("body", line, document.body_line + n) for n, line in enumerate(lines)]
+    for field, line, number in candidates:
+        folded = fold(line)
+        found = sum(1 for word in wanted if word in folded)
+        if found and (best is None or found > best[0]):
+            best = (found, field, line, number)
+            if found == len(wanted):
+                break
+    if best is None:  # a word of the file name only
+        return "name", document.name, None, ()
+    _, field, line, number = best
+    line = line.rstrip("\r")
+    return (field, *_marked(line, wanted, number))
+
+
+def _marked(line: str, wanted: Sequence[str], number: int | None
+            ) -> tuple[str, int | None, tuple[tuple[int, int], ...]]:
+    folded, offsets = folded_with_offsets(line)
+    spans: list[tuple[int, int]] = []
+    for word in wanted:
+        start = folded.find(word)
+        while start >= 0 and word:
+            # To the next folded character's origin: the accents dropped after the last
+            # letter (a decomposed é) are the letter's.
+            last = start + len(word)
+            spans.append((offsets[start], max(offsets[last], offsets[last - 1] + 1)))
+            start = folded.find(word, start + len(word))
+    spans = _merged(spans)
+    if len(line) > LINE_CHARS and spans:
+        begin = max(0, min(spans[0][0] - LINE_CHARS // 4, len(line) - LINE_CHARS))
+        end = begin + LINE_CHARS
+        prefix = "…" if begin else ""
+        cut = prefix + line[begin:end] + ("…" if end < len(line) else "")
+        shift = len(prefix) - begin
+        spans = [(max(s + shift, len(prefix)), min(e + shift, len(cut))) for s, e in spans
+                 if e > begin and s < end]
+        return cut, number, tuple(spans)
+    return line, number, tuple(spans)
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
