@@ -151,7 +151,7 @@ def test_projects_screen(snap_compare, app, size):
 def test_projects_screen_while_a_filter_is_on(snap_compare, app, size):
     async def filtered(pilot):
         await settle(app, pilot)
-        await then(pilot, "slash", *"webapp")
+        await then(pilot, "f", *"webapp")
         pilot.app.screen.query_one("#project-filter").cursor_blink = False
         await pilot.pause()
 

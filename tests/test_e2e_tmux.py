@@ -147,7 +147,7 @@ def test_the_index_tab_highlights_the_line_its_keys_act_on(tmp_path, terminal_en
     link_at = {link.line: link.file for link in index.links}
     with TmuxTerminal(shlex.quote(str(MEMTUI)), env, size) as terminal:
         terminal.wait_for("projects in")
-        terminal.press("/")
+        terminal.press("f")
         terminal.wait_for("filter")
         terminal.type("code/webapp")
         terminal.wait_for(" of ", "projects in")  # "3 of 8 projects in": the filter is on

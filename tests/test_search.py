@@ -148,7 +148,7 @@ def stores(claude_home, tmp_path):
                                                   "Tag a release.\nThen run `make deploy`.\n"),
                  "user_role.md": memory_text("role", "a backend engineer", "user")},
         "blog": {"feedback_style.md": memory_text("style", "short posts", "feedback",
-                                                  "Keep posts under 800 words.\n")},
+                                                  "Keep the posts under 800 words.\n")},
     }.items():
         project = tmp_path / "code" / name
         project.mkdir(parents=True)
@@ -188,7 +188,7 @@ def test_an_unreadable_store_is_said_and_the_others_are_searched(stores):
               "from pathlib import Path\n"
               "from tui.memory.search_stores import load_corpus, SearchedStore\n"
               "corpus, problems = load_corpus([SearchedStore(Path(p), p) for p in sys.argv[1:]])\n"
-              "print(json.dumps([problems, [h.document.file for h in corpus.search('e')[0]]]))\n")
+              "print(json.dumps([problems, [h.document.file for h in corpus.search('the')[0]]]))\n")
     store.chmod(0)
     try:
         result = subprocess.run(
@@ -257,12 +257,12 @@ def test_search_json_says_where_and_what_matched(stores, claude_home, capsys):
 
 def test_search_type_project_and_limit(stores, claude_home, capsys):
     home = ["--config-dir", str(claude_home.home)]
-    code, out, _ = run(capsys, *home, "search", "e", "--type", "feedback", "--json")
+    code, out, _ = run(capsys, *home, "search", "the", "--type", "feedback", "--json")
     assert code == 0 and {h["file"] for h in json.loads(out)} == {"feedback_style.md"}
     blog, _ = stores["blog"]
-    code, out, _ = run(capsys, *home, "search", "e", "--project", str(blog), "--json")
+    code, out, _ = run(capsys, *home, "search", "the", "--project", str(blog), "--json")
     assert code == 0 and {h["project"] for h in json.loads(out)} == {str(blog)}
-    code, out, err = run(capsys, *home, "search", "e", "--limit", "1")
+    code, out, err = run(capsys, *home, "search", "the", "--limit", "1")
     assert code == 0 and "1 of 3 memories that match shown; --limit 0 shows them all" in err
 
 
@@ -286,3 +286,14 @@ def test_control_characters_in_a_memory_are_shown_not_obeyed(stores, claude_home
     code, out, _ = run(capsys, "--config-dir", str(claude_home.home), "search", "owned")
     assert code == 0 and "\x1b" not in out and "\x07" not in out
     assert "deploy ␛]0;owned␇ now" in out
+
+
+def test_a_word_is_found_where_a_word_starts():
+    corpus = Corpus([doc("prefix.md", "the deployment of CI-CD and process_select"),
+                     doc("inside.md", "an incident was redeployed; preselect it")])
+    assert found(corpus, "ci") == [("prefix.md", "phrase")]
+    assert found(corpus, "deploy") == [("prefix.md", "phrase")]
+    assert found(corpus, "select")[0] == ("prefix.md", "phrase")
+    assert found(corpus, "select")[1:] == [("inside.md", "fuzzy")]  # a near word, last
+    [hit] = corpus.search("ci deploy")[0]
+    assert marked(hit) == ["deploy", "CI"]

@@ -5,11 +5,12 @@ memories of many stores, ranked in three tiers.
 2. every word appears (a quoted part counts as one word);
 3. every word appears or is near a word of the memories (rapidfuzz), for a typo.
 
-Matching is by substring of folded text: case and accents are ignored (`Café` finds
-`cafe`), and the query's characters are characters, never a pattern (`a.b` does not
-find `axb`). Text written without spaces (Chinese, Japanese) is split into pairs of
-characters, the usual length of its words, so `部署手順` finds `手順: 部署` in the all-words
-tier and `部署手順` itself in the phrase tier.
+A word is found where a word of the text starts (`deploy` finds `deployment`, `ci` does
+not find `incident`), in folded text: case and accents are ignored (`Café` finds `cafe`),
+and the query's characters are characters, never a pattern (`a.b` does not find `axb`).
+Text written without spaces (Chinese, Japanese) is found anywhere, and a query in it is
+split into pairs of characters, the usual length of its words: `部署手順` finds
+`手順: 部署` in the all-words tier and `部署手順` itself in the phrase tier.
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import NamedTuple
 
-TIERS = ("phrase", "words", "fuzzy")
-FIELDS = ("name", "description", "body")
 FUZZY_CUTOFF = 80  # rapidfuzz ratio a word must reach to stand for a typed one
 FUZZY_MIN_LENGTH = 4  # shorter words are too many others' neighbours
 FUZZY_NEIGHBOURS = 8  # the closest words of the memories each typed word may stand for
@@ -31,8 +30,12 @@ LINE_CHARS = 240  # a matching line longer than this is shown around its first m
 _MARKS = re.compile("[\u0300-\u036f]")  # Latin accents, once decomposed (NFKD)
 _QUOTED = re.compile(r'"([^"]*)"?|(\S+)')
 _WORD = re.compile(r"[^\W_]+")
-# Scripts written without spaces between words: Han, kana, Hangul is spaced; Thai is not.
-_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]+")
+# Scripts written without spaces between words (kana, Han, Thai; Hangul is spaced).
+_UNSPACED_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f"
+_UNSPACED = re.compile(f"[{_UNSPACED_CHARS}]+")
+# Where a word starts: not after a letter or digit of a spaced script (`_` and CJK are
+# boundaries: `process_select` holds `select`, `日本語deploy` holds `deploy`).
+_WORD_START = f"(?<![^\\W_{_UNSPACED_CHARS}])"
 
 
 class SearchError(ValueError):
@@ -191,34 +194,39 @@ class Corpus:
         candidates = [i for i, d in enumerate(self.documents)
                       if wanted is None or d.type in wanted]
         haystacks = self.haystacks
-        phrase = query.phrase
-        phrase_hits = [i for i in candidates if phrase in haystacks[i]]
+        phrase = Needle(query.phrase)
+        phrase_hits = [i for i in candidates if phrase.found(haystacks[i])]
         seen = set(phrase_hits)
-        words = _rarest_first(query.words)
+        words = [Needle(word) for word in _rarest_first(query.words)]
         word_hits = [i for i in candidates if i not in seen
-                     and all(word in haystacks[i] for word in words)]
+                     and all(word.found(haystacks[i]) for word in words)]
         seen.update(word_hits)
+        total = len(phrase_hits) + len(word_hits)
         ranked: list[tuple[str, int, dict[str, str]]] = [
-            *(("phrase", i, {}) for i in self._ranked(phrase_hits, (phrase,))),
-            *(("words", i, {}) for i in self._ranked(word_hits, words)),
+            *(("phrase", i, {}) for i in self._ranked(phrase_hits, [phrase], limit)),
+            *(("words", i, {}) for i in self._ranked(word_hits, words, limit)),
         ]
-        total = len(ranked)
         if limit is None or total < limit:
             fuzzy = self._fuzzy(query, [i for i in candidates if i not in seen])
             ranked.extend(("fuzzy", i, near) for i, near, _ in fuzzy)
-            total = len(ranked)
+            total += len(fuzzy)
         shown = ranked if limit is None else ranked[:limit]
         return [self._hit(tier, i, query, near) for tier, i, near in shown], total
 
-    def _ranked(self, hits: list[int], words: Sequence[str]) -> list[int]:
-        """Within a tier: a match in the name first, then in the description, then the
-        body; then more occurrences; then the newest."""
+    def _ranked(self, hits: list[int], needles: Sequence[Needle], limit: int | None
+                ) -> list[int]:
+        """Within a tier: a match in the name or description first; then more occurrences;
+        then the newest. Only the first `limit` are sorted out."""
         def key(i: int) -> tuple:
             document = self.documents[i]
             head = fold(f"{document.name}\n{document.description}")
-            in_head = sum(word in head for word in words)
-            count = sum(self.haystacks[i].count(word) for word in words)
+            in_head = sum(needle.found(head) for needle in needles)
+            count = sum(needle.count(self.haystacks[i]) for needle in needles)
             return (-in_head, -count, -document.mtime, document.project, document.file)
+        if limit is not None and len(hits) > limit:
+            import heapq
+
+            return heapq.nsmallest(limit, hits, key=key)
         return sorted(hits, key=key)
 
     def _fuzzy(self, query: Query, candidates: list[int]
@@ -231,30 +239,32 @@ class Corpus:
             return []
         from rapidfuzz import fuzz, process
 
-        neighbours: dict[str, list[tuple[str, float]]] = {}
+        neighbours: dict[str, list[tuple[Needle, float]]] = {}
         for word in loose:
             found = process.extract(word, self.vocabulary, scorer=fuzz.ratio,
                                     score_cutoff=FUZZY_CUTOFF, limit=FUZZY_NEIGHBOURS)
-            neighbours[word] = [(near, score) for near, score, _ in found if near != word]
+            neighbours[word] = [(Needle(near), score) for near, score, _ in found
+                                if near != word]
         if not any(neighbours.values()):
             return []
-        exact = [w for w in query.words if w not in neighbours]
+        exact = [Needle(w) for w in query.words if w not in neighbours]
+        typed = {word: Needle(word) for word in neighbours}
         hits = []
         for i in candidates:
             haystack = self.haystacks[i]
-            if not all(word in haystack for word in exact):
+            if not all(needle.found(haystack) for needle in exact):
                 continue
             near: dict[str, str] = {}
             scores = []
             for word, options in neighbours.items():
-                if word in haystack:
+                if typed[word].found(haystack):
                     scores.append(100.0)
                     continue
                 best = next(((option, score) for option, score in options
-                             if option in haystack), None)
+                             if option.found(haystack)), None)
                 if best is None:
                     break
-                near[word] = best[0]
+                near[word] = best[0].word
                 scores.append(best[1])
             else:
                 if near:
@@ -266,9 +276,9 @@ class Corpus:
         document = self.documents[i]
         score = {"phrase": 3.0, "words": 2.0}.get(tier, 1.0)
         if tier == "phrase":
-            wanted = [query.phrase]
+            wanted = [Needle(query.phrase)]
         else:
-            wanted = [near.get(word, word) for word in query.words]
+            wanted = [Needle(near.get(word, word)) for word in query.words]
         if document.body is None:
             body = self.bodies(document) if self.bodies else ""
             document = replace(document, body=body)
@@ -276,22 +286,54 @@ class Corpus:
         return Hit(document, tier, score, field, line, number, marks)
 
 
+class Needle:
+    """A folded word looked for where a word starts: `ci` finds `CI` and `ci-cd`, never the
+    `ci` inside `incident`; `deploy` finds `deployment` and `deploy_key`. A word that starts
+    with a character of an unspaced script, or with no letter at all (`(x`, `.env`), is
+    found anywhere."""
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+        self.start = (re.compile(_WORD_START + re.escape(word))
+                      if word[:1].isalnum() and not _UNSPACED.match(word) else None)
+
+    def found(self, text: str) -> bool:
+        if self.word not in text:  # the byte search first: most texts stop here
+            return False
+        return self.start is None or self.start.search(text) is not None
+
+    def count(self, text: str) -> int:
+        if self.start is None:
+            return text.count(self.word)
+        return len(self.start.findall(text)) if self.word in text else 0
+
+    def starts(self, text: str) -> list[int]:
+        if self.start is not None:
+            return [match.start() for match in self.start.finditer(text)]
+        found = []
+        at = text.find(self.word)
+        while at >= 0 and self.word:
+            found.append(at)
+            at = text.find(self.word, at + len(self.word))
+        return found
+
+
 def _rarest_first(words: Sequence[str]) -> list[str]:
     """The longest word first: it rules out most memories before the others are looked for."""
     return sorted(words, key=len, reverse=True)
 
 
-def matching_line(document: Document, wanted: Sequence[str]
+def matching_line(document: Document, wanted: Sequence[Needle]
                   ) -> tuple[str, str, int | None, tuple[tuple[int, int], ...]]:
     """(field, line, line number, marks): the line of the name, description or body holding
-    the most of the `wanted` (folded) words, the first such; its matches marked."""
+    the most of the `wanted` words, the first such; its matches marked."""
     best: tuple[int, str, str, int | None] | None = None
     candidates = [("name", document.name, None), ("description", document.description, None)]
     lines = (document.body or "").split("\n")
     candidates += [("body", line, document.body_line + n) for n, line in enumerate(lines)]
     for field, line, number in candidates:
         folded = fold(line)
-        found = sum(1 for word in wanted if word in folded)
+        found = sum(1 for needle in wanted if needle.found(folded))
         if found and (best is None or found > best[0]):
             best = (found, field, line, number)
             if found == len(wanted):
@@ -303,18 +345,16 @@ def matching_line(document: Document, wanted: Sequence[str]
     return (field, *_marked(line, wanted, number))
 
 
-def _marked(line: str, wanted: Sequence[str], number: int | None
+def _marked(line: str, wanted: Sequence[Needle], number: int | None
             ) -> tuple[str, int | None, tuple[tuple[int, int], ...]]:
     folded, offsets = folded_with_offsets(line)
     spans: list[tuple[int, int]] = []
-    for word in wanted:
-        start = folded.find(word)
-        while start >= 0 and word:
+    for needle in wanted:
+        for start in needle.starts(folded):
             # To the next folded character's origin: the accents dropped after the last
             # letter (a decomposed é) are the letter's.
-            last = start + len(word)
+            last = start + len(needle.word)
             spans.append((offsets[start], max(offsets[last], offsets[last - 1] + 1)))
-            start = folded.find(word, start + len(word))
     spans = _merged(spans)
     if len(line) > LINE_CHARS and spans:
         begin = max(0, min(spans[0][0] - LINE_CHARS // 4, len(line) - LINE_CHARS))
