@@ -127,6 +127,7 @@ class SearchScreen(Screen[None]):
         with AuditCache() as cache:
             corpus, problems = load_corpus(stores, cache, lambda: worker.is_cancelled)
         post_unless_replaced(self, CorpusRead(corpus, projects, problems))
+        corpus.vocabulary  # noqa: B018 - made now, not by the first query with a typo
 
     def known_projects(self) -> list[Project]:
         """The projects screen's, when it has found them; else found now (in the worker)."""
