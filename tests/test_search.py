@@ -297,3 +297,22 @@ def test_a_word_is_found_where_a_word_starts():
     assert found(corpus, "select")[1:] == [("inside.md", "fuzzy")]  # a near word, last
     [hit] = corpus.search("ci deploy")[0]
     assert marked(hit) == ["deploy", "CI"]
+
+
+def test_the_words_for_near_matches_are_kept_while_no_store_changes(stores, tmp_path):
+    from tui.memory.search_stores import keep_vocabulary
+
+    later = lambda: 10**20  # noqa: E731 - every store settled long ago
+    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+        corpus = load_corpus(searched(stores), cache)[0]
+        assert [h.document.file for h in corpus.search("relaese")[0]] == ["project_deploy.md"]
+        keep_vocabulary(corpus, cache)
+    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+        kept = load_corpus(searched(stores), cache)[0]
+    assert kept.has_vocabulary and kept.vocabulary == corpus.vocabulary
+    _, store = stores["blog"]
+    write_memory(store, "project_new.md", memory_text("new", "a newer word: kubernetes"))
+    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+        changed = load_corpus(searched(stores), cache)[0]
+    assert not changed.has_vocabulary
+    assert [h.document.file for h in changed.search("kubernetse")[0]] == ["project_new.md"]

@@ -17,7 +17,7 @@ DEFAULT_LIMIT = 20
 def cmd_search(args: argparse.Namespace) -> int:
     from tui.memory.audit_cache import AuditCache
     from tui.memory.search import SearchError, parse_query
-    from tui.memory.search_stores import load_corpus
+    from tui.memory.search_stores import keep_vocabulary, load_corpus
 
     try:
         query = parse_query(args.query)
@@ -28,9 +28,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     stores = searched_stores(args)
     with AuditCache() as cache:
         corpus, problems = load_corpus(stores, cache)
-    for problem in problems:
-        print(f"memtui: {problem}", file=sys.stderr)
-    hits, total = corpus.search(query, args.type, args.limit or None)
+        for problem in problems:
+            print(f"memtui: {problem}", file=sys.stderr)
+        hits, total = corpus.search(query, args.type, args.limit or None)
+        keep_vocabulary(corpus, cache)
     if args.json:
         print_json([hit_to_json(hit) for hit in hits])
     else:

@@ -137,6 +137,9 @@ def _connect(path: Path) -> sqlite3.Connection:
     # What `memtui search` reads of a store's memories, kept under the same fingerprint.
     db.execute("CREATE TABLE IF NOT EXISTS searched(store BLOB PRIMARY KEY, "
                "fingerprint TEXT, fields TEXT, bodies TEXT, haystacks TEXT)")
+    # The words of every memory searched last, for near words: one row, while no store of
+    # that search changed.
+    db.execute("CREATE TABLE IF NOT EXISTS search_words(stores TEXT PRIMARY KEY, words TEXT)")
     return db
 
 
@@ -279,6 +282,22 @@ class AuditCache:
     def put_searched(self, store: Path, listing: str, kept: KeptSearch) -> None:
         self._write(("INSERT OR REPLACE INTO searched VALUES (?, ?, ?, ?, ?)",
                      (_key(store), f"{rules_digest()}:{listing}", *kept)))
+
+    def get_search_words(self, stores: str) -> str | None:
+        """The words of the memories of `stores` (a digest of each store's fingerprint)."""
+        if self.db is None:
+            return None
+        try:
+            row = self.db.execute("SELECT words FROM search_words WHERE stores=?",
+                                  (f"{rules_digest()}:{stores}",)).fetchone()
+        except sqlite3.Error:
+            return None
+        return None if row is None else row[0]
+
+    def put_search_words(self, stores: str, words: str) -> None:
+        self._write(("DELETE FROM search_words", ()),
+                    ("INSERT INTO search_words VALUES (?, ?)",
+                     (f"{rules_digest()}:{stores}", words)))
 
     def _read(self, query: str, store: Path, key: str) -> tuple | None:
         """The row of `store` kept under `key` by this code, or None."""

@@ -163,6 +163,9 @@ class Corpus:
         reads the body of a document that came without one."""
         self.documents = list(documents)
         self.bodies = bodies
+        # What the stores were when read (a digest of their fingerprints), when every one
+        # could be fingerprinted: the vocabulary holds while it does.
+        self.read_as: str | None = None
         self.haystacks = (list(haystacks) if haystacks is not None
                           else [haystack(d) for d in self.documents])
 
@@ -173,6 +176,11 @@ class Corpus:
     def heads(self) -> list[str]:
         """Each memory's name and description, folded: a match there ranks first."""
         return ["\n".join(haystack.split("\n", 3)[1:3]) for haystack in self.haystacks]
+
+    @property
+    def has_vocabulary(self) -> bool:
+        """Whether the vocabulary was made (or given)."""
+        return "vocabulary" in self.__dict__
 
     @cached_property
     def vocabulary(self) -> list[str]:

@@ -88,7 +88,27 @@ def load_corpus(stores: Sequence[SearchedStore], cache: AuditCache | None = None
                          for row, body in zip(text.fields, bodies, strict=True))
         haystacks.extend(text.haystacks)
     kept = KeptBodies(cache.path if cache is not None else None, listings)
-    return Corpus(documents, haystacks, kept), problems
+    corpus = Corpus(documents, haystacks, kept)
+    if cache is not None and len(listings) == len(stores):
+        corpus.read_as = _read_as(listings)
+        words = cache.get_search_words(corpus.read_as)
+        if words is not None:
+            corpus.vocabulary = words.split()
+    return corpus, problems
+
+
+def keep_vocabulary(corpus: Corpus, cache: AuditCache) -> None:
+    """Keep the words of the memories for the next search of the same stores, if a search
+    needed them (a typo) and every store came from the cache."""
+    if corpus.read_as is not None and corpus.has_vocabulary:
+        cache.put_search_words(corpus.read_as, " ".join(corpus.vocabulary))
+
+
+def _read_as(listings: dict[str, str]) -> str:
+    import hashlib
+
+    listed = "\n".join(f"{store}\0{listing}" for store, listing in sorted(listings.items()))
+    return hashlib.blake2b(listed.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
 class KeptBodies:
@@ -120,7 +140,8 @@ class KeptBodies:
 
 
 def _store_text(store: Path, cache: AuditCache | None) -> tuple[StoreText, str | None]:
-    """The store's memories, and the fingerprint they are kept under (None: not kept)."""
+    """The store's memories, and the fingerprint they are kept under (None: not kept).
+    Those read from the cache come without their bodies; those read now, with them."""
     if cache is None:
         return read_store_text(store), None
     taken = fingerprint(store)
@@ -136,4 +157,5 @@ def _store_text(store: Path, cache: AuditCache | None) -> tuple[StoreText, str |
         cache.put_searched(store, taken[0], KeptSearch(
             json.dumps(text.fields), SEPARATOR.join(text.bodies),
             SEPARATOR.join(text.haystacks)))
+        return text, taken[0]
     return text, None
