@@ -316,3 +316,14 @@ def test_the_words_for_near_matches_are_kept_while_no_store_changes(stores, tmp_
         changed = load_corpus(searched(stores), cache)[0]
     assert not changed.has_vocabulary
     assert [h.document.file for h in changed.search("kubernetse")[0]] == ["project_new.md"]
+
+
+def test_a_file_name_that_is_not_utf8_is_searched_and_kept(stores, tmp_path):
+    _, store = stores["blog"]
+    name = os.fsdecode(b"deploy-\xff.md")
+    write_memory(store, name, memory_text("odd", 'a "\\udcff" name', "user", "deploy it\n"),
+                 mtime=OLD)
+    for _ in range(2):  # read, then from the cache
+        with AuditCache(tmp_path / "cache.sqlite", clock=lambda: 10**20) as cache:
+            hits = load_corpus(searched(stores), cache)[0].search("deploy it")[0]
+        assert [hit.document.file for hit in hits] == [name]

@@ -149,8 +149,12 @@ class Hit(NamedTuple):
 
 def haystack(document: Document) -> str:
     """What a query's words are looked for in: the file's name, the memory's name,
-    description and body, folded."""
-    return fold(f"{document.file}\n{document.name}\n{document.description}\n{document.body}")
+    description and body, folded. A lone surrogate (a file name's byte that is not UTF-8,
+    a YAML `\\udcff`) becomes U+FFFD: no one types it, and SQLite cannot keep it."""
+    head = f"{document.file}\n{document.name}\n{document.description}"
+    if not head.isascii():
+        head = head.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return fold(f"{head}\n{document.body}")
 
 
 class Corpus:
