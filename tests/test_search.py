@@ -327,3 +327,15 @@ def test_a_file_name_that_is_not_utf8_is_searched_and_kept(stores, tmp_path):
         with AuditCache(tmp_path / "cache.sqlite", clock=lambda: 10**20) as cache:
             hits = load_corpus(searched(stores), cache)[0].search("deploy it")[0]
         assert [hit.document.file for hit in hits] == [name]
+
+
+def test_typing_on_gives_what_a_fresh_search_gives():
+    """A query typed on is looked for among the last one's matches: the same answer as
+    asking it alone, and a query typed back or changed is asked anew."""
+    corpus = Corpus([doc("a.md", "flaky tests on ci"), doc("b.md", "flat test file"),
+                     doc("c.md", "flaky network"), doc("d.md", "部署 手順"),
+                     doc("e.md", "部署手順")])
+    for typed in ["f", "fl", "fla", "flak", "flaky", "flaky t", "flaky te", "fla", "flat",
+                  "flat te", "部", "部署", "部署手", "部署手順", '"flaky', '"flaky t']:
+        alone = Corpus(corpus.documents).search(typed)
+        assert corpus.search(typed) == alone, typed

@@ -174,6 +174,9 @@ class Corpus:
         # What the stores were when read (a digest of their fingerprints), when every one
         # could be fingerprinted: the vocabulary holds while it does.
         self.read_as: str | None = None
+        # The last search's (query, types) and the memories holding every word: a query
+        # typed on from it is looked for among those only (one tuple: threads swap it whole).
+        self._last: tuple[tuple[Query, frozenset[str]], list[int]] | None = None
         self.haystacks = (list(haystacks) if haystacks is not None
                           else [haystack(d) for d in self.documents])
 
@@ -211,11 +214,17 @@ class Corpus:
         wanted = set(types) if types else None
         candidates = [i for i, d in enumerate(self.documents)
                       if wanted is None or d.type in wanted]
+        key = (query, frozenset(wanted or ()))
+        last = self._last
+        # Typed on: only what held every word before can hold every word now.
+        exact = last[1] if last is not None and _narrows(last[0], key) else candidates
         words = [Needle(word) for word in _rarest_first(query.words)]
-        every_word = self._holding(candidates, words)
+        every_word = self._holding(exact, words)
+        self._last = (key, every_word)
         # The phrase holds every word where words start: its memories are among those.
         phrase = Needle(query.phrase)
-        phrase_hits = self._holding(every_word, [phrase])
+        phrase_hits = (every_word if query.words == (query.phrase,)
+                       else self._holding(every_word, [phrase]))
         seen = set(phrase_hits)
         word_hits = [i for i in every_word if i not in seen]
         seen.update(word_hits)
@@ -353,6 +362,18 @@ class Needle:
 def _in_word(char: str) -> bool:
     """Whether a character continues a word of a spaced script."""
     return char.isalnum() and not _UNSPACED.match(char)
+
+
+def _narrows(before: tuple[Query, frozenset[str]], now: tuple[Query, frozenset[str]]) -> bool:
+    """Whether every memory holding the words of `now` holds those of `before`: the same
+    types, and each word of before continued by the word in its place now (`fla` ->
+    `flaky`), more words after. Not for a script written without spaces, whose pairs of
+    characters shift as a word grows."""
+    (old, old_types), (new, new_types) = before, now
+    return (old_types == new_types and len(new.words) >= len(old.words)
+            and not _UNSPACED.search(old.text) and not _UNSPACED.search(new.text)
+            and all(word.startswith(was)
+                    for was, word in zip(old.words, new.words, strict=False)))
 
 
 def _rarest_first(words: Sequence[str]) -> list[str]:
