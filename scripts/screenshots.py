@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the fake Messages API
 
 SIZE = (140, 42)
+SEARCH_SIZES = ((80, 24), (120, 40))  # the search screen, as the README shows it
 DEMO_NOW = 1_795_000_000.0  # 2026-11-18, the demo's fixed "now"
 CODE_FONT = "DejaVu Sans Mono"  # fonts-dejavu-core: no ligatures
 API_KEY = "screenshots"
@@ -188,6 +189,27 @@ async def capture(out: Path, home: Path, api_url: str) -> list[Path]:
     return saved
 
 
+async def capture_search(out: Path, home: Path, size: tuple[int, int]) -> Path:
+    """The search screen at a terminal size of its own (`/` on the projects screen, a query
+    typed, the second result highlighted): `search-<cols>x<rows>.svg`."""
+    from tui.app.app import MemtuiApp
+
+    app = MemtuiApp(home, {"CLAUDE_CONFIG_DIR": str(home)}, now=DEMO_NOW)
+    async with app.run_test(size=size) as pilot:
+        await app.settled()
+        await pilot.press("slash", *"release train")
+        app.screen.query_one("#search-query").cursor_blink = False
+        deadline = time.monotonic() + 60
+        while not app.screen.query_one("#search-results").rows:
+            if time.monotonic() > deadline:
+                raise TimeoutError("the search never answered")
+            await pilot.pause(0.05)
+        await pilot.press("down", "down")
+        await pilot.pause(0.2)
+        name = f"search-{size[0]}x{size[1]}.svg"
+        return Path(app.save_screenshot(filename=name, path=str(out)))
+
+
 def ligature_free(svg: Path) -> None:
     """Draw the picture's text in CODE_FONT, whatever the SVG asked for."""
     text = svg.read_text(encoding="utf-8")
@@ -245,6 +267,7 @@ def main() -> int:
         with fake_api() as api:
             api.queue(*dream_script())
             svgs = asyncio.run(capture(out, demo.home, api.url))
+        svgs += [asyncio.run(capture_search(out, demo.home, size)) for size in SEARCH_SIZES]
     finally:
         shutil.rmtree(temp, ignore_errors=True)
     for svg in svgs:

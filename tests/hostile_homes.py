@@ -646,6 +646,7 @@ READ_COMMANDS = [
     ["undo", "TARGET", "--list"], ["doctor", "TARGET"], ["doctor", "TARGET", "--json"],
     ["fix", "TARGET", "relink", "--dry-run"], ["fix", "TARGET", "dangling", "--dry-run"],
     ["fix", "TARGET", "shorten", "--dry-run"], ["fix", "TARGET", "redact", "--dry-run"],
+    ["search", "the"], ["search", "memory", "--project", "TARGET", "--json"],
 ]
 
 

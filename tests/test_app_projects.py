@@ -75,7 +75,7 @@ async def test_filter_narrows_rows(claude_home, tmp_path):
         await settle(app, pilot)
         table = app.screen.query_one("#projects", VirtualTable)
         assert len(table.rows) == 2
-        await pilot.press("slash", *"garden")
+        await pilot.press("f", *"garden")
         assert app.screen.query_one("#project-filter", Input).has_focus
         rows = cell_texts(table)
         assert len(rows) == 1 and rows[0][0].endswith("elsewhere/garden")
@@ -95,7 +95,7 @@ async def test_a_filter_puts_the_cursor_on_its_best_match(claude_home, tmp_path)
         await settle(app, pilot)
         table = app.screen.query_one("#projects", VirtualTable)
         assert str(table.highlighted.cells[0]).endswith("aaa-gardxn")
-        await pilot.press("slash", *"garden", "enter")
+        await pilot.press("f", *"garden", "enter")
         rows = cell_texts(table)
         assert rows[0][0].endswith("zzz/garden") and any(r[0].endswith("aaa-gardxn") for r in rows)
         assert str(table.highlighted.cells[0]).endswith("zzz/garden")

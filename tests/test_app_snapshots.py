@@ -151,11 +151,22 @@ def test_projects_screen(snap_compare, app, size):
 def test_projects_screen_while_a_filter_is_on(snap_compare, app, size):
     async def filtered(pilot):
         await settle(app, pilot)
-        await then(pilot, "slash", *"webapp")
+        await then(pilot, "f", *"webapp")
         pilot.app.screen.query_one("#project-filter").cursor_blink = False
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=filtered)
+
+
+def test_search_every_memory(snap_compare, app, size):
+    async def searched(pilot):
+        await settle(pilot.app, pilot)
+        await then(pilot, "slash", *"release train")
+        await pilot_until(pilot, lambda: pilot.app.screen.query_one("#search-results").rows)
+        pilot.app.screen.query_one("#search-query").cursor_blink = False
+        await then(pilot, "down", "down")  # the detail follows the highlighted result
+
+    assert snap_compare(app, terminal_size=size, run_before=searched)
 
 
 def test_store_memories_tab(snap_compare, app, size):

@@ -147,7 +147,7 @@ def test_the_index_tab_highlights_the_line_its_keys_act_on(tmp_path, terminal_en
     link_at = {link.line: link.file for link in index.links}
     with TmuxTerminal(shlex.quote(str(MEMTUI)), env, size) as terminal:
         terminal.wait_for("projects in")
-        terminal.press("/")
+        terminal.press("f")
         terminal.wait_for("filter")
         terminal.type("code/webapp")
         terminal.wait_for(" of ", "projects in")  # "3 of 8 projects in": the filter is on
@@ -191,3 +191,29 @@ def test_a_dream_on_a_terminal_says_its_summary_first_and_shows_the_diff_when_as
         terminal.wait_for("Not applied: run again with --yes to apply.")
         assert terminal.wait_for_exit() == 0
     assert (store / "MEMORY.md").read_bytes() == before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_slash_searches_every_store_and_enter_opens_the_memory(
+        store_with_orphan, tmp_path, claude_home, terminal_env, size):
+    blog = tmp_path / "work" / "blog"
+    blog.mkdir(parents=True)
+    claude_home.session(real(blog))
+    write_memory(claude_home.store(real(blog)), "reference_fees.md",
+                 memory_text("fees", "card fees by provider", "reference", "Stripe: 2.9%.\n"))
+    with TmuxTerminal(shlex.quote(str(MEMTUI)), terminal_env, size) as terminal:
+        terminal.wait_for("2 projects in")
+        terminal.press("/")
+        terminal.wait_for("4 memories in 2 stores")
+        terminal.type("stripe")
+        screen = terminal.wait_for("2 memories match", ORPHAN[:12], "reference_fees")
+        assert "payments move to stripe" in screen  # the highlighted one's description
+        terminal.type(" move")
+        terminal.wait_for("1 memory matches")
+        terminal.press("Enter", "Enter")  # to the results; open the memory in its store
+        screen = terminal.wait_for("1 Memories", ORPHAN, "unindexed")
+        assert "feedback_testing.md" not in screen  # the preview is the orphan's
+        terminal.press("Escape")
+        terminal.wait_for("1 memory matches")
+        terminal.press("q")
+        assert terminal.wait_for_exit() == 0

@@ -24,7 +24,8 @@ import pytest
 COMMANDS = [["projects"], ["projects", "--json"], ["audit", "--all"], ["audit", "--all", "--json"],
             ["index", "TARGET", "--loaded"], ["audit", "TARGET"], ["overwrites", "TARGET"],
             ["doctor", "TARGET", "--json"], ["fix", "TARGET", "relink", "--dry-run"],
-            ["fix", "TARGET", "dangling", "--dry-run"], ["fix", "TARGET", "redact", "--dry-run"]]
+            ["fix", "TARGET", "dangling", "--dry-run"], ["fix", "TARGET", "redact", "--dry-run"],
+            ["search", "the"], ["search", "memory", "--project", "TARGET", "--json"]]
 NAMED = [  # the faults issue 11 names, and their near relatives
     "fifo MEMORY.md", "fifo memory file", "fifo .consolidate-lock", "socket memory file",
     "MEMORY.md -> /dev/zero", "symlink loops in store", "comment bomb index",

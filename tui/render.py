@@ -315,3 +315,44 @@ def print_audit_summary(audits, labels: dict[Path, str]) -> None:
     if cached:
         console.print(Text(f"{cached} of {len(audits)} stores unchanged since the last audit, "
                            "answered from the cache (--no-cache reads them all)", style="dim"))
+
+
+MATCH_STYLE = "bold reverse"
+
+
+def marked_text(line: str, marks, style: str = "", match_style: str = MATCH_STYLE) -> Text:
+    """A line with its [start, end) marks styled, every part made visible (a control
+    character's picture may be longer than it: the marks follow the parts, not offsets)."""
+    text = Text(style=style)
+    done = 0
+    for start, end in marks:
+        text.append(visible(line[done:start]))
+        text.append(visible(line[start:end]), style=match_style)
+        done = end
+    text.append(visible(line[done:]))
+    return text
+
+
+def print_search_hits(hits, total: int) -> None:
+    """Each hit: its project, file and line number, and type; its description; the matching
+    line with the match marked. How many more matched goes to stderr."""
+    console = _console()
+    for hit in hits:
+        document = hit.document
+        head = Text()
+        head.append(condense(document.project), style="bold")
+        head.append("  ")
+        head.append(visible(document.file), style="cyan")
+        if hit.line_number is not None:
+            head.append(f":{hit.line_number}", style="cyan")
+        head.append("  ")
+        head.append(visible(document.type or "-"), style="magenta" if document.type else "dim")
+        console.print(head, soft_wrap=True)
+        if document.description and hit.field != "description":
+            console.print(Text("  " + visible(document.description), style="dim"),
+                          soft_wrap=True)
+        line = marked_text(hit.line, hit.marks)
+        console.print(Text("  ") + line, soft_wrap=True)
+    if total > len(hits):
+        print(f"memtui: {len(hits)} of {plural(total, 'memory', 'memories')} that match "
+              "shown; --limit 0 shows them all.", file=sys.stderr)

@@ -158,6 +158,13 @@ class MemtuiApp(App[None]):
             except WorkerCancelled:
                 pass  # replaced by a newer worker of its group (exclusive): the next pass waits
 
+    def action_search(self) -> None:
+        """The search across every store, unless it is open already."""
+        from tui.app.screens.search import SearchScreen
+
+        if not isinstance(self.screen, SearchScreen):
+            self.push_screen(SearchScreen())
+
     def action_toggle_help(self) -> None:
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()

@@ -15,6 +15,8 @@ class PaletteCommand(NamedTuple):
 
 
 def app_commands(app) -> Iterable[PaletteCommand]:
+    yield PaletteCommand("search: every memory", "Search the memories of every project",
+                         app.action_search)
     yield PaletteCommand("app: toggle dark", "Switch between the dark and light theme",
                          app.action_toggle_dark)
     yield PaletteCommand("app: change theme", "Pick a theme", app.action_change_theme)

@@ -1,7 +1,7 @@
 """`memtui`: the command line. Every command is a thin shell over the core.
 
 This module reads the command word and builds only that command's parser; the commands
-live one group to a module beside it (stores, demo, fix, history, runs, sync, doctor,
+live one group to a module beside it (stores, search, demo, fix, history, runs, sync, doctor,
 gc, serve).
 Exit codes: 0 fine, 1 audit found errors, 2 bad usage or unreadable input.
 """
@@ -93,6 +93,7 @@ def _adder(adder: str):
 # module of the command given is imported: all of them cost ~10 ms of every command's start.
 COMMANDS = (
     (("projects", "audit", "index"), "tui.cli.stores:add_store_commands"),
+    (("search",), "tui.cli.search:add_search_command"),
     (("demo",), "tui.cli.demo:add_demo_command"),
     (("fix",), "tui.cli.fix:add_fix_command"),
     (("undo", "watch", "history", "restore", "merge", "overwrites"),

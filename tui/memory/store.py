@@ -274,6 +274,16 @@ def _count_rest(path: Path, start: int) -> tuple[int, int]:
     return newlines + (not ends), units + 1 - ends
 
 
+def read_memories(store_dir: Path) -> tuple[list[Memory], list[tuple[str, str]]]:
+    """Every memory file of a store read whole, and (folder, why) for each folder that
+    cannot be listed; no index: what a search reads."""
+    store_dir = Path(store_dir)
+    unreadable: list[tuple[str, str]] = []
+    memories = [_read_memory(store_dir, file, entry, False)[0]
+                for file, entry in memory_files(store_dir, unreadable)]
+    return memories, unreadable
+
+
 def load_store(store_dir: Path, head_only: bool = False) -> Store:
     """Read a memory dir, every subfolder included. `head_only` reads the first 30 lines of
     each memory file."""

@@ -197,11 +197,14 @@ class ProjectTable(VirtualTable):
 
 class ProjectsScreen(Screen[None]):
     FOOTER_KEYS: ClassVar[tuple[str, ...]] = (  # most used first
-        "projects.open", "projects.filter", "projects.doctor", "projects.sort",
+        "projects.open", "projects.search", "projects.filter", "projects.doctor",
+        "projects.sort",
         "projects.rescan", "projects.demo", "app.quit",
     )
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "start_filter", "Filter", id="projects.filter"),
+        Binding("slash", "app.search", "Search", id="projects.search",
+                tooltip="Search the memories of every project"),
+        Binding("f", "start_filter", "Filter", id="projects.filter"),
         Binding("s", "cycle_sort", "Sort", id="projects.sort"),
         Binding("f5", "rescan", "Rescan", id="projects.rescan"),
         Binding("d", "build_demo", "Demo", id="projects.demo"),
@@ -227,7 +230,7 @@ class ProjectsScreen(Screen[None]):
         """Sync joins the footer once a sync remote is set."""
         if not self.sync_remote:
             return self.FOOTER_KEYS
-        return (*self.FOOTER_KEYS[:3], "projects.sync", *self.FOOTER_KEYS[3:])
+        return (*self.FOOTER_KEYS[:4], "projects.sync", *self.FOOTER_KEYS[4:])
 
     def compose(self) -> ComposeResult:
         yield AppHeader(show_clock=False)

@@ -152,10 +152,12 @@ class StoreScreen(Screen[None]):
                 id="store.doctor"),
     ]
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Project, highlight: str | None = None) -> None:
+        """`highlight`: the memory the cursor starts on (a search's result)."""
         super().__init__()
         assert project.store is not None
         self.project = project
+        self.highlight = highlight
         self.path = project.store
         self.store: Store | None = None
         self.statuses: dict[str, MemoryStatus] = {}
@@ -368,7 +370,12 @@ class StoreScreen(Screen[None]):
         known = {row.key for row in self.rows}
         self.marked &= known
         self.query_one("#store-loading").add_class("hidden")
-        self.show_rows(self.query_one("#memory-table", VirtualTable).place)
+        table = self.query_one("#memory-table", VirtualTable)
+        self.show_rows(table.place)
+        if self.highlight is not None:
+            wanted, self.highlight = self.highlight, None
+            table.move_cursor(next((i for i, row in enumerate(table.rows)
+                                    if row.key == wanted), table.cursor_row))
         self.show_indexes(message.store)
         self.findings_view.show(message.shown)
         self.refresh_bindings()  # the footer shows the keys of the finding highlighted now

@@ -1,0 +1,244 @@
+"""The search screen: every store's memories searched as the query is typed.
+
+The memories are read once, by a worker (unchanged stores from the audit cache); each
+query then runs in a worker of its own, the newest replacing the one before, so typing
+never waits for a search. Enter opens the memory in its store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Input, Static
+from textual.worker import get_current_worker
+
+from tui.app.memory_rows import type_badge
+from tui.app.messages import post_unless_replaced
+from tui.app.widgets.app_header import AppHeader
+from tui.app.widgets.key_footer import KeyFooter
+from tui.app.widgets.virtual_table import VirtualTable
+from tui.render import condense, marked_text
+from tui.visible import visible
+from tui.words import plural
+
+if TYPE_CHECKING:
+    from tui.claude.discovery import Project
+    from tui.memory.search import Corpus, Hit
+
+SHOWN = 200  # results listed; the status says how many more match
+LEAD = 12  # characters kept before a line's first match in the results' narrow column
+# At 80 columns all four fit: the project's path keeps its end (its own name), the file its
+# start, and the matching line takes the width left.
+COLUMNS = (("project", 16), ("file", 18), ("type", 4), ("line", 30))
+COLUMN_PRIORITY = ("line", "project", "file", "type")
+
+
+@dataclass(frozen=True)
+class HitRow:
+    key: str  # the memory's path
+    cells: tuple[object, ...]
+    hit: Hit
+
+
+@dataclass
+class CorpusRead(Message):
+    corpus: Corpus
+    projects: dict[str, Project]  # store path -> its project, to open it
+    problems: list[str]
+
+
+@dataclass
+class HitsFound(Message):
+    query: str
+    hits: list[Hit]
+    total: int
+    error: str | None
+
+
+def from_first_mark(line: str, marks: tuple[tuple[int, int], ...]
+                    ) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """A line for a narrow cell: from a few characters before its first match (the cell
+    cuts its end), leading spaces dropped."""
+    indent = len(line) - len(line.lstrip())
+    start = marks[0][0] if marks else 0
+    cut = max(indent, start - LEAD) if start - LEAD > indent else indent
+    prefix = "…" if cut > indent else ""
+    shift = len(prefix) - cut
+    return prefix + line[cut:], tuple((begin + shift, end + shift) for begin, end in marks)
+
+
+class SearchResults(VirtualTable):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "Open", id="search.open",
+                tooltip="Open the memory in its store"),
+    ]
+
+
+class SearchScreen(Screen[None]):
+    AUTO_FOCUS = "#search-query"
+    FOOTER_KEYS: ClassVar[tuple[str, ...]] = ("search.open", "search.back", "app.quit")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="search.back"),
+        Binding("down", "to_results", "Results", show=False, id="search.results"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.corpus: Corpus | None = None
+        self.projects: dict[str, Project] = {}
+
+    def compose(self) -> ComposeResult:
+        yield AppHeader(show_clock=False)
+        yield Input(placeholder='search every memory: words, "a phrase"', id="search-query")
+        yield Static("Reading every store's memories…", id="search-status")
+        yield SearchResults(COLUMNS, stretch="line", priority=COLUMN_PRIORITY,
+                            fit={"type"}, grow={"project", "file"}, keep_end={"project"},
+                            id="search-results")
+        yield Static(id="search-detail")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.title = "Search every memory"
+        self.sub_title = condense(str(self.app.home))
+        # A watcher, not Input.Changed: the search starts in the frame the letter is typed.
+        self.watch(self.query_one("#search-query", Input), "value", self.query_changed,
+                   init=False)
+        self.read_memories()
+
+    # --- reading and searching ------------------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="search-read")
+    def read_memories(self) -> None:
+        from tui.memory.audit_cache import AuditCache
+        from tui.memory.search_stores import SearchedStore, load_corpus
+
+        worker = get_current_worker()
+        projects = {str(p.store): p for p in self.known_projects()
+                    if p.store is not None and p.store_exists}
+        stores = [SearchedStore(p.store, p.key_path or (p.paths[0] if p.paths else None)
+                                or str(p.store)) for p in projects.values()]
+        with AuditCache() as cache:
+            corpus, problems = load_corpus(stores, cache, lambda: worker.is_cancelled)
+        post_unless_replaced(self, CorpusRead(corpus, projects, problems))
+        corpus.vocabulary  # noqa: B018 - made now, not by the first query with a typo
+
+    def known_projects(self) -> list[Project]:
+        """The projects screen's, when it has found them; else found now (in the worker)."""
+        from tui.app.screens.projects import ProjectsScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, ProjectsScreen) and screen.scanned is not None:
+                return list(screen.scanned.inventory.projects)
+        from tui.claude.discovery import discover
+
+        app = self.app
+        return list(discover(app.home, app.env, app.settings_file).projects)
+
+    def on_corpus_read(self, message: CorpusRead) -> None:
+        self.corpus = message.corpus
+        self.projects = message.projects
+        for problem in message.problems:
+            self.notify(problem, title="Not searched", severity="warning")
+        self.query_changed()
+
+    def query_changed(self) -> None:
+        text = self.query_one("#search-query", Input).value
+        status = self.query_one("#search-status", Static)
+        if self.corpus is None:
+            return  # searched once the memories are read
+        if not text.strip():
+            status.update(f"{plural(len(self.corpus), 'memory', 'memories')} in "
+                          f"{plural(len(self.projects), 'store')}: type to search them.")
+            self.show_hits([])
+            return
+        self.search(text)
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="search-query")
+    def search(self, text: str) -> None:
+        from tui.memory.search import SearchError
+
+        assert self.corpus is not None
+        try:
+            hits, total = self.corpus.search(text, limit=SHOWN)
+        except SearchError as error:
+            hits, total, error_text = [], 0, str(error)
+        else:
+            error_text = None
+        post_unless_replaced(self, HitsFound(text, hits, total, error_text))
+
+    def on_hits_found(self, message: HitsFound) -> None:
+        if message.query != self.query_one("#search-query", Input).value:
+            return  # typed on since: the newer query's answer follows
+        status = self.query_one("#search-status", Static)
+        if message.error:
+            status.update(message.error)
+        elif not message.hits:
+            status.update(f"No memory holds “{visible(message.query)}”.")
+        else:
+            more = (f", the first {len(message.hits)} shown"
+                    if message.total > len(message.hits) else "")
+            verb = "matches" if message.total == 1 else "match"
+            status.update(f"{plural(message.total, 'memory', 'memories')} {verb}{more}.")
+        self.show_hits(message.hits)
+
+    def show_hits(self, hits: list[Hit]) -> None:
+        rows = [HitRow(hit.document.path, (
+            condense(hit.document.project),
+            visible(hit.document.file + (f":{hit.line_number}" if hit.line_number else "")),
+            type_badge(hit.document.type),
+            marked_text(*from_first_mark(hit.line, hit.marks)),
+        ), hit) for hit in hits]
+        table = self.query_one("#search-results", VirtualTable)
+        table.set_rows(rows, "")
+        self.show_detail()
+
+    # --- the highlighted result -----------------------------------------------------------
+
+    @on(VirtualTable.Highlighted, "#search-results")
+    def show_detail(self) -> None:
+        row = self.query_one("#search-results", VirtualTable).highlighted
+        detail = self.query_one("#search-detail", Static)
+        if row is None:
+            detail.update("")
+            return
+        hit = row.hit
+        document = hit.document
+        head = Text(condense(document.project), style="bold")
+        head.append(f"  {visible(document.file)}", style="cyan")
+        if hit.line_number:
+            head.append(f":{hit.line_number}", style="cyan")
+        head.append("  ")
+        head.append_text(type_badge(document.type))
+        lines = [head]
+        if document.description:
+            lines.append(Text(visible(document.description), style="dim"))
+        lines.append(marked_text(hit.line, hit.marks))
+        detail.update(Text("\n").join(lines))
+
+    @on(VirtualTable.Selected, "#search-results")
+    def open_hit(self, event: VirtualTable.Selected) -> None:
+        if event.row is None:
+            return
+        document = event.row.hit.document
+        project = self.projects.get(document.store)
+        if project is None:
+            return
+        from tui.app.screens.store import StoreScreen
+
+        self.app.push_screen(StoreScreen(project, highlight=document.file))
+
+    @on(Input.Submitted, "#search-query")
+    def action_to_results(self) -> None:
+        table = self.query_one("#search-results", VirtualTable)
+        if table.rows:
+            table.focus()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
