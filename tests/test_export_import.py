@@ -47,14 +47,22 @@ def machine(tmp_path, make_home):
 
 
 def tree(store):
-    """Every file under the store: bytes and mtime (to the microsecond)."""
+    """Every file under the store: bytes and mtime in nanoseconds."""
     found = {}
     for folder, _, names in os.walk(store):
         for name in names:
             path = os.path.join(folder, name)
             found[os.path.relpath(path, store)] = (open(path, "rb").read(),
-                                                   round(os.stat(path).st_mtime, 6))
+                                                   os.stat(path).st_mtime_ns)
     return found
+
+
+def same_tree(copy, original) -> bool:
+    """The same files and bytes, each mtime within a microsecond (the safe-write path sets
+    mtimes as float seconds, which hold ~240 ns at today's dates)."""
+    copied, source = tree(copy), tree(original)
+    return copied.keys() == source.keys() and all(
+        copied[f][0] == source[f][0] and abs(copied[f][1] - source[f][1]) < 1000 for f in source)
 
 
 def test_export_all_then_import_onto_another_home_is_byte_exact_with_mtimes(
@@ -69,7 +77,7 @@ def test_export_all_then_import_onto_another_home_is_byte_exact_with_mtimes(
     code, out, err = run(capsys, "--config-dir", str(other.home), "import", str(archive))
     assert code == 0, err
     for repo in repos:
-        assert tree(other.store(repo)) == tree(home.store(repo))
+        assert same_tree(other.store(repo), home.store(repo))
         assert f"{repo} -> " in out
     assert "3 new" in out and "undo" in out
     # Imported again: the same bytes, nothing to change, no second change in the log.
@@ -325,3 +333,26 @@ def test_no_archive_of_ours_is_one_sentence(content, said, target, tmp_path, cap
         source.write_bytes(content)
     code, _, err = run(capsys, "--config-dir", str(home.home), "import", str(source))
     assert code == 2 and said in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_store_no_session_names_goes_to_the_folder_of_the_same_name(make_home, tmp_path,
+                                                                     capsys):
+    home = make_home()
+    store = home.store(folder="-home-ana-gone")
+    write_memory(store, "note.md", GOOD, mtime=OLD)
+    archive = tmp_path / "all.zip"
+    assert run(capsys, "--config-dir", str(home.home), "export", "--all",
+               "-o", str(archive))[0] == 0
+    other = make_home()
+    code, _, err = run(capsys, "--config-dir", str(other.home), "import", str(archive))
+    assert code == 0, err
+    assert same_tree(other.projects / "-home-ana-gone" / "memory", store)
+
+
+def test_a_project_the_manifest_names_by_nothing_is_skipped_saying_why(target, tmp_path,
+                                                                      capsys):
+    home, _ = target
+    source = hostile_zip(tmp_path / "a.zip", "p", [("p/good.md", GOOD)], None)
+    code, out, _ = run(capsys, "--config-dir", str(home.home), "import", str(source))
+    assert code == 0 and "name a TARGET store" in out
+    assert not any(home.projects.rglob("good.md"))

@@ -111,11 +111,13 @@ def _store_of(args: argparse.Namespace, project) -> Path | None:
 
     if args.target:
         return resolve_store(args, args.target, stranded=False).memory_dir
+    projects = paths.projects_dir(config_home_of(args))
     if project.path is None or not project.path.startswith("/"):
-        return None
+        # No sessions told where it was: the folder Claude Code keyed it by there.
+        folder = project.project_folder
+        return None if folder is None else projects / folder / paths.MEMORY_DIR_NAME
     if os.path.isdir(project.path):
         return resolve_store(args, project.path, stranded=False).memory_dir
-    projects = paths.projects_dir(config_home_of(args))
     sanitized = paths.sanitize(paths.normalize_path(project.path))
     try:
         names = os.listdir(projects)
@@ -126,8 +128,8 @@ def _store_of(args: argparse.Namespace, project) -> Path | None:
 
 def _carry_out(plan, source: Path, dry_run: bool) -> bool:
     """Apply one store's change and say what it did; False when the store refused it."""
+    from tui.history.recovery import apply_journalled
     from tui.memory.refusals import WriteRefused
-    from tui.memory.writes import apply_changes
 
     counts = [f"{len(plan.created)} new", f"{len(plan.merged)} merged"]
     if plan.conflicted:
@@ -143,7 +145,7 @@ def _carry_out(plan, source: Path, dry_run: bool) -> bool:
         print(f"{where}: nothing to change ({', '.join(counts)}).")
         return True
     try:
-        apply_changes(plan.store, plan.changes, f"import {source.name}")
+        apply_journalled(plan.store, plan.changes, f"import {source.name}")
     except WriteRefused as error:
         print(f"memtui: {where}: {error}", file=sys.stderr)
         return False

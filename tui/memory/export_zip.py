@@ -90,6 +90,15 @@ def _folder_names(stores: Sequence[ExportStore]) -> list[str]:
     return names
 
 
+def _project_folder(memory_dir: Path) -> str | None:
+    """The store's folder under the config home's `projects/`, the name Claude Code keys it
+    by (an import with no project path to go by uses it); None for a store elsewhere."""
+    parent = memory_dir.parent
+    if memory_dir.name == MEMORY_DIR_NAME and parent.parent.name == "projects":
+        return parent.name
+    return None
+
+
 def _entry(name: str, mtime_ns: int) -> zipfile.ZipInfo:
     stamp = time.localtime(mtime_ns / 1e9)[:6]
     info = zipfile.ZipInfo(name, max(stamp, _ZIP_EPOCH))
@@ -110,6 +119,7 @@ def export_stores(stores: Sequence[ExportStore], output: Path) -> ExportReport:
     folders = _folder_names(stores)
     manifest = {"format": FORMAT, "version": VERSION, "created": time.time(), "projects": [
         {"name": store.name, "path": store.project_path, "folder": folder,
+         "project_folder": _project_folder(store.memory_dir),
          "files": {file: {"mtime_ns": mtime} for file, (_, mtime) in files.items()}}
         for store, folder, files in zip(stores, folders, contents, strict=True)]}
     secrets = tuple(f"{folder}/{file}" for folder, files in zip(folders, contents, strict=True)

@@ -60,7 +60,7 @@ _SKIPPED = {
     "total": "{n} past the 256 MB the archive may unpack to in all ({names}) skipped",
     "secret": "{n} holding a secret ({names}) refused: credentials do not travel into memory",
     "taken": "{n} whose place in the store a folder, a link or a file takes ({names}) skipped",
-    "no_store": "{n} of a project with no path in the manifest ({names}) skipped: name a "
+    "no_store": "{n} of a project the manifest names by no path ({names}) skipped: name a "
                 "TARGET store to import a single project",
 }
 
@@ -89,6 +89,7 @@ class ArchiveProject:
     folder: str
     path: str | None
     name: str
+    project_folder: str | None  # its folder under `projects/` where it was exported
     mtimes: dict[str, float] = field(default_factory=dict)  # as the manifest gives them
     files: dict[str, tuple[bytes, float | None]] = field(default_factory=dict)
 
@@ -141,10 +142,11 @@ def _manifest(archive: zipfile.ZipFile, source: Path) -> list[ArchiveProject]:
                 or "/" in folder:
             raise ImportRefused(broken + "names a project folder no archive holds); "
                                 "nothing was imported.")
-        path = entry.get("path")
-        name = entry.get("name")
+        path, name, keyed = entry.get("path"), entry.get("name"), entry.get("project_folder")
+        if not isinstance(keyed, str) or "/" in keyed or _name_kind(keyed + "/x.md"):
+            keyed = None
         result.append(ArchiveProject(folder, path if isinstance(path, str) and path else None,
-                                     name if isinstance(name, str) else folder,
+                                     name if isinstance(name, str) else folder, keyed,
                                      _mtimes(entry.get("files"))))
     return result
 
