@@ -356,3 +356,22 @@ def test_a_project_the_manifest_names_by_nothing_is_skipped_saying_why(target, t
     code, out, _ = run(capsys, "--config-dir", str(home.home), "import", str(source))
     assert code == 0 and "name a TARGET store" in out
     assert not any(home.projects.rglob("good.md"))
+
+
+def test_a_secret_in_a_name_is_refused_and_never_printed(target, tmp_path, capsys):
+    home, repo = target
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    source = hostile_zip(tmp_path / "a.zip", "p", [(f"p/{token}.md", GOOD), ("p/good.md", GOOD)],
+                         str(repo))
+    code, out, err = run(capsys, "--config-dir", str(home.home), "import", str(source))
+    assert code == 0 and token not in out + err and "[REDACTED]" in out
+    assert sorted(os.listdir(home.store(repo))) == ["good.md"]
+
+
+def test_an_archive_of_too_many_entries_is_refused_whole(target, tmp_path, capsys, monkeypatch):
+    home, repo = target
+    monkeypatch.setattr(import_zip, "MAX_ENTRIES", 3)
+    source = hostile_zip(tmp_path / "many.zip", "p", [(f"p/m{n}.md", GOOD) for n in range(3)],
+                         str(repo))
+    code, _, err = run(capsys, "--config-dir", str(home.home), "import", str(source))
+    assert code == 2 and "over 3 entries" in err and not any(home.projects.rglob("*.md"))

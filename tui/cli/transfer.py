@@ -37,7 +37,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     print(f"Exported {report.stores} {noun} ({report.files} files, {_size(report.size)}) "
           f"to {report.output}.")
     if report.secrets:
-        shown = ", ".join(report.secrets[:3]) + (
+        from tui.memory.import_zip import shown_name
+
+        shown = ", ".join(map(shown_name, report.secrets[:3])) + (
             f" and {len(report.secrets) - 3} more" if len(report.secrets) > 3 else "")
         print(f"{len(report.secrets)} of them hold a secret ({shown}): the archive holds it "
               "too, so keep it private; an import refuses those files.")

@@ -35,6 +35,7 @@ MAX_RATIO = 100  # text packs 3-10x; more than 100x is a bomb's filler
 _RATIO_FROM = 64 * 1024  # a small file may pack as tightly as it likes
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 MAX_NAME_BYTES = 255
+MAX_ENTRIES = 100_000  # forty stores hold 6,000 files; a million entries is an attack
 
 
 class ImportRefused(Exception):
@@ -74,12 +75,21 @@ def skipped_sentences(skipped: dict[str, list[str]]) -> list[str]:
         names = skipped.get(kind)
         if not names:
             continue
-        shown = ", ".join(visible(name[:80]) for name in names[:3])
+        shown = ", ".join(visible(shown_name(name)[:80]) for name in names[:3])
         if len(names) > 3:
             shown += f" and {len(names) - 3} more"
         what = "1 entry" if len(names) == 1 else f"{len(names)} entries"
         sentences.append(template.format(n=what, names=shown) + ".")
     return sentences
+
+
+def shown_name(name: str) -> str:
+    """A name fit to print: any secret in it replaced."""
+    from tui.memory.secrets import find_secrets, redact
+
+    for hit in sorted(find_secrets(name), key=lambda hit: -hit.start):
+        name = redact(name, hit)
+    return name
 
 
 @dataclass
@@ -178,6 +188,9 @@ def read_archive(source: Path) -> Archive:
     except IsADirectoryError:
         raise ImportRefused(f"{source} is a folder, not a zip archive.") from None
     with archive:
+        if len(archive.infolist()) > MAX_ENTRIES:
+            raise ImportRefused(f"{source} holds over {MAX_ENTRIES:,} entries, more than "
+                                "any export of memories; nothing was imported.")
         projects = _manifest(archive, source)
         by_folder = {project.folder: project for project in projects}
         result = Archive(projects)
