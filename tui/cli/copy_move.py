@@ -76,6 +76,7 @@ def _choices(args, source, files: list[str], target) -> dict[str, str]:
 
 
 def cmd_copy_move(args: argparse.Namespace) -> int:
+    from tui.cli.fix import _ask as ask_to_apply  # the same question, past the cut or not
     from tui.memory.refusals import WriteRefused
     from tui.memory.store import load_store
     from tui.memory.transfer import apply_transfer, plan_transfer
@@ -107,7 +108,7 @@ def cmd_copy_move(args: argparse.Namespace) -> int:
     if transfer.pushed_out and args.yes and not args.push_out:
         raise UsageError(f"Not applied: it would leave {', '.join(transfer.pushed_out)} past "
                          f"the target's loaded cut; make room first, or add --push-out.")
-    if not args.yes and not _ask(transfer):
+    if not args.yes and not ask_to_apply(transfer):
         print("Not applied.")
         return 0
     try:
@@ -121,15 +122,6 @@ def cmd_copy_move(args: argparse.Namespace) -> int:
     else:
         print(f"Copied. `{undo_command(target_dir)}` takes it back.")
     return 0
-
-
-def _ask(transfer) -> bool:
-    pushed = len(transfer.pushed_out)
-    question = (f"Apply it anyway, leaving {pushed} entr{'y' if pushed == 1 else 'ies'} of the "
-                "target past its loaded cut? [y/N] " if pushed else "Apply this change? [y/N] ")
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 COLLISION_CHOICES = ("keep-both", "replace", "skip")  # tui.memory.transfer's, not imported:
