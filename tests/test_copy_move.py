@@ -164,3 +164,33 @@ def test_the_store_is_found_from_a_files_path(stores, capsys):
                                          "--to", str(target), "--yes"))
     assert code == 0, err
     assert (target / "runbook.md").exists()
+
+
+class _Terminal:
+    """Answers typed at a terminal, one line per question."""
+
+    def __init__(self, *answers: str):
+        self.answers = list(answers)
+
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self) -> str:
+        return self.answers.pop(0) + "\n"
+
+
+def test_on_a_terminal_a_collision_is_asked_then_the_change(stores, capsys, monkeypatch):
+    home, source, target = stores
+    theirs = memory_text("deploy", "their deploy", body="Theirs.\n")
+    write_memory(target, "deploy.md", theirs)
+    monkeypatch.setattr("sys.stdin", _Terminal("k", "y"))
+    code, _, err = run(capsys, *cli_args(home, "copy", "deploy.md", "--from", str(source),
+                                         "--to", str(target)))
+    assert code == 0, err
+    assert "[k]eep both" in err and "Apply this change?" in err
+    assert (target / "deploy.md").read_text() == theirs
+    assert (target / "deploy-2.md").read_bytes() == (source / "deploy.md").read_bytes()
+    monkeypatch.setattr("sys.stdin", _Terminal("r", "n"))
+    code, out, _ = run(capsys, *cli_args(home, "copy", "deploy.md", "--from", str(source),
+                                         "--to", str(target)))
+    assert code == 0 and "Not applied." in out and (target / "deploy.md").read_text() == theirs
