@@ -148,6 +148,38 @@ def test_a_move_whose_source_half_fails_changes_nothing(stores, capsys):
     assert history(target)[0].label.startswith("undo move")
 
 
+def test_a_move_whose_target_half_fails_changes_nothing(stores, capsys):
+    home, source, target = stores
+    before = {store: {p.name: p.read_bytes() for p in store.iterdir()}
+              for store in (source, target)}
+
+    def full_disk_in_target(path: str) -> None:
+        if str(target) in path:
+            raise OSError(28, "No space left on device", path)
+
+    failpoints.on("io.write", full_disk_in_target)
+    try:
+        code, _, err = run(capsys, *cli_args(home, "move", "deploy.md", "--from", str(source),
+                                             "--to", str(target), "--yes"))
+    finally:
+        failpoints.on("io.write", None)
+    assert code == 2 and "nothing was changed" in err
+    after = {store: {p.name: p.read_bytes() for p in store.iterdir()} for store in (source, target)}
+    assert after == before
+    assert history(source) == []
+
+
+def test_a_link_the_target_cannot_follow_is_said(stores, capsys):
+    home, source, target = stores
+    code, out, err = run(capsys, *cli_args(home, "copy", "deploy.md", "--from", str(source),
+                                           "--to", str(target), "--yes"))
+    assert code == 0, err
+    assert "deploy.md links runbook.md, which the target does not hold" in out
+    code, out, _ = run(capsys, *cli_args(home, "copy", "stays.md", "runbook.md", "--from",
+                                         str(source), "--to", str(target), "--yes"))
+    assert code == 0 and "which the target does not hold" not in out
+
+
 def test_without_a_terminal_a_copy_needs_yes_or_dry_run(stores, capsys):
     home, source, target = stores
     code, _, err = run(capsys, *cli_args(home, "copy", "deploy.md", "--from", str(source),

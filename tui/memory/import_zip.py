@@ -52,8 +52,8 @@ _SKIPPED = {
     "long": "{n} with a name part over 255 bytes ({names}) skipped",
     "not_md": "{n} that is no memory, not a .md file ({names}) skipped",
     "duplicate": "{n} appearing more than once in the archive ({names}) skipped, every copy",
-    "case": "{n} differing from another only in case ({names}) skipped, all of them: on a "
-            "case-insensitive disk one would overwrite the other",
+    "case": "{n} differing from another only in case or Unicode form ({names}) skipped, "
+            "all of them: on macOS or Windows one would overwrite the other",
     "outside": "{n} outside every project of the manifest ({names}) skipped",
     "damaged": "{n} damaged or encrypted ({names}) skipped",
     "bomb": "{n} unpacking to over 5 MB or over 100 times its packed size ({names}) skipped "
@@ -172,6 +172,13 @@ def _mtimes(files: object) -> dict[str, float]:
     return mtimes
 
 
+def _folded(name: str) -> str:
+    """What a case-insensitive, normalising disk (macOS, Windows) takes a name for."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", name).casefold()
+
+
 def _is_symlink(info: zipfile.ZipInfo) -> bool:
     return stat.S_ISLNK(info.external_attr >> 16)
 
@@ -197,7 +204,7 @@ def read_archive(source: Path) -> Archive:
         entries = [info for info in archive.infolist()
                    if info.filename != MANIFEST and not info.is_dir()]
         counts = Counter(info.filename for info in entries)
-        cases = Counter(info.filename.casefold() for info in set(entries)
+        cases = Counter(_folded(info.filename) for info in set(entries)
                         if counts[info.filename] == 1)
         total = 0
         for info in entries:
@@ -207,7 +214,7 @@ def read_archive(source: Path) -> Archive:
                 kind = "symlink"
             if kind is None and counts[name] > 1:
                 kind = "duplicate"
-            if kind is None and cases[name.casefold()] > 1:
+            if kind is None and cases[_folded(name)] > 1:
                 kind = "case"
             folder, _, file = name.partition("/")
             if kind is None and folder not in by_folder:

@@ -130,6 +130,7 @@ def plan_transfer(source: Store, files: Sequence[str], target: Store,
         if after != before:
             mtime = curate._memory(source, file).mtime if after == data else None
             changes.append(FileChange(name, before, after, mtime))
+    summary += _links_left_behind(source, target, carried)
     label = f"{verb} {plural(len(carried), 'memory', 'memories')}"
     index_plans = _index_plans(source, target, carried, renamed, label)
     target_changes = (*changes, *(c for plan in index_plans for c in plan.changes))
@@ -142,6 +143,25 @@ def plan_transfer(source: Store, files: Sequence[str], target: Store,
         summary += [s for s in removal.summary if not s.startswith(("Delete ", "Remove "))]
     return Transfer(label, target_changes, source_changes, summary,
                     tuple(file for plan in index_plans for file in plan.pushed_out), renamed)
+
+
+def _links_left_behind(source: Store, target: Store,
+                       carried: Mapping[str, tuple[str, bytes, bytes | None]]) -> list[str]:
+    """Which carried memories link one that neither travels with them nor is in the
+    target: there, that link points at nothing (their text is theirs: it is said, not
+    rewritten)."""
+    from tui.memory.reach import memory_links
+
+    notes = []
+    for file, (name, data, _) in carried.items():
+        text = _text(data)
+        missing = sorted(linked for linked in set(memory_links(file, text, source.wiki_names))
+                         if linked not in carried and linked != file
+                         and read_bytes(target.path, linked) is None)
+        if missing:
+            notes.append(f"{name} links {', '.join(missing)}, which the target does not "
+                         "hold: there that link points at nothing.")
+    return notes
 
 
 def _index_plans(source: Store, target: Store,
