@@ -140,6 +140,18 @@ def test_import_merges_as_sync_first_contact(machine, make_home, tmp_path, capsy
     assert "(team/deploy.md)" not in (store / "MEMORY.md").read_text()
 
 
+def test_a_dry_run_says_what_would_be_imported_and_writes_nothing(machine, make_home, tmp_path,
+                                                                  capsys):
+    home, repos = machine
+    archive = tmp_path / "app.zip"
+    run(capsys, "--config-dir", str(home.home), "export", str(repos[0]), "-o", str(archive))
+    other = make_home()
+    code, out, _ = run(capsys, "--config-dir", str(other.home), "import", str(archive),
+                       "--dry-run")
+    assert code == 0 and "would import 3 new" in out
+    assert not other.projects.exists() or not any(other.projects.rglob("*.md"))
+
+
 def test_import_into_a_target_store(machine, make_home, tmp_path, capsys):
     home, repos = machine
     archive = tmp_path / "app.zip"

@@ -19,6 +19,7 @@ identical bytes silently, differing memories with the body-only conflict markers
 from __future__ import annotations
 
 import json
+import os
 import stat
 import zipfile
 from collections import Counter
@@ -300,8 +301,6 @@ def plan_import(store: Path, project: ArchiveProject, source_name: str) -> Store
 
 def _place_free(store: Path, file: str) -> bool:
     """Whether the file's place in the store is a file or nothing, under folders only."""
-    import os
-
     path = store
     for part in PurePosixPath(file).parts[:-1]:
         path = path / part
