@@ -43,6 +43,10 @@ def stores(tmp_path, claude_home):
     return claude_home, source, target
 
 
+def contents(*stores):
+    return {store: {p.name: p.read_bytes() for p in store.iterdir()} for store in stores}
+
+
 def cli_args(claude_home, *argv):
     return ("--config-dir", str(claude_home.home), *argv)
 
@@ -123,8 +127,7 @@ def test_a_move_keeps_links_between_the_moved_memories_and_undoes_store_by_store
 
 def test_a_move_whose_source_half_fails_changes_nothing(stores, capsys):
     home, source, target = stores
-    before = {store: {p.name: p.read_bytes() for p in store.iterdir()}
-              for store in (source, target)}
+    before = contents(source, target)
 
     target_written = []
 
@@ -143,15 +146,13 @@ def test_a_move_whose_source_half_fails_changes_nothing(stores, capsys):
         failpoints.on("io.write", None)
     assert code == 2 and "taken back" in err and "changed nothing" in err
     assert target_written  # the target's half was made before the source's failed
-    after = {store: {p.name: p.read_bytes() for p in store.iterdir()} for store in (source, target)}
-    assert after == before
+    assert contents(source, target) == before
     assert history(target)[0].label.startswith("undo move")
 
 
 def test_a_move_whose_target_half_fails_changes_nothing(stores, capsys):
     home, source, target = stores
-    before = {store: {p.name: p.read_bytes() for p in store.iterdir()}
-              for store in (source, target)}
+    before = contents(source, target)
 
     def full_disk_in_target(path: str) -> None:
         if str(target) in path:
@@ -164,8 +165,7 @@ def test_a_move_whose_target_half_fails_changes_nothing(stores, capsys):
     finally:
         failpoints.on("io.write", None)
     assert code == 2 and "nothing was changed" in err
-    after = {store: {p.name: p.read_bytes() for p in store.iterdir()} for store in (source, target)}
-    assert after == before
+    assert contents(source, target) == before
     assert history(source) == []
 
 
