@@ -73,8 +73,12 @@ def test_the_line_goes_inside_a_full_index_not_past_its_cut(stores, capsys):
     for n in range(199):
         write_memory(target, f"m{n}.md", memory_text(f"m{n}", "filler"))
     write_index(target, lines)  # 201 lines: style.md sits past the 200-line cut
-    code, _, err = run(capsys, *cli_args(home, "copy", "runbook.md", "--from", str(source),
-                                         "--to", str(target), "--yes", "--push-out"))
+    argv = cli_args(home, "copy", "runbook.md", "--from", str(source), "--to", str(target),
+                    "--yes")
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and "m198.md past the target's loaded cut" in err
+    assert "To make room first" in out and not (target / "runbook.md").exists()
+    code, _, err = run(capsys, *argv, "--push-out")
     assert code == 0, err
     loaded = load_store(target).indexes[0].loaded
     assert "runbook.md" in {link.file for link in loaded.links if link.visible}

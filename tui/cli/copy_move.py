@@ -76,7 +76,8 @@ def _choices(args, source, files: list[str], target) -> dict[str, str]:
 
 
 def cmd_copy_move(args: argparse.Namespace) -> int:
-    from tui.cli.fix import _ask as ask_to_apply  # the same question, past the cut or not
+    from tui.cli.fix import _ask as ask_to_apply  # the questions and hints of a relink
+    from tui.cli.fix import _room_hint as room_hint
     from tui.memory.refusals import WriteRefused
     from tui.memory.store import load_store
     from tui.memory.transfer import apply_transfer, plan_transfer
@@ -99,6 +100,8 @@ def cmd_copy_move(args: argparse.Namespace) -> int:
     print(f"{transfer.label[:1].upper()}{transfer.label[1:]} from {source_dir} to {target_dir}:")
     for sentence in transfer.summary:
         print(f"  {sentence}")
+    if transfer.pushed_out:
+        print(room_hint(target_dir, transfer))
     if transfer.empty:
         print("Nothing to change.")
         return 0

@@ -41,6 +41,7 @@ class Transfer:
     summary: list[str] = field(default_factory=list)
     pushed_out: tuple[str, ...] = ()  # target entries the new lines leave past the cut
     renamed: dict[str, str] = field(default_factory=dict)  # source name -> target name
+    options: tuple[str, ...] = ()  # the target's ways to make room (`curate` options)
 
     @property
     def empty(self) -> bool:
@@ -142,7 +143,8 @@ def plan_transfer(source: Store, files: Sequence[str], target: Store,
         summary += [f"Remove {file} from the source and its index line." for file in carried]
         summary += [s for s in removal.summary if not s.startswith(("Delete ", "Remove "))]
     return Transfer(label, target_changes, source_changes, summary,
-                    tuple(file for plan in index_plans for file in plan.pushed_out), renamed)
+                    tuple(file for plan in index_plans for file in plan.pushed_out), renamed,
+                    tuple(dict.fromkeys(o for plan in index_plans for o in plan.options)))
 
 
 def _links_left_behind(source: Store, target: Store,
