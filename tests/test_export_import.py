@@ -332,16 +332,26 @@ def test_a_symlink_in_the_store_is_not_followed(target, tmp_path, capsys):
     assert "1 entry whose place in the store a folder, a link or a file takes" in out
 
 
+TWICE = {"format": FORMAT, "projects": [{"folder": "p"}, {"folder": "p"}]}
+
+
 @pytest.mark.parametrize("content,said", [
     (b"not a zip", "is not a zip archive"),
     (None, "manifest.json is missing"),
-])
+    (b"{", "cannot be read"),
+    (json.dumps({"format": "other"}).encode(), "says otherwise"),
+    (json.dumps({"format": FORMAT, "projects": [{"folder": ".."}]}).encode(),
+     "names a project folder no archive holds"),
+    (json.dumps(TWICE).encode(), "names one project folder twice"),
+], ids=["no zip", "no manifest", "bad json", "other format", "bad folder", "folder twice"])
 def test_no_archive_of_ours_is_one_sentence(content, said, target, tmp_path, capsys):
     home, _ = target
     source = tmp_path / "x.zip"
-    if content is None:
+    if content is None or content.startswith((b"{", b"[")):
         with zipfile.ZipFile(source, "w") as archive:
             archive.writestr("p/a.md", GOOD)
+            if content is not None:
+                archive.writestr(MANIFEST, content)
     else:
         source.write_bytes(content)
     code, _, err = run(capsys, "--config-dir", str(home.home), "import", str(source))

@@ -153,6 +153,9 @@ def _manifest(archive: zipfile.ZipFile, source: Path) -> list[ArchiveProject]:
                 or "/" in folder:
             raise ImportRefused(broken + "names a project folder no archive holds); "
                                 "nothing was imported.")
+        if any(project.folder == folder for project in result):
+            raise ImportRefused(broken + "names one project folder twice); nothing was "
+                                "imported.")
         path, name, keyed = entry.get("path"), entry.get("name"), entry.get("project_folder")
         if not isinstance(keyed, str) or "/" in keyed or _name_kind(keyed + "/x.md"):
             keyed = None
