@@ -5,8 +5,8 @@
 
 STORES_DIR holds `<name>/memory/` folders (the corpus beside the repository). Each is copied
 into a temp config home as a project folder, exported, imported into a second config home
-by the real `memtui` command, and compared: every file byte for byte, every mtime within a
-microsecond, and what import refused (files holding a secret) named. Prints the times and
+by the real `memtui` command, and compared: every file byte for byte and its mtime to the
+nanosecond, and what import refused (files holding a secret) named. Prints the times and
 exits 1 on any difference.
 """
 
@@ -72,7 +72,7 @@ def main() -> int:
                     missing += 1
                     continue
                 compared += 1
-                if after[file][0] != data or abs(after[file][1] - mtime) >= 1000:
+                if after[file] != (data, mtime):
                     differences += 1
                     print(f"differs: {folder.name}/{file}")
         size = archive.stat().st_size

@@ -13,7 +13,7 @@ from tui import cli, failpoints
 from tui.memory.store import load_store
 from tui.memory.writes import history
 
-OLD = 1_700_000_000.0
+OLD = 1_700_000_000.123456789
 
 
 def run(capsys, *argv):
@@ -57,7 +57,7 @@ def test_copy_puts_the_sources_index_line_inside_the_targets_cut(stores, capsys)
                                            "--to", str(target), "--yes"))
     assert code == 0, err
     assert (target / "deploy.md").read_bytes() == (source / "deploy.md").read_bytes()
-    assert os.stat(target / "deploy.md").st_mtime == OLD
+    assert os.stat(target / "deploy.md").st_mtime_ns == os.stat(source / "deploy.md").st_mtime_ns
     assert (target / "MEMORY.md").read_text().splitlines() == [
         "# Memory", index_line("style.md", "Style"), index_line("deploy.md", "Deploy", "how we ship")]
     assert (source / "deploy.md").exists()  # a copy leaves the source as it was

@@ -58,11 +58,8 @@ def tree(store):
 
 
 def same_tree(copy, original) -> bool:
-    """The same files and bytes, each mtime within a microsecond (the safe-write path sets
-    mtimes as float seconds, which hold ~240 ns at today's dates)."""
-    copied, source = tree(copy), tree(original)
-    return copied.keys() == source.keys() and all(
-        copied[f][0] == source[f][0] and abs(copied[f][1] - source[f][1]) < 1000 for f in source)
+    """The same files, bytes and mtimes to the nanosecond."""
+    return tree(copy) == tree(original)
 
 
 def test_export_all_then_import_onto_another_home_is_byte_exact_with_mtimes(

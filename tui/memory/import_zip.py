@@ -101,8 +101,8 @@ class ArchiveProject:
     path: str | None
     name: str
     project_folder: str | None  # its folder under `projects/` where it was exported
-    mtimes: dict[str, float] = field(default_factory=dict)  # as the manifest gives them
-    files: dict[str, tuple[bytes, float | None]] = field(default_factory=dict)
+    mtimes: dict[str, int] = field(default_factory=dict)  # in ns, as the manifest gives them
+    files: dict[str, tuple[bytes, int | None]] = field(default_factory=dict)
 
 
 @dataclass
@@ -165,14 +165,14 @@ def _manifest(archive: zipfile.ZipFile, source: Path) -> list[ArchiveProject]:
     return result
 
 
-def _mtimes(files: object) -> dict[str, float]:
+def _mtimes(files: object) -> dict[str, int]:
     if not isinstance(files, dict):
         return {}
     mtimes = {}
     for file, facts in files.items():
         value = facts.get("mtime_ns") if isinstance(facts, dict) else None
         if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63:
-            mtimes[file] = value / 1e9  # finite: an int below 2**63
+            mtimes[file] = value
     return mtimes
 
 
@@ -293,7 +293,7 @@ def plan_import(store: Path, project: ArchiveProject, source_name: str) -> Store
         else:
             merged, conflicted = merge_memory(
                 None, ours, data, Side("this machine", mtime_of(store / file)),
-                Side(f"the archive {source_name}", mtime))
+                Side(f"the archive {source_name}", None if mtime is None else mtime / 1e9))
         if merged == ours:
             plan.identical.append(file)
             continue

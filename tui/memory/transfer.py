@@ -15,6 +15,7 @@ is taken back before the refusal is said, so a move that fails changes nothing.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -129,7 +130,7 @@ def plan_transfer(source: Store, files: Sequence[str], target: Store,
         folder = name[:name.rfind("/") + 1]
         after = _bytes(_renamed_links(_text(data), renamed, folder)) if renamed else data
         if after != before:
-            mtime = curate._memory(source, file).mtime if after == data else None
+            mtime = _mtime_ns(source.path / file) if after == data else None
             changes.append(FileChange(name, before, after, mtime))
     summary += _links_left_behind(source, target, carried)
     label = f"{verb} {plural(len(carried), 'memory', 'memories')}"
@@ -224,6 +225,13 @@ def _line_for(source: Store, file: str, name: str, source_lines: Mapping[str, st
         return curate.index_line(memory, folder=folder).replace(
             f"({link_target(_relative(file, folder))})", f"({link_target(_relative(name, folder))})")
     return _renamed_links(line, renamed, folder)
+
+
+def _mtime_ns(path) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
 
 
 def _text(data: bytes) -> str:
