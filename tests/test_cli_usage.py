@@ -135,7 +135,8 @@ def test_a_missing_argument_is_one_sentence(capsys):
 # What each command needs besides options, so that parsing reaches the settings check.
 REQUIRED = {"history": ["x.md"], "restore": ["x.md", "--version", "abc"], "merge": ["x.md"],
             "extract": ["abc"], "fix": ["relink"], "hook": ["session-start"],
-            "search": ["deploy"]}
+            "search": ["deploy"], "export": ["-o", "x.zip"], "import": ["x.zip"],
+            "copy": ["x.md", "--to", "p"], "move": ["x.md", "--to", "p"]}
 
 
 @pytest.mark.parametrize("command", [name for names, _ in cli.COMMANDS for name in names])

@@ -2,7 +2,7 @@
 
 This module reads the command word and builds only that command's parser; the commands
 live one group to a module beside it (stores, search, demo, fix, history, runs, sync, doctor,
-gc, serve).
+gc, serve, hook, transfer, copy_move).
 Exit codes: 0 fine, 1 audit found errors, 2 bad usage or unreadable input.
 """
 
@@ -104,6 +104,8 @@ COMMANDS = (
     (("gc",), "tui.cli.gc:add_gc_command"),
     (("serve",), "tui.cli.serve:add_serve_command"),
     (("hook",), "tui.cli.hook:add_hook_command"),
+    (("export", "import"), "tui.cli.transfer:add_transfer_commands"),
+    (("copy", "move"), "tui.cli.copy_move:add_copy_move_commands"),
 )
 
 

@@ -1,0 +1,153 @@
+"""`memtui copy` and `memtui move`: memories carried from one store to another.
+
+    memtui copy FILE... --to PROJECT [--from SOURCE] [--on-collision keep-both|replace|skip]
+    memtui move FILE... --to PROJECT ...
+
+FILE: a memory as `memtui audit` names it in the source store (default: the current
+directory's), or a path to it. The plan is shown, then asked about on a terminal; without
+one it needs --yes or --dry-run, and a name the target holds with other text needs
+--on-collision (on a terminal, each is asked). Exit 2 for every refusal, in one sentence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from tui.cli.support import UsageError, existing_store, resolve_store, undo_command
+
+
+def _source_of(args: argparse.Namespace) -> Path:
+    """The source store: --from, else the store holding the first FILE given as a path,
+    else the current directory's."""
+    from tui.claude.paths import INDEX_NAME, MEMORY_DIR_NAME
+
+    if args.source:
+        return existing_store(args, args.source).memory_dir
+    first = os.path.expanduser(args.files[0])
+    if os.path.isfile(first):
+        folder = Path(os.path.realpath(os.path.dirname(os.path.abspath(first))))
+        for candidate in (folder, *folder.parents):
+            if candidate.name == MEMORY_DIR_NAME or (candidate / INDEX_NAME).is_file():
+                return candidate
+    return existing_store(args, None).memory_dir
+
+
+def _store_file(store: Path, given: str) -> str:
+    """The store-relative name of FILE (as `memtui audit` names it, or a path to it)."""
+    if os.path.lexists(store / given) and not os.path.isabs(given):
+        return given
+    path = os.path.abspath(os.path.expanduser(given))
+    folder, name = os.path.split(path)
+    relative = os.path.relpath(os.path.join(os.path.realpath(folder), name),
+                               os.path.realpath(store))
+    if relative.startswith(os.pardir) or not os.path.lexists(path):
+        raise UsageError(f"{given} is not a memory in {store}.")
+    return Path(relative).as_posix()
+
+
+def _choices(args, source, files: list[str], target) -> dict[str, str]:
+    """What to do with each name the target holds with other text: --on-collision, else
+    asked on a terminal."""
+    from tui.memory.transfer import CHOICES, collisions
+
+    clashing = collisions(source, files, target)
+    if not clashing:
+        return {}
+    if args.on_collision:
+        return dict.fromkeys(clashing, args.on_collision)
+    if args.yes or not sys.stdin.isatty():
+        raise UsageError(
+            f"{', '.join(clashing)} {'exists' if len(clashing) == 1 else 'exist'} in "
+            f"{target.path} with other text; say --on-collision keep-both, replace or skip.")
+    answers = {"k": CHOICES[0], "r": CHOICES[1], "s": CHOICES[2]}
+    choices = {}
+    for file in clashing:
+        sys.stderr.write(f"{file} exists in {target.path} with other text: [k]eep both "
+                         "(copy under a new name), [r]eplace it, or [s]kip it? ")
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().lower()[:1]
+        if answer not in answers:
+            raise UsageError("Not applied: nothing was chosen for " + file + ".")
+        choices[file] = answers[answer]
+    return choices
+
+
+def cmd_copy_move(args: argparse.Namespace) -> int:
+    from tui.cli.fix import _ask as ask_to_apply  # the questions and hints of a relink
+    from tui.cli.fix import _room_hint as room_hint
+    from tui.memory.refusals import WriteRefused
+    from tui.memory.store import load_store
+    from tui.memory.transfer import apply_transfer, plan_transfer
+
+    move = args.command == "move"
+    if args.yes and args.dry_run:
+        raise UsageError("Give --yes or --dry-run, not both.")
+    if not (args.yes or args.dry_run) and not sys.stdin.isatty():
+        raise UsageError("Without a terminal to ask on, add --dry-run to see the change, or "
+                         "--yes to make it.")
+    source_dir = _source_of(args)
+    target_dir = resolve_store(args, args.to, stranded=False).memory_dir
+    source, target = load_store(source_dir), load_store(target_dir)
+    files = list(dict.fromkeys(_store_file(source_dir, file) for file in args.files))
+    try:
+        transfer = plan_transfer(source, files, target, _choices(args, source, files, target),
+                                 move=move)
+    except WriteRefused as refused:
+        raise UsageError(str(refused)) from None
+    print(f"{transfer.label[:1].upper()}{transfer.label[1:]} from {source_dir} to {target_dir}:")
+    for sentence in transfer.summary:
+        print(f"  {sentence}")
+    if transfer.pushed_out:
+        print(room_hint(target_dir, transfer))
+    if transfer.empty:
+        print("Nothing to change.")
+        return 0
+    if args.dry_run:
+        print("Dry run: nothing was written.")
+        return 0
+    if transfer.pushed_out and args.yes and not args.push_out:
+        raise UsageError(f"Not applied: it would leave {', '.join(transfer.pushed_out)} past "
+                         f"the target's loaded cut; make room first, or add --push-out.")
+    if not args.yes and not ask_to_apply(transfer):
+        print("Not applied.")
+        return 0
+    try:
+        apply_transfer(source_dir, target_dir, transfer)
+    except WriteRefused as refused:
+        raise UsageError(str(refused)) from None
+    if move:
+        print(f"Moved. Two changes, one per store, each undone on its own: "
+              f"`{undo_command(target_dir)}` takes the copy back, "
+              f"`{undo_command(source_dir)}` puts the memories back in the source.")
+    else:
+        print(f"Copied. `{undo_command(target_dir)}` takes it back.")
+    return 0
+
+
+COLLISION_CHOICES = ("keep-both", "replace", "skip")  # tui.memory.transfer's, not imported:
+# every command's start would pay for the curation code
+
+
+def add_copy_move_commands(commands) -> None:
+    for name, verb in (("copy", "copy"), ("move", "move")):
+        parser = commands.add_parser(name, help=f"{verb} memories to another project's store")
+        parser.add_argument("files", nargs="+", metavar="FILE",
+                            help="a memory as `memtui audit` names it, or its path")
+        parser.add_argument("--to", required=True, metavar="PROJECT",
+                            help="the target: memory dir, project path or folder name")
+        parser.add_argument("--from", dest="source", metavar="SOURCE",
+                            help="the source store (default: the one holding FILE, else the "
+                                 "current directory's)")
+        parser.add_argument("--on-collision", choices=COLLISION_CHOICES,
+                            help="for a name the target holds with other text (asked on a "
+                                 "terminal otherwise)")
+        parser.add_argument("--yes", action="store_true", help="apply without asking")
+        parser.add_argument("--dry-run", action="store_true",
+                            help="show the change, write nothing")
+        parser.add_argument("--push-out", action="store_true",
+                            help="with --yes: apply even if it leaves other entries of the "
+                                 "target past its loaded cut")
+        parser.set_defaults(run=cmd_copy_move)

@@ -1,0 +1,271 @@
+"""Copy and move memories between stores: plans, then two safe writes. Nothing here asks.
+
+A copy writes the memories into the target store and puts an index line for each inside
+the target's loaded cut (`curate.place_inside_cut`, as a relink does): the source index's
+own line when it has one, else one made from the memory. A name the target already holds
+with other bytes is a collision, resolved by the caller's choice per file (`KEEP_BOTH`:
+a new free name, `REPLACE`, `SKIP`), never silently. A memory renamed so keeps the links
+the other memories copied with it have to it: they are rewritten to the new name.
+
+A move is that copy, then the source's own change (`curate.plan_delete`: the files and
+their index lines removed). They are two changes, one per store, each undone on its own
+(`memtui undo TARGET`, `memtui undo SOURCE`); when the second cannot be made, the first
+is taken back before the refusal is said, so a move that fails changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from tui.claude.memory_files import index_of
+from tui.memory import curate
+from tui.memory.links import link_target
+from tui.memory.refusals import WriteRefused
+from tui.memory.store import Store
+from tui.memory.writes import FileChange, read_bytes
+from tui.words import plural
+
+KEEP_BOTH, REPLACE, SKIP = "keep-both", "replace", "skip"
+CHOICES = (KEEP_BOTH, REPLACE, SKIP)
+
+
+@dataclass
+class Transfer:
+    """What a copy or move changes in each store."""
+    label: str
+    target_changes: tuple[FileChange, ...]
+    source_changes: tuple[FileChange, ...]  # none for a copy
+    summary: list[str] = field(default_factory=list)
+    pushed_out: tuple[str, ...] = ()  # target entries the new lines leave past the cut
+    renamed: dict[str, str] = field(default_factory=dict)  # source name -> target name
+    options: tuple[str, ...] = ()  # the target's ways to make room (`curate` options)
+
+    @property
+    def empty(self) -> bool:
+        return not self.target_changes and not self.source_changes
+
+
+def collisions(source: Store, files: Sequence[str], target: Store) -> list[str]:
+    """The files whose name the target holds with other bytes: the ones to ask about."""
+    clashing = []
+    for file in files:
+        theirs = read_bytes(target.path, file)
+        if theirs is not None and theirs != read_bytes(source.path, file):
+            clashing.append(file)
+    return clashing
+
+
+def _free_name(file: str, taken: set[str], target: Store) -> str:
+    path = PurePosixPath(file)
+    for number in range(2, 10_000):
+        name = str(path.with_name(f"{path.stem}-{number}{path.suffix}"))
+        if name.casefold() not in taken and read_bytes(target.path, name) is None:
+            return name
+    raise WriteRefused(f"No free name is left for a copy of {file}; rename it first.")
+
+
+def _renamed_links(text: str, renamed: Mapping[str, str], folder: str) -> str:
+    """Markdown links to a renamed memory, written to its new name (relative to `folder`,
+    the linking file's own)."""
+    for old, new in renamed.items():
+        old_rel, new_rel = _relative(old, folder), _relative(new, folder)
+        pattern = re.compile(r"(\]\(\s*(?:\./)?)" + re.escape(link_target(old_rel))
+                             + r"(\s*(?:#[^)]*)?\))")
+        text = pattern.sub(lambda m, new=new_rel: m.group(1) + link_target(new) + m.group(2),
+                           text)
+    return text
+
+
+def _relative(file: str, folder: str) -> str:
+    return file[len(folder):] if folder and file.startswith(folder) else file
+
+
+def plan_transfer(source: Store, files: Sequence[str], target: Store,
+                  choices: Mapping[str, str], *, move: bool) -> Transfer:
+    """The changes copying (or moving) `files` from `source` to `target`; `choices`: for
+    each file of `collisions`, one of CHOICES (WriteRefused when one is missing)."""
+    if source.path.resolve() == target.path.resolve():
+        raise WriteRefused("The source and the target are the same store; nothing to do.")
+    verb = "move" if move else "copy"
+    taken = set()
+    renamed: dict[str, str] = {}
+    carried: dict[str, tuple[str, bytes, bytes | None]] = {}  # file -> (name there, data, before)
+    summary: list[str] = []
+    for file in dict.fromkeys(files):
+        if PurePosixPath(file).name == "MEMORY.md":
+            raise WriteRefused(f"{file} is an index, not a memory: copy the memories it links.")
+        curate._memory(source, file)
+        data = read_bytes(source.path, file)
+        if data is None:
+            raise WriteRefused(f"{file} no longer exists.")
+        theirs = read_bytes(target.path, file)
+        name, before = file, theirs
+        if theirs is not None and theirs != data:
+            choice = choices.get(file)
+            if choice not in CHOICES:
+                raise WriteRefused(f"{file} exists in the target with other text; say whether "
+                                   "to keep both, replace it or skip it.")
+            if choice == SKIP:
+                summary.append(f"Skip {file}: the target holds another {file}.")
+                continue
+            if choice == KEEP_BOTH:
+                name, before = _free_name(file, taken, target), None
+                renamed[file] = name
+                summary.append(f"Copy {file} as {name}: the target holds another {file}.")
+            else:
+                summary.append(f"Replace the target's {file} (a backup is kept, so undo "
+                               "brings it back).")
+        elif theirs == data:
+            summary.append(f"{file} is in the target already, byte for byte.")
+        else:
+            summary.append(f"Copy {file}.")
+        taken.add(name.casefold())
+        carried[file] = (name, data, before)
+    changes: list[FileChange] = []
+    for file, (name, data, before) in carried.items():
+        folder = name[:name.rfind("/") + 1]
+        after = _bytes(_renamed_links(_text(data), renamed, folder)) if renamed else data
+        if after != before:
+            mtime = _mtime_ns(source.path / file) if after == data else None
+            changes.append(FileChange(name, before, after, mtime))
+    summary += _links_left_behind(source, target, carried)
+    label = f"{verb} {plural(len(carried), 'memory', 'memories')}"
+    index_plans = _index_plans(source, target, carried, renamed, label)
+    target_changes = (*changes, *(c for plan in index_plans for c in plan.changes))
+    summary += [sentence for plan in index_plans for sentence in plan.summary]
+    source_changes: tuple[FileChange, ...] = ()
+    if move and carried:
+        removal = curate.plan_delete(source, list(carried))
+        source_changes = removal.changes
+        summary += [f"Remove {file} from the source and its index line." for file in carried]
+        summary += [s for s in removal.summary if not s.startswith(("Delete ", "Remove "))]
+    return Transfer(label, target_changes, source_changes, summary,
+                    tuple(file for plan in index_plans for file in plan.pushed_out), renamed,
+                    tuple(dict.fromkeys(o for plan in index_plans for o in plan.options)))
+
+
+def _links_left_behind(source: Store, target: Store,
+                       carried: Mapping[str, tuple[str, bytes, bytes | None]]) -> list[str]:
+    """Which carried memories link one that neither travels with them nor is in the
+    target: there, that link points at nothing (their text is theirs: it is said, not
+    rewritten)."""
+    from tui.memory.reach import memory_links
+
+    notes = []
+    for file, (name, data, _) in carried.items():
+        text = _text(data)
+        missing = sorted(linked for linked in set(memory_links(file, text, source.wiki_names))
+                         if linked not in carried and linked != file
+                         and read_bytes(target.path, linked) is None)
+        if missing:
+            notes.append(f"{name} links {', '.join(missing)}, which the target does not "
+                         "hold: there that link points at nothing.")
+    return notes
+
+
+def _index_plans(source: Store, target: Store,
+                 carried: Mapping[str, tuple[str, bytes, bytes | None]],
+                 renamed: Mapping[str, str], label: str) -> list[curate.Plan]:
+    """Per index of the target: the lines for the carried memories, inside its cut."""
+    source_lines = _source_lines(source)
+    by_index: dict[str, list[tuple[str, str]]] = {}
+    for file, (name, _, _) in carried.items():
+        by_index.setdefault(index_of(name), []).append((file, name))
+    plans = []
+    for index_file, pairs in by_index.items():
+        index = curate.read_index(target, index_file)
+        parsed = index.parsed
+        visible = curate.visible_files(parsed)
+        linked = {link.file: link.line for link in curate.entry_links(parsed)}
+        lines = list(index.lines)
+        moving, origins, shown = [], [], []
+        remove: set[int] = set()
+        for file, name in pairs:
+            if name in visible:
+                continue
+            past_cut = linked.get(name)
+            if past_cut is not None:
+                if past_cut not in remove:
+                    remove.add(past_cut)
+                    moving.append(index.lines[past_cut - 1][0])
+                    origins.append((name, past_cut))
+            else:
+                moving.append(_line_for(source, file, name, source_lines, renamed, index.folder))
+                origins.append((name, None))
+            shown.append(name)
+        if not moving:
+            continue
+        kept = [line for number, line in enumerate(lines, start=1) if number not in remove]
+        plans.append(curate.place_inside_cut(target, index, kept, moving, origins, shown, [],
+                                             label))
+    return plans
+
+
+def _source_lines(source: Store) -> dict[str, str]:
+    """Each memory's own index line in the source (a line linking that file alone)."""
+    lines: dict[str, str] = {}
+    for index_file in {index.file for index in source.indexes}:
+        index = curate.read_index(source, index_file)
+        for number, links in curate._links_by_line(index.parsed).items():
+            if len({link.file for link in links}) == 1 and links[0].file:
+                lines.setdefault(links[0].file, index.lines[number - 1][0])
+    return lines
+
+
+def _line_for(source: Store, file: str, name: str, source_lines: Mapping[str, str],
+              renamed: Mapping[str, str], folder: str) -> str:
+    """The index line for a carried memory: the source's own, links renamed, else new."""
+    line = source_lines.get(file)
+    if line is None:
+        memory = curate._memory(source, file)
+        return curate.index_line(memory, folder=folder).replace(
+            f"({link_target(_relative(file, folder))})", f"({link_target(_relative(name, folder))})")
+    return _renamed_links(line, renamed, folder)
+
+
+def _mtime_ns(path) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def apply_transfer(source_dir, target_dir, transfer: Transfer) -> None:
+    """Write the target's change, then the source's; WriteRefused having changed nothing
+    (the target's change taken back when the source's fails)."""
+    from tui.history.recovery import apply_journalled
+    from tui.memory.writes import undo_last
+
+    made = None
+    if transfer.target_changes:
+        made = apply_journalled(target_dir, transfer.target_changes,
+                                f"{transfer.label} from {source_dir}")
+    if not transfer.source_changes:
+        return
+    try:
+        apply_journalled(source_dir, transfer.source_changes, f"{transfer.label} to {target_dir}")
+    except WriteRefused as refused:
+        if made is None:
+            raise
+        reason = str(refused).rstrip(".")
+        try:
+            undone = undo_last(target_dir)
+        except WriteRefused as stuck:
+            undone, reason = None, f"{reason}, and {str(stuck).rstrip('.')}"
+        if undone is None or undone.undoes != made.id:
+            raise WriteRefused(f"{reason}; the copy made in {target_dir} is still there: "
+                               f"`memtui undo {target_dir}` takes it back.") from refused
+        raise WriteRefused(f"{reason}; the copy made in {target_dir} was taken back, so the "
+                           "move changed nothing.") from refused
