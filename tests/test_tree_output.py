@@ -67,6 +67,7 @@ def test_a_cold_run_reading_with_a_forked_child_prints_what_one_process_prints(
 
 def test_audit_all_json_is_what_a_plain_audit_of_each_store_gives(tree, capsys):
     from tui.claude.discovery import discover
+    from tui.memory.triage import cost
 
     printed_json = printed(capsys, "--config-dir", str(tree), "audit", "--all", "--json",
                            "--no-cache")
@@ -77,7 +78,8 @@ def test_audit_all_json_is_what_a_plain_audit_of_each_store_gives(tree, capsys):
         {p.store: p.key_path for p in stores})
     expected = json.dumps([
         {"store": str(a.store), "memories": a.memories, "errors": a.errors,
-         "cached": a.cached, "findings": [f.to_json() for f in a.findings]}
+         "cached": a.cached, "cost": cost(a.findings).to_json(),
+         "findings": [f.to_json() for f in a.findings]}
         for a in plain
     ], indent=2, ensure_ascii=False) + "\n"
     assert printed_json == expected
