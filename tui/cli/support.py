@@ -237,15 +237,16 @@ def env_of(args: argparse.Namespace) -> dict[str, str]:
     return env
 
 
-def resolve_store(args: argparse.Namespace, target: str | None, stranded: bool = True):
-    """The `tui.claude.targets.Target` a command's TARGET names (`stranded`: see
-    `resolve_target`)."""
+def resolve_store(args: argparse.Namespace, target: str | None, stranded: bool = True,
+                  config_home: bool = False):
+    """The `tui.claude.targets.Target` a command's TARGET names (`stranded`, `config_home`:
+    see `resolve_target`)."""
     from tui.claude.targets import TargetError, resolve_target
 
     try:
         resolved = resolve_target(
             target, home=config_home_of(args), env=env_of(args), settings_file=args.settings,
-            stranded=stranded,
+            stranded=stranded, config_home=config_home,
         )
     except TargetError as error:
         raise UsageError(str(error)) from None
@@ -253,10 +254,11 @@ def resolve_store(args: argparse.Namespace, target: str | None, stranded: bool =
     return resolved
 
 
-def existing_store(args: argparse.Namespace, target: str | None, stranded: bool = True):
+def existing_store(args: argparse.Namespace, target: str | None, stranded: bool = True,
+                   config_home: bool = False):
     """The `Target` of a command that reads a store: UsageError when its memory dir is not
     there (yet), rather than an answer about an empty one."""
-    resolved = resolve_store(args, target, stranded)
+    resolved = resolve_store(args, target, stranded, config_home)
     if not os.path.isdir(resolved.memory_dir):
         where = f" for {resolved.project_path}" if resolved.project_path else ""
         raise UsageError(f"There is no memory directory{where} yet "
