@@ -253,8 +253,39 @@ class UserMemorySize:
     promoted: int  # sections memtui promoted
 
 
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def without_block_comments(text: str) -> str:
+    """`text` without its block-level HTML comments (a comment that starts a line and ends
+    one), outside fenced code: what Claude Code strips from CLAUDE.md before loading it."""
+    kept: list[str] = []
+    lines = text.splitlines(keepends=True)
+    fence: str | None = None
+    number = 0
+    while number < len(lines):
+        line = lines[number]
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+        elif opened:
+            fence = opened.group(1)
+        elif line.lstrip(" ").startswith("<!--"):
+            end = number
+            while end < len(lines) and "-->" not in lines[end]:
+                end += 1
+            if end < len(lines) and not lines[end].split("-->")[-1].strip():
+                number = end + 1
+                continue
+        kept.append(line)
+        number += 1
+    return "".join(kept)
+
+
 def user_memory_size(text: str) -> UserMemorySize:
-    """How much of every session's context CLAUDE.md takes (its comments included: what
-    Claude Code strips is not modelled here, so this is an upper bound)."""
-    return UserMemorySize(len(text.splitlines()), len(text), (len(text) + 3) // 4,
+    """How much of every session's context CLAUDE.md takes: its text without the block
+    comments Claude Code strips (its `@` imports are not followed: a lower bound there)."""
+    loaded = without_block_comments(text).strip()
+    return UserMemorySize(len(loaded.splitlines()), len(loaded), (len(loaded) + 3) // 4,
                           len(find_sections(text)))
