@@ -26,7 +26,7 @@ from tui.memory.store import Memory, Store
 from tui.memory.writes import FileChange, read_bytes
 
 USER_MEMORY_NAME = "CLAUDE.md"
-_START = re.compile(r"^<!-- memtui promoted: (?P<name>.+?)(?: type=(?P<type>\S+))? -->[ \t]*$",
+_START = re.compile(r"^<!-- memtui promoted: (?P<name>.+?)(?: type=(?P<type>\S+))? -->[ \t\r]*$",
                     re.MULTILINE)
 _END = "<!-- memtui end: {name} -->"
 _BLANK = re.compile(r"\n[ \t]*\n")
