@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tui.cli.support import (
     UsageError,
+    check_asking,
     config_home_of,
     existing_store,
     print_json,
@@ -63,15 +64,6 @@ def _add_apply_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
     parser.add_argument("--json", action="store_true",
                         help="the plan and the outcome as JSON (needs --yes or --dry-run)")
-
-
-def _check_usage(args: argparse.Namespace, command: str) -> None:
-    if args.yes and args.dry_run:
-        raise UsageError("Give --yes or --dry-run, not both.")
-    if not (args.yes or args.dry_run) and (args.json or not sys.stdin.isatty()):
-        why = "--json never asks" if args.json else "stdin is not a terminal to ask on"
-        raise UsageError(f"`memtui {command}` asks before it writes and {why}: add --dry-run "
-                         "to see the change, or --yes to apply it.")
 
 
 def _config_home(args: argparse.Namespace) -> Path:
@@ -152,7 +144,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
     from tui.memory.promoted import plan_promote, user_memory_file
     from tui.memory.writes import WriteRefused, undo_last
 
-    _check_usage(args, "promote")
+    check_asking(args, "promote")
     home = _config_home(args)
     store_path, file = _memory_of(args)
     store = _loaded(store_path)
@@ -206,7 +198,7 @@ def cmd_demote(args: argparse.Namespace) -> int:
     from tui.memory.promoted import plan_demote, user_memory_file
     from tui.memory.writes import WriteRefused
 
-    _check_usage(args, "demote")
+    check_asking(args, "demote")
     home = _config_home(args)
     store_path = existing_store(args, args.to, stranded=False).memory_dir
     store = _loaded(store_path)

@@ -197,6 +197,16 @@ def command_name() -> str:
         return str(script)
 
 
+def check_asking(args: argparse.Namespace, command: str) -> None:
+    """A command that asks before it writes: --yes or --dry-run, or a terminal to ask on."""
+    if args.yes and args.dry_run:
+        raise UsageError("Give --yes or --dry-run, not both.")
+    if not (args.yes or args.dry_run) and (args.json or not sys.stdin.isatty()):
+        why = "--json never asks" if args.json else "stdin is not a terminal to ask on"
+        raise UsageError(f"`memtui {command}` asks before it writes and {why}: add --dry-run "
+                         "to see the change, or --yes to apply it.")
+
+
 def undo_command(store: Path) -> str:
     """The command that takes memtui's newest change to `store` back, ready to paste."""
     import shlex
