@@ -204,3 +204,18 @@ def test_doctor_says_how_large_claude_md_is_and_warns_past_200_lines(setup, caps
     check = next(c for c in json.loads(out)["checks"] if c["id"] == "user_claude_md")
     assert check["status"] == "warn"
     assert "240 lines" in check["message"] and "over the 200 lines" in check["message"]
+
+
+def test_a_symlinked_or_unreadable_claude_md_is_refused_in_one_sentence(setup, capsys, tmp_path):
+    dotfiles = tmp_path / "dotfiles-CLAUDE.md"
+    dotfiles.write_bytes(USER_TEXT.encode())
+    setup.claude_md.unlink()
+    setup.claude_md.symlink_to(dotfiles)
+    code, _, err = setup.run(capsys, "promote", "user_role.md", str(setup.store), "--yes")
+    assert code == 2 and err == "memtui: CLAUDE.md is a symlink; memtui only writes regular files.\n"
+    assert dotfiles.read_bytes() == USER_TEXT.encode()
+    setup.claude_md.unlink()
+    setup.claude_md.write_bytes(b"\xff\xfe rules")
+    code, _, err = setup.run(capsys, "promote", "user_role.md", str(setup.store), "--yes")
+    assert code == 2 and "is not UTF-8 text; memtui leaves it as it is" in err
+    assert setup.claude_md.read_bytes() == b"\xff\xfe rules"
