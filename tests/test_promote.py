@@ -68,8 +68,10 @@ def test_promote_appends_the_rule_why_and_how_after_the_users_own_bytes(setup, c
     # Every byte the user wrote stays first, a blank line (in the file's own CRLF) follows.
     assert after.startswith(USER_TEXT.encode() + b"\r\n\r\n<!-- memtui promoted: ")
     added = after[len(USER_TEXT) + 4:].decode()
-    assert added.startswith("<!-- memtui promoted: feedback_deploy type=feedback -->\r\n"
-                            "## Deploy process\r\n")
+    # The frontmatter rides in the start marker (a comment: no context), for demote.
+    assert added.startswith('<!-- memtui promoted: feedback_deploy {"name": "deploy-process", '
+                            '"description": "how we deploy to production", "type": "feedback"}'
+                            ' -->\r\n## Deploy process\r\n')
     assert "Deploy only with scripts/release.sh, never by hand." in added
     assert "**Why:** a manual deploy skipped the migrations once." in added
     assert "**How to apply:** when asked to deploy" in added
@@ -121,7 +123,7 @@ def test_promote_refuses_without_a_terminal_or_twice(setup, capsys, monkeypatch)
 def test_promote_creates_claude_md_when_there_is_none(setup, capsys):
     setup.claude_md.unlink()
     assert setup.run(capsys, "promote", "user_role.md", str(setup.store), "--yes")[0] == 0
-    assert setup.claude_md.read_text().startswith("<!-- memtui promoted: user_role type=user -->\n")
+    assert setup.claude_md.read_text().startswith("<!-- memtui promoted: user_role {")
     assert setup.run(capsys, "undo", str(setup.home))[0] == 0
     assert not setup.claude_md.exists()
 
@@ -166,14 +168,16 @@ def test_demote_removes_exactly_the_section_and_lands_inside_the_loaded_cut(setu
     assert setup.claude_md.read_bytes() == USER_TEXT.encode() + b"\r\n" + later.encode()
     created = (target / "feedback_deploy.md").read_text()
     front = parse(created)
-    assert (front.name, front.type) == ("feedback_deploy", "feedback")
-    assert front.description.startswith("Deploy only with scripts/release.sh")
+    # The frontmatter it was promoted with comes back with it.
+    assert (front.name, front.description, front.type) == (
+        "deploy-process", "how we deploy to production", "feedback")
+    assert front.body.startswith("Deploy only with scripts/release.sh, never by hand.")
     assert "**How to apply:** when asked to deploy" in front.body
     audit = json.loads(setup.run(capsys, "audit", str(target), "--json")[1])
     hidden = {f["file"] for f in audit["findings"] if f["kind"] in ("unindexed", "beyond_cut")}
     assert "feedback_deploy.md" not in hidden
     lines = (target / "MEMORY.md").read_text().splitlines()
-    assert any("(feedback_deploy.md)" in line for line in lines[:200])
+    assert "- [Deploy process](feedback_deploy.md) — how we deploy to production" in lines[:200]
     # Undo, one folder at a time, puts both back.
     assert setup.run(capsys, "undo", str(setup.home))[0] == 0
     assert "<!-- memtui end: feedback_deploy -->" in setup.claude_md.read_text()
@@ -219,3 +223,17 @@ def test_a_symlinked_or_unreadable_claude_md_is_refused_in_one_sentence(setup, c
     code, _, err = setup.run(capsys, "promote", "user_role.md", str(setup.store), "--yes")
     assert code == 2 and "is not UTF-8 text; memtui leaves it as it is" in err
     assert setup.claude_md.read_bytes() == b"\xff\xfe rules"
+
+
+def test_a_description_holding_a_comment_end_cannot_break_the_marker(setup, capsys):
+    write_memory(setup.store, "arrows.md", memory_text("arrows", "use --> for flows, not <--",
+                                                       body="Draw flows with -->.\n"))
+    assert setup.run(capsys, "promote", "arrows.md", str(setup.store), "--yes")[0] == 0
+    start = setup.claude_md.read_text().split("<!-- memtui promoted: arrows ", 1)[1]
+    assert start.index(" -->") < start.index("\n")  # the marker's own end, on its line
+    assert "-->" not in start.split(" -->", 1)[0]
+    other = setup.store.parent.parent / "-elsewhere" / "memory"
+    other.mkdir(parents=True)
+    assert setup.run(capsys, "demote", "arrows", "--to", str(other), "--yes")[0] == 0
+    assert parse((other / "arrows.md").read_text()).description == "use --> for flows, not <--"
+    assert setup.claude_md.read_bytes() == USER_TEXT.encode() + b"\r\n"

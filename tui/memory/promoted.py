@@ -26,8 +26,9 @@ from tui.memory.store import Memory, Store
 from tui.memory.writes import FileChange, read_bytes
 
 USER_MEMORY_NAME = "CLAUDE.md"
-_START = re.compile(r"^<!-- memtui promoted: (?P<name>.+?)(?: type=(?P<type>\S+))? -->[ \t\r]*$",
+_START = re.compile(r"^<!-- memtui promoted: (?P<name>.+?)(?: (?P<kept>\{.*\}))? -->[ \t\r]*$",
                     re.MULTILINE)
+KEPT_KEYS = ("name", "description", "type")  # of the frontmatter, kept in the marker for demote
 _END = "<!-- memtui end: {name} -->"
 _BLANK = re.compile(r"\n[ \t]*\n")
 
@@ -37,7 +38,7 @@ class Section:
     """One promoted section of CLAUDE.md: its bytes are text[start:end]."""
 
     name: str  # the memory's file name without .md, as the marker holds it
-    type: str | None
+    kept: dict[str, str]  # its frontmatter's name, description and type, as promoted
     heading: str
     body: str  # what follows the heading, without the markers
     start: int  # where the blank line before the start marker begins (or the marker)
@@ -83,10 +84,31 @@ def carried_parts(body: str, description: str) -> tuple[str, list[str], int]:
     return rule, rationale, left_out
 
 
-def render_section(name: str, type_: str | None, heading: str, rule: str,
+def _kept_json(kept: dict[str, str]) -> str:
+    """The frontmatter kept in the start marker: JSON on one line, with no `>` (so never a
+    `-->` that would end the comment early)."""
+    import json
+
+    return json.dumps(kept, ensure_ascii=False).replace(">", "\\u003e")
+
+
+def _kept_of(text: str | None) -> dict[str, str]:
+    import json
+
+    try:
+        data = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {key: value for key, value in data.items()
+            if key in KEPT_KEYS and isinstance(value, str) and value.strip()}
+
+
+def render_section(name: str, kept: dict[str, str], heading: str, rule: str,
                    rationale: list[str], eol: str = "\n") -> str:
     """The section as promote appends it (without the blank line before it)."""
-    marker = f"<!-- memtui promoted: {name}{f' type={type_}' if type_ else ''} -->"
+    marker = f"<!-- memtui promoted: {name}{f' {_kept_json(kept)}' if kept else ''} -->"
     parts = [marker, f"## {heading}", "", *([rule, ""] if rule else [])]
     for paragraph in rationale:
         parts += [paragraph, ""]
@@ -116,7 +138,8 @@ def find_sections(text: str) -> list[Section]:
                 break
         inner = text[match.end():end_at].strip("\r\n")
         heading, _, body = inner.partition("\n")
-        found.append(Section(name, match.group("type"), heading.removeprefix("## ").strip(),
+        found.append(Section(name, _kept_of(match.group("kept")),
+                             heading.removeprefix("## ").strip(),
                              body.replace("\r\n", "\n").strip("\n"), start, end))
     return found
 
@@ -164,7 +187,9 @@ def plan_promote(home: Path, store: Store, file: str, remove: bool) -> Promotion
         raise WriteRefused(f"{file} is already promoted to {user_memory_file(home)} "
                            f"(`memtui demote {name} --to PROJECT` takes it back).")
     eol = _eol(claude_text)
-    section = render_section(name, front.type, title_of(memory), rule, rationale, eol)
+    kept = {key: " ".join(value.split()) for key in KEPT_KEYS
+            if (value := front.text(key)) and value.strip()}
+    section = render_section(name, kept, title_of(memory), rule, rationale, eol)
     ending = "" if not claude_text or claude_text.endswith(("\n", "\r")) else eol
     blank = eol if claude_text else ""
     after = claude_text + ending + blank + section
@@ -232,15 +257,17 @@ def _yaml_text(value: str) -> str:
 
 
 def _memory_text(section: Section) -> str:
+    """The memory file a section becomes: the frontmatter it was promoted with (a section
+    written by hand under the markers: its name, and its first line as description)."""
     paragraphs = _paragraphs(section.body)
-    first = paragraphs[0] if paragraphs else section.heading
-    description = " ".join(first.split())
-    if len(description) > 150:
-        description = description[:149].rsplit(" ", 1)[0] + "…"
-    lines = ["---", f"name: {_yaml_text(section.name)}",
+    first = " ".join((paragraphs[0] if paragraphs else section.heading).split())
+    if len(first) > 150:
+        first = first[:149].rsplit(" ", 1)[0] + "…"
+    description = section.kept.get("description", first)
+    lines = ["---", f"name: {_yaml_text(section.kept.get('name', section.name))}",
              f"description: {_yaml_text(description)}"]
-    if section.type:
-        lines.append(f"type: {_yaml_text(section.type)}")
+    if "type" in section.kept:
+        lines.append(f"type: {_yaml_text(section.kept['type'])}")
     lines += ["---", "", section.body.strip("\n"), ""]
     return "\n".join(lines)
 
