@@ -136,7 +136,8 @@ def test_a_missing_argument_is_one_sentence(capsys):
 REQUIRED = {"history": ["x.md"], "restore": ["x.md", "--version", "abc"], "merge": ["x.md"],
             "extract": ["abc"], "fix": ["relink"], "hook": ["session-start"],
             "search": ["deploy"], "export": ["-o", "x.zip"], "import": ["x.zip"],
-            "copy": ["x.md", "--to", "p"], "move": ["x.md", "--to", "p"]}
+            "copy": ["x.md", "--to", "p"], "move": ["x.md", "--to", "p"],
+            "promote": ["x.md"], "demote": ["x", "--to", "p"]}
 
 
 @pytest.mark.parametrize("command", [name for names, _ in cli.COMMANDS for name in names])

@@ -64,10 +64,12 @@ def resolve_target(
     env: Mapping[str, str] | None = None,
     settings_file: Path | None = None,
     stranded: bool = True,
+    config_home: bool = False,
 ) -> Target:
     """The store `target` names; with `stranded` False, whether it is stranded is not
     worked out (that reads its folder's transcripts), for a command that needs only the
-    store."""
+    store. With `config_home`, the config home itself is a target too: the folder of the
+    user's CLAUDE.md, which `memtui promote` writes (`memtui undo` takes that back)."""
     env = os.environ if env is None else env
     projects = paths.projects_dir(home)
 
@@ -81,6 +83,9 @@ def resolve_target(
     # holding a NUL, where Path's raise.
     candidate = Path(os.path.expanduser(target))
     is_dir = os.path.isdir(candidate)
+    if config_home and is_dir and os.path.realpath(candidate) == os.path.realpath(home):
+        return Target(candidate.absolute(), "config home",
+                      why="the config home, whose CLAUDE.md Claude Code loads in every session")
     if is_dir and (
         candidate.name == paths.MEMORY_DIR_NAME
         or os.path.isfile(candidate / paths.INDEX_NAME)

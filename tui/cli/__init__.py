@@ -1,8 +1,8 @@
 """`memtui`: the command line. Every command is a thin shell over the core.
 
 This module reads the command word and builds only that command's parser; the commands
-live one group to a module beside it (stores, search, demo, fix, history, runs, sync, doctor,
-gc, serve, hook, transfer, copy_move).
+live one group to a module beside it (stores, search, demo, fix, promote, history, runs,
+sync, doctor, gc, serve, hook, transfer, copy_move).
 Exit codes: 0 fine, 1 audit found errors, 2 bad usage or unreadable input.
 """
 
@@ -96,6 +96,7 @@ COMMANDS = (
     (("search",), "tui.cli.search:add_search_command"),
     (("demo",), "tui.cli.demo:add_demo_command"),
     (("fix",), "tui.cli.fix:add_fix_command"),
+    (("promote", "demote"), "tui.cli.promote:add_promote_commands"),
     (("undo", "watch", "history", "restore", "merge", "overwrites"),
      "tui.cli.history:add_history_commands"),
     (("dream", "extract"), "tui.cli.runs:add_run_commands"),

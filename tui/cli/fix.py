@@ -27,6 +27,7 @@ from pathlib import Path
 from tui.cli.support import (
     UsageError,
     and_list,
+    check_asking,
     close_match,
     command_name,
     existing_store,
@@ -118,12 +119,7 @@ def _check_usage(args: argparse.Namespace, repair: str, files: list[str]) -> Non
         raise UsageError(f"`memtui fix {repair}` takes no FILE: it {what} the stranded store.")
     if takes == "required" and not files:
         raise UsageError(f"`memtui fix {repair}` needs the memory files to {repair}.")
-    if args.yes and args.dry_run:
-        raise UsageError("Give --yes or --dry-run, not both.")
-    if not (args.yes or args.dry_run) and (args.json or not sys.stdin.isatty()):
-        why = "--json never asks" if args.json else "stdin is not a terminal to ask on"
-        raise UsageError(f"`memtui fix` asks before it writes and {why}: add --dry-run to "
-                         "see the change, or --yes to apply it.")
+    check_asking(args, "fix")
 
 
 def _store_file(store: Path, given: str) -> str:

@@ -445,7 +445,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
     from tui.agents.changeset import lock_change, redo_changeset, undo_changeset
     from tui.memory.writes import WriteRefused, history, redone_phrase, undone_phrase
 
-    store = _existing_store(args, args.target)
+    resolved = existing_store(args, args.target, stranded=False, config_home=True)
+    store = resolved.memory_dir
     _tell_damaged_log(store)
     if args.list:
         records = history(store)
@@ -461,8 +462,11 @@ def cmd_undo(args: argparse.Namespace) -> int:
             print(record.summary(also=[lock] if lock else []))
         return 0
     try:
-        with _journal_errors(store):
-            label = (redo_changeset if args.redo else undo_changeset)(store)
+        if resolved.how == "config home":
+            label = _undo_config_home(store, args.redo)
+        else:
+            with _journal_errors(store):
+                label = (redo_changeset if args.redo else undo_changeset)(store)
     except WriteRefused as error:
         if args.json:
             print_json({"store": str(store), "redone" if args.redo else "undone": None,
@@ -480,6 +484,16 @@ def cmd_undo(args: argparse.Namespace) -> int:
     else:
         print(undone_phrase(label) if label else _nothing_to_undo(store))
     return 0
+
+
+def _undo_config_home(home: Path, redo: bool) -> str | None:
+    """Undo (or redo) memtui's newest change to the config home's CLAUDE.md through the
+    safe write alone: a journal of the config home would copy every transcript in it."""
+    from tui.history.recovery import keep_both
+    from tui.memory.writes import redo_last, undo_last
+
+    record = redo_last(home, merge=keep_both) if redo else undo_last(home, keep_both)
+    return record.label if record is not None else None
 
 
 LOCK_CHANGES = {"set": "set .consolidate-lock (the last dream's time)",

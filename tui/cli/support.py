@@ -197,6 +197,16 @@ def command_name() -> str:
         return str(script)
 
 
+def check_asking(args: argparse.Namespace, command: str) -> None:
+    """A command that asks before it writes: --yes or --dry-run, or a terminal to ask on."""
+    if args.yes and args.dry_run:
+        raise UsageError("Give --yes or --dry-run, not both.")
+    if not (args.yes or args.dry_run) and (args.json or not sys.stdin.isatty()):
+        why = "--json never asks" if args.json else "stdin is not a terminal to ask on"
+        raise UsageError(f"`memtui {command}` asks before it writes and {why}: add --dry-run "
+                         "to see the change, or --yes to apply it.")
+
+
 def undo_command(store: Path) -> str:
     """The command that takes memtui's newest change to `store` back, ready to paste."""
     import shlex
@@ -237,15 +247,16 @@ def env_of(args: argparse.Namespace) -> dict[str, str]:
     return env
 
 
-def resolve_store(args: argparse.Namespace, target: str | None, stranded: bool = True):
-    """The `tui.claude.targets.Target` a command's TARGET names (`stranded`: see
-    `resolve_target`)."""
+def resolve_store(args: argparse.Namespace, target: str | None, stranded: bool = True,
+                  config_home: bool = False):
+    """The `tui.claude.targets.Target` a command's TARGET names (`stranded`, `config_home`:
+    see `resolve_target`)."""
     from tui.claude.targets import TargetError, resolve_target
 
     try:
         resolved = resolve_target(
             target, home=config_home_of(args), env=env_of(args), settings_file=args.settings,
-            stranded=stranded,
+            stranded=stranded, config_home=config_home,
         )
     except TargetError as error:
         raise UsageError(str(error)) from None
@@ -253,10 +264,11 @@ def resolve_store(args: argparse.Namespace, target: str | None, stranded: bool =
     return resolved
 
 
-def existing_store(args: argparse.Namespace, target: str | None, stranded: bool = True):
+def existing_store(args: argparse.Namespace, target: str | None, stranded: bool = True,
+                   config_home: bool = False):
     """The `Target` of a command that reads a store: UsageError when its memory dir is not
     there (yet), rather than an answer about an empty one."""
-    resolved = resolve_store(args, target, stranded)
+    resolved = resolve_store(args, target, stranded, config_home)
     if not os.path.isdir(resolved.memory_dir):
         where = f" for {resolved.project_path}" if resolved.project_path else ""
         raise UsageError(f"There is no memory directory{where} yet "

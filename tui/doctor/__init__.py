@@ -46,6 +46,7 @@ def build_context(target: str | None, *, home: Path, env: Mapping[str, str],
 def _checks(online: bool) -> list[tuple[str, Callable[[DoctorContext], Check]]]:
     from tui.doctor import (
         access_checks,
+        claude_md_checks,
         disk_checks,
         dream_checks,
         session_checks,
@@ -68,6 +69,7 @@ def _checks(online: bool) -> list[tuple[str, Callable[[DoctorContext], Check]]]:
         ("extraction", session_checks.check_extraction),
         ("compaction", session_checks.check_compaction),
         ("worktrees", store_checks.check_worktrees),
+        ("user_claude_md", claude_md_checks.check_user_claude_md),
         ("memtui_files", disk_checks.check_memtui_files),
     ]
     if online:

@@ -17,7 +17,7 @@ CHECK_IDS = (
     "auto_memory", "settings_keys", "memory_dir",
     "api_base_url", "api_key", "api_model", "proxy", "oauth",
     "dream_gates", "dream_lock", "index_size",
-    "extraction", "compaction", "worktrees", "memtui_files",
+    "extraction", "compaction", "worktrees", "user_claude_md", "memtui_files",
     "api_probe",
 )
 

@@ -1,0 +1,251 @@
+"""`memtui promote` and `memtui demote`: a memory for every session, and back.
+
+    memtui promote FILE [TARGET] [--remove]   append the memory to <config home>/CLAUDE.md
+    memtui demote SECTION --to PROJECT        take a promoted section back into a store
+
+CLAUDE.md is written through the safe write with the config home as its folder (backups,
+intent record, undo log: `memtui undo <config home>` takes it back), never through the
+journal, which would copy every transcript under the config home. The project store's side
+(promote --remove, demote) is a change of that store like `memtui fix`'s: journalled, and
+undone with `memtui undo <store>`. Each command shows its plan, asks on a terminal, and
+needs --yes or --dry-run otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from tui.cli.support import (
+    UsageError,
+    check_asking,
+    config_home_of,
+    existing_store,
+    print_json,
+    undo_command,
+)
+
+
+def add_promote_commands(commands) -> None:
+    promote = commands.add_parser(
+        "promote", help="append a memory to your own CLAUDE.md, loaded in every session",
+        description="Append a memory (its rule, Why and How to apply) as a short section to "
+                    "<config home>/CLAUDE.md, which Claude Code loads in every session of "
+                    "every project. What you wrote there is left as it is.")
+    promote.add_argument("file", metavar="FILE",
+                         help="a memory file: its path, or its name in TARGET's store")
+    promote.add_argument("target", nargs="?", metavar="TARGET",
+                         help="memory dir, project path or folder name (default: the "
+                              "current directory's project)")
+    promote.add_argument("--remove", action="store_true",
+                         help="also take the memory and its index line out of the store "
+                              "(a copy kept in the archive, as `memtui fix archive` does)")
+    _add_apply_options(promote)
+    promote.set_defaults(run=cmd_promote)
+    demote = commands.add_parser(
+        "demote", help="take a promoted section of CLAUDE.md back into a project's store",
+        description="Move a section `memtui promote` added to <config home>/CLAUDE.md back "
+                    "into a project's store: a memory file with frontmatter and an index "
+                    "line inside the loaded cut. Only that section leaves CLAUDE.md.")
+    demote.add_argument("section", metavar="SECTION",
+                        help="the promoted memory's name (its file name without .md)")
+    demote.add_argument("--to", required=True, metavar="PROJECT",
+                        help="memory dir, project path or folder name of the store")
+    demote.add_argument("--push-out", action="store_true",
+                        help="with --yes: apply even if it leaves other entries past the cut")
+    _add_apply_options(demote)
+    demote.set_defaults(run=cmd_demote)
+
+
+def _add_apply_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--yes", action="store_true", help="apply without asking")
+    parser.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
+    parser.add_argument("--json", action="store_true",
+                        help="the plan and the outcome as JSON (needs --yes or --dry-run)")
+
+
+def _config_home(args: argparse.Namespace) -> Path:
+    home = config_home_of(args)
+    if not os.path.isdir(home):
+        raise UsageError(f"There is no Claude Code config home at {home}.")
+    return home
+
+
+def _memory_of(args: argparse.Namespace) -> tuple[Path, str]:
+    """(store, store-relative file) of `promote FILE [TARGET]`."""
+    if args.target is None:
+        from tui.cli.history import _file_in_store
+
+        return _file_in_store(args, args.file)
+    from tui.cli.fix import _store_file
+
+    store = existing_store(args, args.target, stranded=False).memory_dir
+    return store, _store_file(store, args.file)
+
+
+def _loaded(store: Path):
+    from tui.memory.store import load_store
+    from tui.memory.writes import StoreLocked
+
+    loaded = load_store(store)
+    if loaded.lock.held():
+        raise UsageError(f"{StoreLocked(loaded.lock.pid)} Nothing was written.")
+    return loaded
+
+
+def _print_plan(folder: Path, plan, diff: bool) -> list[dict]:
+    from tui.agents.changeset import unified
+
+    print(f"{plan.label[:1].upper()}{plan.label[1:]} in {folder}:")
+    for sentence in plan.summary:
+        print("  " + sentence.replace("\n", "\n  "))
+    changes = []
+    for change in plan.changes:
+        text = (unified(change.file, change.before, change.after)
+                if diff and change.after is not None else None)
+        if text:
+            print(text, end="")
+        changes.append({"file": change.file, "change": change.verb, "diff": text})
+    return changes
+
+
+def _plan_json(folder: Path, plan, changes: list[dict], applied: bool) -> dict:
+    return {"folder": str(folder), "label": plan.label, "summary": plan.summary,
+            "changes": changes, "applied": applied,
+            "undo": undo_command(folder) if applied else None}
+
+
+def _ask(question: str = "Apply this change? [y/N] ") -> bool:
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def _write_claude_md(home: Path, plan) -> None:
+    """CLAUDE.md through the safe write, the config home as its folder (no journal)."""
+    from tui.memory.writes import apply_changes
+
+    apply_changes(home, plan.changes, plan.label)
+
+
+def _write_store(store: Path, plan) -> None:
+    from tui.history.recovery import apply_journalled
+
+    apply_journalled(store, plan.changes, plan.label)
+
+
+def _refused(error: Exception) -> UsageError:
+    return UsageError(str(error))
+
+
+def cmd_promote(args: argparse.Namespace) -> int:
+    from tui.memory.promoted import plan_promote, user_memory_file
+    from tui.memory.writes import WriteRefused, undo_last
+
+    check_asking(args, "promote")
+    home = _config_home(args)
+    store_path, file = _memory_of(args)
+    store = _loaded(store_path)
+    try:
+        promotion = plan_promote(home, store, file, args.remove)
+    except WriteRefused as error:
+        raise _refused(error) from None
+    shown = not args.json
+    if shown:
+        claude_changes = _print_plan(home, promotion.claude_md, diff=True)
+        removal_changes = (_print_plan(store_path, promotion.removal, diff=False)
+                           if promotion.removal else [])
+    else:
+        from tui.agents.changeset import unified
+
+        claude_changes = [{"file": c.file, "change": c.verb,
+                           "diff": unified(c.file, c.before, c.after)}
+                          for c in promotion.claude_md.changes]
+        removal_changes = [{"file": c.file, "change": c.verb, "diff": None}
+                           for c in (promotion.removal.changes if promotion.removal else ())]
+    apply = not args.dry_run and (args.yes or _ask())
+    if apply:
+        try:
+            _write_claude_md(home, promotion.claude_md)
+        except WriteRefused as error:
+            raise _refused(error) from None
+        if promotion.removal is not None:
+            try:
+                _write_store(store_path, promotion.removal)
+            except WriteRefused as error:
+                undo_last(home)  # the append alone would leave the memory in both places
+                raise UsageError(f"{error} {user_memory_file(home)} was put back as it was; "
+                                 "nothing was changed.") from None
+    if args.json:
+        print_json({"claude_md": _plan_json(home, promotion.claude_md, claude_changes, apply),
+                    "store": (_plan_json(store_path, promotion.removal, removal_changes, apply)
+                              if promotion.removal else None)})
+    elif apply:
+        print(f"Applied: {file} is now in {user_memory_file(home)}, loaded in every session.")
+        print(f"Undo: `{undo_command(home)}` takes the section back out of CLAUDE.md.")
+        if promotion.removal is not None:
+            print(f"      `{undo_command(store_path)}` puts {file} and its index line back "
+                  "in the project's store (two folders: undo each).")
+    else:
+        print("Dry run: nothing was written." if args.dry_run else "Not applied.")
+    return 0
+
+
+def cmd_demote(args: argparse.Namespace) -> int:
+    from tui.history.recovery import undo_journalled
+    from tui.memory.promoted import plan_demote, user_memory_file
+    from tui.memory.writes import WriteRefused
+
+    check_asking(args, "demote")
+    home = _config_home(args)
+    store_path = existing_store(args, args.to, stranded=False).memory_dir
+    store = _loaded(store_path)
+    try:
+        demotion = plan_demote(home, args.section, store)
+    except WriteRefused as error:
+        raise _refused(error) from None
+    pushed = demotion.store.pushed_out
+    held_back = bool(pushed) and args.yes and not args.push_out
+    if args.json:
+        from tui.agents.changeset import unified
+
+        def as_json(plan):
+            return [{"file": c.file, "change": c.verb,
+                     "diff": unified(c.file, c.before, c.after)} for c in plan.changes]
+
+        claude_changes, store_changes = as_json(demotion.claude_md), as_json(demotion.store)
+    else:
+        claude_changes = _print_plan(home, demotion.claude_md, diff=True)
+        store_changes = _print_plan(store_path, demotion.store, diff=True)
+    question = (f"Apply it anyway, leaving {len(pushed)} entr{'y' if len(pushed) == 1 else 'ies'} "
+                "past the loaded cut? [y/N] " if pushed else "Apply this change? [y/N] ")
+    apply = not args.dry_run and not held_back and (args.yes or _ask(question))
+    if apply:
+        try:
+            _write_store(store_path, demotion.store)
+        except WriteRefused as error:
+            raise _refused(error) from None
+        try:
+            _write_claude_md(home, demotion.claude_md)
+        except WriteRefused as error:
+            undo_journalled(store_path)  # the memory alone would be in both places
+            raise UsageError(f"{error} {demotion.file} was taken back out of {store_path}; "
+                             "nothing was changed.") from None
+    if args.json:
+        print_json({"claude_md": _plan_json(home, demotion.claude_md, claude_changes, apply),
+                    "store": _plan_json(store_path, demotion.store, store_changes, apply),
+                    "pushed_out": list(pushed)})
+    elif apply:
+        print(f"Applied: {demotion.file} is in {store_path}, and its section left "
+              f"{user_memory_file(home)}.")
+        print(f"Undo: `{undo_command(home)}` puts the section back in CLAUDE.md;")
+        print(f"      `{undo_command(store_path)}` takes {demotion.file} and its index line "
+              "out of the store (two folders: undo each).")
+    elif not held_back:
+        print("Dry run: nothing was written." if args.dry_run else "Not applied.")
+    if held_back:
+        raise UsageError(f"Not applied: it would leave {', '.join(pushed)} past the loaded "
+                         "cut; make room first, or add --push-out to apply it anyway.")
+    return 0
