@@ -149,6 +149,8 @@ def test_memories_that_come_in_past_the_cut_are_named(world):
     result = b.sync("--remote", str(remote), "--dry-run")["projects"][0]
     assert result["skipped"] is None
     assert result["arrived_past_cut"] == sorted(f"alpha_{n}.md" for n in range(80, 120))
+    code, out, _ = b.run("sync", "--all", "--remote", str(remote), "--dry-run")
+    assert code == 0 and "40 memories would come in past the loaded cut, where" in out
     code, out, _ = b.run("sync", "--all", "--remote", str(remote))
     assert code == 0 and ("40 memories came in past the loaded cut, where Claude does not "
                           "see them (alpha_100.md, alpha_101.md, ") in out

@@ -222,7 +222,8 @@ def _print_report(report) -> None:
                              "own name with `memtui sync --machine NAME`")
         if project.arrived_past_cut:
             arrived = project.arrived_past_cut
-            parts.append(f"{plural(len(arrived), 'memory', 'memories')} {verb}came in past "
+            came = "would come" if report.dry_run else "came"
+            parts.append(f"{plural(len(arrived), 'memory', 'memories')} {came} in past "
                          f"the loaded cut, where Claude does not see "
                          f"{'it' if len(arrived) == 1 else 'them'} ({_files(arrived)}): make "
                          "room in the index (`memtui audit` lists them as beyond_cut)")
