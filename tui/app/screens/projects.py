@@ -586,6 +586,7 @@ class ProjectsScreen(Screen[None]):
         self.post_message(DemoBuilt(build_demo().home))
 
     def on_demo_built(self, message: DemoBuilt) -> None:
+        self.app.demos_built.append(Path(message.home).parent)
         self.app.open_home(Path(message.home))
 
     # --- sync -----------------------------------------------------------------------------
