@@ -63,7 +63,9 @@ async def test_the_projects_table_keeps_its_first_columns_whole(fixture, size):
         first = ["path", "memories", "index", "orphans", "status"]
         assert set(first) <= set(table.shown_columns)
         header = table.render_line(0).text
-        assert all(label in header for label in ["project", *first[1:]])
+        assert all(label in header for label in
+                   ["project", *(table.short_labels.get(key, key) if key in table.shortened
+                                 else key for key in first[1:])])
         assert {"Open", "Filter", "Sort", "Rescan", "Demo", "Help"} <= {
             label.split(maxsplit=1)[1] for label in footer_labels(app.screen)}
 
@@ -223,9 +225,54 @@ async def test_the_projects_columns_narrow_to_their_cells_for_the_path(fixture):
             used += width + 2
             if key in FITTED:
                 cells = [str(row.cells[index]) for row in table.rows]
-                assert width == max(map(len, [table.labels.get(key, key), *cells])), key
+                label = (table.short_labels[key] if key in table.shortened
+                         else table.labels.get(key, key))
+                assert width == max(map(len, [label, *cells])), key
         assert set(keys) - {"path", "index"} <= set(FITTED)
         assert used == table.scrollable_content_region.width  # the path took the rest
+
+
+async def test_at_120_columns_a_path_is_not_cut_while_headers_stand_over_empty_cells(
+        claude_home, tmp_path, monkeypatch):
+    """`~/code/webapp-worktrees/feature-authentication-flow-2026` was cut while `memories` and
+    `orphans` stood over numbers of a digit or two: their headers shorten and the path is
+    read whole; with room to spare the headers are whole again."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    project = tmp_path / "code" / "webapp-worktrees" / "feature-authentication-flow-2026"
+    project.mkdir(parents=True)
+    claude_home.session(project)
+    claude_home.store(project)
+    shown = "~/code/webapp-worktrees/feature-authentication-flow-2026"
+    for size, short in ((LARGE, True), ((160, 40), False)):
+        app = MemtuiApp(claude_home.home, claude_home.env)
+        async with app.run_test(size=size) as pilot:
+            await settle(app, pilot)
+            table = app.screen.query_one("#projects", VirtualTable)
+            assert shown in table.render_line(1).text
+            header = table.render_line(0).text.split()
+            assert ("mem" in header and "orph" in header) is short
+            assert ("memories" in header and "orphans" in header) is not short
+
+
+async def test_at_120_columns_the_findings_file_names_take_the_room_messages_leave(tmp_path):
+    """24 names were cut from the left (`…rence_presence_dashboard.md`) while messages of
+    56 cells stood in 60: the name column widens as far as it cuts more names than it
+    wraps messages, counting a cut name as two wrapped lines."""
+    from tui.app.widgets.findings import message_beside, where
+
+    app, webapp = demo_app(tmp_path / "demo")
+    async with app.run_test(size=LARGE) as pilot:
+        table = await demo_findings(app, pilot, webapp)
+        widths = {key: width for _, key, width in table.layout()}
+        places = [where(row.finding) for row in table.rows]
+        messages = [message_beside(row.finding) for row in table.rows]
+        cut = sum(len(place) > widths["where"] for place in places)
+        wrapped = sum(len(message) > widths["message"] for message in messages)
+        assert cut < 10 and wrapped < len(messages) // 2, (cut, wrapped)
+        for width in range(widths["where"] - 3, widths["where"] + 4):  # none costs less
+            room = widths["where"] + widths["message"] - width
+            assert 2 * cut + wrapped <= 2 * sum(len(p) > width for p in places) + sum(
+                len(m) > room for m in messages), width
 
 
 async def demo_findings(app, pilot, webapp) -> VirtualTable:
