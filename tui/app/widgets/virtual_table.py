@@ -551,8 +551,10 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
             return None
         grows, wraps = self.sizes[key], self.sizes[self.wrap]
         start = widths[key]
+        # Never so wide that the wrapping column can no longer wrap (its text is cut then).
+        widest = min(self.longest.get(key, 0), start + widths[self.wrap] + spare - WRAP_WIDTH)
         best, least = start, None
-        for width in range(start, min(self.longest.get(key, 0), start + spare) + 1):
+        for width in range(start, widest + 1):
             room = widths[self.wrap] + spare - (width - start)
             cost = (CUT_COST * (len(grows) - bisect_right(grows, width))
                     + len(wraps) - bisect_right(wraps, room))
