@@ -350,8 +350,9 @@ async def test_at_80_columns_a_finding_names_its_file_once(tmp_path):
 @pytest.mark.parametrize("size", [SMALL, LARGE])
 async def test_the_review_file_list_keeps_the_start_of_each_name(tmp_path, size):
     """`…lling_incident.md`: the list was narrower than its names and cut them at their
-    start. It takes the width the names need, up to half the screen (the kind of change
-    giving way first); a name longer still keeps its start."""
+    start. It takes the width the names need, up to half the screen; a name longer still
+    keeps its start. The kind of change stays, in a short word where a whole one would cut
+    the names (at 80x24 it was left out)."""
     from tui.agents.dream import run_dream
 
     app, webapp = demo_app(tmp_path / "demo")
@@ -366,8 +367,14 @@ async def test_the_review_file_list_keeps_the_start_of_each_name(tmp_path, size)
                 assert shown == row.key
             else:
                 assert row.key.startswith(shown.removesuffix("…"))
-        if size == LARGE:
-            assert files.shown_columns == ["choice", "change", "file"]
+        assert files.shown_columns == ["choice", "change", "file"]
+        kinds = {"created": "new", "modified": "mod", "archived": "arch"}
+        header = files.render_line(0).text.split()
+        assert header[:2] == (["change", "file"] if size == LARGE else ["kind", "file"])
+        for number, row in enumerate(files.rows[:files.page_height]):
+            [change] = column_text(files, "change", number)
+            kind = next(d.kind for d in result.changeset.files if d.file == row.key)
+            assert change == (kind if size == LARGE else kinds[kind])
 
 
 async def test_a_long_log_line_wraps_under_its_text_not_under_its_phase(claude_home, tmp_path):

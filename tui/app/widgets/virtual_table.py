@@ -346,7 +346,7 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         self.rows = rows
         self.empty_text = empty_text
         self._starts = (-1, None)
-        if self.grow or self.fit or self.whole:
+        if self.grow or self.fit or self.whole or self.short_labels:
             self.measure_columns()
         index = 0
         if place is not None:
@@ -373,7 +373,8 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
     def measure_columns(self) -> None:
         """The longest cell of each growing and fitting column, on the first rows."""
         indexes = {key: index for index, (key, _) in enumerate(self.columns)}
-        measured = dict.fromkeys((*self.grow, *self.fit, *self.whole[:1]))
+        measured = dict.fromkeys((*self.grow, *self.fit, *self.whole[:1],
+                                  *(self.stretch if self.short_labels else ())))
         longest = {key: 0 for key in measured}
         beside = (self.grow[0], self.wrap) if self.wrap is not None and self.grow else ()
         sizes: dict[str, list[int]] = {key: [] for key in beside}
