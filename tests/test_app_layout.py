@@ -8,6 +8,7 @@ from app_home import build_app_home, demo_app, open_review
 from conftest import painted, settle
 from textual.widgets import Input, TabbedContent
 from textual.widgets._footer import FooterKey
+from waiting import pilot_until
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
@@ -485,3 +486,30 @@ async def test_a_wide_memories_table_widens_the_name_once_the_description_has_it
         assert widths["description"] >= min(table.longest["description"], DESCRIPTION_WHOLE)
         assert 24 < widths["name"] <= table.longest["name"]
         assert "modified" not in widths
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+async def test_with_the_palette_open_the_footer_shows_the_palettes_keys(fixture, size):
+    """The footer went on listing the store's keys (Relink, Archive…), which do nothing
+    while the palette is open."""
+    from textual.command import CommandPalette
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_store(app, pilot, fixture)
+        before = footer_labels(screen)
+        assert "a Archive" in before
+
+        def described() -> list[str]:
+            return [key.description for key in screen.query_one(KeyFooter).query(FooterKey)]
+
+        await pilot.press("ctrl+p")
+        assert await pilot_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        assert await pilot_until(pilot, lambda: described() == ["Run", "Choose", "Close"])
+        await pilot.pause()
+        assert footer_labels(screen) == ["⏎ Run", "↑↓ Choose", "esc Close"]
+        await pilot.press("escape")
+        assert await pilot_until(pilot, lambda: app.screen is screen)
+        assert await pilot_until(pilot, lambda: "Archive" in described())
+        await pilot.pause()
+        assert footer_labels(screen) == before
