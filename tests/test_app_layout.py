@@ -513,3 +513,22 @@ async def test_with_the_palette_open_the_footer_shows_the_palettes_keys(fixture,
         assert await pilot_until(pilot, lambda: "Archive" in described())
         await pilot.pause()
         assert footer_labels(screen) == before
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+async def test_the_demo_dialogs_footer_names_y_as_its_button_does(fixture, size):
+    """The button said "Open the demo (y)" while the footer said "y Apply"."""
+    from textual.widgets import Button
+
+    from tui.app.screens.confirm import ConfirmScreen
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("d")
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        assert str(dialog.query_one("#apply", Button).label) == "Open the demo (y)"
+        labels = footer_labels(dialog)
+        assert "y Open the demo" in labels and "y Apply" not in labels
