@@ -64,17 +64,13 @@ def remove_replaced_demos() -> int:
     """Remove the temp-dir demos a new one replaces: built by a process that has ended, or
     by this one; how many were removed. A demo another running memtui built stays."""
     from tui.claude.lock import pid_alive
+    from tui.xdg import temp_folders
 
     removed = 0
-    try:
-        entries = list(Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*"))
-    except OSError:
-        return 0
-    for entry in entries:
-        builder = entry.name.removeprefix(TEMP_PREFIX).split("-", 1)[0]
-        if not (builder.isdigit() and (entry / MARKER).is_file()):
+    for entry, builder in temp_folders(TEMP_PREFIX):
+        if builder is None or not (entry / MARKER).is_file():
             continue  # not a demo this memtui named (nor a folder of the user's)
-        if int(builder) == os.getpid() or not pid_alive(int(builder)):
+        if builder == os.getpid() or not pid_alive(builder):
             shutil.rmtree(entry, ignore_errors=True)
             removed += 1
     return removed
