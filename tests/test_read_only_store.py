@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 
 import pytest
 from app_home import build_app_home, open_first_store
@@ -18,6 +19,7 @@ from textual.widgets import Static
 from tui import cli
 from tui.app.app import MemtuiApp
 from tui.app.widgets.virtual_table import VirtualTable
+from tui.memory.audit_cache import SETTLE_NS
 
 
 @pytest.fixture
@@ -54,9 +56,11 @@ def test_the_audit_has_a_read_only_error_even_when_its_findings_are_cached(read_
     kinds = {f["kind"]: f for f in json.loads(out)["findings"]}
     assert code == 1 and kinds["read_only"]["severity"] == "error"
     assert "Claude Code cannot save a memory in it" in kinds["read_only"]["message"]
-    for _ in range(2):  # the second run is answered from the cache
+    time.sleep(SETTLE_NS / 1e9)  # only a store unchanged for this long is cached
+    for cached in (False, True):  # the second run is answered from the cache
         code, out = run(capsys, read_only, "audit", "--all", "--json")
         (audit,) = json.loads(out)
+        assert audit["cached"] is cached
         assert "read_only" in {f["kind"] for f in audit["findings"]}
     subprocess.run(["chattr", "-i", str(read_only.store)], check=True)
     code, out = run(capsys, read_only, "audit", "--all", "--json")
@@ -73,8 +77,9 @@ async def test_the_app_says_read_only_on_the_projects_screen_and_in_the_store_he
         assert "read-only" in [str(cell) for cell in row.cells]
         screen = await open_first_store(app, pilot, read_only)
         banner = screen.query_one("#lock-banner", Static)
-        assert banner.display and str(banner.content).startswith(
-            "Read-only: the memory directory cannot be written")
+        assert banner.display and str(banner.content) == (
+            "Read-only (you have no permission to write in it): Claude Code cannot save a "
+            "memory here, and no change can be applied.")
         await pilot.press("3")
         await settle(app, pilot)
         kinds = [str(r.cells[1]) for r in screen.query_one("#findings-table", VirtualTable).rows]

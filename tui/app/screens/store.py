@@ -400,8 +400,8 @@ class StoreScreen(Screen[None]):
 
     def read_only_sentence(self) -> str | None:
         why = unwritable(self.path)
-        return (f"Read-only: the memory directory cannot be written ({why}), so Claude Code "
-                "cannot save a memory here and no change can be applied.") if why else None
+        return (f"Read-only ({why}): Claude Code cannot save a memory here, and no change "
+                "can be applied.") if why else None
 
     def show_lock(self, store: Store) -> None:
         """The banner saying why the store cannot be changed: gone, read-only, or a dream's
