@@ -28,11 +28,17 @@ LEFT_ALONE = "not pulled: "  # how the reason of a remote entry sync left alone 
 
 
 def memtui_for_hooks() -> str:
-    """`memtui` when it is on the PATH, else this Python running the package."""
+    """This memtui as a hook can run it: its script (by name when the PATH finds it), else
+    this Python running the package."""
     import shlex
     import shutil
 
-    return "memtui" if shutil.which("memtui") else f"{shlex.quote(sys.executable)} -m tui"
+    from tui.cli.support import command_name
+
+    name = command_name()
+    if name != "memtui" or shutil.which("memtui"):
+        return name
+    return f"{shlex.quote(sys.executable)} -m tui"
 
 
 # Which hook does what, and why it costs a session nothing (printed with the snippet).
