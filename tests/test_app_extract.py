@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from app_home import FIXED_MTIME, build_app_home
 from conftest import memory_saved_record, user_record
 from test_app_runs import choices, open_store, phase_statuses, store_bytes, until
@@ -46,6 +47,25 @@ async def pick_newest_session(app, pilot, project) -> list[list[str]]:
     return rows
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_picker_names_each_session_by_the_id_the_doctor_uses(claude_home, tmp_path,
+                                                                      size):
+    """At 80x24 the picker had no id column, while the doctor names sessions by id."""
+    _, _, _, session_id = extract_app(claude_home, tmp_path)
+    for number in range(30):  # more than a page: the table has a scrollbar
+        claude_home.session(tmp_path / "work" / "shop", mtime=FIXED_MTIME - 60 * number)
+    fixture_home = claude_home.home
+    project = discover(fixture_home, claude_home.env).projects[0]
+    app = MemtuiApp(fixture_home, dict(claude_home.env))
+    async with app.run_test(size=size) as pilot:
+        await open_store(app, pilot, project)
+        await pilot.press("x")
+        await until(pilot, lambda: len(picker_rows(app)) == 32)
+        table = app.screen.query_one("#sessions-table", VirtualTable)
+        assert {"session", "new messages", "working directory"} <= set(table.shown_columns)
+        assert session_id[:8] in table.render_line(1).text
+
+
 def log_text(run: RunScreen) -> str:
     return "\n".join(strip.text for strip in run.query_one("#run-log", RichLog).lines)
 
@@ -58,9 +78,9 @@ async def test_an_instruction_in_a_picked_session_becomes_a_feedback_memory_and_
     async with app.run_test(size=(140, 40)) as pilot:
         rows = await pick_newest_session(app, pilot, project)
         assert rows[0][4] == session_id  # newest first
-        assert rows[0][3] == session_id[:8]
-        assert rows[0][1] == "3 (memtui never ran)"  # "hello", the flaky test, the linter
-        assert rows[0][2] == condense(str(tmp_path / "work" / "shop"))
+        assert rows[0][1] == session_id[:8]
+        assert rows[0][2] == "3 (memtui never ran)"  # "hello", the flaky test, the linter
+        assert rows[0][3] == condense(str(tmp_path / "work" / "shop"))
         run = app.screen
         await until(pilot, lambda: run.finished)
         assert phase_statuses(run) == {"Read": "done", "Extract": "done", "Index": "done"}
@@ -102,7 +122,7 @@ async def test_after_an_applied_extraction_the_picker_shows_no_new_messages(
         await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, SessionPicker)
                     and len(picker_rows(app)) == 2)
-        news = {row[4]: row[1] for row in picker_rows(app)}
+        news = {row[4]: row[2] for row in picker_rows(app)}
         assert news[session_id] == "none"
 
 

@@ -64,7 +64,7 @@ async def test_the_extract_picker_lists_the_gone_checkouts_sessions(spotter):
         await until(pilot, lambda: len(picker_rows(app)) == len(spotter.main_session_ids))
         rows = picker_rows(app)
         assert sorted(row[4] for row in rows) == list(spotter.main_session_ids)
-        assert {row[2] for row in rows} == {f"{condense(MAIN_CWD)} (deleted)"}
+        assert {row[3] for row in rows} == {f"{condense(MAIN_CWD)} (deleted)"}
 
 
 async def test_enter_on_a_worktree_folder_says_why_it_has_no_store(spotter):

@@ -93,6 +93,8 @@ async def test_overwrites_screen_merges_the_lost_line_back_and_undo_restores(ove
         assert isinstance(app.screen, ConfirmScreen)
         preview = painted(app.screen.query_one("#confirm-preview", Static).content)
         assert f"+{A_LINE}" in preview
+        summary = " ".join(painted(s.content) for s in app.screen.query("#confirm-summary Static"))
+        assert "1 lost line goes back into feedback_testing.md" in summary
         assert memory.read_bytes() == before_merge  # nothing written before the yes
         await pilot.press("y")
         await settle(app, pilot)

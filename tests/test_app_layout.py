@@ -8,6 +8,7 @@ from app_home import build_app_home, demo_app, open_review
 from conftest import painted, settle
 from textual.widgets import Input, TabbedContent
 from textual.widgets._footer import FooterKey
+from waiting import pilot_until
 
 from tui.app.app import MemtuiApp
 from tui.app.screens.store import StoreScreen
@@ -63,7 +64,9 @@ async def test_the_projects_table_keeps_its_first_columns_whole(fixture, size):
         first = ["path", "memories", "index", "orphans", "status"]
         assert set(first) <= set(table.shown_columns)
         header = table.render_line(0).text
-        assert all(label in header for label in ["project", *first[1:]])
+        assert all(label in header for label in
+                   ["project", *(table.short_labels.get(key, key) if key in table.shortened
+                                 else key for key in first[1:])])
         assert {"Open", "Filter", "Sort", "Rescan", "Demo", "Help"} <= {
             label.split(maxsplit=1)[1] for label in footer_labels(app.screen)}
 
@@ -223,9 +226,54 @@ async def test_the_projects_columns_narrow_to_their_cells_for_the_path(fixture):
             used += width + 2
             if key in FITTED:
                 cells = [str(row.cells[index]) for row in table.rows]
-                assert width == max(map(len, [table.labels.get(key, key), *cells])), key
+                label = (table.short_labels[key] if key in table.shortened
+                         else table.labels.get(key, key))
+                assert width == max(map(len, [label, *cells])), key
         assert set(keys) - {"path", "index"} <= set(FITTED)
         assert used == table.scrollable_content_region.width  # the path took the rest
+
+
+async def test_at_120_columns_a_path_is_not_cut_while_headers_stand_over_empty_cells(
+        claude_home, tmp_path, monkeypatch):
+    """`~/code/webapp-worktrees/feature-authentication-flow-2026` was cut while `memories` and
+    `orphans` stood over numbers of a digit or two: their headers shorten and the path is
+    read whole; with room to spare the headers are whole again."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    project = tmp_path / "code" / "webapp-worktrees" / "feature-authentication-flow-2026"
+    project.mkdir(parents=True)
+    claude_home.session(project)
+    claude_home.store(project)
+    shown = "~/code/webapp-worktrees/feature-authentication-flow-2026"
+    for size, short in ((LARGE, True), ((160, 40), False)):
+        app = MemtuiApp(claude_home.home, claude_home.env)
+        async with app.run_test(size=size) as pilot:
+            await settle(app, pilot)
+            table = app.screen.query_one("#projects", VirtualTable)
+            assert shown in table.render_line(1).text
+            header = table.render_line(0).text.split()
+            assert ("mem" in header and "orph" in header) is short
+            assert ("memories" in header and "orphans" in header) is not short
+
+
+async def test_at_120_columns_the_findings_file_names_take_the_room_messages_leave(tmp_path):
+    """24 names were cut from the left (`…rence_presence_dashboard.md`) while messages of
+    56 cells stood in 60: the name column widens as far as it cuts more names than it
+    wraps messages, counting a cut name as two wrapped lines."""
+    from tui.app.widgets.findings import message_beside, where
+
+    app, webapp = demo_app(tmp_path / "demo")
+    async with app.run_test(size=LARGE) as pilot:
+        table = await demo_findings(app, pilot, webapp)
+        widths = {key: width for _, key, width in table.layout()}
+        places = [where(row.finding) for row in table.rows]
+        messages = [message_beside(row.finding) for row in table.rows]
+        cut = sum(len(place) > widths["where"] for place in places)
+        wrapped = sum(len(message) > widths["message"] for message in messages)
+        assert cut < 10 and wrapped < len(messages) // 2, (cut, wrapped)
+        for width in range(widths["where"] - 3, widths["where"] + 4):  # none costs less
+            room = widths["where"] + widths["message"] - width
+            assert 2 * cut + wrapped <= 2 * sum(len(p) > width for p in places) + sum(
+                len(m) > room for m in messages), width
 
 
 async def demo_findings(app, pilot, webapp) -> VirtualTable:
@@ -303,8 +351,9 @@ async def test_at_80_columns_a_finding_names_its_file_once(tmp_path):
 @pytest.mark.parametrize("size", [SMALL, LARGE])
 async def test_the_review_file_list_keeps_the_start_of_each_name(tmp_path, size):
     """`…lling_incident.md`: the list was narrower than its names and cut them at their
-    start. It takes the width the names need, up to half the screen (the kind of change
-    giving way first); a name longer still keeps its start."""
+    start. It takes the width the names need, up to half the screen; a name longer still
+    keeps its start. The kind of change stays, in a short word where a whole one would cut
+    the names (at 80x24 it was left out)."""
     from tui.agents.dream import run_dream
 
     app, webapp = demo_app(tmp_path / "demo")
@@ -319,8 +368,14 @@ async def test_the_review_file_list_keeps_the_start_of_each_name(tmp_path, size)
                 assert shown == row.key
             else:
                 assert row.key.startswith(shown.removesuffix("…"))
-        if size == LARGE:
-            assert files.shown_columns == ["choice", "change", "file"]
+        assert files.shown_columns == ["choice", "change", "file"]
+        kinds = {"created": "new", "modified": "mod", "archived": "arch"}
+        header = files.render_line(0).text.split()
+        assert header[:2] == (["change", "file"] if size == LARGE else ["kind", "file"])
+        for number, row in enumerate(files.rows[:files.page_height]):
+            [change] = column_text(files, "change", number)
+            kind = next(d.kind for d in result.changeset.files if d.file == row.key)
+            assert change == (kind if size == LARGE else kinds[kind])
 
 
 async def test_a_long_log_line_wraps_under_its_text_not_under_its_phase(claude_home, tmp_path):
@@ -431,3 +486,49 @@ async def test_a_wide_memories_table_widens_the_name_once_the_description_has_it
         assert widths["description"] >= min(table.longest["description"], DESCRIPTION_WHOLE)
         assert 24 < widths["name"] <= table.longest["name"]
         assert "modified" not in widths
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+async def test_with_the_palette_open_the_footer_shows_the_palettes_keys(fixture, size):
+    """The footer went on listing the store's keys (Relink, Archive…), which do nothing
+    while the palette is open."""
+    from textual.command import CommandPalette
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_store(app, pilot, fixture)
+        before = footer_labels(screen)
+        assert "a Archive" in before
+
+        def described() -> list[str]:
+            return [key.description for key in screen.query_one(KeyFooter).query(FooterKey)]
+
+        await pilot.press("ctrl+p")
+        assert await pilot_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        assert await pilot_until(pilot, lambda: described() == ["Run", "Choose", "Close"])
+        await pilot.pause()
+        assert footer_labels(screen) == ["⏎ Run", "↑↓ Choose", "esc Close"]
+        await pilot.press("escape")
+        assert await pilot_until(pilot, lambda: app.screen is screen)
+        assert await pilot_until(pilot, lambda: "Archive" in described())
+        await pilot.pause()
+        assert footer_labels(screen) == before
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE])
+async def test_the_demo_dialogs_footer_names_y_as_its_button_does(fixture, size):
+    """The button said "Open the demo (y)" while the footer said "y Apply"."""
+    from textual.widgets import Button
+
+    from tui.app.screens.confirm import ConfirmScreen
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("d")
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        assert str(dialog.query_one("#apply", Button).label) == "Open the demo (y)"
+        labels = footer_labels(dialog)
+        assert "y Open the demo" in labels and "y Apply" not in labels

@@ -178,6 +178,11 @@ async def test_demo_key_on_a_demo_home_rebuilds_it_without_asking(tmp_path, monk
         home = await opened_demo(app, pilot, first.home)
         assert not isinstance(app.screen, ConfirmScreen)
         assert home != first.home and home.is_relative_to(tmp_path)
+        await pilot.press("d")
+        again = await opened_demo(app, pilot, home)
+        assert not home.exists() and again.is_dir()  # the demo it replaced is gone
+    assert not again.exists()  # and the one `d` built goes with the app
+    assert first.home.is_dir()  # a demo the app did not build stays
 
 
 async def test_f1_shows_the_keys_and_palette_has_namespaced_commands(claude_home, tmp_path):

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from conftest import index_line, memory_text, user_record, write_index, write_memory
@@ -130,14 +132,43 @@ def test_after_a_dream_the_cli_names_the_undo_command_that_works(store, capsys):
     assert run(capsys, "undo", str(store))[1].startswith("Undid dream")
 
 
-def test_the_suggested_command_is_one_that_runs(monkeypatch, tmp_path):
-    monkeypatch.setenv("PATH", str(tmp_path))  # memtui is not on the PATH
-    monkeypatch.chdir(tmp_path)
-    script = tmp_path / ".venv" / "bin" / "memtui"
+def test_the_undo_hint_runs_as_printed_from_any_folder(store, tmp_path):
+    """Run from `/`, the hint named `tmp/…/bin/memtui`, which no shell runs: the script
+    memtui was started as, by its absolute path, when the PATH does not find it."""
+    script = Path(sys.executable).parent / "memtui"
+    if not script.is_file():
+        pytest.skip("no memtui script beside this Python (not installed in a venv)")
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}  # the venv is not on the PATH
+    relative = os.path.relpath(script, "/")
+    done = subprocess.run([relative, "fix", str(store), "delete", "orphan.md", "--yes"],
+                          cwd="/", env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    hint = done.stdout.split("Undo it with `", 1)[1].split("`", 1)[0]
+    assert hint.startswith(shlex.quote(str(script.absolute())) + " undo ")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    undone = subprocess.run(hint, shell=True, cwd=elsewhere, env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert undone.returncode == 0, undone.stderr
+    assert (store / "orphan.md").is_file()
+
+
+def test_the_hint_says_memtui_only_when_the_path_finds_this_very_script(monkeypatch,
+                                                                        tmp_path):
+    script = tmp_path / "venv" / "bin" / "memtui"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
     monkeypatch.setattr(sys, "argv", [str(script), "demo"])
-    assert command_name() == ".venv/bin/memtui"
-    (tmp_path / "memtui").write_text("#!/bin/sh\n")
-    (tmp_path / "memtui").chmod(0o755)
+    on_path = tmp_path / "path"
+    on_path.mkdir()
+    monkeypatch.setenv("PATH", str(on_path))
+    assert command_name() == str(script)  # nothing on the PATH
+    (on_path / "memtui").write_text("#!/bin/sh\n")  # another install: not this memtui
+    (on_path / "memtui").chmod(0o755)
+    assert command_name() == str(script)
+    (on_path / "memtui").unlink()
+    (on_path / "memtui").symlink_to(script)
     assert command_name() == "memtui"
 
 

@@ -38,8 +38,8 @@ def store(claude_home):
      "memtui index has no --json option; its options are --loaded, --team, --config-dir and "
      "--settings.\n"),
     (["watch", "--json"],
-     "memtui watch has no --json option; its options are --all, --interval, --config-dir and "
-     "--settings.\n"),
+     "memtui watch has no --json option; its options are --all, --interval, --once, "
+     "--config-dir and --settings.\n"),
     (["overwrites", "--jsonn"],
      "memtui overwrites has no --jsonn option (did you mean --json?); its options are --json, "
      "--config-dir and --settings.\n"),

@@ -211,6 +211,38 @@ def test_default_location_is_a_fresh_temp_dir(tmp_path, monkeypatch):
     assert (demo.root / MARKER).is_file()
 
 
+def test_a_temp_dir_demo_lasts_until_the_next_one_replaces_it(tmp_path, monkeypatch):
+    """Each `memtui demo` and each `d` in the app left a 3.8 MB folder in the temp dir for
+    good: the next demo removes the ones it replaces."""
+    import os
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    ended = _ended_pid()
+    gone = tmp_path / f"memtui-demo-{ended}-old"  # built by a process that has ended
+    gone.mkdir()
+    (gone / MARKER).write_text("")
+    running = tmp_path / f"memtui-demo-{os.getppid()}-open"  # another memtui still shows it
+    running.mkdir()
+    (running / MARKER).write_text("")
+    not_ours = tmp_path / f"memtui-demo-{ended}-notes"  # no marker: the user's own folder
+    not_ours.mkdir()
+
+    first = build_demo(now=NOW)
+    assert not gone.exists() and running.is_dir() and not_ours.is_dir()
+    second = build_demo(now=NOW)
+    assert not first.root.exists() and (second.root / MARKER).is_file()
+    assert sorted(tmp_path.iterdir()) == sorted([running, not_ours, second.root])
+
+
+def _ended_pid() -> int:
+    import subprocess
+
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
 def test_cli_builds_a_demo_and_refuses_a_folder_with_other_files(tmp_path, capsys):
     assert main(["demo", str(tmp_path / "fresh")]) == 0
     assert str(tmp_path / "fresh" / "claude") in capsys.readouterr().out

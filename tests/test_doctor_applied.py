@@ -129,28 +129,30 @@ def test_the_demos_dream_fix_fits_the_index_and_hides_nothing(demo, capsys):
     assert errors(home, store, capsys) < were_errors
     new = set(memory_files(store)) - set(before)
     assert new and all(file.startswith("index_") for file in new)  # the hubs, nothing else
-    # Without a key the dream the gates' fix runs is offline, and the fix says what that
-    # one leaves: the daily logs, which only a model distills.
-    assert after["dream_gates"]["fix"].endswith(
-        "(with no key memtui dreams offline: it consolidates the store and leaves the daily "
-        "logs to a dream with a model, --engine anthropic)")
+    # A dream just ran: the gates read its time from the lock, as Claude Code does, and
+    # propose no other (the daily logs wait for the nightly one).
+    gates = after["dream_gates"]
+    assert gates["status"] == "ok" and gates["fix"] is None
+    assert re.search(r"a dream ran \d+ min ago, so the time gate is shut until ", gates["message"])
+    assert "0.0 h" not in gates["message"]
 
 
-def test_the_api_key_fix_dreams_the_store_the_doctor_looked_at(demo, capsys, tmp_path,
-                                                              monkeypatch):
-    """Pasted in another directory, `memtui dream --engine offline` dreamed that
-    directory's project, or none."""
-    home, checkout, store = demo
-    fix = doctor(home, checkout, capsys)["api_key"]["fix"]
-    (words,) = commands_in(fix)
-    assert words == ["--config-dir", str(home), "dream", str(checkout), "--engine", "offline"]
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    monkeypatch.chdir(elsewhere)
+def test_after_the_dream_and_extraction_ran_offline_the_key_check_says_what_a_key_adds(
+        demo, capsys):
+    """Both ran without a key: the check says what a model would add to them, not that
+    they need one, and proposes no run."""
+    home, checkout, _ = demo
+    checks = doctor(home, checkout, capsys)
+    (dream,) = [words for words in commands_in(checks["index_size"]["fix"]) if "dream" in words]
+    for words in [*commands_in(checks["extraction"]["fix"]), dream]:
+        run_fix(words, capsys)
 
-    run_fix(words, capsys)
-
-    assert doctor(home, checkout, capsys)["index_size"]["status"] == "ok"
+    check = doctor(home, checkout, capsys)["api_key"]
+    assert (check["status"], check["fix"]) == ("ok", None)
+    assert "need a key" not in check["message"]
+    assert "memtui's dream and extract run their offline engine" in check["message"]
+    assert ("A key adds a model: merging memories that say the same thing in other words, "
+            "distilling assistant-mode daily logs") in check["message"]
 
 
 def test_the_long_lines_fix_is_a_command_that_shortens_them(claude_home, tmp_path, capsys):

@@ -233,6 +233,17 @@ def test_daily_log_dates_use_the_logs_own_date(claude_home, tmp_path):
     assert (store / "logs/2026/02/2026-02-03.md").read_text() == "- 10:00 deploy failed 2026-02-02\n"
 
 
+def test_the_note_on_daily_logs_left_for_a_model_agrees_with_their_count(claude_home, tmp_path):
+    one, two = (claude_home.store(tmp_path / name) for name in ("one", "two"))
+    for store, days in ((one, ["03"]), (two, ["03", "04"])):
+        for day in days:
+            write_memory(store, f"logs/2026/02/2026-02-{day}.md", "- 10:00 deployed\n")
+    assert "1 daily log needs a model to distill it: run with --engine anthropic." in \
+        run_dream(one, engine="offline").notes
+    assert "2 daily logs need a model to distill them: run with --engine anthropic." in \
+        run_dream(two, engine="offline").notes
+
+
 def test_dates_never_count_from_the_frontmatter_modified_date_nor_the_mtime(claude_home, tmp_path):
     """`modified` and the mtime say when the file was last touched, not when a sentence in
     it was written: a date with no other witness is left as written, and the run says so."""

@@ -159,3 +159,44 @@ def test_the_app_runs_in_a_browser_with_no_network(claude_home):
     blocked = [line for line in visit.log
                if "Content Security Policy" in line or "ERR_NAME_NOT_RESOLVED" in line]
     assert blocked == []
+
+
+def test_on_a_terminal_the_servers_colours_show_and_a_requests_data_is_shown_as_text(
+        claude_home):
+    """The banner and the request log are the server's own output, coloured; a header a
+    request brings (here a C1 control, which some terminals obey) is data."""
+    import os
+    import pty
+    import select
+
+    port = free_port()
+    terminal, side = pty.openpty()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tui", "--config-dir", str(claude_home.home),
+         "serve", "--port", str(port), "--host", "127.0.0.1"],
+        stdin=side, stdout=side, stderr=side, env={**os.environ, "TERM": "xterm-256color"})
+    os.close(side)
+    shown = b""
+
+    def read_until(wanted: bytes) -> None:
+        nonlocal shown
+        deadline = time.monotonic() + PATIENCE
+        while wanted not in shown and time.monotonic() < deadline:
+            if select.select([terminal], [], [], 0.2)[0]:
+                shown += os.read(terminal, 65536)
+
+    try:
+        fetch(f"http://127.0.0.1:{port}/", server)  # listening: the banner is out
+        with socket.create_connection(("127.0.0.1", port), timeout=PATIENCE) as request:
+            request.sendall(b"GET /missing HTTP/1.1\r\nHost: here\r\n"
+                            b"User-Agent: \xc2\x9b31mhostile\r\nConnection: close\r\n\r\n")
+            while request.recv(65536):
+                pass
+        read_until(b"hostile")
+    finally:
+        browser_page.stop(server)
+        os.close(terminal)
+    text = shown.decode("utf-8", "replace")
+    assert "Press Ctrl+C to quit" in text and "/missing" in text
+    assert "\x1b[" in text and "\u241b" not in text  # colours sent, not shown as ␛[
+    assert "<U+009B>31mhostile" in text and "\x9b" not in text

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 from conftest import memory_text
@@ -370,14 +371,52 @@ def test_a_merged_index_that_pushes_entries_past_the_cut_asks_first(world):
 
 def test_print_hooks_is_a_settings_snippet_and_edits_nothing(world):
     _, (a, _, _) = world
-    code, out, _ = a.run("sync", "--print-hooks")
+    code, out, err = a.run("sync", "--print-hooks")
     assert code == 0
     hooks = json.loads(out)["hooks"]
-    for event in ("SessionStart", "Stop"):
-        command = hooks[event][0]["hooks"][0]["command"]
-        assert " sync --all >/dev/null 2>&1 || true" in command
-        assert command.startswith(("memtui ", sys.executable))
+    assert sorted(hooks) == ["SessionEnd", "Stop"]
+    for event in hooks:
+        assert hooks[event][0]["hooks"][0]["command"].startswith(("memtui ", "nohup memtui ",
+                                                                  sys.executable, "nohup "))
+    assert "Stop (after every turn)" in err and "no network" in err  # says which does what
     assert not (a.home.home / "settings.json").exists()
+
+
+def test_the_hooks_commit_after_each_turn_locally_and_sync_in_the_background_at_the_end(
+        world):
+    """A fetch and a push after every turn, with 120 s to wait: the turn's hook is a local
+    journal commit, the network sync starts at SessionEnd and nobody waits for it."""
+    from tui.history.journal import Journal
+
+    remote, machines = world
+    a, *_ = started(world)
+    hooks = json.loads(a.run("sync", "--print-hooks")[1])["hooks"]
+    (stop,) = hooks["Stop"][0]["hooks"]
+    (end,) = hooks["SessionEnd"][0]["hooks"]
+    assert " sync" not in stop["command"] and stop["timeout"] <= 30
+    assert " sync --all " in end["command"] and end["command"].endswith("&")
+    pushed = git("--git-dir", str(remote), "rev-parse", "main")
+    a.write("deploys.md", memory_text(name="deploys", body="Deploy on Tuesdays.\n"))
+
+    def hook(entry: dict) -> float:
+        """Run as Claude Code runs a hook: a shell in the project, its time on the clock."""
+        began = time.monotonic()
+        done = subprocess.run(entry["command"], shell=True, cwd=a.checkout, timeout=60,
+                              env={**os.environ, **a.env()})
+        assert done.returncode == 0
+        return time.monotonic() - began
+
+    hook(stop)
+    with a.active():
+        journal = Journal(a.store)
+        assert b"Deploy on Tuesdays." in journal.read(journal.head(), "deploys.md")
+    assert git("--git-dir", str(remote), "rev-parse", "main") == pushed  # nothing sent
+    assert hook(end) < 5  # the sync runs on after the hook has returned
+    deadline = time.monotonic() + 60
+    sent = "github.com/ana/app/memory/deploys.md"
+    while sent not in remote_files(remote) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert sent in remote_files(remote)
 
 
 def test_no_remote_yet_is_bad_usage(world):

@@ -16,6 +16,19 @@ _OWN_DIRS = (("data_dir", "MEMTUI_DATA_DIR"), ("state_dir", "MEMTUI_STATE_DIR"),
              ("cache_dir", "MEMTUI_CACHE_DIR"), ("config_dir", "MEMTUI_CONFIG_DIR"))
 
 
+def unwritable(folder: str | os.PathLike[str]) -> str | None:
+    """Why nothing can be created, replaced or removed in `folder`, an existing folder (a
+    read-only mount, its mode, an immutable flag); None when it can be, or is no folder."""
+    if not os.path.isdir(folder) or os.access(folder, os.W_OK | os.X_OK):
+        return None
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return "it is on a read-only file system"
+    except OSError:
+        pass
+    return "you have no permission to write in it"
+
+
 def failed_path(error: OSError) -> str | None:
     """The path an error is about, as the call that failed named it."""
     for name in (error.filename, error.filename2):

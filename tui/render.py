@@ -17,6 +17,7 @@ from rich.text import Text
 
 from tui.claude import paths
 from tui.claude.discovery import Project
+from tui.disk_errors import unwritable
 from tui.memory import triage
 from tui.visible import raw_stream, visible
 from tui.words import plural
@@ -96,6 +97,7 @@ PROJECT_STATUS_STYLES = {
     "no store": "yellow",
     "no sessions": "cyan",
     "no memory yet": "dim",
+    "read-only": "bold yellow",
 }
 
 
@@ -108,6 +110,8 @@ def project_status(project: Project) -> str:
         return "no sessions"
     if not project.store_exists:
         return "no memory yet"
+    if unwritable(project.store):
+        return "read-only"
     return "ok"
 
 
@@ -149,6 +153,10 @@ def print_projects(rows: list[ProjectRow], home: Path) -> None:
     _print_table(console, table)
     for row in rows:
         reason = row.project.stranded_reason or row.project.note
+        if row.status == "read-only":
+            reason = (f"{condense(str(row.project.store))} cannot be written "
+                      f"({unwritable(row.project.store)}): Claude Code cannot save a memory "
+                      "there, and no repair can be applied")
         if reason:
             console.print(Text(f"{row.status}: {visible(reason)}", style="dim"))
 

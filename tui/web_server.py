@@ -6,16 +6,25 @@ own static folder ships: the template is served with every link to another host 
 and the font declared from that folder. Every response also carries a Content-Security-
 Policy that allows this server alone, so that whatever a later textual-serve adds that
 reaches elsewhere is blocked by the browser rather than trusted.
+
+The server's banner and request log are its own output, coloured on a terminal: they go
+to the terminal as they are, while what a request brings into the log (its path, its
+headers) has its control characters made visible like any other data.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import sys
 
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
+from rich.console import Console
 from textual_serve.server import Server
+
+from tui.visible import raw_stream, visible
 
 PAGE = "app_index.html"  # textual-serve's page template
 # A stylesheet, font or script the page would fetch from another host.
@@ -64,8 +73,25 @@ def content_policy(public_url: str) -> str:
     ])
 
 
+def visible_message(record: logging.LogRecord) -> bool:
+    """A log filter: the record's message with the data in it shown, not obeyed."""
+    record.msg, record.args = visible(record.getMessage()), None
+    return True
+
+
 class LocalServer(Server):
-    """textual-serve's server, serving `local_page` under `content_policy`."""
+    """textual-serve's server, serving `local_page` under `content_policy`, its own
+    colours written as they are and the data in its log shown as text."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.console = Console(file=raw_stream(sys.stdout))
+
+    def initialize_logging(self) -> None:
+        super().initialize_logging()
+        for handler in logging.getLogger().handlers:
+            if getattr(handler, "console", None) is self.console:
+                handler.addFilter(visible_message)
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()

@@ -48,8 +48,25 @@ TEMP_MARK = ".memtui-"
 
 def run_copy_owner(name: str) -> int | None:
     """The PID of the run a `memtui-run-<pid>-…` store copy belongs to (None: not named so)."""
-    pid = name.removeprefix(RUN_COPY_PREFIX).split("-", 1)[0]
+    return temp_owner(name, RUN_COPY_PREFIX)
+
+
+def temp_owner(name: str, prefix: str) -> int | None:
+    """The PID of the process a `<prefix><pid>-…` temp folder is named after (None: not
+    named so)."""
+    pid = name.removeprefix(prefix).split("-", 1)[0]
     return int(pid) if pid.isdigit() and len(pid) <= 10 else None
+
+
+def temp_folders(prefix: str) -> list[tuple[Path, int | None]]:
+    """memtui's `<prefix>…` folders in the temp dir, each with the PID it is named after."""
+    import tempfile
+
+    try:
+        entries = list(Path(tempfile.gettempdir()).glob(f"{prefix}*"))
+    except OSError:
+        return []
+    return [(entry, temp_owner(entry.name, prefix)) for entry in entries]
 
 
 def is_temp_name(name: str) -> bool:

@@ -42,7 +42,7 @@ from tui.memory.stale_paths import (
 )
 from tui.memory.store import Store, load_store
 from tui.memory.store_lock import store_lock
-from tui.words import plural
+from tui.words import agreeing, plural
 
 PHASES = ("Orient", "Gather", "Consolidate", "Prune and index")
 PHASE_TURNS = 12
@@ -205,9 +205,9 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
     say("info", f"{plural(len(logs), 'daily log')} since the last consolidation"
         + (": " + ", ".join(logs[:10]) if logs else ""))
     if logs:
-        notes.append(f"{plural(len(logs), 'daily log')} need{'s' if len(logs) == 1 else ''} a model to "
-                     "distill them: "
-                     "run with --engine anthropic.")
+        count = len(logs)
+        notes.append(f"{plural(count, 'daily log')} {agreeing(count, 'needs', 'need')} a model to "
+                     f"distill {agreeing(count, 'it', 'them')}: run with --engine anthropic.")
     progress.finish()
 
     check(cancel)

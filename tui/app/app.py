@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -96,6 +97,7 @@ class MemtuiApp(App[None]):
         self.settings_file = settings_file
         self.now = now  # a fixed clock for ages, so snapshots do not drift
         self.prefetched = prefetched  # a discovery begun before the app loaded
+        self.demos_built: list[Path] = []  # temp-dir demos `d` built: removed when the app ends
 
     def take_prefetched(self) -> Prefetched | None:
         """The discovery begun before the app loaded, once, when it was for this home."""
@@ -108,6 +110,11 @@ class MemtuiApp(App[None]):
         self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))
         self.push_screen(ProjectsScreen())
         self.recover_interrupted()
+
+    def on_unmount(self) -> None:
+        """The demos built here were never shown outside the app: they go with it."""
+        for root in self.demos_built:
+            shutil.rmtree(root, ignore_errors=True)
 
     @work(thread=True, exit_on_error=False, group="recover")
     def recover_interrupted(self) -> None:

@@ -21,6 +21,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         from tui.app import run_app
 
         run_app(demo.home, {**env_of(args), "CLAUDE_CONFIG_DIR": str(demo.home)}, None)
+    if not demo.home.is_dir():
+        return 0  # replaced by a demo built in the app (`d`), which went with it
     # After the app, so the way back to the demo stays on screen once the user quits.
     memtui = command_name()
     print(f"Demo config home built at {demo.home}")

@@ -144,6 +144,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(one_line(event.note), flush=True)  # a file name may hold a newline
 
     attribute = transcript_attributor(config_home_of(args), env_of(args))
+    if args.once:
+        from tui.history.watch import StoreWatcher
+
+        for store in stores:
+            print(one_line(StoreWatcher(store, attribute).start().note), flush=True)
+        return 0
     # Ctrl-C, `kill -INT` and a SIGTERM (a service manager, `kill`) stop it: said, exit 0.
     # SIGINT is taken explicitly: a shell starts background jobs with it ignored, and
     # Python then never raises KeyboardInterrupt.
@@ -536,6 +542,9 @@ def add_history_commands(commands) -> None:
     watch.add_argument("--all", action="store_true", help="watch every store")
     watch.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",
                        help="how often to look (default: 1)")
+    watch.add_argument("--once", action="store_true",
+                       help="commit what changed since the last snapshot, then exit (a hook "
+                            "after each turn)")
     watch.set_defaults(run=cmd_watch)
 
     history = commands.add_parser(

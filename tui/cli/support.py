@@ -184,17 +184,23 @@ def check_settings_file(path: Path | None) -> None:
 
 
 def command_name() -> str:
-    """How the user can run memtui again: `memtui` when it is on the PATH, else the path
-    of the script that is running (`.venv/bin/memtui`)."""
+    """How the user can run this memtui again, pasted in any folder: `memtui` when the PATH
+    finds this very script, else the script's absolute path (`/home/ana/memtui/.venv/bin/
+    memtui`: a relative one runs only from where memtui was started, and not even there
+    without a `./`)."""
+    import shlex
     import shutil
 
     script = Path(sys.argv[0])
-    if script.name != "memtui" or shutil.which("memtui"):
+    if script.name != "memtui":
         return "memtui"
+    found = shutil.which("memtui")
     try:
-        return str(script.absolute().relative_to(Path.cwd()))
-    except ValueError:
-        return str(script)
+        if found and os.path.samefile(found, script):
+            return "memtui"
+    except OSError:
+        pass
+    return shlex.quote(str(script.absolute()))
 
 
 def check_asking(args: argparse.Namespace, command: str) -> None:

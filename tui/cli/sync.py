@@ -3,7 +3,7 @@
     memtui sync [TARGET | --all] [--remote URL] [--dry-run] [--json] [--yes]
     memtui sync --name NAME TARGET     give a store without a git origin its identity
     memtui sync --machine NAME         this machine's name in conflicts (default: hostname)
-    memtui sync --print-hooks          a Claude Code settings snippet that syncs on its own
+    memtui sync --print-hooks          a Claude Code hooks snippet: commit on Stop, sync at SessionEnd
 
 `--name` and `--machine` are remembered; given before any remote is set, they are saved
 and nothing is synced.
@@ -34,22 +34,40 @@ from tui.words import plural
 LEFT_ALONE = "not pulled: "  # how the reason of a remote entry sync left alone starts
 
 
-def hook_command() -> str:
-    """`memtui sync --all`, as a hook can run it: `memtui` when it is on the PATH, else this
-    Python running the package. Output is dropped: a SessionStart hook's stdout would go into
-    Claude's context. `|| true` keeps an offline machine's exit 1 from reaching Claude Code as
-    a hook error."""
+def memtui_for_hooks() -> str:
+    """This memtui as a hook can run it: its script (by name when the PATH finds it), else
+    this Python running the package."""
     import shlex
     import shutil
 
-    memtui = "memtui" if shutil.which("memtui") else f"{shlex.quote(sys.executable)} -m tui"
-    return f"{memtui} sync --all >/dev/null 2>&1 || true"
+    from tui.cli.support import command_name
+
+    name = command_name()
+    if name != "memtui" or shutil.which("memtui"):
+        return name
+    return f"{shlex.quote(sys.executable)} -m tui"
+
+
+# Which hook does what, and why it costs a session nothing (printed with the snippet).
+HOOKS_NOTE = """\
+Stop (after every turn): `watch --once` commits what the turn changed in the project's store
+to its journal, on this machine only: no network, under a second.
+SessionEnd: `sync --all`, the fetch and push, started in the background (`nohup … &`), so
+no session waits for the network; what other machines pushed arrives at the end of each
+session, for the next one. Output is dropped, and neither hook's failure (an offline
+machine, a project with no memory yet) reaches Claude Code."""
 
 
 def hooks_snippet() -> str:
-    """Claude Code settings that sync when a session starts and when Claude stops."""
-    hook = [{"hooks": [{"type": "command", "command": hook_command(), "timeout": 120}]}]
-    return json.dumps({"hooks": {"SessionStart": hook, "Stop": hook}}, indent=2)
+    """Claude Code settings: a local journal commit after each turn, and the network sync
+    when a session ends, in the background. Output is dropped (a hook's stdout may go into
+    Claude's context)."""
+    memtui = memtui_for_hooks()
+    commit = [{"hooks": [{"type": "command", "timeout": 30,
+                          "command": f"{memtui} watch --once >/dev/null 2>&1 || true"}]}]
+    sync = [{"hooks": [{"type": "command", "timeout": 10,
+                        "command": f"nohup {memtui} sync --all >/dev/null 2>&1 &"}]}]
+    return json.dumps({"hooks": {"Stop": commit, "SessionEnd": sync}}, indent=2)
 
 
 def _targets(args: argparse.Namespace, settings):
@@ -84,7 +102,8 @@ def _targets(args: argparse.Namespace, settings):
 
 def cmd_sync(args: argparse.Namespace) -> int:
     if args.print_hooks:
-        print(hooks_snippet())
+        print(hooks_snippet())  # stdout: the JSON alone, to paste or pipe
+        print(HOOKS_NOTE, file=sys.stderr)
         return 0
     if args.all and args.target:
         raise UsageError("Give either a TARGET or --all, not both.")

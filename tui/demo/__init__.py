@@ -3,6 +3,11 @@
 Everything is generated here (no user data): real git repositories with worktrees under
 `<root>/code`, and under `<root>/claude` the stores and transcripts Claude Code would have
 left after a few weeks of work, including every problem memtui finds.
+
+A demo built in the temp dir is named after the process that built it
+(`memtui-demo-<pid>-…`) and lasts until it is replaced: the next demo built removes those
+whose process has ended, and this process's own earlier ones, so trying the demo again and
+again leaves one folder, not one per try.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 from tui.claude.paths import MEMORY_DIR_NAME, normalize_path, projects_dir, sanitize
 
 MARKER = ".memtui-demo"
+TEMP_PREFIX = "memtui-demo-"
 HOME_NAME = "claude"  # the demo's config home, beside the marker
 DAY = 86_400.0
 
@@ -31,7 +37,8 @@ class Demo:
 def _prepare(where: Path | None) -> Path:
     """An empty folder to build in: new, empty, or a previous demo (which is cleared)."""
     if where is None:
-        return Path(tempfile.mkdtemp(prefix="memtui-demo-"))
+        remove_replaced_demos()
+        return Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
     if where.exists() and not where.is_dir():
         raise ValueError(f"{where} is a file; give a new or empty folder for the demo.")
     if not where.exists():
@@ -51,6 +58,22 @@ def _prepare(where: Path | None) -> Path:
             f"{where} is not empty and holds no memtui demo; give a new or empty folder."
         )
     return where
+
+
+def remove_replaced_demos() -> int:
+    """Remove the temp-dir demos a new one replaces: built by a process that has ended, or
+    by this one; how many were removed. A demo another running memtui built stays."""
+    from tui.claude.lock import pid_alive
+    from tui.xdg import temp_folders
+
+    removed = 0
+    for entry, builder in temp_folders(TEMP_PREFIX):
+        if builder is None or not (entry / MARKER).is_file():
+            continue  # not a demo this memtui named (nor a folder of the user's)
+        if builder == os.getpid() or not pid_alive(builder):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def is_demo_home(home: Path) -> bool:

@@ -185,12 +185,16 @@ def check_api_key(ctx: DoctorContext) -> Check:
                      "unset the one your endpoint does not expect (ANTHROPIC_AUTH_TOKEN for "
                      "api.anthropic.com)")
     if not seen:
-        return Check("api_key", WARN,
-                     "No ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set: Claude Code can still "
-                     "use its /login, but memtui's dream and extract with a model need a key "
-                     "(without one they run the offline engine).",
-                     "export ANTHROPIC_API_KEY=<your key> (or dream without a model: "
-                     f"{ctx.memtui('dream', ctx.project_root or ctx.store, '--engine', 'offline')})")
+        # Not a fault: dream and extract work without a key. Say what one would add.
+        return Check("api_key", OK,
+                     "No ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set (Claude Code can still "
+                     "use its /login), so memtui's dream and extract run their offline engine: "
+                     "the dream archives provable duplicates, makes relative dates absolute, "
+                     "updates renamed paths and fits the index; extraction keeps the rules you "
+                     "typed. A key adds a model: merging memories that say the same thing in "
+                     "other words, distilling assistant-mode daily logs, and extracting what a "
+                     "session taught beyond the rules typed in it (export ANTHROPIC_API_KEY=<your "
+                     "key>).")
     return Check("api_key", OK, "; ".join(seen) + ": no whitespace or quotes.")
 
 

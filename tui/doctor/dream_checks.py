@@ -46,6 +46,11 @@ def _target(ctx: DoctorContext) -> str:
     return str(ctx.project_root or ctx.store)
 
 
+def ago(hours: float) -> str:
+    """How long ago, in the unit a person reads: "4 min ago", "3.5 h ago"."""
+    return f"{hours * 60:.0f} min ago" if hours < 1 else f"{hours:.1f} h ago"
+
+
 def check_dream_gates(ctx: DoctorContext) -> Check:
     if not os.path.isdir(ctx.store):
         return Check("dream_gates", SKIP, f"{ctx.no_store}: nothing to consolidate.")
@@ -54,21 +59,27 @@ def check_dream_gates(ctx: DoctorContext) -> Check:
     if gates.hours_since is None:
         last = "No consolidation yet (no .consolidate-lock), so the time gate is open"
     else:
-        last = (f"Last consolidation {stamp(lock.mtime)}, {gates.hours_since:.1f} h ago (the "
+        last = (f"Last consolidation {stamp(lock.mtime)}, {ago(gates.hours_since)} (the "
                 f"mtime of {lock.path})")
     folder = ctx.cwd_folder.name if ctx.cwd_folder else "(no transcript folder for the project root)"
     cwd_count = gates.sessions_cwd or 0
     sessions = (f"{plural(cwd_count, 'session')} since in {folder} (Claude Code counts only the folder "
                 f"of the session's own cwd) and {gates.sessions_all} across the project's folders")
     message = f"{last}; {sessions}; {REMOTE_NOTE}"
-    fix = ctx.memtui("dream", _target(ctx))
+    # A consolidation inside the time gate, as Claude Code reads it (the lock's mtime): a
+    # dream ran a moment ago, so another is no fix, whatever else the check finds.
+    recent = gates.hours_since is not None and 0 <= gates.hours_since < MIN_HOURS
+    fix = None if recent else ctx.memtui("dream", _target(ctx))
+    due = (f"; a dream ran {ago(gates.hours_since)}, so the time gate is shut until "
+           f"{stamp((lock.mtime or 0) + MIN_HOURS * 3600)}") if recent else ""
 
     enabled = ctx.setting(DREAM_KEY)
     if enabled is not None and enabled[0] is False:
         return Check("dream_gates", WARN,
                      f'The automatic dream is off: "{DREAM_KEY}": false in '
                      f"{where(enabled[1], DREAM_KEY)}. {message}.",
-                     f'set "{DREAM_KEY}": true in {enabled[1].path}, or run {fix}')
+                     f'set "{DREAM_KEY}": true in {enabled[1].path}'
+                     + (f", or run {fix}" if fix else ""))
     switched = (f' ("{DREAM_KEY}": true in {where(enabled[1], DREAM_KEY)} overrides the '
                 "server-side default)") if enabled is not None and enabled[0] is True else ""
     assistant = ctx.setting(ASSISTANT_KEY)
@@ -79,13 +90,15 @@ def check_dream_gates(ctx: DoctorContext) -> Check:
                      f"{where(file, ASSISTANT_KEY)}): in assistant mode the automatic dream does "
                      f"not run, a nightly one distills the daily logs{switched}. {message}.",
                      f'set "{ASSISTANT_KEY}": false in {file.path} (assistant mode off: the '
-                     f"automatic dream runs again), or run {fix}")
+                     "automatic dream runs again)" + (f", or run {fix}" if fix else ""))
     logs = daily_logs(ctx.store)
     if logs:
-        return Check("dream_gates", WARN,
-                     f"The store holds assistant-mode daily logs ({logs[0]} and {len(logs) - 1} "
-                     "more): in assistant mode the automatic dream does not run, a nightly one "
-                     f"distills the logs{switched}. {message}.", fix + _distills(ctx))
+        held = (f"The store holds assistant-mode daily logs ({logs[0]} and {len(logs) - 1} "
+                "more): in assistant mode the automatic dream does not run, a nightly one "
+                f"distills the logs{switched}")
+        if recent:
+            return Check("dream_gates", OK, f"{held}{due}. {message}.")
+        return Check("dream_gates", WARN, f"{held}. {message}.", f"{fix}{_distills(ctx)}")
     if gates.hours_since is not None and gates.hours_since < 0:
         return Check("dream_gates", FAIL,
                      f"The lock's mtime {stamp(lock.mtime)} is in the future (a copy with another "
@@ -99,7 +112,7 @@ def check_dream_gates(ctx: DoctorContext) -> Check:
                      f"{switched}.", fix)
     state = ("both gates are open: the next session in the project starts a dream"
              if hours_open and cwd_count >= MIN_SESSIONS else "the automatic dream is waiting")
-    return Check("dream_gates", OK, f"{message}: {state}{switched}.")
+    return Check("dream_gates", OK, f"{message}: {state}{switched}{due}.")
 
 
 def _distills(ctx: DoctorContext) -> str:

@@ -3,7 +3,8 @@
 Severity rules (an error is what makes `memtui audit` exit 1):
 - error: the model cannot see a memory it should (unindexed, beyond_cut, stranded_store,
   index_over_limit: links or the index's own text past the cut), or a file Claude Code
-  cannot read or parse (unreadable, bad_frontmatter).
+  cannot read or parse (unreadable, bad_frontmatter), or a store nothing can be saved in
+  (read_only).
 - warning: wasted or misleading context that still loads (dangling, long_index_line over
   150 or 200, outside_store: a link or symlink the user made out of the store, which
   Claude follows and memtui never writes through, duplicate, sync_conflict: both texts of
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING
 from tui.claude.memory_files import index_of
 from tui.memory.conflicts import CONFLICT_OPEN, find_conflicts
 from tui.memory.dates import relative_dates
-from tui.memory.finding import SEVERITIES, Finding, stranded_findings
+from tui.memory.finding import SEVERITIES, Finding, standing_findings
 from tui.memory.frontmatter import HEAD_LINES, MEMORY_TYPES
 from tui.memory.index import LINE_ERROR, LINE_WARN, MAX_CHARS, MAX_LINES
 from tui.memory.links import resolve_wiki, wiki_links
@@ -385,8 +386,11 @@ def audit_store(
     stranded_reason: str | None = None,
     untrusted_setting: tuple[str, Path] | None = None,
     duplicates: bool = True,
+    standing: bool = True,
 ) -> list[Finding]:
-    findings = list(stranded_findings(stranded_reason))
+    """`standing`: also the findings about the store as it stands (see `standing_findings`),
+    which a cached audit must not keep."""
+    findings = list(standing_findings(store.path, stranded_reason)) if standing else []
     if untrusted_setting:
         value, source = untrusted_setting
         findings.append(Finding(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from tui.cores import usable_cores
 from tui.memory.audit_cache import AuditCache, CachedAudit, fingerprint
-from tui.memory.finding import Finding, stranded_findings
+from tui.memory.finding import Finding, standing_findings
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -46,7 +46,7 @@ def audit_one(store: Path) -> StoreAudit:
     from tui.memory.store import load_store
 
     loaded = load_store(store)
-    return StoreAudit(store, len(loaded.memories), tuple(audit_store(loaded)),
+    return StoreAudit(store, len(loaded.memories), tuple(audit_store(loaded, standing=False)),
                       mentions=tuple(store_mentions(loaded)))
 
 
@@ -114,13 +114,14 @@ class AuditRun:
         for store, reason in stores:
             if store in self.cached:
                 memories, findings, mentions = self.cached[store]
-                audits.append(StoreAudit(store, memories, stranded_findings(reason) + findings,
+                audits.append(StoreAudit(store, memories,
+                                         standing_findings(store, reason) + findings,
                                          cached=True, mentions=mentions,
                                          listing=self.cacheable.get(store)))
                 continue
             audit = self._fresh(store)
             audits.append(StoreAudit(store, audit.memories,
-                                     stranded_findings(reason) + audit.findings,
+                                     standing_findings(store, reason) + audit.findings,
                                      mentions=audit.mentions,
                                      listing=self.cacheable.get(store)))
         return audits

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
+
+from tui.disk_errors import unwritable
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -86,7 +89,16 @@ def _as_info(finding: Finding) -> Finding:
     return Finding(**fields)
 
 
-def stranded_findings(reason: str | None) -> tuple[Finding, ...]:
-    if not reason:
-        return ()
-    return (Finding("stranded_store", "error", None, None, f"stranded store: {reason}"),)
+def standing_findings(store: Path, stranded_reason: str | None) -> tuple[Finding, ...]:
+    """What is wrong with the store as a whole, judged as it stands now: stranded, or
+    read-only (a mode or a mount, which no listing of its files shows, so no cached audit
+    holds these)."""
+    found = []
+    if stranded_reason:
+        found.append(Finding("stranded_store", "error", None, None,
+                             f"stranded store: {stranded_reason}"))
+    if why := unwritable(store):
+        found.append(Finding("read_only", "error", None, None,
+                             f"the memory directory is read-only ({why}): Claude Code cannot "
+                             "save a memory in it, and no change memtui offers can be applied"))
+    return tuple(found)

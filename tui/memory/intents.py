@@ -329,12 +329,7 @@ def remove_abandoned_run_copies() -> int:
     from tui.claude.lock import pid_alive
 
     removed = 0
-    try:
-        entries = list(Path(tempfile.gettempdir()).glob(f"{xdg.RUN_COPY_PREFIX}*"))
-    except OSError:
-        return 0
-    for entry in entries:
-        owner = xdg.run_copy_owner(entry.name)
+    for entry, owner in xdg.temp_folders(xdg.RUN_COPY_PREFIX):
         if owner is not None and pid_alive(owner):
             continue
         if owner is None and not _older_than_an_hour(entry):

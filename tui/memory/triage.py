@@ -19,7 +19,8 @@ from tui.words import plural
 UNSEEN = ("stranded_store", "index_over_limit", "beyond_cut", "unindexed")
 BROKEN = ("unreadable", "bad_frontmatter")
 SECRETS = ("secret",)
-FIRST = (("Files Claude Code cannot read", ("unreadable",)), ("Claude cannot see", UNSEEN),
+FIRST = (("Files Claude Code cannot read", ("unreadable",)),
+         ("A store nothing can be saved in", ("read_only",)), ("Claude cannot see", UNSEEN),
          ("Frontmatter Claude Code cannot parse", ("bad_frontmatter",)), ("Secrets", SECRETS))
 _RANK = {kind: rank for rank, kind in enumerate(kind for _, kinds in FIRST for kind in kinds)}
 _SEVERITY = {"error": 0, "warning": 1, "info": 2}

@@ -177,9 +177,12 @@ class ConfirmScreen(Dialog[str | None]):
         return True
 
     def describe_key(self, binding_id: str) -> str | None:
-        """Enter says which button it presses; a number key, which option it picks."""
+        """Enter says which button it presses; y, what the apply button says ("Open the
+        demo"); a number key, which option it picks."""
         if binding_id == "confirm.press" and isinstance(self.focused, Button):
             return BUTTON_KEY.sub("", str(self.focused.label))
+        if binding_id == "confirm.apply" and not self.plan.pushed_out:
+            return BUTTON_KEY.sub("", getattr(self.plan, "apply_label", "Apply (y)"))
         if binding_id.startswith("confirm.option_"):
             number = int(binding_id.removeprefix("confirm.option_")) - 1
             if number < len(self.plan.options):

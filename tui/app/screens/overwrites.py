@@ -34,7 +34,7 @@ from tui.history.overwrites import lines_back
 from tui.history.writers import in_short, in_words, writers
 from tui.render import condense, store_place
 from tui.visible import visible
-from tui.words import plural
+from tui.words import agreeing, plural
 
 # (key, width). The lines lost and whether they are back ("1 lost", "1 back"), when, the
 # file and who overwrote it fit in the 72 columns the table gets at 120 (the detail beside
@@ -280,11 +280,12 @@ class OverwritesScreen(FileWriteScreen):
             self.post_message(ChangeApplied(f"Every line lost on {when(update.time)} is already "
                                             f"back in {update.file}."))
             return
+        lost = len(update.lost_lines)
         plan = FileWritePlan(
             f"merge lines of {update.file} lost on {update.time}", update.file, current,
             result.text.encode("utf-8", "surrogateescape"),
-            summary=[f"{plural(len(update.lost_lines), 'lost line')} go back into {update.file}; "
-                     "what is there now is kept."],
+            summary=[f"{plural(lost, 'lost line')} {agreeing(lost, 'goes', 'go')} back into "
+                     f"{update.file}; what is there now is kept."],
             preview=render_diff(now, result.text, f"{update.file} (now)", f"{update.file} (merged)"),
         )
         self.app.call_from_thread(self.confirm_write, plan)

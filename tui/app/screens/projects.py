@@ -47,6 +47,8 @@ COLUMN_PRIORITY = ("path", "status", "memories", "index", "orphans", "lost", "fo
                    "last dream", "since")
 FITTED = ("memories", "orphans", "lost", "sync", "folders", "status", "last dream", "since")
 SORTS = ("path", "memories", "index", "orphans", "lost", "since", "last dream")
+# The headers wider than their numbers, shortened while a path is cut.
+SHORT_LABELS = {"memories": "mem", "orphans": "orph", "last dream": "dream"}
 SYNC_COLUMN = ("sync", 8)  # shown only once a sync remote is set (`memtui sync --remote`)
 SYNC_STYLES = {"in sync": "dim", "-": "dim", "…": "dim", "conflict": "bold red"}
 MEMORY_OVERRIDES = (
@@ -240,7 +242,8 @@ class ProjectsScreen(Screen[None]):
         columns = with_sync_column(COLUMNS) if self.sync_remote else COLUMNS
         priority = sync_priority(COLUMN_PRIORITY) if self.sync_remote else COLUMN_PRIORITY
         yield ProjectTable(columns, stretch="path", labels={"path": "project"}, keep_end={"path"},
-                           priority=priority, fit=FITTED, whole=("path", "lost"), id="projects")
+                           priority=priority, fit=FITTED, whole=("path", "lost"),
+                           short_labels=SHORT_LABELS, id="projects")
         yield Static(id="empty", classes="hidden")
         yield KeyFooter()
 
@@ -594,6 +597,7 @@ class ProjectsScreen(Screen[None]):
         self.post_message(DemoBuilt(build_demo().home))
 
     def on_demo_built(self, message: DemoBuilt) -> None:
+        self.app.demos_built.append(Path(message.home).parent)
         self.app.open_home(Path(message.home))
 
     # --- sync -----------------------------------------------------------------------------

@@ -27,9 +27,11 @@ from tui.visible import visible
 from tui.words import listed, plural
 
 KIND_STYLES = {"created": "green", "modified": "yellow", "archived": "red"}
-# (key, width); the kind of change gives way before a file name would be cut.
+# The kind of change in a word of its own where a whole word would cut the file names.
+SHORT_KINDS = {"created": "new", "modified": "mod", "archived": "arch"}
+# (key, width); the kind of change is always shown, in short where names need the room.
 FILE_COLUMNS = (("choice", 8), ("change", 8), ("file", 12))
-FILE_PRIORITY = ("choice", "file", "change")
+FILE_PRIORITY = ("choice", "change", "file")
 SCROLLBAR = 2
 
 
@@ -94,6 +96,7 @@ class ReviewScreen(Screen[None]):
         self.accepted = self.changeset.default_choice()
         self.outcome = None  # the ApplyResult once applied
         self.working = False
+        self.kinds_in_short = False  # the list is too narrow for whole names and whole words
 
     def compose(self) -> ComposeResult:
         yield AppHeader(show_clock=False)
@@ -103,8 +106,8 @@ class ReviewScreen(Screen[None]):
         yield ProgressBar(id="review-progress", show_eta=False, show_percentage=False)
         with Horizontal(id="review-body"):
             yield VirtualTable(FILE_COLUMNS, stretch="file", labels={"choice": ""},
-                               priority=FILE_PRIORITY, whole=("file", "change"),
-                               id="review-files")
+                               priority=FILE_PRIORITY, fit={"change"},
+                               short_labels={"change": "kind"}, id="review-files")
             with VerticalScroll(id="review-diff-scroll"):
                 yield Static(id="review-diff")
         yield KeyFooter()
@@ -130,11 +133,18 @@ class ReviewScreen(Screen[None]):
         files = self.query_one("#review-files", VirtualTable)
         files.styles.width = max(padded["choice"] + padded["file"],
                                  min(needed, self.size.width // 2))
+        short = needed > self.size.width // 2
+        if short != self.kinds_in_short:
+            self.kinds_in_short = short
+            if files.rows:
+                self.show_files()
 
     def show_files(self) -> None:
-        self.query_one("#review-files", VirtualTable).set_rows([
+        kinds = SHORT_KINDS if self.kinds_in_short else {kind: kind for kind in KIND_STYLES}
+        files = self.query_one("#review-files", VirtualTable)
+        files.set_rows([
             TableRow(diff.file, (self.choice(diff.file),
-                                 Text(diff.kind, style=KIND_STYLES[diff.kind]), diff.file))
+                                 Text(kinds[diff.kind], style=KIND_STYLES[diff.kind]), diff.file))
             for diff in self.changeset.files])
 
     def choice(self, file: str) -> Text:

@@ -22,8 +22,9 @@ from tui.render import condense
 from tui.words import plural
 
 # (key, width); the working directory takes the spare width and keeps its end (the role).
-COLUMNS = (("modified", 16), ("new messages", 21), ("working directory", 22), ("session", 8))
-COLUMN_PRIORITY = ("modified", "new messages", "working directory", "session")
+# The session's id at every width: the doctor and `memtui extract` name sessions by it.
+COLUMNS = (("modified", 16), ("session", 8), ("new messages", 21), ("working directory", 22))
+COLUMN_PRIORITY = ("modified", "session", "new messages", "working directory")
 
 
 @dataclass
@@ -38,8 +39,8 @@ def session_row(session) -> TableRow:
         where += f" ({session.role})"
     news = Text(session.news, style="bold" if session.new_messages else "dim")
     return TableRow(session.session_id, (
-        f"{dt.datetime.fromtimestamp(session.modified):%Y-%m-%d %H:%M}", news, where,
-        session.session_id[:8]))
+        f"{dt.datetime.fromtimestamp(session.modified):%Y-%m-%d %H:%M}", session.session_id[:8],
+        news, where))
 
 
 class SessionTable(VirtualTable):
@@ -77,7 +78,8 @@ class SessionPicker(Dialog[str | None]):
                 "enter picks; esc cancels. New messages are those after the last extraction."),
                 id="sessions-help")
             yield SessionTable(COLUMNS, stretch="working directory", keep_end={"working directory"},
-                               priority=COLUMN_PRIORITY, id="sessions-table")
+                               priority=COLUMN_PRIORITY, fit={"new messages"},
+                               id="sessions-table")
             yield Static("Reading the sessions …", id="sessions-status")
         yield KeyFooter()
 

@@ -55,6 +55,7 @@ from tui.app.widgets.virtual_table import Place, VirtualTable
 from tui.claude.discovery import Project
 from tui.claude.memory_files import TEAM_INDEX
 from tui.collector import collector_paused
+from tui.disk_errors import unwritable
 from tui.memory.audit import (
     Finding,
     MemoryStatus,
@@ -406,15 +407,24 @@ class StoreScreen(Screen[None]):
         return (f"{visible(condense(str(self.path)))} no longer exists: the store was moved "
                 "or deleted, so nothing here can be changed.")
 
+    def read_only_sentence(self) -> str | None:
+        why = unwritable(self.path)
+        return (f"Read-only ({why}): Claude Code cannot save a memory here, and no change "
+                "can be applied.") if why else None
+
     def show_lock(self, store: Store) -> None:
-        """The banner saying why the store cannot be changed: gone, or a dream's lock."""
+        """The banner saying why the store cannot be changed: gone, read-only, or a dream's
+        lock."""
         banner = self.query_one("#lock-banner", Static)
         gone = not os.path.isdir(self.path)
+        read_only = None if gone else self.read_only_sentence()
         held = not gone and store.lock.held()
         self.lock_shown_held = held
-        banner.set_class(not (gone or held), "hidden")
+        banner.set_class(not (gone or read_only or held), "hidden")
         if gone:
             banner.update(f"{self.gone_sentence()} esc goes back.")
+        elif read_only:
+            banner.update(read_only)
         elif held:
             banner.update(
                 f"Read-only: a consolidation (PID {store.lock.pid}) holds the lock; "
@@ -695,6 +705,9 @@ class StoreScreen(Screen[None]):
             return False
         if not os.path.isdir(self.path):
             self.notify(self.gone_sentence(), severity="error")
+            return False
+        if read_only := self.read_only_sentence():
+            self.notify(read_only, severity="error")
             return False
         if self.store.lock.held():
             self.notify("The store is read-only while a consolidation holds its lock.",

@@ -33,6 +33,7 @@ FIXES: dict[str, tuple[str, ...]] = {
     "sync_conflict": ("store.keep_side", "store.edit", "store.history"),
     "outside_store": ("store.edit",),
     "untrusted_setting": (),
+    "read_only": (),
     "unmatched_wiki_link": (),
     "duplicate_search_cut": (),
     "paths_unchecked": (),
@@ -58,6 +59,8 @@ def fix_note(finding: Finding) -> str | None:
 
 NO_FIX = {
     "untrusted_setting": "nothing to fix here: the setting is in the repository",
+    "read_only": "nothing memtui can fix: make the memory directory writable (its mode or "
+                 "its mount)",
     "paths_unchecked": "nothing to repair in the store: the checkout cannot be read",
     "unmatched_wiki_link": "nothing to repair: a memory worth writing later",
     "duplicate_search_cut": "nothing to repair: the duplicates listed may not be all of them",

@@ -19,6 +19,9 @@ from textual.widgets._footer import FooterKey
 
 HELP_KEY = "app.help"
 HELP_WIDTH = 2  # the help key's border and padding
+# While the command palette covers the screen, what its keys do: the screen's own keys
+# do nothing until it closes.
+PALETTE_KEYS = (("enter", "⏎", "Run"), ("down", "↑↓", "Choose"), ("escape", "esc", "Close"))
 
 
 def ranked_keys(screen) -> Sequence[str]:
@@ -54,9 +57,36 @@ class KeyFooter(Footer):
     def __init__(self) -> None:
         super().__init__(show_command_palette=False, compact=True)
         self.composed_width = 0
+        self.showing_palette = False  # the palette's keys are shown, not the screen's
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.app.screen_change_signal.subscribe(self, self.screen_changed)
+
+    def on_unmount(self) -> None:
+        super().on_unmount()
+        self.app.screen_change_signal.unsubscribe(self)
+
+    def screen_changed(self, _screen) -> None:
+        """The palette opened over this footer's screen, or closed: its keys, or ours."""
+        if self.covered != self.showing_palette and self._bindings_ready:
+            self.call_after_refresh(self.recompose)
+
+    @property
+    def covered(self) -> bool:
+        """Whether the command palette is open over this footer's screen."""
+        from textual.command import CommandPalette
+
+        stack = self.app.screen_stack
+        return self.screen in stack and isinstance(stack[-1], CommandPalette)
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
+            return
+        self.showing_palette = self.covered
+        if self.showing_palette:
+            for key, display, description in PALETTE_KEYS:
+                yield FooterKey(key, display, description, "")
             return
         screen = self.screen
         width = self.size.width or self.app.size.width

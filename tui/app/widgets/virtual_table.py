@@ -40,6 +40,9 @@ MEASURED_ROWS = 2_000
 WRAP_WIDTH = 48
 WRAP_ROWS = 5_000
 WRAP_ROOM = 60  # what a wrapping column is given before a growing column widens
+# Beside a wrapping column, a growing column takes the width that costs its rows least: a
+# cell cut short (a file name read from its middle) costs this many wrapped lines.
+CUT_COST = 2
 WHOLE_WIDTH = 40  # a column kept whole is kept so up to this width, unless told otherwise
 
 
@@ -224,6 +227,7 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
                  priority: Sequence[str] = (), grow: Collection[str] = (),
                  fit: Collection[str] = (), wrap: str | None = None,
                  whole: tuple[str, str] | None = None, whole_width: int = WHOLE_WIDTH,
+                 short_labels: Mapping[str, str] | None = None,
                  cursor: bool = True, id: str | None = None) -> None:
         """`columns` are (key, width) pairs, headed by their key unless `labels` names them
         otherwise; text too long for a column is cut at its end, or at its start in the
@@ -233,12 +237,15 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         one fit at their widths; `whole` is (a column, a key of `priority`): from that key
         on, a column is shown only when the first one has its longest cell too (at most
         `whole_width`). The `grow` columns widen to their longest cell, together taking at
-        most half the spare width (beside a `wrap` column: what it leaves past `WRAP_ROOM`;
+        most half the spare width (beside a `wrap` column: the width that cuts and wraps fewest
+        of their cells;
         beside the `whole` column: what it leaves once whole);
         then the first shown of the `stretch` columns takes what is left. The `wrap`
         column's text too long for it goes on over more lines of its row (with room for
-        `WRAP_WIDTH` cells and up to `WRAP_ROWS` rows; else it is cut). Without a `cursor`
-        the table only shows its rows and takes no focus."""
+        `WRAP_WIDTH` cells and up to `WRAP_ROWS` rows; else it is cut). While the stretching
+        column is cut short, a `fit` column with a `short_labels` label narrows to its cells
+        under that label, its width going to the stretching column. Without a `cursor` the
+        table only shows its rows and takes no focus."""
         super().__init__(id=id)
         self.can_focus = cursor
         self.show_cursor = cursor
@@ -254,6 +261,10 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         self.wrap = wrap
         self.whole = whole or ()
         self.whole_width = whole_width
+        self.short_labels = dict(short_labels or {})
+        self.shortened: frozenset[str] = frozenset()  # columns headed by their short label
+        # The cell widths, sorted, of the first growing column and of the wrapping column.
+        self.sizes: dict[str, list[int]] = {}
         self.longest: dict[str, int] = {}  # a growing or fitting column's longest cell
         self.rows: list[Row] = []
         self.marked: frozenset[str] = frozenset()
@@ -335,7 +346,7 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         self.rows = rows
         self.empty_text = empty_text
         self._starts = (-1, None)
-        if self.grow or self.fit or self.whole:
+        if self.grow or self.fit or self.whole or self.short_labels:
             self.measure_columns()
         index = 0
         if place is not None:
@@ -362,16 +373,23 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
     def measure_columns(self) -> None:
         """The longest cell of each growing and fitting column, on the first rows."""
         indexes = {key: index for index, (key, _) in enumerate(self.columns)}
-        measured = dict.fromkeys((*self.grow, *self.fit, *self.whole[:1]))
+        measured = dict.fromkeys((*self.grow, *self.fit, *self.whole[:1],
+                                  *(self.stretch if self.short_labels else ())))
         longest = {key: 0 for key in measured}
+        beside = (self.grow[0], self.wrap) if self.wrap is not None and self.grow else ()
+        sizes: dict[str, list[int]] = {key: [] for key in beside}
         for row in self.rows[:MEASURED_ROWS]:
             cells = row.cells
             for key in measured:
                 cell = cells[indexes[key]]
                 longest[key] = max(longest[key], cell_len(
                     _NOT_PRINTABLE.sub(" ", cell.plain if isinstance(cell, Text) else str(cell))))
-        if longest != self.longest:
+            for key, found in sizes.items():
+                cell = cells[indexes[key]]
+                found.append(cell_len(cell.plain if isinstance(cell, Text) else str(cell)))
+        if longest != self.longest or sizes != self.sizes:
             self.longest = longest
+            self.sizes = {key: sorted(found) for key, found in sizes.items()}
             self._layout = (-1, [])  # the columns' widths follow their cells
 
     def set_marked(self, keys: Collection[str]) -> None:
@@ -489,6 +507,16 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         for key, width in self.grown(widths, shown, spare).items():
             spare -= width - widths[key]
             widths[key] = width
+        shortened = set()
+        if stretch is not None and self.longest.get(stretch, 0) > widths[stretch] + spare:
+            for key in self.fit:  # the stretching column is cut: labels give way first
+                if key in shown and key in self.short_labels:
+                    narrow = max(cell_len(self.short_labels[key]), self.longest.get(key, 0))
+                    if narrow < widths[key]:
+                        spare += widths[key] - narrow
+                        widths[key] = narrow
+                        shortened.add(key)
+        self.shortened = frozenset(shortened)
         columns = [(index, key, widths[key] + (spare if key == stretch else 0))
                    for index, (key, _) in enumerate(self.columns) if key in shown]
         self._layout = (room, columns)
@@ -496,10 +524,11 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
 
     def grown(self, widths: dict[str, int], shown: set[str], spare: int) -> dict[str, int]:
         """The growing columns' widths: each up to its longest cell, within half of `spare`
-        (with a wrapping column shown: within what is left once it has `WRAP_ROOM` cells,
-        so that most of its text goes on one line; with the `whole` column shown: within
+        (with a wrapping column shown: see `cheapest_beside_wrap`; with the `whole` column shown: within
         what is left once it has its longest cell, up to `whole_width`)."""
         budget = spare // 2
+        if self.wrap in shown and (cheapest := self.cheapest_beside_wrap(widths, shown, spare)):
+            return cheapest
         if self.wrap in shown:
             budget = max(0, spare - max(0, WRAP_ROOM - widths[self.wrap]))
         elif self.whole and self.whole[0] in shown:
@@ -514,6 +543,26 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
                 budget -= extra
         return grown
 
+    def cheapest_beside_wrap(self, widths: dict[str, int], shown: set[str],
+                             spare: int) -> dict[str, int] | None:
+        """The first growing column's width beside the wrapping one that cuts and wraps
+        its rows least (a cut counting `CUT_COST` wrapped lines); None when unmeasured."""
+        key = self.grow[0] if self.grow else None
+        if key not in shown or not self.sizes.get(key):
+            return None
+        grows, wraps = self.sizes[key], self.sizes[self.wrap]
+        start = widths[key]
+        # Never so wide that the wrapping column can no longer wrap (its text is cut then).
+        widest = min(self.longest.get(key, 0), start + widths[self.wrap] + spare - WRAP_WIDTH)
+        best, least = start, None
+        for width in range(start, widest + 1):
+            room = widths[self.wrap] + spare - (width - start)
+            cost = (CUT_COST * (len(grows) - bisect_right(grows, width))
+                    + len(wraps) - bisect_right(wraps, room))
+            if least is None or cost < least:
+                best, least = width, cost
+        return {key: best}
+
     @property
     def shown_columns(self) -> list[str]:
         return [key for _, key, _ in self.layout()]
@@ -524,7 +573,9 @@ class VirtualTable(CursorKeys, ScrollView, can_focus=True):
         style = self.get_component_rich_style
         if y == 0:
             header = style("virtual-table--header")
-            labels = [self.labels.get(key, key) for key, _ in self.columns]
+            self.layout()  # which labels are short at this width
+            labels = [self.short_labels[key] if key in self.shortened
+                      else self.labels.get(key, key) for key, _ in self.columns]
             return self.render_cells(labels, header).crop_extend(scroll_x, scroll_x + width, header)
         index, part = self.row_at(y - 1 + scroll_y)
         if index >= len(self.rows):
