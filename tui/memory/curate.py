@@ -372,12 +372,16 @@ def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[s
     relinked: list[str] = []
     origins: list[tuple[str, int | None]] = []  # per moving line: whose, and the line
     # it leaves (None: a new line)
+    first_line: dict[str, int] = {}
+    for link in entry_links(parsed):
+        if link.file:
+            first_line.setdefault(link.file, link.line)
     for file in files:
         memory = _memory(store, file)
         if file in visible:
             summary.append(f"{file} is already visible in the loaded index; nothing to do.")
             continue
-        past_cut = next((link.line for link in entry_links(parsed) if link.file == file), None)
+        past_cut = first_line.get(file)
         if past_cut is not None and past_cut not in remove:
             remove.add(past_cut)
             moving.append(index.lines[past_cut - 1][0])
@@ -409,7 +413,8 @@ def place_inside_cut(
     for _ in range(len(lines) + 1):
         candidate = lines[:position] + block + lines[position:]
         result = index.parse(index.joined(candidate))
-        hidden = [file for file in shown if file not in visible_files(result)]
+        now_visible = visible_files(result)
+        hidden = [file for file in shown if file not in now_visible]
         last_loaded = max((line.number for line in result.raw_lines if line.state == "loaded"),
                           default=0)
         if not hidden or position == 0:
