@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tui.claude.lines import split_lines
 from tui.claude.memory_files import index_of
@@ -34,6 +34,7 @@ from tui.words import plural
 REMOVE_DANGLING = "remove dangling"
 SHORTEN_LINES = "shorten long lines"
 MOVE_OUT = "move an entry out"
+GROUP_IN_HUBS = "relink what fits, hubs for the rest"
 INDEX_NOTE = "## Index note"
 
 _SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
@@ -324,7 +325,10 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
     if not any(plan.changes for plan in plans):
         return Plan("relink", (), [sentence for plan in plans for sentence in plan.summary])
     relinked = [file for group in by_index.values() for file in group if file not in visible]
-    return _combined(f"relink {plural(len(relinked), 'memory', 'memories')}", plans)
+    plan = _combined(f"relink {plural(len(relinked), 'memory', 'memories')}", plans)
+    if plan.pushed_out and INDEX_NAME in by_index:  # see `relink_hubs`
+        plan = replace(plan, options=(GROUP_IN_HUBS, *plan.options))
+    return plan
 
 
 def _one_name_per_file(store: Store, files: Sequence[str], indexes: Mapping[str, _Index],
