@@ -856,7 +856,7 @@ async def test_relinking_more_orphans_than_fit_offers_hubs_in_the_dialog_and_und
         dialog = app.screen
         assert isinstance(dialog, ConfirmScreen)
         option = dialog.query_one("#option-0")
-        assert str(option.label) == "Relink what fits, hubs for the rest (1)"
+        assert str(option.label) == "Hubs for the rest (1)"
         assert option.region.right <= 80 and option.region.bottom < 24  # on screen
         await pilot.press("1")
         await pilot.pause()

@@ -34,7 +34,7 @@ from tui.words import plural
 REMOVE_DANGLING = "remove dangling"
 SHORTEN_LINES = "shorten long lines"
 MOVE_OUT = "move an entry out"
-GROUP_IN_HUBS = "relink what fits, hubs for the rest"
+GROUP_IN_HUBS = "hubs for the rest"  # relink what fits, the rest into hubs
 INDEX_NOTE = "## Index note"
 
 _SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
@@ -326,8 +326,13 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
         return Plan("relink", (), [sentence for plan in plans for sentence in plan.summary])
     relinked = [file for group in by_index.values() for file in group if file not in visible]
     plan = _combined(f"relink {plural(len(relinked), 'memory', 'memories')}", plans)
-    if plan.pushed_out and INDEX_NAME in by_index:  # see `relink_hubs`
-        plan = replace(plan, options=(GROUP_IN_HUBS, *plan.options))
+    if plan.pushed_out and INDEX_NAME in by_index:
+        from tui.memory.relink_hubs import hubs_make_room
+
+        if hubs_make_room(store, by_index[INDEX_NAME]):
+            # Instead of moving entries out one by one (and the buttons stay in 80 columns).
+            plan = replace(plan, options=(GROUP_IN_HUBS, *(option for option in plan.options
+                                                           if option != MOVE_OUT)))
     return plan
 
 

@@ -32,17 +32,10 @@ def _rank(memory: Memory) -> tuple[int, float]:
 def plan_relink_in_hubs(store: Store, files: Sequence[str]) -> curate.Plan:
     """Relink what fits inside MEMORY.md's loaded cut, group the rest of `files` under hubs
     that MEMORY.md links; team memories are relinked into their own index as usual."""
-    index = curate.read_index(store)
-    visible = curate.visible_files(index.parsed)
+    index, ranked, past_cut = _orphans(store, files)
     team = [file for file in files if index_of(file) != INDEX_NAME]
-    ranked = sorted((curate._memory(store, file) for file in dict.fromkeys(files)
-                     if index_of(file) == INDEX_NAME and file not in visible), key=_rank)
     if not ranked:
         return curate.plan_relink(store, files)
-    past_cut: dict[str, int] = {}
-    for link in curate.entry_links(index.parsed):
-        if link.file:
-            past_cut.setdefault(link.file, link.line)
     fits, best = 0, _grouped(store, index, ranked, 0, dict(past_cut))
     low, high = 1, len(ranked)
     while low <= high:  # the most that fit: each one more takes room from the hubs' lines
@@ -61,6 +54,28 @@ def plan_relink_in_hubs(store: Store, files: Sequence[str]) -> curate.Plan:
     if team:
         return curate._combined(label, [best, curate.plan_relink(store, team)])
     return curate.Plan(label, best.changes, best.summary, (), ())
+
+
+def hubs_make_room(store: Store, files: Sequence[str]) -> bool:
+    """Whether MEMORY.md has room for the hubs' lines, were every one of `files` put in a
+    hub: then `plan_relink_in_hubs` relinks them all without pushing an entry out."""
+    index, ranked, past_cut = _orphans(store, files)
+    return bool(ranked) and not _grouped(store, index, ranked, 0, past_cut).pushed_out
+
+
+def _orphans(store: Store, files: Sequence[str]
+             ) -> tuple[curate._Index, list[Memory], dict[str, int]]:
+    """(MEMORY.md, the memories of `files` it is to reach, best first, the line each of
+    them has past the cut)."""
+    index = curate.read_index(store)
+    visible = curate.visible_files(index.parsed)
+    ranked = sorted((curate._memory(store, file) for file in dict.fromkeys(files)
+                     if index_of(file) == INDEX_NAME and file not in visible), key=_rank)
+    past_cut: dict[str, int] = {}
+    for link in curate.entry_links(index.parsed):
+        if link.file:
+            past_cut.setdefault(link.file, link.line)
+    return index, ranked, past_cut
 
 
 def _grouped(store: Store, index: curate._Index, ranked: Sequence[Memory], fits: int,
