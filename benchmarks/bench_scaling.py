@@ -111,7 +111,7 @@ def show(seconds: float) -> str:
 def report(sizes: list[int], figures: dict[int, dict[str, float]]) -> list[str]:
     """Prints the table; returns the targets missed."""
     names = list(figures[sizes[0]])
-    print(f"\n{'command':<10} " + " ".join(f"{size:>17,}" for size in sizes))
+    print(f"\n{'command':<10} " + " ".join(f"{size:>20,}" for size in sizes))
     missed = []
     for name in names:
         times = [figures[size][name] for size in sizes]
@@ -119,8 +119,9 @@ def report(sizes: list[int], figures: dict[int, dict[str, float]]) -> list[str]:
         for at, seconds in enumerate(times):
             ratio = seconds / figures[sizes[at]][BASELINE]
             step = growth(sizes, times, at)
-            cell = show(seconds) + ("" if math.isinf(ratio) else f" {ratio:5.0f}x")
-            cells.append(f"{cell} {'' if step is None else f'^{step:.2f}':>5}")
+            times_baseline = "" if math.isinf(ratio) else f"{ratio:.0f}x"
+            cells.append(f"{show(seconds):>8} {times_baseline:>5} "
+                         f"{'' if step is None else f'^{step:.2f}':>5}")
             if name == BASELINE:
                 continue
             if sizes[at] >= TARGET_SIZE and seconds >= TARGET_SECONDS:
@@ -128,7 +129,7 @@ def report(sizes: list[int], figures: dict[int, dict[str, float]]) -> list[str]:
             if at and sizes[at - 1] >= 10_000 and (step is None or step > TARGET_GROWTH):
                 missed.append(f"{name} {sizes[at - 1]:,} -> {sizes[at]:,}: growth "
                               f"{'unknown (timed out)' if step is None else f'{step:.2f}'}")
-        print(f"{name:<10} " + " ".join(f"{cell:>17}" for cell in cells))
+        print(f"{name:<10} " + " ".join(f"{cell:>20}" for cell in cells))
     print("\nseconds, x the baseline, ^growth per doubling from the size before "
           "(2.0 linear, 4.0 quadratic)")
     return missed
