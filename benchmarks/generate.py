@@ -456,6 +456,44 @@ def ensure_huge_index(root: Path = HUGE_DIR, megabytes: int = 50, memories: int 
     return root / "config"
 
 
+ONE_STORE_DIR = Path(__file__).resolve().parent / ".data" / "one-store"
+
+
+def ensure_one_store(memories: int, root: Path | None = None, seed: int = 1,
+                     quiet: bool = False) -> Path:
+    """A config home holding one store of `memories` memories written by `write_store` (the
+    heavy tree's shape: 8% unindexed, the rest indexed, most of it past the loaded cut, some
+    links dangling), its project a checkout with a session. Returns the memory dir.
+
+    The one memory in ~500 that `write_store` writes in Latin-1 is written in UTF-8 here:
+    `fix shorten` refuses a whole store when a memory it would keep a hook in is not UTF-8,
+    and a benchmark of a refusal would time nothing."""
+    root = root or ONE_STORE_DIR / str(memories)
+    params = {"version": GENERATOR_VERSION, "memories": memories, "seed": seed, "utf8": True}
+    repo = Path(os.path.realpath(root)) / "code" / "big-store"
+    memory_dir = root / "config" / "projects" / sanitize(str(repo)) / "memory"
+    if _generated(root, params):
+        return memory_dir
+    if not quiet:
+        print(f"generating one store of {memories} memories in {root} ...", file=sys.stderr)
+    rng = random.Random(seed)
+    now = EPOCH + 120 * DAY
+    git_checkout(repo)
+    write_store(rng, memory_dir, memories, now)
+    for path in memory_dir.glob("*.md"):
+        data = path.read_bytes()
+        try:
+            data.decode()
+        except UnicodeDecodeError:
+            status = path.stat()
+            path.write_bytes(data.decode("latin-1").encode())
+            os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+    write_sessions(rng, memory_dir.parent, str(repo), str(memory_dir), 1, now)
+    (root / MANIFEST).write_text(json.dumps({"params": params, "stats": {
+        "memory_files": memories}}) + "\n")
+    return memory_dir
+
+
 TEMPLATE_DIR = Path(__file__).resolve().parent / ".data" / "template-50k"
 
 

@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 from app_home import build_app_home, open_first_store
-from conftest import memory_text, painted, settle, snapshot, sync_conflicted_memory, write_memory
+from conftest import (
+    index_line,
+    memory_text,
+    painted,
+    settle,
+    snapshot,
+    sync_conflicted_memory,
+    write_index,
+    write_memory,
+)
 from textual.widgets import Static
 from waiting import pilot_until
 
@@ -834,3 +843,56 @@ async def test_u_redoes_an_undone_dream_as_its_undo_promised(fixture):
         [said] = [n.message for n in app._notifications]
         assert said.startswith("Redid dream ")
         assert snapshot(fixture.store) == dreamt and lock.stat().st_mtime == dreamt_at
+
+
+def crowded_home(claude_home, tmp_path, loaded: int = 185, orphans: int = 31):
+    """A store whose index links `loaded` memories and a missing one, with `orphans` more
+    memories it does not link: relinking them all would push entries past the cut."""
+    home = build_app_home(claude_home, tmp_path)
+    kinds = ("user", "feedback", "project", "reference")
+    linked = [f"{kinds[n % 4]}_kept{n}.md" for n in range(loaded)]
+    for number, file in enumerate([*linked, *(f"{kinds[n % 4]}_new{n}.md"
+                                              for n in range(orphans))]):
+        write_memory(home.store, file, memory_text(file[:-3], f"about {file[:-3]}",
+                                                   file.split("_")[0]),
+                     mtime=1_767_225_600.0 + number)
+    write_index(home.store, [index_line(file) for file in linked] + [index_line("gone.md")])
+    for file in ("user_role.md", "feedback_testing.md", "reference_dashboards.md",
+                 "project_launch.md", "project_orphan.md"):
+        (home.store / file).unlink()
+    return home
+
+
+async def test_relinking_more_orphans_than_fit_offers_hubs_in_the_dialog_and_undo_restores(
+        claude_home, tmp_path):
+    """Issue 42: 31 orphans that would push entries past the cut were a dead end (remove a
+    dangling line, or move entries out one by one on the Index tab)."""
+    from tui.memory.audit import orphan_files
+    from tui.memory.store import load_store
+
+    home = crowded_home(claude_home, tmp_path)
+    before = snapshot(home.store)
+    app = MemtuiApp(home.home, home.env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_first_store(app, pilot, home)
+        await pilot.press("r")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        option = dialog.query_one("#option-0")
+        assert str(option.label) == "Hubs for the rest (1)"
+        assert option.region.right <= 80 and option.region.bottom < 24  # on screen
+        await pilot.press("1")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert not app.screen.plan.pushed_out  # applies with y: nothing leaves the cut
+        listed = await confirm(app, pilot)
+        assert "group 20 in hubs" in listed
+        store = load_store(home.store)
+        assert orphan_files(store) == []
+        index = parse_index((home.store / "MEMORY.md").read_text())
+        visible = {link.file for link in index.links if link.visible}
+        assert {f"user_kept{n}.md" for n in range(0, 185, 4)} <= visible
+        assert {"index_feedback.md", "index_project.md", "index_reference.md"} <= visible
+        await undo(app, pilot)
+        assert snapshot(home.store) == before

@@ -628,3 +628,37 @@ def test_fix_refuses_a_read_only_store_in_one_sentence(shaped, tmp_path):
     assert f"{store.store} is read-only; nothing was written" in said
     assert said.count(str(store.store)) == 1  # the store is named once
     assert store.files_on_disk() == before
+
+
+@pytest.fixture
+def crowded_index(claude_home) -> Path:
+    """185 entries and 31 orphans: relinking them all would push entries past the cut."""
+    store = claude_home.store(folder="-home-me-crowded")
+    linked = [f"m{number:03}.md" for number in range(185)]
+    for file in [*linked, *(f"orphan{number:02}.md" for number in range(31))]:
+        write_memory(store, file, memory_text(file[:-3], f"about {file[:-3]}",
+                                              "feedback" if file.startswith("o") else "project"))
+    write_index(store, [index_line(file) for file in linked])
+    return store
+
+
+def test_fix_relink_says_how_to_relink_what_fits_and_hub_the_rest(crowded_index, claude_home,
+                                                                   capsys):
+    """Issue 42: the only ways out were removing lines or moving entries one by one."""
+    home = ["--config-dir", str(claude_home.home)]
+    code = cli.main([*home, "fix", str(crowded_index), "relink", "--dry-run"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and f"`memtui fix {crowded_index} relink --hubs`" in out
+    before = snapshot(crowded_index)
+
+    code = cli.main([*home, "fix", str(crowded_index), "relink", "--hubs", "--yes"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.startswith(f"Relink 14 memories, group 17 in hubs in {crowded_index}:")
+    code, audit = cli.main([*home, "audit", str(crowded_index), "--json"]), capsys.readouterr()[0]
+    kinds = {finding["kind"] for finding in json.loads(audit)["findings"]}
+    assert not kinds & ORPHAN_KINDS, kinds
+    hub = (crowded_index / "index_feedback.md").read_text()
+    assert hub.count("](orphan") == 17
+    assert cli.main([*home, "undo", str(crowded_index)]) == 0
+    assert snapshot(crowded_index) == before

@@ -182,7 +182,8 @@ def test_markdown_parser_and_line_scan_find_the_same_links(text):
 
 
 CODE_PIECES = [*PIECES, "`", "``", "\\", "\\`", "\\[", "\\\\", "\n  \n", "\n```\n", "\n```py\n",
-               "\n~~~\n", "\n````\n", "```", "\n  ```\n", "\n    ", "\t", "]: x", "&#96;", "- `"]
+               "\n~~~\n", "\n````\n", "```", "\n  ```\n", "\n    ", "\t", "]: x", "&#96;", "- `",
+               "\n- ", "\n   * ", "\n  + x`", "\n    - ", "\n- \n", "\n1. "]
 
 
 @settings(max_examples=600, deadline=None)

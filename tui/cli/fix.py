@@ -71,7 +71,7 @@ def add_fix_command(commands) -> None:
         "fix", help="repair a store as the app does (relink, dangling, shorten, redact, "
                     "repath, archive, delete, rescue, retire)",
         usage="memtui fix [TARGET] REPAIR [FILE | LINE ...] [--yes | --dry-run] [--json] "
-              "[--push-out]",
+              "[--push-out] [--hubs]",
         description="Repair a store as the app does: show the change, ask, apply it\n"
                     "(`memtui undo` takes it back).\n\n"
                     "TARGET: a memory dir, a project path, a project name or a folder name (default: the\n"
@@ -91,6 +91,9 @@ def add_fix_command(commands) -> None:
     fix.add_argument("--push-out", action="store_true",
                      help="with --yes: apply a relink even if it leaves other entries past "
                           "the loaded cut")
+    fix.add_argument("--hubs", action="store_true",
+                     help="with relink: relink the orphans that fit inside the loaded cut and "
+                          "list the rest in hubs that MEMORY.md links, as a dream does")
     fix.set_defaults(run=cmd_fix)
 
 
@@ -120,6 +123,8 @@ def _check_usage(args: argparse.Namespace, repair: str, files: list[str]) -> Non
     if takes == "required" and not files:
         raise UsageError(f"`memtui fix {repair}` needs the memory files to {repair}.")
     check_asking(args, "fix")
+    if args.hubs and repair != "relink":
+        raise UsageError("--hubs goes with `memtui fix relink` only.")
 
 
 def _store_file(store: Path, given: str) -> str:
@@ -183,7 +188,8 @@ def _index_lines(store, repair: str, given: list[str]) -> dict[str, list[int]] |
 
 
 def _plan(store, repair: str, files: list[str],
-          lines: dict[str, list[int]] | None = None, project_path: str | None = None):
+          lines: dict[str, list[int]] | None = None, project_path: str | None = None,
+          hubs: bool = False):
     from tui.memory import curate
     from tui.memory.audit import orphan_files
     from tui.memory.refusals import WriteRefused
@@ -193,6 +199,10 @@ def _plan(store, repair: str, files: list[str],
             from tui.memory.stale_paths import plan_repath
 
             return plan_repath(store, project_path, files or None)
+        if repair == "relink" and hubs:
+            from tui.memory.relink_hubs import plan_relink_in_hubs
+
+            return plan_relink_in_hubs(store, files or orphan_files(store))
         if repair == "relink":
             return curate.plan_relink(store, files or orphan_files(store))
         if repair == "dangling":
@@ -287,13 +297,19 @@ def _print_plan(store: Path, plan, repair: str, diffs) -> None:
 
 def _room_hint(store: Path, plan) -> str:
     """The plan's ways to make room in the cut, as the commands that take them."""
-    from tui.memory.curate import REMOVE_DANGLING, SHORTEN_LINES
+    from tui.memory.curate import GROUP_IN_HUBS, REMOVE_DANGLING, SHORTEN_LINES
+
+    def command(repair: str) -> str:
+        return f"`{command_name()} fix {shlex.quote(str(store))} {repair}`"
 
     repairs = {REMOVE_DANGLING: "dangling", SHORTEN_LINES: "shorten"}
-    commands = [f"`{command_name()} fix {shlex.quote(str(store))} {repairs[option]}`"
-                for option in plan.options if option in repairs]
+    commands = [command(repairs[option]) for option in plan.options if option in repairs]
     first = f"{' or '.join(commands)}, or " if commands else ""
-    return f"To make room first: {first}archive a memory Claude no longer needs."
+    hint = f"To make room first: {first}archive a memory Claude no longer needs."
+    if GROUP_IN_HUBS in plan.options:
+        hint = (f"To relink the ones that fit and list the rest in hubs that MEMORY.md links: "
+                f"{command('relink --hubs')}. {hint}")
+    return hint
 
 
 def _ask(plan) -> bool:
@@ -356,7 +372,8 @@ def cmd_fix(args: argparse.Namespace) -> int:
         else:
             files = list(dict.fromkeys(_store_file(memory_dir, file) for file in given))
             _check_files(store, repair, files)
-            plan = _plan(store, repair, files, project_path=resolved.project_path)
+            plan = _plan(store, repair, files, project_path=resolved.project_path,
+                         hubs=args.hubs)
     if plan.changes:
         _check_writable(memory_dir, plan)
     diffs = _diffs(plan, repair)

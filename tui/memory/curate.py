@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tui.claude.lines import split_lines
 from tui.claude.memory_files import index_of
@@ -34,6 +34,7 @@ from tui.words import plural
 REMOVE_DANGLING = "remove dangling"
 SHORTEN_LINES = "shorten long lines"
 MOVE_OUT = "move an entry out"
+GROUP_IN_HUBS = "hubs for the rest"  # relink what fits, the rest into hubs
 INDEX_NOTE = "## Index note"
 
 _SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
@@ -324,7 +325,15 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
     if not any(plan.changes for plan in plans):
         return Plan("relink", (), [sentence for plan in plans for sentence in plan.summary])
     relinked = [file for group in by_index.values() for file in group if file not in visible]
-    return _combined(f"relink {plural(len(relinked), 'memory', 'memories')}", plans)
+    plan = _combined(f"relink {plural(len(relinked), 'memory', 'memories')}", plans)
+    if plan.pushed_out and INDEX_NAME in by_index:
+        from tui.memory.relink_hubs import hubs_make_room
+
+        if hubs_make_room(store, by_index[INDEX_NAME]):
+            # Instead of moving entries out one by one (and the buttons stay in 80 columns).
+            plan = replace(plan, options=(GROUP_IN_HUBS, *(option for option in plan.options
+                                                           if option != MOVE_OUT)))
+    return plan
 
 
 def _one_name_per_file(store: Store, files: Sequence[str], indexes: Mapping[str, _Index],
@@ -372,12 +381,16 @@ def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[s
     relinked: list[str] = []
     origins: list[tuple[str, int | None]] = []  # per moving line: whose, and the line
     # it leaves (None: a new line)
+    first_line: dict[str, int] = {}
+    for link in entry_links(parsed):
+        if link.file:
+            first_line.setdefault(link.file, link.line)
     for file in files:
         memory = _memory(store, file)
         if file in visible:
             summary.append(f"{file} is already visible in the loaded index; nothing to do.")
             continue
-        past_cut = next((link.line for link in entry_links(parsed) if link.file == file), None)
+        past_cut = first_line.get(file)
         if past_cut is not None and past_cut not in remove:
             remove.add(past_cut)
             moving.append(index.lines[past_cut - 1][0])
@@ -409,7 +422,8 @@ def place_inside_cut(
     for _ in range(len(lines) + 1):
         candidate = lines[:position] + block + lines[position:]
         result = index.parse(index.joined(candidate))
-        hidden = [file for file in shown if file not in visible_files(result)]
+        now_visible = visible_files(result)
+        hidden = [file for file in shown if file not in now_visible]
         last_loaded = max((line.number for line in result.raw_lines if line.state == "loaded"),
                           default=0)
         if not hidden or position == 0:

@@ -143,6 +143,9 @@ def _scan(text: str, start: int = 0, line: int = 0) -> Iterator[LinkFields]:
 _INLINE_SYNTAX = re.compile(r"\\.|`+|\[", re.DOTALL)
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
 _FENCE_LINE = re.compile(r"^.*(?:```|~~~).*$", re.MULTILINE)
+# A line starting a bullet list item that is not empty: it ends any paragraph above it, in any
+# container (with three spaces or fewer it is neither indented code nor a continuation line).
+_ITEM_START = re.compile(r"\n {0,3}[-+*] +[^ \n]")
 
 
 @cache
@@ -213,7 +216,8 @@ def _inline_links(text: str, line: int = 0) -> list[LinkFields] | None:
     inline content never crosses a blank line. markdown-it reads it left to right as
     `_INLINE_SYNTAX` says; the link rule never crosses a line break. So reading each line on
     its own gives markdown-it's links as long as no backtick run finds its closing run on a
-    later line of the same paragraph: those texts are left to markdown-it. Stretches between
+    later line of the same paragraph (an index's lines are list items: each item starts a
+    paragraph of its own): those texts are left to markdown-it. Stretches between
     blank lines that hold no `[` hold no link, whatever their code spans: they are skipped."""
     found: list[LinkFields] = []
     search, count, rfind, find = _INLINE_SYNTAX.search, text.count, text.rfind, text.find
@@ -251,7 +255,9 @@ def _inline_links(text: str, line: int = 0) -> list[LinkFields] | None:
                 if closed is None:
                     unclosed[width] = begin
                 elif find("\n", position, closed.start()) >= 0:
-                    return None
+                    if _ITEM_START.search(text, position, closed.end()) is None:
+                        return None
+                    # A list item starts between: it ends the paragraph, so the run is text.
                 else:
                     position = closed.end()
         done = end

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from tui.claude.files import (
@@ -123,7 +124,14 @@ class Store:
         return (main,) if self.team_index is None else (main, self.team_index)
 
     def memory(self, file: str) -> Memory | None:
-        return next((m for m in self.memories if m.file == file), None)
+        return self._memories_by_file.get(file)
+
+    @cached_property
+    def _memories_by_file(self) -> dict[str, Memory]:
+        by_file: dict[str, Memory] = {}
+        for memory in self.memories:
+            by_file.setdefault(memory.file, memory)
+        return by_file
 
 
 def _read(entry: os.DirEntry[str], head_only: bool) -> tuple[bytes, os.stat_result]:

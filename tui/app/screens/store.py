@@ -739,7 +739,15 @@ class StoreScreen(Screen[None]):
         if not files:
             self.notify("No orphans: every memory is linked inside the cut.")
             return
-        self.propose(lambda curate, store: curate.plan_relink(store, files))
+        def in_hubs(curate, store):
+            from tui.memory.relink_hubs import plan_relink_in_hubs
+
+            return plan_relink_in_hubs(store, files)
+
+        from tui.memory.curate import GROUP_IN_HUBS
+
+        self.propose(lambda curate, store: curate.plan_relink(store, files),
+                     {GROUP_IN_HUBS: in_hubs})
 
     def action_remove_dangling(self) -> None:
         if not self.writable():
