@@ -896,3 +896,18 @@ async def test_relinking_more_orphans_than_fit_offers_hubs_in_the_dialog_and_und
         assert {"index_feedback.md", "index_project.md", "index_reference.md"} <= visible
         await undo(app, pilot)
         assert snapshot(home.store) == before
+
+
+async def test_a_key_acts_on_the_lock_as_it_is_now_not_as_the_store_was_read(fixture):
+    """The store screen read the store while a dream held its lock (a live holder); the
+    dream has let go since: a repair key acts at once instead of saying the store is
+    read-only until the screen happens to read the store again."""
+    lock = fixture.store / ".consolidate-lock"
+    lock.write_text(str(os.getpid()))
+    async with store_screen(fixture) as (app, pilot, screen):
+        assert screen.store.lock.held()
+        lock.unlink()
+        highlight(screen, "payments")
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen), [n.message for n in app._notifications]

@@ -53,6 +53,7 @@ from tui.app.widgets.key_footer import KeyFooter
 from tui.app.widgets.recall import RecallView
 from tui.app.widgets.virtual_table import Place, VirtualTable
 from tui.claude.discovery import Project
+from tui.claude.lock import read_lock
 from tui.claude.memory_files import TEAM_INDEX
 from tui.collector import collector_paused
 from tui.disk_errors import unwritable
@@ -709,7 +710,8 @@ class StoreScreen(Screen[None]):
         if read_only := self.read_only_sentence():
             self.notify(read_only, severity="error")
             return False
-        if self.store.lock.held():
+        # The lock as it is now: the store read last may be from while a dream held it.
+        if read_lock(self.path).held():
             self.notify("The store is read-only while a consolidation holds its lock.",
                         severity="warning")
             return False
