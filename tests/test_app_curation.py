@@ -835,13 +835,14 @@ async def test_u_redoes_an_undone_dream_as_its_undo_promised(fixture):
     async with store_screen(fixture) as (app, pilot, screen):
         await undo(app, pilot)
         assert snapshot(fixture.store) == before and not lock.exists()
-        [said] = [n.message for n in app._notifications]
-        assert said.startswith("Undid dream ") and said.endswith("U redoes it.")
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith("Undid dream ") and m.endswith("U redoes it.") for m in said)
         app.clear_notifications()
         await pilot.press("U")
         await settle(app, pilot)
-        [said] = [n.message for n in app._notifications]
-        assert said.startswith("Redid dream ")
+        # (another toast may stand beside the answer; none may be a warning or an error)
+        assert any(n.message.startswith("Redid dream ") for n in app._notifications)
+        assert not [n.message for n in app._notifications if n.severity != "information"]
         assert snapshot(fixture.store) == dreamt and lock.stat().st_mtime == dreamt_at
 
 
