@@ -27,6 +27,7 @@ from pathlib import Path
 from tui.cli.support import (
     UsageError,
     and_list,
+    ask_yes,
     check_asking,
     close_match,
     command_name,
@@ -317,9 +318,7 @@ def _ask(plan) -> bool:
     pushed = len(plan.pushed_out)
     question = (f"Apply it anyway, leaving {pushed} entr{'y' if pushed == 1 else 'ies'} past "
                 "the loaded cut? [y/N] " if pushed else "Apply this change? [y/N] ")
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    return sys.stdin.readline().strip().lower() in ("y", "yes")
+    return ask_yes(question)
 
 
 def _apply(store: Path, plan) -> list[str]:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 from tui.cli.support import (
     UsageError,
+    ask_yes,
     check_asking,
     config_home_of,
     existing_store,
@@ -117,12 +117,6 @@ def _plan_json(folder: Path, plan, changes: list[dict], applied: bool) -> dict:
             "undo": undo_command(folder) if applied else None}
 
 
-def _ask(question: str = "Apply this change? [y/N] ") -> bool:
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    return sys.stdin.readline().strip().lower() in ("y", "yes")
-
-
 def _write_claude_md(home: Path, plan) -> None:
     """CLAUDE.md through the safe write, the config home as its folder (no journal)."""
     from tui.memory.writes import apply_changes
@@ -165,7 +159,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
                           for c in promotion.claude_md.changes]
         removal_changes = [{"file": c.file, "change": c.verb, "diff": None}
                            for c in (promotion.removal.changes if promotion.removal else ())]
-    apply = not args.dry_run and (args.yes or _ask())
+    apply = not args.dry_run and (args.yes or ask_yes())
     if apply:
         try:
             _write_claude_md(home, promotion.claude_md)
@@ -221,7 +215,7 @@ def cmd_demote(args: argparse.Namespace) -> int:
         store_changes = _print_plan(store_path, demotion.store, diff=True)
     question = (f"Apply it anyway, leaving {len(pushed)} entr{'y' if len(pushed) == 1 else 'ies'} "
                 "past the loaded cut? [y/N] " if pushed else "Apply this change? [y/N] ")
-    apply = not args.dry_run and not held_back and (args.yes or _ask(question))
+    apply = not args.dry_run and not held_back and (args.yes or ask_yes(question))
     if apply:
         try:
             _write_store(store_path, demotion.store)

@@ -229,7 +229,12 @@ def confirmed(args: argparse.Namespace, command: str) -> bool:
         raise UsageError(f"`memtui {command}` asks before it writes and stdin is not a terminal "
                          "to ask on: add --yes to apply the change shown (--dry-run shows it "
                          "only); nothing was written.")
-    sys.stderr.write("Apply this change? [y/N] ")
+    return ask_yes()
+
+
+def ask_yes(question: str = "Apply this change? [y/N] ") -> bool:
+    """The user's yes to `question`, asked on stderr, read from stdin."""
+    sys.stderr.write(question)
     sys.stderr.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
