@@ -27,6 +27,7 @@ from pathlib import Path
 from tui.cli.support import (
     UsageError,
     and_list,
+    apply_question,
     ask_yes,
     check_asking,
     close_match,
@@ -315,10 +316,7 @@ def _room_hint(store: Path, plan) -> str:
 
 def _ask(plan) -> bool:
     """The user's yes; past the cut, as in the app, only to a question that says so."""
-    pushed = len(plan.pushed_out)
-    question = (f"Apply it anyway, leaving {pushed} entr{'y' if pushed == 1 else 'ies'} past "
-                "the loaded cut? [y/N] " if pushed else "Apply this change? [y/N] ")
-    return ask_yes(question)
+    return ask_yes(apply_question(len(plan.pushed_out)))
 
 
 def _apply(store: Path, plan) -> list[str]:

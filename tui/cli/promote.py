@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tui.cli.support import (
     UsageError,
+    apply_question,
     ask_yes,
     check_asking,
     config_home_of,
@@ -213,9 +214,8 @@ def cmd_demote(args: argparse.Namespace) -> int:
     else:
         claude_changes = _print_plan(home, demotion.claude_md, diff=True)
         store_changes = _print_plan(store_path, demotion.store, diff=True)
-    question = (f"Apply it anyway, leaving {len(pushed)} entr{'y' if len(pushed) == 1 else 'ies'} "
-                "past the loaded cut? [y/N] " if pushed else "Apply this change? [y/N] ")
-    apply = not args.dry_run and not held_back and (args.yes or ask_yes(question))
+    apply = not args.dry_run and not held_back and (
+        args.yes or ask_yes(apply_question(len(pushed))))
     if apply:
         try:
             _write_store(store_path, demotion.store)

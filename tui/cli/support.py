@@ -232,6 +232,14 @@ def confirmed(args: argparse.Namespace, command: str) -> bool:
     return ask_yes()
 
 
+def apply_question(pushed_out: int = 0) -> str:
+    """The question before a write; past the cut, as in the app, one that says so."""
+    if not pushed_out:
+        return "Apply this change? [y/N] "
+    return (f"Apply it anyway, leaving {pushed_out} entr{'y' if pushed_out == 1 else 'ies'} "
+            "past the loaded cut? [y/N] ")
+
+
 def ask_yes(question: str = "Apply this change? [y/N] ") -> bool:
     """The user's yes to `question`, asked on stderr, read from stdin."""
     sys.stderr.write(question)
