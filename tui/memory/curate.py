@@ -102,7 +102,7 @@ def index_line(memory: Memory, limit: int = LINE_WARN, folder: str = "") -> str:
 
 
 @dataclass
-class _Index:
+class EditableIndex:
     file: str  # MEMORY.md or team/MEMORY.md
     before: bytes | None
     text: str
@@ -170,7 +170,7 @@ def _decode(file: str, data: bytes) -> str:
         ) from None
 
 
-def read_index(store: Store, file: str = INDEX_NAME) -> _Index:
+def read_index(store: Store, file: str = INDEX_NAME) -> EditableIndex:
     """An index of the store as editable lines (empty when the file is not there). Of an
     index too big to parse whole, its head only, as `load_store` reads it: the rest is
     written back as it is."""
@@ -183,11 +183,11 @@ def read_index(store: Store, file: str = INDEX_NAME) -> _Index:
     text = "" if head is None else _decode(file, head)
     crlf = text.count("\r\n")
     eol = "\r\n" if crlf > text.count("\n") - crlf else "\n"
-    return _Index(file, data, text, _split(text), eol, text == "" or text.endswith("\n"),
+    return EditableIndex(file, data, text, _split(text), eol, text == "" or text.endswith("\n"),
                   store.wiki_names, rest)
 
 
-def _memory(store: Store, file: str) -> Memory:
+def memory_of(store: Store, file: str) -> Memory:
     memory = store.memory(file)
     if memory is None:
         raise WriteRefused(f"{file} is not a memory in this store.")
@@ -208,7 +208,7 @@ def entry_links(index: LoadedIndex) -> list[IndexLink]:
     return entries
 
 
-def _links_by_line(index: LoadedIndex) -> dict[int, list[IndexLink]]:
+def links_by_line(index: LoadedIndex) -> dict[int, list[IndexLink]]:
     lines: dict[int, list[IndexLink]] = {}
     for link in entry_links(index):
         lines.setdefault(link.line, []).append(link)
@@ -224,7 +224,7 @@ class _Reached:
     past the cut that a chain of memories still reaches is not lost, and one a pushed-out
     second-level index alone reached is."""
 
-    def __init__(self, store: Store, index: _Index) -> None:
+    def __init__(self, store: Store, index: EditableIndex) -> None:
         self.others = [other.loaded for other in store.indexes if other.file != index.file]
         self.links = TextLinks({m.file: m.text for m in store.memories}, store.wiki_names)
 
@@ -251,7 +251,7 @@ def _room_options(store: Store, index: LoadedIndex) -> tuple[str, ...]:
 
 
 def _finish(
-    store: Store, index: _Index, lines: list[tuple[str, str]], label: str, summary: list[str],
+    store: Store, index: EditableIndex, lines: list[tuple[str, str]], label: str, summary: list[str],
     *, other_changes: Sequence[FileChange] = (), must_show: Sequence[str] = (),
     may_hide: Iterable[str] = (),
 ) -> Plan:
@@ -293,7 +293,7 @@ def _top(index: LoadedIndex, count: int) -> int:
     return min(position, count)
 
 
-def _combined(label: str, plans: Sequence[Plan]) -> Plan:
+def combined(label: str, plans: Sequence[Plan]) -> Plan:
     """One plan from plans on different files of the store (memories and both indexes)."""
     return Plan(
         label,
@@ -308,7 +308,7 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
     """Put unindexed memories, those indexed only past the cut, and those only another
     memory links, inside the loaded cut of their index (team/MEMORY.md for team memory)."""
     for file in files:
-        _memory(store, file)
+        memory_of(store, file)
     index_files = dict.fromkeys([*(index.file for index in store.indexes),
                                  *(index_of(file) for file in files)])
     indexes = {file: read_index(store, file) for file in index_files}
@@ -325,7 +325,7 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
     if not any(plan.changes for plan in plans):
         return Plan("relink", (), [sentence for plan in plans for sentence in plan.summary])
     relinked = [file for group in by_index.values() for file in group if file not in visible]
-    plan = _combined(f"relink {plural(len(relinked), 'memory', 'memories')}", plans)
+    plan = combined(f"relink {plural(len(relinked), 'memory', 'memories')}", plans)
     if plan.pushed_out and INDEX_NAME in by_index:
         from tui.memory.relink_hubs import hubs_make_room
 
@@ -336,7 +336,7 @@ def plan_relink(store: Store, files: Sequence[str]) -> Plan:
     return plan
 
 
-def _one_name_per_file(store: Store, files: Sequence[str], indexes: Mapping[str, _Index],
+def _one_name_per_file(store: Store, files: Sequence[str], indexes: Mapping[str, EditableIndex],
                        visible: set[str]) -> tuple[list[str], list[str]]:
     """(sentences, files to relink): a file with several names in the store (a symlink to
     it) needs one index line: under the name a line links already, else its own name."""
@@ -372,7 +372,7 @@ def is_utf8(name: str) -> bool:
     return True
 
 
-def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[str]) -> Plan:
+def _relink_in(store: Store, index: EditableIndex, files: Sequence[str], visible: set[str]) -> Plan:
     parsed = index.parsed
     lines = list(index.lines)
     moving: list[str] = []
@@ -386,7 +386,7 @@ def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[s
         if link.file:
             first_line.setdefault(link.file, link.line)
     for file in files:
-        memory = _memory(store, file)
+        memory = memory_of(store, file)
         if file in visible:
             summary.append(f"{file} is already visible in the loaded index; nothing to do.")
             continue
@@ -407,7 +407,7 @@ def _relink_in(store: Store, index: _Index, files: Sequence[str], visible: set[s
 
 
 def place_inside_cut(
-    store: Store, index: _Index, lines: list[tuple[str, str]], moving: Sequence[str],
+    store: Store, index: EditableIndex, lines: list[tuple[str, str]], moving: Sequence[str],
     origins: Sequence[tuple[str, int | None]], shown: Sequence[str], summary: list[str],
     label: str,
 ) -> Plan:
@@ -448,16 +448,16 @@ def plan_remove_dangling(store: Store, lines: Mapping[str, Iterable[int]] | None
     dropped, plans = zip(*(_remove_dangling_in(store, read_index(store, file),
                                                None if lines is None else lines[file])
                            for file in index_files), strict=True)
-    return _combined(f"remove {plural(sum(dropped), 'dangling index line')}", plans)
+    return combined(f"remove {plural(sum(dropped), 'dangling index line')}", plans)
 
 
 def _remove_dangling_in(
-    store: Store, index: _Index, lines: Iterable[int] | None
+    store: Store, index: EditableIndex, lines: Iterable[int] | None
 ) -> tuple[int, Plan]:
     wanted = None if lines is None else set(lines)
     drop: list[int] = []
     summary: list[str] = []
-    for number, links in sorted(_links_by_line(index.parsed).items()):
+    for number, links in sorted(links_by_line(index.parsed).items()):
         if wanted is not None and number not in wanted:
             continue
         text = index.lines[number - 1][0]
@@ -519,16 +519,16 @@ def plan_shorten_lines(store: Store, limit: int = LINE_WARN,
     changes = [FileChange(file, before, text.encode("utf-8"))
                for file, (before, text) in notes.items() if text.encode("utf-8") != before]
     label = f"shorten {plural(shortened, 'index line')}"
-    return _combined(label, [Plan(label, tuple(changes), []), *plans])
+    return combined(label, [Plan(label, tuple(changes), []), *plans])
 
 
-def _shorten_in(store: Store, index: _Index, limit: int, wanted: set[int] | None,
+def _shorten_in(store: Store, index: EditableIndex, limit: int, wanted: set[int] | None,
                 notes: dict[str, tuple[bytes, str]]) -> tuple[list[tuple[str, str]], list[str]]:
     """(the index's lines with the long ones shortened, what was done); each cut hook is
     added to its memory's text in `notes`."""
     lines = list(index.lines)
     summary: list[str] = []
-    links = _links_by_line(index.parsed)
+    links = links_by_line(index.parsed)
     for line in index.parsed.raw_lines:
         if line.state == "stripped" or line.width <= limit:
             continue
@@ -581,7 +581,7 @@ def _plan_removal(store: Store, files: Sequence[str], verb: str) -> Plan:
     changes: list[FileChange] = []
     summary: list[str] = []
     for file in files:
-        _memory(store, file)
+        memory_of(store, file)
         data = read_bytes(store.path, file)
         if data is None:
             raise WriteRefused(f"{file} no longer exists.")
@@ -600,7 +600,7 @@ def _plan_removal(store: Store, files: Sequence[str], verb: str) -> Plan:
         drop: set[int] = set()
         lines = list(index.lines)
         notes: list[str] = []
-        for number, links in _links_by_line(index.parsed).items():
+        for number, links in links_by_line(index.parsed).items():
             linked = {link.file for link in links}
             if linked & (removed | emptied):
                 if linked <= removed | emptied:
@@ -620,7 +620,7 @@ def _plan_removal(store: Store, files: Sequence[str], verb: str) -> Plan:
         kept = [line for number, line in enumerate(lines, start=1) if number not in drop]
         plans.append(_finish(store, index, kept, label, notes))
     plans.append(Plan(label, (), _links_left(store, removed, {hub.file for hub in hubs})))
-    return _combined(label, plans)
+    return combined(label, plans)
 
 
 @dataclass(frozen=True)
@@ -661,7 +661,7 @@ def _hub_without(store: Store, hub: str, removed: set[str]) -> _HubEdit:
     drop: set[int] = set()
     summary: list[str] = []
     titles: list[str] = []
-    for number, links in sorted(_links_by_line(index.parsed).items()):
+    for number, links in sorted(links_by_line(index.parsed).items()):
         linked = {link.file for link in links}
         if linked <= removed:
             drop.add(number)
@@ -671,7 +671,7 @@ def _hub_without(store: Store, hub: str, removed: set[str]) -> _HubEdit:
         if linked & removed:
             summary.append(f"{hub} line {number} also links other files; it is kept, "
                            "edit it by hand.")
-    mtime = _memory(store, hub).mtime
+    mtime = memory_of(store, hub).mtime
     if not titles:
         summary.append(f"Remove {hub}, which lists no memory now, and its line in "
                        f"{INDEX_NAME}.")

@@ -52,7 +52,7 @@ def plan_relink_in_hubs(store: Store, files: Sequence[str]) -> curate.Plan:
     label = (f"relink {plural(fits, 'memory', 'memories')}, "
              f"group {len(ranked) - fits} in hubs")
     if team:
-        return curate._combined(label, [best, curate.plan_relink(store, team)])
+        return curate.combined(label, [best, curate.plan_relink(store, team)])
     return curate.Plan(label, best.changes, best.summary, (), ())
 
 
@@ -64,12 +64,12 @@ def hubs_make_room(store: Store, files: Sequence[str]) -> bool:
 
 
 def _orphans(store: Store, files: Sequence[str]
-             ) -> tuple[curate._Index, list[Memory], dict[str, int]]:
+             ) -> tuple[curate.EditableIndex, list[Memory], dict[str, int]]:
     """(MEMORY.md, the memories of `files` it is to reach, best first, the line each of
     them has past the cut)."""
     index = curate.read_index(store)
     visible = curate.visible_files(index.parsed)
-    ranked = sorted((curate._memory(store, file) for file in dict.fromkeys(files)
+    ranked = sorted((curate.memory_of(store, file) for file in dict.fromkeys(files)
                      if index_of(file) == INDEX_NAME and file not in visible), key=_rank)
     past_cut: dict[str, int] = {}
     for link in curate.entry_links(index.parsed):
@@ -78,7 +78,7 @@ def _orphans(store: Store, files: Sequence[str]
     return index, ranked, past_cut
 
 
-def _grouped(store: Store, index: curate._Index, ranked: Sequence[Memory], fits: int,
+def _grouped(store: Store, index: curate.EditableIndex, ranked: Sequence[Memory], fits: int,
              past_cut: dict[str, int]) -> curate.Plan:
     """The plan that relinks the first `fits` of `ranked` and puts the rest in hubs."""
     inside, rest = ranked[:fits], ranked[fits:]
@@ -95,7 +95,7 @@ def _grouped(store: Store, index: curate._Index, ranked: Sequence[Memory], fits:
         moving.append(index.lines[line - 1][0] if line else curate.index_line(memory))
         origins.append((memory.file, line))
     hub_changes = []
-    hub_lines = curate._links_by_line(index.parsed)
+    hub_lines = curate.links_by_line(index.parsed)
     for hub, members in by_hub.items():
         change, titles = _hub_change(store, hub, members, index, past_cut)
         hub_changes.append(change)
@@ -123,7 +123,7 @@ def _grouped(store: Store, index: curate._Index, ranked: Sequence[Memory], fits:
                        plan.pushed_out, plan.options)
 
 
-def _hub_change(store: Store, hub: str, members: Sequence[Memory], index: curate._Index,
+def _hub_change(store: Store, hub: str, members: Sequence[Memory], index: curate.EditableIndex,
                 past_cut: dict[str, int]) -> tuple[FileChange, list[str]]:
     """(the hub with the members' lines at its end, the titles of every memory it lists)."""
     entries = [index.lines[past_cut[memory.file] - 1][0] if memory.file in past_cut

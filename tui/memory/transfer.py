@@ -98,7 +98,7 @@ def plan_transfer(source: Store, files: Sequence[str], target: Store,
     for file in dict.fromkeys(files):
         if PurePosixPath(file).name == "MEMORY.md":
             raise WriteRefused(f"{file} is an index, not a memory: copy the memories it links.")
-        curate._memory(source, file)
+        curate.memory_of(source, file)
         data = read_bytes(source.path, file)
         if data is None:
             raise WriteRefused(f"{file} no longer exists.")
@@ -210,7 +210,7 @@ def _source_lines(source: Store) -> dict[str, str]:
     lines: dict[str, str] = {}
     for index_file in {index.file for index in source.indexes}:
         index = curate.read_index(source, index_file)
-        for number, links in curate._links_by_line(index.parsed).items():
+        for number, links in curate.links_by_line(index.parsed).items():
             if len({link.file for link in links}) == 1 and links[0].file:
                 lines.setdefault(links[0].file, index.lines[number - 1][0])
     return lines
@@ -221,7 +221,7 @@ def _line_for(source: Store, file: str, name: str, source_lines: Mapping[str, st
     """The index line for a carried memory: the source's own, links renamed, else new."""
     line = source_lines.get(file)
     if line is None:
-        memory = curate._memory(source, file)
+        memory = curate.memory_of(source, file)
         return curate.index_line(memory, folder=folder).replace(
             f"({link_target(_relative(file, folder))})", f"({link_target(_relative(name, folder))})")
     return _renamed_links(line, renamed, folder)
