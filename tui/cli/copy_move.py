@@ -35,17 +35,18 @@ def _source_of(args: argparse.Namespace) -> Path:
     return existing_store(args, None).memory_dir
 
 
-def _store_file(store: Path, given: str) -> str:
-    """The store-relative name of FILE (as `memtui audit` names it, or a path to it)."""
-    if os.path.lexists(store / given) and not os.path.isabs(given):
-        return given
-    path = os.path.abspath(os.path.expanduser(given))
-    folder, name = os.path.split(path)
-    relative = os.path.relpath(os.path.join(os.path.realpath(folder), name),
-                               os.path.realpath(store))
-    if relative.startswith(os.pardir) or not os.path.lexists(path):
+def store_file(store: Path, given: str) -> str:
+    """The store-relative name of FILE (as `memtui audit` names it, or a path to it), read
+    as `memtui fix` reads it; a file that is not there is refused here, before any plan."""
+    from tui.cli.fix import store_file as named_in_store
+
+    try:
+        relative = named_in_store(store, given)
+    except UsageError:
+        relative = None
+    if relative is None or not os.path.lexists(store / relative):
         raise UsageError(f"{given} is not a memory in {store}.")
-    return Path(relative).as_posix()
+    return relative
 
 
 def _choices(args, source, files: list[str], target) -> dict[str, str]:
@@ -77,7 +78,7 @@ def _choices(args, source, files: list[str], target) -> dict[str, str]:
 
 def cmd_copy_move(args: argparse.Namespace) -> int:
     from tui.cli.fix import _ask as ask_to_apply  # the questions and hints of a relink
-    from tui.cli.fix import _room_hint as room_hint
+    from tui.cli.fix import room_hint
     from tui.memory.refusals import WriteRefused
     from tui.memory.store import load_store
     from tui.memory.transfer import apply_transfer, plan_transfer
@@ -91,7 +92,7 @@ def cmd_copy_move(args: argparse.Namespace) -> int:
     source_dir = _source_of(args)
     target_dir = resolve_store(args, args.to, stranded=False).memory_dir
     source, target = load_store(source_dir), load_store(target_dir)
-    files = list(dict.fromkeys(_store_file(source_dir, file) for file in args.files))
+    files = list(dict.fromkeys(store_file(source_dir, file) for file in args.files))
     try:
         transfer = plan_transfer(source, files, target, _choices(args, source, files, target),
                                  move=move)

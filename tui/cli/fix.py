@@ -129,7 +129,7 @@ def _check_usage(args: argparse.Namespace, repair: str, files: list[str]) -> Non
         raise UsageError("--hubs goes with `memtui fix relink` only.")
 
 
-def _store_file(store: Path, given: str) -> str:
+def store_file(store: Path, given: str) -> str:
     """The store-relative name of a FILE given as `memtui audit` names it (topics/api.md)
     or as a path to it, absolute or from the current directory."""
     if os.path.lexists(store / given) and not os.path.isabs(given):
@@ -165,7 +165,7 @@ def _index_line(store: Path, word: str) -> tuple[str, int]:
     if not number.isdigit() or int(number) == 0 or (colon and not file):
         raise UsageError(f"{word} is no index line: give it as `memtui audit` names it "
                          f"({INDEX_NAME}:14), or as a line number of {INDEX_NAME}.")
-    return (_store_file(store, file) if file else INDEX_NAME), int(number)
+    return (store_file(store, file) if file else INDEX_NAME), int(number)
 
 
 def _index_lines(store, repair: str, given: list[str]) -> dict[str, list[int]] | None:
@@ -294,10 +294,10 @@ def _print_plan(store: Path, plan, repair: str, diffs) -> None:
     if repair in NO_DIFF_REPAIRS and diffs:
         print("(The diff is not shown: it would print the secrets.)")
     if plan.pushed_out:
-        print(_room_hint(store, plan))
+        print(room_hint(store, plan))
 
 
-def _room_hint(store: Path, plan) -> str:
+def room_hint(store: Path, plan) -> str:
     """The plan's ways to make room in the cut, as the commands that take them."""
     from tui.memory.curate import GROUP_IN_HUBS, REMOVE_DANGLING, SHORTEN_LINES
 
@@ -367,7 +367,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
         if repair in LINE_FINDINGS:
             plan = _plan(store, repair, [], _index_lines(store, repair, given))
         else:
-            files = list(dict.fromkeys(_store_file(memory_dir, file) for file in given))
+            files = list(dict.fromkeys(store_file(memory_dir, file) for file in given))
             _check_files(store, repair, files)
             plan = _plan(store, repair, files, project_path=resolved.project_path,
                          hubs=args.hubs)

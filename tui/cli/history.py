@@ -44,7 +44,7 @@ def _existing_store(args: argparse.Namespace, target: str | None) -> Path:
     return existing_store(args, target, stranded=False).memory_dir
 
 
-def _file_in_store(args: argparse.Namespace, name: str) -> tuple[Path, str]:
+def file_in_store(args: argparse.Namespace, name: str) -> tuple[Path, str]:
     """(store, store-relative path) for a memory file given as a path, or by its name in
     the store of the current directory's project (as `memtui audit` prints it there)."""
     path = Path(name).expanduser().absolute()
@@ -185,7 +185,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         rebuilt = backfill(journal, events).written
         return journal.versions(file), rebuilt
 
-    store, file = _file_in_store(args, args.file)
+    store, file = file_in_store(args, args.file)
     events = store_events(store, config_home_of(args), env_of(args))
     with _journal_errors(store):
         versions, rebuilt = use_journal(store, versions_of)
@@ -274,7 +274,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
         rev = journal.resolve(args.version)
         return rev, journal.read(rev, file)
 
-    store, file = _file_in_store(args, args.file)
+    store, file = file_in_store(args, args.file)
     with _journal_errors(store):
         rev, wanted = use_journal(store, version_of)
     if wanted is None:
@@ -318,7 +318,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from tui.history.recovery import all_lost_updates, merge_back
     from tui.history.writes_log import store_events
 
-    store, file = _file_in_store(args, args.file)
+    store, file = file_in_store(args, args.file)
     if _sync_conflicts(store, file):
         return _merge_sync_conflicts(args, store, file)
     if args.keep:

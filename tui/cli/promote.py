@@ -77,13 +77,13 @@ def _config_home(args: argparse.Namespace) -> Path:
 def _memory_of(args: argparse.Namespace) -> tuple[Path, str]:
     """(store, store-relative file) of `promote FILE [TARGET]`."""
     if args.target is None:
-        from tui.cli.history import _file_in_store
+        from tui.cli.history import file_in_store
 
-        return _file_in_store(args, args.file)
-    from tui.cli.fix import _store_file
+        return file_in_store(args, args.file)
+    from tui.cli.fix import store_file
 
     store = existing_store(args, args.target, stranded=False).memory_dir
-    return store, _store_file(store, args.file)
+    return store, store_file(store, args.file)
 
 
 def _loaded(store: Path):
