@@ -601,7 +601,8 @@ def _restore_attempt(store: Path, rng: random.Random, files: list[str], entry: d
         entry["outcome"], entry["t1"] = "nothing", time.time()
         return
     version = rng.choice(choices)
-    process = subprocess.run([*memtui, "restore", str(store / file), "--version", version.rev],
+    process = subprocess.run([*memtui, "restore", str(store / file), "--version", version.rev,
+                              "--yes"],
                              capture_output=True, text=True, timeout=300)
     entry["t1"] = time.time()
     sys.stderr.write(process.stderr if TRACEBACK in process.stderr else "")
@@ -1108,8 +1109,9 @@ class KillTarget:
         if op in ("apply", "undo"):
             return {"role": op, "args": [store, json.dumps(plan)]}
         return {"role": "cli", "args": {
-            "restore": ["restore", str(self.store / "restore_me.md"), "--version", self.old_rev],
-            "merge": ["merge", str(self.store / "feedback_testing.md")],
+            "restore": ["restore", str(self.store / "restore_me.md"), "--version", self.old_rev,
+                        "--yes"],
+            "merge": ["merge", str(self.store / "feedback_testing.md"), "--yes"],
             "dream": ["dream", store, "--engine", "offline", "--yes"],
         }[op]}
 
@@ -1657,8 +1659,8 @@ class LinkRound:
         self.cli("extract", transcript.stem, "--engine", "offline", "--yes")
         rev = Journal(store).versions("note.md")[-1].rev
         for file in ("note.md", "MEMORY.md", "sub/inside_dir.md", "dated0.md"):
-            self.cli("restore", str(store / file), "--version", rev)
-        self.cli("merge", str(store / "note.md"))
+            self.cli("restore", str(store / file), "--version", rev, "--yes")
+        self.cli("merge", str(store / "note.md"), "--yes")
         self.cli("dream", str(store), "--engine", "offline", "--yes")
 
         self.curation("relink", lambda: self.plan(
