@@ -247,6 +247,30 @@ async def test_a_target_whose_lock_is_held_is_refused_in_one_sentence(homes):
     assert {k: v for k, v in snapshot(target).items() if k != ".consolidate-lock"} == blog_before
 
 
+async def test_a_target_made_read_only_after_the_preview_is_refused_in_one_sentence(homes):
+    home, target = homes
+    shop, blog_before = snapshot(home.store), snapshot(target)
+    app = MemtuiApp(home.home, home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_shop(app, pilot, home)
+        await mark(pilot, screen, "dashboards")
+        await pilot.press("M")
+        await pick_target(app, pilot, "blog")
+        await pilot.press("enter")
+        await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        if subprocess.run(["chattr", "+i", str(target)], capture_output=True).returncode:
+            pytest.skip("this file system has no immutable flag (chattr +i)")
+        try:
+            await pilot.press("y")
+            await settle(app, pilot)
+        finally:
+            subprocess.run(["chattr", "-i", str(target)], check=True)
+        said = [n.message for n in app._notifications if n.severity == "error"]
+        assert len(said) == 1 and said[0].endswith("nothing was changed.")
+        assert "is read-only" in said[0] and "dashboards" in names(screen)
+    assert snapshot(home.store) == shop and snapshot(target) == blog_before
+
+
 async def test_a_full_disk_in_the_target_changes_nothing_and_says_so(homes):
     home, target = homes
     shop, blog_before = snapshot(home.store), snapshot(target)
