@@ -85,6 +85,23 @@ async def pick_target(app, pilot, typed: str) -> TargetPicker:
     return picker
 
 
+async def carry(app, pilot, home, key: str, *memories: str, to: str = "blog") -> StoreScreen:
+    """On the shop's store screen: `memories` marked, `key` pressed, the project typed as
+    `to` picked."""
+    screen = await open_shop(app, pilot, home)
+    await mark(pilot, screen, *memories)
+    await pilot.press(key)
+    await pick_target(app, pilot, to)
+    await pilot.press("enter")
+    return screen
+
+
+async def shown(app, pilot, dialog):
+    """The dialog of type `dialog` once it is on screen."""
+    await pilot_until(pilot, lambda: isinstance(app.screen, dialog))
+    return app.screen
+
+
 def rows_of(picker) -> list[str]:
     return [str(row.cells[0]) for row in picker.query_one("#target-table", VirtualTable).rows]
 
@@ -151,14 +168,10 @@ async def test_a_copy_replaces_or_skips_as_answered_never_silently(homes, key):
     shop, blog_before = snapshot(home.store), snapshot(target)
     app = MemtuiApp(home.home, home.env)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_shop(app, pilot, home)
-        await mark(pilot, screen, "testing", "dashboards")
-        await pilot.press("c")
-        await pick_target(app, pilot, "blog")
-        await pilot.press("enter")
-        await pilot_until(pilot, lambda: isinstance(app.screen, CollisionDialog))
+        await carry(app, pilot, home, "c", "testing", "dashboards")
+        await shown(app, pilot, CollisionDialog)
         await pilot.press(key, "enter")
-        await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await shown(app, pilot, ConfirmScreen)
         await pilot.press("y")
         await settle(app, pilot)
         assert any(t.startswith("Copied ") and "memtui undo" in t for t in toasts(app))
@@ -216,12 +229,8 @@ async def test_a_copy_into_a_project_with_no_memory_yet_makes_its_store(homes, c
     claude_home.session(real(docs))
     app = MemtuiApp(home.home, home.env)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_shop(app, pilot, home)
-        await mark(pilot, screen, "payments")
-        await pilot.press("c")
-        await pick_target(app, pilot, "docs")
-        await pilot.press("enter")
-        await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await carry(app, pilot, home, "c", "payments", to="docs")
+        await shown(app, pilot, ConfirmScreen)
         await pilot.press("y")
         await settle(app, pilot)
     store = claude_home.store(real(docs))
@@ -238,7 +247,7 @@ async def test_a_target_whose_lock_is_held_is_refused_in_one_sentence(homes):
         await mark(pilot, screen, "user role")
         await pilot.press("M")
         await pick_target(app, pilot, "blog")
-        (target / ".consolidate-lock").write_text(str(os.getpid()))
+        (target / ".consolidate-lock").write_text(str(os.getpid()))  # a dream starts there
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen is screen
@@ -252,12 +261,8 @@ async def test_a_target_made_read_only_after_the_preview_is_refused_in_one_sente
     shop, blog_before = snapshot(home.store), snapshot(target)
     app = MemtuiApp(home.home, home.env)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_shop(app, pilot, home)
-        await mark(pilot, screen, "dashboards")
-        await pilot.press("M")
-        await pick_target(app, pilot, "blog")
-        await pilot.press("enter")
-        await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        screen = await carry(app, pilot, home, "M", "dashboards")
+        await shown(app, pilot, ConfirmScreen)
         if subprocess.run(["chattr", "+i", str(target)], capture_output=True).returncode:
             pytest.skip("this file system has no immutable flag (chattr +i)")
         try:
@@ -281,12 +286,8 @@ async def test_a_full_disk_in_the_target_changes_nothing_and_says_so(homes):
 
     app = MemtuiApp(home.home, home.env)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_shop(app, pilot, home)
-        await mark(pilot, screen, "user role", "dashboards")
-        await pilot.press("M")
-        await pick_target(app, pilot, "blog")
-        await pilot.press("enter")
-        await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        screen = await carry(app, pilot, home, "M", "user role", "dashboards")
+        await shown(app, pilot, ConfirmScreen)
         failpoints.on("io.write", full_disk_in_target)
         try:
             await pilot.press("y")
@@ -315,13 +316,8 @@ async def test_lines_that_would_push_entries_out_offer_the_relink_dialogs_choice
     crowd(target)
     app = MemtuiApp(home.home, home.env)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_shop(app, pilot, home)
-        await mark(pilot, screen, "dashboards")
-        await pilot.press("c")
-        await pick_target(app, pilot, "blog")
-        await pilot.press("enter")
-        await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        dialog = app.screen
+        await carry(app, pilot, home, "c", "dashboards")
+        dialog = await shown(app, pilot, ConfirmScreen)
         assert dialog.plan.pushed_out == ("project_n198.md",)
         assert str(dialog.query_one("#apply").label) == "Apply anyway"
         assert str(dialog.query_one("#option-0").label) == "Remove dangling (1)"
@@ -331,7 +327,8 @@ async def test_lines_that_would_push_entries_out_offer_the_relink_dialogs_choice
         await pilot.press("1")  # remove the dangling line in the blog's index first
         await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen)
                           and app.screen is not dialog)
-        assert "in ~" in str(app.screen.plan.label) or "in /" in str(app.screen.plan.label)
+        assert str(app.screen.plan.label).startswith("remove 1 dangling index line in ")
+        assert str(app.screen.plan.label).endswith("work/blog")
         assert "gone.md" in listed(app.screen)
         await pilot.press("y")
         await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen)
