@@ -115,7 +115,7 @@ def plan(source: Path, files: Sequence[str], target: Path, choices: Mapping[str,
         return str(error)
 
 
-def confirmation(transfer: Transfer, target: Path, target_name: str,
+def confirmation(transfer: Transfer, files: Sequence[str], target: Path, target_name: str,
                  move: bool) -> Confirmation:
     """The preview: what is carried where, the index lines and where they go (with the
     diff of each index), what the lines would push past the target's cut, and the target's
@@ -140,7 +140,9 @@ def confirmation(transfer: Transfer, target: Path, target_name: str,
                 diffs.append(Text(f"{change.file} of {where}:", style="bold"))
                 diffs.append(render_diff(_text(change.before), _text(change.after),
                                          f"a/{change.file}", f"b/{change.file}"))
-    label = f"{verb} {transfer.label.partition(' ')[2]} to {target_name}"
+    carried = transfer.label.partition(" ")[2]
+    label = f"{verb} {files[0] if len(files) == 1 and carried == '1 memory' else carried} " \
+            f"to {target_name}"
     return Confirmation(label, summary, Group(*diffs) if diffs else None, transfer.pushed_out,
                         transfer.options, apply_label=f"{verb} (y)")
 

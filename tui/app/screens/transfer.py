@@ -386,7 +386,8 @@ class TransferFlow:
             self.end(" ".join(transfer.summary) or "Nothing to change.")
             return
         assert self.target is not None
-        shown = confirmation(transfer, self.target, self.target_name, self.move)
+        shown = confirmation(transfer, self.files, self.target, self.target_name,
+                             self.move)
         self.app.push_screen(ConfirmScreen(shown),
                              lambda choice: self.decided(choice, transfer))
 
