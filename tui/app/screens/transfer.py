@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
+from textual.worker import Worker, WorkerState
 
 from tui.app.screens.dialog import Dialog
 from tui.app.widgets.key_footer import KeyFooter
@@ -152,6 +153,11 @@ class TargetPicker(Dialog["Project | None"]):
         shown = f"{len(rows)} of " if query else ""
         self.query_one("#target-status", Static).update(
             f"{shown}{plural(len(self.rows), 'project')}. {self.left_out}")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.query_one("#target-status", Static).update(
+                Text(f"The projects could not be found: {event.worker.error}", style="bold red"))
 
     def action_move_cursor(self, rows: int) -> None:
         table = self.query_one("#target-table", VirtualTable)
