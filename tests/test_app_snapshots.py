@@ -237,6 +237,38 @@ def test_shorten_confirmation_shows_each_line_before_and_after(snap_compare, app
     assert snap_compare(app, terminal_size=size, run_before=shorten)
 
 
+async def copy_user_role(pilot, typed: str = "") -> None:
+    """On the webapp's store, `c` on its user role memory: the project picker, filtered by
+    `typed`."""
+    await open_webapp(pilot)
+    highlight_memory(pilot, "User role")
+    await then(pilot, "c")
+    screen = pilot.app.screen
+    await pilot_until(pilot, lambda: screen.query_one("#target-table").rows)
+    screen.query_one("#target-filter").cursor_blink = False
+    await then(pilot, *typed)
+
+
+def test_copy_to_project_picker(snap_compare, app):
+    assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=copy_user_role)
+
+
+def test_copy_to_project_asks_about_a_name_the_target_holds(snap_compare, app):
+    async def collision(pilot):
+        await copy_user_role(pilot, "cli")
+        await then(pilot, "enter")
+
+    assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=collision)
+
+
+def test_copy_to_project_preview(snap_compare, app):
+    async def preview(pilot):
+        await copy_user_role(pilot, "cli")
+        await then(pilot, "enter", "k", "enter")
+
+    assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=preview)
+
+
 def test_history_of_a_memory(snap_compare, app, size):
     async def history(pilot):
         await open_webapp(pilot)

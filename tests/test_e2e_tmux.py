@@ -217,3 +217,32 @@ def test_slash_searches_every_store_and_enter_opens_the_memory(
         terminal.wait_for("1 memory matches")
         terminal.press("q")
         assert terminal.wait_for_exit() == 0
+
+
+def test_two_marked_memories_moved_to_another_project_from_the_store_screen(
+        store_with_orphan, tmp_path, claude_home, terminal_env):
+    blog = tmp_path / "work" / "blog"
+    blog.mkdir(parents=True)
+    claude_home.session(real(blog))
+    target = claude_home.store(real(blog))
+    write_memory(target, "user_writer.md", memory_text("writer", "writes the blog", "user"))
+    write_index(target, [index_line("user_writer.md", "Writer")])
+    with TmuxTerminal(shlex.quote(str(MEMTUI)), terminal_env, (80, 24)) as terminal:
+        terminal.wait_for("2 projects in")
+        terminal.press("Down", "Enter")  # the shop, after the blog
+        terminal.wait_for("1 Memories", "feedback_testing.md")
+        terminal.press("Space", "Space")  # the first two rows: the testing memory, the orphan
+        terminal.press("M")
+        terminal.wait_for("Move 2 memories to which project?", "work/blog")
+        terminal.type("blog")
+        terminal.press("Enter")
+        terminal.wait_for("Move (y)", f"Copy {ORPHAN}.")
+        terminal.press("y")
+        terminal.wait_for("Moved 2 memories to")
+        terminal.press("q")
+        assert terminal.wait_for_exit() == 0
+
+    assert sorted(path.name for path in store_with_orphan.glob("*.md")) == [
+        "MEMORY.md", "user_role.md"]
+    assert visible_files(store_with_orphan) == {"user_role.md"}
+    assert visible_files(target) == {"user_writer.md", "feedback_testing.md", ORPHAN}

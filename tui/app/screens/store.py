@@ -92,8 +92,8 @@ AROUND_THE_STORE = ("store.undo", "store.overwrites", "store.dream", "store.extr
 TAB_KEYS = {
     "memories": ("store.edit", "store.archive", "store.delete", "store.undo", "store.history",
                  "store.overwrites", "store.dream", "store.relink", "store.extract",
-                 "store.filter", "store.mark", "store.raw", "store.shorten",
-                 "store.remove_dangling", "store.move_out", "store.doctor", "store.redo",
+                 "store.filter", "store.mark", "store.copy_to", "store.move_to", "store.raw",
+                 "store.shorten", "store.remove_dangling", "store.move_out", "store.doctor", "store.redo",
                  "store.back"),
     "index": ("store.move_out", "store.relink", "index.go_to_cut", "store.shorten",
               "store.remove_dangling", "store.edit", *AROUND_THE_STORE, "store.back"),
@@ -129,6 +129,10 @@ class StoreScreen(Screen[None]):
         Binding("S", "shorten", "Shorten", id="store.shorten"),
         Binding("a", "archive", "Archive", id="store.archive"),
         Binding("D", "delete", "Delete", id="store.delete"),
+        Binding("c", "copy_to", "Copy to", id="store.copy_to",
+                tooltip="Copy the marked or highlighted memories to another project's store"),
+        Binding("M", "move_to", "Move to", id="store.move_to",
+                tooltip="Move the marked or highlighted memories to another project's store"),
         Binding("e", "edit", "Edit", id="store.edit"),
         Binding("X", "redact", "Redact", id="store.redact",
                 tooltip="Replace credentials in the memories with [REDACTED]"),
@@ -270,6 +274,10 @@ class StoreScreen(Screen[None]):
                            self.action_archive),
             PaletteCommand("memory: delete", "Delete the marked or selected memories",
                            self.action_delete),
+            PaletteCommand("memory: copy to project", "Copy the marked or selected memories "
+                           "to another project's store", self.action_copy_to),
+            PaletteCommand("memory: move to project", "Move the marked or selected memories "
+                           "to another project's store", self.action_move_to),
             PaletteCommand("memory: edit", "Edit the selected memory in $EDITOR",
                            self.action_edit),
             PaletteCommand("memory: toggle raw preview", "Show the file with its frontmatter",
@@ -929,6 +937,30 @@ class StoreScreen(Screen[None]):
     def action_delete(self) -> None:
         if self.writable() and (files := self.needs_selection()):
             self.propose(lambda curate, store: curate.plan_delete(store, files))
+
+    def action_copy_to(self) -> None:
+        self.transfer(move=False)
+
+    def action_move_to(self) -> None:
+        self.transfer(move=True)
+
+    def transfer(self, move: bool) -> None:
+        """Copy (or move) the chosen memories to a store the user picks: a copy needs only
+        the source there, a move needs it writable."""
+        from tui.app.screens.transfer import TransferFlow
+
+        if self.store is None or (move and not self.writable()):
+            return
+        if not os.path.isdir(self.path):
+            self.notify(self.gone_sentence(), severity="error")
+            return
+        chosen = self.needs_selection()
+        files = [file for file in chosen if self.is_memory(file)]
+        if chosen and not files:
+            self.notify(f"{visible(chosen[0])} is no memory in this store (a dangling index "
+                        "line): there is nothing to carry.", severity="warning")
+        elif files:
+            TransferFlow(self, files, move).start()
 
     def needs_selection(self) -> list[str]:
         files = self.selected_files()
