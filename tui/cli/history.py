@@ -494,12 +494,13 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
 def _undo_config_home(home: Path, redo: bool) -> str | None:
     """Undo (or redo) memtui's newest change to the config home's CLAUDE.md through the
-    safe write alone: a journal of the config home would copy every transcript in it."""
-    from tui.history.recovery import keep_both
-    from tui.memory.writes import redo_last, undo_last
+    safe write alone: a journal of the config home would copy every transcript in it (the
+    project store of a promote --remove or a demote is undone with it, journalled)."""
+    from tui.agents.changeset import both_stores
+    from tui.history.recovery import redo_journalled, undo_journalled
 
-    record = redo_last(home, merge=keep_both) if redo else undo_last(home, keep_both)
-    return record.label if record is not None else None
+    record = (redo_journalled if redo else undo_journalled)(home, journalled=False)
+    return both_stores(record) if record is not None else None
 
 
 LOCK_CHANGES = {"set": "set .consolidate-lock (the last dream's time)",
