@@ -5,6 +5,7 @@ taking back both."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -144,6 +145,9 @@ def test_a_move_keeps_links_between_the_moved_memories_and_one_undo_takes_back_b
     for store, other in ((source, target), (target, source)):
         listed = run(capsys, *cli_args(home, "undo", str(store), "--list"))[1]
         assert f"with its other half in {other}" in listed
+        listed = json.loads(run(capsys, *cli_args(home, "undo", str(store), "--list",
+                                                  "--json"))[1])
+        assert [entry["pair"] for entry in listed] == [str(other)] * 4  # move, undo, redo, undo
         assert run(capsys, *cli_args(home, "undo", str(store)))[1].startswith("Nothing to undo")
 
 

@@ -459,7 +459,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
         if args.json:
             print_json([{"id": r.id, "label": r.label, "time": r.time, "undone": r.undone,
                          "undoes": r.undoes, "files": [c.file for c in r.changes],
-                         "consolidate_lock": lock_change(r.label)}
+                         "consolidate_lock": lock_change(r.label),
+                         "pair": str(r.pair.store) if r.pair else None}
                         for r in records])
         elif not records:
             print(f"memtui has made no change to {store}.")
