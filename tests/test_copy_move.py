@@ -388,3 +388,35 @@ def test_a_move_killed_after_its_first_store_changes_nothing(stores, capsys):
     run(capsys, *cli_args(home, "audit", str(source)))
     assert state(source, target) == before and leftovers(source, target) == []
     assert history(source) == [] and history(target) == []
+
+
+def test_a_pair_mark_left_without_halves_goes_and_one_of_a_live_pair_stays(stores, capsys):
+    """Killed after the mark was written but before the first half began: the next command
+    removes the mark. A mark whose stores another memtui holds is left to that one."""
+    import threading
+
+    from tui import xdg
+    from tui.memory.intents import PairMark, recover_pending
+    from tui.memory.store_lock import store_lock
+
+    home, source, target = stores
+    PairMark("20261208T000000-abcdef", [(target, "20261208T000000-abcdef"),
+                                        (source, "20261208T000000-123456")])
+    holding, done = threading.Event(), threading.Event()
+
+    def make_that_pair_now() -> None:
+        with store_lock(source):
+            holding.set()
+            done.wait(10)
+
+    writer = threading.Thread(target=make_that_pair_now)
+    writer.start()
+    try:
+        holding.wait(10)
+        recover_pending()
+        assert (xdg.pairs_dir() / "20261208T000000-abcdef.json").exists()
+    finally:
+        done.set()
+        writer.join()
+    run(capsys, *cli_args(home, "audit", str(source)))  # the next command
+    assert not xdg.pairs_dir().exists()
