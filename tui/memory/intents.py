@@ -107,7 +107,7 @@ class PairMark:
         folder = pairs_dir()
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{mark}.json"
-        partial = folder / f".{mark}.json.partial"
+        partial = folder / f".{mark}.{os.getpid()}.json.partial"  # swept once that pid is gone
         partial.unlink(missing_ok=True)
         body = json.dumps({"halves": [[str(store), record_id] for store, record_id in halves]})
         write_new_file(partial, body.encode("utf-8", "surrogateescape"), None, None)
@@ -381,9 +381,20 @@ def _sweep_pair_marks() -> None:
     at all: a memtui making that pair right now holds them."""
     try:
         marks = list(pairs_dir().glob("*.json"))
+        partials = list(pairs_dir().glob(".*.json.partial"))
     except OSError:
         return
+    from tui.claude.lock import pid_alive
     from tui.memory.store_lock import store_locks
+
+    for partial in partials:  # a mark cut short: its pair never began
+        pid = partial.name.removesuffix(".json.partial").rsplit(".", 1)[-1]
+        if not (pid.isdigit() and pid_alive(int(pid))):
+            partial.unlink(missing_ok=True)
+    try:
+        pairs_dir().rmdir()
+    except OSError:
+        pass  # marks (or a live partial) still there
 
     for mark in marks:
         halves = _halves(mark)
