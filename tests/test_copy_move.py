@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 
 import pytest
 from conftest import index_line, make_repo, memory_text, real, write_index, write_memory
@@ -53,6 +54,25 @@ def state(*stores):
     """Every file of the stores: its bytes and its mtime, to the nanosecond."""
     return {store: {p.relative_to(store).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
                     for p in sorted(store.rglob("*")) if p.is_file()} for store in stores}
+
+
+@contextmanager
+def disk_full_in(store, once_written):
+    """The disk fills up in `store` once memtui has written in `once_written`; yields the
+    paths written there."""
+    written = []
+
+    def watch(path: str) -> None:
+        if str(once_written) in path:
+            written.append(path)
+        elif written and str(store) in path:
+            raise OSError(28, "No space left on device", path)
+
+    failpoints.on("io.write", watch)
+    try:
+        yield written
+    finally:
+        failpoints.on("io.write", None)
 
 
 def cli_args(claude_home, *argv):
@@ -199,20 +219,9 @@ def test_a_full_disk_in_the_second_half_of_an_undo_undoes_neither_store(stores, 
     assert run(capsys, *cli_args(home, "move", "deploy.md", "--from", str(source), "--to",
                                  str(target), "--yes"))[0] == 0
     moved = state(source, target)
-    written = []
-
-    def full_disk_in_the_target_once_the_source_is_back(path: str) -> None:
-        """The undo puts the source back first (the half made second), then the target."""
-        if str(source) in path:
-            written.append(path)
-        elif written and str(target) in path:
-            raise OSError(28, "No space left on device", path)
-
-    failpoints.on("io.write", full_disk_in_the_target_once_the_source_is_back)
-    try:
+    # The undo puts the source back first (the half made second), then the target.
+    with disk_full_in(target, once_written=source) as written:
         code, _, err = run(capsys, *cli_args(home, "undo", str(target)))
-    finally:
-        failpoints.on("io.write", None)
     assert code == 2 and written
     assert f"what it had changed in {source} was taken back, so nothing was changed" in err
     assert state(source, target) == moved
@@ -225,22 +234,9 @@ def test_a_full_disk_in_the_second_half_of_an_undo_undoes_neither_store(stores, 
 def test_a_move_whose_source_half_fails_changes_nothing(stores, capsys):
     home, source, target = stores
     before = contents(source, target)
-
-    target_written = []
-
-    def watch(path: str) -> None:
-        """The disk fills up once the target's half is written: the source's fails."""
-        if str(target) in path:
-            target_written.append(path)
-        elif target_written and str(source) in path:
-            raise OSError(28, "No space left on device", path)
-
-    failpoints.on("io.write", watch)
-    try:
+    with disk_full_in(source, once_written=target) as target_written:
         code, _, err = run(capsys, *cli_args(home, "move", "deploy.md", "--from", str(source),
                                              "--to", str(target), "--yes"))
-    finally:
-        failpoints.on("io.write", None)
     assert code == 2 and "was taken back, so nothing was changed" in err
     assert target_written  # the target's half was made before the source's failed
     assert contents(source, target) == before

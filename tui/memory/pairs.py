@@ -67,7 +67,7 @@ def apply_pair(first: Half, second: Half) -> tuple[ChangeRecord, ChangeRecord]:
             recover_store(half.store)
         for half in halves:  # refused here, nothing is written in either store
             check_changes(half.store, tuple(half.changes))
-        mark = PairMark(ids[0], [(half.store, record_id) for half, record_id in zip(halves, ids, strict=True)])
+        mark = PairMark(ids[0], [(first.store, ids[0]), (second.store, ids[1])])
         made: list[HeldChange] = []
         try:
             for half, record_id, pair in zip(halves, ids, pairs, strict=True):
