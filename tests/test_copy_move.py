@@ -416,3 +416,24 @@ def test_a_pair_mark_left_without_halves_goes_and_one_of_a_live_pair_stays(store
         writer.join()
     run(capsys, *cli_args(home, "audit", str(source)))  # the next command
     assert not xdg.pairs_dir().exists()
+
+
+def test_records_a_kill_cut_short_are_swept_once_their_process_is_gone(stores, capsys):
+    """An intent record or a pair mark killed while being written (its `.partial` file,
+    named after its process) goes with the next command; a live process's stays."""
+    import subprocess
+
+    from tui import xdg
+
+    home, source, target = stores
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    folders = (xdg.intents_dir(target), xdg.pairs_dir())
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f".20261208T000000-abcdef.{gone.pid}.json.partial").write_text('{"id"')
+        (folder / f".20261208T000000-fedcba.{os.getpid()}.json.partial").write_text('{"id"')
+    run(capsys, *cli_args(home, "audit", str(source)))  # the next command
+    for folder in folders:
+        assert [p.name for p in folder.iterdir()] == [
+            f".20261208T000000-fedcba.{os.getpid()}.json.partial"]

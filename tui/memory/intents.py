@@ -91,8 +91,7 @@ def _write_intent(store: Path, record_id: str, label: str, log_offset: int,
                        "pid": os.getpid(), "log_offset": log_offset,
                        **({"pair": pair} if pair else {})})
     path = folder / f"{record_id}.json"
-    partial = folder / f".{record_id}.json.partial"
-    partial.unlink(missing_ok=True)
+    partial = _partial(folder, record_id)
     write_new_file(partial, body.encode("utf-8", "surrogateescape"), None, None)
     os.replace(partial, path)
     fsync_dir(folder)
@@ -107,8 +106,7 @@ class PairMark:
         folder = pairs_dir()
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{mark}.json"
-        partial = folder / f".{mark}.{os.getpid()}.json.partial"  # swept once that pid is gone
-        partial.unlink(missing_ok=True)
+        partial = _partial(folder, mark)
         body = json.dumps({"halves": [[str(store), record_id] for store, record_id in halves]})
         write_new_file(partial, body.encode("utf-8", "surrogateescape"), None, None)
         os.replace(partial, self.path)
@@ -138,6 +136,24 @@ def forget_pair(mark: str) -> None:
     if halves is not None and not any((intents_dir(store) / f"{record_id}.json").exists()
                                       for store, record_id in halves):
         clear_intent(path)
+
+
+def _partial(folder: Path, name: str) -> Path:
+    """Where a record is written before it is renamed in: named after this process, so
+    one a kill cut short is known for abandoned from its name alone (`_sweep_partials`)."""
+    partial = folder / f".{name}.{os.getpid()}.json.partial"
+    partial.unlink(missing_ok=True)
+    return partial
+
+
+def _sweep_partials(folder: Path) -> None:
+    """Remove the records cut short by a kill (their process is gone) in `folder`."""
+    from tui.claude.lock import pid_alive
+
+    for partial in folder.glob(".*.json.partial"):
+        pid = partial.name.removesuffix(".json.partial").rsplit(".", 1)[-1]
+        if not (pid.isdigit() and pid_alive(int(pid))):
+            partial.unlink(missing_ok=True)
 
 
 def clear_intent(path: Path) -> None:
@@ -381,16 +397,11 @@ def _sweep_pair_marks() -> None:
     at all: a memtui making that pair right now holds them."""
     try:
         marks = list(pairs_dir().glob("*.json"))
-        partials = list(pairs_dir().glob(".*.json.partial"))
+        _sweep_partials(pairs_dir())  # a mark cut short: its pair never began
     except OSError:
         return
-    from tui.claude.lock import pid_alive
     from tui.memory.store_lock import store_locks
 
-    for partial in partials:  # a mark cut short: its pair never began
-        pid = partial.name.removesuffix(".json.partial").rsplit(".", 1)[-1]
-        if not (pid.isdigit() and pid_alive(int(pid))):
-            partial.unlink(missing_ok=True)
     try:
         pairs_dir().rmdir()
     except OSError:
@@ -413,6 +424,7 @@ def _store_of(folder: Path, messages: list[str]) -> Path | None:
             return Path(json.loads(intent.read_bytes())["store"])
         except (IsADirectoryError, ValueError, KeyError, TypeError):
             messages.append(_move_aside(intent))
+    _sweep_partials(folder)  # an intent cut short: its change never began
     try:
         folder.rmdir()
     except OSError:
