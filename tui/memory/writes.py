@@ -15,6 +15,9 @@ when nothing was, and the newest record in the log is always the change the user
 saw made: the one undo takes back. When the process dies half-way, the intent record
 lets the next command roll it back.
 
+A change spanning two stores (a move) is a change set in each, made, undone and redone
+together: `tui.memory.pairs`, through `make_held` here.
+
 Archiving: a change set applied with `archive=True` (or, by default, whose label starts
 with "archive") first copies every file it deletes to `archive_dir(store)`.
 
