@@ -187,6 +187,23 @@ def test_the_journal_of_each_store_names_the_other_half(stores, capsys):
     assert history(source)[0].id in into.trailers[PAIR_TRAILER]
 
 
+def test_a_line_claude_code_added_to_the_other_store_since_is_kept_by_the_undo(stores,
+                                                                                capsys):
+    home, source, target = stores
+    before = state(source, target)
+    assert run(capsys, *cli_args(home, "move", "deploy.md", "--from", str(source), "--to",
+                                 str(target), "--yes"))[0] == 0
+    claude_code = index_line("notes.md", "Notes", "written by Claude Code since")
+    with open(target / "MEMORY.md", "a") as index:
+        index.write(claude_code + "\n")
+    code, _, err = run(capsys, *cli_args(home, "undo", str(source)))
+    assert (code, err) == (0, "")
+    assert state(source) == {source: before[source]}
+    assert not (target / "deploy.md").exists()
+    assert (target / "MEMORY.md").read_text().splitlines() == [
+        "# Memory", index_line("style.md", "Style"), claude_code]
+
+
 def test_undo_refuses_in_one_sentence_when_the_other_store_moved_on(stores, capsys):
     home, source, target = stores
     before = state(source, target)
