@@ -7,9 +7,10 @@
 A sandbox config home (and MEMTUI_*_DIR, TMPDIR) in a temp dir holds two stores. Each
 round runs one command that changes both: `memtui move` (from the state where the memories
 are home), `memtui undo` of either store (from the moved state) or `memtui undo --redo`,
-in a process forked from this one once its imports are done, killed after a random delay:
-uniform over the part of that command's measured run from writing its pair mark to
-removing it (15 % of the run's time either side), where a kill can split the pair. Then the next command (`memtui audit`) runs
+in a process forked from this one once its imports are done, killed with SIGKILL a random
+time after it wrote its pair mark (it says so on a pipe and goes on): uniform over 1.5
+times the measured time from writing the mark to removing it, where a kill can split the
+pair (kills before the mark are those of one store, `torture_writes.py`'s). Then the next command (`memtui audit`) runs
 in another forked process, and the two stores must be, byte for byte and mtime for mtime,
 either as before the command or as after it whole (never one store moved and not the
 other), each undo log's newest record must name the other store's newest as its other
@@ -69,20 +70,20 @@ def state(*stores: Path) -> dict:
 
 def forked(argv: list[str], kill_after: float | None,
            window: list[float] | None = None) -> bool:
-    """`memtui ARGV` in a forked child, killed after `kill_after` seconds; whether it was
-    still running when killed. `window`: filled with the seconds, from the fork, at which
-    the child wrote its pair mark and removed it (timed, not stopped: no failpoint kills)."""
+    """`memtui ARGV` in a forked child; whether it was still running when killed.
+    `kill_after`: seconds after the child wrote its pair mark (as soon as it says so on a
+    pipe: it is timed, never stopped) to kill it with SIGKILL. `window`: filled with the
+    seconds from the mark to its removal, the moment the pair is made."""
     from tui import cli, failpoints
 
     read_end, write_end = os.pipe()
-    started = time.monotonic()
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
 
         def note(detail: str) -> None:
             if detail == "" or "/pairs/" in detail:
-                os.write(write_end, f"{time.monotonic() - started}\n".encode())
+                os.write(write_end, f"{time.monotonic()}\n".encode())
 
         failpoints.on("io.write", note)
         failpoints.on("pair.made", lambda _: note(""))
@@ -95,14 +96,15 @@ def forked(argv: list[str], kill_after: float | None,
             code = 3
         os._exit(code if isinstance(code, int) else 0)
     os.close(write_end)
-    if kill_after is not None:
-        time.sleep(kill_after)
-        os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
     with os.fdopen(read_end) as times:
-        moments = [float(line) for line in times.read().split()]
+        marked = times.readline()  # "" when it ends without making a pair
+        if marked and kill_after is not None:
+            time.sleep(max(0.0, float(marked) + kill_after - time.monotonic()))
+            os.kill(pid, signal.SIGKILL)
+        moments = [float(marked)] + [float(line) for line in times.read().split()] if marked else []
+    _, status = os.waitpid(pid, 0)
     if window is not None and moments:
-        window[:] = [moments[0], moments[-1]]
+        window[:] = [0.0, moments[-1] - moments[0]]
     return os.WIFSIGNALED(status)
 
 
@@ -169,9 +171,8 @@ def main() -> int:
                     return 1
             else:
                 after = None
-            start, end = windows[name]
-            margin = 0.15 * end  # the two busy cores make one run's timing vary that much
-            killed = forked(commands[name], chance.uniform(start - margin, end + margin))
+            # Past the measured window too: two busy cores make one run's timing vary.
+            killed = forked(commands[name], chance.uniform(0, 1.5 * windows[name][1]))
             counts["rounds"] += 1
             if killed and leftovers(source, target):
                 counts["killed mid-way"] += 1
@@ -199,8 +200,8 @@ def main() -> int:
                 moved_state = now
         for figure, count in counts.items():
             print(f"{figure:>22}: {count}")
-        print("pair windows: " + ", ".join(
-            f"{name} {start * 1000:.0f}-{end * 1000:.0f} ms" for name, (start, end) in windows.items()))
+        print("mark to made, measured: " + ", ".join(
+            f"{name} {end * 1000:.0f} ms" for name, (_, end) in windows.items()))
         broken = counts["half or other state"] + counts["logs disagree"] + counts["left behind"]
         return 1 if broken else 0
 
