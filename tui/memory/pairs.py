@@ -58,6 +58,8 @@ def apply_pair(first: Half, second: Half) -> tuple[ChangeRecord, ChangeRecord]:
     having changed neither."""
     if Path(first.store).resolve() == Path(second.store).resolve():
         raise WriteRefused("Both halves of the change are in one store; refused.")
+    if not (first.changes and second.changes):
+        raise WriteRefused("There is nothing to change in one of the two stores.")
     ids = new_record_id(), new_record_id()
     halves = (first, second)
     pairs = [Pair(other.store, other_id, other.label, made_first, other.journalled)
