@@ -1,10 +1,13 @@
 """`memtui copy` and `memtui move` between two stores of one config home: index lines inside
 the target's cut, collisions never overwritten silently, links between moved memories kept,
-and a move whose second half fails changing nothing."""
+a move whose second half fails changing nothing, and one undo (or redo) of either store
+taking back both."""
 
 from __future__ import annotations
 
+import json
 import os
+from contextlib import contextmanager
 
 import pytest
 from conftest import index_line, make_repo, memory_text, real, write_index, write_memory
@@ -45,6 +48,31 @@ def stores(tmp_path, claude_home):
 
 def contents(*stores):
     return {store: {p.name: p.read_bytes() for p in store.iterdir()} for store in stores}
+
+
+def state(*stores):
+    """Every file of the stores: its bytes and its mtime, to the nanosecond."""
+    return {store: {p.relative_to(store).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+                    for p in sorted(store.rglob("*")) if p.is_file()} for store in stores}
+
+
+@contextmanager
+def disk_full_in(store, once_written):
+    """The disk fills up in `store` once memtui has written in `once_written`; yields the
+    paths written there."""
+    written = []
+
+    def watch(path: str) -> None:
+        if str(once_written) in path:
+            written.append(path)
+        elif written and str(store) in path:
+            raise OSError(28, "No space left on device", path)
+
+    failpoints.on("io.write", watch)
+    try:
+        yield written
+    finally:
+        failpoints.on("io.write", None)
 
 
 def cli_args(claude_home, *argv):
@@ -108,10 +136,11 @@ def test_a_collision_is_never_a_silent_overwrite(choice, stores, capsys):
         assert not (target / "deploy-2.md").exists()
 
 
-def test_a_move_keeps_links_between_the_moved_memories_and_undoes_store_by_store(stores,
-                                                                                  capsys):
+def test_a_move_keeps_links_between_the_moved_memories_and_one_undo_takes_back_both(stores,
+                                                                                    capsys):
     home, source, target = stores
     write_memory(target, "runbook.md", memory_text("runbook", "theirs", body="Other.\n"))
+    before = state(source, target)
     code, out, err = run(capsys, *cli_args(
         home, "move", "deploy.md", "runbook.md", "--from", str(source), "--to", str(target),
         "--yes", "--on-collision", "keep-both"))
@@ -120,38 +149,115 @@ def test_a_move_keeps_links_between_the_moved_memories_and_undoes_store_by_store
     assert "(runbook-2.md)" in (target / "deploy.md").read_text()  # the link follows the rename
     assert "(deploy.md)" not in (source / "MEMORY.md").read_text()
     assert "stays.md links deploy.md" in out  # what is left behind is said
-    assert "Two changes" in out
-    # Each half is undone on its own.
+    assert "One undo takes back both stores" in out
+    moved = state(source, target)
+    # One undo, of either store, puts both back, byte for byte and mtime for mtime.
+    code, out, err = run(capsys, *cli_args(home, "undo", str(source)))
+    assert (code, err) == (0, "")
+    assert out.startswith("Undid move 2 memories to ") and f"in both {source} and {target}" in out
+    assert state(source, target) == before
+    code, out, err = run(capsys, *cli_args(home, "undo", str(target), "--redo"))
+    assert (code, err) == (0, "") and out.startswith("Redid move 2 memories from ")
+    assert state(source, target) == moved
     assert run(capsys, *cli_args(home, "undo", str(target)))[0] == 0
-    assert not (target / "deploy.md").exists() and (target / "runbook.md").exists()
+    assert state(source, target) == before
+    # Each store's log holds its half, marked undone, naming the other store.
+    for store, other in ((source, target), (target, source)):
+        listed = run(capsys, *cli_args(home, "undo", str(store), "--list"))[1]
+        assert f"with its other half in {other}" in listed
+        listed = json.loads(run(capsys, *cli_args(home, "undo", str(store), "--list",
+                                                  "--json"))[1])
+        assert [entry["pair"] for entry in listed] == [str(other)] * 4  # move, undo, redo, undo
+        assert run(capsys, *cli_args(home, "undo", str(store)))[1].startswith("Nothing to undo")
+
+
+def test_the_journal_of_each_store_names_the_other_half(stores, capsys):
+    from tui.history.journal import Journal
+    from tui.history.recovery import PAIR_TRAILER
+
+    home, source, target = stores
+    assert run(capsys, *cli_args(home, "move", "deploy.md", "--from", str(source), "--to",
+                                 str(target), "--yes"))[0] == 0
+    into = Journal(target).versions("deploy.md")[0]
+    out_of = Journal(source).versions("MEMORY.md")[0]
+    assert into.subject == f"move 1 memory from {source}"
+    assert out_of.subject == f"move 1 memory to {target}"
+    assert into.trailers[PAIR_TRAILER].startswith(f"{source} ")
+    assert out_of.trailers[PAIR_TRAILER].startswith(f"{target} ")
+    assert history(source)[0].id in into.trailers[PAIR_TRAILER]
+
+
+def test_a_line_claude_code_added_to_the_other_store_since_is_kept_by_the_undo(stores,
+                                                                                capsys):
+    home, source, target = stores
+    before = state(source, target)
+    assert run(capsys, *cli_args(home, "move", "deploy.md", "--from", str(source), "--to",
+                                 str(target), "--yes"))[0] == 0
+    claude_code = index_line("notes.md", "Notes", "written by Claude Code since")
+    with open(target / "MEMORY.md", "a") as index:
+        index.write(claude_code + "\n")
+    code, _, err = run(capsys, *cli_args(home, "undo", str(source)))
+    assert (code, err) == (0, "")
+    assert state(source) == {source: before[source]}
+    assert not (target / "deploy.md").exists()
+    assert (target / "MEMORY.md").read_text().splitlines() == [
+        "# Memory", index_line("style.md", "Style"), claude_code]
+
+
+def test_undo_refuses_in_one_sentence_when_the_other_store_moved_on(stores, capsys):
+    home, source, target = stores
+    before = state(source, target)
+    assert run(capsys, *cli_args(home, "move", "deploy.md", "--from", str(source), "--to",
+                                 str(target), "--yes"))[0] == 0
+    # memtui changes the target again: the move is no longer its newest change there.
+    assert run(capsys, *cli_args(home, "copy", "stays.md", "--from", str(source), "--to",
+                                 str(target), "--yes"))[0] == 0
+    later = state(source, target)
+    code, _, err = run(capsys, *cli_args(home, "undo", str(source)))
+    assert code == 2 and err.count("\n") == 1
+    assert f"also changed {target}, where memtui has made a newer change since" in err
+    assert "nothing was undone" in err and f"memtui undo {target}" in err
+    assert state(source, target) == later
+    # Undoing the newer change there first, as said, lets the move undo in both.
+    assert run(capsys, *cli_args(home, "undo", str(target)))[0] == 0
     assert run(capsys, *cli_args(home, "undo", str(source)))[0] == 0
-    assert (source / "deploy.md").exists()
-    assert "(deploy.md)" in (source / "MEMORY.md").read_text()
+    assert state(source, target) == before
+    # Redo likewise: a change made to one store since its undo refuses the pair's redo.
+    assert run(capsys, *cli_args(home, "copy", "stays.md", "--from", str(source), "--to",
+                                 str(target), "--yes"))[0] == 0
+    later = state(source, target)
+    code, _, err = run(capsys, *cli_args(home, "undo", str(source), "--redo"))
+    assert code == 2 and "cannot be redone" in err and "nothing was redone" in err
+    assert state(source, target) == later
+
+
+def test_a_full_disk_in_the_second_half_of_an_undo_undoes_neither_store(stores, capsys):
+    home, source, target = stores
+    assert run(capsys, *cli_args(home, "move", "deploy.md", "--from", str(source), "--to",
+                                 str(target), "--yes"))[0] == 0
+    moved = state(source, target)
+    # The undo puts the source back first (the half made second), then the target.
+    with disk_full_in(target, once_written=source) as written:
+        code, _, err = run(capsys, *cli_args(home, "undo", str(target)))
+    assert code == 2 and written
+    assert f"what it had changed in {source} was taken back, so nothing was changed" in err
+    assert state(source, target) == moved
+    assert [record.label for record in history(source)] == [f"move 1 memory to {target}"]
+    assert [record.label for record in history(target)] == [f"move 1 memory from {source}"]
+    assert run(capsys, *cli_args(home, "undo", str(target)))[0] == 0
+    assert not (target / "deploy.md").exists() and (source / "deploy.md").exists()
 
 
 def test_a_move_whose_source_half_fails_changes_nothing(stores, capsys):
     home, source, target = stores
     before = contents(source, target)
-
-    target_written = []
-
-    def watch(path: str) -> None:
-        """The disk fills up once the target's half is written: the source's fails."""
-        if str(target) in path:
-            target_written.append(path)
-        elif target_written and str(source) in path:
-            raise OSError(28, "No space left on device", path)
-
-    failpoints.on("io.write", watch)
-    try:
+    with disk_full_in(source, once_written=target) as target_written:
         code, _, err = run(capsys, *cli_args(home, "move", "deploy.md", "--from", str(source),
                                              "--to", str(target), "--yes"))
-    finally:
-        failpoints.on("io.write", None)
-    assert code == 2 and "taken back" in err and "changed nothing" in err
+    assert code == 2 and "was taken back, so nothing was changed" in err
     assert target_written  # the target's half was made before the source's failed
     assert contents(source, target) == before
-    assert history(target)[0].label.startswith("undo move")
+    assert history(target) == [] and history(source) == []  # no record of what never was
 
 
 def test_a_move_whose_target_half_fails_changes_nothing(stores, capsys):
@@ -230,3 +336,121 @@ def test_on_a_terminal_a_collision_is_asked_then_the_change(stores, capsys, monk
     code, out, _ = run(capsys, *cli_args(home, "copy", "deploy.md", "--from", str(source),
                                          "--to", str(target)))
     assert code == 0 and "Not applied." in out and (target / "deploy.md").read_text() == theirs
+
+
+def memtui_killed_at(failpoint: str, *argv: str) -> int:
+    """`memtui ARGV` in a process of its own, killed (SIGKILL) at `failpoint`."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "MEMTUI_FAILPOINT": failpoint}
+    return subprocess.run([sys.executable, "-m", "tui", *argv], env=env, capture_output=True,
+                          timeout=60).returncode
+
+
+def leftovers(*stores) -> list[str]:
+    """Intent records, pair marks and temp files a killed memtui left behind."""
+    from tui import xdg
+
+    found = [p.name for folder in (xdg.intents_dir(), xdg.pairs_dir()) if folder.exists()
+             for p in folder.rglob("*") if p.is_file()]
+    return found + [p.name for store in stores for p in store.rglob("*") if "memtui-" in p.name]
+
+
+# Killed after the first half of the undo is made, inside the second, after both are made
+# (the pair not yet marked done): rolled back. Killed once the pair is made: it stands.
+@pytest.mark.parametrize(("moment", "undone"), [
+    ("pair.half_made", False), ("apply.swapped:2", False), ("pair.half_made:2", False),
+    ("pair.made", True)])
+def test_an_undo_killed_between_its_two_stores_is_finished_or_rolled_back(stores, capsys,
+                                                                         moment, undone):
+    import signal
+
+    home, source, target = stores
+    before = state(source, target)
+    assert run(capsys, *cli_args(home, "move", "deploy.md", "--from", str(source), "--to",
+                                 str(target), "--yes"))[0] == 0
+    moved = state(source, target)
+    assert memtui_killed_at(moment, *cli_args(home, "undo", str(source))) == -signal.SIGKILL
+    assert leftovers(source, target)  # killed with the pair under way
+    code, _, err = run(capsys, *cli_args(home, "audit", str(target)))  # the next command
+    assert code in (0, 1) and leftovers(source, target) == []
+    assert state(source, target) == (before if undone else moved)
+    labels = [[record.label for record in history(store)] for store in (source, target)]
+    if undone:
+        assert all(len(store_labels) == 2 and store_labels[0].startswith("undo move")
+                   for store_labels in labels)
+        assert run(capsys, *cli_args(home, "undo", str(target), "--redo"))[0] == 0
+        assert state(source, target) == moved
+    else:
+        assert labels == [[f"move 1 memory to {target}"], [f"move 1 memory from {source}"]]
+        assert "rolled back an interrupted change" in err
+        assert run(capsys, *cli_args(home, "undo", str(target)))[0] == 0
+        assert state(source, target) == before
+
+
+def test_a_move_killed_after_its_first_store_changes_nothing(stores, capsys):
+    import signal
+
+    home, source, target = stores
+    before = state(source, target)
+    assert memtui_killed_at("pair.half_made", *cli_args(
+        home, "move", "deploy.md", "--from", str(source), "--to", str(target),
+        "--yes")) == -signal.SIGKILL
+    assert (target / "deploy.md").exists()  # the target's half was made
+    run(capsys, *cli_args(home, "audit", str(source)))
+    assert state(source, target) == before and leftovers(source, target) == []
+    assert history(source) == [] and history(target) == []
+
+
+def test_a_pair_mark_left_without_halves_goes_and_one_of_a_live_pair_stays(stores, capsys):
+    """Killed after the mark was written but before the first half began: the next command
+    removes the mark. A mark whose stores another memtui holds is left to that one."""
+    import threading
+
+    from tui import xdg
+    from tui.memory.intents import PairMark, recover_pending
+    from tui.memory.store_lock import store_lock
+
+    home, source, target = stores
+    PairMark("20261208T000000-abcdef", [(target, "20261208T000000-abcdef"),
+                                        (source, "20261208T000000-123456")])
+    holding, done = threading.Event(), threading.Event()
+
+    def make_that_pair_now() -> None:
+        with store_lock(source):
+            holding.set()
+            done.wait(10)
+
+    writer = threading.Thread(target=make_that_pair_now)
+    writer.start()
+    try:
+        holding.wait(10)
+        recover_pending()
+        assert (xdg.pairs_dir() / "20261208T000000-abcdef.json").exists()
+    finally:
+        done.set()
+        writer.join()
+    run(capsys, *cli_args(home, "audit", str(source)))  # the next command
+    assert not xdg.pairs_dir().exists()
+
+
+def test_records_a_kill_cut_short_are_swept_once_their_process_is_gone(stores, capsys):
+    """An intent record or a pair mark killed while being written (its `.partial` file,
+    named after its process) goes with the next command; a live process's stays."""
+    import subprocess
+
+    from tui import xdg
+
+    home, source, target = stores
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    folders = (xdg.intents_dir(target), xdg.pairs_dir())
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f".20261208T000000-abcdef.{gone.pid}.json.partial").write_text('{"id"')
+        (folder / f".20261208T000000-fedcba.{os.getpid()}.json.partial").write_text('{"id"')
+    run(capsys, *cli_args(home, "audit", str(source)))  # the next command
+    for folder in folders:
+        assert [p.name for p in folder.iterdir()] == [
+            f".20261208T000000-fedcba.{os.getpid()}.json.partial"]

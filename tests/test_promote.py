@@ -1,13 +1,15 @@
 """`memtui promote` / `memtui demote`: a memory moved into the user's own CLAUDE.md (loaded
 in every session of every project) and back, in temp config homes.
 
-What the user wrote in CLAUDE.md keeps every byte; `memtui undo` takes each folder's change
-back; the doctor says how much CLAUDE.md adds to every session.
+What the user wrote in CLAUDE.md keeps every byte, also when CLAUDE.md is a symlink into a
+dotfiles repo; one `memtui undo` of either folder takes back both folders' changes; the
+doctor says how much CLAUDE.md adds to every session.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -83,7 +85,8 @@ def test_promote_appends_the_rule_why_and_how_after_the_users_own_bytes(setup, c
     assert f"memtui undo {setup.home}" in out
 
 
-def test_promote_remove_takes_the_memory_and_its_index_line_and_each_folder_undoes(setup, capsys):
+def test_promote_remove_takes_the_memory_and_its_index_line_and_one_undo_puts_both_back(
+        setup, capsys):
     store_before = snapshot(setup.store, recursive=True)
     code, out, err = setup.run(capsys, "promote", str(setup.store / "feedback_deploy.md"),
                                "--remove", "--yes")
@@ -93,12 +96,20 @@ def test_promote_remove_takes_the_memory_and_its_index_line_and_each_folder_undo
     assert "user_role.md" in (setup.store / "MEMORY.md").read_text()
     assert "## Deploy process" in setup.claude_md.read_text()
     assert f"memtui undo {setup.home}" in out and f"memtui undo {setup.store}" in out
-    # The config home is a target `memtui undo` takes: the append goes, the user's bytes stay.
+    promoted = setup.claude_md.read_bytes(), snapshot(setup.store, recursive=True)
+    # The config home is a target `memtui undo` takes: the append goes, the user's bytes
+    # stay, and the memory is back in its store, by the same undo.
     code, out, err = setup.run(capsys, "undo", str(setup.home))
-    assert (code, err, out) == (0, "", "Undid promote feedback_deploy.md.\n")
-    assert setup.claude_md.read_bytes() == USER_TEXT.encode()
-    code, out, err = setup.run(capsys, "undo", str(setup.store))
     assert (code, err) == (0, "")
+    assert out == (f"Undid promote feedback_deploy.md, in both {setup.home} and "
+                   f"{setup.store}.\n")
+    assert setup.claude_md.read_bytes() == USER_TEXT.encode()
+    assert snapshot(setup.store, recursive=True) == store_before
+    # Redone from the store's side, both come again; undone from there, both go.
+    assert setup.run(capsys, "undo", str(setup.store), "--redo")[0] == 0
+    assert (setup.claude_md.read_bytes(), snapshot(setup.store, recursive=True)) == promoted
+    assert setup.run(capsys, "undo", str(setup.store))[0] == 0
+    assert setup.claude_md.read_bytes() == USER_TEXT.encode()
     assert snapshot(setup.store, recursive=True) == store_before
 
 
@@ -128,19 +139,27 @@ def test_promote_creates_claude_md_when_there_is_none(setup, capsys):
     assert not setup.claude_md.exists()
 
 
-def test_a_failed_removal_puts_claude_md_back(setup, capsys, monkeypatch):
-    from tui.cli import promote
-    from tui.memory.refusals import WriteRefused
+def test_a_failed_removal_puts_claude_md_back(setup, capsys):
+    from tui import failpoints
+    from tui.memory.writes import history
 
-    def full_disk(store, plan):
-        raise WriteRefused("Writing MEMORY.md failed: the disk is full; nothing was changed.")
+    store_before = snapshot(setup.store, recursive=True)
 
-    monkeypatch.setattr(promote, "_write_store", full_disk)
-    code, _, err = setup.run(capsys, "promote", "feedback_deploy.md", str(setup.store),
-                             "--remove", "--yes")
-    assert code == 2 and "was put back as it was; nothing was changed" in err
+    def full_disk_in_the_store(path: str) -> None:
+        if str(setup.store) in path:
+            raise OSError(28, "No space left on device", path)
+
+    failpoints.on("io.write", full_disk_in_the_store)
+    try:
+        code, _, err = setup.run(capsys, "promote", "feedback_deploy.md", str(setup.store),
+                                 "--remove", "--yes")
+    finally:
+        failpoints.on("io.write", None)
+    assert code == 2 and err.count("\n") == 1
+    assert f"what it had changed in {setup.home} was taken back, so nothing was changed" in err
     assert setup.claude_md.read_bytes() == USER_TEXT.encode()
-    assert (setup.store / "feedback_deploy.md").exists()
+    assert snapshot(setup.store, recursive=True) == store_before
+    assert history(setup.home) == [] and history(setup.store) == []
 
 
 def test_demote_removes_exactly_the_section_and_lands_inside_the_loaded_cut(setup, capsys):
@@ -178,10 +197,9 @@ def test_demote_removes_exactly_the_section_and_lands_inside_the_loaded_cut(setu
     assert "feedback_deploy.md" not in hidden
     lines = (target / "MEMORY.md").read_text().splitlines()
     assert "- [Deploy process](feedback_deploy.md) — how we deploy to production" in lines[:200]
-    # Undo, one folder at a time, puts both back.
+    # One undo puts both back.
     assert setup.run(capsys, "undo", str(setup.home))[0] == 0
-    assert "<!-- memtui end: feedback_deploy -->" in setup.claude_md.read_text()
-    assert setup.run(capsys, "undo", str(target))[0] == 0
+    assert setup.claude_md.read_bytes() == claude_md
     assert not (target / "feedback_deploy.md").exists()
 
 
@@ -210,14 +228,56 @@ def test_doctor_says_how_large_claude_md_is_and_warns_past_200_lines(setup, caps
     assert "240 lines" in check["message"] and "over the 200 lines" in check["message"]
 
 
-def test_a_symlinked_or_unreadable_claude_md_is_refused_in_one_sentence(setup, capsys, tmp_path):
-    dotfiles = tmp_path / "dotfiles-CLAUDE.md"
-    dotfiles.write_bytes(USER_TEXT.encode())
+def test_a_symlinked_claude_md_is_written_through_its_link(setup, capsys, tmp_path):
+    """~/.claude/CLAUDE.md kept in a dotfiles repo: the file there changes, in its own
+    folder, and the link stays a link; undo gives that file its bytes and mtime back."""
+    dotfiles = tmp_path / "dotfiles" / "claude"
+    dotfiles.mkdir(parents=True)
+    kept = dotfiles / "CLAUDE.md"
+    kept.write_bytes(USER_TEXT.encode())
+    os.utime(kept, ns=(1_600_000_000_123_456_789,) * 2)
     setup.claude_md.unlink()
-    setup.claude_md.symlink_to(dotfiles)
+    setup.claude_md.symlink_to(os.path.relpath(kept, setup.home))
+    link = os.readlink(setup.claude_md)
+    code, out, err = setup.run(capsys, "promote", "feedback_deploy.md", str(setup.store),
+                               "--remove", "--yes")
+    assert (code, err) == (0, ""), err
+    assert os.readlink(setup.claude_md) == link  # still the same link
+    assert kept.read_bytes().startswith(USER_TEXT.encode() + b"\r\n\r\n<!-- memtui promoted: ")
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["CLAUDE.md"]  # no temp file left
+    assert sorted(p.name for p in setup.home.iterdir() if p.name.startswith("CLAUDE")) == [
+        "CLAUDE.md"]
+    code, _, err = setup.run(capsys, "undo", str(setup.store))
+    assert (code, err) == (0, "")
+    assert os.readlink(setup.claude_md) == link
+    assert kept.read_bytes() == USER_TEXT.encode()
+    assert kept.stat().st_mtime_ns == 1_600_000_000_123_456_789
+    assert (setup.store / "feedback_deploy.md").exists()
+    # Demote reads and writes through the link as well.
+    assert setup.run(capsys, "promote", "user_role.md", str(setup.store), "--yes")[0] == 0
+    other = setup.store.parent.parent / "-elsewhere" / "memory"
+    other.mkdir(parents=True)
+    assert setup.run(capsys, "demote", "user_role", "--to", str(other), "--yes")[0] == 0
+    assert setup.claude_md.is_symlink() and kept.read_bytes() == USER_TEXT.encode() + b"\r\n"
+    assert (other / "user_role.md").exists()
+
+
+def test_a_dangling_or_folder_claude_md_link_and_an_unreadable_one_get_one_sentence(
+        setup, capsys, tmp_path):
+    setup.claude_md.unlink()
+    setup.claude_md.symlink_to(tmp_path / "gone" / "CLAUDE.md")
     code, _, err = setup.run(capsys, "promote", "user_role.md", str(setup.store), "--yes")
-    assert code == 2 and err == "memtui: CLAUDE.md is a symlink; memtui only writes regular files.\n"
-    assert dotfiles.read_bytes() == USER_TEXT.encode()
+    assert code == 2 and err == (f"memtui: CLAUDE.md is a symlink to {tmp_path}/gone/CLAUDE.md, "
+                                 "which does not exist; point the link at a file (or remove "
+                                 "it) first.\n")
+    assert not (tmp_path / "gone").exists() and setup.claude_md.is_symlink()
+    setup.claude_md.unlink()
+    (tmp_path / "rules").mkdir()
+    setup.claude_md.symlink_to(tmp_path / "rules")
+    code, _, err = setup.run(capsys, "promote", "user_role.md", str(setup.store), "--yes")
+    assert code == 2 and err == (f"memtui: CLAUDE.md is a symlink to the folder {real(tmp_path)}/rules, "
+                                 "not to a file; memtui writes only a file there.\n")
+    assert list((tmp_path / "rules").iterdir()) == [] and setup.claude_md.is_symlink()
     setup.claude_md.unlink()
     setup.claude_md.write_bytes(b"\xff\xfe rules")
     code, _, err = setup.run(capsys, "promote", "user_role.md", str(setup.store), "--yes")

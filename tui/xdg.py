@@ -80,6 +80,11 @@ def intents_dir(store: Path | None = None) -> Path:
     return base if store is None else base / store_key(store)
 
 
+def pairs_dir() -> Path:
+    """Marks of changes spanning two stores under way (`tui.memory.intents.PairMark`)."""
+    return state_dir() / "pairs"
+
+
 def lock_leases_dir() -> Path:
     return state_dir() / "lock-leases"
 

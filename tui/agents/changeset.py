@@ -474,7 +474,7 @@ def redo_changeset(store: Path) -> str | None:
     if record is None:
         return None
     settle_after_redo(store, record)
-    return record.label
+    return both_stores(record)
 
 
 def undo_changeset(store: Path) -> str | None:
@@ -490,4 +490,11 @@ def undo_changeset(store: Path) -> str | None:
     if record is None:
         return None
     settle_after_undo(store, record)
-    return record.label
+    return both_stores(record)
+
+
+def both_stores(record: ChangeRecord) -> str:
+    """The label of an undo or redo, saying so when it took in two stores (a move)."""
+    if record.pair is None:
+        return record.label
+    return f"{record.label}, in both {record.store} and {record.pair.store}"

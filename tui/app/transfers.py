@@ -164,10 +164,12 @@ def apply(source: Path, target: Path, target_name: str, transfer: Transfer,
         return condense_paths(str(refused)), "error"
     what = transfer.label.partition(" ")[2]
     undo_there = f"u on its screen or `memtui undo {_shell_path(target)}`"
+    if move and transfer.target_changes and transfer.source_changes:
+        return (f"Moved {what} to {target_name}, their index lines inside its cut. One change "
+                f"across both stores: u here puts them back and takes the copy back, both at "
+                f"once (so does {undo_there}).", "information")
     if move:
-        return (f"Moved {what} to {target_name}, their index lines inside its cut. Two "
-                f"changes, one per store: u here puts them back in this store; {undo_there} "
-                "takes the copy back.", "information")
+        return (f"Moved {what} to {target_name}. u here puts them back.", "information")
     return (f"Copied {what} to {target_name}, their index lines inside its cut. To undo: "
             f"{undo_there}.", "information")
 

@@ -119,10 +119,12 @@ def cmd_copy_move(args: argparse.Namespace) -> int:
         apply_transfer(source_dir, target_dir, transfer)
     except WriteRefused as refused:
         raise UsageError(str(refused)) from None
-    if move:
-        print(f"Moved. Two changes, one per store, each undone on its own: "
-              f"`{undo_command(target_dir)}` takes the copy back, "
-              f"`{undo_command(source_dir)}` puts the memories back in the source.")
+    if move and transfer.target_changes and transfer.source_changes:
+        print(f"Moved. One undo takes back both stores: `{undo_command(target_dir)}` "
+              f"(or `{undo_command(source_dir)}`).")
+    elif move:
+        changed = target_dir if transfer.target_changes else source_dir
+        print(f"Moved. `{undo_command(changed)}` takes it back.")
     else:
         print(f"Copied. `{undo_command(target_dir)}` takes it back.")
     return 0

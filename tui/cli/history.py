@@ -459,7 +459,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
         if args.json:
             print_json([{"id": r.id, "label": r.label, "time": r.time, "undone": r.undone,
                          "undoes": r.undoes, "files": [c.file for c in r.changes],
-                         "consolidate_lock": lock_change(r.label)}
+                         "consolidate_lock": lock_change(r.label),
+                         "pair": str(r.pair.store) if r.pair else None}
                         for r in records])
         elif not records:
             print(f"memtui has made no change to {store}.")
@@ -494,12 +495,13 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
 def _undo_config_home(home: Path, redo: bool) -> str | None:
     """Undo (or redo) memtui's newest change to the config home's CLAUDE.md through the
-    safe write alone: a journal of the config home would copy every transcript in it."""
-    from tui.history.recovery import keep_both
-    from tui.memory.writes import redo_last, undo_last
+    safe write alone: a journal of the config home would copy every transcript in it (the
+    project store of a promote --remove or a demote is undone with it, journalled)."""
+    from tui.agents.changeset import both_stores
+    from tui.history.recovery import redo_journalled, undo_journalled
 
-    record = redo_last(home, merge=keep_both) if redo else undo_last(home, keep_both)
-    return record.label if record is not None else None
+    record = (redo_journalled if redo else undo_journalled)(home, journalled=False)
+    return both_stores(record) if record is not None else None
 
 
 LOCK_CHANGES = {"set": "set .consolidate-lock (the last dream's time)",

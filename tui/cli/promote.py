@@ -5,9 +5,11 @@
 
 CLAUDE.md is written through the safe write with the config home as its folder (backups,
 intent record, undo log: `memtui undo <config home>` takes it back), never through the
-journal, which would copy every transcript under the config home. The project store's side
-(promote --remove, demote) is a change of that store like `memtui fix`'s: journalled, and
-undone with `memtui undo <store>`. Each command shows its plan, asks on a terminal, and
+journal, which would copy every transcript under the config home; a CLAUDE.md that is a
+symlink (into a dotfiles repo) is written through it, the link kept. The project store's
+side (promote --remove, demote) is a change of that store like `memtui fix`'s, journalled,
+made with CLAUDE.md's as one change spanning both folders (`tui.memory.pairs`): one undo
+of either folder takes back both. Each command shows its plan, asks on a terminal, and
 needs --yes or --dry-run otherwise.
 """
 
@@ -118,17 +120,21 @@ def _plan_json(folder: Path, plan, changes: list[dict], applied: bool) -> dict:
             "undo": undo_command(folder) if applied else None}
 
 
-def _write_claude_md(home: Path, plan) -> None:
-    """CLAUDE.md through the safe write, the config home as its folder (no journal)."""
-    from tui.memory.writes import apply_changes
+def _write(home: Path, claude_md, store: Path | None = None, store_plan=None,
+           store_first: bool = False) -> None:
+    """CLAUDE.md through the safe write, the config home as its folder (no journal); with
+    `store_plan`, that store's change too, journalled, the two as one change."""
+    if store_plan is None:
+        from tui.memory.writes import apply_changes
 
-    apply_changes(home, plan.changes, plan.label)
+        apply_changes(home, claude_md.changes, claude_md.label)
+        return
+    from tui.history.recovery import apply_journalled_pair
+    from tui.memory.pairs import Half
 
-
-def _write_store(store: Path, plan) -> None:
-    from tui.history.recovery import apply_journalled
-
-    apply_journalled(store, plan.changes, plan.label)
+    halves = (Half(home, claude_md.changes, claude_md.label, journalled=False),
+              Half(store, store_plan.changes, store_plan.label))
+    apply_journalled_pair(*(halves[::-1] if store_first else halves))
 
 
 def _refused(error: Exception) -> UsageError:
@@ -137,7 +143,7 @@ def _refused(error: Exception) -> UsageError:
 
 def cmd_promote(args: argparse.Namespace) -> int:
     from tui.memory.promoted import plan_promote, user_memory_file
-    from tui.memory.writes import WriteRefused, undo_last
+    from tui.memory.writes import WriteRefused
 
     check_asking(args, "promote")
     home = _config_home(args)
@@ -163,33 +169,27 @@ def cmd_promote(args: argparse.Namespace) -> int:
     apply = not args.dry_run and (args.yes or ask_yes())
     if apply:
         try:
-            _write_claude_md(home, promotion.claude_md)
+            _write(home, promotion.claude_md, store_path, promotion.removal)
         except WriteRefused as error:
             raise _refused(error) from None
-        if promotion.removal is not None:
-            try:
-                _write_store(store_path, promotion.removal)
-            except WriteRefused as error:
-                undo_last(home)  # the append alone would leave the memory in both places
-                raise UsageError(f"{error} {user_memory_file(home)} was put back as it was; "
-                                 "nothing was changed.") from None
     if args.json:
         print_json({"claude_md": _plan_json(home, promotion.claude_md, claude_changes, apply),
                     "store": (_plan_json(store_path, promotion.removal, removal_changes, apply)
                               if promotion.removal else None)})
     elif apply:
         print(f"Applied: {file} is now in {user_memory_file(home)}, loaded in every session.")
-        print(f"Undo: `{undo_command(home)}` takes the section back out of CLAUDE.md.")
-        if promotion.removal is not None:
-            print(f"      `{undo_command(store_path)}` puts {file} and its index line back "
-                  "in the project's store (two folders: undo each).")
+        if promotion.removal is None:
+            print(f"Undo: `{undo_command(home)}` takes the section back out of CLAUDE.md.")
+        else:
+            print(f"Undo: `{undo_command(home)}` (or `{undo_command(store_path)}`) takes the "
+                  f"section back out of CLAUDE.md and puts {file} and its index line back in "
+                  "the project's store, both at once.")
     else:
         print("Dry run: nothing was written." if args.dry_run else "Not applied.")
     return 0
 
 
 def cmd_demote(args: argparse.Namespace) -> int:
-    from tui.history.recovery import undo_journalled
     from tui.memory.promoted import plan_demote, user_memory_file
     from tui.memory.writes import WriteRefused
 
@@ -217,16 +217,10 @@ def cmd_demote(args: argparse.Namespace) -> int:
     apply = not args.dry_run and not held_back and (
         args.yes or ask_yes(apply_question(len(pushed))))
     if apply:
-        try:
-            _write_store(store_path, demotion.store)
+        try:  # the memory in the store first: a reader in between sees it twice, never lost
+            _write(home, demotion.claude_md, store_path, demotion.store, store_first=True)
         except WriteRefused as error:
             raise _refused(error) from None
-        try:
-            _write_claude_md(home, demotion.claude_md)
-        except WriteRefused as error:
-            undo_journalled(store_path)  # the memory alone would be in both places
-            raise UsageError(f"{error} {demotion.file} was taken back out of {store_path}; "
-                             "nothing was changed.") from None
     if args.json:
         print_json({"claude_md": _plan_json(home, demotion.claude_md, claude_changes, apply),
                     "store": _plan_json(store_path, demotion.store, store_changes, apply),
@@ -234,9 +228,9 @@ def cmd_demote(args: argparse.Namespace) -> int:
     elif apply:
         print(f"Applied: {demotion.file} is in {store_path}, and its section left "
               f"{user_memory_file(home)}.")
-        print(f"Undo: `{undo_command(home)}` puts the section back in CLAUDE.md;")
-        print(f"      `{undo_command(store_path)}` takes {demotion.file} and its index line "
-              "out of the store (two folders: undo each).")
+        print(f"Undo: `{undo_command(home)}` (or `{undo_command(store_path)}`) puts the section "
+              f"back in CLAUDE.md and takes {demotion.file} and its index line out of the "
+              "store, both at once.")
     elif not held_back:
         print("Dry run: nothing was written." if args.dry_run else "Not applied.")
     if held_back:

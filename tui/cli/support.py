@@ -310,11 +310,12 @@ def recover_interrupted() -> None:
 
 
 def _maybe_interrupted() -> bool:
-    """Whether a killed memtui may have left work behind (see `tui.xdg`): three listings,
+    """Whether a killed memtui may have left work behind (see `tui.xdg`): four listings,
     so that the recovery code, ~15 ms of imports, loads only when there is something."""
     from tui import xdg
 
-    return (any(_lists(folder, "") for folder in (xdg.intents_dir(), xdg.lock_leases_dir()))
+    return (any(_lists(folder, "") for folder in (xdg.intents_dir(), xdg.lock_leases_dir(),
+                                                   xdg.pairs_dir()))
             or any(_lists(folder, xdg.RUN_COPY_PREFIX, _abandoned)
                    for folder in _temp_dir_candidates()))
 

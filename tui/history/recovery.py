@@ -87,7 +87,11 @@ def record_external(store: Path) -> None:
     _tell(_snapshot(store, "changes found by memtui", "external"))
 
 
-def _snapshot(store: Path, message: str, source: str) -> str | None:
+# On the commit of a change spanning two stores: "<the other store> <its record id>".
+PAIR_TRAILER = "Memtui-Pair"
+
+
+def _snapshot(store: Path, message: str, source: str, pair: str | None = None) -> str | None:
     """Commit the store to its journal; a journal that cannot be written never blocks a
     write (the safe write keeps its own backups): the sentence saying why it failed,
     for the caller to say (None when it did not)."""
@@ -97,8 +101,10 @@ def _snapshot(store: Path, message: str, source: str) -> str | None:
     from tui.history.journal import JournalError, damaged, use_journal
     from tui.memory.refusals import WriteRefused
 
+    trailers = {PAIR_TRAILER: pair} if pair else None
     try:
-        use_journal(store, lambda journal: journal.snapshot(message, source=source))
+        use_journal(store, lambda journal: journal.snapshot(message, source=source,
+                                                            trailers=trailers))
     except WriteRefused:
         pass  # another memtui holds the store: its own snapshots catch this change
     except OSError as error:
@@ -128,6 +134,28 @@ def apply_journalled(store: Path, changes, label: str, **options):
     return record
 
 
+def apply_journalled_pair(first, second):
+    """A change spanning two stores (`tui.memory.pairs.Half` each), made as one: each
+    journalled store snapshotted before and after, its journal commit naming the other
+    store. Returns both undo records; WriteRefused having written neither."""
+    from tui.memory.pairs import apply_pair
+    from tui.memory.store_lock import store_locks
+
+    halves = (first, second)
+    with store_locks([first.store, second.store]):
+        missed = [_snapshot(half.store, f"before {half.label}", "external")
+                  for half in halves if half.journalled]
+        records = apply_pair(first, second)
+        made = [_snapshot(record.store, record.label, "memtui", _other_half(record))
+                for half, record in zip(halves, records, strict=True) if half.journalled]
+        _tell(*missed, *made)
+    return records
+
+
+def _other_half(record) -> str | None:
+    return f"{record.pair.store} {record.pair.id}" if record.pair is not None else None
+
+
 def _tell(*failures: str | None) -> None:
     """Say why the journal missed a version, once the change it was for is made. Of a
     refused change nothing is said: the outside write is still on disk for the next
@@ -152,31 +180,45 @@ def keep_both(file: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | Non
     return merged.text.encode("utf-8") if merged.clean else None
 
 
-def undo_journalled(store: Path):
+def undo_journalled(store: Path, journalled: bool = True):
     """Undo memtui's newest change to the store, journalled like any other change; what
-    was written to its files since is kept when it touched other lines."""
-    from tui.memory.writes import undo_last
+    was written to its files since is kept when it touched other lines. A change spanning
+    two stores is undone in both. `journalled`: False for the config home, whose journal
+    would copy every transcript."""
+    from tui.memory.writes import UNDO, undo_last
 
-    return _journalled_step(store, "undo", lambda: undo_last(store, keep_both))
+    return _journalled_step(store, UNDO, lambda: undo_last(store, keep_both), journalled)
 
 
-def redo_journalled(store: Path, refuse=None):
+def redo_journalled(store: Path, refuse=None, journalled: bool = True):
     """Redo what memtui's newest undo took back, journalled like any other change."""
-    from tui.memory.writes import redo_last
+    from tui.memory.writes import REDO, redo_last
 
-    return _journalled_step(store, "redo", lambda: redo_last(store, refuse, keep_both))
+    return _journalled_step(store, REDO, lambda: redo_last(store, refuse, keep_both),
+                            journalled)
 
 
-def _journalled_step(store: Path, step: str, take):
+def _journalled_step(store: Path, step: str, take, journalled: bool):
     """`take()` (an undo or a redo) between a snapshot of what others wrote and one of
-    what it wrote, all under the store lock."""
-    from tui.memory.store_lock import store_lock
+    what it wrote, under the store lock; for a change spanning two stores, the other
+    store's lock and journal too."""
+    from tui.memory.store_lock import store_locks
+    from tui.memory.writes import next_pair
 
-    with store_lock(store):
-        missed = _snapshot(store, f"before {step}", "external")
+    pair = next_pair(store, step)
+    journals = [store] if journalled else []
+    if pair is not None and pair.journalled:
+        journals.append(pair.store)
+    with store_locks([store, *([pair.store] if pair else [])]):
+        missed = [_snapshot(folder, f"before {step}", "external") for folder in journals]
         record = take()
         if record is not None:
-            _tell(missed, _snapshot(store, record.label, "memtui"))
+            made = ([_snapshot(store, record.label, "memtui", _other_half(record))]
+                    if journalled else [])
+            if record.pair is not None and record.pair.store in journals:
+                made.append(_snapshot(record.pair.store, record.pair.label, "memtui",
+                                      f"{store} {record.id}"))
+            _tell(*missed, *made)
     return record
 
 

@@ -10,6 +10,13 @@ behind, and the next memtui command that opens the store (or starts at all, see
 bytes get the old ones back, files moved aside return, staged temp files go, and the
 record is cut from the log. An outside write found there is kept, never overwritten.
 
+A change spanning two stores (`tui.memory.pairs`) stands under a pair mark,
+`<state dir>/pairs/<id>.json`, written before either half starts: each half's intent
+names the mark and stays until both halves are made, then the mark goes (the moment the
+pair is made), then the intents. Recovery rolls back a half whose mark still stands, and
+only tidies one whose mark is gone; so a kill anywhere leaves both stores changed or
+neither.
+
 Stray memtui temp files in a store (from a crash, or from memtui before intents existed)
 are tidied the same way, and store copies left in the temp dir by killed runs are removed.
 An intent record that cannot be read is moved aside, with one sentence.
@@ -40,7 +47,7 @@ from tui.memory.swap import (
 )
 from tui.walk import walk
 from tui.words import plural
-from tui.xdg import intents_dir
+from tui.xdg import intents_dir, pairs_dir
 
 
 def _decode(text: str | None) -> bytes | None:
@@ -50,10 +57,11 @@ def _decode(text: str | None) -> bytes | None:
 class Intent:
     """A change set under way: its intent record written, its undo-log record appended."""
 
-    def __init__(self, store: Path, record_id: str, label: str, log_line: str):
+    def __init__(self, store: Path, record_id: str, label: str, log_line: str,
+                 pair: str | None = None):
         self.store = store
         self.log_offset = undo_log.log_size(store)
-        self.path = _write_intent(store, record_id, label, self.log_offset)
+        self.path = _write_intent(store, record_id, label, self.log_offset, pair)
         try:
             undo_log.append(store, log_line)
         except BaseException:
@@ -69,19 +77,83 @@ class Intent:
         undo_log.cut_back(self.store, self.log_offset)
         clear_intent(self.path)
 
+    def roll_back(self) -> str | None:
+        """The change was made, but its pair was not: put its files back and take its
+        record out, as recovery would (the sentence recovery says, if any)."""
+        return _recover_intent(self.store, self.path)
 
-def _write_intent(store: Path, record_id: str, label: str, log_offset: int) -> Path:
+
+def _write_intent(store: Path, record_id: str, label: str, log_offset: int,
+                  pair: str | None) -> Path:
     folder = intents_dir(store)
     folder.mkdir(parents=True, exist_ok=True)
     body = json.dumps({"id": record_id, "store": str(store), "label": label,
-                       "pid": os.getpid(), "log_offset": log_offset})
+                       "pid": os.getpid(), "log_offset": log_offset,
+                       **({"pair": pair} if pair else {})})
     path = folder / f"{record_id}.json"
-    partial = folder / f".{record_id}.json.partial"
-    partial.unlink(missing_ok=True)
+    partial = _partial(folder, record_id)
     write_new_file(partial, body.encode("utf-8", "surrogateescape"), None, None)
     os.replace(partial, path)
     fsync_dir(folder)
     return path
+
+
+class PairMark:
+    """A change spanning two stores under way: while this file stands, recovery rolls
+    back either half it finds (see the module's note)."""
+
+    def __init__(self, mark: str, halves: list[tuple[Path, str]]):
+        folder = pairs_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"{mark}.json"
+        partial = _partial(folder, mark)
+        body = json.dumps({"halves": [[str(store), record_id] for store, record_id in halves]})
+        write_new_file(partial, body.encode("utf-8", "surrogateescape"), None, None)
+        os.replace(partial, self.path)
+        fsync_dir(folder)
+
+    def clear(self) -> None:
+        """The pair is made (or both halves are rolled back)."""
+        clear_intent(self.path)
+
+
+def _pair_stands(mark: str) -> bool:
+    return (pairs_dir() / f"{mark}.json").exists()
+
+
+def _halves(mark_path: Path) -> list[tuple[Path, str]] | None:
+    try:
+        halves = json.loads(mark_path.read_bytes())["halves"]
+        return [(Path(store), record_id) for store, record_id in halves]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def forget_pair(mark: str) -> None:
+    """Remove the mark once neither half has an intent left."""
+    path = pairs_dir() / f"{mark}.json"
+    halves = _halves(path)
+    if halves is not None and not any((intents_dir(store) / f"{record_id}.json").exists()
+                                      for store, record_id in halves):
+        clear_intent(path)
+
+
+def _partial(folder: Path, name: str) -> Path:
+    """Where a record is written before it is renamed in: named after this process, so
+    one a kill cut short is known for abandoned from its name alone (`_sweep_partials`)."""
+    partial = folder / f".{name}.{os.getpid()}.json.partial"
+    partial.unlink(missing_ok=True)
+    return partial
+
+
+def _sweep_partials(folder: Path) -> None:
+    """Remove the records cut short by a kill (their process is gone) in `folder`."""
+    from tui.claude.lock import pid_alive
+
+    for partial in folder.glob(".*.json.partial"):
+        pid = partial.name.removesuffix(".json.partial").rsplit(".", 1)[-1]
+        if not (pid.isdigit() and pid_alive(int(pid))):
+            partial.unlink(missing_ok=True)
 
 
 def clear_intent(path: Path) -> None:
@@ -105,13 +177,13 @@ def keep_copy(store: Path, record_id: str, file: str, data: bytes) -> Path:
 
 
 def _roll_back_file(store: Path, record_id: str, file: str, before: bytes | None,
-                    after: bytes | None, mtime: float | None) -> bool:
+                    after: bytes | None, mtime: float | None, follow: bool = False) -> bool:
     """Put one file of an interrupted change back to `before`; True when it was touched.
 
     The file is found in one of four states: untouched (it is `before`), moved aside (the
     aside holds `before`), swapped (it is `after`, the aside may still be there), or
     changed by someone else meanwhile (kept: never overwritten)."""
-    path = Path(store, *file.split("/"))
+    path = _path_of(store, file, follow)
     aside = temp_name(path, record_id, OLD_SUFFIX)
     temp_name(path, record_id, NEW_SUFFIX).unlink(missing_ok=True)
     current = _read(path)
@@ -140,6 +212,12 @@ def _roll_back_file(store: Path, record_id: str, file: str, before: bytes | None
     return True
 
 
+def _path_of(store: Path, file: str, follow: bool) -> Path:
+    """Where a change wrote `file`: through a symlink when it followed one."""
+    path = Path(store, *file.split("/"))
+    return Path(os.path.realpath(path)) if follow and path.is_symlink() else path
+
+
 def _read(path: Path) -> bytes | None:
     try:
         return read_nofollow(path)
@@ -155,19 +233,25 @@ def _recover_intent(store: Path, intent: Path) -> str | None:
         record_id, label = data["id"], data["label"]
         if "files" in data:  # written by a memtui that logged a change after making it
             return _recover_logged_after(store, intent, data)
-        offset = data["log_offset"]
-        if not (isinstance(record_id, str) and isinstance(offset, int)):
+        offset, pair = data["log_offset"], data.get("pair")
+        if not (isinstance(record_id, str) and isinstance(offset, int)
+                and isinstance(pair, str | None)):
             raise TypeError
     except (IsADirectoryError, ValueError, KeyError, TypeError):
         return f"{store}: {_move_aside(intent)}"
+    if pair is not None and not _pair_stands(pair):
+        clear_intent(intent)  # its pair was made: the change stands, whole
+        return None
     record = undo_log.record_after(store, offset, record_id)
     restored = 0
     if record is not None:
         entries = [(c["file"], _decode(c.get("before")), _decode(c.get("after")),
-                    c.get("before_mtime")) for c in record["changes"]]
+                    c.get("before_mtime"), c.get("follow") is True) for c in record["changes"]]
         restored = _roll_back(store, record_id, entries)
     undo_log.cut_back(store, offset)  # the record, or what a crash left of it
     clear_intent(intent)
+    if pair is not None:
+        forget_pair(pair)
     return _rolled_back(store, label, restored)
 
 
@@ -190,11 +274,12 @@ def _recover_logged_after(store: Path, intent: Path, data: dict) -> str | None:
     return _rolled_back(store, label, restored)
 
 
-def _roll_back(store: Path, record_id: str,
-               entries: list[tuple[str, bytes | None, bytes | None, float | None]]) -> int:
-    """Put every file of an interrupted change back; how many had to be."""
+def _roll_back(store: Path, record_id: str, entries: list[tuple]) -> int:
+    """Put every file of an interrupted change back; how many had to be. An entry:
+    (file, before, after, mtime[, follow])."""
     restored = sum(_roll_back_file(store, record_id, *entry) for entry in reversed(entries))
-    for folder in {Path(store, *entry[0].split("/")).parent for entry in entries}:
+    for folder in {_path_of(store, entry[0], len(entry) > 4 and entry[4]).parent
+                   for entry in entries}:
         fsync_dir(folder)
     return restored
 
@@ -298,11 +383,39 @@ def recover_pending() -> list[str]:
             messages += recover_store(store)
         except StoreBusy:
             continue
+    _sweep_pair_marks()
     from tui.claude.lock import recover_abandoned_leases
 
     messages += recover_abandoned_leases()
     remove_abandoned_run_copies()
     return messages
+
+
+def _sweep_pair_marks() -> None:
+    """Remove pair marks neither of whose halves has an intent left (both rolled back, or
+    a kill before the first half began). Under both stores' locks, taken at once or not
+    at all: a memtui making that pair right now holds them."""
+    try:
+        marks = list(pairs_dir().glob("*.json"))
+        _sweep_partials(pairs_dir())  # a mark cut short: its pair never began
+    except OSError:
+        return
+    from tui.memory.store_lock import store_locks
+
+    try:
+        pairs_dir().rmdir()
+    except OSError:
+        pass  # marks (or a live partial) still there
+
+    for mark in marks:
+        halves = _halves(mark)
+        if halves is None:
+            continue
+        try:
+            with store_locks([store for store, _ in halves], wait=0):
+                forget_pair(mark.stem)
+        except StoreBusy:
+            continue
 
 
 def _store_of(folder: Path, messages: list[str]) -> Path | None:
@@ -311,6 +424,7 @@ def _store_of(folder: Path, messages: list[str]) -> Path | None:
             return Path(json.loads(intent.read_bytes())["store"])
         except (IsADirectoryError, ValueError, KeyError, TypeError):
             messages.append(_move_aside(intent))
+    _sweep_partials(folder)  # an intent cut short: its change never began
     try:
         folder.rmdir()
     except OSError:

@@ -9,7 +9,9 @@ page), so the markers cost no context at session start.
 
 Promote only appends (a blank line, then the section); demote removes the section and the
 blank line before it, and no other byte. Both are plans of `FileChange`s on the config home,
-written through the safe write like any store's change.
+written through the safe write like any store's change. A CLAUDE.md kept as a symlink (into
+a dotfiles repo) is written through it (`FileChange.follow`): the file it leads to is
+replaced in its own folder and the link stays a link.
 """
 
 from __future__ import annotations
@@ -181,7 +183,7 @@ def plan_promote(home: Path, store: Store, file: str, remove: bool) -> Promotion
     rule, rationale, left_out = carried_parts(front.body, memory.description)
     if not rule and not rationale:
         raise WriteRefused(f"{file} has neither a body nor a description to promote.")
-    claude_bytes = read_bytes(home, USER_MEMORY_NAME)
+    claude_bytes = read_bytes(home, USER_MEMORY_NAME, follow=True)
     claude_text = _decoded(claude_bytes, str(user_memory_file(home)))
     if any(section.name == name for section in find_sections(claude_text)):
         raise WriteRefused(f"{file} is already promoted to {user_memory_file(home)} "
@@ -202,7 +204,8 @@ def plan_promote(home: Path, store: Store, file: str, remove: bool) -> Promotion
         summary.append(f"{left_out} other paragraph{'s' if left_out != 1 else ''} of {file} "
                        f"{'are' if left_out != 1 else 'is'} not carried over ({kept}).")
     claude_plan = Plan(f"promote {file}", (FileChange(USER_MEMORY_NAME, claude_bytes,
-                                                      after.encode("utf-8")),), summary)
+                                                      after.encode("utf-8"), follow=True),),
+                       summary)
     removal = plan_archive(store, [file]) if remove else None
     return Promotion(claude_plan, removal)
 
@@ -217,7 +220,7 @@ class Demotion:
 def plan_demote(home: Path, name: str, store: Store) -> Demotion:
     """Take the promoted section `name` out of CLAUDE.md (its bytes only) and into `store`
     as a memory file with frontmatter and an index line inside the loaded cut."""
-    claude_bytes = read_bytes(home, USER_MEMORY_NAME)
+    claude_bytes = read_bytes(home, USER_MEMORY_NAME, follow=True)
     claude_text = _decoded(claude_bytes, str(user_memory_file(home)))
     sections = find_sections(claude_text)
     wanted = section_name(name)
@@ -242,7 +245,7 @@ def plan_demote(home: Path, name: str, store: Store) -> Demotion:
                       placed.summary, placed.pushed_out, placed.options)
     after = claude_text[:section.start] + claude_text[section.end:]
     claude_plan = Plan(f"demote {wanted}", (FileChange(USER_MEMORY_NAME, claude_bytes,
-                                                       after.encode("utf-8")),),
+                                                       after.encode("utf-8"), follow=True),),
                        [f"Remove the section \"## {section.heading}\" from "
                         f"{user_memory_file(home)} (lines around it are left as they are)."])
     return Demotion(claude_plan, store_plan, file)

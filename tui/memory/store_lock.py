@@ -160,3 +160,15 @@ def store_lock(store: Path, wait: float | None = None) -> Iterator[None]:
     finally:
         entry.guard.release()
 
+
+
+@contextmanager
+def store_locks(stores: list[Path], wait: float | None = None) -> Iterator[None]:
+    """Hold several stores' locks for the block, taken in one order (by store key) by every
+    memtui, so two of them locking the same stores never wait on each other forever."""
+    from contextlib import ExitStack
+
+    with ExitStack() as held:
+        for _, store in sorted({store_key(store): store for store in stores}.items()):
+            held.enter_context(store_lock(store, wait))
+        yield

@@ -8,9 +8,9 @@ a new free name, `REPLACE`, `SKIP`), never silently. A memory renamed so keeps t
 the other memories copied with it have to it: they are rewritten to the new name.
 
 A move is that copy, then the source's own change (`curate.plan_delete`: the files and
-their index lines removed). They are two changes, one per store, each undone on its own
-(`memtui undo TARGET`, `memtui undo SOURCE`); when the second cannot be made, the first
-is taken back before the refusal is said, so a move that fails changes nothing.
+their index lines removed), made as one change spanning both stores (`pairs`): a move
+that fails, or is killed, half-way changes nothing, and one undo of either store
+(`memtui undo TARGET` or `memtui undo SOURCE`) takes back both.
 """
 
 from __future__ import annotations
@@ -243,29 +243,16 @@ def _bytes(text: str) -> bytes:
 
 
 def apply_transfer(source_dir, target_dir, transfer: Transfer) -> None:
-    """Write the target's change, then the source's; WriteRefused having changed nothing
-    (the target's change taken back when the source's fails)."""
-    from tui.history.recovery import apply_journalled
-    from tui.memory.writes import undo_last
+    """Write the target's change and the source's; WriteRefused having changed nothing. A
+    move changing both stores is one change (`pairs`): one undo takes both back."""
+    from tui.history.recovery import apply_journalled, apply_journalled_pair
+    from tui.memory.pairs import Half
 
-    made = None
-    if transfer.target_changes:
-        made = apply_journalled(target_dir, transfer.target_changes,
-                                f"{transfer.label} from {source_dir}")
-    if not transfer.source_changes:
+    into = Half(target_dir, transfer.target_changes, f"{transfer.label} from {source_dir}")
+    out_of = Half(source_dir, transfer.source_changes, f"{transfer.label} to {target_dir}")
+    if into.changes and out_of.changes:
+        apply_journalled_pair(into, out_of)
         return
-    try:
-        apply_journalled(source_dir, transfer.source_changes, f"{transfer.label} to {target_dir}")
-    except WriteRefused as refused:
-        if made is None:
-            raise
-        reason = str(refused).rstrip(".")
-        try:
-            undone = undo_last(target_dir)
-        except WriteRefused as stuck:
-            undone, reason = None, f"{reason}, and {str(stuck).rstrip('.')}"
-        if undone is None or undone.undoes != made.id:
-            raise WriteRefused(f"{reason}; the copy made in {target_dir} is still there: "
-                               f"`memtui undo {target_dir}` takes it back.") from refused
-        raise WriteRefused(f"{reason}; the copy made in {target_dir} was taken back, so the "
-                           "move changed nothing.") from refused
+    for half in (into, out_of):
+        if half.changes:
+            apply_journalled(half.store, half.changes, half.label)

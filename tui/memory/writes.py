@@ -15,6 +15,9 @@ when nothing was, and the newest record in the log is always the change the user
 saw made: the one undo takes back. When the process dies half-way, the intent record
 lets the next command roll it back.
 
+A change spanning two stores (a move) is a change set in each, made, undone and redone
+together: `tui.memory.pairs`, through `make_held` here.
+
 Archiving: a change set applied with `archive=True` (or, by default, whose label starts
 with "archive") first copies every file it deletes to `archive_dir(store)`.
 
@@ -103,6 +106,9 @@ class FileChange:
     before: bytes | None  # None: the file is absent
     after: bytes | None
     mtime: Mtime | None = None  # give the written file this mtime (undo, restore)
+    # The file may be a symlink to a regular file elsewhere (the user's own CLAUDE.md kept
+    # in a dotfiles repo): that file is written, in its own folder, and the link stays.
+    follow: bool = False
 
     @property
     def verb(self) -> str:
@@ -112,6 +118,17 @@ class FileChange:
         if self.after is None:
             return "deleted"
         return "changed"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """The other half of a change spanning two stores (a move), made, undone and redone
+    together with this one (`tui.memory.pairs`)."""
+    store: Path
+    id: str  # its record in that store's undo log
+    label: str
+    first: bool  # this half was made first (an undo makes the other first)
+    journalled: bool = True  # that store keeps a journal (the config home does not)
 
 
 @dataclass(frozen=True)
@@ -125,12 +142,15 @@ class ChangeRecord:
     undone: bool = False
     # Undo passes over it: a redaction, whose old bytes (the secret) memtui keeps no copy of.
     final: bool = False
+    pair: Pair | None = None
 
     def summary(self, also: Sequence[str] = ()) -> str:
         """One line: when, what, each file; `also`: what it changed outside the files."""
         parts = [f"{change.verb} {change.file}" for change in self.changes] + list(also)
         stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.time))
         text = f"{stamp} {self.label}: {', '.join(parts) or 'no files'}"
+        if self.pair is not None:
+            text += f", with its other half in {self.pair.store}"
         return f"{text} (undone)" if self.undone else text
 
 
@@ -138,8 +158,9 @@ def archive_dir(store: Path) -> Path:
     return xdg.data_dir() / "archive" / store_key(store)
 
 
-def _target(store: Path, file: str) -> Path:
-    """The path of a store-relative file, refusing anything that leaves the store."""
+def _target(store: Path, file: str, follow: bool = False) -> Path:
+    """The path of a store-relative file, refusing anything that leaves the store;
+    `follow`: a symlink there gives the regular file it leads to."""
     pure = PurePosixPath(file.replace("\\", "/"))
     if not file or pure.is_absolute() or re.match(r"^[A-Za-z]:", file) or ".." in pure.parts:
         raise WriteRefused(f"{file!r} is not a path inside the memory directory; refused.")
@@ -150,15 +171,37 @@ def _target(store: Path, file: str) -> Path:
     if os.path.commonpath([root, os.path.realpath(path.parent)]) != root:
         raise WriteRefused(f"{file} leads out of the memory directory; refused.")
     if path.is_symlink():
+        if follow:
+            return _link_target(file, path)
         raise WriteRefused(f"{file} is a symlink; memtui only writes regular files.")
     return path
 
 
-def read_bytes(store: Path, file: str) -> bytes | None:
-    """The file's bytes now, or None when it is absent (a named pipe or a device in its
-    place is refused, never opened: reading it would wait or act)."""
+def _link_target(file: str, link: Path) -> Path:
+    """The regular file `link` leads to, or one sentence why it leads to none."""
+    real = Path(os.path.realpath(link))
     try:
-        return read_regular(_target(store, file))
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        raise WriteRefused(f"{file} is a symlink to {os.readlink(link)}, which does not exist; "
+                           "point the link at a file (or remove it) first.") from None
+    except OSError as error:
+        raise WriteRefused(f"{file} is a symlink memtui cannot follow "
+                           f"({error.strerror or error}).") from None
+    if stat.S_ISDIR(mode):
+        raise WriteRefused(f"{file} is a symlink to the folder {real}, not to a file; "
+                           "memtui writes only a file there.")
+    if not stat.S_ISREG(mode):
+        raise WriteRefused(f"{file} is a symlink to {real}, which is not a regular file.")
+    return real
+
+
+def read_bytes(store: Path, file: str, follow: bool = False) -> bytes | None:
+    """The file's bytes now, or None when it is absent (a named pipe or a device in its
+    place is refused, never opened: reading it would wait or act). `follow`: through a
+    symlink (see `FileChange.follow`)."""
+    try:
+        return read_regular(_target(store, file, follow))
     except FileNotFoundError:
         return None
     except OSError as error:
@@ -193,7 +236,7 @@ def write_atomic(path: Path, data: bytes, mtime: Mtime | None = None) -> None:
     fsync_dir(path.parent)
 
 
-def _new_id() -> str:
+def new_record_id() -> str:
     return time.strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
 
 
@@ -217,7 +260,7 @@ def _save_backups(folder: Path, store: Path, changes: Sequence[FileChange],
             failpoints.reached("io.write", str(copy))
             made.append(copy)
             copy.write_bytes(change.before)
-            mtime = mtime_ns_of(_target(store, change.file))
+            mtime = mtime_ns_of(_target(store, change.file, change.follow))
             if mtime is not None:
                 os.utime(copy, ns=(mtime, mtime))
 
@@ -290,12 +333,30 @@ def _record_json(record: ChangeRecord, mtimes: dict[str, Mtime | None]) -> str:
         "time": record.time,
         "undoes": record.undoes,
         **({"final": True} if record.final else {}),
+        **({"pair": _pair_json(record.pair)} if record.pair else {}),
         "changes": [
             {"file": c.file, "before": _encode(c.before), "after": _encode(c.after),
-             "before_mtime": mtimes.get(c.file)}
+             "before_mtime": mtimes.get(c.file), **({"follow": True} if c.follow else {})}
             for c in record.changes
         ],
     })
+
+
+def _pair_json(pair: Pair) -> dict:
+    return {"store": str(pair.store), "id": pair.id, "label": pair.label, "first": pair.first,
+            **({} if pair.journalled else {"journalled": False})}
+
+
+def _pair_of(raw) -> Pair | None:
+    """A record's pair, as `_pair_json` wrote it; TypeError when it is damaged."""
+    if raw is None:
+        return None
+    if not (isinstance(raw, dict) and all(isinstance(raw.get(key), str)
+                                          for key in ("store", "id", "label"))
+            and isinstance(raw.get("first"), bool)):
+        raise TypeError("a damaged pair")
+    return Pair(Path(raw["store"]), raw["id"], raw["label"], raw["first"],
+                raw.get("journalled") is not False)
 
 
 def _check(store: Path, changes: Sequence[FileChange], lease: LockLease | None) -> dict[str, Path]:
@@ -306,9 +367,9 @@ def _check(store: Path, changes: Sequence[FileChange], lease: LockLease | None) 
     for change in changes:
         if change.file in targets:
             raise WriteRefused(f"{change.file} appears twice in one change; refused.")
-        targets[change.file] = _target(store, change.file)
+        targets[change.file] = _target(store, change.file, change.follow)
     for change in changes:
-        actual = read_bytes(store, change.file)
+        actual = read_bytes(store, change.file, change.follow)
         if actual != change.before:
             raise ConflictError(change.file, change.before, actual)
     return targets
@@ -340,7 +401,7 @@ def _log_unchanged(store: Path, label: str, undoes: str | None,
     """A change of no file: nothing to roll back, its record alone (appended whole or
     not at all, see `undo_log.append`)."""
     _check(store, (), lease)
-    record = ChangeRecord(_new_id(), store, label, time.time(), (), undoes)
+    record = ChangeRecord(new_record_id(), store, label, time.time(), (), undoes)
     try:
         undo_log.append(store, _record_json(record, {}))
     except OSError as error:
@@ -355,7 +416,7 @@ def _apply_locked(
     """The change set under the store lock (`_make_change`). See `swap` for what each swap
     guarantees."""
     targets = _check(store, changes, lease)
-    record = ChangeRecord(_new_id(), store, label, time.time(), changes, undoes, final=final)
+    record = ChangeRecord(new_record_id(), store, label, time.time(), changes, undoes, final=final)
     made: list[Path] = []  # memtui's own copies of the old files, made for this change
     try:
         _make_change(store, record, targets, archive, made)
@@ -367,6 +428,43 @@ def _apply_locked(
     failpoints.reached("apply.intent_cleared", str(store))
     failpoints.reached("apply.committed", str(store))
     return record
+
+
+@dataclass(frozen=True)
+class HeldChange:
+    """One store's half of a pair, made, its intent record still standing."""
+    record: ChangeRecord
+    intent: Intent
+    copies: list[Path]  # memtui's own copies of the old files
+
+    def take_back(self) -> str | None:
+        """Roll the half back as recovery would (an outside write since is kept); the
+        sentence recovery says, if any. OSError leaves it to the next command."""
+        message = self.intent.roll_back()
+        _remove_copies(self.copies, (backups_dir(self.record.store),
+                                     archive_dir(self.record.store)))
+        return message
+
+
+def check_changes(store: Path, changes: Sequence[FileChange]) -> None:
+    """Refuse (ConflictError, StoreLocked, WriteRefused) a change set that cannot be made
+    now, writing nothing; the caller holds the store's lock."""
+    _check(store, changes, None)
+
+
+def make_held(store: Path, changes: tuple[FileChange, ...], label: str, *, record_id: str,
+              pair: Pair, archive: bool, undoes: str | None) -> HeldChange:
+    """One half of a pair, under the caller's lock on its store (recovered): made like any
+    change set, but its intent left standing (see `tui.memory.pairs`)."""
+    targets = _check(store, changes, None)
+    record = ChangeRecord(record_id, store, label, time.time(), changes, undoes, pair=pair)
+    made: list[Path] = []
+    try:
+        intent = _make_change(store, record, targets, archive, made)
+    except BaseException:
+        _remove_copies(made, (backups_dir(store), archive_dir(store)))
+        raise
+    return HeldChange(record, intent, made)
 
 
 def _remove_copies(copies: Sequence[Path], roots: Sequence[Path]) -> None:
@@ -387,9 +485,11 @@ def _remove_copies(copies: Sequence[Path], roots: Sequence[Path]) -> None:
 
 
 def _make_change(store: Path, record: ChangeRecord, targets: dict[str, Path], archive: bool,
-                 made: list[Path]) -> None:
+                 made: list[Path]) -> Intent:
     """Backups, intent and log record, staged files, the swaps, the intent dropped; raises
-    having changed nothing in the store (or left the intent for recovery to roll back)."""
+    having changed nothing in the store (or left the intent for recovery to roll back).
+    A half of a pair keeps its intent standing, returned: `pairs` drops it once the other
+    half is made too."""
     changes = record.changes
     mtimes = {c.file: mtime_ns_of(targets[c.file]) for c in changes}
     try:
@@ -401,7 +501,8 @@ def _make_change(store: Path, record: ChangeRecord, targets: dict[str, Path], ar
     except OSError as error:
         raise WriteRefused(_nothing_changed(error, "Saving a backup copy failed")) from error
     try:
-        intent = Intent(store, record.id, record.label, _record_json(record, mtimes))
+        intent = Intent(store, record.id, record.label, _record_json(record, mtimes),
+                        pair=_pair_mark(record))
     except OSError as error:
         raise WriteRefused(_nothing_changed(error, "Recording the change failed")) from error
     swaps = [FileSwap(c.file, targets[c.file], c.before, c.after, record.id,
@@ -425,7 +526,8 @@ def _make_change(store: Path, record: ChangeRecord, targets: dict[str, Path], ar
                 fsync_dir(folder)
             failpoints.reached("apply.before_commit", str(store))
             current = None
-            intent.commit()
+            if record.pair is None:
+                intent.commit()
         except SwapConflict as conflict:
             kept, stuck = _roll_back(store, record, swaps, intent)
             if stuck:
@@ -441,6 +543,14 @@ def _make_change(store: Path, record: ChangeRecord, targets: dict[str, Path], ar
     finally:
         for swap in swaps:
             swap.discard_temp()
+    return intent
+
+
+def _pair_mark(record: ChangeRecord) -> str | None:
+    """The name of the mark a pair stands under while it is made: its first half's id."""
+    if record.pair is None:
+        return None
+    return record.id if record.pair.first else record.pair.id
 
 
 def _nothing_changed(error: OSError, failed: str) -> str:
@@ -524,12 +634,14 @@ def _read_log(store: Path) -> list[tuple[ChangeRecord, dict[str, Mtime | None]]]
     for raw in undo_log.records(store):
         try:
             changes = tuple(
-                FileChange(c["file"], _decode(c["before"]), _decode(c["after"]))
+                FileChange(c["file"], _decode(c["before"]), _decode(c["after"]),
+                           follow=c.get("follow") is True)
                 for c in raw["changes"]
             )
             mtimes = {c["file"]: c.get("before_mtime") for c in raw["changes"]}
             record = ChangeRecord(raw["id"], Path(raw["store"]), raw["label"], raw["time"],
-                                  changes, raw.get("undoes"), final=raw.get("final") is True)
+                                  changes, raw.get("undoes"), final=raw.get("final") is True,
+                                  pair=_pair_of(raw.get("pair")))
         except (ValueError, KeyError, TypeError, AttributeError):
             continue  # damaged: what is readable around it still counts
         entries.append((record, mtimes))
@@ -577,17 +689,62 @@ def redone_phrase(label: str) -> str:
     return f"Redid {label.removeprefix('redo ')}."
 
 
+@dataclass(frozen=True)
+class LogState:
+    """A store's undo log as undo and redo see it."""
+    entries: list[tuple[ChangeRecord, dict[str, Mtime | None]]]
+    kinds: dict[str, str]
+    undone: set[str]
+
+    def next_undo(self) -> tuple[ChangeRecord, dict[str, Mtime | None]] | None:
+        """The newest change not yet undone (a redone change counts as a change again); a
+        final change (a redaction) is passed over: nothing of what it took is kept."""
+        return next(((record, mtimes) for record, mtimes in reversed(self.entries)
+                     if self.kinds[record.id] != UNDO and record.id not in self.undone
+                     and not record.final), None)
+
+    def next_redo(self) -> tuple[ChangeRecord, dict[str, Mtime | None]] | None:
+        """The newest undo not yet redone; None once a change was made after it."""
+        for record, mtimes in reversed(self.entries):
+            if self.kinds[record.id] == FORWARD:
+                return None  # a change made after the undos: they stay undone
+            if self.kinds[record.id] == REDO or record.id in self.undone:
+                continue
+            return record, mtimes
+        return None
+
+    def next_step(self, step: str) -> tuple[ChangeRecord, dict[str, Mtime | None]] | None:
+        return self.next_undo() if step == UNDO else self.next_redo()
+
+    def holds(self, record_id: str) -> bool:
+        return record_id in self.kinds
+
+
+def log_state(store: Path) -> LogState:
+    entries = _read_log(store)
+    kinds, undone = _states([record for record, _ in entries])
+    return LogState(entries, kinds, undone)
+
+
+def next_pair(store: Path, step: str) -> Pair | None:
+    """The other half of the change an undo (`UNDO`) or redo (`REDO`) of this store would
+    take back next, read without the lock: which stores to lock and journal for it."""
+    found = log_state(store).next_step(step)
+    return found[0].pair if found else None
+
+
 def undo_last(store: Path, merge: Merge | None = None) -> ChangeRecord | None:
     """Revert the newest change not yet undone, byte for byte; None when there is none.
-    With `merge`, a file written since keeps those later writes (see `_reverted`). A final
-    change (a redaction) is passed over: nothing of what it took is kept to put back.
+    With `merge`, a file written since keeps those later writes (see `reverted_changes`).
+    A final change (a redaction) is passed over: nothing of what it took is kept to put
+    back. A change spanning two stores is undone in both (`pairs.step_pair`).
 
     Undo records are themselves never undone here (`redo_last` does that), so repeated
     calls walk back in time; a redone change counts as a change again.
     """
     with store_lock(Path(store)):
         recover_store(store)
-        return _undo_last_locked(Path(store), merge)
+        return _step_locked(Path(store), UNDO, None, merge)
 
 
 # merge(file, base, ours, theirs): `ours` and `theirs` both changed `base`; the bytes
@@ -595,40 +752,49 @@ def undo_last(store: Path, merge: Merge | None = None) -> ChangeRecord | None:
 Merge = Callable[[str, bytes, bytes, bytes], bytes | None]
 
 
-def _reverted(store: Path, record: ChangeRecord, mtimes: dict[str, Mtime | None],
-              merge: Merge | None) -> tuple[FileChange, ...]:
+def reverted_changes(store: Path, record: ChangeRecord, mtimes: dict[str, Mtime | None],
+                     merge: Merge | None) -> tuple[FileChange, ...]:
     """The changes taking `record` back. A file written again since (Claude Code appends
     to the index all the time) gets its old text back with the later writes merged in,
     when `merge` can keep both; otherwise `UndoConflict`, nothing written."""
     changes = []
     for change in reversed(record.changes):
-        actual = read_bytes(store, change.file)
+        actual = read_bytes(store, change.file, change.follow)
         if actual == change.after:
             changes.append(FileChange(change.file, change.after, change.before,
-                                      mtimes.get(change.file)))
+                                      mtimes.get(change.file), change.follow))
             continue
         merged = None
         if merge is not None and None not in (actual, change.after, change.before):
             merged = merge(change.file, change.after, change.before, actual)
         if merged is None:
             raise UndoConflict(change.file, change.after, actual, record.label)
-        changes.append(FileChange(change.file, actual, merged))
+        changes.append(FileChange(change.file, actual, merged, follow=change.follow))
     return tuple(changes)
 
 
-def _undo_last_locked(store: Path, merge: Merge | None) -> ChangeRecord | None:
-    entries = _read_log(store)
-    kinds, undone = _states([record for record, _ in entries])
-    candidates = (
-        (record, mtimes) for record, mtimes in reversed(entries)
-        if kinds[record.id] != UNDO and record.id not in undone and not record.final
-    )
-    record, mtimes = next(candidates, (None, {}))
-    if record is None:
+def step_label(step: str, record: ChangeRecord) -> str:
+    """The label of the undo (or redo) of `record`: 'undo relink 1 memory'."""
+    if step == UNDO:
+        return f"undo {record.label.removeprefix('redo ')}"
+    return f"redo {record.label.removeprefix('undo ')}"
+
+
+def _step_locked(store: Path, step: str, refuse, merge: Merge | None) -> ChangeRecord | None:
+    found = log_state(store).next_step(step)
+    if found is None:
         return None
-    label = f"undo {record.label.removeprefix('redo ')}"
-    return _apply(store, _reverted(store, record, mtimes, merge), label, archive=False,
-                  undoes=record.id, empty=not record.changes)
+    record, mtimes = found
+    if step == REDO and refuse is not None and (reason := refuse(record)):
+        raise WriteRefused(reason)
+    if record.pair is not None:
+        from tui.memory.pairs import step_pair
+
+        made = step_pair(store, step, record, mtimes, merge)
+        if made is not None:
+            return made
+    return _apply(store, reverted_changes(store, record, mtimes, merge), step_label(step, record),
+                  archive=False, undoes=record.id, empty=not record.changes)
 
 
 def redo_last(store: Path, refuse: Callable[[ChangeRecord], str | None] | None = None,
@@ -641,21 +807,4 @@ def redo_last(store: Path, refuse: Callable[[ChangeRecord], str | None] | None =
     """
     with store_lock(Path(store)):
         recover_store(store)
-        return _redo_last_locked(Path(store), refuse, merge)
-
-
-def _redo_last_locked(store: Path, refuse, merge: Merge | None) -> ChangeRecord | None:
-    entries = _read_log(store)
-    kinds, undone = _states([record for record, _ in entries])
-    for record, mtimes in reversed(entries):
-        if kinds[record.id] == FORWARD:
-            return None  # a change made after the undos: they stay undone
-        if kinds[record.id] == REDO or record.id in undone:
-            continue
-        label = record.label.removeprefix("undo ")
-        reason = refuse(record) if refuse is not None else None
-        if reason:
-            raise WriteRefused(reason)
-        return _apply(store, _reverted(store, record, mtimes, merge), f"redo {label}",
-                      archive=False, undoes=record.id, empty=not record.changes)
-    return None
+        return _step_locked(Path(store), REDO, refuse, merge)
