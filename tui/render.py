@@ -211,11 +211,7 @@ def print_audit(report, target, no_rescue: str | None = None) -> None:
     for finding in report.findings:
         groups.setdefault((finding.severity, finding.kind), []).append(finding)
     order = triage.kind_order(report.findings)
-    types = {memory.file: memory.type for memory in store.memories}
-
-    def costliest(finding) -> tuple:  # the rules of how to work first, then by name
-        return (triage.TYPE_RANK.get(types.get(finding.file), len(triage.TYPE_RANK)),
-                finding.file or "", finding.line or 0)
+    costliest = triage.costliest({memory.file: memory.type for memory in store.memories})
 
     elided = False
     hinted: set[str] = set()
