@@ -245,3 +245,24 @@ async def test_after_the_rescue_the_store_is_done_and_r_offers_to_archive_it_und
         await pilot.press("u")
         await settle(app, pilot)
     assert snapshot(rescue_home.stranded, recursive=True) == stranded_before
+
+
+async def test_the_projects_screen_calls_a_store_rescued_once_every_memory_is_home(rescue_home):
+    from tui.app.screens.projects import COLUMNS
+    from tui.app.widgets.virtual_table import VirtualTable
+    from tui.history.recovery import apply_journalled
+    from tui.memory.rescue import prepare_rescue
+    from tui.render import condense
+
+    async def status() -> str:
+        app = MemtuiApp(rescue_home.home, rescue_home.env)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(app, pilot)
+            table = app.screen.query_one("#projects", VirtualTable)
+            [row] = [r for r in table.rows if str(r.cells[0]) == condense(str(rescue_home.worktree))]
+            return dict(zip((key for key, _ in COLUMNS), map(str, row.cells), strict=True))["status"]
+
+    assert await status() == "stranded"
+    rescue = prepare_rescue(rescue_home.stranded, rescue_home.home, rescue_home.env)
+    apply_journalled(rescue.live, rescue.plan.changes, rescue.plan.label)
+    assert await status() == "rescued"

@@ -224,7 +224,7 @@ def test_help_panel(snap_compare, app, size):
 def test_relink_from_the_findings_tab_leads_with_what_it_pushes_out(snap_compare, app, size):
     async def relink_highlighted(pilot):
         await open_webapp(pilot)
-        await then(pilot, "3", "r")
+        await then(pilot, "3", "down", "r")  # the first row is the index past its limits
 
     assert snap_compare(app, terminal_size=size, run_before=relink_highlighted)
 

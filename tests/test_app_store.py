@@ -226,6 +226,38 @@ async def test_findings_one_per_row_worst_first_with_the_keys_that_fix_the_highl
         assert "fix: d remove dangling" in text_of(app.screen, "#findings-detail")
 
 
+
+async def test_the_first_finding_is_the_costliest_in_the_order_memtui_audit_tells_them(
+        claude_home, tmp_path, capsys):
+    """A feedback rule Claude cannot see costs more than a project note it cannot see, and
+    both more than a frontmatter it can still half read: the Findings tab opens on the rule,
+    and its kinds come in the order of `memtui audit`'s text."""
+    from tui import cli
+
+    project = tmp_path / "work" / "shop"
+    project.mkdir(parents=True)
+    claude_home.session(project)
+    store = claude_home.store(project)
+    write_memory(store, "a_broken.md", "---\nname: x\n[unclosed\n---\nbody\n")
+    write_memory(store, "a_project.md", memory_text("api", "the api moved", "project"))
+    write_memory(store, "feedback_tabs.md", memory_text("tabs", "tabs, not spaces", "feedback"))
+    write_memory(store, "user_role.md", memory_text("role", "a backend engineer", "user"))
+    write_index(store, [index_line("a_broken.md", "Broken", "half read"),
+                        index_line("user_role.md", "Role", "backend engineer")])
+    app = MemtuiApp(claude_home.home, claude_home.env)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_store(app, pilot, discover(claude_home.home, claude_home.env).projects[0])
+        await pilot.press("3")
+        view = app.screen.query_one(FindingsView)
+        rows = [(row.finding.kind, row.finding.file) for row in view.rows]
+        assert view.table.cursor_row == 0
+    assert rows[:3] == [("unindexed", "feedback_tabs.md"), ("unindexed", "a_project.md"),
+                        ("bad_frontmatter", "a_broken.md")]
+    cli.main(["audit", str(store)])
+    told = capsys.readouterr().out
+    kinds = list(dict.fromkeys(kind for kind, _ in rows))
+    assert sorted(kinds, key=lambda kind: told.index(kind)) == kinds
+
 async def test_recall_ranks_the_matching_memory_first(store_app):
     _, app, project = store_app
     async with app.run_test(size=(120, 40)) as pilot:

@@ -391,3 +391,27 @@ def test_retire_before_the_rescue_is_refused_and_writes_nothing(rescue_home, cap
     code, out, err = run(rescue_home, capsys, "fix", str(rescue_home.stranded), "retire", "--yes")
     assert code == 2 and "rescue` first" in one_sentence(err)
     assert snapshot(rescue_home.stranded, recursive=True) == before
+
+
+def test_projects_calls_a_store_rescued_once_every_memory_is_home(rescue_home, capsys):
+    """`memtui projects` says "stranded" until the rescue is done, then "rescued" with the
+    retire that archives it, as the audit and the doctor do."""
+    stranded = rescue_home.stranded
+
+    def status() -> tuple[str, str, dict]:
+        _, out, _ = run(rescue_home, capsys, "projects")
+        [row] = [line for line in out.splitlines() if line.startswith(str(rescue_home.worktree))]
+        _, listed, _ = run(rescue_home, capsys, "projects", "--json")
+        [entry] = [e for e in json.loads(listed) if e["store"] == str(stranded)]
+        return row.split()[-1], out, entry
+
+    word, out, entry = status()
+    assert word == "stranded" and entry["stranded"] and entry["rescued_into"] is None
+    run(rescue_home, capsys, "fix", str(stranded), "rescue", "--yes")
+
+    word, out, entry = status()
+    assert word == "rescued"
+    assert entry["stranded"] and entry["rescued_into"] == str(rescue_home.live)
+    [note] = [line for line in out.splitlines() if line.startswith(("rescued: ", "stranded: "))]
+    assert note.startswith(f"rescued: every memory of it is in {rescue_home.live} already")
+    assert f"memtui fix {stranded} retire archives it" in note

@@ -74,6 +74,27 @@ NOT_DATES = [
      "## 2026-08-10\n\nA matrix built today would encode the churn.\n"),
     ("an adjective, not a deed", "now", "project_service.md",
      "No dedicated screen exists for it today.\n"),
+    ("an email drafted under an Email N heading", "draft", "project_outreach_emails.md",
+     "## Email 1 — Thousand Hills Realty (Branson, MO)\n\n**To:** ytoro@example.com\n"
+     "**Subject:** 12-month furnished rental offer\n\nHi Y. Toro,\n\n"
+     "My VA John spoke with Melanie this afternoon about **139 Woodland Drive**.\n"),
+    ("an email after its Subject: line", "draft", "project_tour.md",
+     "**Subject:** Tour request — 4 units\n\nHi Dana,\n\n"
+     "We toured the first unit yesterday and loved it.\n"),
+    ("a reply template under its heading", "draft", "reference_replies.md",
+     "### Reply template\n\nThanks! I'll send the signed lease tomorrow.\n"),
+    ("a template named before its use", "draft", "feedback_dispatch.md",
+     "## Template for Next Dispatch\n\n1. Summarise what you did today.\n"),
+    ("a voicemail script", "draft", "reference_calls.md",
+     "## 2. Voicemail Script — 25 Seconds Max\n\nHi, it's Sam, we spoke yesterday.\n"),
+    ("a Spanish reply template", "draft", "reference_respuestas.md",
+     "## Plantilla de respuesta\n\nGracias, le envío el contrato mañana con los datos.\n"),
+    ("a German reply template", "draft", "reference_antworten.md",
+     "## Antwortvorlage\n\nIch schicke Ihnen die Unterlagen morgen.\n"),
+    ("a Chinese reply template", "draft", "reference_reply.md",
+     "### 回复模板\n\n我明天把合同发给您。\n"),
+    ("a Japanese mail draft", "draft", "reference_mail.md",
+     "## メール下書き\n\n明日、資料をお送りします。\n"),
 ]
 
 
@@ -98,6 +119,20 @@ DATES = [
     ("project_recorder.md", "Wait a week (the recorder was fixed today).\n", ["today"]),
     ("project_status_2026_05_18.md", "Review today's invites if they still need action.\n",
      ["today"]),  # the condition governs what follows it, not the day
+    # About drafts, in the memory's own words: a plural, a heading whose noun is another.
+    ("project_campaign.md", "## Email Campaigns\n\nWe paused the campaign yesterday.\n",
+     ["yesterday"]),
+    ("project_outreach.md", "# Outbound Emails\n\nWe sent all six yesterday.\n", ["yesterday"]),
+    ("project_contact.md", "### cPanel Contact Email — All 3 Locations Updated\n\n"
+     "We changed it yesterday.\n", ["yesterday"]),
+    ("project_deploy.md", "## Deploy Script\n\nWe fixed the deploy script yesterday.\n",
+     ["yesterday"]),
+    ("project_outreach.md", "## Research\n\n- Subject: 2-4 words, lowercase\n"
+     "- We tested the subject lines yesterday.\n", ["yesterday"]),  # a field, not a mail
+    ("project_outreach.md", "**Subject:** Hello\n\nSee you tomorrow.\n\n---\n\n"
+     "We sent it yesterday.\n", ["yesterday"]),  # the mail ends at the rule
+    ("project_outreach.md", "## Email 1\n\nSee you tomorrow.\n\n## Notes\n\n"
+     "We sent it yesterday.\n", ["yesterday"]),  # the draft ends at the next heading
 ]
 
 

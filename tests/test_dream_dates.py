@@ -76,6 +76,25 @@ def test_date_words_that_are_no_date_of_the_prose_are_never_touched(claude_home,
     assert "left" not in said(result) and "→" not in said(result)
 
 
+
+def test_a_drafted_email_keeps_its_words_while_the_memory_s_own_date_is_written(
+        claude_home, tmp_path):
+    """An email drafted in a memory is the email's words: its "this afternoon" is the day it
+    is sent, not a day the memory tells of."""
+    store = claude_home.store(tmp_path / "project")
+    body = ("# Outbound Emails (2026-05-08)\n\nWe drafted all six today.\n\n"
+            "## Email 1 — Thousand Hills Realty (Branson, MO)\n\n**To:** ytoro@example.com\n"
+            "**Subject:** 12-month furnished rental offer for 139 Woodland Drive\n\n"
+            "Hi Y. Toro,\n\nMy VA John spoke with Melanie this afternoon about the house.\n\n"
+            "If it is still open, I'll send the lease back tomorrow.\n")
+    write_memory(store, "project_outreach_emails.md",
+                 memory_text("outreach", "outbound emails", "project", body), mtime=LATE_MAY)
+    dream(store)
+    text = (store / "project_outreach_emails.md").read_text()
+    assert "We drafted all six 2026-05-08.\n" in text
+    assert "spoke with Melanie this afternoon about" in text
+    assert "I'll send the lease back tomorrow.\n" in text
+
 @pytest.fixture
 def transcripts(claude_home, monkeypatch):
     """The config home whose transcripts the dream reads (as it would the user's)."""

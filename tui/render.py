@@ -8,6 +8,7 @@ import re
 import shlex
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,6 +95,7 @@ def age(timestamp: float | None, now: float | None = None) -> str:
 PROJECT_STATUS_STYLES = {
     "ok": "",
     "stranded": "bold red",
+    "rescued": "green",
     "no store": "yellow",
     "no sessions": "cyan",
     "no memory yet": "dim",
@@ -101,11 +103,12 @@ PROJECT_STATUS_STYLES = {
 }
 
 
-def project_status(project: Project) -> str:
+def project_status(project: Project, rescued: bool = False) -> str:
+    """`rescued`: the project is a stranded store whose rescue is done (rescue.py)."""
     if project.store is None:
         return "no store"
     if project.stranded:
-        return "stranded"
+        return "rescued" if rescued else "stranded"
     if project.resting:
         return "no sessions"
     if not project.store_exists:
@@ -120,13 +123,19 @@ class ProjectRow:
     project: Project
     path: str
     status: str
+    rescued_into: Path | None = None  # the live store holding a rescued store's memories
 
 
-def project_rows(projects: list[Project]) -> list[ProjectRow]:
+def project_rows(projects: list[Project],
+                 rescued: Mapping[Path, Path] | None = None) -> list[ProjectRow]:
+    """`rescued`: the stranded stores whose rescue is done, and where their memories are."""
+    rescued = rescued or {}
     rows = []
     for project in projects:
         path = project.key_path or (project.paths[0] if project.paths else project.name)
-        rows.append(ProjectRow(project, condense(path), project_status(project)))
+        live = rescued.get(project.store) if project.store else None
+        rows.append(ProjectRow(project, condense(path), project_status(project, live is not None),
+                               live))
     return rows
 
 
@@ -153,6 +162,10 @@ def print_projects(rows: list[ProjectRow], home: Path) -> None:
     _print_table(console, table)
     for row in rows:
         reason = row.project.stranded_reason or row.project.note
+        if row.rescued_into is not None:
+            store = visible(shlex.quote(str(row.project.store)))
+            reason = (f"every memory of it is in {condense(str(row.rescued_into))} already; "
+                      f"memtui fix {store} retire archives it (memtui undo brings it back)")
         if row.status == "read-only":
             reason = (f"{condense(str(row.project.store))} cannot be written "
                       f"({unwritable(row.project.store)}): Claude Code cannot save a memory "
@@ -198,11 +211,7 @@ def print_audit(report, target, no_rescue: str | None = None) -> None:
     for finding in report.findings:
         groups.setdefault((finding.severity, finding.kind), []).append(finding)
     order = triage.kind_order(report.findings)
-    types = {memory.file: memory.type for memory in store.memories}
-
-    def costliest(finding) -> tuple:  # the rules of how to work first, then by name
-        return (triage.TYPE_RANK.get(types.get(finding.file), len(triage.TYPE_RANK)),
-                finding.file or "", finding.line or 0)
+    costliest = triage.costliest({memory.file: memory.type for memory in store.memories})
 
     elided = False
     hinted: set[str] = set()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +32,7 @@ def post_unless_replaced(target: MessagePump, message: Message) -> None:
 class ProjectsScanned(Message):
     inventory: Inventory
     summaries: dict[Path, StoreSummary] | None  # None: still being read (rows come first)
+    rescued: dict[Path, Path] = field(default_factory=dict)  # stranded store -> live store
 
 
 @dataclass

@@ -29,16 +29,24 @@ def cmd_projects(args: argparse.Namespace) -> int:
 
     home = projects_home(args)
     inventory = discover(home, env_of(args), args.settings)
+    rescued = {}
+    if any(project.stranded for project in inventory.projects):  # rescue.py loads the writes
+        from tui.memory.rescue import rescued_stores
+
+        rescued = rescued_stores(inventory.projects, home, env_of(args), args.settings)
     if args.json:
-        print_json([project_to_json(p) for p in inventory.projects])
+        print_json([project_to_json(p, rescued.get(p.store) if p.store else None)
+                    for p in inventory.projects])
     else:
         from tui.render import print_projects, project_rows  # Rich only for human output
 
-        print_projects(project_rows(inventory.projects), home)
+        print_projects(project_rows(inventory.projects, rescued), home)
     return 0
 
 
-def project_to_json(project) -> dict:
+def project_to_json(project, rescued_into: Path | None = None) -> dict:
+    """`rescued_into`: for a stranded store whose rescue is done, the store holding its
+    memories."""
     return {
         "name": project.name,
         "store": str(project.store) if project.store else None,
@@ -61,6 +69,7 @@ def project_to_json(project) -> dict:
         "memories": project.memories,
         "stranded": project.stranded,
         "stranded_reason": project.stranded_reason or None,
+        "rescued_into": str(rescued_into) if rescued_into else None,
         "resting": project.resting,
         "last_consolidated": project.last_consolidated,
         "note": project.note or None,

@@ -4,7 +4,7 @@ written.
 tui/memory/dates.py finds the words; most of what it finds in real memories is not a date
 a later reader gets wrong: a command or file name (`/market-tomorrow`, `today-timeline.tsx`),
 a field, label or report title ("🔥 今日快照", "CAIXA HOJE", `오늘의발견`, "Today P&L:"), a
-quoted message or a reply template, a formula (`modifiedTime=今日`), a rule that uses the
+quoted message, a reply template or a drafted email (tui/memory/drafts.py), a formula (`modifiedTime=今日`), a rule that uses the
 word for whatever day it is applied ("check today's date", "what it does today"), a
 duration ("in 9 days", "60일 뒤"), a word of another language ("hier" is "here" in Dutch).
 A phrase is a date reference only outside all of these, in the language of its text.
@@ -27,6 +27,7 @@ from functools import cached_property
 from tui.memory import date_sentences
 from tui.memory.date_sentences import QUOTES
 from tui.memory.dates import RelativeDate, Shift, relative_dates
+from tui.memory.drafts import draft_lines
 from tui.memory.frontmatter import BLOCK
 from tui.memory.language import language_of
 from tui.memory.written_on import Headings, Written, day_of_name
@@ -149,6 +150,10 @@ class _Context:
         return language_of(body[:5_000])
 
     @cached_property
+    def drafts(self) -> set[int]:
+        return draft_lines(self.lines, self.frontmatter_lines)
+
+    @cached_property
     def headings(self) -> Headings:
         return Headings(self.text)
 
@@ -199,6 +204,11 @@ def _line_shape(context: _Context, found: RelativeDate, line: str, *_) -> str | 
 
 def _within(spans: re.Pattern[str], line: str, start: int, end: int) -> bool:
     return any(m.start() <= start and end <= m.end() for m in spans.finditer(line))
+
+
+def _in_draft(context: _Context, found: RelativeDate, *_) -> str | None:
+    """An email, reply or post drafted for someone else: its words are not the memory's."""
+    return "draft" if found.line - 1 in context.drafts else None
 
 
 def _quoted_or_linked(context: _Context, found: RelativeDate, line: str, start: int,
@@ -314,6 +324,6 @@ def _sentence(context: _Context, found: RelativeDate, line: str, start: int,
 
 
 _CHECKS: tuple[Callable[..., str | None], ...] = (
-    _in_frontmatter, _line_shape, _quoted_or_linked, _name, _title, _formula, _in_template,
+    _in_frontmatter, _line_shape, _quoted_or_linked, _in_draft, _name, _title, _formula, _in_template,
     _not_used, _language, _sentence,
 )

@@ -17,7 +17,7 @@ change set on it, undone like any other).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
@@ -107,6 +107,23 @@ def finished_rescue(stranded: Path, home: Path, env: Mapping[str, str] | None = 
         return None
     rescue = rescue_into(stranded, found)
     return rescue if rescue.done else None
+
+
+def rescued_stores(projects: Iterable, home: Path, env: Mapping[str, str] | None = None,
+                   settings_file: Path | None = None) -> dict[Path, Path]:
+    """The stranded stores among `projects` (discovery's) whose rescue is done, each with
+    the live store that holds their memories."""
+    done = {}
+    for project in projects:
+        if not (project.stranded and project.store and project.store_exists):
+            continue
+        try:
+            rescue = finished_rescue(project.store, home, env, settings_file)
+        except (OSError, WriteRefused):  # unreadable now: it stays "stranded"
+            continue
+        if rescue is not None:
+            done[project.store] = rescue.live
+    return done
 
 
 def plan_retire(stranded: Store, rescue: Rescue) -> Plan:

@@ -156,14 +156,18 @@ def lost_cell(project: Project, lost: int | None) -> Text:
 
 def project_row(project: Project, summary: StoreSummary | None, now: float | None,
                 lost: int | None = None, sync: Text | None = None,
-                summary_pending: bool = False) -> ProjectRow:
+                summary_pending: bool = False, rescued: bool = False) -> ProjectRow:
     """`sync`: the sync column's cell, when the screen shows one; `summary_pending`: the
-    store's index is still being read ("…" in its columns)."""
+    store's index is still being read ("…" in its columns, and in a stranded store's status:
+    whether its rescue is done is read with it); `rescued`: a stranded store's rescue is
+    done."""
     path = condense(project.key_path or (project.paths[0] if project.paths else project.name))
     since = project.sessions_since(project.last_consolidated)
     orphans = summary.orphans if summary else 0
     fill = summary.fill if summary else 0.0
-    status = project_status(project)
+    status = project_status(project, rescued)
+    status_cell = (Text("…", style="dim") if summary_pending and project.stranded else
+                   Text(status, style=PROJECT_STATUS_STYLES[status] if status != "ok" else "dim"))
     cells = (
         Text(path),
         str(project.memories) if project.store else "-",
@@ -172,7 +176,7 @@ def project_row(project: Project, summary: StoreSummary | None, now: float | Non
         Text(str(orphans), style="bold red") if orphans else Text("0", style="dim"),
         lost_cell(project, lost),
         folders_cell(project),
-        Text(status, style=PROJECT_STATUS_STYLES[status] if status != "ok" else "dim"),
+        status_cell,
         age(project.last_consolidated, now),
         str(since),
     )
@@ -305,7 +309,7 @@ class ProjectsScreen(Screen[None]):
                 if time.monotonic() - shown > PROGRESS_INTERVAL:
                     app.call_from_thread(progress.update, progress=done)
                     shown = time.monotonic()
-        post_unless_replaced(self, ProjectsScanned(inventory, summaries))
+        post_unless_replaced(self, ProjectsScanned(inventory, summaries, self.rescued(inventory)))
         # After the table is up: the first count of a big history reads every transcript.
         from tui.history.recovery import lost_update_counts
 
@@ -370,7 +374,7 @@ class ProjectsScreen(Screen[None]):
                     continue
                 known = scanned.summaries.get(store)
                 summaries[store] = known if known and store not in changed else summarize(store)
-        post_unless_replaced(self, ProjectsScanned(inventory, summaries))
+        post_unless_replaced(self, ProjectsScanned(inventory, summaries, self.rescued(inventory)))
         from tui.history.recovery import lost_update_counts
 
         # A store written since may have lost lines back (a merge, Claude Code) or lose some:
@@ -379,6 +383,15 @@ class ProjectsScreen(Screen[None]):
                    [project for project in inventory.projects if project.store in changed])
         if counted:
             post_unless_replaced(self, LostUpdatesCounted(lost_update_counts(counted)))
+
+    def rescued(self, inventory) -> dict[Path, Path]:
+        """The stranded stores whose rescue is done (read in the scan's thread)."""
+        if not any(project.stranded for project in inventory.projects):
+            return {}  # rescue.py loads the write path, which a home with none never needs
+        from tui.memory.rescue import rescued_stores
+
+        return rescued_stores(inventory.projects, self.app.home, self.app.env,
+                              self.app.settings_file)
 
     def scan_under_way(self) -> bool:
         return any(worker.node is self and worker.name == "scan" and not worker.is_finished
@@ -439,7 +452,8 @@ class ProjectsScreen(Screen[None]):
             project_row(p, summaries.get(p.store) if p.store else None, self.app.now,
                         self.lost_counts.get(p.store) if p.store else None,
                         self.sync_cell_of(p) if self.sync_remote else None,
-                        summary_pending=pending and bool(p.store and p.store_exists))
+                        summary_pending=pending and bool(p.store and p.store_exists),
+                        rescued=p.store in message.rescued)
             for p in message.inventory.projects
         ]
 

@@ -334,9 +334,10 @@ class StoreScreen(Screen[None]):
             if worker.is_cancelled:
                 return
             skipped = len(store.memories) > DUPLICATE_SCAN_LIMIT
+            types = {memory.file: memory.type for memory in store.memories}
             self.post_message(StoreLoaded(store, statuses, before,
                                           build_rows(store, findings, statuses),
-                                          shown_findings(findings, skipped)))
+                                          shown_findings(findings, types, skipped)))
             # Against the code: git is asked only when HEAD moved since it last was.
             if code := code_findings(store, self.project.key_path):
                 findings = findings + code
@@ -344,14 +345,14 @@ class StoreScreen(Screen[None]):
                     return
                 self.post_message(StoreLoaded(store, statuses, before,
                                               build_rows(store, findings, statuses),
-                                              shown_findings(findings, skipped)))
+                                              shown_findings(findings, types, skipped)))
             if many and not skipped:
                 findings = findings + duplicate_findings(store)
                 if worker.is_cancelled:
                     return
                 self.post_message(StoreLoaded(store, statuses, before,
                                               build_rows(store, findings, statuses),
-                                              shown_findings(findings)))
+                                              shown_findings(findings, types)))
         from tui.history.recovery import record_external
 
         record_external(self.path)  # after the view: the journal never delays what users see

@@ -1,9 +1,11 @@
-"""Every finding of a store, one per row, worst first; the highlighted one in full below,
-with the keys that fix it. Keys act on the highlighted finding, or on the marked ones."""
+"""Every finding of a store, one per row, what costs most first (the order `memtui audit`
+tells them, tui/memory/triage.py); the highlighted one in full below, with the keys that
+fix it. Keys act on the highlighted finding, or on the marked ones."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -12,6 +14,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.app.widgets.virtual_table import Place, VirtualTable
+from tui.memory import triage
 from tui.memory.audit import SEVERITIES, Finding
 from tui.render import SEVERITY_STYLE
 from tui.visible import visible
@@ -66,8 +69,8 @@ NO_FIX = {
     "duplicate_search_cut": "nothing to repair: the duplicates listed may not be all of them",
 }
 PLURALS = {"error": "errors", "warning": "warnings", "info": "info"}
-# (key, width). The severity is the kind's colour, the order of the rows and the first word
-# of the highlighted finding's detail: its width goes to the message, which wraps.
+# (key, width). The severity is the kind's colour and the first word of the highlighted
+# finding's detail: its width goes to the message, which wraps.
 COLUMNS = (("mark", 1), ("kind", 20), ("where", 24), ("message", 20))
 COLUMN_PRIORITY = ("kind", "mark", "where", "message")
 
@@ -78,19 +81,6 @@ def fixes(finding: Finding) -> tuple[str, ...]:
     if finding.kind in FIXES:
         return FIXES[finding.kind]
     return MEMORY_FIX if finding.file and finding.file != "MEMORY.md" else ("store.edit",)
-
-
-def _ordered(findings: list[Finding]) -> list[Finding]:
-    """Worst first, then by kind, file and line.
-
-    Put in buckets by severity and kind, each then sorted: half a million findings in one
-    sort is one C call that holds the GIL, and the UI thread, for a third of a second,
-    where a bucket (an index's dangling links, in line order already) sorts in one pass."""
-    buckets: dict[tuple[int, str], list[Finding]] = {}
-    for finding in findings:
-        buckets.setdefault((SEVERITIES.index(finding.severity), finding.kind), []).append(finding)
-    return [finding for key in sorted(buckets)
-            for finding in sorted(buckets[key], key=lambda f: (f.file or "", f.line or 0))]
 
 
 def where(finding: Finding) -> str:
@@ -125,11 +115,13 @@ class FindingRow:
         return ("", self.label, visible(where(finding)), visible(message_beside(finding)))
 
 
-def finding_rows(findings: list[Finding]) -> list[FindingRow]:
+def finding_rows(findings: list[Finding], types: Mapping[str, str | None]) -> list[FindingRow]:
+    """One row per finding, in the order `memtui audit` tells them: what costs most first
+    (`types`: each memory file's type; a feedback rule Claude cannot see comes first)."""
     rows = []
     seen: Counter[str] = Counter()
     labels: dict[tuple[str, str], Text] = {}
-    for finding in _ordered(findings):
+    for finding in triage.ordered(findings, types):
         base = f"{finding.kind}|{finding.file}|{finding.line}|{finding.target}|{finding.other}"
         seen[base] += 1
         label = (finding.severity, finding.kind)
@@ -148,8 +140,9 @@ class FindingsShown:
     tally: Text
 
 
-def shown_findings(findings: list[Finding], duplicates_skipped: bool = False) -> FindingsShown:
-    return FindingsShown(finding_rows(findings), tally(findings, duplicates_skipped))
+def shown_findings(findings: list[Finding], types: Mapping[str, str | None],
+                   duplicates_skipped: bool = False) -> FindingsShown:
+    return FindingsShown(finding_rows(findings, types), tally(findings, duplicates_skipped))
 
 
 AUDITING = FindingsShown([], Text("Auditing…", style="dim"))
