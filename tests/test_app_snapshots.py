@@ -249,24 +249,24 @@ async def copy_user_role(pilot, typed: str = "") -> None:
     await then(pilot, *typed)
 
 
-def test_copy_to_project_picker(snap_compare, app):
-    assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=copy_user_role)
+def test_copy_to_project_picker(snap_compare, app, size):
+    assert snap_compare(app, terminal_size=size, run_before=copy_user_role)
 
 
-def test_copy_to_project_asks_about_a_name_the_target_holds(snap_compare, app):
+def test_copy_to_project_asks_about_a_name_the_target_holds(snap_compare, app, size):
     async def collision(pilot):
         await copy_user_role(pilot, "cli")
         await then(pilot, "enter")
 
-    assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=collision)
+    assert snap_compare(app, terminal_size=size, run_before=collision)
 
 
-def test_copy_to_project_preview(snap_compare, app):
+def test_copy_to_project_preview(snap_compare, app, size):
     async def preview(pilot):
         await copy_user_role(pilot, "cli")
         await then(pilot, "enter", "k", "enter")
 
-    assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=preview)
+    assert snap_compare(app, terminal_size=size, run_before=preview)
 
 
 def test_history_of_a_memory(snap_compare, app, size):
