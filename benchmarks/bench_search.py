@@ -66,14 +66,14 @@ def in_process(home: Path, runs: int) -> tuple[float, dict[str, tuple[float, flo
     """(seconds to the first answer: discovery, reading every store from the warm cache and
     one query; {query: (best wall and CPU seconds of a next query, memories matching)})."""
     from tui.claude.discovery import discover
-    from tui.memory.audit_cache import AuditCache
+    from tui.memory.search_cache import SearchCache
     from tui.memory.search_stores import SearchedStore, load_corpus
 
     started = time.perf_counter()
     projects = discover(home, {"CLAUDE_CONFIG_DIR": str(home)}).projects
     stores = list({p.store: SearchedStore(p.store, p.key_path or str(p.store))
                    for p in projects if p.store is not None and p.store_exists}.values())
-    with AuditCache() as cache:
+    with SearchCache() as cache:
         corpus, _ = load_corpus(stores, cache)
     corpus.search(QUERIES[0], limit=SHOWN)
     first = time.perf_counter() - started

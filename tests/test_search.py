@@ -12,8 +12,8 @@ import pytest
 from conftest import memory_text, write_index, write_memory
 
 from tui import cli
-from tui.memory.audit_cache import AuditCache
 from tui.memory.search import Corpus, Document, SearchError, parse_query
+from tui.memory.search_cache import SearchCache
 from tui.memory.search_stores import SearchedStore, load_corpus
 
 OLD = 1_700_000_000.0
@@ -208,19 +208,19 @@ def test_an_unchanged_store_comes_from_the_cache_and_a_changed_one_is_read_again
     from tui.memory import search_stores
 
     later = lambda: 10**20  # noqa: E731 - every store settled long ago
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         first = load_corpus(searched(stores), cache)[0].search("deploy")[0]
     reads = []
     read = search_stores.read_store_text
     monkeypatch.setattr(search_stores, "read_store_text",
                         lambda store: reads.append(store) or read(store))
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         again = load_corpus(searched(stores), cache)[0].search("deploy")[0]
     assert reads == [] and again == first  # bodies too, read back for the lines shown
     _, store = stores["shop"]
     write_memory(store, "project_deploy.md",
                  memory_text("deploy", "how we ship", "project", "Now run `just ship`.\n"))
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         shipped = load_corpus(searched(stores), cache)[0].search("just ship")[0]
     assert reads == [store] and [h.line for h in shipped] == ["Now run `just ship`."]
 
@@ -303,16 +303,16 @@ def test_the_words_for_near_matches_are_kept_while_no_store_changes(stores, tmp_
     from tui.memory.search_stores import keep_vocabulary
 
     later = lambda: 10**20  # noqa: E731 - every store settled long ago
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         corpus = load_corpus(searched(stores), cache)[0]
         assert [h.document.file for h in corpus.search("relaese")[0]] == ["project_deploy.md"]
         keep_vocabulary(corpus, cache)
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         kept = load_corpus(searched(stores), cache)[0]
     assert kept.has_vocabulary and kept.vocabulary == corpus.vocabulary
     _, store = stores["blog"]
     write_memory(store, "project_new.md", memory_text("new", "a newer word: kubernetes"))
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         changed = load_corpus(searched(stores), cache)[0]
     assert not changed.has_vocabulary
     assert [h.document.file for h in changed.search("kubernetse")[0]] == ["project_new.md"]
@@ -324,7 +324,7 @@ def test_a_file_name_that_is_not_utf8_is_searched_and_kept(stores, tmp_path):
     write_memory(store, name, memory_text("odd", 'a "\\udcff" name', "user", "deploy it\n"),
                  mtime=OLD)
     for _ in range(2):  # read, then from the cache
-        with AuditCache(tmp_path / "cache.sqlite", clock=lambda: 10**20) as cache:
+        with SearchCache(tmp_path / "search.bin", clock=lambda: 10**20) as cache:
             hits = load_corpus(searched(stores), cache)[0].search("deploy it")[0]
         assert [hit.document.file for hit in hits] == [name]
 

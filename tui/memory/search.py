@@ -171,6 +171,9 @@ class Corpus:
         reads the body of a document that came without one."""
         self.documents = list(documents)
         self.bodies = bodies
+        # Each store's place among the documents, and what it was read as: a corpus read
+        # again takes the unchanged stores from this one (`search_stores.load_corpus`).
+        self.parts: dict = {}
         # What the stores were when read (a digest of their fingerprints), when every one
         # could be fingerprinted: the vocabulary holds while it does.
         self.read_as: str | None = None
@@ -252,7 +255,11 @@ class Corpus:
             word = needle.word
             candidates = [i for i in candidates if word in haystacks[i]]
             if not needle.anywhere:
-                candidates = [i for i in candidates if needle.found(haystacks[i])]
+                # After a space or a line end it starts a word: most memories are settled
+                # so, in C; only the others are looked through place by place.
+                spaced, lined = f" {word}", f"\n{word}"
+                candidates = [i for i in candidates if spaced in haystacks[i]
+                              or lined in haystacks[i] or needle.found(haystacks[i])]
         return candidates
 
     def _ranked(self, hits: list[int], needles: Sequence[Needle], limit: int | None
