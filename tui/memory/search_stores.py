@@ -4,7 +4,7 @@ already folded."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -163,20 +163,12 @@ class KeptBodies:
 
     def take_from(self, other: KeptBodies, store: str) -> None:
         self.sources[store] = other.sources[store]
-        if store in other.stores:
-            self.stores[store] = other.stores[store]
 
     def __call__(self, document: Document) -> str:
         bodies = self.stores.get(document.store)
         if bodies is None:
             bodies = self.stores[document.store] = self._read(document.store)
         return bodies.get(document.file, "")
-
-    def read_all(self, stores: Iterable[str]) -> None:
-        """Read the bodies of these stores now (those not read yet)."""
-        for store in stores:
-            if store not in self.stores:
-                self.stores[store] = self._read(store)
 
     def _read(self, store: str) -> dict[str, str]:
         files, source = self.sources.get(store, ([], []))
