@@ -176,14 +176,21 @@ def haystack(document: Document) -> str:
     return fold(f"{head}\n{document.body}")
 
 
+def head_of(haystack: str) -> str:
+    """The name and description of a memory's haystack."""
+    return "\n".join(haystack.split("\n", 3)[1:3])
+
+
 class Corpus:
     """Many stores' memories, folded once, searched many times."""
 
     def __init__(self, documents: Sequence[Document],
                  haystacks: Sequence[str] | None = None,
-                 bodies: Callable[[Document], str] | None = None) -> None:
-        """`haystacks`: each document's `haystack`, when they were kept; `bodies`: what
-        reads the body of a document that came without one."""
+                 bodies: Callable[[Document], str] | None = None,
+                 heads: Sequence[str] | None = None) -> None:
+        """`haystacks`: each document's `haystack`, when they were kept, and `heads`, each
+        one's `head_of`; `bodies`: what reads the body of a document that came without
+        one."""
         self.documents = list(documents)
         self.bodies = bodies
         # Each store's place among the documents, and what it was read as: a corpus read
@@ -197,14 +204,12 @@ class Corpus:
         self._last: tuple[tuple[Query, frozenset[str]], list[int]] | None = None
         self.haystacks = (list(haystacks) if haystacks is not None
                           else [haystack(d) for d in self.documents])
+        # Each memory's name and description, folded: a match there ranks first.
+        self.heads = (list(heads) if heads is not None
+                      else [head_of(text) for text in self.haystacks])
 
     def __len__(self) -> int:
         return len(self.documents)
-
-    @cached_property
-    def heads(self) -> list[str]:
-        """Each memory's name and description, folded: a match there ranks first."""
-        return ["\n".join(haystack.split("\n", 3)[1:3]) for haystack in self.haystacks]
 
     @cached_property
     def mtimes(self) -> list[float]:
@@ -270,11 +275,8 @@ class Corpus:
             word = needle.word
             candidates = [i for i in candidates if word in haystacks[i]]
             if not needle.anywhere:
-                # After a space or a line end it starts a word: most memories are settled
-                # so, in C; only the others are looked through place by place.
-                spaced, lined = f" {word}", f"\n{word}"
-                candidates = [i for i in candidates if spaced in haystacks[i]
-                              or lined in haystacks[i] or needle.found(haystacks[i])]
+                search = needle.pattern.search
+                candidates = [i for i in candidates if search(haystacks[i])]
         return candidates
 
     def _ranked(self, hits: list[int], needles: Sequence[Needle], limit: int | None
@@ -370,6 +372,13 @@ class Needle:
     def found(self, text: str) -> bool:
         return self._next(text, 0) >= 0
 
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The word where a word starts, as a pattern that finds it by its letters first
+        (C speed from one place to the next), then looks behind it: twice as fast as
+        `found` on a word that starts few words and ends many (`de`: code, made)."""
+        return _starting_word(self.word)
+
     def count(self, text: str) -> int:
         """Its places in `text` (for ranking: any place, word start or not)."""
         return text.count(self.word)
@@ -390,6 +399,12 @@ class Needle:
         while at > 0 and _in_word(text[at - 1]):
             at = text.find(word, at + 1)
         return at
+
+
+@lru_cache(maxsize=256)
+def _starting_word(word: str) -> re.Pattern[str]:
+    letters = re.escape(word)
+    return re.compile(f"{letters}(?<![^\\W_{_UNSPACED_CHARS}]{letters})")
 
 
 def _in_word(char: str) -> bool:

@@ -3,12 +3,12 @@ store's fingerprint (`tui.memory.audit_cache.fingerprint`: every entry's inode, 
 and ctime), so a changed memory is read again and found by its new words at once.
 
 One file, read in one go: a JSON head placing each store, then every store's memories'
-fields and folded haystacks, then their bodies, each store's joined by NUL (which no text
-memory holds).
-The 40 MB of haystacks of 20,000 memories are one read and a decode per store, where
-674 SQLite rows took 3x longer; the bodies are read back (`os.pread`) only for the
-memories shown. A run that read a store anew writes the whole file again, to a temporary
-file replaced at once: a reader holds the old one or the new one, never half of each.
+fields, folded names and descriptions and folded haystacks, then their bodies, joined by
+NUL (which no text memory holds). The 40 MB of haystacks of 20,000 memories are one read
+and a decode per store, where 674 SQLite rows took longer; a body is read back
+(`os.pread`) only when its memory is shown. A run that read a store anew writes the whole
+file again, to a temporary file replaced at once: a reader holds the old one or the new
+one, never half of each.
 """
 
 from __future__ import annotations
@@ -18,23 +18,25 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Iterable
+from itertools import accumulate
 from pathlib import Path
 from typing import NamedTuple
 
 from tui import xdg
 from tui.memory.audit_cache import SETTLE_NS, rules_digest
 
-MAGIC = b"memtui search cache 1\n"
+MAGIC = b"memtui search cache 2\n"
 GENERATION_BYTES = 16  # hex characters naming one writing of the file
 PREFIX = len(MAGIC) + GENERATION_BYTES + 12  # magic, generation, the head's length (hex)
 SEPARATOR = "\0"
+COLUMNS = 9  # texts kept per memory: its six fields, its body's length, head, haystack
 
 
 class KeptStore(NamedTuple):
-    """A store as the file keeps it."""
+    """A store's memories as search reads them."""
 
-    fingerprint: str
     fields: list[list]  # [file, type, name, description, body line, mtime] per memory
+    heads: list[str]  # name and description, folded
     haystacks: list[str]
     bodies: BodyBlock | list[str]  # where to read them back, or the bodies themselves
 
@@ -45,7 +47,16 @@ class BodyBlock(NamedTuple):
     path: Path
     generation: bytes
     start: int  # from the file's start
-    length: int
+    lengths: list[int]  # of each body, in bytes; one NUL after each but the last
+
+    def place(self, position: int) -> tuple[int, int]:
+        """(offset in the file, bytes) of the body at `position`."""
+        before = sum(self.lengths[:position]) + position
+        return self.start + before, self.lengths[position]
+
+    @property
+    def length(self) -> int:
+        return sum(self.lengths) + max(len(self.lengths) - 1, 0)
 
 
 def _encode(texts: Iterable[str]) -> bytes:
@@ -56,36 +67,37 @@ def _decode(data: bytes) -> list[str]:
     return data.decode("utf-8", "surrogatepass").split(SEPARATOR)
 
 
-def read_bodies(block: BodyBlock) -> list[str] | None:
-    """A store's bodies, None when the file was written again since (or is gone)."""
-    data = _read_block(block)
-    return None if data is None else _decode(data)
+def read_body(block: BodyBlock, position: int) -> str | None:
+    """The body of the memory at `position` of its store, None when the file was written
+    again since (or is gone)."""
+    data = _read(block, *block.place(position))
+    return None if data is None else data.decode("utf-8", "surrogatepass")
 
 
-def _read_block(block: BodyBlock) -> bytes | None:
+def _read(block: BodyBlock, start: int, length: int) -> bytes | None:
     try:
         with open(block.path, "rb") as kept:
             prefix = kept.read(PREFIX)
             if prefix[len(MAGIC):len(MAGIC) + GENERATION_BYTES] != block.generation:
                 return None
-            data = os.pread(kept.fileno(), block.length, block.start)
+            data = os.pread(kept.fileno(), length, start)
     except OSError:
         return None
-    return data if len(data) == block.length else None
+    return data if len(data) == length else None
 
 
 class SearchCache:
-    """Store path -> (fingerprint, fields, haystacks, bodies) in `search.bin`."""
+    """Store path -> (fingerprint, what search read of it) in `search.bin`."""
 
     def __init__(self, path: Path | None = None, clock: Callable[[], int] = time.time_ns,
                  load: bool = True):
         """`load`: read what the file keeps (not for the near words alone)."""
         self.path = path or xdg.cache_dir() / "search.bin"
         self.clock = clock
-        self.kept: dict[str, KeptStore] = self._read() if load else {}
-        self.changed: dict[str, KeptStore] = {}  # read anew by this run, to keep
+        self.kept: dict[str, tuple[str, KeptStore]] = self._load() if load else {}
+        self.changed: dict[str, tuple[str, KeptStore]] = {}  # read anew, to keep
 
-    def _read(self) -> dict[str, KeptStore]:
+    def _load(self) -> dict[str, tuple[str, KeptStore]]:
         try:
             with open(self.path, "rb") as kept:
                 prefix = kept.read(PREFIX)
@@ -97,32 +109,35 @@ class SearchCache:
                 if head.get("code") != rules_digest():
                     return {}  # written by other code: its folding may differ
                 texts = kept.read(head["texts"])
-            start = PREFIX + head_length
-            found: dict[str, KeptStore] = {}
-            for store, (fingerprint, count, at, length, body_at, body_length) in (
-                    head["stores"].items()):
+            bodies_start = PREFIX + head_length + head["texts"]
+            found: dict[str, tuple[str, KeptStore]] = {}
+            for store, (fingerprint, count, at, length, body_at) in head["stores"].items():
                 block = _decode(texts[at:at + length]) if count else []
-                if len(block) != 7 * count:
+                if len(block) != COLUMNS * count:
                     return {}
-                bodies = BodyBlock(self.path, generation, start + body_at, body_length)
-                found[store] = KeptStore(fingerprint, _rows(block[:6 * count]),
-                                         block[6 * count:], bodies)
+                rows = _rows(block)
+                lengths = [int(text) for text in block[6::COLUMNS]]
+                bodies = BodyBlock(self.path, generation, bodies_start + body_at, lengths)
+                found[store] = (fingerprint, KeptStore(rows, block[7::COLUMNS],
+                                                       block[8::COLUMNS], bodies))
         except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
             return {}  # none yet, unreadable or damaged: read the stores, write a new one
         return found
 
     def get(self, store: Path, fingerprint: str) -> KeptStore | None:
         kept = self.kept.get(os.fsdecode(store))
-        return kept if kept is not None and kept.fingerprint == fingerprint else None
+        return kept[1] if kept is not None and kept[0] == fingerprint else None
 
-    def put(self, store: Path, newest_change_ns: int, kept: KeptStore) -> bool:
+    def put(self, store: Path, fingerprint: str, newest_change_ns: int,
+            kept: KeptStore) -> bool:
         """Keep a store read anew (written by `save`), unless it changed in the last two
-        seconds: a second write in the same clock tick could keep its size and times.
-        Whether it was kept."""
+        seconds (a second write in the same clock tick could keep its size and times) or
+        a NUL from a YAML escape would split it where it should not. Whether it is kept."""
         if self.clock() - newest_change_ns < SETTLE_NS or any(
-                SEPARATOR in text for text in (*kept.haystacks, *_columns(kept.fields))):
-            return False  # (a NUL from a YAML escape: it would split where it should not)
-        self.changed[os.fsdecode(store)] = kept
+                SEPARATOR in text for row in kept.fields for text in _texts(row)) or any(
+                SEPARATOR in haystack for haystack in kept.haystacks):
+            return False
+        self.changed[os.fsdecode(store)] = (fingerprint, kept)
         return True
 
     def save(self) -> None:
@@ -139,24 +154,26 @@ class SearchCache:
             return  # unwritable or full: the next run reads the stores again
         self.changed = {}
 
-    def _write(self, stores: dict[str, KeptStore]) -> None:
+    def _write(self, stores: dict[str, tuple[str, KeptStore]]) -> None:
         texts: list[bytes] = []
         bodies: list[bytes] = []
         placed: dict[str, list] = {}
         at = body_at = 0
-        for store, kept in stores.items():
-            body = _body_bytes(kept.bodies)
-            if body is None:
+        for store, (fingerprint, kept) in stores.items():
+            encoded = _body_texts(kept.bodies)
+            if encoded is None:
                 continue  # its bodies went with an older file: read it again next time
-            text = _encode([*_columns(kept.fields), *kept.haystacks])
-            placed[store] = [kept.fingerprint, len(kept.fields), at, len(text), body_at,
-                             len(body)]
+            values: list[str] = []
+            for row, body, head, haystack in zip(kept.fields, encoded, kept.heads,
+                                                 kept.haystacks, strict=True):
+                values += (*_texts(row), str(len(body)), head, haystack)
+            text = _encode(values)
+            body = b"\0".join(encoded)
+            placed[store] = [fingerprint, len(kept.fields), at, len(text), body_at]
             texts.append(text)
             bodies.append(body)
             at += len(text)
             body_at += len(body)
-        for place in placed.values():
-            place[4] += at  # bodies follow the texts
         head = json.dumps({"code": rules_digest(), "texts": at, "stores": placed},
                           separators=(",", ":")).encode()
         generation = secrets.token_hex(GENERATION_BYTES // 2).encode()
@@ -201,20 +218,26 @@ class SearchCache:
         self.save()
 
 
-def _columns(fields: list[list]) -> list[str]:
-    """Each memory's fields as six texts (a type "=" + itself, "" for none)."""
-    texts: list[str] = []
-    for file, kind, name, description, first, mtime in fields:
-        texts += (file, "" if kind is None else f"={kind}", name, description, str(first),
-                  repr(mtime))
-    return texts
+def _texts(row: list) -> tuple[str, ...]:
+    """A memory's fields as six texts (a type "=" + itself, "" for none)."""
+    file, kind, name, description, first, mtime = row
+    return (file, "" if kind is None else f"={kind}", name, description, str(first),
+            repr(mtime))
 
 
 def _rows(texts: list[str]) -> list[list]:
     return [[texts[i], texts[i + 1][1:] if texts[i + 1] else None, texts[i + 2],
              texts[i + 3], int(texts[i + 4]), float(texts[i + 5])]
-            for i in range(0, len(texts), 6)]
+            for i in range(0, len(texts), COLUMNS)]
 
 
-def _body_bytes(bodies: BodyBlock | list[str]) -> bytes | None:
-    return _read_block(bodies) if isinstance(bodies, BodyBlock) else _encode(bodies)
+def _body_texts(bodies: BodyBlock | list[str]) -> list[bytes] | None:
+    """Each body encoded: read back whole from the file it is kept in, or given."""
+    if not isinstance(bodies, BodyBlock):
+        return [body.encode("utf-8", "surrogatepass") for body in bodies]
+    data = _read(bodies, bodies.start, bodies.length)
+    if data is None:
+        return None
+    ends = list(accumulate(length + 1 for length in bodies.lengths))
+    return [data[end - length - 1:end - 1] for end, length in zip(ends, bodies.lengths,
+                                                                   strict=True)]

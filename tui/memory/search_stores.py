@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 from tui.collector import collector_paused
 from tui.memory.audit_cache import fingerprint
-from tui.memory.search import Corpus, Document, haystack
-from tui.memory.search_cache import SEPARATOR, BodyBlock, KeptStore, SearchCache, read_bodies
+from tui.memory.search import Corpus, Document, haystack, head_of
+from tui.memory.search_cache import SEPARATOR, BodyBlock, KeptStore, SearchCache, read_body
 
 
 class SearchedStore(NamedTuple):
@@ -25,6 +25,7 @@ class StoreText(NamedTuple):
 
     fields: list[list]  # [file, type, name, description, body line, mtime]
     bodies: list[str] | BodyBlock  # or where the cache keeps them, read back when shown
+    heads: list[str]  # each one's name and description, folded (a match there ranks first)
     haystacks: list[str]
     problems: list[str]  # what could not be read, one sentence each
 
@@ -51,11 +52,12 @@ def read_store_text(store: Path) -> StoreText:
         bodies.append(body)
     haystacks = [haystack(_document("", "", row, body))
                  for row, body in zip(fields, bodies, strict=True)]
+    heads = [head_of(text) for text in haystacks]
     problems = [f"{store}/{folder.rstrip('/')} cannot be read ({why}): its memories were not "
                 "searched." if folder else
                 f"{store} cannot be read ({why}): its memories were not searched."
                 for folder, why in unreadable]
-    return StoreText(fields, bodies, haystacks, problems)
+    return StoreText(fields, bodies, heads, haystacks, problems)
 
 
 def _document(store: str, project: str, row: list, body: str | None) -> Document:
@@ -88,6 +90,7 @@ def _load_corpus(stores: Sequence[SearchedStore], cache: SearchCache | None,
                  cancelled: Callable[[], bool], previous: Corpus | None,
                  progress: Callable[[int], None]) -> tuple[Corpus, list[str]]:
     documents: list[Document] = []
+    heads: list[str] = []
     haystacks: list[str] = []
     problems: list[str] = []
     parts: dict[str, StorePart] = {}
@@ -108,6 +111,7 @@ def _load_corpus(stores: Sequence[SearchedStore], cache: SearchCache | None,
             end = part.start + part.count
             documents.extend(d if d.project == searched.project else replace(
                 d, project=searched.project) for d in previous.documents[part.start:end])
+            heads.extend(previous.heads[part.start:end])
             haystacks.extend(previous.haystacks[part.start:end])
             bodies.take_from(previous.bodies, store)
         else:
@@ -116,11 +120,12 @@ def _load_corpus(stores: Sequence[SearchedStore], cache: SearchCache | None,
             bodies.add(store, text)
             documents.extend(_document(store, searched.project, row, None)
                              for row in text.fields)
+            heads.extend(text.heads)
             haystacks.extend(text.haystacks)
             if text.problems:
                 listing = None  # read again next time: what failed may work then
         parts[store] = StorePart(listing, start, len(documents) - start)
-    corpus = Corpus(documents, haystacks, bodies)
+    corpus = Corpus(documents, haystacks, bodies, heads)
     corpus.parts = parts
     if all(part.fingerprint is not None for part in parts.values()) and len(parts) == len(
             stores):
@@ -150,33 +155,43 @@ def _read_as(listings: dict[str, str]) -> str:
 
 
 class KeptBodies:
-    """The bodies of a corpus's memories, by store: given, or read back from the cache
-    file a store at a time when first shown (a store whose cache file was written again
-    since is read from disk)."""
+    """The bodies of a corpus's memories: given, or read back from the cache file one at
+    a time when first shown (from the disk, the whole store, when the file was written
+    again since)."""
 
     def __init__(self) -> None:
-        self.sources: dict[str, tuple[list[str], BodyBlock | list[str]]] = {}
-        self.stores: dict[str, dict[str, str]] = {}
+        # store -> {file: its place in the store}, and the bodies or where they are kept
+        self.sources: dict[str, tuple[dict[str, int], BodyBlock | list[str]]] = {}
+        self.read: dict[tuple[str, str], str] = {}
 
     def add(self, store: str, text: StoreText) -> None:
-        self.sources[store] = ([row[0] for row in text.fields], text.bodies)
+        places = {row[0]: position for position, row in enumerate(text.fields)}
+        self.sources[store] = (places, text.bodies)
 
     def take_from(self, other: KeptBodies, store: str) -> None:
         self.sources[store] = other.sources[store]
 
     def __call__(self, document: Document) -> str:
-        bodies = self.stores.get(document.store)
-        if bodies is None:
-            bodies = self.stores[document.store] = self._read(document.store)
-        return bodies.get(document.file, "")
+        key = (document.store, document.file)
+        body = self.read.get(key)
+        if body is None:
+            body = self.read[key] = self._read(document.store, document.file)
+        return body
 
-    def _read(self, store: str) -> dict[str, str]:
-        files, source = self.sources.get(store, ([], []))
-        bodies = read_bodies(source) if isinstance(source, BodyBlock) else source
-        if bodies is None or len(bodies) != len(files):
-            text = read_store_text(Path(store))
-            files, bodies = [row[0] for row in text.fields], text.bodies
-        return dict(zip(files, bodies, strict=True))
+    def _read(self, store: str, file: str) -> str:
+        places, source = self.sources.get(store, ({}, []))
+        position = places.get(file)
+        if position is None:
+            return ""
+        if not isinstance(source, BodyBlock):
+            return source[position]
+        body = read_body(source, position)
+        if body is not None:
+            return body
+        text = read_store_text(Path(store))  # the cache file was written again since
+        self.sources[store] = ({row[0]: at for at, row in enumerate(text.fields)},
+                               text.bodies)
+        return self._read(store, file)
 
 
 def _store_text(store: Path, cache: SearchCache | None,
@@ -186,9 +201,9 @@ def _store_text(store: Path, cache: SearchCache | None,
     if cache is not None and taken is not None:
         kept = cache.get(store, taken[0])
         if kept is not None:
-            return StoreText(kept.fields, kept.bodies, kept.haystacks, [])
+            return StoreText(kept.fields, kept.bodies, kept.heads, kept.haystacks, [])
     text = read_store_text(store)
     if cache is not None and taken is not None and not text.problems:
-        cache.put(store, taken[1], KeptStore(taken[0], text.fields, text.haystacks,
-                                             text.bodies))
+        cache.put(store, *taken, KeptStore(text.fields, text.heads, text.haystacks,
+                                           text.bodies))
     return text
