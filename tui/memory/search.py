@@ -282,19 +282,29 @@ class Corpus:
     def _ranked(self, hits: list[int], needles: Sequence[Needle], limit: int | None
                 ) -> list[int]:
         """Within a tier: a match in the name or description first; then more occurrences;
-        then the newest; then the order read. Only the first `limit` are sorted out. Each
-        key is made in one comprehension, by plain substring tests (a first keystroke
-        ranks all 20,000 memories)."""
+        then the newest; then the order read. Only the first `limit` are sorted out, and
+        only the memories that can be among them are counted: when `limit` of them match
+        in the name or description, the others cannot (a second keystroke ranks 15,000
+        memories: a third of them counted). Each key is made in one comprehension, by plain
+        substring tests."""
         heads, haystacks, mtimes = self.heads, self.haystacks, self.mtimes
         words = [needle.word for needle in needles]
         if len(words) == 1:
             word = words[0]
-            keyed = [(-(word in heads[i]), -haystacks[i].count(word), -mtimes[i], i)
-                     for i in hits]
+            in_head = [-(word in heads[i]) for i in hits]
         else:
-            keyed = [(-sum(word in heads[i] for word in words),
-                      -sum(haystacks[i].count(word) for word in words), -mtimes[i], i)
-                     for i in hits]
+            in_head = [-sum(word in heads[i] for word in words) for i in hits]
+        if limit is not None and len(hits) > limit:
+            worst = sorted(in_head)[limit - 1]  # the head score the last shown one has
+            hits, in_head = (
+                [i for i, score in zip(hits, in_head, strict=True) if score <= worst],
+                [score for score in in_head if score <= worst])
+        if len(words) == 1:
+            keyed = [(score, -haystacks[i].count(word), -mtimes[i], i)
+                     for score, i in zip(in_head, hits, strict=True)]
+        else:
+            keyed = [(score, -sum(haystacks[i].count(word) for word in words), -mtimes[i], i)
+                     for score, i in zip(in_head, hits, strict=True)]
         if limit is not None and len(keyed) > limit:
             import heapq
 

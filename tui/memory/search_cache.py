@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterable
 from itertools import accumulate
@@ -67,23 +68,59 @@ def _decode(data: bytes) -> list[str]:
     return data.decode("utf-8", "surrogatepass").split(SEPARATOR)
 
 
-def read_body(block: BodyBlock, position: int) -> str | None:
-    """The body of the memory at `position` of its store, None when the file was written
-    again since (or is gone)."""
-    data = _read(block, *block.place(position))
-    return None if data is None else data.decode("utf-8", "surrogatepass")
+class BodyReader:
+    """Reads bodies back from the cache file a block names, opening each writing of it
+    once: a file written again since is replaced, never changed, so the one opened holds
+    that writing's bytes for as long as it is open."""
 
+    def __init__(self) -> None:
+        self.opened: dict[tuple[Path, bytes], int | None] = {}
+        self.lock = threading.Lock()  # a replaced search may still be reading
 
-def _read(block: BodyBlock, start: int, length: int) -> bytes | None:
-    try:
-        with open(block.path, "rb") as kept:
-            prefix = kept.read(PREFIX)
-            if prefix[len(MAGIC):len(MAGIC) + GENERATION_BYTES] != block.generation:
+    def body(self, block: BodyBlock, position: int) -> str | None:
+        """The body of the memory at `position` of its store, None when the file was
+        written again before it was first opened (or is gone)."""
+        data = self.read(block, *block.place(position))
+        return None if data is None else data.decode("utf-8", "surrogatepass")
+
+    def read(self, block: BodyBlock, start: int, length: int) -> bytes | None:
+        key = (block.path, block.generation)
+        with self.lock:
+            if key not in self.opened:
+                self.opened[key] = _open_writing(*key)
+            descriptor = self.opened[key]
+            if descriptor is None:
                 return None
-            data = os.pread(kept.fileno(), length, start)
+            try:
+                data = os.pread(descriptor, length, start)
+            except OSError:
+                return None
+        return data if len(data) == length else None
+
+    def close(self) -> None:
+        with self.lock:
+            for descriptor in self.opened.values():
+                if descriptor is not None:
+                    os.close(descriptor)
+            self.opened.clear()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def _open_writing(path: Path, generation: bytes) -> int | None:
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
-    return data if len(data) == length else None
+    try:
+        prefix = os.pread(descriptor, PREFIX, 0)
+    except OSError:
+        prefix = b""
+    if prefix[len(MAGIC):len(MAGIC) + GENERATION_BYTES] != generation:
+        os.close(descriptor)
+        return None
+    return descriptor
 
 
 class SearchCache:
@@ -235,7 +272,9 @@ def _body_texts(bodies: BodyBlock | list[str]) -> list[bytes] | None:
     """Each body encoded: read back whole from the file it is kept in, or given."""
     if not isinstance(bodies, BodyBlock):
         return [body.encode("utf-8", "surrogatepass") for body in bodies]
-    data = _read(bodies, bodies.start, bodies.length)
+    reader = BodyReader()
+    data = reader.read(bodies, bodies.start, bodies.length)
+    reader.close()
     if data is None:
         return None
     ends = list(accumulate(length + 1 for length in bodies.lengths))

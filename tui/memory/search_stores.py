@@ -12,7 +12,13 @@ from typing import NamedTuple
 from tui.collector import collector_paused
 from tui.memory.audit_cache import fingerprint
 from tui.memory.search import Corpus, Document, haystack, head_of
-from tui.memory.search_cache import SEPARATOR, BodyBlock, KeptStore, SearchCache, read_body
+from tui.memory.search_cache import (
+    SEPARATOR,
+    BodyBlock,
+    BodyReader,
+    KeptStore,
+    SearchCache,
+)
 
 
 class SearchedStore(NamedTuple):
@@ -163,6 +169,7 @@ class KeptBodies:
         # store -> {file: its place in the store}, and the bodies or where they are kept
         self.sources: dict[str, tuple[dict[str, int], BodyBlock | list[str]]] = {}
         self.read: dict[tuple[str, str], str] = {}
+        self.reader = BodyReader()
 
     def add(self, store: str, text: StoreText) -> None:
         places = {row[0]: position for position, row in enumerate(text.fields)}
@@ -185,7 +192,7 @@ class KeptBodies:
             return ""
         if not isinstance(source, BodyBlock):
             return source[position]
-        body = read_body(source, position)
+        body = self.reader.body(source, position)
         if body is not None:
             return body
         text = read_store_text(Path(store))  # the cache file was written again since
