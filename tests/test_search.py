@@ -463,3 +463,19 @@ def test_a_damaged_cache_file_is_read_past_and_written_again(stores, tmp_path):
         with SearchCache(cached, clock=lambda: 10**20) as cache:
             assert load_corpus(searched(stores), cache)[0].search("deploy")[0] == first
         assert cached.read_bytes() != damaged  # replaced by a good one
+
+
+def test_lines_are_shown_right_when_another_run_wrote_the_cache_again(stores, tmp_path):
+    """A corpus read from the cache shows its memories' lines though another run has
+    written the cache file again since (a changed store): from the disk, as they are."""
+    cached = tmp_path / "search.bin"
+    with SearchCache(cached, clock=lambda: 10**20) as cache:
+        load_corpus(searched(stores), cache)
+    with SearchCache(cached, clock=lambda: 10**20) as cache:
+        corpus = load_corpus(searched(stores), cache)[0]
+    _, blog = stores["blog"]
+    write_memory(blog, "project_new.md", memory_text("new", "newer", "project", "Words.\n"))
+    with SearchCache(cached, clock=lambda: 10**20) as cache:
+        load_corpus(searched(stores), cache)  # writes the file again
+    hits = corpus.search("make deploy")[0]
+    assert [hit.line for hit in hits] == ["Then run `make deploy`."]

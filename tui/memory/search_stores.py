@@ -100,7 +100,8 @@ def _load_corpus(stores: Sequence[SearchedStore], cache: SearchCache | None,
     haystacks: list[str] = []
     problems: list[str] = []
     parts: dict[str, StorePart] = {}
-    bodies = KeptBodies()
+    # Bodies of unchanged stores are read back through the same open cache file.
+    bodies = KeptBodies(previous.bodies.reader if previous is not None else None)
     reused = previous.parts if previous is not None else {}
     for done, searched in enumerate(stores):
         if cancelled():
@@ -165,11 +166,11 @@ class KeptBodies:
     a time when first shown (from the disk, the whole store, when the file was written
     again since)."""
 
-    def __init__(self) -> None:
+    def __init__(self, reader: BodyReader | None = None) -> None:
         # store -> {file: its place in the store}, and the bodies or where they are kept
         self.sources: dict[str, tuple[dict[str, int], BodyBlock | list[str]]] = {}
         self.read: dict[tuple[str, str], str] = {}
-        self.reader = BodyReader()
+        self.reader = reader or BodyReader()
 
     def add(self, store: str, text: StoreText) -> None:
         places = {row[0]: position for position, row in enumerate(text.fields)}
