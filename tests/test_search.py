@@ -479,3 +479,7 @@ def test_lines_are_shown_right_when_another_run_wrote_the_cache_again(stores, tm
         load_corpus(searched(stores), cache)  # writes the file again
     hits = corpus.search("make deploy")[0]
     assert [hit.line for hit in hits] == ["Then run `make deploy`."]
+    with SearchCache(cached, clock=lambda: 10**20) as cache:  # the shop's carried over
+        again = load_corpus(searched(stores), cache)[0]
+    assert [hit.line for hit in again.search("make deploy")[0]] == ["Then run `make deploy`."]
+    assert [hit.line for hit in again.search("words")[0]] == ["Words."]

@@ -19,7 +19,6 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable
-from itertools import accumulate
 from pathlib import Path
 from typing import NamedTuple
 
@@ -197,15 +196,15 @@ class SearchCache:
         placed: dict[str, list] = {}
         at = body_at = 0
         for store, (fingerprint, kept) in stores.items():
-            encoded = _body_texts(kept.bodies)
-            if encoded is None:
+            block = _body_block(kept.bodies)
+            if block is None:
                 continue  # its bodies went with an older file: read it again next time
+            body, lengths = block
             values: list[str] = []
-            for row, body, head, haystack in zip(kept.fields, encoded, kept.heads,
-                                                 kept.haystacks, strict=True):
-                values += (*_texts(row), str(len(body)), head, haystack)
+            for row, length, head, haystack in zip(kept.fields, lengths, kept.heads,
+                                                   kept.haystacks, strict=True):
+                values += (*_texts(row), str(length), head, haystack)
             text = _encode(values)
-            body = b"\0".join(encoded)
             placed[store] = [fingerprint, len(kept.fields), at, len(text), body_at]
             texts.append(text)
             bodies.append(body)
@@ -268,15 +267,14 @@ def _rows(texts: list[str]) -> list[list]:
             for i in range(0, len(texts), COLUMNS)]
 
 
-def _body_texts(bodies: BodyBlock | list[str]) -> list[bytes] | None:
-    """Each body encoded: read back whole from the file it is kept in, or given."""
+def _body_block(bodies: BodyBlock | list[str]) -> tuple[bytes, list[int]] | None:
+    """A store's bodies encoded and joined, and each one's length in bytes: read back
+    whole from the file they are kept in, or given."""
     if not isinstance(bodies, BodyBlock):
-        return [body.encode("utf-8", "surrogatepass") for body in bodies]
+        lengths = [len(body) if body.isascii() else len(body.encode("utf-8", "surrogatepass"))
+                   for body in bodies]
+        return _encode(bodies), lengths
     reader = BodyReader()
     data = reader.read(bodies, bodies.start, bodies.length)
     reader.close()
-    if data is None:
-        return None
-    ends = list(accumulate(length + 1 for length in bodies.lengths))
-    return [data[end - length - 1:end - 1] for end, length in zip(ends, bodies.lengths,
-                                                                   strict=True)]
+    return None if data is None else (data, bodies.lengths)
