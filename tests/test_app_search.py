@@ -114,6 +114,7 @@ async def test_the_memories_read_while_the_projects_screen_was_idle_answer_the_f
     from tui.memory import search_stores
 
     app = MemtuiApp(fixture.home, fixture.env)
+    app.search_index.clock = lambda: 10**20  # every store written long ago
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert app.search_index.read is not None  # read before `/` was pressed

@@ -9,6 +9,7 @@ file). One read at a time: a second waits for the first and then finds little to
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -24,7 +25,8 @@ class IndexRead(NamedTuple):
 
 
 class SearchIndex:
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], int] = time.time_ns) -> None:
+        self.clock = clock  # when a store changed last is judged by (tests: long after)
         self.read: IndexRead | None = None  # the last read, whole
         self.reading = threading.Lock()
         self.stores = 0  # how many stores the read under way reads
@@ -47,7 +49,7 @@ class SearchIndex:
                 return None
             self.stores, self.done = len(stores), 0
             last = self.read
-            with SearchCache() as cache:
+            with SearchCache(clock=self.clock) as cache:
                 corpus, problems = search_stores.load_corpus(
                     stores, cache, cancelled, previous=last and last.corpus,
                     progress=self._progress)

@@ -4,13 +4,14 @@ already folded."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
 from tui.collector import collector_paused
-from tui.memory.audit_cache import fingerprint
+from tui.memory.audit_cache import SETTLE_NS, fingerprint
 from tui.memory.search import Corpus, Document, haystack, head_of
 from tui.memory.search_cache import (
     SEPARATOR,
@@ -129,8 +130,10 @@ def _load_corpus(stores: Sequence[SearchedStore], cache: SearchCache | None,
                              for row in text.fields)
             heads.extend(text.heads)
             haystacks.extend(text.haystacks)
-            if text.problems:
-                listing = None  # read again next time: what failed may work then
+            if text.problems or not settled(taken, cache.clock if cache else time.time_ns):
+                # Read again next time: what failed may work then; a store changed in the
+                # last two seconds may change again in the same clock tick, its size too.
+                listing = None
         parts[store] = StorePart(listing, start, len(documents) - start)
     corpus = Corpus(documents, haystacks, bodies, heads)
     corpus.parts = parts
@@ -145,6 +148,11 @@ def _load_corpus(stores: Sequence[SearchedStore], cache: SearchCache | None,
     if cache is not None:
         cache.save()
     return corpus, problems
+
+
+def settled(taken: tuple[str, int] | None, clock: Callable[[], int]) -> bool:
+    """Whether a store whose fingerprint is `taken` may be taken again while it holds."""
+    return taken is not None and clock() - taken[1] >= SETTLE_NS
 
 
 def keep_vocabulary(corpus: Corpus, cache: SearchCache) -> None:
