@@ -16,7 +16,10 @@ warm page cache (one untimed pass reads every memory file first), for each query
   app, first key     each query's first letter on the read a visit to the search screen
                      starts with (read while the projects screen was idle, then again for
                      the changed stores: none), no body read back yet; against `grep -ril`
-                     of that letter
+                     of that letter; and the real app (headless, `App.run_test`): `/` on
+                     its projects screen once it is idle, then the first letter until its
+                     results are painted, typed at once or after the visit's check for
+                     changed stores
 
 Commands run with HOME and memtui's dirs in a temporary dir; wall and CPU (user + system of
 the child) seconds, each the best of N runs; ratios are of CPU (wall moves with the load of
@@ -27,6 +30,7 @@ the other processes). The app's figures are the ones the target is for: results 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import resource
 import shutil
@@ -120,6 +124,45 @@ def in_process(home: Path, runs: int) -> tuple[dict[str, float], dict[str, tuple
     return steps, found
 
 
+async def repainted(app) -> None:
+    """Return once the current screen has been painted after this call."""
+    done = asyncio.Event()
+    app.screen.call_after_refresh(done.set)
+    await done.wait()
+
+
+async def app_first_key(home: Path, letter: str, wait: bool) -> float:
+    """The real app, headless at 120x40: started, its projects screen done (and the index
+    read), `/` pressed; then seconds from `letter` typed until its results are painted,
+    typed as soon as the search screen is painted (`wait` False: while the visit's check
+    for changed stores runs) or once that check is done."""
+    from textual.widgets import Input
+
+    from tui.app.app import MemtuiApp
+    from tui.app.screens.search import SearchScreen
+    from tui.app.widgets.virtual_table import VirtualTable
+
+    app = MemtuiApp(home, {"CLAUDE_CONFIG_DIR": str(home)})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.settled()
+        await pilot.press("slash")
+        while not isinstance(app.screen, SearchScreen):
+            await asyncio.sleep(0.001)
+        await repainted(app)
+        if wait:
+            await app.settled()
+            await repainted(app)
+        field = app.screen.query_one("#search-query", Input)
+        table = app.screen.query_one("#search-results", VirtualTable)
+        started = time.perf_counter()
+        field.insert_text_at_cursor(letter)
+        while not table.rows:
+            await asyncio.sleep(0)
+        await repainted(app)
+        return time.perf_counter() - started
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR)
@@ -153,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
             letters[letter] = timed_command(
                 [grep, "-rilF", "--include=*.md", letter, *map(str, stores)], env, args.runs)
         steps, app = in_process(home, args.runs)
+        letter = QUERIES[0][0]
+        for wait in (False, True):
+            app[f"real app {wait}"] = (min(asyncio.run(app_first_key(home, letter, wait))
+                                           for _ in range(args.runs)), 0.0, 0)
         print(f"load after the last query: {os.getloadavg()[0]:.1f}\n")
     print(f"{'query':<16}{'grep -ril':>16}{'search, cold':>22}{'search, warm':>22}"
           f"{'app, next query':>18}{'matches':>9}")
@@ -173,6 +220,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {letter!r}: {seconds * 1000:.0f} ms wall / {cpu * 1000:.0f} ms CPU "
               f"({cpu / gc:.2f}x the CPU of grep -ril {letter!r}: {gw * 1000:.0f} / "
               f"{gc * 1000:.0f} ms), {total:,} match")
+    gw, gc, _ = letters[letter]
+    for wait, when in ((False, "typed as soon as `/` has painted the screen"),
+                       (True, "typed once the visit's check for changed stores is done")):
+        seconds = app.pop(f"real app {wait}")[0]
+        print(f"app, the real one (headless, 120x40): {letter!r} {when}: results painted "
+              f"in {seconds * 1000:.0f} ms wall (grep -ril {letter!r}: {gw * 1000:.0f} ms wall)")
     for step, cpu in steps.items():
         print(f"app: {step}: {cpu:.2f} s CPU")
     slowest = max(seconds for seconds, _, _ in app.values())
