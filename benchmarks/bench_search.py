@@ -196,9 +196,9 @@ def main(argv: list[str] | None = None) -> int:
             letters[letter] = timed_command(
                 [grep, "-rilF", "--include=*.md", letter, *map(str, stores)], env, args.runs)
         steps, app = in_process(home, args.runs)
-        letter = QUERIES[0][0]
+        first = QUERIES[0][0]
         for wait in (False, True):
-            app[f"real app {wait}"] = (min(asyncio.run(app_first_key(home, letter, wait))
+            app[f"real app {wait}"] = (min(asyncio.run(app_first_key(home, first, wait))
                                            for _ in range(args.runs)), 0.0, 0)
         print(f"load after the last query: {os.getloadavg()[0]:.1f}\n")
     print(f"{'query':<16}{'grep -ril':>16}{'search, cold':>22}{'search, warm':>22}"
@@ -220,12 +220,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {letter!r}: {seconds * 1000:.0f} ms wall / {cpu * 1000:.0f} ms CPU "
               f"({cpu / gc:.2f}x the CPU of grep -ril {letter!r}: {gw * 1000:.0f} / "
               f"{gc * 1000:.0f} ms), {total:,} match")
-    gw, gc, _ = letters[letter]
+    first = QUERIES[0][0]
+    gw, gc, _ = letters[first]
     for wait, when in ((False, "typed as soon as `/` has painted the screen"),
                        (True, "typed once the visit's check for changed stores is done")):
         seconds = app.pop(f"real app {wait}")[0]
-        print(f"app, the real one (headless, 120x40): {letter!r} {when}: results painted "
-              f"in {seconds * 1000:.0f} ms wall (grep -ril {letter!r}: {gw * 1000:.0f} ms wall)")
+        print(f"app, the real one (headless, 120x40): {first!r} {when}: results painted "
+              f"in {seconds * 1000:.0f} ms wall (grep -ril {first!r}: {gw * 1000:.0f} ms wall)")
     for step, cpu in steps.items():
         print(f"app: {step}: {cpu:.2f} s CPU")
     slowest = max(seconds for seconds, _, _ in app.values())
