@@ -31,6 +31,8 @@ from tui.visible import visible
 from tui.words import plural
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from tui.app.search_index import IndexRead
     from tui.claude.discovery import Project
     from tui.memory.search import Corpus, Hit
@@ -96,6 +98,7 @@ class SearchScreen(Screen[None]):
         self.corpus: Corpus | None = None
         self.projects: dict[str, Project] = {}
         self.told_problems = False
+        self.indexing: Timer | None = None  # shows the stores read while a query waits
 
     def compose(self) -> ComposeResult:
         yield AppHeader(show_clock=False)
@@ -163,8 +166,9 @@ class SearchScreen(Screen[None]):
     def show_read(self, read: IndexRead) -> None:
         self.corpus = read.corpus
         self.projects = read.projects
-        if hasattr(self, "indexing"):
+        if self.indexing is not None:
             self.indexing.stop()
+            self.indexing = None
         if not self.told_problems:
             self.told_problems = True
             for problem in read.problems:
