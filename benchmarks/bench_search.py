@@ -224,12 +224,12 @@ def main(argv: list[str] | None = None) -> int:
     gw, gc, _ = letters[first]
     for wait, when in ((False, "typed as soon as `/` has painted the screen"),
                        (True, "typed once the visit's check for changed stores is done")):
-        seconds = app.pop(f"real app {wait}")[0]
+        seconds = app[f"real app {wait}"][0]
         print(f"app, the real one (headless, 120x40): {first!r} {when}: results painted "
               f"in {seconds * 1000:.0f} ms wall (grep -ril {first!r}: {gw * 1000:.0f} ms wall)")
     for step, cpu in steps.items():
         print(f"app: {step}: {cpu:.2f} s CPU")
-    slowest = max(seconds for seconds, _, _ in app.values())
+    slowest = max(seconds for seconds, _, _ in app.values())  # the real app's too
     missed = slowest >= NEXT_QUERY_SECONDS
     print(f"app: slowest answer {slowest * 1000:.0f} ms (target under "
           f"{NEXT_QUERY_SECONDS * 1000:.0f} ms): {'MISSED' if missed else 'met'}")
