@@ -70,7 +70,7 @@ class SearchIndex:
 
         if not read.corpus.has_vocabulary:
             read.corpus.vocabulary  # noqa: B018 - made now
-            keep_vocabulary(read.corpus, SearchCache(load=False))
+            keep_vocabulary(read.corpus, SearchCache(clock=self.clock))
 
     def _progress(self, done: int) -> None:
         self.done = done

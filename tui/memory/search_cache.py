@@ -19,6 +19,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable
+from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
@@ -125,13 +126,16 @@ def _open_writing(path: Path, generation: bytes) -> int | None:
 class SearchCache:
     """Store path -> (fingerprint, what search read of it) in `search.bin`."""
 
-    def __init__(self, path: Path | None = None, clock: Callable[[], int] = time.time_ns,
-                 load: bool = True):
-        """`load`: read what the file keeps (not for the near words alone)."""
+    def __init__(self, path: Path | None = None, clock: Callable[[], int] = time.time_ns):
         self.path = path or xdg.cache_dir() / "search.bin"
         self.clock = clock
-        self.kept: dict[str, tuple[str, KeptStore]] = self._load() if load else {}
         self.changed: dict[str, tuple[str, KeptStore]] = {}  # read anew, to keep
+
+    @cached_property
+    def kept(self) -> dict[str, tuple[str, KeptStore]]:
+        """What the file keeps, read when first asked for: a read that finds every store
+        unchanged since the last one never reads it."""
+        return self._load()
 
     def _load(self) -> dict[str, tuple[str, KeptStore]]:
         try:

@@ -9,6 +9,7 @@ read and runs once they all are. Enter opens the memory in its store.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -19,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from tui.app.memory_rows import type_badge
 from tui.app.messages import post_unless_replaced
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 SHOWN = 200  # results listed; the status says how many more match
 INDEXING_INTERVAL = 0.25  # seconds between updates of the stores read, while they are
+SEARCH_WAIT = 0.05  # seconds a read waiting for a query looks again whether it is cancelled
 LEAD = 12  # characters kept before a line's first match in the results' narrow column
 # At 80 columns all four fit: the project's path keeps its end (its own name), the file its
 # start, and the matching line takes the width left.
@@ -99,6 +101,8 @@ class SearchScreen(Screen[None]):
         self.projects: dict[str, Project] = {}
         self.told_problems = False
         self.indexing: Timer | None = None  # shows the stores read while a query waits
+        self.not_searching = threading.Event()  # cleared while a query is searched
+        self.not_searching.set()
 
     def compose(self) -> ComposeResult:
         yield AppHeader(show_clock=False)
@@ -129,11 +133,18 @@ class SearchScreen(Screen[None]):
     def read_memories(self) -> None:
         worker = get_current_worker()
         index = self.app.search_index
-        read = index.update(self.known_projects(), lambda: worker.is_cancelled)
+        read = index.update(self.known_projects(), lambda: self.read_cancelled(worker))
         if read is None:
             return
         post_unless_replaced(self, CorpusRead(read))
         index.keep_vocabulary(read)
+
+    def read_cancelled(self, worker: Worker) -> bool:
+        """Asked by the read between stores: it waits while a query is searched, so that
+        a letter typed as the screen opens has the CPU to itself (the GIL)."""
+        while not self.not_searching.wait(SEARCH_WAIT) and not worker.is_cancelled:
+            pass
+        return worker.is_cancelled
 
     def known_projects(self) -> list[Project]:
         """The projects screen's, when it has found them; else found now (in the worker)."""
@@ -193,12 +204,15 @@ class SearchScreen(Screen[None]):
         from tui.memory.search import SearchError
 
         assert self.corpus is not None
+        self.not_searching.clear()
         try:
             hits, total = self.corpus.search(text, limit=SHOWN)
         except SearchError as error:
             hits, total, error_text = [], 0, str(error)
         else:
             error_text = None
+        finally:
+            self.not_searching.set()
         post_unless_replaced(self, HitsFound(text, hits, total, error_text))
 
     def on_hits_found(self, message: HitsFound) -> None:
