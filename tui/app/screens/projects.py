@@ -380,16 +380,6 @@ class ProjectsScreen(Screen[None]):
         if counted:
             post_unless_replaced(self, LostUpdatesCounted(lost_update_counts(counted)))
 
-    @work(thread=True, exit_on_error=False, exclusive=True, group="search-index")
-    def read_for_search(self, projects: list[Project]) -> None:
-        """Every memory read for the search screen while this one is idle: its first
-        keystroke then never waits for them (`tui.app.search_index`)."""
-        worker = get_current_worker()
-        index = self.app.search_index
-        read = index.update(projects, lambda: worker.is_cancelled)
-        if read is not None:
-            index.keep_vocabulary(read)
-
     def scan_under_way(self) -> bool:
         return any(worker.node is self and worker.name == "scan" and not worker.is_finished
                    for worker in self.workers)
@@ -431,6 +421,16 @@ class ProjectsScreen(Screen[None]):
         self.refresh_table()
         self.query_one("#projects").focus()
         self.call_after_refresh(self.rows_painted.set)
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="search-index")
+    def read_for_search(self, projects: list[Project]) -> None:
+        """Every memory read for the search screen while this one is idle: its first
+        keystroke then never waits for them (`tui.app.search_index`)."""
+        worker = get_current_worker()
+        index = self.app.search_index
+        read = index.update(projects, lambda: worker.is_cancelled)
+        if read is not None:
+            index.keep_vocabulary(read)
 
     def announce_new(self, before: list[Project], now: list[Project]) -> None:
         known = {project.name for project in before}
