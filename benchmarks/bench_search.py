@@ -8,20 +8,29 @@ warm page cache (one untimed pass reads every memory file first), for each query
   grep -ril          `grep -ril --include=*.md QUERY <every store>`: the baseline, its own
                      process (a phrase is grep's fixed string; it knows no ranking or typo)
   search, cold       `memtui search QUERY`, its own process, memtui's cache emptied first:
-                     every memory file read
-  search, warm       the same again: unchanged stores come from the audit cache
+                     every memory file read (and discovery done afresh)
+  search, warm       the same again: unchanged stores come from the search cache
   app, next query    in this process, the app's live search: the memories read once
                      (`load_corpus`), then this query on them (`Corpus.search`, 200 shown);
                      and every query typed a letter at a time, its slowest keystroke
+  app, first key     each query's first letter on the read a visit to the search screen
+                     starts with (read while the projects screen was idle, then again for
+                     the changed stores: none), no body read back yet; against `grep -ril`
+                     of that letter; and the real app (headless, `App.run_test`): `/` on
+                     its projects screen once it is idle, then the first letter until its
+                     results are painted, typed at once or after the visit's check for
+                     changed stores
 
 Commands run with HOME and memtui's dirs in a temporary dir; wall and CPU (user + system of
-the child) seconds, each the best of N runs. The app's figure is the one the target is for:
-after the first search, results in under 300 ms. `--check` exits 1 when one misses it.
+the child) seconds, each the best of N runs; ratios are of CPU (wall moves with the load of
+the other processes). The app's figures are the ones the target is for: results in under
+300 ms, the first letter of a visit too. `--check` exits 1 when one misses it.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import resource
 import shutil
@@ -62,23 +71,41 @@ def timed_command(argv: list[str], env: dict[str, str], runs: int,
     return wall, cpu, code
 
 
-def in_process(home: Path, runs: int) -> tuple[float, dict[str, tuple[float, float, int]]]:
-    """(seconds to the first answer: discovery, reading every store from the warm cache and
-    one query; {query: (best wall and CPU seconds of a next query, memories matching)})."""
+def in_process(home: Path, runs: int) -> tuple[dict[str, float], dict[str, tuple]]:
+    """({step: CPU seconds} of the app's reads, {query: (best wall and CPU seconds, memories
+    matching)}), with the memories read as the app reads them: once by the projects
+    screen (from the warm search cache), again at each visit to the search screen (the
+    changed stores only). The queries: each whole, on a corpus that answered one before;
+    each first letter, the first query of a visit; every query typed a letter at a time,
+    its slowest keystroke."""
     from tui.claude.discovery import discover
-    from tui.memory.audit_cache import AuditCache
+    from tui.memory.search_cache import SearchCache
     from tui.memory.search_stores import SearchedStore, load_corpus
 
-    started = time.perf_counter()
     projects = discover(home, {"CLAUDE_CONFIG_DIR": str(home)}).projects
     stores = list({p.store: SearchedStore(p.store, p.key_path or str(p.store))
                    for p in projects if p.store is not None and p.store_exists}.values())
-    with AuditCache() as cache:
-        corpus, _ = load_corpus(stores, cache)
-    corpus.search(QUERIES[0], limit=SHOWN)
-    first = time.perf_counter() - started
-    corpus.vocabulary  # noqa: B018 - the app makes it right after the first answer
+    steps = {}
+    used = time.process_time()
+    with SearchCache() as cache:
+        read, _ = load_corpus(stores, cache)
+    steps["read by the projects screen (search cache)"] = time.process_time() - used
+    read.vocabulary  # noqa: B018 - the app makes it right after its read
+    used = time.process_time()
+    load_corpus(stores, None, previous=read)
+    steps["read again at a visit (nothing changed)"] = time.process_time() - used
     found = {}
+    for letter in dict.fromkeys(query[0] for query in QUERIES):
+        wall, cpu, total = float("inf"), float("inf"), 0
+        for _ in range(runs):
+            visit, _ = load_corpus(stores, None, previous=read)  # bodies unread, no query yet
+            started, used = time.perf_counter(), time.process_time()
+            _, total = visit.search(letter, limit=SHOWN)
+            wall = min(wall, time.perf_counter() - started)
+            cpu = min(cpu, time.process_time() - used)
+        found[f"first key {letter!r}"] = (wall, cpu, total)
+    corpus = read
+    corpus.search(QUERIES[0], limit=SHOWN)
     for query in QUERIES:
         wall, cpu, total = float("inf"), float("inf"), 0
         for _ in range(runs):
@@ -94,7 +121,46 @@ def in_process(home: Path, runs: int) -> tuple[float, dict[str, tuple[float, flo
             corpus.search(query[:end], limit=SHOWN)
             typed.append((time.perf_counter() - started, time.process_time() - used))
     found["(typed a letter at a time, slowest)"] = (*max(typed), 0)
-    return first, found
+    return steps, found
+
+
+async def repainted(app) -> None:
+    """Return once the current screen has been painted after this call."""
+    done = asyncio.Event()
+    app.screen.call_after_refresh(done.set)
+    await done.wait()
+
+
+async def app_first_key(home: Path, letter: str, wait: bool) -> float:
+    """The real app, headless at 120x40: started, its projects screen done (and the index
+    read), `/` pressed; then seconds from `letter` typed until its results are painted,
+    typed as soon as the search screen is painted (`wait` False: while the visit's check
+    for changed stores runs) or once that check is done."""
+    from textual.widgets import Input
+
+    from tui.app.app import MemtuiApp
+    from tui.app.screens.search import SearchScreen
+    from tui.app.widgets.virtual_table import VirtualTable
+
+    app = MemtuiApp(home, {"CLAUDE_CONFIG_DIR": str(home)})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.settled()
+        await pilot.press("slash")
+        while not isinstance(app.screen, SearchScreen):
+            await asyncio.sleep(0.001)
+        await repainted(app)
+        if wait:
+            await app.settled()
+            await repainted(app)
+        field = app.screen.query_one("#search-query", Input)
+        table = app.screen.query_one("#search-results", VirtualTable)
+        started = time.perf_counter()
+        field.insert_text_at_cursor(letter)
+        while not table.rows:  # polled, not spun: a spinning loop takes the GIL from it
+            await asyncio.sleep(0.002)
+        await repainted(app)
+        return time.perf_counter() - started
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,25 +191,47 @@ def main(argv: list[str] | None = None) -> int:
                                  before=lambda: shutil.rmtree(cache, ignore_errors=True))
             warm = timed_command([*memtui, "search", query], env, args.runs)
             rows.append((query, (grep_wall, grep_cpu), cold, warm))
-        first, next_queries = in_process(home, args.runs)
-        print(f"load after the first query: {os.getloadavg()[0]:.1f}\n")
+        letters = {}
+        for letter in dict.fromkeys(query[0] for query in QUERIES):
+            letters[letter] = timed_command(
+                [grep, "-rilF", "--include=*.md", letter, *map(str, stores)], env, args.runs)
+        steps, app = in_process(home, args.runs)
+        first = QUERIES[0][0]
+        for wait in (False, True):
+            app[f"real app {wait}"] = (min(asyncio.run(app_first_key(home, first, wait))
+                                           for _ in range(args.runs)), 0.0, 0)
+        print(f"load after the last query: {os.getloadavg()[0]:.1f}\n")
     print(f"{'query':<16}{'grep -ril':>16}{'search, cold':>22}{'search, warm':>22}"
           f"{'app, next query':>18}{'matches':>9}")
     print(f"{'':<16}{'wall / CPU s':>16}{'wall / CPU s (x grep)':>22}"
           f"{'wall / CPU s (x grep)':>22}{'wall / CPU ms':>18}")
-    rows.append(("(typed a letter at a time, slowest)", (float("nan"),) * 2,
-                 (float("nan"),) * 3, (float("nan"), float("nan"), 0)))
     for query, (gw, gc), (cw, cc, _), (ww, wc, code) in rows:
-        seconds, cpu, total = next_queries[query]
-        print(f"{query:<16}{gw:>8.3f} /{gc:>6.3f}{cw:>8.2f} /{cc:>5.2f} ({cw / gw:>4.1f}x)"
-              f"{ww:>8.2f} /{wc:>5.2f} ({ww / gw:>4.1f}x)"
+        seconds, cpu, total = app[query]
+        print(f"{query:<16}{gw:>8.3f} /{gc:>6.3f}{cw:>8.2f} /{cc:>5.2f} ({cc / gc:>4.1f}x)"
+              f"{ww:>8.2f} /{wc:>5.2f} ({wc / gc:>4.1f}x)"
               f"{seconds * 1000:>11.0f} /{cpu * 1000:>5.0f}{total:>9,}"
               + ("" if code == 0 else f"  (exit {code})"))
-    print(f"\napp: first answer (discovery, every store from the cache, one query) "
-          f"{first:.2f} s")
-    slowest = max(seconds for seconds, _, _ in next_queries.values())
+    seconds, cpu, _ = app["(typed a letter at a time, slowest)"]
+    print(f"{'(typed a letter at a time, slowest keystroke)':<76}"
+          f"{seconds * 1000:>11.0f} /{cpu * 1000:>5.0f}")
+    print("\napp, first key of a visit (the index read, bodies not yet read back):")
+    for letter, (gw, gc, _) in letters.items():
+        seconds, cpu, total = app[f"first key {letter!r}"]
+        print(f"  {letter!r}: {seconds * 1000:.0f} ms wall / {cpu * 1000:.0f} ms CPU "
+              f"({cpu / gc:.2f}x the CPU of grep -ril {letter!r}: {gw * 1000:.0f} / "
+              f"{gc * 1000:.0f} ms), {total:,} match")
+    first = QUERIES[0][0]
+    gw, gc, _ = letters[first]
+    for wait, when in ((False, "typed as soon as `/` has painted the screen"),
+                       (True, "typed once the visit's check for changed stores is done")):
+        seconds = app[f"real app {wait}"][0]
+        print(f"app, the real one (headless, 120x40): {first!r} {when}: results painted "
+              f"in {seconds * 1000:.0f} ms wall (grep -ril {first!r}: {gw * 1000:.0f} ms wall)")
+    for step, cpu in steps.items():
+        print(f"app: {step}: {cpu:.2f} s CPU")
+    slowest = max(seconds for seconds, _, _ in app.values())  # the real app's too
     missed = slowest >= NEXT_QUERY_SECONDS
-    print(f"app: slowest next query {slowest * 1000:.0f} ms (target under "
+    print(f"app: slowest answer {slowest * 1000:.0f} ms (target under "
           f"{NEXT_QUERY_SECONDS * 1000:.0f} ms): {'MISSED' if missed else 'met'}")
     return 1 if args.check and missed else 0
 

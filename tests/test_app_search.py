@@ -80,7 +80,7 @@ async def test_the_palette_opens_the_search_from_a_store(claude_home, tmp_path):
                                  == ["reference_client.md"])
 
 
-async def test_typing_goes_on_while_the_memories_are_read_and_the_last_query_wins(
+async def test_typing_before_the_memories_are_read_says_indexing_and_searches_once_they_are(
         claude_home, tmp_path, monkeypatch):
     fixture = with_second_project(claude_home, tmp_path)
     from tui.memory import search_stores
@@ -89,18 +89,56 @@ async def test_typing_goes_on_while_the_memories_are_read_and_the_last_query_win
     monkeypatch.setattr(search_stores, "load_corpus", held)
     app = MemtuiApp(fixture.home, fixture.env)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        app.push_screen(SearchScreen())
+        # The projects screen, done scanning, reads every memory for the search: held.
         assert await pilot_until(pilot, held.entered.is_set)
+        await pilot.press("slash")
+        assert isinstance(app.screen, SearchScreen)
         await pilot.press(*"grafana")  # while the read is held: the field takes every letter
         field = app.screen.query_one("#search-query", Input)
         assert field.value == "grafana"
         status = app.screen.query_one("#search-status", Static)
-        assert "Reading" in str(status.render())
+        assert await pilot_until(pilot, lambda: str(status.render()) == (
+            "Indexing 2 stores… 0 read. Your search runs once they are."))
+        assert results(app) == []
         held.release()
         assert await pilot_until(pilot, lambda: [f for _, f in results(app)]
                                  == ["reference_dashboards.md"])
         assert "1 memory matches" in str(status.render())
+
+
+async def test_the_memories_read_while_the_projects_screen_was_idle_answer_the_first_letter(
+        claude_home, tmp_path, monkeypatch):
+    """The search screen searches the projects screen's read at once; it reads again only
+    the stores changed since, and a memory changed since is found by its new words."""
+    fixture = with_second_project(claude_home, tmp_path)
+    from tui.memory import search_stores
+
+    app = MemtuiApp(fixture.home, fixture.env)
+    app.search_index.clock = lambda: 10**20  # every store written long ago
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.search_index.read is not None  # read before `/` was pressed
+        reads = []
+        read_store = search_stores.read_store_text
+        monkeypatch.setattr(search_stores, "read_store_text",
+                            lambda store: reads.append(store) or read_store(store))
+        # The stores are read again at mount, held here: the first letter is answered from
+        # the read already made, without waiting for it.
+        held = HeldFirstCall(search_stores.load_corpus)
+        monkeypatch.setattr(search_stores, "load_corpus", held)
+        await pilot.press("slash", "s")
+        assert await pilot_until(pilot, lambda: "project_orphan.md" in
+                                 {f for _, f in results(app)})
+        assert held.entered.is_set() and not held.answered.is_set()
+        held.release()
+        await settle(app, pilot)
+        await pilot.press("escape")
+        write_memory(fixture.store, "project_orphan.md",
+                     memory_text("orphan", "now about kubernetes", "project", "Helm charts.\n"))
+        await pilot.press("slash", *"kubernetes")
+        assert await pilot_until(pilot, lambda: [f for _, f in results(app)]
+                                 == ["project_orphan.md"])
+        assert reads == [fixture.store]  # the other store came from the last read
 
 
 async def test_an_empty_or_unmatched_query_says_so(claude_home, tmp_path):

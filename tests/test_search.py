@@ -12,8 +12,8 @@ import pytest
 from conftest import memory_text, write_index, write_memory
 
 from tui import cli
-from tui.memory.audit_cache import AuditCache
 from tui.memory.search import Corpus, Document, SearchError, parse_query
+from tui.memory.search_cache import SearchCache
 from tui.memory.search_stores import SearchedStore, load_corpus
 
 OLD = 1_700_000_000.0
@@ -208,19 +208,19 @@ def test_an_unchanged_store_comes_from_the_cache_and_a_changed_one_is_read_again
     from tui.memory import search_stores
 
     later = lambda: 10**20  # noqa: E731 - every store settled long ago
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         first = load_corpus(searched(stores), cache)[0].search("deploy")[0]
     reads = []
     read = search_stores.read_store_text
     monkeypatch.setattr(search_stores, "read_store_text",
                         lambda store: reads.append(store) or read(store))
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         again = load_corpus(searched(stores), cache)[0].search("deploy")[0]
     assert reads == [] and again == first  # bodies too, read back for the lines shown
     _, store = stores["shop"]
     write_memory(store, "project_deploy.md",
                  memory_text("deploy", "how we ship", "project", "Now run `just ship`.\n"))
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         shipped = load_corpus(searched(stores), cache)[0].search("just ship")[0]
     assert reads == [store] and [h.line for h in shipped] == ["Now run `just ship`."]
 
@@ -303,16 +303,16 @@ def test_the_words_for_near_matches_are_kept_while_no_store_changes(stores, tmp_
     from tui.memory.search_stores import keep_vocabulary
 
     later = lambda: 10**20  # noqa: E731 - every store settled long ago
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         corpus = load_corpus(searched(stores), cache)[0]
         assert [h.document.file for h in corpus.search("relaese")[0]] == ["project_deploy.md"]
         keep_vocabulary(corpus, cache)
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         kept = load_corpus(searched(stores), cache)[0]
     assert kept.has_vocabulary and kept.vocabulary == corpus.vocabulary
     _, store = stores["blog"]
     write_memory(store, "project_new.md", memory_text("new", "a newer word: kubernetes"))
-    with AuditCache(tmp_path / "cache.sqlite", clock=later) as cache:
+    with SearchCache(tmp_path / "search.bin", clock=later) as cache:
         changed = load_corpus(searched(stores), cache)[0]
     assert not changed.has_vocabulary
     assert [h.document.file for h in changed.search("kubernetse")[0]] == ["project_new.md"]
@@ -324,7 +324,7 @@ def test_a_file_name_that_is_not_utf8_is_searched_and_kept(stores, tmp_path):
     write_memory(store, name, memory_text("odd", 'a "\\udcff" name', "user", "deploy it\n"),
                  mtime=OLD)
     for _ in range(2):  # read, then from the cache
-        with AuditCache(tmp_path / "cache.sqlite", clock=lambda: 10**20) as cache:
+        with SearchCache(tmp_path / "search.bin", clock=lambda: 10**20) as cache:
             hits = load_corpus(searched(stores), cache)[0].search("deploy it")[0]
         assert [hit.document.file for hit in hits] == [name]
 
@@ -339,3 +339,147 @@ def test_typing_on_gives_what_a_fresh_search_gives():
                   "flat te", "部", "部署", "部署手", "部署手順", '"flaky', '"flaky t']:
         alone = Corpus(corpus.documents).search(typed)
         assert corpus.search(typed) == alone, typed
+
+
+# --- what the fast paths must not change --------------------------------------------------
+
+FOLDED_CHARS = ["é", "e\u0301", "ß", "ﬁ", "Σ", "ς", "—", "部署", "İ", "Ｆ", "\u0345", "\u05b0",
+                "\u05c2", "한", "Å", "ǅ", "½", "\u200b", "€", " ", "\n", "A", "z", "-"]
+
+
+def test_folding_a_text_gives_what_folding_it_whole_gives():
+    """`fold` lowers only the ASCII letters of a text whose other characters fold to
+    themselves: the same text as accents dropped, compatibility forms made plain and case
+    folded, for any mix of characters."""
+    import random
+    import re
+    import unicodedata
+
+    from tui.memory.search import fold
+
+    def whole(text: str) -> str:
+        return re.sub("[\u0300-\u036f]", "", unicodedata.normalize("NFKD", text)).casefold()
+
+    chooser = random.Random(43)
+    texts = ["Deploy — 部署 DONE", "the CAFÉ", "x\u05b0\u0301y", "Ｆull—width"]
+    texts += ["".join(chooser.choices(FOLDED_CHARS, k=chooser.randint(1, 12)))
+              for _ in range(3000)]
+    assert [fold(text) for text in texts] == [whole(text) for text in texts]
+
+
+def reference_search(documents: list[Document], query: str) -> list[tuple[str, str]]:
+    """The phrase and all-words tiers as the module's docstring states them, the slow and
+    obvious way: a word found by a pattern where a word starts, every memory's key made
+    whole and sorted."""
+    import re
+
+    from tui.memory.search import _UNSPACED, haystack
+
+    parsed = parse_query(query)
+
+    def holds(text: str, word: str) -> bool:
+        if not word[:1].isalnum() or _UNSPACED.match(word):
+            return word in text
+        return re.search(r"(?<![^\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+                         r"\u0e00-\u0e7f])" + re.escape(word), text) is not None
+
+    ranked = []
+    for position, document in enumerate(documents):
+        text = haystack(document)
+        head = "\n".join(text.split("\n", 3)[1:3])
+        if not all(holds(text, word) for word in parsed.words):
+            continue
+        phrase = holds(text, parsed.phrase)
+        words = [parsed.phrase] if phrase else list(parsed.words)
+        ranked.append((not phrase, -sum(word in head for word in words),
+                       -sum(text.count(word) for word in words), -document.mtime, position))
+    ranked.sort()
+    return [(documents[key[-1]].file, "words" if key[0] else "phrase") for key in ranked]
+
+
+def test_the_ranking_of_phrase_and_words_is_the_reference_ranking():
+    """On a few hundred memories in real shapes (headings, code, CJK, accents, names in
+    the description), every query's phrase and all-words hits come in the order the
+    reference ranking gives, whole and with a limit, and typed a letter at a time."""
+    import random
+
+    chooser = random.Random(7)
+    words = ["deploy", "deployment", "Deploy", "cache", "memcache", "cache_key", "CI",
+             "incident", "flaky", "tests", "test", "config", "café", "Café", "部署", "手順",
+             "release", "kubernetes", "helm", "(x", ".env", "a.b", "naïve", "straße"]
+    documents = []
+    for n in range(400):
+        body = "\n".join(" ".join(chooser.choices(words, k=chooser.randint(3, 9)))
+                         for _ in range(chooser.randint(1, 6)))
+        if n % 5 == 0:
+            body = f"## Why\n{body}\n\n**How to apply:** `make {chooser.choice(words)}`"
+        documents.append(doc(f"m{n:03}.md", body, name=chooser.choice(words + [f"note {n}"]),
+                             description=" ".join(chooser.choices(words, k=3)) if n % 3 else "",
+                             mtime=OLD + chooser.randint(0, 5)))
+    corpus = Corpus(documents)
+    for query in ["deploy", "cache", "c", "de", "ci", "flaky test", "deploy config",
+                  '"cache key"', "café", "cafe", "部署", "部署手順", ".env", "(x", "a.b",
+                  "straße", "strasse", "naive", "release helm", "k"]:
+        expected = reference_search(documents, query)
+        hits = [(file, tier) for file, tier in found(corpus, query) if tier != "fuzzy"]
+        assert hits == expected, query
+        limited = [(file, tier) for file, tier in found(corpus, query, limit=7)
+                   if tier != "fuzzy"]
+        assert limited == expected[:len(limited)] and len(limited) == min(7, len(expected))
+    typed = Corpus(documents)
+    for end in range(1, len("deploy config") + 1):
+        query = "deploy config"[:end]
+        hits = [(f, t) for f, t in found(typed, query, limit=50) if t != "fuzzy"]
+        assert hits == reference_search(documents, query)[:len(hits)], query
+
+
+def test_a_memory_changed_in_place_is_found_by_its_new_words_at_once(stores, tmp_path):
+    """Rewritten with the same size and its mtime set back (an editor that keeps it, a
+    copy with `-p`), a memory is still read again: its ctime moved."""
+    _, store = stores["shop"]
+    path = store / "project_deploy.md"
+    with SearchCache(tmp_path / "search.bin", clock=lambda: 10**20) as cache:
+        assert load_corpus(searched(stores), cache)[0].search("make deploy")[0]
+    assert (tmp_path / "search.bin").exists()
+    before = path.stat()
+    text = path.read_text().replace("make deploy", "helm upgrad")
+    assert len(text) == before.st_size
+    path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with SearchCache(tmp_path / "search.bin") as cache:  # the real clock: just changed
+        corpus = load_corpus(searched(stores), cache)[0]
+    assert [hit.line for hit in corpus.search("helm upgrad")[0]] == ["Then run `helm upgrad`."]
+    assert corpus.search("make deploy")[0] == []
+
+
+def test_a_damaged_cache_file_is_read_past_and_written_again(stores, tmp_path):
+    cached = tmp_path / "search.bin"
+    with SearchCache(cached, clock=lambda: 10**20) as cache:
+        first = load_corpus(searched(stores), cache)[0].search("deploy")[0]
+    whole = cached.read_bytes()
+    for damaged in [whole[:len(whole) // 2], whole[:40], b"garbage", whole.replace(
+            b"how we deploy", b"how we\x00deploy")]:
+        cached.write_bytes(damaged)
+        with SearchCache(cached, clock=lambda: 10**20) as cache:
+            assert load_corpus(searched(stores), cache)[0].search("deploy")[0] == first
+        assert cached.read_bytes() != damaged  # replaced by a good one
+
+
+def test_lines_are_shown_right_when_another_run_wrote_the_cache_again(stores, tmp_path):
+    """A corpus read from the cache shows its memories' lines though another run has
+    written the cache file again since (a changed store): from the disk, as they are."""
+    cached = tmp_path / "search.bin"
+    with SearchCache(cached, clock=lambda: 10**20) as cache:
+        load_corpus(searched(stores), cache)
+    with SearchCache(cached, clock=lambda: 10**20) as cache:
+        corpus = load_corpus(searched(stores), cache)[0]
+    _, blog = stores["blog"]
+    write_memory(blog, "project_new.md", memory_text("new", "newer", "project", "Zebras.\n"))
+    with SearchCache(cached, clock=lambda: 10**20) as cache:
+        load_corpus(searched(stores), cache)  # writes the file again
+    hits = corpus.search("make deploy")[0]
+    assert [hit.line for hit in hits] == ["Then run `make deploy`."]
+    with SearchCache(cached, clock=lambda: 10**20) as cache:  # the shop's carried over
+        again = load_corpus(searched(stores), cache)[0]
+    assert [hit.line for hit in again.search("make deploy")[0]] == ["Then run `make deploy`."]
+    assert [hit.line for hit in again.search("zebras")[0]] == ["Zebras."]

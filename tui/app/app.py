@@ -18,6 +18,7 @@ from textual.notifications import Notification, Notify, SeverityLevel
 from tui.app.commands import MemtuiCommands
 from tui.app.prefetch import Prefetch, Prefetched
 from tui.app.screens.projects import ProjectsScreen
+from tui.app.search_index import SearchIndex
 from tui.app.textual_leaks import run_thread_workers_in_fresh_contexts
 from tui.visible import CONTROL_CHARS, has_controls, visible
 
@@ -98,6 +99,7 @@ class MemtuiApp(App[None]):
         self.now = now  # a fixed clock for ages, so snapshots do not drift
         self.prefetched = prefetched  # a discovery begun before the app loaded
         self.demos_built: list[Path] = []  # temp-dir demos `d` built: removed when the app ends
+        self.search_index = SearchIndex()  # every memory, read for the search screen
 
     def take_prefetched(self) -> Prefetched | None:
         """The discovery begun before the app loaded, once, when it was for this home."""
@@ -128,6 +130,7 @@ class MemtuiApp(App[None]):
         """Switch to another config home (the demo) and rescan it."""
         self.home = home
         self.env = {**self.env, "CLAUDE_CONFIG_DIR": str(home)}
+        self.search_index = SearchIndex()
         self.switch_screen(ProjectsScreen())
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",

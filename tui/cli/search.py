@@ -15,8 +15,8 @@ DEFAULT_LIMIT = 20
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from tui.memory.audit_cache import AuditCache
     from tui.memory.search import SearchError, parse_query
+    from tui.memory.search_cache import SearchCache
     from tui.memory.search_stores import keep_vocabulary, load_corpus
 
     try:
@@ -26,7 +26,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.limit < 0:
         raise UsageError(f"--limit {args.limit}: give a count of results, or 0 for all.")
     stores = searched_stores(args)
-    with AuditCache() as cache:
+    with SearchCache() as cache:
         corpus, problems = load_corpus(stores, cache)
         for problem in problems:
             print(f"memtui: {problem}", file=sys.stderr)

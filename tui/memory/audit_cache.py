@@ -1,5 +1,4 @@
-"""Findings of unchanged stores, kept between runs of `memtui audit --all` (and what
-`memtui search` read of them, under the same fingerprint).
+"""Findings of unchanged stores, kept between runs of `memtui audit --all`.
 
 A store's findings depend only on what is below it, so each store is fingerprinted by
 a listing of every entry with its type, inode, size, mtime and ctime (ctime cannot be set
@@ -134,12 +133,6 @@ def _connect(path: Path) -> sqlite3.Connection:
                "store BLOB PRIMARY KEY, fingerprint TEXT, mentions TEXT)")
     db.execute("CREATE TABLE IF NOT EXISTS code_findings("
                "store BLOB PRIMARY KEY, state TEXT, findings TEXT)")
-    # What `memtui search` reads of a store's memories, kept under the same fingerprint.
-    db.execute("CREATE TABLE IF NOT EXISTS searched(store BLOB PRIMARY KEY, "
-               "fingerprint TEXT, fields TEXT, bodies TEXT, haystacks TEXT)")
-    # The words of every memory searched last, for near words: one row, while no store of
-    # that search changed.
-    db.execute("CREATE TABLE IF NOT EXISTS search_words(stores TEXT PRIMARY KEY, words TEXT)")
     return db
 
 
@@ -189,15 +182,6 @@ class CodeFindings(NamedTuple):
 
     findings: tuple[Finding, ...]
     probes: list
-
-
-class KeptSearch(NamedTuple):
-    """What `tui.memory.search_stores` keeps of a store: its memories' fields (JSON), and
-    their bodies and folded haystacks, each joined by NUL."""
-
-    fields: str
-    bodies: str | None  # None: not read back
-    haystacks: str
 
 
 class AuditCache:
@@ -266,38 +250,6 @@ class AuditCache:
         self._write(("INSERT OR REPLACE INTO code_findings VALUES (?, ?, ?)",
                      (_key(store), f"{rules_digest()}:{state}",
                       json.dumps([_rows(found.findings), found.probes]))))
-
-    def get_searched(self, store: Path, listing: str) -> KeptSearch | None:
-        """A store's memories as search reads them, kept under `listing`; their bodies
-        only when asked for (`get_searched_bodies`): most are never shown."""
-        row = self._read("SELECT fields, haystacks FROM searched WHERE store=? AND "
-                         "fingerprint=?", store, listing)
-        return None if row is None else KeptSearch(row[0], None, row[1])
-
-    def get_searched_bodies(self, store: Path, listing: str) -> str | None:
-        row = self._read("SELECT bodies FROM searched WHERE store=? AND fingerprint=?",
-                         store, listing)
-        return None if row is None else row[0]
-
-    def put_searched(self, store: Path, listing: str, kept: KeptSearch) -> None:
-        self._write(("INSERT OR REPLACE INTO searched VALUES (?, ?, ?, ?, ?)",
-                     (_key(store), f"{rules_digest()}:{listing}", *kept)))
-
-    def get_search_words(self, stores: str) -> str | None:
-        """The words of the memories of `stores` (a digest of each store's fingerprint)."""
-        if self.db is None:
-            return None
-        try:
-            row = self.db.execute("SELECT words FROM search_words WHERE stores=?",
-                                  (f"{rules_digest()}:{stores}",)).fetchone()
-        except sqlite3.Error:
-            return None
-        return None if row is None else row[0]
-
-    def put_search_words(self, stores: str, words: str) -> None:
-        self._write(("DELETE FROM search_words", ()),
-                    ("INSERT INTO search_words VALUES (?, ?)",
-                     (f"{rules_digest()}:{stores}", words)))
 
     def _read(self, query: str, store: Path, key: str) -> tuple | None:
         """The row of `store` kept under `key` by this code, or None."""

@@ -427,12 +427,23 @@ class ProjectsScreen(Screen[None]):
         if message.summaries is not None:  # the indexes are read: the rows are complete
             self.query_one("#scan-progress").add_class("hidden")
             self.refresh_table()
+            self.read_for_search(message.inventory.projects)
             return
         self.lost_counts = {}
         self.sync_words = {}
         self.refresh_table()
         self.query_one("#projects").focus()
         self.call_after_refresh(self.rows_painted.set)
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="search-index")
+    def read_for_search(self, projects: list[Project]) -> None:
+        """Every memory read for the search screen while this one is idle: its first
+        keystroke then never waits for them (`tui.app.search_index`)."""
+        worker = get_current_worker()
+        index = self.app.search_index
+        read = index.update(projects, lambda: worker.is_cancelled)
+        if read is not None:
+            index.keep_vocabulary(read)
 
     def announce_new(self, before: list[Project], now: list[Project]) -> None:
         known = {project.name for project in before}

@@ -1,12 +1,15 @@
 """The search screen: every store's memories searched as the query is typed.
 
-The memories are read once, by a worker (unchanged stores from the audit cache); each
-query then runs in a worker of its own, the newest replacing the one before, so typing
-never waits for a search. Enter opens the memory in its store.
+The memories are read by a worker (`tui.app.search_index`: the projects screen reads them
+first, when idle; each visit reads again only the stores changed since); each query then
+runs in a worker of its own, the newest replacing the one before, so typing never waits
+for a search. Typed before the memories are first read, a query says how many stores are
+read and runs once they all are. Enter opens the memory in its store.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -17,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from tui.app.memory_rows import type_badge
 from tui.app.messages import post_unless_replaced
@@ -29,10 +32,15 @@ from tui.visible import visible
 from tui.words import plural
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from tui.app.search_index import IndexRead
     from tui.claude.discovery import Project
     from tui.memory.search import Corpus, Hit
 
 SHOWN = 200  # results listed; the status says how many more match
+INDEXING_INTERVAL = 0.25  # seconds between updates of the stores read, while they are
+SEARCH_WAIT = 0.05  # seconds a read waiting for a query looks again whether it is cancelled
 LEAD = 12  # characters kept before a line's first match in the results' narrow column
 # At 80 columns all four fit: the project's path keeps its end (its own name), the file its
 # start, and the matching line takes the width left.
@@ -49,9 +57,7 @@ class HitRow:
 
 @dataclass
 class CorpusRead(Message):
-    corpus: Corpus
-    projects: dict[str, Project]  # store path -> its project, to open it
-    problems: list[str]
+    read: IndexRead
 
 
 @dataclass
@@ -93,6 +99,10 @@ class SearchScreen(Screen[None]):
         super().__init__()
         self.corpus: Corpus | None = None
         self.projects: dict[str, Project] = {}
+        self.told_problems = False
+        self.indexing: Timer | None = None  # shows the stores read while a query waits
+        self.not_searching = threading.Event()  # cleared while a query is searched
+        self.not_searching.set()
 
     def compose(self) -> ComposeResult:
         yield AppHeader(show_clock=False)
@@ -110,24 +120,31 @@ class SearchScreen(Screen[None]):
         # A watcher, not Input.Changed: the search starts in the frame the letter is typed.
         self.watch(self.query_one("#search-query", Input), "value", self.query_changed,
                    init=False)
-        self.read_memories()
+        index = self.app.search_index
+        if index.read is not None:  # read while the projects screen was idle: at once
+            self.show_read(index.read)
+        else:
+            self.indexing = self.set_interval(INDEXING_INTERVAL, self.show_indexing)
+        self.read_memories()  # again: the stores changed since, if any
 
     # --- reading and searching ------------------------------------------------------------
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="search-read")
     def read_memories(self) -> None:
-        from tui.memory.audit_cache import AuditCache
-        from tui.memory.search_stores import SearchedStore, load_corpus
-
         worker = get_current_worker()
-        projects = {str(p.store): p for p in self.known_projects()
-                    if p.store is not None and p.store_exists}
-        stores = [SearchedStore(p.store, p.key_path or (p.paths[0] if p.paths else None)
-                                or str(p.store)) for p in projects.values()]
-        with AuditCache() as cache:
-            corpus, problems = load_corpus(stores, cache, lambda: worker.is_cancelled)
-        post_unless_replaced(self, CorpusRead(corpus, projects, problems))
-        corpus.vocabulary  # noqa: B018 - made now, not by the first query with a typo
+        index = self.app.search_index
+        read = index.update(self.known_projects(), lambda: self.read_cancelled(worker))
+        if read is None:
+            return
+        post_unless_replaced(self, CorpusRead(read))
+        index.keep_vocabulary(read)
+
+    def read_cancelled(self, worker: Worker) -> bool:
+        """Asked by the read between stores: it waits while a query is searched, so that
+        a letter typed as the screen opens has the CPU to itself (the GIL)."""
+        while not self.not_searching.wait(SEARCH_WAIT) and not worker.is_cancelled:
+            pass
+        return worker.is_cancelled
 
     def known_projects(self) -> list[Project]:
         """The projects screen's, when it has found them; else found now (in the worker)."""
@@ -141,17 +158,39 @@ class SearchScreen(Screen[None]):
         app = self.app
         return list(discover(app.home, app.env, app.settings_file).projects)
 
+    def show_indexing(self) -> None:
+        """What the search waits for, while the memories are first read."""
+        if self.corpus is not None:
+            return
+        index = self.app.search_index
+        if not index.stores:
+            return  # the stores are still being found
+        typed = self.query_one("#search-query", Input).value.strip()
+        then = " Your search runs once they are." if typed else ""
+        self.query_one("#search-status", Static).update(
+            f"Indexing {plural(index.stores, 'store')}… {index.done:,} read.{then}")
+
     def on_corpus_read(self, message: CorpusRead) -> None:
-        self.corpus = message.corpus
-        self.projects = message.projects
-        for problem in message.problems:
-            self.notify(problem, title="Not searched", severity="warning")
+        if self.corpus is not message.read.corpus:
+            self.show_read(message.read)
+
+    def show_read(self, read: IndexRead) -> None:
+        self.corpus = read.corpus
+        self.projects = read.projects
+        if self.indexing is not None:
+            self.indexing.stop()
+            self.indexing = None
+        if not self.told_problems:
+            self.told_problems = True
+            for problem in read.problems:
+                self.notify(problem, title="Not searched", severity="warning")
         self.query_changed()
 
     def query_changed(self) -> None:
         text = self.query_one("#search-query", Input).value
         status = self.query_one("#search-status", Static)
         if self.corpus is None:
+            self.show_indexing()
             return  # searched once the memories are read
         if not text.strip():
             status.update(f"{plural(len(self.corpus), 'memory', 'memories')} in "
@@ -165,12 +204,15 @@ class SearchScreen(Screen[None]):
         from tui.memory.search import SearchError
 
         assert self.corpus is not None
+        self.not_searching.clear()
         try:
             hits, total = self.corpus.search(text, limit=SHOWN)
         except SearchError as error:
             hits, total, error_text = [], 0, str(error)
         else:
             error_text = None
+        finally:
+            self.not_searching.set()
         post_unless_replaced(self, HitsFound(text, hits, total, error_text))
 
     def on_hits_found(self, message: HitsFound) -> None:
