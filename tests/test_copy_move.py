@@ -166,6 +166,32 @@ def test_hubs_puts_the_lines_that_do_not_fit_in_a_hub_linked_inside_the_cut(verb
     assert state(source, target) == before  # one undo: both stores, byte and mtime
 
 
+def test_hubs_adds_to_the_hub_a_dream_left_and_recounts_its_line(stores, capsys):
+    """A target at its 200-line cut whose MEMORY.md links a hub already: the new line goes
+    at the hub's end, the hub keeps its own text, its line in MEMORY.md says 2 now."""
+    from tui.memory.hubs import hub_line, hub_text
+
+    home, source, target = stores
+    hub = "index_feedback.md"
+    listed = index_line("older.md", "Older", "a rule")
+    write_memory(target, "older.md", memory_text("older", "a rule"))
+    write_memory(target, hub, hub_text(hub, None, [], [listed]))
+    old_entries = fill_to_199_lines(target)
+    (target / "MEMORY.md").write_text((target / "MEMORY.md").read_text()
+                                      + hub_line(hub, ["Older"]) + "\n")
+    hub_before = (target / hub).read_text()
+    code, _, err = run(capsys, *cli_args(home, "copy", "deploy.md", "--from", str(source),
+                                         "--to", str(target), "--yes", "--hubs"))
+    assert code == 0, err
+    index = (target / "MEMORY.md").read_text().splitlines()
+    assert len(index) == 200 and index[-1] == hub_line(hub, ["Older", "Deploy"])
+    assert (target / hub).read_text() == (hub_before
+                                          + index_line("deploy.md", "Deploy", "how we ship") + "\n")
+    loaded = load_store(target)
+    assert set(old_entries) | {hub} <= {link.file for link in loaded.indexes[0].loaded.links
+                                        if link.visible}
+
+
 def test_hubs_refuses_in_one_sentence_when_not_even_a_hubs_line_fits(stores, capsys):
     home, source, target = stores
     fill_to_199_lines(target)
