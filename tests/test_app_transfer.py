@@ -340,6 +340,50 @@ async def test_lines_that_would_push_entries_out_offer_the_relink_dialogs_choice
     assert {"reference_dashboards.md", "project_n198.md"} <= loaded_files(target)
 
 
+async def test_hubs_for_the_rest_keeps_the_targets_entries_and_one_undo_restores_both(homes):
+    """Issue 43: a move into a full index offered apply anyway or making room by hand;
+    relink's "Hubs for the rest" is offered now: every entry of the blog stays inside its
+    cut, the moved memories are reached through a hub linked there, one u takes it back."""
+    from tui.memory.audit import memory_statuses
+
+    home, target = homes
+    entries = [f"project_n{n}.md" for n in range(197)]
+    for file in entries:
+        write_memory(target, file, memory_text(file[:-3], "filler", "project"))
+    old_entries = ["user_writer.md", "project_rss.md", *entries]
+    write_index(target, [index_line(file) for file in old_entries])  # 199 lines: one more fits
+    before = (snapshot(home.store), snapshot(target))
+    app = MemtuiApp(home.home, home.env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await carry(app, pilot, home, "M", "launch", "payments")
+        dialog = await shown(app, pilot, ConfirmScreen)
+        assert dialog.plan.pushed_out == ("project_n196.md",)
+        option = dialog.query_one("#option-0")
+        assert str(option.label) == "Hubs for the rest (1)"
+        assert option.region.right <= 80 and option.region.bottom < 24  # on screen
+        await pilot.press("1")
+        await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen)
+                          and app.screen is not dialog)
+        hubbed = app.screen
+        assert not hubbed.plan.pushed_out  # y applies it: nothing leaves the cut
+        assert "Add index_project.md, which MEMORY.md links" in listed(hubbed)
+        assert "index_project.md of" in listed(hubbed)  # its diff, beside the index's
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert any(t.startswith("Moved 2 memories to") and "index_project.md" in t
+                   for t in toasts(app)), toasts(app)
+        moved = load_store(target)
+        assert set(old_entries) | {"index_project.md"} <= loaded_files(target)
+        statuses = memory_statuses(moved)
+        assert statuses["project_launch.md"].linked_from == "index_project.md"
+        assert statuses["project_orphan.md"].linked_from == "index_project.md"
+        assert not (home.store / "project_launch.md").exists()
+        await pilot.press("u")  # on the shop's screen: both stores back
+        await settle(app, pilot)
+        assert "launch" in names(screen)
+    assert (snapshot(home.store), snapshot(target)) == before
+
+
 async def test_the_keys_are_in_the_palette_and_the_footer(homes):
     home, _ = homes
     app = MemtuiApp(home.home, home.env)

@@ -112,6 +112,100 @@ def test_the_line_goes_inside_a_full_index_not_past_its_cut(stores, capsys):
     assert "runbook.md" in {link.file for link in loaded.links if link.visible}
 
 
+def fill_to_199_lines(target) -> list[str]:
+    """The target's index one line short of the 200-line cut: one line more fits, two do
+    not. Its entries, oldest first."""
+    fillers = [f"m{n:03}.md" for n in range(197)]
+    for file in fillers:
+        write_memory(target, file, memory_text(file[:-3], "filler", "project"))
+    write_index(target, ["# Memory", index_line("style.md", "Style"),
+                         *(index_line(file) for file in fillers)])
+    return ["style.md", *fillers]
+
+
+@pytest.mark.parametrize("verb", ["copy", "move"])
+def test_hubs_puts_the_lines_that_do_not_fit_in_a_hub_linked_inside_the_cut(verb, stores,
+                                                                          capsys):
+    """Issue 43: a copy into a full index had only "apply anyway" (pushing the target's own
+    entries out) or making room by hand; relink's third choice, hubs, was not offered."""
+    from tui.memory.audit import memory_statuses
+    from tui.memory.hubs import hub_line
+
+    home, source, target = stores
+    old_entries = fill_to_199_lines(target)
+    before = state(source, target)
+    argv = cli_args(home, verb, "deploy.md", "runbook.md", "--from", str(source), "--to",
+                    str(target), "--yes")
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and "--push-out" in err and "--hubs" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "add --hubs" in out  # the hint below the plan names it too
+    # The new lines link files not written yet: no dangling line to remove is made of them.
+    assert "dangling" not in out
+    assert state(source, target) == before
+
+    code, out, err = run(capsys, *argv, "--hubs")
+    assert code == 0, err
+    hub = "index_feedback.md"
+    assert f"Add {hub}, which MEMORY.md links, the index lines of 2 memories" in out
+    loaded = load_store(target)
+    visible = {link.file for link in loaded.indexes[0].loaded.links if link.visible}
+    assert set(old_entries) <= visible  # no entry of the target's left the cut
+    assert hub in visible
+    statuses = memory_statuses(loaded)
+    assert statuses["deploy.md"].linked_from == hub
+    assert statuses["runbook.md"].linked_from == hub
+    hub_text = (target / hub).read_text()
+    # The source's own lines, in the hub the dream would write, and counted in MEMORY.md.
+    assert index_line("deploy.md", "Deploy", "how we ship") in hub_text
+    assert hub_line(hub, ["Deploy", "Runbook"]) in (target / "MEMORY.md").read_text()
+    assert (source / "deploy.md").exists() == (verb == "copy")
+
+    code, out, err = run(capsys, *cli_args(home, "undo", str(target)))
+    assert (code, err) == (0, "")
+    assert state(source, target) == before  # one undo: both stores, byte and mtime
+
+
+def test_hubs_adds_to_the_hub_a_dream_left_and_recounts_its_line(stores, capsys):
+    """A target at its 200-line cut whose MEMORY.md links a hub already: the new line goes
+    at the hub's end, the hub keeps its own text, its line in MEMORY.md says 2 now."""
+    from tui.memory.hubs import hub_line, hub_text
+
+    home, source, target = stores
+    hub = "index_feedback.md"
+    listed = index_line("older.md", "Older", "a rule")
+    write_memory(target, "older.md", memory_text("older", "a rule"))
+    write_memory(target, hub, hub_text(hub, None, [], [listed]))
+    old_entries = fill_to_199_lines(target)
+    (target / "MEMORY.md").write_text((target / "MEMORY.md").read_text()
+                                      + hub_line(hub, ["Older"]) + "\n")
+    hub_before = (target / hub).read_text()
+    code, _, err = run(capsys, *cli_args(home, "copy", "deploy.md", "--from", str(source),
+                                         "--to", str(target), "--yes", "--hubs"))
+    assert code == 0, err
+    index = (target / "MEMORY.md").read_text().splitlines()
+    assert len(index) == 200 and index[-1] == hub_line(hub, ["Older", "Deploy"])
+    assert (target / hub).read_text() == (hub_before
+                                          + index_line("deploy.md", "Deploy", "how we ship") + "\n")
+    loaded = load_store(target)
+    assert set(old_entries) | {hub} <= {link.file for link in loaded.indexes[0].loaded.links
+                                        if link.visible}
+
+
+def test_hubs_refuses_in_one_sentence_when_not_even_a_hubs_line_fits(stores, capsys):
+    home, source, target = stores
+    fill_to_199_lines(target)
+    write_memory(target, "m197.md", memory_text("m197", "filler", "project"))
+    (target / "MEMORY.md").write_text((target / "MEMORY.md").read_text()
+                                      + index_line("m197.md") + "\n")
+    before = state(source, target)
+    code, _, err = run(capsys, *cli_args(home, "copy", "deploy.md", "--from", str(source),
+                                         "--to", str(target), "--yes", "--hubs"))
+    assert code == 2 and "no room inside its loaded cut even for a hub's line" in err
+    assert len(err.strip().splitlines()) == 1
+    assert state(source, target) == before
+
+
 @pytest.mark.parametrize("choice", ["keep-both", "replace", "skip"])
 def test_a_collision_is_never_a_silent_overwrite(choice, stores, capsys):
     home, source, target = stores

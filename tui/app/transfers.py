@@ -103,14 +103,16 @@ def find_collisions(source: Path, files: Sequence[str], target: Path) -> list[Co
 
 
 def plan(source: Path, files: Sequence[str], target: Path, choices: Mapping[str, str],
-         move: bool) -> Transfer | str:
-    """The copy (or move) as it would be made from both stores as they are on disk now."""
+         move: bool, hubs: bool = False) -> Transfer | str:
+    """The copy (or move) as it would be made from both stores as they are on disk now;
+    `hubs`: the index lines that do not fit inside the target's cut go into its hubs."""
     from tui.memory.store import load_store
     from tui.memory.transfer import plan_transfer
     from tui.memory.writes import WriteRefused
 
     try:
-        return plan_transfer(load_store(source), files, load_store(target), choices, move=move)
+        return plan_transfer(load_store(source), files, load_store(target), choices, move=move,
+                             hubs=hubs)
     except (WriteRefused, ValueError, OSError) as error:
         return str(error)
 
@@ -118,25 +120,30 @@ def plan(source: Path, files: Sequence[str], target: Path, choices: Mapping[str,
 def confirmation(transfer: Transfer, files: Sequence[str], target: Path, target_name: str,
                  move: bool) -> Confirmation:
     """The preview: what is carried where, the index lines and where they go (with the
-    diff of each index), what the lines would push past the target's cut, and the target's
-    ways to make room."""
+    diff of each index and hub), what the lines would push past the target's cut, and the
+    target's ways to make room."""
     from rich.console import Group
     from rich.text import Text
 
     from tui.app.screens.confirm import Confirmation
     from tui.app.widgets.diff_view import render_diff
+    from tui.memory.curate import GROUP_IN_HUBS
 
     verb = "Move" if move else "Copy"
     summary = [f"Into its store, {condense(str(target))}."]
     summary += [condense_paths(sentence) for sentence in transfer.summary]
-    if transfer.pushed_out:
+    if GROUP_IN_HUBS in transfer.options:
+        summary.append(f"Hubs for the rest: the lines that fit inside {target_name}'s cut, "
+                       "the rest in a hub its index links, all in this one change.")
+    if set(transfer.options) - {GROUP_IN_HUBS}:
         summary.append(f"The ways to make room act on {target_name}'s index; the "
                        f"{verb.lower()} is shown again after.")
     diffs = []
     for changes, where in ((transfer.target_changes, target_name),
                            (transfer.source_changes, "this store")):
         for change in changes:
-            if Path(change.file).name == "MEMORY.md":
+            if Path(change.file).name == "MEMORY.md" or (where == target_name
+                                                         and change.file in transfer.hubs):
                 diffs.append(Text(f"{change.file} of {where}:", style="bold"))
                 diffs.append(render_diff(_text(change.before), _text(change.after),
                                          f"a/{change.file}", f"b/{change.file}"))
@@ -164,14 +171,16 @@ def apply(source: Path, target: Path, target_name: str, transfer: Transfer,
         return condense_paths(str(refused)), "error"
     what = transfer.label.partition(" ")[2]
     undo_there = f"u on its screen or `memtui undo {_shell_path(target)}`"
+    placed = "their index lines inside its cut" + (
+        f" or in {' and '.join(transfer.hubs)}, which its index links" if transfer.hubs else "")
     if move and transfer.target_changes and transfer.source_changes:
-        return (f"Moved {what} to {target_name}, their index lines inside its cut. One change "
+        return (f"Moved {what} to {target_name}, {placed}. One change "
                 f"across both stores: u here puts them back and takes the copy back, both at "
                 f"once (so does {undo_there}).", "information")
     if move:
         return (f"Moved {what} to {target_name}. u here puts them back.", "information")
-    return (f"Copied {what} to {target_name}, their index lines inside its cut. To undo: "
-            f"{undo_there}.", "information")
+    return (f"Copied {what} to {target_name}, {placed}. To undo: {undo_there}.",
+            "information")
 
 
 def _shell_path(path: Path) -> str:

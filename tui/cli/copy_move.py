@@ -1,6 +1,7 @@
 """`memtui copy` and `memtui move`: memories carried from one store to another.
 
     memtui copy FILE... --to PROJECT [--from SOURCE] [--on-collision keep-both|replace|skip]
+                [--hubs | --push-out]
     memtui move FILE... --to PROJECT ...
 
 FILE: a memory as `memtui audit` names it in the source store (default: the current
@@ -78,7 +79,7 @@ def _choices(args, source, files: list[str], target) -> dict[str, str]:
 
 def cmd_copy_move(args: argparse.Namespace) -> int:
     from tui.cli.fix import _ask as ask_to_apply  # the questions and hints of a relink
-    from tui.cli.fix import room_hint
+    from tui.memory.curate import GROUP_IN_HUBS
     from tui.memory.refusals import WriteRefused
     from tui.memory.store import load_store
     from tui.memory.transfer import apply_transfer, plan_transfer
@@ -95,14 +96,14 @@ def cmd_copy_move(args: argparse.Namespace) -> int:
     files = list(dict.fromkeys(store_file(source_dir, file) for file in args.files))
     try:
         transfer = plan_transfer(source, files, target, _choices(args, source, files, target),
-                                 move=move)
+                                 move=move, hubs=args.hubs)
     except WriteRefused as refused:
         raise UsageError(str(refused)) from None
     print(f"{transfer.label[:1].upper()}{transfer.label[1:]} from {source_dir} to {target_dir}:")
     for sentence in transfer.summary:
         print(f"  {sentence}")
     if transfer.pushed_out:
-        print(room_hint(target_dir, transfer))
+        print(_room_hint(target_dir, transfer))
     if transfer.empty:
         print("Nothing to change.")
         return 0
@@ -110,8 +111,11 @@ def cmd_copy_move(args: argparse.Namespace) -> int:
         print("Dry run: nothing was written.")
         return 0
     if transfer.pushed_out and args.yes and not args.push_out:
+        ways = ("add --hubs to put the lines that do not fit in a hub its MEMORY.md links, "
+                "or --push-out" if GROUP_IN_HUBS in transfer.options
+                else "make room first, or add --push-out")
         raise UsageError(f"Not applied: it would leave {', '.join(transfer.pushed_out)} past "
-                         f"the target's loaded cut; make room first, or add --push-out.")
+                         f"the target's loaded cut; {ways} to apply anyway.")
     if not args.yes and not ask_to_apply(transfer):
         print("Not applied.")
         return 0
@@ -128,6 +132,21 @@ def cmd_copy_move(args: argparse.Namespace) -> int:
     else:
         print(f"Copied. `{undo_command(target_dir)}` takes it back.")
     return 0
+
+
+def _room_hint(target_dir: Path, transfer) -> str:
+    """The target's ways to make room, as commands; hubs, as this command's own --hubs."""
+    from dataclasses import replace
+
+    from tui.cli.fix import room_hint
+    from tui.memory.curate import GROUP_IN_HUBS
+
+    others = tuple(option for option in transfer.options if option != GROUP_IN_HUBS)
+    hint = room_hint(target_dir, replace(transfer, options=others))
+    if GROUP_IN_HUBS in transfer.options:
+        hint = ("To put the lines that do not fit in a hub that the target's MEMORY.md links: "
+                f"add --hubs. {hint}")
+    return hint
 
 
 COLLISION_CHOICES = ("keep-both", "replace", "skip")  # tui.memory.transfer's, not imported:
@@ -153,4 +172,7 @@ def add_copy_move_commands(commands) -> None:
         parser.add_argument("--push-out", action="store_true",
                             help="with --yes: apply even if it leaves other entries of the "
                                  "target past its loaded cut")
+        parser.add_argument("--hubs", action="store_true",
+                            help="put the index lines that do not fit inside the target's "
+                                 "loaded cut in hubs that its MEMORY.md links, as a dream does")
         parser.set_defaults(run=cmd_copy_move)

@@ -1,5 +1,6 @@
-"""Relinking more orphans than MEMORY.md has room for: the ones that fit go inside the cut,
-the rest into hubs (`tui.memory.hubs`, the files a dream writes) that MEMORY.md links.
+"""Relinking more orphans than MEMORY.md has room for (or copying in more memories than it
+has room for, `transfer`): the ones that fit go inside the cut, the rest into hubs
+(`tui.memory.hubs`, the files a dream writes) that MEMORY.md links.
 
 Which fit is decided as the dream ranks entries (type: user, feedback, project, reference,
 other; then newest first). A memory indexed past the cut moves its line, whole, into its
@@ -11,7 +12,7 @@ changes nothing and says that the dream makes room.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tui.claude.memory_files import index_of
 from tui.claude.paths import INDEX_NAME
@@ -32,54 +33,80 @@ def _rank(memory: Memory) -> tuple[int, float]:
 def plan_relink_in_hubs(store: Store, files: Sequence[str]) -> curate.Plan:
     """Relink what fits inside MEMORY.md's loaded cut, group the rest of `files` under hubs
     that MEMORY.md links; team memories are relinked into their own index as usual."""
-    index, ranked, past_cut = _orphans(store, files)
+    memories = _outside_cut(store, files)
     team = [file for file in files if index_of(file) != INDEX_NAME]
-    if not ranked:
+    if not memories:
         return curate.plan_relink(store, files)
-    fits, best = 0, _grouped(store, index, ranked, 0, dict(past_cut))
-    low, high = 1, len(ranked)
-    while low <= high:  # the most that fit: each one more takes room from the hubs' lines
-        middle = (low + high) // 2
-        plan = _grouped(store, index, ranked, middle, dict(past_cut))
-        if plan.pushed_out:
-            high = middle - 1
-        else:
-            fits, best, low = middle, plan, middle + 1
+    best, fits = place_with_hubs(store, memories)
     if best.pushed_out:
-        return curate.Plan("relink", (), [
-            f"{INDEX_NAME} has no room inside its loaded cut even for a hub's line: the "
-            "dream (D, or `memtui dream`) makes room by moving entries into hubs."])
+        return curate.Plan("relink", (), [NO_ROOM])
     label = (f"relink {plural(fits, 'memory', 'memories')}, "
-             f"group {len(ranked) - fits} in hubs")
+             f"group {len(memories) - fits} in hubs")
     if team:
         return curate.combined(label, [best, curate.plan_relink(store, team)])
     return curate.Plan(label, best.changes, best.summary, (), ())
 
 
+NO_ROOM = (f"{INDEX_NAME} has no room inside its loaded cut even for a hub's line: the "
+           "dream (D, or `memtui dream`) makes room by moving entries into hubs.")
+
+
+def place_with_hubs(store: Store, memories: Sequence[Memory],
+                    new_lines: Mapping[str, str] | None = None) -> tuple[curate.Plan, int]:
+    """(MEMORY.md's lines for `memories`, none of them linked inside its cut: the most that
+    fit inside the cut, as the dream ranks them, the rest in hubs; how many fit). The plan
+    still pushes entries out when not even the hubs' lines fit. `memories` need not be in
+    `store` yet (a copy's); `new_lines`: the line for one MEMORY.md does not link yet, by
+    file (default: one made from the memory)."""
+    index, ranked, past_cut = _placing(store, memories)
+    lines = new_lines or {}
+    fits, best = 0, _grouped(store, index, ranked, 0, dict(past_cut), lines)
+    low, high = 1, len(ranked)
+    while low <= high:  # the most that fit: each one more takes room from the hubs' lines
+        middle = (low + high) // 2
+        plan = _grouped(store, index, ranked, middle, dict(past_cut), lines)
+        if plan.pushed_out:
+            high = middle - 1
+        else:
+            fits, best, low = middle, plan, middle + 1
+    return best, fits
+
+
 def hubs_make_room(store: Store, files: Sequence[str]) -> bool:
     """Whether MEMORY.md has room for the hubs' lines, were every one of `files` put in a
     hub: then `plan_relink_in_hubs` relinks them all without pushing an entry out."""
-    index, ranked, past_cut = _orphans(store, files)
-    return bool(ranked) and not _grouped(store, index, ranked, 0, past_cut).pushed_out
+    return hubs_fit(store, _outside_cut(store, files))
 
 
-def _orphans(store: Store, files: Sequence[str]
+def _outside_cut(store: Store, files: Sequence[str]) -> list[Memory]:
+    """The memories of `files` that MEMORY.md is to reach and does not link inside its cut."""
+    visible = curate.visible_files(curate.read_index(store).parsed)
+    return [curate.memory_of(store, file) for file in dict.fromkeys(files)
+            if index_of(file) == INDEX_NAME and file not in visible]
+
+
+def hubs_fit(store: Store, memories: Sequence[Memory],
+             new_lines: Mapping[str, str] | None = None) -> bool:
+    """Whether MEMORY.md has room for the hubs' lines, were every one of `memories` put in
+    a hub: then `place_with_hubs` places them all without pushing an entry out."""
+    index, ranked, past_cut = _placing(store, memories)
+    return bool(ranked) and not _grouped(store, index, ranked, 0, past_cut,
+                                         new_lines or {}).pushed_out
+
+
+def _placing(store: Store, memories: Sequence[Memory]
              ) -> tuple[curate.EditableIndex, list[Memory], dict[str, int]]:
-    """(MEMORY.md, the memories of `files` it is to reach, best first, the line each of
-    them has past the cut)."""
+    """(MEMORY.md, `memories`, best first, the line each of its files has past the cut)."""
     index = curate.read_index(store)
-    visible = curate.visible_files(index.parsed)
-    ranked = sorted((curate.memory_of(store, file) for file in dict.fromkeys(files)
-                     if index_of(file) == INDEX_NAME and file not in visible), key=_rank)
     past_cut: dict[str, int] = {}
     for link in curate.entry_links(index.parsed):
         if link.file:
             past_cut.setdefault(link.file, link.line)
-    return index, ranked, past_cut
+    return index, sorted(memories, key=_rank), past_cut
 
 
 def _grouped(store: Store, index: curate.EditableIndex, ranked: Sequence[Memory], fits: int,
-             past_cut: dict[str, int]) -> curate.Plan:
+             past_cut: dict[str, int], new_lines: Mapping[str, str]) -> curate.Plan:
     """The plan that relinks the first `fits` of `ranked` and puts the rest in hubs."""
     inside, rest = ranked[:fits], ranked[fits:]
     by_hub: dict[str, list[Memory]] = {}
@@ -92,12 +119,12 @@ def _grouped(store: Store, index: curate.EditableIndex, ranked: Sequence[Memory]
     summary: list[str] = []
     for memory in inside:
         line = past_cut.get(memory.file)
-        moving.append(index.lines[line - 1][0] if line else curate.index_line(memory))
+        moving.append(index.lines[line - 1][0] if line else _new_line(memory, new_lines))
         origins.append((memory.file, line))
     hub_changes = []
     hub_lines = curate.links_by_line(index.parsed)
     for hub, members in by_hub.items():
-        change, titles = _hub_change(store, hub, members, index, past_cut)
+        change, titles = _hub_change(store, hub, members, index, past_cut, new_lines)
         hub_changes.append(change)
         line = next((number for number, links in hub_lines.items()
                      if {link.file for link in links} == {hub}), None)
@@ -123,11 +150,16 @@ def _grouped(store: Store, index: curate.EditableIndex, ranked: Sequence[Memory]
                        plan.pushed_out, plan.options)
 
 
+def _new_line(memory: Memory, new_lines: Mapping[str, str]) -> str:
+    return new_lines.get(memory.file) or curate.index_line(memory)
+
+
 def _hub_change(store: Store, hub: str, members: Sequence[Memory], index: curate.EditableIndex,
-                past_cut: dict[str, int]) -> tuple[FileChange, list[str]]:
+                past_cut: dict[str, int], new_lines: Mapping[str, str]
+                ) -> tuple[FileChange, list[str]]:
     """(the hub with the members' lines at its end, the titles of every memory it lists)."""
     entries = [index.lines[past_cut[memory.file] - 1][0] if memory.file in past_cut
-               else curate.index_line(memory) for memory in members]
+               else _new_line(memory, new_lines) for memory in members]
     titles = [curate.title_of(memory) for memory in members]
     existing = store.memory(hub)
     if existing is None:

@@ -2,10 +2,12 @@
 
 A copy writes the memories into the target store and puts an index line for each inside
 the target's loaded cut (`curate.place_inside_cut`, as a relink does): the source index's
-own line when it has one, else one made from the memory. A name the target already holds
-with other bytes is a collision, resolved by the caller's choice per file (`KEEP_BOTH`:
-a new free name, `REPLACE`, `SKIP`), never silently. A memory renamed so keeps the links
-the other memories copied with it have to it: they are rewritten to the new name.
+own line when it has one, else one made from the memory; asked to (`hubs`), those that do
+not fit go into the target's hubs, in the same change, as `relink_hubs` puts orphans. A
+name the target already holds with other bytes is a collision, resolved by the caller's
+choice per file (`KEEP_BOTH`: a new free name, `REPLACE`, `SKIP`), never silently. A
+memory renamed so keeps the links the other memories copied with it have to it: they are
+rewritten to the new name.
 
 A move is that copy, then the source's own change (`curate.plan_delete`: the files and
 their index lines removed), made as one change spanning both stores (`pairs`): a move
@@ -18,14 +20,17 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from tui.claude.memory_files import index_of
+from tui.claude.paths import INDEX_NAME
 from tui.memory import curate
+from tui.memory.curate import GROUP_IN_HUBS, MOVE_OUT, REMOVE_DANGLING
 from tui.memory.links import link_target
 from tui.memory.refusals import WriteRefused
-from tui.memory.store import Store
+from tui.memory.relink_hubs import NO_ROOM, hubs_fit, place_with_hubs
+from tui.memory.store import Memory, Store
 from tui.memory.writes import FileChange, read_bytes
 from tui.words import plural
 
@@ -43,6 +48,7 @@ class Transfer:
     pushed_out: tuple[str, ...] = ()  # target entries the new lines leave past the cut
     renamed: dict[str, str] = field(default_factory=dict)  # source name -> target name
     options: tuple[str, ...] = ()  # the target's ways to make room (`curate` options)
+    hubs: tuple[str, ...] = ()  # the target's hubs given the lines that do not fit
 
     @property
     def empty(self) -> bool:
@@ -85,9 +91,10 @@ def _relative(file: str, folder: str) -> str:
 
 
 def plan_transfer(source: Store, files: Sequence[str], target: Store,
-                  choices: Mapping[str, str], *, move: bool) -> Transfer:
+                  choices: Mapping[str, str], *, move: bool, hubs: bool = False) -> Transfer:
     """The changes copying (or moving) `files` from `source` to `target`; `choices`: for
-    each file of `collisions`, one of CHOICES (WriteRefused when one is missing)."""
+    each file of `collisions`, one of CHOICES (WriteRefused when one is missing); `hubs`:
+    the index lines that do not fit inside the target's cut go into its hubs."""
     if source.path.resolve() == target.path.resolve():
         raise WriteRefused("The source and the target are the same store; nothing to do.")
     verb = "move" if move else "copy"
@@ -134,7 +141,7 @@ def plan_transfer(source: Store, files: Sequence[str], target: Store,
             changes.append(FileChange(name, before, after, mtime))
     summary += _links_left_behind(source, target, carried)
     label = f"{verb} {plural(len(carried), 'memory', 'memories')}"
-    index_plans = _index_plans(source, target, carried, renamed, label)
+    index_plans = _index_plans(source, target, carried, renamed, label, hubs)
     target_changes = (*changes, *(c for plan in index_plans for c in plan.changes))
     summary += [sentence for plan in index_plans for sentence in plan.summary]
     source_changes: tuple[FileChange, ...] = ()
@@ -145,7 +152,9 @@ def plan_transfer(source: Store, files: Sequence[str], target: Store,
         summary += [s for s in removal.summary if not s.startswith(("Delete ", "Remove "))]
     return Transfer(label, target_changes, source_changes, summary,
                     tuple(file for plan in index_plans for file in plan.pushed_out), renamed,
-                    tuple(dict.fromkeys(o for plan in index_plans for o in plan.options)))
+                    tuple(dict.fromkeys(o for plan in index_plans for o in plan.options)),
+                    tuple(change.file for plan in index_plans for change in plan.changes
+                          if PurePosixPath(change.file).name != INDEX_NAME))
 
 
 def _links_left_behind(source: Store, target: Store,
@@ -169,8 +178,9 @@ def _links_left_behind(source: Store, target: Store,
 
 def _index_plans(source: Store, target: Store,
                  carried: Mapping[str, tuple[str, bytes, bytes | None]],
-                 renamed: Mapping[str, str], label: str) -> list[curate.Plan]:
-    """Per index of the target: the lines for the carried memories, inside its cut."""
+                 renamed: Mapping[str, str], label: str, hubs: bool) -> list[curate.Plan]:
+    """Per index of the target: the lines for the carried memories, inside its cut; with
+    `hubs`, MEMORY.md's that do not fit in the hubs it links (`relink_hubs`)."""
     source_lines = _source_lines(source)
     by_index: dict[str, list[tuple[str, str]]] = {}
     for file, (name, _, _) in carried.items():
@@ -180,13 +190,22 @@ def _index_plans(source: Store, target: Store,
         index = curate.read_index(target, index_file)
         parsed = index.parsed
         visible = curate.visible_files(parsed)
+        outside = [(file, name) for file, name in pairs if name not in visible]
+        if not outside:
+            continue
+        if index_file == INDEX_NAME:
+            new_lines = {name: _line_for(source, file, name, source_lines, renamed, "")
+                         for file, name in outside}
+            memories = [replace(curate.memory_of(source, file), file=name)
+                        for file, name in outside]
+            if hubs:
+                plans.append(_in_hubs(target, memories, new_lines, carried))
+                continue
         linked = {link.file: link.line for link in curate.entry_links(parsed)}
         lines = list(index.lines)
         moving, origins, shown = [], [], []
         remove: set[int] = set()
-        for file, name in pairs:
-            if name in visible:
-                continue
+        for file, name in outside:
             past_cut = linked.get(name)
             if past_cut is not None:
                 if past_cut not in remove:
@@ -197,12 +216,38 @@ def _index_plans(source: Store, target: Store,
                 moving.append(_line_for(source, file, name, source_lines, renamed, index.folder))
                 origins.append((name, None))
             shown.append(name)
-        if not moving:
-            continue
         kept = [line for number, line in enumerate(lines, start=1) if number not in remove]
-        plans.append(curate.place_inside_cut(target, index, kept, moving, origins, shown, [],
-                                             label))
+        plan = curate.place_inside_cut(target, index, kept, moving, origins, shown, [], label)
+        if plan.pushed_out:
+            hubs_fit_there = index_file == INDEX_NAME and hubs_fit(target, memories, new_lines)
+            plan = replace(plan, options=_room_options(target, plan.options, hubs_fit_there))
+        plans.append(plan)
     return plans
+
+
+def _room_options(target: Store, options: Sequence[str], hubs: bool) -> tuple[str, ...]:
+    """The target's ways to make room: hubs instead of moving entries out one by one, when
+    they fit; removing dangling lines only when the target has some (the carried memories'
+    own lines link files not written yet)."""
+    if REMOVE_DANGLING in options and not curate.plan_remove_dangling(target).changes:
+        options = [option for option in options if option != REMOVE_DANGLING]
+    if hubs:
+        options = [GROUP_IN_HUBS, *(option for option in options if option != MOVE_OUT)]
+    return tuple(options)
+
+
+def _in_hubs(target: Store, memories: Sequence[Memory], new_lines: Mapping[str, str],
+             carried: Mapping[str, tuple[str, bytes, bytes | None]]) -> curate.Plan:
+    """MEMORY.md's lines for the carried `memories`: those that fit inside its cut, the
+    rest in hubs; refused when not even a hub's line fits, or a hub is among them."""
+    plan, _ = place_with_hubs(target, memories, new_lines)
+    if plan.pushed_out:
+        raise WriteRefused(f"The target's {NO_ROOM}")
+    names = {name for name, _, _ in carried.values()}
+    if clash := sorted(names & {change.file for change in plan.changes}):
+        raise WriteRefused(f"{clash[0]} is carried and is also the hub the lines that do not "
+                           "fit would go to; carry it without putting lines in hubs.")
+    return plan
 
 
 def _source_lines(source: Store) -> dict[str, str]:

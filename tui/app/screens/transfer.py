@@ -324,6 +324,7 @@ class TransferFlow:
         self.target: Path | None = None
         self.target_name = ""
         self.choices: dict[str, str] = {}
+        self.hubs = False  # the lines that do not fit go into the target's hubs
 
     def start(self) -> None:
         self.screen.busy = True
@@ -378,8 +379,9 @@ class TransferFlow:
 
         target = self.target
         assert target is not None
-        self.in_worker(lambda: plan(self.source, self.files, target, self.choices, self.move),
-                       self.preview)
+        hubs = self.hubs
+        self.in_worker(lambda: plan(self.source, self.files, target, self.choices, self.move,
+                                    hubs), self.preview)
 
     def preview(self, transfer: Transfer | str) -> None:
         from tui.app.screens.confirm import ConfirmScreen
@@ -400,11 +402,15 @@ class TransferFlow:
     def decided(self, choice: str | None, transfer: Transfer) -> None:
         from tui.app.curation import option_plan
         from tui.app.screens.confirm import APPLY
+        from tui.memory.curate import GROUP_IN_HUBS
 
         if choice == APPLY:
             self.apply(transfer)
         elif choice is None:
             self.end()
+        elif choice == GROUP_IN_HUBS:  # the same copy, its lines that do not fit in hubs
+            self.hubs = True
+            self.plan_again()
         elif (maker := option_plan(choice)) is None:
             self.end(f"Open {self.target_name} from the projects screen; on its Index tab (2) "
                      f"put the cursor on an entry to move past the cut and press m; then "
