@@ -384,6 +384,23 @@ def test_a_link_the_target_cannot_follow_is_said(stores, capsys):
     assert code == 0 and "which the target does not hold" not in out
 
 
+def test_a_daily_log_is_carried_without_an_index_line(stores, capsys):
+    # Claude Code never indexes logs/ and sessions/: a line for one would spend the target's
+    # cut on a file Claude reads another way (a real store's logs/05-31-26.md got line 58).
+    home, source, target = stores
+    log = "logs/2026/05/2026-05-31.md"
+    write_memory(source, log, "- 14:02 shipped the deploy fix\n", mtime=OLD)
+    index_before = (target / "MEMORY.md").read_bytes()
+    code, out, err = run(capsys, *cli_args(home, "copy", log, "deploy.md", "--from",
+                                           str(source), "--to", str(target), "--yes"))
+    assert code == 0, err
+    assert (target / log).read_bytes() == (source / log).read_bytes()
+    assert os.stat(target / log).st_mtime_ns == os.stat(source / log).st_mtime_ns
+    assert (target / "MEMORY.md").read_text().splitlines() == [
+        *index_before.decode().splitlines(), index_line("deploy.md", "Deploy", "how we ship")]
+    assert f"index line for {log}" not in out
+
+
 def test_without_a_terminal_a_copy_needs_yes_or_dry_run(stores, capsys):
     home, source, target = stores
     code, _, err = run(capsys, *cli_args(home, "copy", "deploy.md", "--from", str(source),

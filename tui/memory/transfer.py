@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from tui.claude.memory_files import index_of
+from tui.claude.memory_files import index_of, is_log
 from tui.claude.paths import INDEX_NAME
 from tui.memory import curate
 from tui.memory.curate import GROUP_IN_HUBS, MOVE_OUT, REMOVE_DANGLING
@@ -184,7 +184,8 @@ def _index_plans(source: Store, target: Store,
     source_lines = _source_lines(source)
     by_index: dict[str, list[tuple[str, str]]] = {}
     for file, (name, _, _) in carried.items():
-        by_index.setdefault(index_of(name), []).append((file, name))
+        if not is_log(name):  # a daily log or session note is never indexed
+            by_index.setdefault(index_of(name), []).append((file, name))
     plans = []
     for index_file, pairs in by_index.items():
         index = curate.read_index(target, index_file)
