@@ -401,6 +401,22 @@ def test_a_daily_log_is_carried_without_an_index_line(stores, capsys):
     assert f"index line for {log}" not in out
 
 
+def test_a_memory_linking_code_or_a_placeholder_is_copied(stores, capsys):
+    # Real memories link code beside the store (`src/lib/offers.ts`) and write placeholders
+    # as link targets (`[invite](→INVITE)`, `[doc](url)`): the copy was refused as if memtui
+    # were asked to write those ("→INVITE is not a Markdown (.md) file").
+    home, source, target = stores
+    write_memory(source, "offers.md", memory_text(
+        "offers", "the offers service",
+        body="See [the service](src/lib/services/offers.ts), [invite](→INVITE), "
+             "[doc](url) and [the runbook](runbook.md).\n"))
+    code, out, err = run(capsys, *cli_args(home, "copy", "offers.md", "--from", str(source),
+                                           "--to", str(target), "--yes"))
+    assert code == 0, err
+    assert (target / "offers.md").read_bytes() == (source / "offers.md").read_bytes()
+    assert "offers.md links runbook.md, which the target does not hold" in out
+
+
 def test_without_a_terminal_a_copy_needs_yes_or_dry_run(stores, capsys):
     home, source, target = stores
     code, _, err = run(capsys, *cli_args(home, "copy", "deploy.md", "--from", str(source),

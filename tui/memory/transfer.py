@@ -159,9 +159,9 @@ def plan_transfer(source: Store, files: Sequence[str], target: Store,
 
 def _links_left_behind(source: Store, target: Store,
                        carried: Mapping[str, tuple[str, bytes, bytes | None]]) -> list[str]:
-    """Which carried memories link one that neither travels with them nor is in the
-    target: there, that link points at nothing (their text is theirs: it is said, not
-    rewritten)."""
+    """Which carried memories link a memory of the source that neither travels with them
+    nor is in the target: there, that link points at nothing (their text is theirs: it is
+    said, not rewritten). A link to code or to nothing in the source too is no news."""
     from tui.memory.reach import memory_links
 
     notes = []
@@ -169,6 +169,7 @@ def _links_left_behind(source: Store, target: Store,
         text = _text(data)
         missing = sorted(linked for linked in set(memory_links(file, text, source.wiki_names))
                          if linked not in carried and linked != file
+                         and source.memory(linked) is not None
                          and read_bytes(target.path, linked) is None)
         if missing:
             notes.append(f"{name} links {', '.join(missing)}, which the target does not "
