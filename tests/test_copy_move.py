@@ -435,6 +435,22 @@ def test_a_memory_linking_code_or_a_placeholder_is_copied(stores, capsys):
     assert "offers.md links runbook.md, which the target does not hold" in out
 
 
+def test_a_memory_indexed_by_a_wiki_link_is_copied_with_its_line(stores, capsys):
+    # A real store indexes every memory as `- [[boundaries|Boundaries]] — ...`: the line,
+    # read with the target's names before the copy, linked nothing, so every copy of its
+    # memories was refused as leaving them past the cut (0 of 184).
+    home, source, target = stores
+    write_memory(source, "boundaries.md", memory_text("boundaries", "what not to touch"))
+    write_index(source, ["# Memory", "- [[boundaries|Boundaries]] — don't touch the bots"])
+    code, out, err = run(capsys, *cli_args(home, "copy", "boundaries.md", "--from",
+                                           str(source), "--to", str(target), "--yes"))
+    assert code == 0, err
+    assert (target / "MEMORY.md").read_text().splitlines()[-1] == (
+        "- [[boundaries|Boundaries]] — don't touch the bots")
+    loaded = load_store(target).indexes[0].loaded
+    assert "boundaries.md" in {link.file for link in loaded.links if link.visible}
+
+
 def test_without_a_terminal_a_copy_needs_yes_or_dry_run(stores, capsys):
     home, source, target = stores
     code, _, err = run(capsys, *cli_args(home, "copy", "deploy.md", "--from", str(source),

@@ -27,7 +27,7 @@ from tui.claude.memory_files import index_of, is_log
 from tui.claude.paths import INDEX_NAME
 from tui.memory import curate
 from tui.memory.curate import GROUP_IN_HUBS, MOVE_OUT, REMOVE_DANGLING
-from tui.memory.links import link_target
+from tui.memory.links import WikiNames, link_target, wiki_names
 from tui.memory.refusals import WriteRefused
 from tui.memory.relink_hubs import NO_ROOM, hubs_fit, place_with_hubs
 from tui.memory.store import Memory, Store
@@ -188,8 +188,10 @@ def _index_plans(source: Store, target: Store,
         if not is_log(name):  # a daily log or session note is never indexed
             by_index.setdefault(index_of(name), []).append((file, name))
     plans = []
+    names = _names_after(source, target, carried)
     for index_file, pairs in by_index.items():
-        index = curate.read_index(target, index_file)
+        # Read with the names the target will have: a `[[name]]` line leads to its memory.
+        index = replace(curate.read_index(target, index_file), names=names)
         parsed = index.parsed
         visible = curate.visible_files(parsed)
         outside = [(file, name) for file, name in pairs if name not in visible]
@@ -250,6 +252,15 @@ def _in_hubs(target: Store, memories: Sequence[Memory], new_lines: Mapping[str, 
         raise WriteRefused(f"{clash[0]} is carried and is also the hub the lines that do not "
                            "fit would go to; carry it without putting lines in hubs.")
     return plan
+
+
+def _names_after(source: Store, target: Store,
+                 carried: Mapping[str, tuple[str, bytes, bytes | None]]) -> WikiNames:
+    """What a `[[name]]` leads to in the target once the carried memories are in it."""
+    names = {memory.file: memory.frontmatter.name for memory in target.memories}
+    for file, (name, _, _) in carried.items():
+        names[name] = curate.memory_of(source, file).frontmatter.name
+    return wiki_names(sorted(names.items()))
 
 
 def _source_lines(source: Store) -> dict[str, str]:
