@@ -49,7 +49,7 @@ sys.path.insert(0, str(REPO))
 from tui.claude.memory_files import INDEX_NAME, index_of, is_log, memory_files  # noqa: E402
 from tui.claude.paths import sanitize  # noqa: E402
 from tui.memory import frontmatter  # noqa: E402
-from tui.memory.links import link_target, wiki_names  # noqa: E402
+from tui.memory.links import link_target, resolve_wiki, wiki_names  # noqa: E402
 from tui.memory.reach import memory_links  # noqa: E402
 
 MEMTUI = Path(sys.executable).with_name("memtui")
@@ -178,11 +178,16 @@ def loaded_cut(text: str) -> str:
     return text
 
 
-def linked_in(text: str, file: str) -> bool:
-    """Whether index text links `file` (by a Markdown link, plain or percent-encoded)."""
+def linked_in(text: str, file: str, names=None) -> bool:
+    """Whether index text links `file`: by a Markdown link, plain or percent-encoded, or by
+    a `[[name]]` that `names` (a store's, as memtui reads them) resolve to it."""
     targets = {file, link_target(file), f"./{file}", f"./{link_target(file)}"}
-    return any(re.search(r"\]\(\s*<?" + re.escape(t) + r">?(\s+\"[^\"]*\")?\s*(#[^)]*)?\)", text)
-               for t in targets)
+    if any(re.search(r"\]\(\s*<?" + re.escape(t) + r">?(\s+\"[^\"]*\")?\s*(#[^)]*)?\)", text)
+           for t in targets):
+        return True
+    return names is not None and any(
+        resolve_wiki(found.split("|")[0], names) == file
+        for found in re.findall(r"\[\[([^\]\n]+)\]\]", text))
 
 
 _NAMES: dict[int, tuple[dict, dict, object]] = {}  # per state: it, its memories, its names
@@ -200,6 +205,13 @@ def links_of(files: dict[str, tuple[bytes, int]], file: str) -> list[str]:
         _NAMES[id(files)] = (files, memories, wiki_names(memories.items()))
     _, memories, names = _NAMES[id(files)]
     return [link for link in memory_links(file, _text(files[file][0]), names) if link in memories]
+
+
+def names_of(files: dict[str, tuple[bytes, int]]):
+    """The `[[name]]` keys of a store's state."""
+    if id(files) not in _NAMES:
+        links_of(files, next(iter(files)))
+    return _NAMES[id(files)][2]
 
 
 def _text(data: bytes) -> str:
@@ -260,6 +272,7 @@ def check_carried(home: Home, verb: str, files: list[str], run, source: Path, ta
                                                                                  "replace"))
     team_loaded = loaded_cut(after_target.get(f"team/{INDEX_NAME}", (b"", 0))[0].decode(
         "utf-8", "replace"))
+    tnames = names_of(after_target)
     for file in files:
         name = names[file]
         tally.files += 1
@@ -275,7 +288,7 @@ def check_carried(home: Home, verb: str, files: list[str], run, source: Path, ta
             if got != before_target[name]:
                 tally.bad(f"{label}: {name}, in the target already, was written")
             if is_log(name) or linked_in(team_loaded if index_of(name) != INDEX_NAME
-                                         else loaded, name):
+                                         else loaded, name, tnames):
                 tally.inside_cut += not is_log(name)
             else:
                 tally.bad(f"{label}: the index line for {name} is not inside the loaded cut")
@@ -314,14 +327,14 @@ def check_carried(home: Home, verb: str, files: list[str], run, source: Path, ta
                 tally.bad(f"{label}: {name}, a daily log or session note, got an index line")
             else:
                 tally.unindexed_logs += 1
-        elif linked_in(team_loaded if index_of(name) != INDEX_NAME else loaded, name):
+        elif linked_in(team_loaded if index_of(name) != INDEX_NAME else loaded, name, tnames):
             tally.inside_cut += 1
         else:
             tally.bad(f"{label}: the index line for {name} is not inside the loaded cut")
-    pushed = [m for m in _linked_files(loaded_before) if m in before_target
-              and not linked_in(loaded, m)]
+    pushed = [m for m in _entries(loaded_before, names_of(before_target)) if m in before_target
+              and not linked_in(loaded, m, tnames)]
     if pushed:
-        reached = _reached(after_target, loaded)
+        reached = _reached(after_target, loaded, tnames)
         lost = [m for m in pushed if m not in reached]
         tally.pushed_but_reached += len(pushed) - len(lost)
         if lost:
@@ -375,10 +388,10 @@ def check_carried(home: Home, verb: str, files: list[str], run, source: Path, ta
                 tally.bad(f"{label}: {rel}, left in the source, links moved {link}; not named")
 
 
-def _reached(files: dict, loaded: str) -> set[str]:
+def _reached(files: dict, loaded: str, names) -> set[str]:
     """The memories a loaded index reaches: its entries, and what they link, on and on."""
     seen: set[str] = set()
-    todo = [m for m in _linked_files(loaded) if m in files]
+    todo = [m for m in _entries(loaded, names) if m in files]
     while todo:
         file = todo.pop()
         if file not in seen:
@@ -387,8 +400,12 @@ def _reached(files: dict, loaded: str) -> set[str]:
     return seen
 
 
-def _linked_files(text: str) -> list[str]:
-    return [m.group(1) for m in re.finditer(r"\]\(\s*(?:\./)?([^)#\s]+\.md)", text)]
+def _entries(text: str, names) -> list[str]:
+    """The files an index text links: by Markdown links, and `[[name]]`s `names` resolve."""
+    found = [m.group(1) for m in re.finditer(r"\]\(\s*(?:\./)?([^)#\s]+\.md)", text)]
+    found += [resolve_wiki(m.split("|")[0], names)
+              for m in re.findall(r"\[\[([^\]\n]+)\]\]", text)]
+    return [file for file in found if file]
 
 
 def _relative(file: str, linking: str) -> str:
