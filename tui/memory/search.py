@@ -283,12 +283,17 @@ class Corpus:
         if len(query.words) < 2:
             return []
         needle = Needle(_SEPARATORS.sub(" ", query.phrase).strip())
-        titles = self._titles
+        first = needle.word.split(" ")[0]  # in the name or the file's, where it is named
+        heads, documents, titles = self.heads, self.documents, self._titles
         named = []
         for i in hits:
+            file = documents[i].file
+            if first not in heads[i] and first not in (file.lower() if file.isascii()
+                                                       else fold(file)):
+                continue
             title = titles.get(i)
             if title is None:
-                title = titles[i] = title_of(self.documents[i])
+                title = titles[i] = title_of(documents[i])
             if needle.word and needle.found(title):
                 named.append(i)
         return named
