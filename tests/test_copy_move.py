@@ -206,6 +206,24 @@ def test_hubs_refuses_in_one_sentence_when_not_even_a_hubs_line_fits(stores, cap
     assert state(source, target) == before
 
 
+def test_a_refusal_names_a_few_of_the_entries_it_would_push_out_and_counts_the_rest(
+        stores, capsys):
+    # On real stores a copy of 3,187 memories was refused in one sentence of 78,947
+    # characters: every name it would push out.
+    home, source, target = stores
+    for n in range(199):
+        write_memory(target, f"m{n}.md", memory_text(f"m{n}", "filler"))
+    write_index(target, ["# Memory", *(index_line(f"m{n}.md", f"M{n}") for n in range(199))])
+    names = []
+    for n in range(40):
+        names.append(write_memory(source, f"new{n}.md", memory_text(f"new{n}", "note")).name)
+    code, _, err = run(capsys, *cli_args(home, "copy", *names, "--from", str(source), "--to",
+                                         str(target), "--yes"))
+    assert code == 2 and len(err) < 300, err
+    assert "more past the target's loaded cut" in err and err.count("\n") == 1
+    assert not (target / "new0.md").exists()
+
+
 @pytest.mark.parametrize("choice", ["keep-both", "replace", "skip"])
 def test_a_collision_is_never_a_silent_overwrite(choice, stores, capsys):
     home, source, target = stores
@@ -382,6 +400,55 @@ def test_a_link_the_target_cannot_follow_is_said(stores, capsys):
     code, out, _ = run(capsys, *cli_args(home, "copy", "stays.md", "runbook.md", "--from",
                                          str(source), "--to", str(target), "--yes"))
     assert code == 0 and "which the target does not hold" not in out
+
+
+def test_a_daily_log_is_carried_without_an_index_line(stores, capsys):
+    # Claude Code never indexes logs/ and sessions/: a line for one would spend the target's
+    # cut on a file Claude reads another way (a real store's logs/05-31-26.md got line 58).
+    home, source, target = stores
+    log = "logs/2026/05/2026-05-31.md"
+    write_memory(source, log, "- 14:02 shipped the deploy fix\n", mtime=OLD)
+    index_before = (target / "MEMORY.md").read_bytes()
+    code, out, err = run(capsys, *cli_args(home, "copy", log, "deploy.md", "--from",
+                                           str(source), "--to", str(target), "--yes"))
+    assert code == 0, err
+    assert (target / log).read_bytes() == (source / log).read_bytes()
+    assert os.stat(target / log).st_mtime_ns == os.stat(source / log).st_mtime_ns
+    assert (target / "MEMORY.md").read_text().splitlines() == [
+        *index_before.decode().splitlines(), index_line("deploy.md", "Deploy", "how we ship")]
+    assert f"index line for {log}" not in out
+
+
+def test_a_memory_linking_code_or_a_placeholder_is_copied(stores, capsys):
+    # Real memories link code beside the store (`src/lib/offers.ts`) and write placeholders
+    # as link targets (`[invite](→INVITE)`, `[doc](url)`): the copy was refused as if memtui
+    # were asked to write those ("→INVITE is not a Markdown (.md) file").
+    home, source, target = stores
+    write_memory(source, "offers.md", memory_text(
+        "offers", "the offers service",
+        body="See [the service](src/lib/services/offers.ts), [invite](→INVITE), "
+             "[doc](url) and [the runbook](runbook.md).\n"))
+    code, out, err = run(capsys, *cli_args(home, "copy", "offers.md", "--from", str(source),
+                                           "--to", str(target), "--yes"))
+    assert code == 0, err
+    assert (target / "offers.md").read_bytes() == (source / "offers.md").read_bytes()
+    assert "offers.md links runbook.md, which the target does not hold" in out
+
+
+def test_a_memory_indexed_by_a_wiki_link_is_copied_with_its_line(stores, capsys):
+    # A real store indexes every memory as `- [[boundaries|Boundaries]] — ...`: the line,
+    # read with the target's names before the copy, linked nothing, so every copy of its
+    # memories was refused as leaving them past the cut (0 of 184).
+    home, source, target = stores
+    write_memory(source, "boundaries.md", memory_text("boundaries", "what not to touch"))
+    write_index(source, ["# Memory", "- [[boundaries|Boundaries]] — don't touch the bots"])
+    code, out, err = run(capsys, *cli_args(home, "copy", "boundaries.md", "--from",
+                                           str(source), "--to", str(target), "--yes"))
+    assert code == 0, err
+    assert (target / "MEMORY.md").read_text().splitlines()[-1] == (
+        "- [[boundaries|Boundaries]] — don't touch the bots")
+    loaded = load_store(target).indexes[0].loaded
+    assert "boundaries.md" in {link.file for link in loaded.links if link.visible}
 
 
 def test_without_a_terminal_a_copy_needs_yes_or_dry_run(stores, capsys):

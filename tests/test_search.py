@@ -58,6 +58,35 @@ def test_within_a_tier_a_match_in_the_name_or_description_comes_first():
         "described.md", "named.md", "body.md"]
 
 
+def test_a_memory_whose_file_is_named_by_the_phrase_ranks_before_body_mentions():
+    # Real stores name files `user_profile.md`, `topics/user-profile.md`: the name a person
+    # types as "user profile", and the one memory they want, among notes that say it in
+    # passing (on 41 real stores, 21 body mentions came before it).
+    corpus = Corpus([
+        *(doc(f"lab_{n}.md", f"set the User Profile of VLAN {n}", mtime=OLD + n)
+          for n in range(5)),
+        doc("user_profile.md", "Works nights; prefers short answers.", name="About me"),
+        doc("topics/user-profile.md", "Backend engineer.", name="Who they are"),
+    ])
+    files = [file for file, _ in found(corpus, "user profile")]
+    assert sorted(files[:2]) == ["topics/user-profile.md", "user_profile.md"]
+    assert found(corpus, "user profile")[0][1] == "phrase"
+
+
+def test_a_near_word_in_the_name_or_description_comes_first_among_typos():
+    # As in the exact tiers: "deploymnet" wants the memory about deployment, not the newest
+    # note that says the word once (on real stores it came 96th of 288).
+    corpus = Corpus([
+        *(doc(f"note_{n}.md", f"the deployment of build {n} went fine", mtime=OLD + 100 + n)
+          for n in range(5)),
+        doc("described.md", "steps", description="Deployment status of the landing page"),
+        doc("named.md", "steps", name="LMS deployment"),
+    ])
+    files = [file for file, _ in found(corpus, "deploymnet")]
+    assert sorted(files[:2]) == ["described.md", "named.md"]
+    assert {tier for _, tier in found(corpus, "deploymnet")} == {"fuzzy"}
+
+
 def test_the_matching_line_is_shown_with_its_number_and_the_match_marked():
     corpus = Corpus([doc("runbook.md", "first line\nrun `make Deploy` from main\nlast\n")])
     [hit] = corpus.search("deploy")[0]

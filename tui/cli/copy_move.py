@@ -83,6 +83,7 @@ def cmd_copy_move(args: argparse.Namespace) -> int:
     from tui.memory.refusals import WriteRefused
     from tui.memory.store import load_store
     from tui.memory.transfer import apply_transfer, plan_transfer
+    from tui.words import listed
 
     move = args.command == "move"
     if args.yes and args.dry_run:
@@ -114,7 +115,7 @@ def cmd_copy_move(args: argparse.Namespace) -> int:
         ways = ("add --hubs to put the lines that do not fit in a hub its MEMORY.md links, "
                 "or --push-out" if GROUP_IN_HUBS in transfer.options
                 else "make room first, or add --push-out")
-        raise UsageError(f"Not applied: it would leave {', '.join(transfer.pushed_out)} past "
+        raise UsageError(f"Not applied: it would leave {listed(transfer.pushed_out, 5)} past "
                          f"the target's loaded cut; {ways} to apply anyway.")
     if not args.yes and not ask_to_apply(transfer):
         print("Not applied.")

@@ -252,11 +252,15 @@ class Corpus:
         phrase = Needle(query.phrase)
         phrase_hits = (every_word if query.words == (query.phrase,)
                        else self._holding(every_word, [phrase]))
-        seen = set(phrase_hits)
+        named = self._named_by(every_word, query)
+        seen = set(named)
+        phrase_hits = [i for i in phrase_hits if i not in seen]
+        seen.update(phrase_hits)
         word_hits = [i for i in every_word if i not in seen]
         seen.update(word_hits)
-        total = len(phrase_hits) + len(word_hits)
+        total = len(named) + len(phrase_hits) + len(word_hits)
         ranked: list[tuple[str, int, dict[str, str]]] = [
+            *(("phrase", i, {}) for i in self._ranked(named, [phrase], limit)),
             *(("phrase", i, {}) for i in self._ranked(phrase_hits, [phrase], limit)),
             *(("words", i, {}) for i in self._ranked(word_hits, words, limit)),
         ]
@@ -266,6 +270,33 @@ class Corpus:
             total += len(fuzzy)
         shown = ranked if limit is None else ranked[:limit]
         return [self._hit(tier, i, query, near) for tier, i, near in shown], total
+
+    @cached_property
+    def _titles(self) -> dict[int, str]:
+        """`title_of` each document looked at so far, by its place."""
+        return {}
+
+    def _named_by(self, hits: list[int], query: Query) -> list[int]:
+        """The hits named by a phrase of several words: it stands in the file's name or the
+        memory's `name:` read as words (`user_profile.md` is named "user profile"), the
+        first of the phrase tier."""
+        if len(query.words) < 2:
+            return []
+        needle = Needle(_SEPARATORS.sub(" ", query.phrase).strip())
+        first = needle.word.split(" ")[0]  # in the name or the file's, where it is named
+        heads, documents, titles = self.heads, self.documents, self._titles
+        named = []
+        for i in hits:
+            file = documents[i].file
+            if first not in heads[i] and first not in (file.lower() if file.isascii()
+                                                       else fold(file)):
+                continue
+            title = titles.get(i)
+            if title is None:
+                title = titles[i] = title_of(documents[i])
+            if needle.word and needle.found(title):
+                named.append(i)
+        return named
 
     def _holding(self, candidates: list[int], needles: Sequence[Needle]) -> list[int]:
         """The candidates whose haystack holds every needle, narrowed a needle at a time,
@@ -351,8 +382,16 @@ class Corpus:
                                                                   strict=True) if stand_in}
             if near:
                 hits.append((i, near, sum(score for _, score in chosen) / len(chosen)))
-        hits.sort(key=lambda hit: (-hit[2], -self.documents[hit[0]].mtime))
+        hits.sort(key=lambda hit: self._fuzzy_order(query, *hit))
         return hits
+
+    def _fuzzy_order(self, query: Query, i: int, near: dict[str, str], score: float
+                     ) -> tuple[int, float, float]:
+        """As in the exact tiers, a match in the name or description first (counting the
+        near words that stand in); then the nearest; then the newest."""
+        head = self.heads[i]
+        in_head = sum(near.get(word, word) in head for word in query.words)
+        return -in_head, -score, -self.documents[i].mtime
 
     def _hit(self, tier: str, i: int, query: Query, near: dict[str, str]) -> Hit:
         document = self.documents[i]
@@ -366,6 +405,16 @@ class Corpus:
             document = replace(document, body=body)
         field, line, number, marks = matching_line(document, wanted)
         return Hit(document, tier, score, field, line, number, marks)
+
+
+_SEPARATORS = re.compile(r"[\s_-]+")
+
+
+def title_of(document: Document) -> str:
+    """The file's name (its folder and `.md` left out) and the memory's `name:`, folded,
+    their `_` and `-` read as spaces."""
+    stem = document.file.rpartition("/")[2].removesuffix(".md")
+    return fold(f"{_SEPARATORS.sub(' ', stem)}\n{_SEPARATORS.sub(' ', document.name)}")
 
 
 class Needle:

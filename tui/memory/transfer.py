@@ -23,11 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from tui.claude.memory_files import index_of
+from tui.claude.memory_files import index_of, is_log
 from tui.claude.paths import INDEX_NAME
 from tui.memory import curate
 from tui.memory.curate import GROUP_IN_HUBS, MOVE_OUT, REMOVE_DANGLING
-from tui.memory.links import link_target
+from tui.memory.links import WikiNames, link_target, wiki_names
 from tui.memory.refusals import WriteRefused
 from tui.memory.relink_hubs import NO_ROOM, hubs_fit, place_with_hubs
 from tui.memory.store import Memory, Store
@@ -159,9 +159,9 @@ def plan_transfer(source: Store, files: Sequence[str], target: Store,
 
 def _links_left_behind(source: Store, target: Store,
                        carried: Mapping[str, tuple[str, bytes, bytes | None]]) -> list[str]:
-    """Which carried memories link one that neither travels with them nor is in the
-    target: there, that link points at nothing (their text is theirs: it is said, not
-    rewritten)."""
+    """Which carried memories link a memory of the source that neither travels with them
+    nor is in the target: there, that link points at nothing (their text is theirs: it is
+    said, not rewritten). A link to code or to nothing in the source too is no news."""
     from tui.memory.reach import memory_links
 
     notes = []
@@ -169,6 +169,7 @@ def _links_left_behind(source: Store, target: Store,
         text = _text(data)
         missing = sorted(linked for linked in set(memory_links(file, text, source.wiki_names))
                          if linked not in carried and linked != file
+                         and source.memory(linked) is not None
                          and read_bytes(target.path, linked) is None)
         if missing:
             notes.append(f"{name} links {', '.join(missing)}, which the target does not "
@@ -184,10 +185,13 @@ def _index_plans(source: Store, target: Store,
     source_lines = _source_lines(source)
     by_index: dict[str, list[tuple[str, str]]] = {}
     for file, (name, _, _) in carried.items():
-        by_index.setdefault(index_of(name), []).append((file, name))
+        if not is_log(name):  # a daily log or session note is never indexed
+            by_index.setdefault(index_of(name), []).append((file, name))
     plans = []
+    names = _names_after(source, target, carried)
     for index_file, pairs in by_index.items():
-        index = curate.read_index(target, index_file)
+        # Read with the names the target will have: a `[[name]]` line leads to its memory.
+        index = replace(curate.read_index(target, index_file), names=names)
         parsed = index.parsed
         visible = curate.visible_files(parsed)
         outside = [(file, name) for file, name in pairs if name not in visible]
@@ -248,6 +252,15 @@ def _in_hubs(target: Store, memories: Sequence[Memory], new_lines: Mapping[str, 
         raise WriteRefused(f"{clash[0]} is carried and is also the hub the lines that do not "
                            "fit would go to; carry it without putting lines in hubs.")
     return plan
+
+
+def _names_after(source: Store, target: Store,
+                 carried: Mapping[str, tuple[str, bytes, bytes | None]]) -> WikiNames:
+    """What a `[[name]]` leads to in the target once the carried memories are in it."""
+    names = {memory.file: memory.frontmatter.name for memory in target.memories}
+    for file, (name, _, _) in carried.items():
+        names[name] = curate.memory_of(source, file).frontmatter.name
+    return wiki_names(sorted(names.items()))
 
 
 def _source_lines(source: Store) -> dict[str, str]:
