@@ -75,7 +75,7 @@ class Staging:
     @classmethod
     def create(cls, store: Path) -> Staging:
         remove_abandoned_run_copies()
-        root = run_copy_dir() / "memory"
+        root = run_copy_dir(_bytes_under(store)) / "memory"
         root.mkdir()
         staging = cls(store, root)
         if store.is_dir():
@@ -126,11 +126,12 @@ class Staging:
 
     def markdown(self) -> list[str]:
         """Every .md file in the copy, store-relative."""
+        root = os.fspath(self.root)
         found = []
-        for folder, _dirs, files in walk(self.root):
-            for file in files:
-                if file.endswith(".md"):
-                    found.append(self.relative(Path(folder) / file))
+        for folder, _dirs, files in walk(root):
+            # (string work: the steps ask for the list again and again, of 50,000 files)
+            under = "" if folder == root else folder[len(root) + 1:].replace(os.sep, "/") + "/"
+            found.extend(under + file for file in files if file.endswith(".md"))
         return sorted(found)
 
     @contextmanager
@@ -162,7 +163,7 @@ class Staging:
         return known
 
     def _signature(self, name: str) -> tuple[int, int]:
-        stat = (self.root / name).stat()
+        stat = os.stat(os.path.join(self.root, name))
         return stat.st_size, stat.st_mtime_ns
 
     def linked(self, relative: str) -> str | None:
@@ -236,6 +237,18 @@ class Staging:
 
     def relative(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
+
+
+def _bytes_under(store: Path) -> int:
+    """What a copy of the store's files takes, about (links counted as themselves)."""
+    total = 0
+    for folder, _dirs, files in walk(store):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_size
+            except OSError:
+                continue
+    return total
 
 
 @dataclass(frozen=True)
