@@ -51,9 +51,9 @@ def hold_consolidate(monkeypatch) -> threading.Event:
     gate = threading.Event()
     merge = merging.merge_duplicates
 
-    def held_merge(staging, log, notes=None):
+    def held_merge(staging, log, notes=None, store=None):
         gate.wait(PATIENCE)
-        return merge(staging, log, notes)
+        return merge(staging, log, notes, store)
 
     monkeypatch.setattr(merging, "merge_duplicates", held_merge)
     return gate

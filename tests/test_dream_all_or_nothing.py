@@ -9,6 +9,7 @@ orders recall by it and tells the model how old a memory is from it.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -18,6 +19,7 @@ from conftest import index_line, memory_text, snapshot, write_index, write_memor
 from tui import cli
 from tui.agents import offline
 from tui.agents.dream import run_dream
+from tui.agents.guards import joined
 from tui.agents.result import conclude
 
 OLD = 1_767_225_600.0  # 2026-01-01
@@ -156,3 +158,25 @@ def test_a_second_dream_after_the_first_changes_nothing(store):
     conclude(again, apply=True)
     assert md_files(store) == files
     assert os.path.getmtime(store / "feedback_tests.md") == OLD
+
+
+def test_the_json_lists_each_group_applied_together_once(store, capsys):
+    """Issue 44: every pair of the files applied together was printed (2,550 pairs at 1,000
+    memories); each group is listed once, led by its first file in the change set's order."""
+    assert cli.main(["dream", str(store), "--engine", "offline", "--dry-run", "--json"]) == 0
+    changeset = json.loads(capsys.readouterr().out)["changeset"]
+    assert changeset["applied_together"] == [["MEMORY.md", "feedback_tests.md"],
+                                             ["project_train.md", "project_train_again.md"]]
+    assert "requires" not in changeset
+
+
+def test_groups_sharing_a_file_go_together_and_a_file_left_out_joins_nothing():
+    """A merge's keeper that the new index also needs: the merge and the index go together.
+    A declared file the change set does not hold links no two others."""
+    groups = [frozenset({"keeper.md", "merged.md"}), frozenset({"MEMORY.md", "keeper.md"}),
+              frozenset({"hub.md", "unchanged.md", "other_hub.md"}), frozenset({"alone.md"})]
+    files = {"keeper.md", "merged.md", "MEMORY.md", "hub.md", "other_hub.md", "alone.md"}
+    assert sorted(map(sorted, joined(groups, files))) == [
+        ["MEMORY.md", "keeper.md", "merged.md"], ["hub.md", "other_hub.md"]]
+    assert joined([frozenset({"a.md", "b.md"}), frozenset({"b.md", "c.md"})],
+                  {"a.md", "c.md"}) == []

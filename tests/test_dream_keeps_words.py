@@ -15,6 +15,7 @@ import re
 from conftest import index_line, memory_text, snapshot, write_index, write_memory
 
 from tui.agents.dream import run_dream
+from tui.agents.guards import _Sayings, lost_lines
 from tui.agents.indexfit import LINE_LIMIT, MemoryInfo, _shorten, rebuild_index
 from tui.agents.result import conclude
 from tui.memory.index import parse_index
@@ -237,3 +238,26 @@ def test_a_line_the_dream_writes_links_a_name_with_spaces_and_an_apostrophe(clau
             in index)
     assert [link.file for link in parse_index(index).links] == [name]
     assert run_dream(store, engine="offline").changeset.empty
+
+
+def test_lines_kept_in_other_words_are_found_past_the_guards_first_questions():
+    """The guards answer their first questions by a scan of the text and the rest through
+    an index of words: either way a line whose words stand in order in one line is kept,
+    and one whose words are split over two lines, or out of order, is lost."""
+    asked = _Sayings.SCANS * 2
+    lines = {n: f"- the {WORDS[n]} deploy waits for {WORDS[n + 1]}" for n in range(asked)}
+    before = {f"note_{n:03}.md": lines[n] + "\n" for n in range(asked)}  # asked in this order
+    lost = {0: "split", 1: "swapped", asked - 2: "split", asked - 1: "swapped"}
+    said = []
+    for n in range(asked):
+        if lost.get(n) == "split":
+            said.append(f"the {WORDS[n]} deploy\nwaits for {WORDS[n + 1]}")
+        elif lost.get(n) == "swapped":
+            said.append(f"{WORDS[n + 1]} waits for the {WORDS[n]} deploy")
+        else:
+            said.append(f"Since May the {WORDS[n]} deploy still waits, as ever, for "
+                        f"{WORDS[n + 1]}.")
+    before["summary.md"] = "# summary\n"
+    after: dict[str, str | None] = dict.fromkeys(before)
+    after["summary.md"] = "# summary\n" + "\n".join(said) + "\n"
+    assert lost_lines(before, after, {}) == {f"note_{n:03}.md": [lines[n]] for n in lost}

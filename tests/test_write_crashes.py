@@ -21,6 +21,7 @@ import pytest
 from conftest import memory_text, snapshot, write_index, write_memory
 
 from tui import xdg
+from tui.agents.staging import Staging
 from tui.claude.lock import read_lock
 from tui.claude.paths import LOCK_NAME
 from tui.cli import main
@@ -198,6 +199,44 @@ def test_a_store_copy_of_a_killed_run_is_removed_on_the_next_run(store, capsys):
     assert not corpse.exists()
     assert alive.exists()  # a run still going (this process) keeps its copy
     alive.rmdir()
+
+
+IN_MEMORY = pytest.mark.skipif(not os.path.isdir(xdg.MEMORY_TEMP_DIR),
+                               reason=f"no {xdg.MEMORY_TEMP_DIR} on this system")
+
+
+@IN_MEMORY
+def test_a_run_copies_the_store_into_memory_unless_a_temp_dir_was_chosen(store, monkeypatch):
+    """Issue 44: a 50,000-file copy unlinked from the disk took half of a dream's time."""
+    chosen = os.environ["TMPDIR"]
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    staging = Staging.create(store)
+    try:
+        assert staging.root.parent.parent == Path(xdg.MEMORY_TEMP_DIR)
+        assert (staging.root / "MEMORY.md").read_bytes() == (store / "MEMORY.md").read_bytes()
+    finally:
+        staging.discard()
+    assert not staging.root.parent.exists()
+    monkeypatch.setenv("TMPDIR", chosen)
+    staging = Staging.create(store)
+    try:
+        assert staging.root.parent.parent == Path(chosen)
+    finally:
+        staging.discard()
+
+
+@IN_MEMORY
+def test_a_killed_runs_copy_in_memory_is_removed_on_the_next_run(store, capsys):
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True).stdout)
+    corpse = Path(tempfile.mkdtemp(prefix=f"{RUN_COPY_PREFIX}{dead}-", dir=xdg.MEMORY_TEMP_DIR))
+    (corpse / "memory").mkdir()
+    (corpse / "memory" / "MEMORY.md").write_text("a copy of someone's store")
+
+    next_command(store, capsys)
+
+    assert not corpse.exists()
 
 
 DELETE_AND_CHANGE = textwrap.dedent("""

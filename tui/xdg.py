@@ -39,8 +39,13 @@ def config_dir() -> Path:
 
 # Where a killed memtui leaves work for the next command to finish (tui.memory.intents):
 # intent records of half-applied changes, leases of Claude Code's lock taken by a dream, and
-# store copies of runs in the temp dir, named `memtui-run-<pid>-...`.
+# store copies of runs in the temp dir (or in memory, below), named `memtui-run-<pid>-...`.
 RUN_COPY_PREFIX = "memtui-run-"
+# Linux's folder in memory: a run's copy of a store goes there when no temp dir was chosen
+# (TMPDIR): it is thrown away after the run, and on a disk the unlinking of 50,000 files
+# written back meanwhile took longer than the whole run.
+MEMORY_TEMP_DIR = "/dev/shm"
+MEMORY_TEMP_ROOM = 4  # the copy goes in memory when that holds this many times its bytes
 # ... and temp files in the store itself: `.<name>.memtui-new` and the like, every one a
 # dot file holding this mark (tui.memory.swap, tui.claude.lock).
 TEMP_MARK = ".memtui-"
@@ -59,14 +64,31 @@ def temp_owner(name: str, prefix: str) -> int | None:
 
 
 def temp_folders(prefix: str) -> list[tuple[Path, int | None]]:
-    """memtui's `<prefix>…` folders in the temp dir, each with the PID it is named after."""
+    """memtui's `<prefix>…` folders in the temp dir and in memory, each with the PID it is
+    named after."""
     import tempfile
 
-    try:
-        entries = list(Path(tempfile.gettempdir()).glob(f"{prefix}*"))
-    except OSError:
-        return []
+    entries: list[Path] = []
+    for folder in dict.fromkeys((tempfile.gettempdir(), MEMORY_TEMP_DIR)):
+        try:
+            entries += Path(folder).glob(f"{prefix}*")
+        except OSError:
+            continue
     return [(entry, temp_owner(entry.name, prefix)) for entry in entries]
+
+
+def run_copy_parent(size: int) -> str | None:
+    """Where a run copies a store of `size` bytes: in memory when no temp dir was chosen
+    and memory has room for it; None: the temp dir."""
+    if any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")):
+        return None
+    try:
+        room = os.statvfs(MEMORY_TEMP_DIR)
+    except OSError:
+        return None
+    if not os.access(MEMORY_TEMP_DIR, os.W_OK | os.X_OK):
+        return None
+    return MEMORY_TEMP_DIR if room.f_bavail * room.f_frsize > MEMORY_TEMP_ROOM * size else None
 
 
 def is_temp_name(name: str) -> bool:

@@ -18,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.agents.guards import Declared, dependants, lost_lines, requirements
+from tui.agents.guards import Declared, joined, lost_lines
 from tui.agents.undo_notes import LOCK, REDO, drop_note, read_note, write_notes
 from tui.claude.lines import lines_with_endings
 from tui.claude.lock import (
@@ -67,7 +67,9 @@ class ChangeSet:
     notes: tuple[str, ...] = ()  # what the run could not do (entries that do not fit, …)
     # Every .md file of the store as the run found it: what Claude reaches, before and after.
     originals: Mapping[str, bytes] = field(default_factory=dict, repr=False, compare=False)
-    requires: Mapping[str, frozenset[str]] = field(default_factory=dict)  # applied together
+    # The files applied together, each group once: its first file in the change set's
+    # order, then the others by name.
+    groups: tuple[tuple[str, ...], ...] = ()
     lost: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # lines a file loses
     # lines the engine rewrote on purpose -> the lines that stand for them
     rewrites: Mapping[str, frozenset[str]] = field(default_factory=dict, repr=False,
@@ -126,30 +128,22 @@ class ChangeSet:
     def default_choice(self) -> set[str]:
         """The files to apply unless the user says otherwise: all but those held, and
         what needs them."""
-        return {f.file for f in self.files} - dependants(self.requires, self.held)
+        held = set(self.held)
+        for file in self.held:
+            held.update(self._group_of.get(file, ()))
+        return {f.file for f in self.files} - held
 
     def rejecting(self, file: str) -> set[str]:
         """`file` and the files that cannot go without it."""
-        return dependants(self.requires, {file}) & {f.file for f in self.files}
+        return set(self._group_of.get(file, (file,))) & {f.file for f in self.files}
 
     def accepting(self, file: str) -> set[str]:
-        """`file` and the files it cannot go without."""
-        return requirements(self.requires, {file}) & {f.file for f in self.files}
+        """`file` and the files it cannot go without (each of a group needs the others)."""
+        return self.rejecting(file)
 
     @cached_property
-    def groups(self) -> tuple[tuple[str, ...], ...]:
-        """The files that go together (each needs the others), in the change set's order:
-        the review says so before anything is applied, once, not at every toggle."""
-        groups: list[tuple[str, ...]] = []
-        seen: set[str] = set()
-        for diff in self.files:
-            if diff.file in seen:
-                continue
-            group = self.rejecting(diff.file) & self.accepting(diff.file)
-            if len(group) > 1:
-                seen |= group
-                groups.append((diff.file, *sorted(group - {diff.file})))
-        return tuple(groups)
+    def _group_of(self) -> dict[str, tuple[str, ...]]:
+        return {file: group for group in self.groups for file in group}
 
     @property
     def refusal(self) -> str | None:
@@ -179,7 +173,7 @@ class ChangeSet:
             "hides": list(self.hides),
             "held": self.held,
             "lost_lines": {file: list(lines) for file, lines in self.lost.items()},
-            "requires": {file: sorted(files) for file, files in self.requires.items()},
+            "applied_together": [list(group) for group in self.groups],
             "refusal": self.refusal,
         }
 
@@ -301,7 +295,6 @@ def build_changeset(originals: dict[str, bytes], staged: dict[str, bytes],
     # The index first, then by kind: the order a reviewer reads best.
     files.sort(key=lambda f: (f.file != INDEX_NAME, (CREATED, MODIFIED, ARCHIVED).index(f.kind),
                               f.file))
-    in_set = {f.file for f in files}
     lost = lost_lines({name: _decoded(data) for name, data in originals.items()},
                       {f.file: _decoded(f.after) for f in files}, declared.rewrites)
     return ChangeSet(
@@ -309,11 +302,22 @@ def build_changeset(originals: dict[str, bytes], staged: dict[str, bytes],
         parse_index(_decoded(originals.get(INDEX_NAME))),
         parse_index(_decoded(staged.get(INDEX_NAME, originals.get(INDEX_NAME)))),
         tuple(notes), originals,
-        {file: frozenset(needs & in_set) for file, needs in declared.requires.items()
-         if file in in_set and needs & in_set},
+        _ordered_groups(joined(declared.groups, (f.file for f in files)), files),
         {file: tuple(lines) for file, lines in lost.items()},
         {old: frozenset(new) for old, new in declared.rewrites.items()},
     )
+
+
+def _ordered_groups(groups: Iterable[frozenset[str]], files: Iterable[FileDiff]
+                    ) -> tuple[tuple[str, ...], ...]:
+    """Each group led by its first file in the change set's order (the order the review
+    reads), the others after it by name; the groups in the order of their leaders."""
+    order = {diff.file: number for number, diff in enumerate(files)}
+    led = []
+    for group in groups:
+        leader = min(group, key=order.__getitem__)
+        led.append((leader, *sorted(group - {leader})))
+    return tuple(sorted(led, key=lambda group: order[group[0]]))
 
 
 def _reached(texts: Mapping[str, str]) -> dict[str, str | None]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from tui import failpoints
@@ -30,7 +30,8 @@ from tui.claude.checkout import Checkout, Unchecked, read_checkout, tilde
 from tui.claude.lines import read_store_text, split_lines
 from tui.claude.lock import LockBusy, LockLease, acquire_lock, read_lock, rollback_lock
 from tui.claude.paths import INDEX_NAME, utf16_len
-from tui.memory.audit import audit_store
+from tui.memory.audit import iter_findings
+from tui.memory.finding import Finding
 from tui.memory.index import MAX_CHARS, MAX_LINES, parse_index
 from tui.memory.refusals import WriteRefused
 from tui.memory.stale_paths import (
@@ -66,18 +67,40 @@ def _stale(store: Store, code: Checkout | Unchecked | None) -> list[Verdict]:
 
 
 def _facts(store: Store, stale: Sequence[Verdict], code: Checkout | Unchecked | None) -> str:
-    index = store.index
-    findings = audit_store(store)
-    if isinstance(code, Checkout):
-        findings += [stale_finding(verdict, code.root) for verdict in stale]
-    lines = [
-        f"- {len(store.memories)} memory files; MEMORY.md has {index.lines} lines and "
-        f"{index.chars} characters" + (f" (cut by {index.cut})" if index.cut else ""),
-    ]
+    findings = list(_findings(store, code, lambda: stale))
+    lines = [_summary(store)]
     lines += [f"- {f.message}" for f in findings[:30]]
     if len(findings) > 30:
         lines.append(f"- … and {len(findings) - 30} more findings")
     return "\n".join(lines)
+
+
+def _first_facts(store: Store, code: Checkout | Unchecked | None, count: int) -> list[str]:
+    """The first `count` lines of `_facts`, with no finding worked out past them (and git
+    asked for stale paths only when the audit's own findings do not fill them)."""
+    lines = [_summary(store)]
+    shown = lines[0].splitlines()
+    if len(shown) < count:
+        for finding in _findings(store, code, lambda: _stale(store, code)):
+            lines.append(f"- {finding.message}")
+            shown = "\n".join(lines).splitlines()
+            if len(shown) >= count:
+                break
+    return shown[:count]
+
+
+def _summary(store: Store) -> str:
+    index = store.index
+    return (f"- {len(store.memories)} memory files; MEMORY.md has {index.lines} lines and "
+            f"{index.chars} characters" + (f" (cut by {index.cut})" if index.cut else ""))
+
+
+def _findings(store: Store, code: Checkout | Unchecked | None,
+              stale: Callable[[], Sequence[Verdict]]) -> Iterator[Finding]:
+    """The audit's findings, then each stale path of the code when there is a checkout."""
+    yield from iter_findings(store)
+    if isinstance(code, Checkout):
+        yield from (stale_finding(verdict, code.root) for verdict in stale())
 
 
 def _stale_paths(stale: Sequence[Verdict]) -> str:
@@ -195,7 +218,7 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
     say = progress.say
     progress.start("Orient")
     store = load_store(staging.root)
-    for line in _facts(store, _stale(store, code), code).splitlines()[:12]:
+    for line in _first_facts(store, code, 12):
         say("info", line.removeprefix("- "))
     progress.finish()
 
@@ -213,7 +236,7 @@ def _offline_phases(staging: Staging, progress: Progress, cancel: threading.Even
     check(cancel)
     progress.start("Consolidate")
     with staging.step():  # the keeper takes the newest mtime of its group (below)
-        renamed = merging.merge_duplicates(staging, say, notes)
+        renamed = merging.merge_duplicates(staging, say, notes, store)
     _declare_merges(staging, renamed)
     check(cancel)
     with staging.step(in_place=True):

@@ -11,8 +11,8 @@ A file that would lose a line is held: not applied unless the user accepts it in
 and a change set with a held file is refused whole from the command line.
 
 The files of a run depend on each other (a hub and the MEMORY.md that links it, a merged
-memory and the one it went into): `requires` says which must be applied together, so
-rejecting one rejects what needs it.
+memory and the one it went into): `together` groups those that must be applied together,
+so rejecting one rejects its group.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class Declared:
     that go together, and the mtime a file keeps when its meaning did not change."""
 
     rewrites: dict[str, set[str]] = field(default_factory=dict)  # old line -> lines for it
-    requires: dict[str, set[str]] = field(default_factory=dict)  # file -> files it needs
+    groups: list[frozenset[str]] = field(default_factory=list)  # each applied all or none
     mtimes: dict[str, float] = field(default_factory=dict)  # file -> the mtime it keeps
 
     def rewrote(self, old: str, *new: str) -> None:
@@ -58,9 +58,8 @@ class Declared:
                     self.rewrote(one, other)
 
     def together(self, *files: str) -> None:
-        """These files are applied all or none."""
-        for file in files:
-            self.requires.setdefault(file, set()).update(f for f in files if f != file)
+        """These files are applied all or none (and so are two groups sharing a file)."""
+        self.groups.append(frozenset(files))
 
 
 def lost_lines(before: Mapping[str, str], after: Mapping[str, str | None],
@@ -110,17 +109,26 @@ def _words(line: str, removed: set[str]) -> list[str]:
 
 
 class _Sayings:
-    """Finds a line that holds given words in their order, through an index of the words of
-    the lines standing after the change (made the first time a line is not found whole)."""
+    """Finds a line that holds given words in their order among the lines standing after
+    the change. The first questions are answered by a scan of their text for the longest
+    word (most runs ask one or none); past `SCANS` of them, through an index of the words
+    of every line, made once."""
+
+    SCANS = 32
 
     def __init__(self, lines: Iterable[str]) -> None:
         self._lines = lines
+        self._asked = 0
+        self._text: str | None = None
         self._index: dict[str, set[int]] | None = None
         self._words: list[list[str]] = []
 
     def holds(self, words: list[str]) -> bool:
         if not words:
             return True
+        self._asked += 1
+        if self._asked <= self.SCANS:
+            return self._scan(words)
         if self._index is None:
             self._index = {}
             for number, line in enumerate(self._lines):
@@ -137,6 +145,21 @@ class _Sayings:
             if not candidates:
                 return False
         return any(_in_order(words, self._words[number]) for number in candidates)
+
+    def _scan(self, words: list[str]) -> bool:
+        """Each line whose text holds the longest of the words is read for them all."""
+        if self._text is None:
+            self._text = "\n".join(line.lower() for line in self._lines)
+        text, longest = self._text, max(words, key=len)
+        start = text.find(longest)
+        while start >= 0:
+            begin = text.rfind("\n", 0, start) + 1
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            if _in_order(words, _WORD.findall(text[begin:end])):
+                return True
+            start = text.find(longest, end)
+        return False
 
 
 def _in_order(words: list[str], line: list[str]) -> bool:
@@ -155,27 +178,25 @@ def _frontmatter_kept(line: str, written: str) -> bool:
     return key in _IDENTITY_KEYS or not value or value in written
 
 
-def dependants(requires: Mapping[str, Iterable[str]], rejected: Iterable[str]) -> set[str]:
-    """The files that go with `rejected`: those, and every file needing one of them."""
-    gone = set(rejected)
-    needs = {file: set(files) for file, files in requires.items()}
-    grew = True
-    while grew:
-        grew = False
-        for file, files in needs.items():
-            if file not in gone and files & gone:
-                gone.add(file)
-                grew = True
-    return gone
+def joined(groups: Iterable[Iterable[str]], files: Iterable[str]) -> list[frozenset[str]]:
+    """The groups of `files` applied together: each declared group's files among them, two
+    such groups sharing a file joined into one (a file needing one of them needs both),
+    groups of one file left out."""
+    keep = set(files)
+    parent: dict[str, str] = {}  # a file -> one of its group, up to the group's root
 
+    def root(file: str) -> str:
+        while parent[file] != file:
+            parent[file] = file = parent[parent[file]]
+        return file
 
-def requirements(requires: Mapping[str, Iterable[str]], chosen: Iterable[str]) -> set[str]:
-    """`chosen` and every file they need, and those need, and so on."""
-    taken = set(chosen)
-    frontier = list(taken)
-    while frontier:
-        for file in requires.get(frontier.pop(), ()):
-            if file not in taken:
-                taken.add(file)
-                frontier.append(file)
-    return taken
+    for group in groups:
+        members = [file for file in group if file in keep]
+        for file in members:
+            parent.setdefault(file, file)
+        for file in members[1:]:
+            parent[root(file)] = root(members[0])
+    found: dict[str, set[str]] = {}
+    for file in parent:
+        found.setdefault(root(file), set()).add(file)
+    return [frozenset(names) for names in found.values() if len(names) > 1]

@@ -43,17 +43,19 @@ from tui.memory.frontmatter_keys import overlay
 from tui.memory.hubs import HUB_FILES
 from tui.memory.index import link_file
 from tui.memory.links import find_links, resolve_wiki, wiki_names
-from tui.memory.store import FULL_READ_LIMIT, Memory, load_store
+from tui.memory.store import FULL_READ_LIMIT, Memory, Store, load_store
 
 Log = Callable[[str, str], None]
 MERGED_FROM = "merged_from"
 _PLAIN = re.compile(r"[A-Za-z_][\w./-]*")
 
 
-def merge_duplicates(staging: Staging, log: Log, notes: list[str] | None = None) -> dict[str, str]:
+def merge_duplicates(staging: Staging, log: Log, notes: list[str] | None = None,
+                     store: Store | None = None) -> dict[str, str]:
     """Archive each provable duplicate into the memory holding it; {merged-away: keeper}.
-    Near-duplicates that are not provable are logged (and noted in `notes`) as suggestions."""
-    store = load_store(staging.root)
+    Near-duplicates that are not provable are logged (and noted in `notes`) as suggestions.
+    `store`: the staging copy as loaded already, when nothing changed it since."""
+    store = load_store(staging.root) if store is None else store
     memories = [m for m in store.memories if _mergeable(m, staging)]
     rank = keeper_rank(store)
     found = find_duplicates(memories, rank)

@@ -18,6 +18,7 @@ import errno
 import os
 import re
 import shutil
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -75,26 +76,31 @@ class Staging:
     @classmethod
     def create(cls, store: Path) -> Staging:
         remove_abandoned_run_copies()
-        root = run_copy_dir() / "memory"
+        root = run_copy_dir(_bytes_under(store)) / "memory"
         root.mkdir()
         staging = cls(store, root)
+        copied: dict[str, bytes] = {}
         if store.is_dir():
             try:
-                staging._copy_regular_files()
+                copied = staging._copy_regular_files()
             except BaseException:
                 staging.discard()
                 raise
-        staging.originals = {name: (root / name).read_bytes() for name in staging.markdown()}
-        staging.mtimes = {name: (root / name).stat().st_mtime for name in staging.originals}
-        staging._known = {name: (staging._signature(name), data)
-                          for name, data in staging.originals.items()}
+        for name in staging.markdown():
+            data = copied[name] if name in copied else (root / name).read_bytes()
+            status = os.stat(os.path.join(root, name))
+            staging.originals[name] = data
+            staging.mtimes[name] = status.st_mtime
+            staging._known[name] = ((status.st_size, status.st_mtime_ns), data)
         for name, data in staging.originals.items():
             reason = not_text(data)
             if reason and name.rpartition("/")[2] == INDEX_NAME:
                 staging.not_text[name] = reason
         return staging
 
-    def _copy_regular_files(self) -> None:
+    def _copy_regular_files(self) -> dict[str, bytes]:
+        """Copies the store's regular files; the bytes of the .md files copied."""
+        copied: dict[str, bytes] = {}
         real_store = os.path.realpath(self.store)
         for folder, dirs, files in walk(self.store):
             relative_folder = Path(folder).relative_to(self.store)
@@ -117,20 +123,25 @@ class Staging:
                 elif not os.path.isfile(source):
                     continue  # a FIFO, socket or device is never opened
                 try:
-                    shutil.copy2(source, self.root / relative, follow_symlinks=True)
+                    if name.endswith(".md"):
+                        copied[relative] = _copy_read(source, self.root / relative)
+                    else:
+                        shutil.copy2(source, self.root / relative, follow_symlinks=True)
                 except OSError as error:
                     if error.errno in _COPY_FAILED:  # a full temp disk: no copy to run on
                         raise OSError(error.errno, error.strerror,
                                       str(self.root / relative)) from error
                     continue  # unreadable in the store: the run does without it
+        return copied
 
     def markdown(self) -> list[str]:
         """Every .md file in the copy, store-relative."""
+        root = os.fspath(self.root)
         found = []
-        for folder, _dirs, files in walk(self.root):
-            for file in files:
-                if file.endswith(".md"):
-                    found.append(self.relative(Path(folder) / file))
+        for folder, _dirs, files in walk(root):
+            # (string work: the steps ask for the list again and again, of 50,000 files)
+            under = "" if folder == root else folder[len(root) + 1:].replace(os.sep, "/") + "/"
+            found.extend(under + file for file in files if file.endswith(".md"))
         return sorted(found)
 
     @contextmanager
@@ -162,8 +173,8 @@ class Staging:
         return known
 
     def _signature(self, name: str) -> tuple[int, int]:
-        stat = (self.root / name).stat()
-        return stat.st_size, stat.st_mtime_ns
+        status = os.stat(os.path.join(self.root, name))
+        return status.st_size, status.st_mtime_ns
 
     def linked(self, relative: str) -> str | None:
         """The link in the store that `relative` is, or lies under; None when none."""
@@ -236,6 +247,31 @@ class Staging:
 
     def relative(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
+
+
+def _copy_read(source: str, target: Path) -> bytes:
+    """`shutil.copy2` of a memory file, but for extended attributes, returning its bytes:
+    the run reads every one of them next."""
+    with open(source, "rb") as handle:
+        data = handle.read()
+        status = os.fstat(handle.fileno())
+    with open(target, "wb") as copy:
+        copy.write(data)
+    os.utime(target, ns=(status.st_atime_ns, status.st_mtime_ns))
+    os.chmod(target, stat.S_IMODE(status.st_mode))
+    return data
+
+
+def _bytes_under(store: Path) -> int:
+    """What a copy of the store's files takes, about (links counted as themselves)."""
+    total = 0
+    for folder, _dirs, files in walk(store):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_size
+            except OSError:
+                continue
+    return total
 
 
 @dataclass(frozen=True)

@@ -362,10 +362,14 @@ def _may_need_tidying(store: Path) -> bool:
 
 
 def _temp_dir_candidates() -> list[str]:
-    """Every folder `tempfile.gettempdir()` may choose, in its order: the one run copies
-    are in is among them, without importing tempfile (~4 ms) to ask which."""
+    """Every folder `tempfile.gettempdir()` may choose, in its order, and the one in memory
+    (`xdg.run_copy_parent`): the one run copies are in is among them, without importing
+    tempfile (~4 ms) to ask which."""
+    from tui import xdg
+
     named = [os.environ.get(variable) for variable in ("TMPDIR", "TEMP", "TMP")]
-    return list(dict.fromkeys(filter(None, [*named, "/tmp", "/var/tmp", "/usr/tmp"])))
+    return list(dict.fromkeys(filter(None, [*named, "/tmp", "/var/tmp", "/usr/tmp",
+                                            xdg.MEMORY_TEMP_DIR])))
 
 
 def tidy_store(store: Path) -> None:

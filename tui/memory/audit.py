@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -390,27 +390,42 @@ def audit_store(
 ) -> list[Finding]:
     """`standing`: also the findings about the store as it stands (see `standing_findings`),
     which a cached audit must not keep."""
-    findings = list(standing_findings(store.path, stranded_reason)) if standing else []
+    return list(iter_findings(store, stranded_reason=stranded_reason,
+                              untrusted_setting=untrusted_setting, duplicates=duplicates,
+                              standing=standing))
+
+
+def iter_findings(
+    store: Store,
+    *,
+    stranded_reason: str | None = None,
+    untrusted_setting: tuple[str, Path] | None = None,
+    duplicates: bool = True,
+    standing: bool = True,
+) -> Iterator[Finding]:
+    """`audit_store`'s findings in its order, each kind worked out when it is reached: who
+    shows only the first few (a dream's log) pays for no more."""
+    if standing:
+        yield from standing_findings(store.path, stranded_reason)
     if untrusted_setting:
         value, source = untrusted_setting
-        findings.append(Finding(
+        yield Finding(
             "untrusted_setting", "warning", str(source), None,
             f"the checked-in {source} sets autoMemoryDirectory to {value!r}; "
             "memtui does not follow it (a repository must not choose where memory goes)",
             target=value,
-        ))
-    findings.extend(_folder_findings(store))
-    findings.extend(index_findings(store))
-    findings.extend(secret_findings(store))
+        )
+    yield from _folder_findings(store)
+    yield from index_findings(store)
+    yield from secret_findings(store)
     statuses = memory_statuses(store)
     for memory in store.memories:
-        findings.extend(_memory_findings(
+        yield from _memory_findings(
             store.path, memory, statuses[memory.file], memory.file in store.recall_scan,
             store.wiki_names,
-        ))
+        )
     if duplicates:
-        findings.extend(duplicate_findings(store))
-    return findings
+        yield from duplicate_findings(store)
 
 
 def secret_findings(store: Store) -> list[Finding]:

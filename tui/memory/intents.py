@@ -432,10 +432,12 @@ def _store_of(folder: Path, messages: list[str]) -> Path | None:
     return None
 
 
-def run_copy_dir() -> Path:
-    """A new temp dir for a run's store copy, named after this process
-    (`memtui-run-<pid>-…`), so a killed run's copy is recognised from its name alone."""
-    return Path(tempfile.mkdtemp(prefix=f"{xdg.RUN_COPY_PREFIX}{os.getpid()}-"))
+def run_copy_dir(size: int = 0) -> Path:
+    """A new temp dir for a run's copy of a store of `size` bytes, named after this process
+    (`memtui-run-<pid>-…`), so a killed run's copy is recognised from its name alone; in
+    memory when there is room (`xdg.run_copy_parent`)."""
+    return Path(tempfile.mkdtemp(prefix=f"{xdg.RUN_COPY_PREFIX}{os.getpid()}-",
+                                 dir=xdg.run_copy_parent(size)))
 
 
 def remove_abandoned_run_copies() -> int:
