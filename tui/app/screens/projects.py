@@ -771,3 +771,11 @@ def _past_cut_sentence(files: list[str], verb: str) -> str:
     verb = verb + "s" if verb == "come" and len(files) == 1 else verb
     return (f"{plural(len(files), 'memory', 'memories')} {verb} in past the loaded cut, where "
             f"Claude does not see {them} ({shown})")
+
+
+def known_projects(app) -> list[Project]:
+    """The projects this screen has found, when it has; else found now (call it in a worker)."""
+    for screen in app.screen_stack:
+        if isinstance(screen, ProjectsScreen) and screen.scanned is not None:
+            return list(screen.scanned.inventory.projects)
+    return list(discover(app.home, app.env, app.settings_file).projects)

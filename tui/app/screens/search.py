@@ -131,9 +131,11 @@ class SearchScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="search-read")
     def read_memories(self) -> None:
+        from tui.app.screens.projects import known_projects
+
         worker = get_current_worker()
         index = self.app.search_index
-        read = index.update(self.known_projects(), lambda: self.read_cancelled(worker))
+        read = index.update(known_projects(self.app), lambda: self.read_cancelled(worker))
         if read is None:
             return
         post_unless_replaced(self, CorpusRead(read))
@@ -145,18 +147,6 @@ class SearchScreen(Screen[None]):
         while not self.not_searching.wait(SEARCH_WAIT) and not worker.is_cancelled:
             pass
         return worker.is_cancelled
-
-    def known_projects(self) -> list[Project]:
-        """The projects screen's, when it has found them; else found now (in the worker)."""
-        from tui.app.screens.projects import ProjectsScreen
-
-        for screen in self.app.screen_stack:
-            if isinstance(screen, ProjectsScreen) and screen.scanned is not None:
-                return list(screen.scanned.inventory.projects)
-        from tui.claude.discovery import discover
-
-        app = self.app
-        return list(discover(app.home, app.env, app.settings_file).projects)
 
     def show_indexing(self) -> None:
         """What the search waits for, while the memories are first read."""

@@ -117,6 +117,7 @@ class TargetPicker(Dialog["Project | None"]):
 
     @work(thread=True, exit_on_error=False, group="targets")
     def find_targets(self) -> None:
+        from tui.app.screens.projects import known_projects
         from tui.app.transfers import transfer_targets
 
         self.post_message(TargetsFound(transfer_targets(known_projects(self.app), self.source)))
@@ -173,17 +174,6 @@ class TargetPicker(Dialog["Project | None"]):
     def picked(self, event: VirtualTable.Selected) -> None:
         if event.row is not None:
             self.dismiss(event.row.project)
-
-
-def known_projects(app) -> list[Project]:
-    """The projects screen's, when it has found them; else found now (in a worker)."""
-    from tui.app.screens.projects import ProjectsScreen
-    from tui.claude.discovery import discover
-
-    for screen in app.screen_stack:
-        if isinstance(screen, ProjectsScreen) and screen.scanned is not None:
-            return list(screen.scanned.inventory.projects)
-    return list(discover(app.home, app.env, app.settings_file).projects)
 
 
 @dataclass(frozen=True)
