@@ -73,6 +73,49 @@ def test_a_memory_whose_file_is_named_by_the_phrase_ranks_before_body_mentions()
     assert found(corpus, "user profile")[0][1] == "phrase"
 
 
+def test_common_words_are_not_required_but_the_phrase_keeps_them():
+    corpus = Corpus([
+        doc("ship.md", "Deploy: `make ship` from main, never on Fridays", name="Deployment"),
+        doc("phrase.md", "this is how we deploy the docs"),
+        doc("howto.md", "how we test it"),
+    ])
+    assert found(corpus, "how we deploy") == [("phrase.md", "phrase"), ("ship.md", "words")]
+    assert found(corpus, "où est le deploy") == [("ship.md", "words"),
+                                                 ("phrase.md", "words")]
+    # Only common words: they are what is looked for.
+    assert found(corpus, "how we") == [("phrase.md", "phrase"), ("howto.md", "phrase")]
+    # Quoted, a common word is required.
+    assert found(corpus, '"we" deploy') == [("phrase.md", "phrase")]
+
+
+def test_a_word_counts_in_the_name_or_description_only_where_a_word_starts():
+    corpus = Corpus([
+        doc("latest.md", "run the test once", description="latest numbers", mtime=OLD + 9),
+        doc("plan.md", "steps", description="test plan"),
+        doc("shows.md", "how to release", description="showed the numbers", mtime=OLD + 9),
+        doc("release.md", "how to release", description="release howto"),
+    ])
+    assert [file for file, _ in found(corpus, "test")] == ["plan.md", "latest.md"]
+    assert [file for file, _ in found(corpus, "how")] == ["release.md", "shows.md"]
+
+
+def test_memories_holding_all_words_but_one_come_last():
+    corpus = Corpus([
+        doc("rankmath.md", "RankMath keeps the sitemap cached; clear it after publishing"),
+        doc("all.md", "SEO: the sitemap cache is purged nightly"),
+        doc("both.md", "SEO checklist: sitemap submitted", name="seo", mtime=OLD + 5),
+        doc("seo.md", "SEO titles under 60 characters"),
+        doc("none.md", "nothing about it"),
+    ])
+    assert found(corpus, "sitemap seo cache") == [
+        ("all.md", "words"), ("both.md", "most"), ("rankmath.md", "most")]
+    assert found(corpus, "sitemap seo cache", limit=1) == [("all.md", "words")]
+    # Two words must both appear; of three, one may be missing, never two.
+    assert found(corpus, "rankmath seo") == []
+    assert found(corpus, "clear seo titles") == [("seo.md", "most")]
+    assert found(corpus, "clear seo publishing") == [("rankmath.md", "most")]
+
+
 def test_a_near_word_in_the_name_or_description_comes_first_among_typos():
     # As in the exact tiers: "deploymnet" wants the memory about deployment, not the newest
     # note that says the word once (on real stores it came 96th of 288).
@@ -109,7 +152,7 @@ def test_pattern_characters_are_characters(query):
     corpus = Corpus([doc("literal.md", f"we wrote {query} here"),
                      doc("pattern.md", "we wrote axb and deploy and x and d9 and a and b")])
     assert found(corpus, query)[0] == ("literal.md", "phrase")
-    assert "pattern.md" not in [file for file, tier in found(corpus, query) if tier != "fuzzy"]
+    assert "pattern.md" not in [file for file, tier in found(corpus, query) if tier in ("phrase", "words")]
 
 
 def test_quoted_words_must_appear_together_and_an_open_quote_runs_to_the_end():
@@ -354,7 +397,7 @@ def test_a_file_name_that_is_not_utf8_is_searched_and_kept(stores, tmp_path):
                  mtime=OLD)
     for _ in range(2):  # read, then from the cache
         with SearchCache(tmp_path / "search.bin", clock=lambda: 10**20) as cache:
-            hits = load_corpus(searched(stores), cache)[0].search("deploy it")[0]
+            hits = load_corpus(searched(stores), cache)[0].search('"deploy it"')[0]
         assert [hit.document.file for hit in hits] == [name]
 
 
@@ -398,8 +441,8 @@ def test_folding_a_text_gives_what_folding_it_whole_gives():
 
 def reference_search(documents: list[Document], query: str) -> list[tuple[str, str]]:
     """The phrase and all-words tiers as the module's docstring states them, the slow and
-    obvious way: a word found by a pattern where a word starts, every memory's key made
-    whole and sorted."""
+    obvious way: a word found by a pattern where a word starts (in the name and description
+    too), every memory's key made whole and sorted."""
     import re
 
     from tui.memory.search import _UNSPACED, haystack
@@ -420,7 +463,7 @@ def reference_search(documents: list[Document], query: str) -> list[tuple[str, s
             continue
         phrase = holds(text, parsed.phrase)
         words = [parsed.phrase] if phrase else list(parsed.words)
-        ranked.append((not phrase, -sum(word in head for word in words),
+        ranked.append((not phrase, -sum(holds(head, word) for word in words),
                        -sum(text.count(word) for word in words), -document.mtime, position))
     ranked.sort()
     return [(documents[key[-1]].file, "words" if key[0] else "phrase") for key in ranked]
@@ -435,7 +478,8 @@ def test_the_ranking_of_phrase_and_words_is_the_reference_ranking():
     chooser = random.Random(7)
     words = ["deploy", "deployment", "Deploy", "cache", "memcache", "cache_key", "CI",
              "incident", "flaky", "tests", "test", "config", "café", "Café", "部署", "手順",
-             "release", "kubernetes", "helm", "(x", ".env", "a.b", "naïve", "straße"]
+             "release", "kubernetes", "helm", "(x", ".env", "a.b", "naïve", "straße",
+             "latest", "showed", "how", "we", "the"]
     documents = []
     for n in range(400):
         body = "\n".join(" ".join(chooser.choices(words, k=chooser.randint(3, 9)))
@@ -448,12 +492,13 @@ def test_the_ranking_of_phrase_and_words_is_the_reference_ranking():
     corpus = Corpus(documents)
     for query in ["deploy", "cache", "c", "de", "ci", "flaky test", "deploy config",
                   '"cache key"', "café", "cafe", "部署", "部署手順", ".env", "(x", "a.b",
-                  "straße", "strasse", "naive", "release helm", "k"]:
+                  "straße", "strasse", "naive", "release helm", "k", "test", "how",
+                  "how we deploy", "the flaky test", "how we"]:
         expected = reference_search(documents, query)
-        hits = [(file, tier) for file, tier in found(corpus, query) if tier != "fuzzy"]
+        hits = [(file, tier) for file, tier in found(corpus, query) if tier in ("phrase", "words")]
         assert hits == expected, query
         limited = [(file, tier) for file, tier in found(corpus, query, limit=7)
-                   if tier != "fuzzy"]
+                   if tier in ("phrase", "words")]
         assert limited == expected[:len(limited)] and len(limited) == min(7, len(expected))
     typed = Corpus(documents)
     for end in range(1, len("deploy config") + 1):

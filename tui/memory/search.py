@@ -1,9 +1,17 @@
 """Search every memory: a query's words found in the name, description and body of the
-memories of many stores, ranked in three tiers.
+memories of many stores, ranked in four tiers.
 
 1. the exact phrase (the whole query, its quotes dropped) appears;
 2. every word appears (a quoted part counts as one word);
-3. every word appears or is near a word of the memories (rapidfuzz), for a typo.
+3. every word appears or is near a word of the memories (rapidfuzz), for a typo;
+4. all the words but one appear, for a query of three words or more.
+
+The words are the query's content words: a common word (`how`, `we`, `the`, `to` and
+their like in Spanish, Portuguese, French, German and Dutch) is not required when the query
+has another word, so `how we deploy` finds what says `deploy`; the phrase tier still wants
+the whole phrase, and a query of common words alone looks for them.
+Within a tier, a memory whose name or description holds the words (where a word starts)
+comes first, then the one holding them most often, then the newest.
 
 A word is found where a word of the text starts (`deploy` finds `deployment`, `ci` does
 not find `incident`), in folded text: case and accents are ignored (`Café` finds `cafe`),
@@ -34,6 +42,21 @@ _WORD = re.compile(r"[^\W_]+")
 # Scripts written without spaces between words (kana, Han, Thai; Hangul is spaced).
 _UNSPACED_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f"
 _UNSPACED = re.compile(f"[{_UNSPACED_CHARS}]+")
+
+
+# Function and question words of the languages memtui reads (see language.py), folded:
+# a query needs them to be a sentence, a memory rarely says them around what it is about.
+COMMON_WORDS = frozenset("""
+a an the and or of to in on at for with by from is are was were be been am do does did how
+what where when which who why we i you it my our your this that these those there here can
+el la los las un una unos unas y de del en con por para que como donde cuando cual quien es
+son se lo al mi hay
+o os as um uma e ou do da dos das no na nos nas com onde quando qual quem eu ao
+le les une des du et au aux dans pour par sur avec qui quoi comment quand est je nous on ce
+der die das den dem ein eine einen und oder zu von mit fur im ist sind wie wo was wann wer
+warum wir ich auf
+het een van te op voor zijn hoe waar wat wanneer wie waarom wij ik
+""".split())
 
 
 class SearchError(ValueError):
@@ -84,7 +107,7 @@ def folded_with_offsets(text: str) -> tuple[str, list[int]]:
 class Query(NamedTuple):
     text: str  # as typed
     phrase: str  # folded, quotes dropped, spaces collapsed
-    words: tuple[str, ...]  # folded; what must all appear
+    words: tuple[str, ...]  # folded; what must all appear (the common words left out)
     quoted: frozenset[str]  # the words that were quoted: never matched loosely
 
 
@@ -109,7 +132,8 @@ def parse_query(text: str) -> Query:
     phrase = " ".join(parts)
     if not phrase:
         raise SearchError("The query is empty: give a word to search for.")
-    return Query(text, phrase, tuple(dict.fromkeys(words)), frozenset(quoted))
+    content = [word for word in words if word in quoted or word not in COMMON_WORDS]
+    return Query(text, phrase, tuple(dict.fromkeys(content or words)), frozenset(quoted))
 
 
 def _units(word: str) -> list[str]:
@@ -158,7 +182,7 @@ class Document:
 
 class Hit(NamedTuple):
     document: Document
-    tier: str  # "phrase", "words" or "fuzzy"
+    tier: str  # "phrase", "words", "fuzzy" or "most"
     score: float  # within its tier: higher first
     field: str  # where the line shown is: "name", "description" or "body"
     line: str  # the matching line, as written (cut around the match when long)
@@ -267,7 +291,12 @@ class Corpus:
         if limit is None or total < limit:
             fuzzy = self._fuzzy(query, [i for i in candidates if i not in seen])
             ranked.extend(("fuzzy", i, near) for i, near, _ in fuzzy)
+            seen.update(i for i, _, _ in fuzzy)
             total += len(fuzzy)
+        if len(query.words) > 2 and (limit is None or total < limit):
+            most = self._all_but_one(words, [i for i in candidates if i not in seen])
+            ranked.extend(("most", i, {}) for i in self._ranked(most, words, limit))
+            total += len(most)
         shown = ranked if limit is None else ranked[:limit]
         return [self._hit(tier, i, query, near) for tier, i, near in shown], total
 
@@ -310,27 +339,37 @@ class Corpus:
                 candidates = [i for i in candidates if search(haystacks[i])]
         return candidates
 
+    def _all_but_one(self, words: Sequence[Needle], candidates: list[int]) -> list[int]:
+        """The candidates holding every word but one (none holds them all)."""
+        found: set[int] = set()
+        for left_out in words:
+            found.update(self._holding(candidates, [w for w in words if w is not left_out]))
+        return [i for i in candidates if i in found]
+
     def _ranked(self, hits: list[int], needles: Sequence[Needle], limit: int | None
                 ) -> list[int]:
         """Within a tier: a match in the name or description first; then more occurrences;
-        then the newest; then the order read. Only the first `limit` are sorted out, and
+        then the newest; then the order read. A word counts in the name or description
+        where a word starts there, as in the body; the occurrences are counted anywhere. Only the first `limit` are sorted out, and
         only the memories that can be among them are counted: when `limit` of them match
         in the name or description, the others cannot (a second keystroke ranks 15,000
         memories: a third of them counted). Each key is made in one comprehension, by plain
-        substring tests."""
+        substring tests first."""
         heads, haystacks, mtimes = self.heads, self.haystacks, self.mtimes
         words = [needle.word for needle in needles]
-        if len(words) == 1:
-            word = words[0]
-            in_head = [-(word in heads[i]) for i in hits]
+        if len(needles) == 1:
+            holds = _head_test(needles[0])
+            in_head = [-holds(heads[i]) for i in hits]
         else:
-            in_head = [-sum(word in heads[i] for word in words) for i in hits]
+            tests = [_head_test(needle) for needle in needles]
+            in_head = [-sum(holds(heads[i]) for holds in tests) for i in hits]
         if limit is not None and len(hits) > limit:
             worst = sorted(in_head)[limit - 1]  # the head score the last shown one has
             hits, in_head = (
                 [i for i, score in zip(hits, in_head, strict=True) if score <= worst],
                 [score for score in in_head if score <= worst])
         if len(words) == 1:
+            word = words[0]
             keyed = [(score, -haystacks[i].count(word), -mtimes[i], i)
                      for score, i in zip(in_head, hits, strict=True)]
         else:
@@ -390,12 +429,12 @@ class Corpus:
         """As in the exact tiers, a match in the name or description first (counting the
         near words that stand in); then the nearest; then the newest."""
         head = self.heads[i]
-        in_head = sum(near.get(word, word) in head for word in query.words)
+        in_head = sum(Needle(near.get(word, word)).found(head) for word in query.words)
         return -in_head, -score, -self.documents[i].mtime
 
     def _hit(self, tier: str, i: int, query: Query, near: dict[str, str]) -> Hit:
         document = self.documents[i]
-        score = {"phrase": 3.0, "words": 2.0}.get(tier, 1.0)
+        score = {"phrase": 3.0, "words": 2.0, "fuzzy": 1.0}.get(tier, 0.5)
         if tier == "phrase":
             wanted = [Needle(query.phrase)]
         else:
@@ -458,6 +497,16 @@ class Needle:
         while at > 0 and _in_word(text[at - 1]):
             at = text.find(word, at + 1)
         return at
+
+
+def _head_test(needle: Needle) -> Callable[[str], bool]:
+    """Whether a name and description hold the needle where a word starts: a substring
+    test first, the pattern only where it passes."""
+    word = needle.word
+    if needle.anywhere:
+        return lambda head: word in head
+    search = needle.pattern.search
+    return lambda head: word in head and search(head) is not None
 
 
 @lru_cache(maxsize=256)
