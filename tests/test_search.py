@@ -48,14 +48,18 @@ def test_the_exact_phrase_ranks_before_all_words_and_all_words_before_a_typo():
         ("phrase.md", "phrase"), ("words.md", "words"), ("typo.md", "fuzzy")]
 
 
-def test_within_a_tier_a_match_in_the_name_or_description_comes_first():
+def test_within_a_tier_the_memorys_own_name_then_its_description_then_its_body():
+    # On the 41 real stores, "how we deploy" first showed memories whose description
+    # mentioned a deployed address before `feedback_deploy.md`.
     corpus = Corpus([
         doc("body.md", "see the deploy runbook", mtime=OLD + 10),
         doc("described.md", "steps", description="how we deploy"),
         doc("named.md", "steps", name="deploy"),
+        doc("feedback_deploy.md", "steps", description="the deploy rule"),
     ])
-    assert [file for file, _ in found(corpus, "deploy")] == [
-        "described.md", "named.md", "body.md"]
+    files = [file for file, _ in found(corpus, "deploy")]
+    assert sorted(files[:2]) == ["feedback_deploy.md", "named.md"]
+    assert files[2:] == ["described.md", "body.md"]
 
 
 def test_a_memory_whose_file_is_named_by_the_phrase_ranks_before_body_mentions():
@@ -445,7 +449,7 @@ def reference_search(documents: list[Document], query: str) -> list[tuple[str, s
     too), every memory's key made whole and sorted."""
     import re
 
-    from tui.memory.search import _UNSPACED, haystack
+    from tui.memory.search import _UNSPACED, fold, haystack
 
     parsed = parse_query(query)
 
@@ -463,7 +467,11 @@ def reference_search(documents: list[Document], query: str) -> list[tuple[str, s
             continue
         phrase = holds(text, parsed.phrase)
         words = [parsed.phrase] if phrase else list(parsed.words)
-        ranked.append((not phrase, -sum(holds(head, word) for word in words),
+        in_head = -sum(holds(head, word) for word in words)
+        stem = document.file.rsplit("/", 1)[-1].removesuffix(".md")
+        title = fold(re.sub(r"[\s_-]+", " ", f"{stem}\n{document.name}"))
+        in_title = -sum(holds(title, word) for word in words) if in_head else 0
+        ranked.append((not phrase, in_head, in_title,
                        -sum(text.count(word) for word in words), -document.mtime, position))
     ranked.sort()
     return [(documents[key[-1]].file, "words" if key[0] else "phrase") for key in ranked]

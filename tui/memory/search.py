@@ -11,7 +11,8 @@ their like in Spanish, Portuguese, French, German and Dutch) is not required whe
 has another word, so `how we deploy` finds what says `deploy`; the phrase tier still wants
 the whole phrase, and a query of common words alone looks for them.
 Within a tier, a memory whose name or description holds the words (where a word starts)
-comes first, then the one holding them most often, then the newest.
+comes first, and among those the one whose own name or file name holds them; then the
+one holding them most often, then the newest.
 
 A word is found where a word of the text starts (`deploy` finds `deployment`, `ci` does
 not find `incident`), in folded text: case and accents are ignored (`Café` finds `cafe`),
@@ -348,8 +349,9 @@ class Corpus:
 
     def _ranked(self, hits: list[int], needles: Sequence[Needle], limit: int | None
                 ) -> list[int]:
-        """Within a tier: a match in the name or description first; then more occurrences;
-        then the newest; then the order read. A word counts in the name or description
+        """Within a tier: a match in the name or description first, the memory's own name
+        or file name holding the words before the others; then more occurrences; then the
+        newest; then the order read. A word counts in the name or description
         where a word starts there, as in the body; the occurrences are counted anywhere. Only the first `limit` are sorted out, and
         only the memories that can be among them are counted: when `limit` of them match
         in the name or description, the others cannot (a second keystroke ranks 15,000
@@ -368,13 +370,15 @@ class Corpus:
             hits, in_head = (
                 [i for i, score in zip(hits, in_head, strict=True) if score <= worst],
                 [score for score in in_head if score <= worst])
+        named = self._in_title(hits, needles, in_head)
         if len(words) == 1:
             word = words[0]
-            keyed = [(score, -haystacks[i].count(word), -mtimes[i], i)
-                     for score, i in zip(in_head, hits, strict=True)]
+            keyed = [(score, title, -haystacks[i].count(word), -mtimes[i], i)
+                     for score, title, i in zip(in_head, named, hits, strict=True)]
         else:
-            keyed = [(score, -sum(haystacks[i].count(word) for word in words), -mtimes[i], i)
-                     for score, i in zip(in_head, hits, strict=True)]
+            keyed = [(score, title, -sum(haystacks[i].count(word) for word in words),
+                      -mtimes[i], i)
+                     for score, title, i in zip(in_head, named, hits, strict=True)]
         if limit is not None and len(keyed) > limit:
             import heapq
 
@@ -382,6 +386,23 @@ class Corpus:
         else:
             keyed.sort()
         return [key[-1] for key in keyed]
+
+    def _in_title(self, hits: list[int], needles: Sequence[Needle], in_head: list[int]
+                  ) -> list[int]:
+        """How many of the words (negated, to sort first) stand in the memory's own name or
+        file name, for the hits whose name or description holds one: `feedback_deploy.md`
+        is about deploying, a description that mentions a deployed address is not."""
+        documents, titles = self.documents, self._titles
+        counts = []
+        for score, i in zip(in_head, hits, strict=True):
+            if not score:
+                counts.append(0)
+                continue
+            title = titles.get(i)
+            if title is None:
+                title = titles[i] = title_of(documents[i])
+            counts.append(-sum(needle.found(title) for needle in needles))
+        return counts
 
     def _fuzzy(self, query: Query, candidates: list[int]
                ) -> list[tuple[int, dict[str, str], float]]:
