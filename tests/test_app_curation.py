@@ -912,3 +912,44 @@ async def test_a_key_acts_on_the_lock_as_it_is_now_not_as_the_store_was_read(fix
         await pilot.press("r")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen), [n.message for n in app._notifications]
+
+
+async def test_memtuis_own_write_seen_by_the_watcher_is_no_news(fixture, monkeypatch):
+    """The watcher polls the store while an undo is still under way (here: until it has
+    seen the undo's change): no "Store changed on disk" warning for memtui's own write,
+    only the undo's answer."""
+    import threading
+
+    from tui.app.screens import store as store_screen_module
+
+    before = snapshot(fixture.store)
+    async with store_screen(fixture) as (app, pilot, screen):
+        highlight(screen, "payments")
+        await pilot.press("r")
+        await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert snapshot(fixture.store) != before
+        app.clear_notifications()
+
+        seen = threading.Event()
+        watched = store_screen_module.StoreChangedOnDisk
+
+        def seen_by_watcher(*args, **kwargs):
+            seen.set()
+            return watched(*args, **kwargs)
+
+        monkeypatch.setattr(store_screen_module, "StoreChangedOnDisk", seen_by_watcher)
+        undone = store_screen_module.curation.undo
+
+        def slow_undo(path):
+            outcome = undone(path)
+            seen.wait(10)  # until the watcher has seen the store change, before the answer
+            return outcome
+
+        monkeypatch.setattr(store_screen_module.curation, "undo", slow_undo)
+        await undo(app, pilot)
+        await pilot_until(pilot, lambda: any(n.message.startswith("Undid ")
+                                             for n in app._notifications))
+        assert snapshot(fixture.store) == before
+        assert not [n.message for n in app._notifications if n.severity != "information"]

@@ -171,6 +171,7 @@ class StoreScreen(Screen[None]):
         self.marked: set[str] = set()
         self.raw = False
         self.busy = False  # a confirmation, an edit or a write is in progress
+        self.writing = False  # memtui's own write: what it changes on disk is no news
         self.reload_pending = False
         self.lock_shown_held = False  # what the banner says; a lock frees itself unwritten
         self.reads_running = 0
@@ -494,7 +495,7 @@ class StoreScreen(Screen[None]):
             return
         self.disk_signature = message.signature
         if self.busy:
-            if not self.reload_pending:
+            if not self.reload_pending and not self.writing:
                 self.notify("Store changed on disk; it will reload when you are done.",
                             severity="warning")
             self.reload_pending = True
@@ -928,6 +929,7 @@ class StoreScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, group="write")
     def apply_rescue(self, rescue) -> None:
+        self.writing = True
         self.post_message(ChangeApplied(*curation.apply_rescue(
             rescue, self.app.home, self.app.env, self.app.settings_file)))
 
@@ -1007,6 +1009,7 @@ class StoreScreen(Screen[None]):
         """Apply `plan`, made by `make_plan` from the store as `basis` found it. Claude Code
         may have written the store while the plan was on screen: then it is made again from
         the store as it is now, and applied only if it is still the change the user saw."""
+        self.writing = True
         self.busy = True
         if signature(self.path) != basis and not curation.still_planned(
                 self.path, make_plan, plan):
@@ -1018,7 +1021,7 @@ class StoreScreen(Screen[None]):
         self.notify(message.text, severity=message.severity)
         self.marked.clear()
         self.findings_view.clear_marks()
-        self.busy = False
+        self.busy = self.writing = False
         self.reload_pending = False
         self.load()
 
@@ -1092,6 +1095,7 @@ class StoreScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, group="write")
     def undo(self) -> None:
+        self.writing = True
         self.post_message(ChangeApplied(*curation.undo(self.path)))
 
     def action_redo(self) -> None:
@@ -1101,6 +1105,7 @@ class StoreScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, group="write")
     def redo(self) -> None:
+        self.writing = True
         self.post_message(ChangeApplied(*curation.redo(self.path)))
 
     def action_edit(self) -> None:
