@@ -59,3 +59,23 @@ def test_the_models_edit_keeps_crlf_line_endings(claude_home, tmp_path):
         assert (staging.root / "notes.md").read_bytes() == b"first line\r\n2nd line\r\n"
     finally:
         staging.discard()
+
+
+def test_a_steps_text_is_read_again_after_a_same_size_rewrite_in_the_same_tick(claude_home, tmp_path):
+    # The steps share one read of each file; a file rewritten with its size and mtime kept
+    # (two writes within the clock's tick) must not hand the next step the old words.
+    store = claude_home.store(tmp_path / "project")
+    (store / "a.md").write_bytes(b"caf\xe9 old\n")  # not UTF-8: read as read_store_text reads it
+    os.utime(store / "a.md", (1_600_000_000, 1_600_000_000))
+    staging = Staging.create(store)
+    try:
+        assert staging.text("a.md") == "caf\ufffd old\n"
+        path = staging.root / "a.md"
+        path.write_text("first\n")
+        written = path.stat().st_mtime_ns
+        assert staging.text("a.md") == "first\n"
+        path.write_text("other\n")
+        os.utime(path, ns=(written, written))
+        assert staging.text("a.md") == "other\n"
+    finally:
+        staging.discard()

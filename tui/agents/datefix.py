@@ -21,7 +21,6 @@ from collections.abc import Callable
 from tui.agents.absdates import absolute, rewritten
 from tui.agents.indexfit import NOTES_NAME
 from tui.agents.staging import Staging
-from tui.claude.lines import read_store_text
 from tui.claude.paths import INDEX_NAME
 from tui.history.first_written import FirstWritten, StoreRecords
 from tui.memory.date_prose import DateReference, date_references
@@ -48,7 +47,7 @@ def fix_dates(staging: Staging, log: Log) -> int:
         if relative.rpartition("/")[2] == INDEX_NAME or relative in _DREAM_FILES:
             continue
         path = staging.root / relative
-        text = read_store_text(path)
+        text = staging.text(relative)
         lines = text.split("\n")
         changes = []
         for reference in date_references(text, relative):

@@ -252,7 +252,7 @@ def _relink(staging: Staging, memories: tuple[Memory, ...], renamed: Mapping[str
         if file in staging.deleted or file in staging.not_text or staging.linked(file):
             continue
         path = staging.root / file
-        text = read_store_text(path)
+        text = staging.text(file)
         if "[" not in text:
             continue
         result, count = relinked_text(file, text, renamed, before, after, names)

@@ -58,7 +58,7 @@ def memory_infos(staging: Staging, others: list[str] | None = None) -> list[Memo
         if is_log(relative) or is_team(relative) or staging.linked(relative):
             continue
         path = staging.root / relative
-        text = read_store_text(path)
+        text = staging.text(relative)
         fm = frontmatter.parse(text)
         if not is_memory(relative, text, fm):
             if others is not None:
@@ -85,7 +85,7 @@ def update_paths(staging: Staging, checkout: Checkout, log: Log) -> int:
         if is_log(relative):
             continue
         path = staging.root / relative
-        text = read_store_text(path)
+        text = staging.text(relative)
         result, verdicts = repath_text(relative, text, checkout, own)
         moved = [v for v in verdicts if v.successor is not None]
         if result != text:
