@@ -17,7 +17,14 @@ import os
 import sys
 from pathlib import Path
 
-from tui.cli.support import UsageError, existing_store, resolve_store, undo_command
+from tui.cli.support import (
+    UsageError,
+    apply_question,
+    ask_yes,
+    existing_store,
+    resolve_store,
+    undo_command,
+)
 
 
 def _source_of(args: argparse.Namespace) -> Path:
@@ -78,7 +85,6 @@ def _choices(args, source, files: list[str], target) -> dict[str, str]:
 
 
 def cmd_copy_move(args: argparse.Namespace) -> int:
-    from tui.cli.fix import _ask as ask_to_apply  # the questions and hints of a relink
     from tui.memory.curate import GROUP_IN_HUBS
     from tui.memory.refusals import WriteRefused
     from tui.memory.store import load_store
@@ -117,7 +123,7 @@ def cmd_copy_move(args: argparse.Namespace) -> int:
                 else "make room first, or add --push-out")
         raise UsageError(f"Not applied: it would leave {listed(transfer.pushed_out, 5)} past "
                          f"the target's loaded cut; {ways} to apply anyway.")
-    if not args.yes and not ask_to_apply(transfer):
+    if not args.yes and not ask_yes(apply_question(len(transfer.pushed_out))):
         print("Not applied.")
         return 0
     try:
